@@ -1,0 +1,9 @@
+"""Agentic Arena bot: validate, evaluate and score AI coding tool submissions."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+#: Bumped whenever a change to evaluation could change a stored EvaluationResult.
+#: Part of every result's content address, so a bump re-runs evaluations.
+HARNESS_VERSION = "1"

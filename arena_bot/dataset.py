@@ -1,0 +1,129 @@
+"""Loading task folders from ``dataset/``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from arena_bot.errors import DatasetError
+from arena_bot.models.task import Task
+from arena_bot.yamlio import load_yaml, validate_model
+
+TASK_FILE = "task.yaml"
+
+
+@dataclass(frozen=True)
+class FeatureFiles:
+    """The three files of ``feature<N>/``."""
+
+    id: int
+    root: Path
+
+    @property
+    def description(self) -> Path:
+        return self.root / "feature.md"
+
+    @property
+    def gold_patch(self) -> Path:
+        return self.root / "feature.patch"
+
+    @property
+    def tests_patch(self) -> Path:
+        return self.root / "tests.patch"
+
+
+@dataclass(frozen=True)
+class TaskFolder:
+    """A loaded, checked task: its spec plus where its files are."""
+
+    root: Path
+    spec: Task
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    def feature(self, feature_id: int) -> FeatureFiles:
+        return FeatureFiles(id=feature_id, root=self.root / f"feature{feature_id}")
+
+    @cached_property
+    def features(self) -> dict[int, FeatureFiles]:
+        return {fid: self.feature(fid) for fid in self.spec.feature_ids()}
+
+    @property
+    def dockerfile(self) -> Path:
+        return self.root / "Dockerfile"
+
+    @property
+    def bundle(self) -> Path | None:
+        return self.root / self.spec.source.bundle if self.spec.source.bundle else None
+
+
+def load_task(root: Path) -> TaskFolder:
+    """Load and check one task folder; raise DatasetError naming the missing piece."""
+    spec_path = root / TASK_FILE
+    if not spec_path.is_file():
+        raise DatasetError(f"no {TASK_FILE} in task folder", path=root)
+    spec = validate_model(Task, load_yaml(spec_path))
+    if spec.id != root.name:
+        raise DatasetError(
+            f"task id {spec.id!r} does not match its folder name {root.name!r}",
+            path=spec_path,
+            hint="rename the folder or the id so they agree",
+        )
+    task = TaskFolder(root=root, spec=spec)
+    if not task.dockerfile.is_file():
+        raise DatasetError("task folder has no Dockerfile", path=root)
+    if task.bundle is not None and not task.bundle.is_file():
+        raise DatasetError(f"source bundle {spec.source.bundle} is missing", path=spec_path)
+    for feature in task.features.values():
+        for required in (feature.description, feature.gold_patch, feature.tests_patch):
+            if not required.is_file():
+                raise DatasetError(
+                    f"feature {feature.id} is missing {required.name}",
+                    path=required,
+                    hint="every feature folder needs feature.md, feature.patch and tests.patch",
+                )
+    extra = sorted(
+        p.name
+        for p in root.glob("feature*")
+        if p.is_dir() and p.name.removeprefix("feature").isdigit()
+        and int(p.name.removeprefix("feature")) not in task.features
+    )
+    if extra:
+        raise DatasetError(
+            f"feature folders {', '.join(extra)} are not listed under 'features' in {TASK_FILE}",
+            path=spec_path,
+        )
+    return task
+
+
+class Dataset:
+    """All tasks under one ``dataset/`` folder, loaded lazily by id."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._cache: dict[str, TaskFolder] = {}
+
+    def task_ids(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / TASK_FILE).is_file())
+
+    def has(self, task_id: str) -> bool:
+        return (self.root / task_id / TASK_FILE).is_file()
+
+    def get(self, task_id: str) -> TaskFolder:
+        if task_id not in self._cache:
+            if not self.has(task_id):
+                known = ", ".join(self.task_ids()) or "none"
+                raise DatasetError(
+                    f"unknown task {task_id!r} (known tasks: {known})",
+                    path=self.root / task_id,
+                )
+            self._cache[task_id] = load_task(self.root / task_id)
+        return self._cache[task_id]
+
+    def all(self) -> list[TaskFolder]:
+        return [self.get(task_id) for task_id in self.task_ids()]

@@ -1,0 +1,140 @@
+"""The EvaluationResult format: what ``arena evaluate`` stores for one submission.
+
+Results are content-addressed by ``input_hash`` (submission files + task folder + harness
+version + image): the same inputs reuse the stored result, a changed input re-runs. Scores are
+never stored here; they are recomputed from results because baselines move.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import Field
+
+from arena_bot.models.common import RecordModel
+
+#: How a patch went onto the base commit: ``clean`` (``git apply``), ``three_way``
+#: (``git apply --3way``), ``failed`` (did not apply), ``missing`` (no patch to apply).
+ApplyStatus = Literal["clean", "three_way", "failed", "missing"]
+
+#: The verdict of one feature's tests:
+#: ``passed`` — patch applied, command exited 0, at least one test ran, no failure or error;
+#: ``failed`` — tests ran and some failed or errored (or the exit status was non-zero);
+#: ``apply_failed`` — the submission's patch (or the tests patch) did not apply;
+#: ``rejected`` — the patch touches protected paths (tests, conftest.py, ...);
+#: ``no_tests`` — the command ran but no structured test results were produced;
+#: ``timeout`` — the wall-clock limit was hit and the container was killed;
+#: ``error`` — the harness itself failed (not the submission's fault; re-run).
+FeatureStatus = Literal[
+    "passed", "failed", "apply_failed", "rejected", "no_tests", "timeout", "error"
+]
+TestOutcome = Literal["passed", "failed", "error", "skipped"]
+
+
+class TestCaseResult(RecordModel):
+    """One test case from the structured (JUnit) results."""
+
+    __test__ = False
+
+    name: str
+    outcome: TestOutcome
+    duration: float = 0.0
+    message: str | None = None
+
+
+class FeatureResult(RecordModel):
+    """One feature's tests run against one patched tree."""
+
+    feature: int
+    status: FeatureStatus
+    passed: bool
+    apply_status: ApplyStatus
+    exit_code: int | None = None
+    tests_passed: int = 0
+    tests_failed: int = 0
+    tests_errored: int = 0
+    tests_skipped: int = 0
+    tests: list[TestCaseResult] = Field(default_factory=list)
+    duration: float = 0.0
+    #: Combined stdout/stderr, truncated to the task's output cap.
+    output: str = ""
+    output_truncated: bool = False
+    #: Why the feature did not pass, in words a contributor can act on.
+    reason: str | None = None
+
+
+class ConflictDetails(RecordModel):
+    """Seed 003's conflict counts."""
+
+    conflict_sections: int = 0
+    conflict_lines: int = 0
+    avg_lines_per_conflict: float = 0.0
+
+
+class MergeResult(RecordModel):
+    """How two cooperating agents' patches merged, and whether the merge passes both tests."""
+
+    status: Literal["clean", "conflicts", "apply_failed"]
+    #: The strategy whose result was tested: ``ort`` (git's default), ``union`` (retry after
+    #: conflicts) or ``none`` (nothing could be tested).
+    strategy: Literal["ort", "union", "none"]
+    conflict_score: int = 0
+    severity: Literal["NONE", "LOW", "MEDIUM", "HIGH", "CRITICAL"] = "NONE"
+    conflict_details: ConflictDetails = Field(default_factory=ConflictDetails)
+    #: Which agent's patch failed to apply, when ``status == "apply_failed"``.
+    apply_status: dict[str, ApplyStatus] = Field(default_factory=dict)
+    #: The merged diff against the base commit (capped), or ``""``.
+    diff: str = ""
+    features: list[FeatureResult] = Field(default_factory=list)
+    both_passed: bool = False
+    error: str | None = None
+
+
+class CriterionObservation(RecordModel):
+    """The text an answer-based success criterion scores, read during evaluation."""
+
+    criterion: int  # index into the task's success_criteria
+    target: str
+    text: str | None = None
+    exists: bool | None = None  # for file_exists
+    error: str | None = None
+
+
+class RunResult(RecordModel):
+    """The evaluation of one run of a submission."""
+
+    run_id: str
+    features: list[FeatureResult]
+    merge: MergeResult | None = None
+    observations: list[CriterionObservation] = Field(default_factory=list)
+
+    @property
+    def features_passed(self) -> int:
+        return sum(1 for feature in self.tested_features if feature.passed)
+
+    @property
+    def tested_features(self) -> list[FeatureResult]:
+        """For coop runs the merged code's results count; otherwise each feature's."""
+        return self.merge.features if self.merge is not None else self.features
+
+
+class ImageRef(RecordModel):
+    tag: str
+    id: str
+
+
+class EvaluationResult(RecordModel):
+    """Everything ``arena evaluate`` learned about one submission."""
+
+    schema_version: Literal[1] = 1
+    task_id: str
+    submission_id: str
+    input_hash: str
+    harness_version: str
+    image: ImageRef | None = None
+    evaluated_at: dt.datetime
+    duration: float = 0.0
+    runs: list[RunResult]
+    #: Set when the whole evaluation could not run (then ``runs`` may be empty).
+    error: str | None = None

@@ -1,0 +1,49 @@
+"""Settings: where things live and how to reach outside services.
+
+Built once at the CLI boundary from options and the environment (``ARENA_*`` variables) and
+passed down; nothing reads the environment at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_BASE_IMAGE = "python:3.11-slim-bookworm"
+OFFLINE_BASE_IMAGE = "arena-base:bookworm"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Paths and endpoints used by the commands. Secrets are hidden from ``repr``."""
+
+    root: Path
+    dataset_dir: Path
+    submissions_dir: Path
+    cache_dir: Path
+    base_image: str = DEFAULT_BASE_IMAGE
+    judge_base_url: str | None = None
+    judge_model: str | None = None
+    judge_api_key: str | None = field(default=None, repr=False)
+
+    @property
+    def results_dir(self) -> Path:
+        """Content-addressed EvaluationResult JSON files."""
+        return self.cache_dir / "results"
+
+    @classmethod
+    def from_env(cls, *, root: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        root = (root or Path(env.get("ARENA_ROOT", "."))).resolve()
+        return cls(
+            root=root,
+            dataset_dir=Path(env.get("ARENA_DATASET", root / "dataset")),
+            submissions_dir=Path(env.get("ARENA_SUBMISSIONS", root / "submissions")),
+            cache_dir=Path(env.get("ARENA_CACHE", root / ".arena")),
+            base_image=env.get("ARENA_BASE_IMAGE", DEFAULT_BASE_IMAGE),
+            judge_base_url=env.get("ARENA_JUDGE_URL") or None,
+            judge_model=env.get("ARENA_JUDGE_MODEL") or None,
+            judge_api_key=env.get("ARENA_JUDGE_API_KEY") or None,
+        )
