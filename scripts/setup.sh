@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Set up Agentic Arena on a fresh Debian machine (idempotent; safe to re-run).
+#   - a virtual environment in .venv with the project and its dev/site extras
+#   - a running Docker engine (Debian's docker.io + dockerd when none answers)
+#   - the offline base image arena-base:bookworm when the public base image cannot be pulled
+# Needs root (or sudo) only for the apt-get steps.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" -eq 0 ]; then
+    as_root apt-get update -q >/dev/null
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null
+}
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "error: Python >= 3.11 is required (found: $("$PYTHON" --version 2>&1))" >&2
+  exit 1
+fi
+if ! "$PYTHON" -m venv --help >/dev/null 2>&1; then
+  log "installing python3-venv"
+  apt_install python3-venv
+fi
+command -v git >/dev/null || { log "installing git"; apt_install git; }
+
+if [ ! -x .venv/bin/python ]; then
+  log "creating .venv"
+  "$PYTHON" -m venv .venv
+fi
+log "installing the project into .venv"
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+.venv/bin/python -m pip install -q -e '.[dev,site]'
+
+if [ "${ARENA_SKIP_DOCKER:-0}" != "1" ]; then
+  log "checking the Docker engine"
+  bash scripts/ensure_docker.sh
+  log "building the offline base image if needed"
+  .venv/bin/arena images base
+fi
+
+if [ "${ARENA_SKIP_BROWSER:-0}" != "1" ] && ! command -v chromium >/dev/null; then
+  log "installing chromium (headless browser for the site tests)"
+  apt_install chromium
+fi
+log "setup done"
