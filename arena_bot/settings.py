@@ -34,7 +34,9 @@ class Settings:
         return self.cache_dir / "results"
 
     @classmethod
-    def from_env(cls, *, root: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    def from_env(
+        cls, *, root: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> Settings:
         env = os.environ if env is None else env
         root = (root or Path(env.get("ARENA_ROOT", "."))).resolve()
         return cls(

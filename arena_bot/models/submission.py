@@ -23,7 +23,6 @@ from arena_bot.models.common import (
     Identifier,
     LocalFile,
     Name,
-    NonNegativeFloat,
     RepoPath,
     StrictModel,
     Text,
@@ -60,12 +59,15 @@ class Tokens(StrictModel):
 
     @model_validator(mode="after")
     def _adds_up(self) -> Tokens:
-        if self.prompt is not None and self.completion is not None:
-            if self.prompt + self.completion != self.total:
-                raise ValueError(
-                    f"total ({self.total}) must equal prompt + completion "
-                    f"({self.prompt} + {self.completion} = {self.prompt + self.completion})"
-                )
+        if (
+            self.prompt is not None
+            and self.completion is not None
+            and self.prompt + self.completion != self.total
+        ):
+            raise ValueError(
+                f"total ({self.total}) must equal prompt + completion "
+                f"({self.prompt} + {self.completion} = {self.prompt + self.completion})"
+            )
         if self.cached is not None and self.prompt is not None and self.cached > self.prompt:
             raise ValueError(f"cached ({self.cached}) cannot exceed prompt ({self.prompt})")
         if self.cached is not None and self.cached > self.total:
