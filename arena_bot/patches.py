@@ -1,0 +1,776 @@
+"""Parsing and safety checks of submitted patches (unified diffs in git format).
+
+Pure code: no git, no Docker. The validator uses it to reject unsafe patches before anything
+runs, and the evaluation harness reuses it to decide what may be applied. The public API:
+
+* :func:`parse_patch` (text) and :func:`load_patch` (file) return a :class:`Patch`: the files
+  it touches (:class:`FilePatch`, with old and new path, status, modes, added/removed line
+  counts and the raw section text) plus every :class:`PatchProblem` found;
+* :class:`ProtectedPaths` / :func:`protected_paths_for` collect what a task protects, and
+  :func:`protected_violations` lists the files of a patch that touch protected paths.
+
+Why not the ``unidiff`` package: it is lenient by design (it skips what it does not
+understand) and does not report git's extended headers (modes, symlinks, submodules, binary
+patches) as problems, which are exactly the cases that must be refused here. The parser below
+follows ``git apply``'s reading of a diff (``-p1``: paths start with ``a/`` and ``b/``) and
+turns everything unexpected into a problem with its line number instead of guessing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset loader
+    from arena_bot.dataset import TaskFolder
+
+#: Patches of this project are source edits; anything bigger is a mistake or an attack.
+MAX_PATCH_BYTES = 2 * 1024 * 1024
+MAX_PATCH_LINES = 20_000
+
+FileStatus = Literal["modified", "added", "deleted", "renamed", "copied"]
+
+#: Problem codes (stable: the validator and the harness report them):
+PatchProblemCode = Literal[
+    "empty-patch",  # nothing but whitespace
+    "not-a-diff",  # no file section, or a line that cannot be part of a unified diff
+    "too-large",  # over MAX_PATCH_BYTES / MAX_PATCH_LINES
+    "not-utf8",  # the file is not UTF-8 text
+    "not-a-file",  # the patch file is missing, a symlink or not a regular file
+    "unsafe-path",  # absolute, '..', '.git', backslash, control characters, no a/ b/ prefix
+    "symlink",  # mode 120000
+    "submodule",  # mode 160000 (gitlink)
+    "binary",  # GIT binary patch / Binary files ... differ
+    "bad-hunk",  # a hunk whose line counts do not match its header
+]
+
+_SYMLINK_MODE = "120000"
+_GITLINK_MODE = "160000"
+_ALLOWED_MODES = {"100644", "100755", "100664"}
+
+#: Control characters, bidi overrides/isolates and zero-width characters: a path containing
+#: them can display as something it is not.
+_INVISIBLE = re.compile(
+    "[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+)
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+_MODE_LINE = re.compile(
+    r"^(old mode|new mode|deleted file mode|new file mode) ([0-7]{6})\s*$"
+)
+_INDEX_LINE = re.compile(r"^index [0-9a-fA-F]+\.\.[0-9a-fA-F]+(?: ([0-7]{6}))?\s*$")
+_BINARY_LINE = re.compile(r"^Binary files .* differ\s*$")
+_GIT_EXTENDED = (
+    "similarity index ",
+    "dissimilarity index ",
+    "rename from ",
+    "rename to ",
+    "copy from ",
+    "copy to ",
+    "rename old ",
+    "rename new ",
+)
+_HEADER_WORDS = (
+    "old mode", "new mode", "deleted file mode", "new file mode", "index ", "similarity",
+    "dissimilarity", "rename", "copy", "GIT binary", "Binary files",
+)
+_C_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r"}
+
+
+@dataclass(frozen=True)
+class PatchProblem:
+    """One reason a patch cannot be accepted, with the 1-based line where it was seen."""
+
+    code: PatchProblemCode
+    message: str
+    line: int | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One ``@@`` hunk: its header numbers and body lines (with their +/-/space prefix)."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    line: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FilePatch:
+    """One file section of a patch. Paths are repository-relative (``a/``/``b/`` removed);
+    ``old_path`` is ``None`` for an added file and ``new_path`` for a deleted one."""
+
+    old_path: str | None
+    new_path: str | None
+    status: FileStatus
+    line: int
+    old_mode: str | None = None
+    new_mode: str | None = None
+    added: int = 0
+    removed: int = 0
+    binary: bool = False
+    hunks: tuple[Hunk, ...] = ()
+    #: The section's text exactly as in the patch (so a harness can drop files and re-join).
+    raw: str = ""
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every distinct path this section reads or writes (both sides of a rename)."""
+        return tuple(dict.fromkeys(p for p in (self.old_path, self.new_path) if p is not None))
+
+    @property
+    def path(self) -> str:
+        """The path after the patch (the old one for a deletion)."""
+        return self.new_path or self.old_path or ""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A parsed patch: its file sections and every problem found (empty when safe)."""
+
+    files: tuple[FilePatch, ...]
+    problems: tuple[PatchProblem, ...]
+    size_bytes: int = 0
+    line_count: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def paths(self) -> list[str]:
+        """Every distinct repository path the patch touches, in order of appearance."""
+        return list(dict.fromkeys(p for f in self.files for p in f.paths))
+
+    @property
+    def added(self) -> int:
+        return sum(f.added for f in self.files)
+
+    @property
+    def removed(self) -> int:
+        return sum(f.removed for f in self.files)
+
+    def without(self, drop: Iterable[str]) -> str:
+        """The patch text minus the file sections touching any path in ``drop``.
+
+        CooperBench drops test files from agent patches before merging; this does that
+        without re-parsing.
+        """
+        dropped = set(drop)
+        return "".join(f.raw for f in self.files if not dropped.intersection(f.paths))
+
+
+def parse_patch(
+    text: str, *, max_bytes: int = MAX_PATCH_BYTES, max_lines: int = MAX_PATCH_LINES
+) -> Patch:
+    """Parse a unified diff (git format) and check it; never raises for bad input."""
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > max_bytes:
+        return Patch(
+            files=(),
+            problems=(
+                PatchProblem(
+                    code="too-large",
+                    message=f"patch is {size:,} bytes, over the limit of {max_bytes:,}",
+                ),
+            ),
+            size_bytes=size,
+        )
+    lines = _split_lines(text)
+    if len(lines) > max_lines:
+        return Patch(
+            files=(),
+            problems=(
+                PatchProblem(
+                    code="too-large",
+                    message=f"patch has {len(lines):,} lines, over the limit of {max_lines:,}",
+                ),
+            ),
+            size_bytes=size,
+            line_count=len(lines),
+        )
+    if not text.strip():
+        return Patch(
+            files=(),
+            problems=(PatchProblem(code="empty-patch", message="patch is empty", line=1),),
+            size_bytes=size,
+            line_count=len(lines),
+        )
+    parser = _Parser(lines)
+    parser.run()
+    return Patch(
+        files=tuple(parser.files),
+        problems=tuple(parser.problems),
+        size_bytes=size,
+        line_count=len(lines),
+    )
+
+
+def load_patch(
+    path: Path, *, max_bytes: int = MAX_PATCH_BYTES, max_lines: int = MAX_PATCH_LINES
+) -> Patch:
+    """Read and parse a patch file; a missing, symlinked, huge or non-UTF-8 file is a problem.
+
+    Never raises for bad input: every problem is in ``Patch.problems``.
+    """
+
+    def refused(code: PatchProblemCode, message: str, *, line: int | None = None) -> Patch:
+        return Patch(files=(), problems=(PatchProblem(code=code, message=message, line=line),))
+
+    if path.is_symlink():
+        return refused("not-a-file", "patch file is a symbolic link; commit the file itself")
+    if not path.exists():
+        return refused("not-a-file", "patch file not found")
+    if not path.is_file():
+        return refused("not-a-file", "patch path is not a regular file")
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return refused(
+                "too-large", f"patch is {size:,} bytes, over the limit of {max_bytes:,}"
+            )
+        raw = path.read_bytes()[: max_bytes + 1]
+    except OSError as exc:
+        return refused("not-a-file", f"cannot read patch file: {exc.strerror}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return refused(
+            "not-utf8",
+            f"patch is not UTF-8 text (byte {exc.start}); binary content is not accepted",
+            line=raw[: exc.start].count(b"\n") + 1,
+        )
+    return parse_patch(text, max_bytes=max_bytes, max_lines=max_lines)
+
+
+@dataclass
+class _Section:
+    """A file section being built."""
+
+    line: int
+    start: int
+    git: bool
+    header_old: str | None = None
+    header_new: str | None = None
+    old_path: str | None = None
+    new_path: str | None = None
+    have_minus: bool = False
+    have_plus: bool = False
+    old_mode: str | None = None
+    new_mode: str | None = None
+    added_file: bool = False
+    deleted_file: bool = False
+    rename: bool = False
+    copy: bool = False
+    binary: bool = False
+    added: int = 0
+    removed: int = 0
+    hunks: list[Hunk] = field(default_factory=list)
+
+
+class _Parser:
+    """A line-by-line reader of ``git diff`` / ``diff -u`` output."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.index = 0
+        self.files: list[FilePatch] = []
+        self.problems: list[PatchProblem] = []
+        self.section: _Section | None = None
+
+    def problem(
+        self, code: PatchProblemCode, message: str, *, line: int | None, path: str | None = None
+    ) -> None:
+        self.problems.append(PatchProblem(code=code, message=message, line=line, path=path))
+
+    def run(self) -> None:
+        while self.index < len(self.lines):
+            text = _strip_eol(self.lines[self.index])
+            lineno = self.index + 1
+            if text.startswith("diff --git "):
+                self.finish()
+                self.section = _Section(line=lineno, start=self.index, git=True)
+                self.git_header(text, lineno)
+                self.index += 1
+            elif text.startswith("--- ") and self.next_is("+++ "):
+                if self.section is None or self.section.have_minus or self.section.hunks:
+                    # A plain ``diff -u`` section (no ``diff --git`` line before it).
+                    self.finish()
+                    self.section = _Section(line=lineno, start=self.index, git=False)
+                self.file_names(lineno)
+                self.index += 2
+            elif text.startswith("@@"):
+                self.hunk(text, lineno)
+            elif text == "-- ":
+                # The signature separator of ``git format-patch``: what follows is not diff.
+                self.finish()
+                self.index += 1
+            elif self.section is not None and self.section.git and not self.section.hunks:
+                self.extended_header(text, lineno)
+                self.index += 1
+            elif text.startswith(("+", "-", " ")) and self.section is not None:
+                self.problem(
+                    "not-a-diff",
+                    "diff line outside a hunk (a hunk's line counts are probably wrong)",
+                    line=lineno,
+                )
+                self.index += 1
+            else:
+                # Text between sections (a commit message, a signature) is ignored, as
+                # ``git apply`` does.
+                self.index += 1
+        self.finish()
+        if not self.files and not any(p.code == "not-a-diff" for p in self.problems):
+            self.problem(
+                "not-a-diff",
+                "no file changes found: this is not a unified diff "
+                "(create it with `git diff > my.patch`)",
+                line=1,
+            )
+
+    def next_is(self, prefix: str) -> bool:
+        return self.index + 1 < len(self.lines) and self.lines[self.index + 1].startswith(prefix)
+
+    # -- headers -------------------------------------------------------------------------
+
+    def git_header(self, text: str, lineno: int) -> None:
+        assert self.section is not None
+        names = _split_git_header(text[len("diff --git ") :])
+        if names is None:
+            self.problem("not-a-diff", "cannot read the file names of this diff header",
+                         line=lineno)
+            return
+        old, new = names
+        self.section.header_old = self.checked_name(old, prefix="a/", lineno=lineno)
+        self.section.header_new = self.checked_name(new, prefix="b/", lineno=lineno)
+
+    def extended_header(self, text: str, lineno: int) -> None:
+        assert self.section is not None
+        section = self.section
+        if match := _MODE_LINE.match(text):
+            kind, mode = match.groups()
+            self.check_mode(mode, lineno)
+            if kind == "new file mode":
+                section.added_file = True
+                section.new_mode = mode
+            elif kind == "deleted file mode":
+                section.deleted_file = True
+                section.old_mode = mode
+            elif kind == "old mode":
+                section.old_mode = mode
+            else:
+                section.new_mode = mode
+        elif match := _INDEX_LINE.match(text):
+            if match.group(1):
+                self.check_mode(match.group(1), lineno)
+        elif text.startswith(_GIT_EXTENDED):
+            key, _, value = text.partition(" ")
+            second, _, value = value.partition(" ")
+            name = self.checked_name(value, prefix=None, lineno=lineno)
+            if second in {"from", "old"}:
+                section.old_path = name
+                section.rename = section.rename or key == "rename"
+                section.copy = section.copy or key == "copy"
+            elif second in {"to", "new"}:
+                section.new_path = name
+                section.rename = section.rename or key == "rename"
+                section.copy = section.copy or key == "copy"
+        elif text == "GIT binary patch" or _BINARY_LINE.match(text):
+            section.binary = True
+            self.problem(
+                "binary",
+                "binary patch: binary files cannot be submitted",
+                line=lineno,
+                path=section.header_new or section.header_old,
+            )
+        elif section.binary:
+            pass  # the base85 body of a binary patch, already refused above
+        elif text.startswith(_HEADER_WORDS):
+            # git reads these leniently (e.g. extra spaces before a mode); refuse what we
+            # cannot read exactly rather than guess differently from git.
+            self.problem(
+                "not-a-diff", f"malformed diff header line: {_shorten(text)!r}", line=lineno
+            )
+        else:
+            # Anything else ends the header, as in ``git apply`` (e.g. an e-mail between
+            # the patches of a ``git format-patch`` series).
+            self.finish()
+
+    def check_mode(self, mode: str, lineno: int) -> None:
+        assert self.section is not None
+        path = self.section.header_new or self.section.header_old
+        if mode == _SYMLINK_MODE:
+            self.problem("symlink", "patch creates or changes a symbolic link (mode 120000)",
+                         line=lineno, path=path)
+        elif mode == _GITLINK_MODE:
+            self.problem("submodule", "patch changes a git submodule (mode 160000)",
+                         line=lineno, path=path)
+        elif mode not in _ALLOWED_MODES:
+            self.problem("unsafe-path", f"unexpected file mode {mode}", line=lineno, path=path)
+
+    def file_names(self, lineno: int) -> None:
+        assert self.section is not None
+        section = self.section
+        old_text = _strip_eol(self.lines[self.index])[4:]
+        new_text = _strip_eol(self.lines[self.index + 1])[4:]
+        section.have_minus = section.have_plus = True
+        old = self.checked_name(_drop_timestamp(old_text), prefix="a/", lineno=lineno)
+        new = self.checked_name(_drop_timestamp(new_text), prefix="b/", lineno=lineno + 1)
+        if old_text.strip() == "/dev/null":
+            section.added_file = True
+        else:
+            section.old_path = old
+        if new_text.strip() == "/dev/null":
+            section.deleted_file = True
+        else:
+            section.new_path = new
+
+    def checked_name(self, raw: str, *, prefix: str | None, lineno: int) -> str | None:
+        """Unquote a file name, strip its ``a/``/``b/`` prefix and check it is safe."""
+        raw = raw.strip() if not raw.startswith('"') else raw
+        if raw == "/dev/null":
+            return None
+        try:
+            name = _unquote(raw) if raw.startswith('"') else raw
+        except ValueError:
+            self.problem("unsafe-path", f"cannot read quoted file name {_shorten(raw)!r}",
+                         line=lineno)
+            return None
+        if prefix is not None:
+            if not name.startswith(prefix):
+                self.problem(
+                    "unsafe-path",
+                    f"file name {_shorten(name)!r} does not start with {prefix!r}",
+                    line=lineno,
+                    path=name,
+                )
+                return None
+            name = name[len(prefix) :]
+        reason = unsafe_path_reason(name)
+        if reason is not None:
+            self.problem("unsafe-path", f"unsafe path {_shorten(name)!r}: {reason}",
+                         line=lineno, path=name)
+            return None
+        return name
+
+    # -- hunks ---------------------------------------------------------------------------
+
+    def hunk(self, text: str, lineno: int) -> None:
+        match = _HUNK_HEADER.match(text)
+        if self.section is None or not (self.section.have_minus or self.section.git):
+            self.problem("not-a-diff", "hunk without a file header (--- / +++)", line=lineno)
+            self.index += 1
+            return
+        if match is None:
+            self.problem("bad-hunk", f"malformed hunk header {_shorten(text)!r}", line=lineno)
+            self.index += 1
+            return
+        old_start, old_count, new_start, new_count = (
+            int(match.group(1)),
+            int(match.group(2) if match.group(2) is not None else 1),
+            int(match.group(3)),
+            int(match.group(4) if match.group(4) is not None else 1),
+        )
+        self.index += 1
+        old_left, new_left = old_count, new_count
+        body: list[str] = []
+        while (old_left > 0 or new_left > 0) and self.index < len(self.lines):
+            line = _strip_eol(self.lines[self.index])
+            head = line[:1]
+            if head == "-" and old_left > 0:
+                old_left -= 1
+                self.section.removed += 1
+            elif head == "+" and new_left > 0:
+                new_left -= 1
+                self.section.added += 1
+            elif (head == " " or line == "") and old_left > 0 and new_left > 0:
+                # An empty line is a context line whose trailing space an editor removed.
+                old_left -= 1
+                new_left -= 1
+            elif head == "\\":
+                pass  # "\ No newline at end of file"
+            else:
+                break
+            body.append(line)
+            self.index += 1
+        if old_left > 0 or new_left > 0:
+            self.problem(
+                "bad-hunk",
+                f"hunk ends early: {old_left} old and {new_left} new line(s) missing "
+                "(was the patch edited by hand?)",
+                line=lineno,
+            )
+        # A trailing "\ No newline at end of file" belongs to this hunk.
+        while self.index < len(self.lines) and self.lines[self.index].startswith("\\"):
+            body.append(_strip_eol(self.lines[self.index]))
+            self.index += 1
+        self.section.hunks.append(
+            Hunk(
+                old_start=old_start,
+                old_count=old_count,
+                new_start=new_start,
+                new_count=new_count,
+                line=lineno,
+                lines=tuple(body),
+            )
+        )
+
+    def finish(self) -> None:
+        section = self.section
+        self.section = None
+        if section is None:
+            return
+        old = section.old_path
+        new = section.new_path
+        if not section.have_minus:
+            # Git sections without ---/+++ (mode changes, renames, empty files, binaries)
+            # name their files only in the ``diff --git`` line and the extended headers.
+            old = old or section.header_old
+            new = new or section.header_new
+        if section.added_file:
+            old = None
+        if section.deleted_file:
+            new = None
+        if old is None and new is None:
+            return  # an unreadable header, already reported
+        status: FileStatus
+        if section.added_file:
+            status = "added"
+        elif section.deleted_file:
+            status = "deleted"
+        elif section.rename:
+            status = "renamed"
+        elif section.copy:
+            status = "copied"
+        else:
+            status = "modified"
+        self.files.append(
+            FilePatch(
+                old_path=old,
+                new_path=new,
+                status=status,
+                line=section.line,
+                old_mode=section.old_mode,
+                new_mode=section.new_mode,
+                added=section.added,
+                removed=section.removed,
+                binary=section.binary,
+                hunks=tuple(section.hunks),
+                raw="".join(self.lines[section.start : self.index]),
+            )
+        )
+
+
+def unsafe_path_reason(path: str) -> str | None:
+    """Why ``path`` (repository-relative, POSIX) is unsafe to write, or ``None``."""
+    if not path:
+        return "empty path"
+    if _INVISIBLE.search(path):
+        return "contains control, zero-width or bidirectional-override characters"
+    if "\\" in path:
+        return "contains a backslash"
+    if path.startswith("/"):
+        return "absolute path"
+    parts = path.split("/")
+    if ".." in parts:
+        return "contains a '..' component"
+    if any(part in {"", "."} for part in parts):
+        return "contains an empty or '.' component"
+    if any(part.lower() == ".git" for part in parts):
+        return "writes inside the .git folder"
+    return None
+
+
+# -- protected paths ---------------------------------------------------------------------
+
+#: File names protected wherever they are: they change how pytest collects and runs tests,
+#: or run code at interpreter start.
+ALWAYS_PROTECTED_NAMES = frozenset(
+    {"conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "sitecustomize.py",
+     "usercustomize.py"}
+)
+#: Config files that are often edited legitimately (dependencies, linters) but may also hold
+#: pytest configuration: protected when a changed hunk mentions pytest settings.
+PYTEST_CONFIG_CONTENT_FILES = frozenset({"pyproject.toml", "setup.cfg"})
+_PYTEST_SETTING = re.compile(
+    r"pytest|addopts|testpaths|python_files|python_classes|python_functions|norecursedirs"
+    r"|confcutdir|usefixtures|required_plugins|xfail_strict|filterwarnings|minversion",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class ProtectedViolation:
+    """A file of a patch that touches a protected path, and which rule protects it."""
+
+    path: str
+    rule: str
+    line: int
+
+
+@dataclass(frozen=True)
+class ProtectedPaths:
+    """What a task protects: glob patterns plus exact paths (from its tests patches).
+
+    Matching is case-insensitive on purpose: a patch must not dodge ``tests/*`` by writing
+    ``Tests/x.py`` on a case-insensitive file system.
+    """
+
+    patterns: tuple[str, ...] = ()
+    exact: frozenset[str] = frozenset()
+
+    def rule_for(self, path: str) -> str | None:
+        """The rule that protects ``path`` (a repository-relative path), or ``None``."""
+        folded = path.casefold()
+        if folded in {p.casefold() for p in self.exact}:
+            return "a file of the task's tests patch"
+        name = PurePosixPath(folded).name
+        if name in ALWAYS_PROTECTED_NAMES or name.endswith(".pth"):
+            return f"{name} (changes how tests run)"
+        for pattern in self.patterns:
+            if fnmatch.fnmatchcase(folded, pattern.casefold()):
+                return f"protected path pattern {pattern!r}"
+        return None
+
+    def violations(self, patch: Patch) -> list[ProtectedViolation]:
+        """Every file section of ``patch`` touching a protected path."""
+        found: list[ProtectedViolation] = []
+        for file in patch.files:
+            for path in file.paths:
+                rule = self.rule_for(path)
+                if rule is None and PurePosixPath(path).name in PYTEST_CONFIG_CONTENT_FILES:
+                    rule = _pytest_settings_rule(file)
+                if rule is not None:
+                    found.append(ProtectedViolation(path=path, rule=rule, line=file.line))
+        return found
+
+
+def _pytest_settings_rule(file: FilePatch) -> str | None:
+    for hunk in file.hunks:
+        for line in hunk.lines:
+            if _PYTEST_SETTING.search(line):
+                return f"pytest settings in {PurePosixPath(file.path).name}"
+    return None
+
+
+def protected_paths_for(task: TaskFolder) -> ProtectedPaths:
+    """The task's ``protected_paths`` plus every path any feature's ``tests.patch`` touches.
+
+    A tests patch that cannot be read simply contributes no paths here: the dataset's own
+    checks report it.
+    """
+    exact: set[str] = set()
+    for feature in task.features.values():
+        exact.update(load_patch(feature.tests_patch).paths)
+    return ProtectedPaths(patterns=tuple(task.spec.protected_paths), exact=frozenset(exact))
+
+
+def protected_violations(
+    patch: Patch, task: TaskFolder | ProtectedPaths
+) -> list[ProtectedViolation]:
+    """Files of ``patch`` that touch paths the task protects (see :class:`ProtectedPaths`)."""
+    protected = task if isinstance(task, ProtectedPaths) else protected_paths_for(task)
+    return protected.violations(patch)
+
+
+# -- small helpers -----------------------------------------------------------------------
+
+
+def _split_lines(text: str) -> list[str]:
+    # Only "\n" ends a line for git; str.splitlines would also split on form feeds etc.
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _strip_eol(line: str) -> str:
+    return line.rstrip("\r\n") if line.endswith("\n") else line.rstrip("\r")
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _drop_timestamp(name: str) -> str:
+    # ``diff -u`` writes "--- a/x.py\t2024-01-01 ..."; git never puts a tab in an unquoted name.
+    return name.split("\t", 1)[0] if not name.startswith('"') else name
+
+
+def _unquote(raw: str) -> str:
+    """Undo git's C-style quoting of a file name (``"a/t\\303\\251st"``)."""
+    if len(raw) < 2 or not raw.endswith('"'):
+        raise ValueError("unterminated quote")
+    body = raw[1:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char != "\\":
+            out.extend(char.encode("utf-8"))
+            i += 1
+            continue
+        i += 1
+        if i >= len(body):
+            raise ValueError("dangling backslash")
+        esc = body[i]
+        if esc in "01234567":
+            digits = body[i : i + 3]
+            if len(digits) != 3 or any(c not in "01234567" for c in digits):
+                raise ValueError("bad octal escape")
+            out.append(int(digits, 8) & 0xFF)
+            i += 3
+        elif esc in _C_ESCAPES:
+            out.extend(_C_ESCAPES[esc].encode())
+            i += 1
+        elif esc in '"\\':
+            out.extend(esc.encode())
+            i += 1
+        else:
+            raise ValueError("unknown escape")
+    return out.decode("utf-8", errors="replace")
+
+
+def _split_git_header(rest: str) -> tuple[str, str] | None:
+    """Split ``a/x b/x`` (possibly quoted) from a ``diff --git`` line into two names."""
+    rest = rest.rstrip("\r\n")
+    if rest.startswith('"'):
+        end = _closing_quote(rest)
+        if end is None:
+            return None
+        first, second = rest[: end + 1], rest[end + 1 :].lstrip(" ")
+        return (first, second) if second else None
+    if rest.endswith('"'):
+        start = rest.rfind(' "')
+        if start < 0:
+            return None
+        return rest[:start], rest[start + 1 :]
+    # Unquoted: names may contain spaces; git's own rule is that both names are equal
+    # apart from their prefix, except for renames (whose names come from their headers).
+    half = (len(rest) - 1) // 2
+    if len(rest) % 2 == 1 and rest[half] == " " and rest[:half][2:] == rest[half + 1 :][2:]:
+        return rest[:half], rest[half + 1 :]
+    position = rest.find(" b/")
+    if position < 0:
+        return None
+    return rest[:position], rest[position + 1 :]
+
+
+def _closing_quote(text: str) -> int | None:
+    i = 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == '"':
+            return i
+        i += 1
+    return None

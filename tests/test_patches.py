@@ -1,0 +1,300 @@
+"""Tests of the patch parser and its safety checks, on patches made by real git."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arena_bot.dataset import TaskFolder
+from arena_bot.models.task import Task
+from arena_bot.patches import (
+    ProtectedPaths,
+    load_patch,
+    parse_patch,
+    protected_paths_for,
+    protected_violations,
+)
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", *args],
+        cwd=repo, check=True, capture_output=True, text=True,
+    ).stdout
+
+
+@pytest.fixture(scope="module")
+def git_patch(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One staged diff from real git covering edit, add, rename, mode change and a quoted name."""
+    repo = tmp_path_factory.mktemp("repo")
+    _git(repo, "init", "-q")
+    (repo / "x.py").write_text("a\nb\nc\n")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "t.py").write_text("t\n")
+    (repo / "gone.py").write_text("bye\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "init")
+    (repo / "x.py").write_text("a\nB\nc\nd\n")
+    (repo / "x.py").chmod(0o755)
+    _git(repo, "mv", "tests/t.py", "tests/u.py")
+    (repo / "gone.py").unlink()
+    (repo / "sp ace.py").write_text("new\n")
+    (repo / "é.py").write_text("café")
+    _git(repo, "add", "-A")
+    return _git(repo, "diff", "--cached")
+
+
+def test_git_diff_is_read_file_by_file(git_patch: str) -> None:
+    patch = parse_patch(git_patch)
+    assert patch.ok, patch.problems
+    by_path = {f.path: f for f in patch.files}
+    assert by_path["x.py"].status == "modified"
+    assert (by_path["x.py"].added, by_path["x.py"].removed) == (2, 1)
+    assert (by_path["x.py"].old_mode, by_path["x.py"].new_mode) == ("100644", "100755")
+    assert by_path["gone.py"].status == "deleted"
+    assert by_path["gone.py"].new_path is None
+    assert by_path["gone.py"].removed == 1
+    assert by_path["tests/u.py"].status == "renamed"
+    assert by_path["tests/u.py"].old_path == "tests/t.py"
+    assert by_path["sp ace.py"].status == "added"
+    assert by_path["é.py"].status == "added"  # git quoted it as "b/\303\251.py"
+    assert set(patch.paths) == {"x.py", "gone.py", "tests/t.py", "tests/u.py", "sp ace.py", "é.py"}
+    assert patch.added == 4 and patch.removed == 2
+
+
+def test_without_drops_sections_and_keeps_the_rest_applicable(git_patch: str) -> None:
+    patch = parse_patch(git_patch)
+    rest = parse_patch(patch.without(["tests/u.py", "gone.py"]))
+    assert rest.ok
+    assert set(rest.paths) == {"x.py", "sp ace.py", "é.py"}
+
+
+def test_plain_diff_u_output_is_accepted() -> None:
+    text = (
+        "--- a/src/m.py\t2024-01-01 00:00:00.000000000 +0000\n"
+        "+++ b/src/m.py\t2024-01-02 00:00:00.000000000 +0000\n"
+        "@@ -1,2 +1,2 @@\n"
+        " keep\n"
+        "-old\n"
+        "+new\n"
+    )
+    patch = parse_patch(text)
+    assert patch.ok, patch.problems
+    assert patch.paths == ["src/m.py"]
+
+
+def test_form_feed_inside_a_line_does_not_split_it() -> None:
+    text = "--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-x\x0cy\n+z\n"
+    patch = parse_patch(text)
+    assert patch.ok, patch.problems
+    assert (patch.added, patch.removed) == (1, 1)
+
+
+def _codes(text: str) -> set[str]:
+    return {problem.code for problem in parse_patch(text).problems}
+
+
+@pytest.mark.parametrize(
+    ("path", "fragment"),
+    [
+        ("a//etc/passwd", "absolute"),
+        ("a/../outside.py", "'..'"),
+        ("a/src/../../x.py", "'..'"),
+        ("a/src\\evil.py", "backslash"),
+        ("a/ev\u202eil.py", "control"),
+        ("a/zero\u200bwidth.py", "control"),
+        ("a/.git/hooks/pre-commit", ".git"),
+        ("a/src/./x.py", "'.' component"),
+        ("/etc/passwd", "does not start with 'a/'"),
+    ],
+)
+def test_unsafe_paths_are_refused_with_their_line(path: str, fragment: str) -> None:
+    new = "b/" + path[2:] if path.startswith("a/") else path
+    text = f"--- {path}\n+++ {new}\n@@ -1 +1 @@\n-x\n+y\n"
+    patch = parse_patch(text)
+    unsafe = [p for p in patch.problems if p.code == "unsafe-path"]
+    assert unsafe, patch.problems
+    assert fragment in unsafe[0].message
+    assert unsafe[0].line == 1
+
+
+def test_quoted_name_with_control_characters_is_refused() -> None:
+    text = (
+        'diff --git "a/x\\033[2J.py" "b/x\\033[2J.py"\n'
+        "new file mode 100644\n"
+        "--- /dev/null\n"
+        '+++ "b/x\\033[2J.py"\n'
+        "@@ -0,0 +1 @@\n"
+        "+hi\n"
+    )
+    assert "unsafe-path" in _codes(text)
+
+
+def test_symlink_submodule_and_binary_are_refused() -> None:
+    symlink = (
+        "diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1111111\n"
+        "--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n"
+    )
+    submodule = (
+        "diff --git a/sub b/sub\nnew file mode 160000\nindex 0000000..1234567\n"
+        "--- /dev/null\n+++ b/sub\n@@ -0,0 +1 @@\n+Subproject commit 1234567\n"
+    )
+    binary = (
+        "diff --git a/b.bin b/b.bin\nindex 1..2 100644\n"
+        "Binary files a/b.bin and b/b.bin differ\n"
+    )
+    git_binary = (
+        "diff --git a/b.bin b/b.bin\nnew file mode 100644\nindex 0000000..1111111\n"
+        "GIT binary patch\nliteral 3\nKcmZ?wVE_O9\n\nliteral 0\nHcmV?d00001\n"
+    )
+    assert "symlink" in _codes(symlink)
+    assert "submodule" in _codes(submodule)
+    assert "binary" in _codes(binary)
+    assert _codes(git_binary) == {"binary"}
+
+
+def test_mode_change_to_symlink_on_index_line_is_refused() -> None:
+    text = (
+        "diff --git a/x b/x\nindex 1111111..2222222 120000\n"
+        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert "symlink" in _codes(text)
+
+
+def test_lenient_mode_header_is_refused_not_guessed() -> None:
+    text = "diff --git a/x b/x\nold mode  100644\nnew mode  120000\n"
+    assert "not-a-diff" in _codes(text)
+
+
+def test_empty_and_non_diff_text() -> None:
+    assert _codes("") == {"empty-patch"}
+    assert _codes("  \n\n") == {"empty-patch"}
+    problems = parse_patch("hello\nthis is not a patch\n").problems
+    assert [p.code for p in problems] == ["not-a-diff"]
+    assert problems[0].line == 1
+
+
+def test_truncated_hunk_names_its_line() -> None:
+    text = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n"
+    problems = parse_patch(text).problems
+    assert [p.code for p in problems] == ["bad-hunk"]
+    assert problems[0].line == 3
+
+
+def test_extra_diff_lines_after_a_hunk_are_reported() -> None:
+    text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+smuggled\n"
+    problems = parse_patch(text).problems
+    assert [(p.code, p.line) for p in problems] == [("not-a-diff", 6)]
+
+
+def test_format_patch_signature_is_not_a_diff_line() -> None:
+    text = (
+        "From 123 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n---\n x | 2 +-\n\n"
+        "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.2\n"
+    )
+    patch = parse_patch(text)
+    assert patch.ok, patch.problems
+    assert patch.paths == ["x"]
+
+
+def test_size_limits() -> None:
+    many = "--- a/x\n+++ b/x\n@@ -0,0 +1,50 @@\n" + "+l\n" * 50
+    assert _codes(many) == set()
+    assert parse_patch(many, max_lines=20).problems[0].code == "too-large"
+    assert parse_patch(many, max_bytes=100).problems[0].code == "too-large"
+
+
+def test_load_patch_refuses_symlinks_missing_and_non_utf8(tmp_path: Path) -> None:
+    real = tmp_path / "real.patch"
+    real.write_text("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
+    link = tmp_path / "link.patch"
+    link.symlink_to(real)
+    latin = tmp_path / "latin.patch"
+    latin.write_bytes(b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+caf\xe9\n")
+    assert load_patch(real).ok
+    assert [p.code for p in load_patch(link).problems] == ["not-a-file"]
+    assert [p.code for p in load_patch(tmp_path / "nope.patch").problems] == ["not-a-file"]
+    latin_problems = load_patch(latin).problems
+    assert [(p.code, p.line) for p in latin_problems] == [("not-utf8", 5)]
+
+
+def _task_folder(root: Path, *, protected: list[str]) -> TaskFolder:
+    spec = Task.model_validate(
+        {
+            "id": "demo",
+            "title": "Demo",
+            "description": "A demo task.",
+            "category": "debugging",
+            "difficulty": "beginner",
+            "language": "Python",
+            "source": {"bundle": "repo.bundle", "commit": "0" * 40},
+            "tests": {"command": "pytest"},
+            "features": [{"id": 1, "title": "One"}],
+            "protected_paths": protected,
+        }
+    )
+    (root / "feature1").mkdir(parents=True)
+    (root / "feature1" / "tests.patch").write_text(
+        "diff --git a/src/test_hidden.py b/src/test_hidden.py\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/src/test_hidden.py\n@@ -0,0 +1 @@\n+def test(): pass\n"
+    )
+    return TaskFolder(root=root, spec=spec)
+
+
+def _touching(*paths: str) -> str:
+    return "".join(f"--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n" for p in paths)
+
+
+def test_protected_paths_from_globs_tests_patch_and_always_protected(tmp_path: Path) -> None:
+    task = _task_folder(tmp_path, protected=["tests/*", "docs/*.md"])
+    patch = parse_patch(
+        _touching(
+            "src/app.py",  # allowed
+            "tests/unit/test_a.py",  # glob (fnmatch '*' crosses '/')
+            "Tests/unit/test_a.py",  # case does not dodge it
+            "src/test_hidden.py",  # the tests patch creates it: pre-creating it is refused
+            "pkg/deep/conftest.py",  # anywhere
+            "pytest.ini",
+            "lib/site.pth",
+        )
+    )
+    violations = protected_violations(patch, task)
+    assert [v.path for v in violations] == [
+        "tests/unit/test_a.py",
+        "Tests/unit/test_a.py",
+        "src/test_hidden.py",
+        "pkg/deep/conftest.py",
+        "pytest.ini",
+        "lib/site.pth",
+    ]
+    assert "tests patch" in violations[2].rule
+
+
+def test_renaming_a_protected_file_away_is_a_violation() -> None:
+    text = (
+        "diff --git a/tests/test_a.py b/src/moved.py\nsimilarity index 100%\n"
+        "rename from tests/test_a.py\nrename to src/moved.py\n"
+    )
+    violations = ProtectedPaths(patterns=("tests/*",)).violations(parse_patch(text))
+    assert [v.path for v in violations] == ["tests/test_a.py"]
+
+
+def test_pyproject_is_protected_only_when_pytest_settings_change() -> None:
+    head = "--- a/pyproject.toml\n+++ b/pyproject.toml\n@@ -1 +1 @@\n"
+    deps = head + '-dependencies = []\n+dependencies = ["attrs"]\n'
+    addopts = head + '-addopts = "-q"\n+addopts = "-q -k nothing"\n'
+    section = (
+        "--- a/setup.cfg\n+++ b/setup.cfg\n@@ -0,0 +1,2 @@\n"
+        "+[tool:pytest]\n+python_files = none\n"
+    )
+    protected = ProtectedPaths()
+    assert protected.violations(parse_patch(deps)) == []
+    assert [v.path for v in protected.violations(parse_patch(addopts))] == ["pyproject.toml"]
+    assert [v.path for v in protected.violations(parse_patch(section))] == ["setup.cfg"]
+
+
+def test_protected_paths_for_reads_every_tests_patch(tmp_path: Path) -> None:
+    protected = protected_paths_for(_task_folder(tmp_path, protected=[]))
+    assert protected.exact == frozenset({"src/test_hidden.py"})
