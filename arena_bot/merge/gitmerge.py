@@ -1,0 +1,338 @@
+"""The git part of merge analysis: two agents' patches, one throwaway repository, one merge.
+
+This is the only module of :mod:`arena_bot.merge` that runs git (through GitPython). It
+follows CooperBench (seed 003, ANCHORS.md):
+
+1. clone the base repository with ``git clone --shared`` into a temporary folder (the base
+   repository is never modified; the folder is always removed);
+2. branch ``agent1`` and ``agent2`` from the base commit; on each, apply that agent's patch
+   (test files dropped first, see :mod:`arena_bot.merge.patchfilter`) with ``git apply``, then
+   ``git apply --3way``, and commit it;
+3. on ``agent2`` run ``git merge agent1 --no-commit --no-ff``; on conflicts count them over
+   the conflicted files (:mod:`arena_bot.merge.conflicts`), abort, write ``* merge=union``
+   to ``.git/info/attributes`` (not a committed ``.gitattributes``, which would show up in
+   the merged diff) and merge again;
+4. the merged diff is ``git diff --cached --binary <base>`` of the merge result.
+
+The conflict counts always describe the first (ort) attempt. Git runs with the user's and
+the system's configuration switched off and ``merge.conflictStyle=merge``, so a personal
+``diff3`` setting cannot change the counts. The number of git processes is constant (about
+ten), whatever the number of files.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import git
+
+from arena_bot.errors import MergeError
+from arena_bot.merge.conflicts import count_conflicts
+from arena_bot.merge.patchfilter import FilteredPatch, drop_test_files
+from arena_bot.models.evaluation import ApplyStatus, ConflictDetails
+
+MergeStatus = Literal["clean", "conflicts", "apply_failed"]
+Strategy = Literal["ort", "union", "none"]
+
+#: Seconds any single git command may take before it is killed.
+GIT_TIMEOUT = 300.0
+AGENT_BRANCHES = ("agent1", "agent2")
+
+# Fixed identity and dates make the throwaway commits reproducible; the configuration
+# overrides make the merge independent of whoever runs it.
+_ENVIRONMENT: Mapping[str, str] = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_AUTHOR_NAME": "arena",
+    "GIT_AUTHOR_EMAIL": "arena@localhost",
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+0000",
+    "GIT_COMMITTER_NAME": "arena",
+    "GIT_COMMITTER_EMAIL": "arena@localhost",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
+    "LC_ALL": "C",
+    "GIT_CONFIG_COUNT": "4",
+    "GIT_CONFIG_KEY_0": "merge.conflictStyle",
+    "GIT_CONFIG_VALUE_0": "merge",
+    "GIT_CONFIG_KEY_1": "core.autocrlf",
+    "GIT_CONFIG_VALUE_1": "false",
+    "GIT_CONFIG_KEY_2": "core.hooksPath",
+    "GIT_CONFIG_VALUE_2": os.devnull,
+    "GIT_CONFIG_KEY_3": "merge.renames",
+    "GIT_CONFIG_VALUE_3": "true",
+}
+
+
+@dataclass(frozen=True)
+class AgentApply:
+    """How one agent's patch went onto the base commit."""
+
+    agent: Literal["agent1", "agent2"]
+    status: ApplyStatus
+    #: Test files removed from the patch before applying it.
+    dropped_test_files: tuple[str, ...] = ()
+    #: Git's complaint when the patch did not apply (or why it is ``missing``).
+    message: str | None = None
+
+    @property
+    def applied(self) -> bool:
+        return self.status in ("clean", "three_way")
+
+
+@dataclass(frozen=True)
+class GitMergeOutcome:
+    """What the git part of merge analysis found (no tests run yet)."""
+
+    status: MergeStatus
+    #: The strategy whose result is in ``merged_diff``; ``none`` when there is none.
+    strategy: Strategy
+    #: Counts of the first (ort) merge attempt.
+    details: ConflictDetails
+    agent1: AgentApply
+    agent2: AgentApply
+    #: Files git left conflicted by the ort attempt.
+    conflicted_files: tuple[str, ...] = ()
+    #: Files still conflicted after the union retry (binary files, modify/delete, ...).
+    unresolved_files: tuple[str, ...] = ()
+    #: The merged code as a unified diff against the base commit (uncapped); ``""`` when
+    #: nothing could be merged.
+    merged_diff: str = ""
+
+    @property
+    def testable(self) -> bool:
+        """Whether there is merged code to run tests on."""
+        return self.strategy != "none"
+
+    def failure_reason(self) -> str | None:
+        """Why the merged code could not be built, in words, or None when it was."""
+        if self.status == "apply_failed":
+            failed = [a for a in (self.agent1, self.agent2) if not a.applied]
+            return "; ".join(
+                f"{a.agent}'s patch {'is empty' if a.status == 'missing' else 'did not apply'}"
+                + (f": {a.message}" if a.message else "")
+                for a in failed
+            )
+        if self.strategy == "none":
+            return (
+                "the merge left conflicts that the union strategy cannot resolve in "
+                + ", ".join(self.unresolved_files)
+            )
+        return None
+
+
+@dataclass(frozen=True)
+class _Completed:
+    status: int
+    stdout: bytes
+    stderr: str
+
+    @property
+    def text(self) -> str:
+        # Patch text is handed on as str (the contract of run_tests); bytes that are not
+        # UTF-8 are replaced rather than crashing the analysis.
+        return self.stdout.decode("utf-8", "replace")
+
+
+class _Git:
+    """A git command runner bound to one folder, with the isolated environment."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._git = git.Git(str(folder))
+
+    def run(self, *args: str, check: bool = True) -> _Completed:
+        try:
+            status, stdout, stderr = self._git.execute(
+                ["git", *args],
+                with_extended_output=True,
+                with_exceptions=False,
+                stdout_as_string=False,
+                strip_newline_in_stdout=False,
+                kill_after_timeout=GIT_TIMEOUT,
+                env=dict(_ENVIRONMENT),
+            )
+        except git.GitCommandNotFound as exc:
+            raise MergeError(
+                "git is not installed or not on PATH", hint="install git (2.38 or newer)"
+            ) from exc
+        completed = _Completed(status=int(status), stdout=stdout or b"", stderr=str(stderr))
+        if check and completed.status != 0:
+            raise MergeError(
+                f"git {args[0]} failed (exit status {completed.status}): "
+                f"{_first_lines(completed.stderr)}",
+                path=self.folder,
+            )
+        return completed
+
+
+def merge_patches(
+    *,
+    base_repo: Path,
+    base_commit: str,
+    patch1: str,
+    patch2: str,
+    workdir: Path | None = None,
+) -> GitMergeOutcome:
+    """Merge agent 1's and agent 2's patches on ``base_commit`` of ``base_repo``.
+
+    ``base_repo`` is only read. ``workdir`` is where the temporary clone goes (default: the
+    system's temporary folder). Raises MergeError when git itself cannot do its part (no
+    such repository or commit); conflicts and patches that do not apply are results.
+    """
+    if not (base_repo / ".git").exists() and not (base_repo / "HEAD").is_file():
+        raise MergeError("not a git repository", path=base_repo)
+    filtered = (drop_test_files(patch1), drop_test_files(patch2))
+    with tempfile.TemporaryDirectory(prefix="arena-merge-", dir=workdir) as temp:
+        return _merge_in(
+            temp=Path(temp), base_repo=base_repo, base_commit=base_commit, patches=filtered
+        )
+
+
+def _merge_in(
+    *,
+    temp: Path,
+    base_repo: Path,
+    base_commit: str,
+    patches: tuple[FilteredPatch, FilteredPatch],
+) -> GitMergeOutcome:
+    clone = temp / "repo"
+    _Git(temp).run(
+        "clone", "--quiet", "--shared", "--no-checkout", str(base_repo.resolve()), str(clone)
+    )
+    repo = _Git(clone)
+    applies: list[AgentApply] = []
+    for index, (branch, patch) in enumerate(zip(AGENT_BRANCHES, patches, strict=True)):
+        checkout = repo.run("checkout", "--quiet", "--force", "-b", branch, base_commit,
+                            check=False)
+        if checkout.status != 0:
+            raise MergeError(
+                f"cannot check out base commit {base_commit}: {_first_lines(checkout.stderr)}",
+                path=base_repo,
+                hint="the task's source.commit must exist in its repository",
+            )
+        patch_file = temp / f"{branch}.patch"
+        patch_file.write_text(patch.text, encoding="utf-8")
+        applied = _apply(repo=repo, branch=branch, patch=patch, patch_file=patch_file)
+        applies.append(applied)
+        if applied.applied:
+            repo.run("commit", "--quiet", "--no-verify", "--allow-empty", "-m", branch)
+        elif index == 0:
+            # A failed --3way leaves conflicted and untracked files behind; clear them so
+            # agent 2's patch is judged on a clean base commit.
+            repo.run("reset", "--quiet", "--hard")
+            repo.run("clean", "--quiet", "-fdx")
+    agent1, agent2 = applies
+    if not (agent1.applied and agent2.applied):
+        return GitMergeOutcome(
+            status="apply_failed",
+            strategy="none",
+            details=ConflictDetails(),
+            agent1=agent1,
+            agent2=agent2,
+        )
+
+    first = repo.run("merge", "--quiet", "--no-commit", "--no-ff", AGENT_BRANCHES[0],
+                     check=False)
+    if first.status == 0:
+        return GitMergeOutcome(
+            status="clean",
+            strategy="ort",
+            details=ConflictDetails(),
+            agent1=agent1,
+            agent2=agent2,
+            merged_diff=_merged_diff(repo=repo, base_commit=base_commit),
+        )
+    conflicted = _unmerged_paths(repo)
+    if not conflicted:
+        raise MergeError(f"git merge failed without conflicts: {_first_lines(first.stderr)}")
+    details = count_conflicts(_read_texts(root=clone, paths=conflicted))
+
+    repo.run("merge", "--abort")
+    attributes = clone / ".git" / "info" / "attributes"
+    attributes.parent.mkdir(parents=True, exist_ok=True)
+    attributes.write_text("* merge=union\n", encoding="utf-8")
+    second = repo.run("merge", "--quiet", "--no-commit", "--no-ff", AGENT_BRANCHES[0],
+                      check=False)
+    if second.status == 0:
+        return GitMergeOutcome(
+            status="conflicts",
+            strategy="union",
+            details=details,
+            agent1=agent1,
+            agent2=agent2,
+            conflicted_files=conflicted,
+            merged_diff=_merged_diff(repo=repo, base_commit=base_commit),
+        )
+    unresolved = _unmerged_paths(repo)
+    if not unresolved:
+        raise MergeError(
+            f"git merge (union) failed without conflicts: {_first_lines(second.stderr)}"
+        )
+    return GitMergeOutcome(
+        status="conflicts",
+        strategy="none",
+        details=details,
+        agent1=agent1,
+        agent2=agent2,
+        conflicted_files=conflicted,
+        unresolved_files=unresolved,
+    )
+
+
+def _apply(*, repo: _Git, branch: str, patch: FilteredPatch, patch_file: Path) -> AgentApply:
+    agent: Literal["agent1", "agent2"] = "agent1" if branch == "agent1" else "agent2"
+    if patch.is_empty:
+        message = (
+            "only test files, which are dropped before merging"
+            if patch.dropped
+            else "no changes"
+        )
+        return AgentApply(
+            agent=agent, status="missing", dropped_test_files=patch.dropped, message=message
+        )
+    plain = repo.run("apply", "--index", "--whitespace=nowarn", str(patch_file), check=False)
+    if plain.status == 0:
+        return AgentApply(agent=agent, status="clean", dropped_test_files=patch.dropped)
+    three_way = repo.run("apply", "--3way", "--whitespace=nowarn", str(patch_file), check=False)
+    if three_way.status == 0:
+        return AgentApply(agent=agent, status="three_way", dropped_test_files=patch.dropped)
+    return AgentApply(
+        agent=agent,
+        status="failed",
+        dropped_test_files=patch.dropped,
+        message=_first_lines(plain.stderr.replace(str(patch_file), f"{branch}.patch")),
+    )
+
+
+def _unmerged_paths(repo: _Git) -> tuple[str, ...]:
+    listing = repo.run("diff", "--name-only", "-z", "--diff-filter=U")
+    names = listing.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def _read_texts(*, root: Path, paths: Sequence[str]) -> list[str]:
+    """The conflicted files' contents as git left them (a deleted side leaves no file)."""
+    texts: list[str] = []
+    for relative in paths:
+        path = root / relative
+        if path.is_file() and not path.is_symlink():
+            texts.append(path.read_bytes().decode("utf-8", "replace"))
+    return texts
+
+
+def _merged_diff(*, repo: _Git, base_commit: str) -> str:
+    diff = repo.run(
+        "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base_commit, "--"
+    )
+    return diff.text
+
+
+def _first_lines(text: str, *, limit: int = 3) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    shown = "; ".join(lines[:limit])
+    return shown + (" ..." if len(lines) > limit else "") if shown else "(no message)"
