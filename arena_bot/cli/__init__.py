@@ -58,6 +58,8 @@ def _register() -> None:
 
 #: (module under arena_bot/cli/, click command objects it exports)
 _COMMANDS: list[tuple[str, tuple[str, ...]]] = [
+    ("validate", ("validate",)),
+    ("schema", ("schema",)),
 ]
 
 

@@ -1,0 +1,78 @@
+"""``arena validate``: check submissions before they are evaluated."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import click
+
+from arena_bot.dataset import Dataset
+from arena_bot.diagnostics import OUTPUT_FORMATS, OutputFormat, render
+from arena_bot.errors import UsageError
+from arena_bot.settings import Settings
+from arena_bot.validation import (
+    ValidationReport,
+    all_submission_folders,
+    validate_changed_files,
+    validate_paths,
+)
+
+
+@click.command("validate")
+@click.argument(
+    "paths", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[PATH]..."
+)
+@click.option(
+    "--changed-files",
+    type=click.File("r", encoding="utf-8", errors="replace"),
+    default=None,
+    help="PR mode: a file listing changed paths, one per line (`-` for stdin), as printed by "
+    "`git diff --name-only base...head`.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="text (grouped per file), json (see the formats page) or github (annotations).",
+)
+@click.pass_obj
+def validate(
+    settings: Settings, paths: tuple[Path, ...], changed_files: TextIO | None, fmt: OutputFormat
+) -> None:
+    """Check submissions: format, patches, protected paths, plausibility.
+
+    PATH is a submission folder, a file in one, or a folder of them (default: all of
+    submissions/). Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.
+    """
+    dataset = Dataset(settings.dataset_dir)
+    report: ValidationReport
+    if changed_files is not None:
+        if paths:
+            raise UsageError("give either PATHs or --changed-files, not both")
+        report = validate_changed_files(
+            changed_files.read().splitlines(),
+            root=settings.root,
+            dataset=dataset,
+            submissions_root=settings.submissions_dir,
+        )
+    else:
+        if not paths:
+            if not settings.submissions_dir.is_dir():
+                raise UsageError(
+                    "no submissions/ folder here",
+                    path=settings.submissions_dir,
+                    hint="run from the repository root, or pass --root or a PATH",
+                )
+            # An empty submissions/ folder is valid: nothing to check.
+            paths = tuple(all_submission_folders(settings.submissions_dir))
+        report = validate_paths(
+            paths, dataset=dataset, submissions_root=settings.submissions_dir
+        )
+    color = fmt == "text" and sys.stdout.isatty()
+    click.echo(render(report, fmt=fmt, root=settings.root, color=color))
+    if not report.valid:
+        sys.exit(1)

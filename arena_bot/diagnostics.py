@@ -1,0 +1,203 @@
+"""Rendering a :class:`~arena_bot.validation.ValidationReport`: text, JSON, GitHub annotations.
+
+Messages quote what contributors wrote (key names, file names), so every renderer escapes:
+text output shows invisible and control characters as ``\\uXXXX``; annotations use GitHub's
+workflow-command escaping; JSON is JSON.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from arena_bot.validation import Diagnostic, SubmissionReport, ValidationReport
+
+OutputFormat = Literal["text", "json", "github"]
+OUTPUT_FORMATS: tuple[str, ...] = OutputFormat.__args__  # type: ignore[attr-defined]
+
+#: Version of the JSON shape below; bump on any incompatible change.
+JSON_VERSION = 1
+
+
+class DiagnosticOut(BaseModel):
+    """One diagnostic in ``--format json``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    severity: Literal["error", "warning"]
+    code: str
+    path: str | None
+    line: int | None
+    message: str
+    hint: str | None
+
+
+class SubmissionOut(BaseModel):
+    """One submission folder in ``--format json``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    key: str
+    valid: bool
+    diagnostics: list[DiagnosticOut]
+
+
+class SummaryOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    submissions: int
+    valid: int
+    invalid: int
+    errors: int
+    warnings: int
+
+
+class ReportOut(BaseModel):
+    """The whole ``--format json`` document."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = JSON_VERSION
+    valid: bool
+    summary: SummaryOut
+    submissions: list[SubmissionOut]
+    #: Problems not tied to one submission (changes outside submissions/, bad paths).
+    diagnostics: list[DiagnosticOut]
+
+
+def display_path(path: Path | None, *, root: Path) -> str | None:
+    """``path`` relative to ``root`` (POSIX) when it is inside it, else as given."""
+    if path is None:
+        return None
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()
+
+
+def summary_line(report: ValidationReport) -> str:
+    """``N submissions checked: X valid, Y invalid, Z warnings``."""
+    total = len(report.submissions)
+    valid = sum(1 for s in report.submissions if s.valid)
+    line = (
+        f"{total} submission{'s' if total != 1 else ''} checked: {valid} valid, "
+        f"{total - valid} invalid, {report.warning_count} warning"
+        f"{'s' if report.warning_count != 1 else ''}"
+    )
+    other_errors = sum(1 for d in report.other if d.is_error)
+    if other_errors:
+        line += f"; {other_errors} other error{'s' if other_errors != 1 else ''}"
+    return line
+
+
+def to_model(report: ValidationReport, *, root: Path) -> ReportOut:
+    """The JSON view of a report (paths relative to ``root``)."""
+
+    def out(diagnostic: Diagnostic) -> DiagnosticOut:
+        return DiagnosticOut(
+            severity=diagnostic.severity,
+            code=diagnostic.code,
+            path=display_path(diagnostic.path, root=root),
+            line=diagnostic.line,
+            message=diagnostic.message,
+            hint=diagnostic.hint,
+        )
+
+    def submission(item: SubmissionReport) -> SubmissionOut:
+        return SubmissionOut(
+            path=display_path(item.folder, root=root) or "",
+            key=item.key,
+            valid=item.valid,
+            diagnostics=[out(d) for d in item.diagnostics],
+        )
+
+    valid = sum(1 for s in report.submissions if s.valid)
+    return ReportOut(
+        valid=report.valid,
+        summary=SummaryOut(
+            submissions=len(report.submissions),
+            valid=valid,
+            invalid=len(report.submissions) - valid,
+            errors=report.error_count,
+            warnings=report.warning_count,
+        ),
+        submissions=[submission(s) for s in report.submissions],
+        diagnostics=[out(d) for d in report.other],
+    )
+
+
+def render_json(report: ValidationReport, *, root: Path) -> str:
+    """``--format json``: see :class:`ReportOut` (documented on the formats page)."""
+    return to_model(report, root=root).model_dump_json(indent=2)
+
+
+def printable(text: str) -> str:
+    """Show control, zero-width and bidi characters as ``\\uXXXX`` so a terminal shows them."""
+    return "".join(
+        char if char.isprintable() or char == " " else f"\\u{ord(char):04x}" for char in text
+    )
+
+
+def render_text(report: ValidationReport, *, root: Path, color: bool = False) -> str:
+    """``--format text``: diagnostics grouped per file, then the summary line."""
+
+    def paint(text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+    groups: dict[str, list[Diagnostic]] = defaultdict(list)
+    for diagnostic in report.diagnostics:
+        groups[display_path(diagnostic.path, root=root) or "(no file)"].append(diagnostic)
+    out: list[str] = []
+    for path, diagnostics in groups.items():
+        out.append(paint(printable(path), "1"))
+        for d in sorted(diagnostics, key=lambda d: (d.line or 0, d.severity != "error")):
+            where = f"{d.line}: " if d.line else ""
+            label = paint(d.severity, "31" if d.is_error else "33")
+            out.append(f"  {where}{label} [{d.code}] {printable(d.message)}")
+            if d.hint:
+                out.append(f"      hint: {printable(d.hint)}")
+    if out:
+        out.append("")
+    summary = summary_line(report)
+    out.append(paint(summary, "32" if report.valid else "31"))
+    return "\n".join(out)
+
+
+def escape_data(text: str) -> str:
+    """GitHub's escaping of a workflow command's message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """GitHub's escaping of a workflow command's property value."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: ValidationReport, *, root: Path) -> str:
+    """``--format github``: one ``::error``/``::warning`` annotation per diagnostic."""
+    lines = []
+    for d in report.diagnostics:
+        properties = []
+        path = display_path(d.path, root=root)
+        if path:
+            properties.append(f"file={escape_property(path)}")
+        if d.line:
+            properties.append(f"line={d.line}")
+        properties.append(f"title={escape_property(f'arena validate: {d.code}')}")
+        message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+        lines.append(f"::{d.severity} {','.join(properties)}::{escape_data(message)}")
+    lines.append(summary_line(report))
+    return "\n".join(lines)
+
+
+def render(report: ValidationReport, *, fmt: OutputFormat, root: Path, color: bool) -> str:
+    """Render ``report`` in the chosen output format."""
+    if fmt == "json":
+        return render_json(report, root=root)
+    if fmt == "github":
+        return render_github(report, root=root)
+    return render_text(report, root=root, color=color)

@@ -1,0 +1,76 @@
+"""JSON Schemas of the public formats, generated from the models and committed.
+
+Editors validate YAML against them (``# yaml-language-server: $schema=...``); a test and
+``arena schema --check`` fail when the committed files drift from the models.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.models.submission import Submission
+from arena_bot.models.task import Task
+
+#: Where the committed schemas live (package data).
+SCHEMA_DIR = Path(__file__).parent / "schemas"
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+@dataclass(frozen=True)
+class SchemaFile:
+    """One generated schema: its file name and the model it describes."""
+
+    name: str
+    model: type[BaseModel]
+    title: str
+
+    def render(self) -> str:
+        """The schema as the exact text committed (stable key order, trailing newline)."""
+        schema = self.model.model_json_schema(mode="validation")
+        document = {"$schema": _DRAFT, "$id": self.name, **schema, "title": self.title}
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+SCHEMAS: tuple[SchemaFile, ...] = (
+    SchemaFile(name="task.schema.json", model=Task, title="Agentic Arena task (task.yaml)"),
+    SchemaFile(
+        name="submission.schema.json",
+        model=Submission,
+        title="Agentic Arena submission (submission.yaml)",
+    ),
+    SchemaFile(
+        name="evaluation-result.schema.json",
+        model=EvaluationResult,
+        title="Agentic Arena evaluation result (arena evaluate output)",
+    ),
+)
+
+
+def drifted(directory: Path = SCHEMA_DIR) -> list[str]:
+    """Names of schema files in ``directory`` that are missing or differ from the models."""
+    stale = []
+    for schema in SCHEMAS:
+        path = directory / schema.name
+        try:
+            current = path.read_text(encoding="utf-8")
+        except OSError:
+            current = None
+        if current != schema.render():
+            stale.append(schema.name)
+    return stale
+
+
+def write_all(directory: Path = SCHEMA_DIR) -> list[Path]:
+    """(Re)write every schema file into ``directory``; return the paths written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for schema in SCHEMAS:
+        path = directory / schema.name
+        path.write_text(schema.render(), encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,593 @@
+"""Checking submissions before anything runs: ``arena validate``.
+
+Every problem becomes a :class:`Diagnostic` that names the file and line and says what to do;
+nothing here raises for bad input. Three entry points:
+
+* :func:`validate_submission` — one ``submissions/<task>/<id>/`` folder;
+* :func:`validate_paths` — folders or files named on the command line (or all submissions);
+* :func:`validate_changed_files` — the file names a pull request changed (PR mode).
+
+Cross-submission checks (duplicates, outliers against other runs) belong to scoring.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.errors import ArenaError
+from arena_bot.models.submission import Run, Submission
+from arena_bot.patches import (
+    Patch,
+    ProtectedPaths,
+    load_patch,
+    protected_paths_for,
+)
+from arena_bot.submissions import SUBMISSION_FILE
+from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
+
+Severity = Literal["error", "warning"]
+
+#: Size caps of what a submission folder may hold.
+MAX_TRAJECTORY_BYTES = 20 * 1024 * 1024
+MAX_FOLDER_BYTES = 25 * 1024 * 1024
+#: Files a submission folder may hold besides what its runs reference.
+ALLOWED_EXTRA_FILES = frozenset({"README.md"})
+
+#: Seed 002's validation rule: fewer total tokens than this is "suspiciously low".
+MIN_PLAUSIBLE_TOKENS = 10
+#: Seed 002's outlier flags that can be computed from one run alone.
+EXTREMELY_FAST_SECONDS = 5
+#: Throughput above this (tokens per second of wall-clock time) is implausible even with
+#: large cached prompts: 50k tokens/s is ~100 calls of 500k tokens in 1000 s.
+MAX_TOKENS_PER_SECOND = 50_000
+#: Dollars per 1,000 tokens outside this band are implausible for any current model (the
+#: cheapest cached input costs ~$0.00001/1k; the dearest output ~$0.15/1k).
+COST_PER_1K_TOKENS_BAND = (0.000_002, 0.5)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found by validation, with where it is and what to do about it."""
+
+    severity: Severity
+    code: str
+    message: str
+    path: Path | None = None
+    line: int | None = None
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+
+@dataclass(frozen=True)
+class SubmissionReport:
+    """The diagnostics of one submission folder."""
+
+    folder: Path
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def key(self) -> str:
+        """``<task>/<id>`` as given by the folder."""
+        return f"{self.folder.parent.name}/{self.folder.name}"
+
+    @property
+    def valid(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """All submissions checked, plus problems not tied to one (PR mode, bad paths)."""
+
+    submissions: tuple[SubmissionReport, ...] = ()
+    other: tuple[Diagnostic, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        return all(s.valid for s in self.submissions) and not any(
+            d.is_error for d in self.other
+        )
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [*self.other, *(d for s in self.submissions for d in s.diagnostics)]
+
+    @property
+    def warning_count(self) -> int:
+        return sum(1 for d in self.diagnostics if not d.is_error)
+
+    @property
+    def error_count(self) -> int:
+        return sum(1 for d in self.diagnostics if d.is_error)
+
+
+@dataclass
+class Validator:
+    """Validation against one dataset; caches each task's protected paths across submissions."""
+
+    dataset: Dataset
+    submissions_root: Path
+    today: dt.date = field(default_factory=dt.date.today)
+    _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
+
+    def protected_for(self, task: TaskFolder) -> ProtectedPaths:
+        if task.id not in self._protected:
+            self._protected[task.id] = protected_paths_for(task)
+        return self._protected[task.id]
+
+    def submission(self, folder: Path) -> list[Diagnostic]:
+        """Every problem of one submission folder (see :func:`validate_submission`)."""
+        check = _SubmissionCheck(validator=self, folder=folder)
+        check.run()
+        return check.found
+
+
+def validate_submission(
+    folder: Path,
+    dataset: Dataset,
+    *,
+    submissions_root: Path | None = None,
+    today: dt.date | None = None,
+) -> list[Diagnostic]:
+    """Check one ``submissions/<task>/<id>/`` folder; never raises for bad input.
+
+    ``submissions_root`` (default: the folder's grandparent) is where submission folders must
+    live; ``today`` is for the future-date check.
+    """
+    validator = Validator(
+        dataset=dataset,
+        submissions_root=submissions_root or folder.parent.parent,
+        today=today or dt.date.today(),
+    )
+    return validator.submission(folder)
+
+
+def validate_paths(
+    paths: Iterable[Path],
+    *,
+    dataset: Dataset,
+    submissions_root: Path,
+    today: dt.date | None = None,
+) -> ValidationReport:
+    """Validate the submission folders named by ``paths`` (folders, files in them, trees)."""
+    validator = Validator(
+        dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today()
+    )
+    folders: dict[Path, None] = {}
+    other: list[Diagnostic] = []
+    for path in paths:
+        found = _submission_folders_under(path)
+        if not found:
+            other.append(
+                Diagnostic(
+                    severity="error",
+                    code="no-submission",
+                    message=f"no {SUBMISSION_FILE} here or in any folder below",
+                    path=path,
+                    hint="pass a submission folder, a file inside one, or submissions/",
+                )
+            )
+        folders.update(dict.fromkeys(found))
+    reports = tuple(
+        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
+        for folder in folders
+    )
+    return ValidationReport(submissions=reports, other=tuple(other))
+
+
+def validate_changed_files(
+    names: Iterable[str],
+    *,
+    root: Path,
+    dataset: Dataset,
+    submissions_root: Path,
+    today: dt.date | None = None,
+) -> ValidationReport:
+    """PR mode: validate the submissions a pull request's changed files belong to.
+
+    ``names`` are repository-relative paths as printed by ``git diff --name-only``. A changed
+    path outside a ``submissions/<task>/<id>/`` folder, or one whose submission folder no
+    longer exists (a deletion), needs a maintainer's review: an ``outside-submissions`` or
+    ``deletes-submission`` error, so the PR is not scored automatically.
+    """
+    validator = Validator(
+        dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today()
+    )
+    try:
+        prefix = submissions_root.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        prefix = submissions_root.name
+    folders: dict[Path, None] = {}
+    other: list[Diagnostic] = []
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        parts = PurePosixPath(name).parts
+        prefix_parts = PurePosixPath(prefix).parts
+        inside = parts[: len(prefix_parts)] == prefix_parts and len(parts) >= len(prefix_parts) + 3
+        if not inside or ".." in parts:
+            other.append(
+                Diagnostic(
+                    severity="error",
+                    code="outside-submissions",
+                    message="this pull request changes a file outside a "
+                    f"{prefix}/<task>/<submission>/ folder: it needs maintainer review",
+                    path=Path(name),
+                    hint="contributors change only their own submission folder; a maintainer "
+                    "will review other changes",
+                )
+            )
+            continue
+        folder = root.joinpath(*parts[: len(prefix_parts) + 2])
+        if not (folder / SUBMISSION_FILE).is_file():
+            other.append(
+                Diagnostic(
+                    severity="error",
+                    code="deletes-submission",
+                    message="this pull request removes a submission (or a file of one): "
+                    "it needs maintainer review",
+                    path=Path(name),
+                    hint="if you meant to replace your own submission, keep its "
+                    f"{SUBMISSION_FILE}; a maintainer reviews deletions",
+                )
+            )
+            continue
+        folders[folder] = None
+    reports = tuple(
+        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
+        for folder in folders
+    )
+    return ValidationReport(submissions=reports, other=tuple(other))
+
+
+def all_submission_folders(submissions_root: Path) -> list[Path]:
+    """Every folder under ``submissions_root`` holding a ``submission.yaml`` (sorted)."""
+    return _submission_folders_under(submissions_root)
+
+
+def _submission_folders_under(path: Path) -> list[Path]:
+    if path.is_file() or path.is_symlink():
+        folder = path.parent
+        return [folder] if (folder / SUBMISSION_FILE).exists() else []
+    if (path / SUBMISSION_FILE).exists() or (path / SUBMISSION_FILE).is_symlink():
+        return [path]
+    if not path.is_dir():
+        return []
+    found = []
+    # os.walk without following symlinks: a symlinked folder must not lead elsewhere.
+    for here, dirs, files in os.walk(path):
+        dirs.sort()
+        if SUBMISSION_FILE in files:
+            found.append(Path(here))
+    return sorted(found)
+
+
+@dataclass
+class _SubmissionCheck:
+    """The checks of one submission folder, collecting diagnostics as they go."""
+
+    validator: Validator
+    folder: Path
+    found: list[Diagnostic] = field(default_factory=list)
+    source: LoadedYaml | None = None
+
+    @property
+    def yaml_path(self) -> Path:
+        return self.folder / SUBMISSION_FILE
+
+    def add(
+        self,
+        code: str,
+        message: str,
+        *,
+        severity: Severity = "error",
+        path: Path | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.found.append(
+            Diagnostic(
+                severity=severity,
+                code=code,
+                message=message,
+                path=path if path is not None else self.yaml_path,
+                line=line,
+                hint=hint,
+            )
+        )
+
+    def line(self, *loc: str | int) -> int | None:
+        return self.source.line_of(loc) if self.source is not None else None
+
+    def run(self) -> None:
+        if self.folder.is_symlink() or self.yaml_path.is_symlink():
+            self.add(
+                "symlink",
+                "the submission folder or its submission.yaml is a symbolic link",
+                path=self.folder,
+                hint="commit real files, not links",
+            )
+            return
+        self.check_layout()
+        spec = self.load()
+        referenced = {SUBMISSION_FILE}
+        if spec is not None:
+            for run in spec.runs:
+                referenced.update(run.patches)
+                if run.trajectory:
+                    referenced.add(run.trajectory)
+        self.check_folder_contents(referenced=referenced, spec_loaded=spec is not None)
+        if spec is None:
+            return
+        if spec.task != self.folder.parent.name:
+            self.add(
+                "task-mismatch",
+                f"task {spec.task!r} does not match the folder it is in "
+                f"({self.folder.parent.name!r})",
+                line=self.line("task"),
+                hint=f"move the folder to submissions/{spec.task}/ or fix 'task'",
+            )
+        task = self.task(spec)
+        if task is not None:
+            self.check_features(spec=spec, task=task)
+        for index, run in enumerate(spec.runs):
+            self.check_run(run=run, index=index, task=task)
+        if spec.date > self.validator.today + dt.timedelta(days=1):
+            self.add(
+                "future-date",
+                f"date {spec.date.isoformat()} is in the future",
+                line=self.line("date"),
+                hint="use the date the runs were made",
+            )
+
+    def check_layout(self) -> None:
+        root = self.validator.submissions_root
+        try:
+            at_home = self.folder.resolve().parent.parent == root.resolve()
+        except OSError:
+            at_home = False
+        if not at_home:
+            self.add(
+                "layout",
+                f"submission folders live at {root.name}/<task>/<submission>/; "
+                f"this one is at {self.folder}",
+                path=self.folder,
+                hint="move the folder so its parent is named after the task",
+            )
+
+    def load(self) -> Submission | None:
+        try:
+            self.source = load_yaml(self.yaml_path)
+        except ArenaError as exc:
+            self.add("yaml", exc.message, line=exc.line, hint=exc.hint)
+            return None
+        try:
+            return validate_model(Submission, self.source)
+        except ModelValidationError as exc:
+            for problem in exc.problems:
+                self.add(
+                    "schema",
+                    f"{problem.field}: {problem.message}",
+                    line=problem.line,
+                    hint="see the submission format on the site (formats page)",
+                )
+        return None
+
+    def task(self, spec: Submission) -> TaskFolder | None:
+        dataset = self.validator.dataset
+        if not dataset.has(spec.task):
+            known = ", ".join(dataset.task_ids()) or "none"
+            self.add(
+                "unknown-task",
+                f"task {spec.task!r} is not in the dataset (known tasks: {known})",
+                line=self.line("task"),
+                hint="use the id of a folder under dataset/",
+            )
+            return None
+        try:
+            return dataset.get(spec.task)
+        except ArenaError as exc:
+            self.add(
+                "broken-task",
+                f"task {spec.task!r} cannot be loaded: {exc.message}",
+                path=exc.path,
+                line=exc.line,
+                hint="this is a problem of the dataset, not of the submission: tell a maintainer",
+            )
+            return None
+
+    def check_features(self, *, spec: Submission, task: TaskFolder) -> None:
+        known = task.spec.feature_ids()
+        for index, feature in enumerate(spec.features):
+            if feature not in known:
+                self.add(
+                    "unknown-feature",
+                    f"task {task.id!r} has no feature {feature} (it has {known})",
+                    line=self.line("features", index),
+                    hint="list feature ids from the task's task.yaml",
+                )
+
+    def check_run(self, *, run: Run, index: int, task: TaskFolder | None) -> None:
+        created_by_patches: set[str] = set()
+        for number, name in enumerate(run.patches):
+            patch = self.check_patch(
+                name=name, line=self.line("runs", index, "patches", number), task=task
+            )
+            if patch is not None:
+                created_by_patches.update(
+                    f.new_path for f in patch.files if f.status == "added" and f.new_path
+                )
+        if run.trajectory:
+            self.check_trajectory(
+                name=run.trajectory, line=self.line("runs", index, "trajectory")
+            )
+        for number, created in enumerate(run.files_created):
+            if created_by_patches and created not in created_by_patches:
+                self.add(
+                    "files-created",
+                    f"run {run.id!r} lists {created!r} in files_created, "
+                    "but its patch does not create it",
+                    severity="warning",
+                    line=self.line("runs", index, "files_created", number),
+                    hint="list only files the patch adds",
+                )
+        self.check_plausibility(run=run, index=index)
+
+    def check_patch(self, *, name: str, line: int | None, task: TaskFolder | None) -> Patch | None:
+        path = self.folder / name
+        if not path.exists() and not path.is_symlink():
+            self.add(
+                "missing-patch",
+                f"patch file {name!r} is not in the submission folder",
+                line=line,
+                hint="add the file (git diff against the task's base commit) or fix the name",
+            )
+            return None
+        patch = load_patch(path)
+        for problem in patch.problems:
+            self.add(
+                f"patch-{problem.code}",
+                problem.message,
+                path=path,
+                line=problem.line,
+                hint=_PATCH_HINTS.get(problem.code),
+            )
+        if task is not None and patch.files:
+            for violation in self.validator.protected_for(task).violations(patch):
+                self.add(
+                    "protected-path",
+                    f"the patch changes {violation.path!r}, protected by {violation.rule}",
+                    path=path,
+                    line=violation.line,
+                    hint="submissions may not change the task's tests or test configuration; "
+                    "remove that file from the patch",
+                )
+        return patch
+
+    def check_trajectory(self, *, name: str, line: int | None) -> None:
+        path = self.folder / name
+        if path.is_symlink() or not path.is_file():
+            what = "a symbolic link" if path.is_symlink() else "missing or not a regular file"
+            self.add(
+                "missing-trajectory",
+                f"trajectory file {name!r} is {what}",
+                line=line,
+                hint="add the trajectory file to the folder or remove 'trajectory'",
+            )
+            return
+        size = path.stat().st_size
+        if size > MAX_TRAJECTORY_BYTES:
+            self.add(
+                "too-large",
+                f"trajectory is {size:,} bytes, over the limit of {MAX_TRAJECTORY_BYTES:,}",
+                path=path,
+                hint="compress or trim the trajectory (keep the agent's messages and tool calls)",
+            )
+
+    def check_folder_contents(self, *, referenced: set[str], spec_loaded: bool) -> None:
+        total = 0
+        for entry in sorted(self.folder.iterdir()):
+            try:
+                info = entry.lstat()
+            except OSError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                if entry.name not in referenced:  # referenced links get a precise message
+                    self.add("symlink", "symbolic links are not allowed in a submission",
+                             path=entry, hint="commit the file itself")
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                self.add(
+                    "unexpected-file",
+                    "sub-folders are not allowed in a submission folder",
+                    path=entry,
+                    hint="keep all files of the submission directly in its folder",
+                )
+                continue
+            total += info.st_size
+            if not stat.S_ISREG(info.st_mode):
+                self.add("unexpected-file", "not a regular file", path=entry)
+                continue
+            if info.st_mode & 0o111:
+                self.add(
+                    "executable-file",
+                    "file is executable",
+                    path=entry,
+                    hint="submissions hold data only: `chmod -x` the file",
+                )
+            if spec_loaded and entry.name not in referenced | ALLOWED_EXTRA_FILES:
+                self.add(
+                    "unexpected-file",
+                    "file is not referenced by submission.yaml",
+                    path=entry,
+                    hint="remove it, or name it under a run's 'patches' or 'trajectory'",
+                )
+        if total > MAX_FOLDER_BYTES:
+            self.add(
+                "too-large",
+                f"the submission folder holds {total:,} bytes, over the limit of "
+                f"{MAX_FOLDER_BYTES:,}",
+                path=self.folder,
+                hint="trim trajectories; patches and metadata are small",
+            )
+
+    def check_plausibility(self, *, run: Run, index: int) -> None:
+        """Seed 002's validation rule and per-run outlier flags, plus cost/time sanity."""
+
+        def warn(code: str, message: str, *loc: str, hint: str | None = None) -> None:
+            self.add(code, f"run {run.id!r}: {message}", severity="warning",
+                     line=self.line("runs", index, *loc), hint=hint)
+
+        tokens = run.tokens.total
+        if tokens < MIN_PLAUSIBLE_TOKENS:
+            warn("low-tokens", f"Suspiciously low token count ({tokens})", "tokens",
+                 hint="report the tool's total token usage for the whole run")
+        if 0 < run.execution_time < EXTREMELY_FAST_SECONDS:
+            warn("extremely-fast", f"execution_time {run.execution_time:g} s is under "
+                 f"{EXTREMELY_FAST_SECONDS} s (flagged for review)", "execution_time")
+        if run.tool_calls == 1:
+            warn("minimal-tool-usage", "a single tool call (flagged for review)", "tool_calls")
+        if run.execution_time == 0:
+            warn("not-recorded", "execution_time 0 means 'not recorded' and scores 50",
+                 "execution_time", hint="give the wall-clock seconds if you have them")
+        elif tokens / run.execution_time > MAX_TOKENS_PER_SECOND:
+            warn("implausible-speed", f"{tokens:,} tokens in {run.execution_time:g} s is "
+                 f"over {MAX_TOKENS_PER_SECOND:,} tokens per second", "execution_time",
+                 hint="check the units: execution_time is in seconds")
+        if run.estimated_cost == 0:
+            warn("not-recorded", "estimated_cost 0 means 'not recorded' and scores 50",
+                 "estimated_cost", hint="give the cost in US dollars if you have it")
+        elif tokens > 0:
+            per_1k = run.estimated_cost / (tokens / 1000)
+            low, high = COST_PER_1K_TOKENS_BAND
+            if not low <= per_1k <= high:
+                warn("implausible-cost", f"${run.estimated_cost:g} for {tokens:,} tokens is "
+                     f"${per_1k:.6f} per 1k tokens, outside the plausible "
+                     f"${low:g}–${high:g}", "estimated_cost",
+                     hint="check the units: estimated_cost is in US dollars")
+
+
+_PATCH_HINTS: dict[str, str] = {
+    "empty-patch": "create the patch with `git diff <base-commit> > my.patch`",
+    "not-a-diff": "create the patch with `git diff <base-commit> > my.patch`; do not edit it "
+    "by hand",
+    "bad-hunk": "re-create the patch with git instead of editing it by hand",
+    "too-large": "patches are source edits: leave generated files and data out",
+    "not-utf8": "leave binary files out of the patch",
+    "not-a-file": "commit the patch file itself into the submission folder",
+    "unsafe-path": "patch paths must be relative paths inside the repository (a/..., b/...)",
+    "symlink": "replace the symbolic link by a regular file, or leave it out",
+    "submodule": "submodules cannot be submitted; leave them out of the patch",
+    "binary": "leave binary files out of the patch",
+}
