@@ -165,3 +165,13 @@ class PytestRunner:
             exit_code=completed.returncode,
             output=completed.stdout + completed.stderr,
         )
+
+
+@pytest.fixture
+def host_runner():
+    """Factory fixture: ``host_runner(base, {feature: tests_patch})`` → PytestRunner."""
+
+    def factory(base: BaseRepo, tests_patches: Mapping[int, str]) -> PytestRunner:
+        return PytestRunner(base=base, tests_patches=tests_patches)
+
+    return factory
