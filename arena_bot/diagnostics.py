@@ -7,6 +7,7 @@ workflow-command escaping; JSON is JSON.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Literal
@@ -73,10 +74,13 @@ def display_path(path: Path | None, *, root: Path) -> str | None:
     """``path`` relative to ``root`` (POSIX) when it is inside it, else as given."""
     if path is None:
         return None
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except (ValueError, OSError):
-        return path.as_posix()
+    # Absolute without resolving the path itself: a symlink must be shown as itself.
+    absolute = Path(os.path.abspath(path))
+    for base in (Path(os.path.abspath(root)), root.resolve()):
+        for candidate in (absolute, absolute.parent.resolve() / absolute.name):
+            if candidate.is_relative_to(base):
+                return candidate.relative_to(base).as_posix()
+    return path.as_posix()
 
 
 def summary_line(report: ValidationReport) -> str:

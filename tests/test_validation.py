@@ -1,0 +1,541 @@
+"""Tests of submission validation (library level and through ``arena validate``).
+
+Every test builds its own small repository in tmp_path: ``dataset/demo`` (a task with a real
+git bundle and two features) and ``submissions/demo/<id>/``. Nothing depends on the sample
+data of the repository.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from arena_bot.cli import main
+from arena_bot.dataset import Dataset
+from arena_bot.validation import Diagnostic, validate_changed_files, validate_submission
+
+INVALID = Path(__file__).parent / "data" / "invalid"
+
+TASK_YAML = """\
+id: demo
+title: Demo calculator
+description: Add features to a tiny calculator.
+category: backend_development
+difficulty: beginner
+language: Python
+source:
+  bundle: repo.bundle
+  commit: "{commit}"
+tests:
+  command: pytest -q --junitxml=$ARENA_JUNIT
+features:
+  - id: 1
+    title: Subtraction
+  - id: 2
+    title: Multiplication
+"""
+
+GOOD_PATCH = """\
+diff --git a/src/calc.py b/src/calc.py
+--- a/src/calc.py
++++ b/src/calc.py
+@@ -1,2 +1,5 @@
+ def add(a, b):
+     return a + b
++
++def sub(a, b):
++    return a - b
+"""
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", *args],
+        cwd=repo, check=True, capture_output=True, text=True,
+    ).stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def task_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A task folder with a real git bundle of a two-file project, built once."""
+    work = tmp_path_factory.mktemp("task-src")
+    repo = work / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "src").mkdir()
+    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_calc.py").write_text(
+        "def test_add():\n    assert add(1, 2) == 3\n"
+    )
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    commit = _git(repo, "rev-parse", "HEAD")
+    task = work / "demo"
+    task.mkdir()
+    _git(repo, "bundle", "create", str(task / "repo.bundle"), "HEAD")
+    (task / "task.yaml").write_text(TASK_YAML.format(commit=commit))
+    (task / "Dockerfile").write_text("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n")
+    (task / "runner.sh").write_text("#!/bin/sh\n")
+    for feature, test_file in ((1, "tests/test_sub.py"), (2, "tests/test_mul.py")):
+        folder = task / f"feature{feature}"
+        folder.mkdir()
+        (folder / "feature.md").write_text(f"Feature {feature}.\n")
+        (folder / "feature.patch").write_text(GOOD_PATCH)
+        (folder / "tests.patch").write_text(
+            f"diff --git a/{test_file} b/{test_file}\nnew file mode 100644\n--- /dev/null\n"
+            f"+++ b/{test_file}\n@@ -0,0 +1 @@\n+def test_x(): pass\n"
+        )
+    return task
+
+
+@pytest.fixture()
+def root(tmp_path: Path, task_template: Path) -> Path:
+    """A repository root with ``dataset/demo`` and an empty ``submissions/demo``."""
+    shutil.copytree(task_template, tmp_path / "dataset" / "demo")
+    (tmp_path / "submissions" / "demo").mkdir(parents=True)
+    return tmp_path
+
+
+def valid_data() -> dict:
+    """A valid single-setting submission of the demo task, as YAML data."""
+    return {
+        "task": "demo",
+        "tool": {"name": "Aider", "version": "0.50.1"},
+        "models": ["gpt-4o"],
+        "contributor": {"name": "Ada Example", "github": "ada-example"},
+        "date": dt.date(2025, 1, 15),
+        "setting": "single",
+        "features": [1],
+        "runs": [
+            {
+                "id": "run-1",
+                "tokens": {"total": 52000, "prompt": 40000, "completion": 12000, "cached": 1000},
+                "tool_calls": 25,
+                "iterations": 3,
+                "execution_time": 240.0,
+                "estimated_cost": 0.21,
+                "success": True,
+                "patches": ["run-1.patch"],
+            }
+        ],
+    }
+
+
+class _NoAliases(yaml.SafeDumper):
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
+def write_submission(
+    root: Path,
+    name: str = "good",
+    *,
+    data: object | None = None,
+    text: str | None = None,
+    patches: dict[str, str] | None = None,
+) -> Path:
+    """Write ``submissions/demo/<name>/`` with YAML from ``data`` (or raw ``text``)."""
+    folder = root / "submissions" / "demo" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    if text is None:
+        text = yaml.dump(valid_data() if data is None else data, Dumper=_NoAliases)
+    (folder / "submission.yaml").write_text(text, encoding="utf-8")
+    for patch_name, patch_text in (patches if patches is not None else {
+        "run-1.patch": GOOD_PATCH
+    }).items():
+        (folder / patch_name).write_text(patch_text)
+    return folder
+
+
+def run_cli(root: Path, *args: str, stdin: str | None = None) -> Result:
+    """``arena --root ROOT validate ARGS``; fails the test on any traceback."""
+    result = CliRunner().invoke(main, ["--root", str(root), "validate", *args], input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        result.output
+    )
+    assert "Traceback" not in result.output
+    return result
+
+
+def _check(folder: Path, root: Path) -> list[Diagnostic]:
+    return validate_submission(
+        folder, Dataset(root / "dataset"), submissions_root=root / "submissions"
+    )
+
+
+def _codes(diagnostics: list[Diagnostic], severity: str = "error") -> set[str]:
+    return {d.code for d in diagnostics if d.severity == severity}
+
+
+# -- the valid case ----------------------------------------------------------------------
+
+
+def test_valid_submission_has_no_diagnostics(root: Path) -> None:
+    assert _check(write_submission(root), root) == []
+    result = run_cli(root)
+    assert result.exit_code == 0, result.output
+    assert "1 submission checked: 1 valid, 0 invalid, 0 warnings" in result.output
+
+
+def test_coop_submission_with_two_patches_is_valid(root: Path) -> None:
+    data = valid_data()
+    data.update(setting="coop", features=[1, 2], models=["gpt-4o", "claude-sonnet-4"])
+    data["runs"][0]["patches"] = ["agent1.patch", "agent2.patch"]
+    folder = write_submission(
+        root, data=data, patches={"agent1.patch": GOOD_PATCH, "agent2.patch": GOOD_PATCH}
+    )
+    assert _check(folder, root) == []
+
+
+# -- the invalid examples ----------------------------------------------------------------
+
+EXPECTED = {
+    "unknown-key": ("schema", "unknown key 'toool'"),
+    "tokens-do-not-add-up": ("schema", "must equal prompt + completion"),
+    "cached-over-prompt": ("schema", "cannot exceed prompt"),
+    "string-for-int": ("schema", "tool_calls"),
+    "negative-count": ("schema", "tool_calls"),
+    "nan-cost": ("schema", "estimated_cost"),
+    "infinite-time": ("schema", "execution_time"),
+    "list-for-mapping": ("schema", "tool"),
+    "top-level-list": ("schema", "(document)"),
+    "malformed-yaml": ("yaml", "YAML syntax error"),
+    "anchor-bomb": ("yaml", "are not allowed"),
+    "duplicate-key": ("yaml", "duplicate key 'setting'"),
+    "bidi-override-name": ("schema", "bidirectional-override"),
+    "zero-width-contributor": ("schema", "zero-width"),
+    "unknown-task": ("unknown-task", "no-such-task"),
+    "unknown-feature": ("unknown-feature", "no feature 7"),
+    "coop-with-one-patch": ("schema", "needs 2 patch file(s)"),
+    "missing-patch": ("missing-patch", "run-1.patch"),
+    "not-a-diff": ("patch-not-a-diff", "not a unified diff"),
+    "patch-path-traversal": ("patch-unsafe-path", "'..'"),
+    "patch-absolute-path": ("patch-unsafe-path", "absolute"),
+    "patch-symlink": ("patch-symlink", "symbolic link"),
+    "patch-binary": ("patch-binary", "binary"),
+    "patch-touches-tests": ("protected-path", "tests/test_calc.py"),
+    "patch-adds-conftest": ("protected-path", "conftest.py"),
+    "unexpected-file": ("unexpected-file", "not referenced"),
+    "task-folder-mismatch": ("task-mismatch", "'other'"),
+}
+
+
+def test_every_invalid_example_is_tested() -> None:
+    folders = {p.name for p in INVALID.iterdir() if p.is_dir()}
+    assert folders == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_invalid_example_is_reported_with_file_and_line(root: Path, name: str) -> None:
+    code, fragment = EXPECTED[name]
+    folder = root / "submissions" / "demo" / name
+    shutil.copytree(INVALID / name, folder)
+    diagnostics = _check(folder, root)
+    matching = [d for d in diagnostics if d.code == code and d.severity == "error"]
+    assert matching, diagnostics
+    assert any(fragment in d.message for d in matching), matching
+    for diagnostic in matching:
+        assert diagnostic.path is not None and diagnostic.path.is_relative_to(folder)
+        # File-level problems (a missing patch file, an extra file) have no line; all else does.
+        if code not in {"unexpected-file"}:
+            assert diagnostic.line is not None and diagnostic.line >= 1, diagnostic
+
+    result = run_cli(root, str(folder))
+    assert result.exit_code == 1
+    assert f"submissions/demo/{name}/" in result.output
+    assert f"[{code}]" in result.output
+    assert "0 valid, 1 invalid" in result.output
+
+
+def test_schema_error_points_at_the_offending_line(root: Path) -> None:
+    folder = root / "submissions" / "demo" / "string-for-int"
+    shutil.copytree(INVALID / "string-for-int", folder)
+    lines = (folder / "submission.yaml").read_text().splitlines()
+    expected_line = next(i for i, text in enumerate(lines, 1) if "tool_calls:" in text)
+    (diagnostic,) = [d for d in _check(folder, root) if d.code == "schema"]
+    assert diagnostic.line == expected_line
+    assert diagnostic.message.startswith("runs.0.tool_calls:")
+
+
+# -- hostile files made on the fly ---------------------------------------------------------
+
+
+def test_non_utf8_yaml(root: Path) -> None:
+    folder = write_submission(root, text="task: demo\n")
+    (folder / "submission.yaml").write_bytes(b"task: demo\ntool: caf\xe9\n")
+    result = run_cli(root, str(folder))
+    assert result.exit_code == 1
+    assert "submissions/demo/good/submission.yaml" in result.output
+    assert "2: error [yaml] YAML file is not valid UTF-8" in result.output
+
+
+def test_huge_sparse_yaml_is_refused_without_reading_it(root: Path) -> None:
+    folder = write_submission(root)
+    with (folder / "submission.yaml").open("r+b") as handle:
+        handle.truncate(100 * 1024 * 1024)  # sparse: instant, no disk used
+    result = run_cli(root, str(folder))
+    assert result.exit_code == 1
+    assert "over the limit" in result.output
+    assert "submission.yaml" in result.output
+
+
+def test_huge_patch_and_folder_cap(root: Path) -> None:
+    folder = write_submission(root)
+    with (folder / "run-1.patch").open("r+b") as handle:
+        handle.truncate(100 * 1024 * 1024)
+    diagnostics = _check(folder, root)
+    assert {"patch-too-large", "too-large"} <= _codes(diagnostics)
+
+
+def test_patch_file_that_is_a_symlink(root: Path) -> None:
+    folder = write_submission(root, patches={})
+    (folder / "real.txt").write_text(GOOD_PATCH)
+    (folder / "run-1.patch").symlink_to(folder / "real.txt")
+    result = run_cli(root, str(folder))
+    assert result.exit_code == 1
+    assert "[patch-not-a-file] patch file is a symbolic link" in result.output
+    assert "submissions/demo/good/run-1.patch" in result.output
+
+
+def test_symlinked_submission_yaml(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text(yaml.dump(valid_data(), Dumper=_NoAliases))
+    folder = write_submission(root)
+    (folder / "submission.yaml").unlink()
+    (folder / "submission.yaml").symlink_to(outside)
+    assert _codes(_check(folder, root)) == {"symlink"}
+
+
+def test_executable_file_and_sub_folder(root: Path) -> None:
+    folder = write_submission(root)
+    (folder / "run-1.patch").chmod(0o755)
+    (folder / "nested").mkdir()
+    assert {"executable-file", "unexpected-file"} <= _codes(_check(folder, root))
+
+
+def test_deep_nesting(root: Path) -> None:
+    folder = write_submission(root, text="notes: " + "[" * 5000 + "]" * 5000 + "\n")
+    result = run_cli(root, str(folder))
+    assert result.exit_code == 1
+    assert "submission.yaml" in result.output
+
+
+def test_empty_yaml(root: Path) -> None:
+    folder = write_submission(root, text="")
+    assert _codes(_check(folder, root)) == {"yaml"}
+
+
+def test_trajectory_missing_and_present(root: Path) -> None:
+    data = valid_data()
+    data["runs"][0]["trajectory"] = "run-1.jsonl"
+    folder = write_submission(root, data=data)
+    assert _codes(_check(folder, root)) == {"missing-trajectory"}
+    (folder / "run-1.jsonl").write_text('{"role": "user"}\n')
+    assert _check(folder, root) == []
+
+
+def test_wrong_folder_layout(root: Path) -> None:
+    folder = root / "submissions" / "stray"
+    folder.mkdir()
+    (folder / "submission.yaml").write_text(yaml.dump(valid_data(), Dumper=_NoAliases))
+    (folder / "run-1.patch").write_text(GOOD_PATCH)
+    assert "layout" in _codes(_check(folder, root))
+
+
+# -- plausibility warnings (seed 002) ------------------------------------------------------
+
+
+def test_seed_002_rules_are_warnings_not_errors(root: Path) -> None:
+    data = valid_data()
+    run = data["runs"][0]
+    run.update(tokens={"total": 5}, execution_time=2.0, tool_calls=1, estimated_cost=0.0)
+    folder = write_submission(root, data=data)
+    diagnostics = _check(folder, root)
+    assert _codes(diagnostics) == set()
+    assert _codes(diagnostics, "warning") == {
+        "low-tokens", "extremely-fast", "minimal-tool-usage", "not-recorded",
+    }
+    low = next(d for d in diagnostics if d.code == "low-tokens")
+    assert "Suspiciously low token count" in low.message
+    result = run_cli(root, str(folder))
+    assert result.exit_code == 0
+    assert "1 valid, 0 invalid, 4 warnings" in result.output
+
+
+def test_implausible_cost_and_speed(root: Path) -> None:
+    data = valid_data()
+    data["runs"][0].update(estimated_cost=900.0, execution_time=0.5)
+    diagnostics = _check(write_submission(root, data=data), root)
+    assert {"implausible-cost", "implausible-speed"} <= _codes(diagnostics, "warning")
+
+
+def test_files_created_must_come_from_the_patch(root: Path) -> None:
+    data = valid_data()
+    data["runs"][0]["files_created"] = ["src/new.py"]
+    patch = (
+        "diff --git a/src/other.py b/src/other.py\nnew file mode 100644\n--- /dev/null\n"
+        "+++ b/src/other.py\n@@ -0,0 +1 @@\n+x = 1\n"
+    )
+    diagnostics = _check(write_submission(root, data=data, patches={"run-1.patch": patch}), root)
+    assert _codes(diagnostics, "warning") == {"files-created"}
+
+
+def test_future_date_is_an_error(root: Path) -> None:
+    data = valid_data()
+    data["date"] = dt.date.today() + dt.timedelta(days=30)
+    assert _codes(_check(write_submission(root, data=data), root)) == {"future-date"}
+
+
+# -- output formats ------------------------------------------------------------------------
+
+
+def test_json_output_shape(root: Path) -> None:
+    write_submission(root)
+    shutil.copytree(INVALID / "unknown-key", root / "submissions" / "demo" / "unknown-key")
+    result = run_cli(root, "--format", "json")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["version"] == 1
+    assert document["valid"] is False
+    assert document["summary"] == {
+        # 'toool' is unknown and 'tool' is then missing: two errors.
+        "submissions": 2, "valid": 1, "invalid": 1, "errors": 2, "warnings": 0,
+    }
+    by_key = {s["key"]: s for s in document["submissions"]}
+    assert by_key["demo/good"]["valid"] is True
+    problem = next(
+        d for d in by_key["demo/unknown-key"]["diagnostics"] if "unknown key" in d["message"]
+    )
+    assert problem["path"] == "submissions/demo/unknown-key/submission.yaml"
+    assert problem["severity"] == "error" and problem["code"] == "schema"
+    assert isinstance(problem["line"], int)
+    assert set(problem) == {"severity", "code", "path", "line", "message", "hint"}
+
+
+def test_github_annotations_escape_contributor_text(root: Path) -> None:
+    data = valid_data()
+    data["surprise, key: 100%\nx"] = 1
+    write_submission(root, data=data)
+    result = run_cli(root, "--format", "github")
+    assert result.exit_code == 1
+    (annotation,) = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert annotation.startswith(
+        "::error file=submissions/demo/good/submission.yaml,line="
+    )
+    assert ",title=arena validate%3A schema::" in annotation
+    assert "100%25" in annotation and "%0Ax" in annotation
+    assert "\n" not in annotation
+
+
+def test_text_output_escapes_invisible_characters(root: Path) -> None:
+    data = valid_data()
+    data["evil\u202ekey"] = 1
+    write_submission(root, data=data)
+    result = run_cli(root)
+    assert "\u202e" not in result.output
+    assert "\\u202e" in result.output
+
+
+# -- command line: paths, usage, PR mode ---------------------------------------------------
+
+
+def test_no_path_validates_all_submissions(root: Path) -> None:
+    write_submission(root, "one")
+    write_submission(root, "two")
+    result = run_cli(root)
+    assert result.exit_code == 0
+    assert "2 submissions checked: 2 valid, 0 invalid, 0 warnings" in result.output
+
+
+def test_empty_submissions_folder_is_valid(root: Path) -> None:
+    result = run_cli(root)
+    assert result.exit_code == 0
+    assert "0 submissions checked" in result.output
+
+
+def test_file_inside_a_submission_selects_its_folder(root: Path) -> None:
+    folder = write_submission(root)
+    result = run_cli(root, str(folder / "run-1.patch"))
+    assert result.exit_code == 0
+    assert "1 submission checked" in result.output
+
+
+def test_folder_without_submission_is_an_error(root: Path) -> None:
+    empty = root / "elsewhere"
+    empty.mkdir()
+    result = run_cli(root, str(empty))
+    assert result.exit_code == 1
+    assert "[no-submission]" in result.output
+
+
+def test_usage_errors_exit_2(root: Path) -> None:
+    changed = root / "changed.txt"
+    changed.write_text("submissions/demo/good/submission.yaml\n")
+    assert run_cli(root, "submissions", "--changed-files", str(changed)).exit_code == 2
+    assert run_cli(root, str(root / "no-such-path")).exit_code == 2
+    assert run_cli(root, "--format", "xml").exit_code == 2
+    shutil.rmtree(root / "submissions")
+    result = run_cli(root)
+    assert result.exit_code == 2
+    assert "no submissions/ folder" in result.output
+
+
+def test_changed_files_mode(root: Path) -> None:
+    write_submission(root, "mine")
+    names = [
+        "submissions/demo/mine/submission.yaml",
+        "submissions/demo/mine/run-1.patch",
+        "",
+    ]
+    result = run_cli(root, "--changed-files", "-", stdin="\n".join(names))
+    assert result.exit_code == 0, result.output
+    assert "1 submission checked: 1 valid" in result.output
+
+    names += [".github/workflows/pr.yml", "submissions/demo/theirs/submission.yaml",
+              "submissions/README.md"]
+    result = run_cli(root, "--changed-files", "-", "--format", "json", stdin="\n".join(names))
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert [s["key"] for s in document["submissions"]] == ["demo/mine"]
+    assert [(d["code"], d["path"]) for d in document["diagnostics"]] == [
+        ("outside-submissions", ".github/workflows/pr.yml"),
+        ("deletes-submission", "submissions/demo/theirs/submission.yaml"),
+        ("outside-submissions", "submissions/README.md"),
+    ]
+
+
+def test_changed_files_library_level_rejects_traversal(root: Path) -> None:
+    report = validate_changed_files(
+        ["submissions/demo/../../action.yml"],
+        root=root,
+        dataset=Dataset(root / "dataset"),
+        submissions_root=root / "submissions",
+    )
+    assert [d.code for d in report.other] == ["outside-submissions"]
+    assert not report.valid
+
+
+def test_colour_only_on_a_terminal(root: Path) -> None:
+    shutil.copytree(INVALID / "unknown-key", root / "submissions" / "demo" / "unknown-key")
+    result = run_cli(root)
+    assert "\x1b[" not in result.output
+
+
+def test_validation_does_not_depend_on_the_working_directory(root: Path) -> None:
+    write_submission(root)
+    previous = Path.cwd()
+    try:
+        os.chdir(root / "submissions")
+        result = run_cli(root, "demo/good")
+    finally:
+        os.chdir(previous)
+    assert result.exit_code == 0, result.output
