@@ -60,6 +60,7 @@ def _register() -> None:
 _COMMANDS: list[tuple[str, tuple[str, ...]]] = [
     ("validate", ("validate",)),
     ("schema", ("schema",)),
+    ("images", ("images",)),
 ]
 
 

@@ -1,0 +1,1 @@
+"""Evaluation of submissions: harness, verdicts, engine and result store."""

@@ -1,0 +1,418 @@
+"""The evaluation engine: submissions in, EvaluationResults out.
+
+Work is cut into *units* that each need one or more fresh sandboxes:
+
+* ``feature`` — one run's patch against one feature's tests (``single``: the one feature;
+  ``solo``: every listed feature separately, against the same patch);
+* ``coop`` — one run's two patches through merge analysis
+  (:func:`arena_bot.merge.evaluate_coop_run`), which tests the merged code against both
+  features through :func:`make_test_runner`;
+* ``observe`` — for tasks with ``file:``/``command:``/``file_exists`` success criteria: the
+  patched repository is read in a sandbox (for coop: the merged code).
+
+Units of all submissions run in a thread pool (``jobs``); each task image is built once
+(:class:`arena_bot.images.TaskImages` holds a lock per image). Results are content-addressed
+(:mod:`.store`): unchanged inputs are not evaluated again unless ``force``.
+
+This module never imports Docker: the sandbox engine and the image provider are passed in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from arena_bot import HARNESS_VERSION
+from arena_bot.dataset import TaskFolder
+from arena_bot.errors import ArenaError, SandboxError
+from arena_bot.evaluation.criteria import observe_criteria, observed_criteria
+from arena_bot.evaluation.harness import TestRunner, run_feature
+from arena_bot.evaluation.repos import BaseRepoCache
+from arena_bot.evaluation.store import InputKey, ResultStore, input_key
+from arena_bot.models.evaluation import (
+    CriterionObservation,
+    EvaluationResult,
+    FeatureResult,
+    ImageRef,
+    MergeResult,
+    RunResult,
+)
+from arena_bot.patches import MAX_PATCH_BYTES, ProtectedPaths, protected_paths_for
+from arena_bot.sandbox.base import SandboxEngine, SandboxLimits
+from arena_bot.submissions import SubmissionFolder
+
+Progress = Callable[[str], None]
+#: MergeResult.error when merge analysis itself could not run (never cached; re-run).
+MERGE_UNAVAILABLE = "merge analysis could not run (see the log); re-run the evaluation"
+
+
+class BuiltImage(Protocol):
+    tag: str
+    id: str
+
+
+class ImageProvider(Protocol):
+    """Builds (or reuses) task images; :class:`arena_bot.images.TaskImages` is the real one."""
+
+    base_image: str
+
+    def ensure(self, task: TaskFolder) -> BuiltImage:
+        """The task's image, built if needed (thread-safe, once per content)."""
+        ...
+
+
+def _quiet(_: str) -> None:
+    """Default progress sink."""
+
+
+def make_test_runner(
+    task: TaskFolder,
+    *,
+    engine: SandboxEngine,
+    image: str,
+    limits: SandboxLimits | None = None,
+    protected: ProtectedPaths | None = None,
+) -> TestRunner:
+    """``run_tests(diff_text, feature_id) -> FeatureResult`` for ``task`` in ``image``.
+
+    Each call opens a FRESH sandbox, applies ``diff_text`` as the submission's patch, then the
+    feature's tests patch, and runs the tests. Engine failures become a FeatureResult with
+    status ``error`` (not the submission's fault; such results are never cached).
+    """
+    limits = limits or SandboxLimits.from_task(task.spec.limits)
+    protected = protected if protected is not None else protected_paths_for(task)
+
+    def run_tests(diff_text: str, feature_id: int) -> FeatureResult:
+        started = time.monotonic()
+        try:
+            with engine.open(image, limits=limits) as sandbox:
+                return run_feature(
+                    sandbox,
+                    task=task,
+                    feature_id=feature_id,
+                    patch_text=diff_text,
+                    protected=protected,
+                )
+        except SandboxError as exc:
+            return FeatureResult(
+                feature=feature_id,
+                status="error",
+                passed=False,
+                apply_status="missing",
+                duration=round(time.monotonic() - started, 3),
+                reason=f"the harness failed (re-run): {exc.message}",
+            )
+
+    return run_tests
+
+
+# -- planning ---------------------------------------------------------------------------
+
+
+UnitKind = Literal["feature", "coop", "observe"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of sandbox work for one run of one submission."""
+
+    index: int  # position of the submission in the batch
+    kind: UnitKind
+    run_id: str
+    patches: tuple[str, ...]
+    feature_id: int = 0
+    #: For coop units: the two features (agent 1's, agent 2's).
+    features: tuple[int, ...] = ()
+    #: Why the run's patch could not be read (the unit then records a failure without Docker).
+    patch_error: str | None = None
+
+
+@dataclass
+class _Pending:
+    """A submission being evaluated: its inputs and the unit outcomes gathered so far."""
+
+    submission: SubmissionFolder
+    task: TaskFolder
+    key: InputKey
+    started: float
+    features: dict[tuple[str, int], FeatureResult] = field(default_factory=dict)
+    merges: dict[str, MergeResult] = field(default_factory=dict)
+    observations: dict[str, list[CriterionObservation]] = field(default_factory=dict)
+    image: ImageRef | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One submission's result and whether it came from the store."""
+
+    submission: SubmissionFolder
+    result: EvaluationResult
+    cached: bool
+    path: Path | None = None
+
+
+def read_patch(submission: SubmissionFolder, name: str) -> tuple[str, str | None]:
+    """The text of patch file ``name`` of the submission, or ``("", why not)``."""
+    path = submission.file(name)
+    if path.is_symlink() or not path.is_file():
+        return "", f"patch file {name} is missing from the submission folder"
+    if path.stat().st_size > MAX_PATCH_BYTES:
+        return "", f"patch file {name} is over {MAX_PATCH_BYTES:,} bytes"
+    try:
+        return path.read_bytes().decode("utf-8"), None
+    except UnicodeDecodeError:
+        return "", f"patch file {name} is not UTF-8 text"
+
+
+def plan_units(index: int, submission: SubmissionFolder, task: TaskFolder) -> list[Unit]:
+    """The units evaluating every run of ``submission`` (see the module docstring)."""
+    spec = submission.spec
+    units: list[Unit] = []
+    observe = bool(observed_criteria(task.spec))
+    for run in spec.runs:
+        texts: list[str] = []
+        errors: list[str] = []
+        for name in run.patches:
+            text, error = read_patch(submission, name)
+            texts.append(text)
+            if error:
+                errors.append(error)
+        patch_error = "; ".join(errors) or None
+        if spec.setting == "coop":
+            units.append(Unit(index=index, kind="coop", run_id=run.id, patches=tuple(texts),
+                              features=tuple(spec.features), patch_error=patch_error))
+        else:
+            for feature_id in spec.features:
+                units.append(Unit(index=index, kind="feature", run_id=run.id,
+                                  patches=tuple(texts), feature_id=feature_id,
+                                  patch_error=patch_error))
+        if observe and spec.setting != "coop":
+            # Coop observations need the merged code: they run inside the coop unit.
+            units.append(Unit(index=index, kind="observe", run_id=run.id, patches=tuple(texts),
+                              patch_error=patch_error))
+    return units
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+class Evaluator:
+    """Evaluates submissions with one sandbox engine, image provider and result store."""
+
+    def __init__(
+        self,
+        *,
+        engine: SandboxEngine,
+        images: ImageProvider,
+        store: ResultStore | None,
+        repos: BaseRepoCache,
+        progress: Progress = _quiet,
+    ) -> None:
+        self.engine = engine
+        self.images = images
+        self.store = store
+        self.repos = repos
+        self.progress = progress
+        self._protected: dict[str, ProtectedPaths] = {}
+        self._lock = threading.Lock()
+
+    def evaluate(
+        self,
+        pairs: Sequence[tuple[SubmissionFolder, TaskFolder]],
+        *,
+        jobs: int = 1,
+        force: bool = False,
+    ) -> list[Outcome]:
+        """Evaluate every (submission, task) pair; stored results are reused unless ``force``."""
+        outcomes: dict[int, Outcome] = {}
+        pending: dict[int, _Pending] = {}
+        units: list[Unit] = []
+        for index, (submission, task) in enumerate(pairs):
+            key = input_key(submission, task, self.images.base_image)
+            if self.store is not None and not force:
+                stored = self.store.lookup(submission, task, self.images.base_image)
+                if stored is not None:
+                    self.progress(f"{submission.key}: cached")
+                    outcomes[index] = Outcome(submission=submission, result=stored, cached=True,
+                                              path=self.store.path_for(submission, key))
+                    continue
+            pending[index] = _Pending(submission=submission, task=task, key=key,
+                                      started=time.monotonic())
+            units.extend(plan_units(index, submission, task))
+        if units:
+            workers = max(1, min(jobs, len(units)))
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-eval") as pool:
+                # list() re-raises the first unexpected exception of a unit.
+                list(pool.map(lambda unit: self._run_unit(unit, pending[unit.index]), units))
+        for index, state in pending.items():
+            result = self._assemble(state)
+            path = None
+            if self.store is not None and _cacheable(result):
+                path = self.store.save(state.submission, state.key, result)
+            outcomes[index] = Outcome(submission=state.submission, result=result, cached=False,
+                                      path=path)
+        return [outcomes[index] for index in sorted(outcomes)]
+
+    def _protected_for(self, task: TaskFolder) -> ProtectedPaths:
+        with self._lock:
+            if task.id not in self._protected:
+                self._protected[task.id] = protected_paths_for(task)
+            return self._protected[task.id]
+
+    def _run_unit(self, unit: Unit, state: _Pending) -> None:
+        task = state.task
+        label = f"{state.submission.key} run {unit.run_id}"
+        try:
+            image = self.images.ensure(task)
+        except ArenaError as exc:
+            with self._lock:
+                state.error = f"the task image could not be built: {exc.message}"
+            return
+        with self._lock:
+            state.image = ImageRef(tag=image.tag, id=image.id)
+        runner = make_test_runner(task, engine=self.engine, image=image.tag,
+                                  protected=self._protected_for(task))
+        if unit.kind == "feature":
+            if unit.patch_error:
+                result = _unrunnable(unit.feature_id, unit.patch_error)
+            else:
+                result = runner(unit.patches[0], unit.feature_id)
+            self.progress(f"{label} feature {unit.feature_id}: {result.status}")
+            with self._lock:
+                state.features[(unit.run_id, unit.feature_id)] = result
+        elif unit.kind == "coop":
+            merge = self._coop(unit, task=task, runner=runner)
+            self.progress(f"{label} merge: {merge.status}, both passed: {merge.both_passed}")
+            observations: list[CriterionObservation] = []
+            if observed_criteria(task.spec):
+                observations = self._observe(task, image=image.tag, patch=merge.diff,
+                                             patch_error=None if merge.diff else
+                                             "the merged code could not be built")
+            with self._lock:
+                state.merges[unit.run_id] = merge
+                state.observations[unit.run_id] = observations
+        else:
+            observations = self._observe(task, image=image.tag, patch=unit.patches[0],
+                                         patch_error=unit.patch_error)
+            with self._lock:
+                state.observations[unit.run_id] = observations
+
+    def _coop(self, unit: Unit, *, task: TaskFolder, runner: TestRunner) -> MergeResult:
+        features = unit.features
+        if unit.patch_error or len(unit.patches) != 2:
+            return MergeResult(
+                status="apply_failed", strategy="none",
+                error=unit.patch_error or "a coop run needs two patches",
+                features=[_unrunnable(fid, unit.patch_error or "missing patch")
+                          for fid in features],
+            )
+        try:
+            from arena_bot.merge import evaluate_coop_run  # lazy: merge is optional here
+        except ImportError:
+            return MergeResult(status="apply_failed", strategy="none", error=MERGE_UNAVAILABLE)
+        try:
+            base_repo = self.repos.get(task)
+            return evaluate_coop_run(
+                base_repo=base_repo,
+                base_commit=task.spec.source.commit,
+                patch1=unit.patches[0],
+                patch2=unit.patches[1],
+                feature_ids=(features[0], features[1]),
+                run_tests=runner,
+            )
+        except ArenaError as exc:
+            self.progress(f"merge analysis failed: {exc}")
+            return MergeResult(status="apply_failed", strategy="none", error=MERGE_UNAVAILABLE)
+
+    def _observe(
+        self, task: TaskFolder, *, image: str, patch: str, patch_error: str | None
+    ) -> list[CriterionObservation]:
+        return observe_criteria(
+            task,
+            engine=self.engine,
+            image=image,
+            patch_text=patch,
+            patch_error=patch_error,
+            protected=self._protected_for(task),
+        )
+
+    def _assemble(self, state: _Pending) -> EvaluationResult:
+        spec = state.submission.spec
+        runs: list[RunResult] = []
+        for run in spec.runs:
+            features = [
+                state.features[(run.id, fid)]
+                for fid in spec.features
+                if (run.id, fid) in state.features
+            ]
+            runs.append(RunResult(
+                run_id=run.id,
+                features=[] if spec.setting == "coop" else features,
+                merge=state.merges.get(run.id),
+                observations=state.observations.get(run.id, []),
+            ))
+        return EvaluationResult(
+            task_id=state.task.id,
+            submission_id=state.submission.id,
+            input_hash=state.key.input_hash,
+            harness_version=HARNESS_VERSION,
+            image=state.image,
+            evaluated_at=dt.datetime.now(dt.UTC).replace(microsecond=0),
+            duration=round(time.monotonic() - state.started, 3),
+            runs=[] if state.error else runs,
+            error=state.error,
+        )
+
+
+def _unrunnable(feature_id: int, reason: str) -> FeatureResult:
+    return FeatureResult(feature=feature_id, status="apply_failed", passed=False,
+                         apply_status="missing", reason=reason)
+
+
+def _cacheable(result: EvaluationResult) -> bool:
+    """Harness failures are not the submission's: never store them, so a re-run retries."""
+    if result.error is not None:
+        return False
+    for run in result.runs:
+        for feature in run.tested_features:
+            if feature.status == "error":
+                return False
+        if run.merge is not None and run.merge.error == MERGE_UNAVAILABLE:
+            return False
+    return True
+
+
+def evaluate_submission(
+    submission: SubmissionFolder,
+    task: TaskFolder,
+    *,
+    engine: SandboxEngine,
+    images: ImageProvider,
+    store: ResultStore | None,
+    repos: BaseRepoCache,
+    force: bool = False,
+    progress: Progress = _quiet,
+) -> EvaluationResult:
+    """Evaluate one submission over all its runs and features (see :class:`Evaluator`)."""
+    evaluator = Evaluator(engine=engine, images=images, store=store, repos=repos,
+                          progress=progress)
+    return evaluator.evaluate([(submission, task)], force=force)[0].result
+
+
+__all__ = [
+    "Evaluator",
+    "ImageProvider",
+    "Outcome",
+    "Unit",
+    "evaluate_submission",
+    "make_test_runner",
+    "plan_units",
+    "read_patch",
+]

@@ -1,0 +1,235 @@
+"""Running one feature's tests against one patch inside a sandbox.
+
+The harness owns its own script (never the task's ``runner.sh``): it resets the repository to
+the base commit, applies the submission's patch (``git apply``, else ``git apply --3way``),
+then the feature's tests patch, runs the task's setup and test command with ``$ARENA_JUNIT``
+pointing into a private folder, and reads the JUnit report back. The test command is run
+directly (never piped), so its exit status survives.
+
+Before anything runs, the patch is checked in pure Python against the task's protected paths
+(its ``protected_paths``, every file a tests patch touches, ``conftest.py`` and friends):
+a patch touching one is ``rejected``, which also covers a patch pre-creating a test file.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena_bot.dataset import TaskFolder
+from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
+from arena_bot.evaluation.verdict import decide
+from arena_bot.models.evaluation import ApplyStatus, FeatureResult
+from arena_bot.patches import ProtectedPaths, parse_patch, protected_paths_for
+from arena_bot.sandbox.base import ExecResult, Sandbox, SandboxLimits
+
+HARNESS_DIR = "/workspace/.arena"
+REPO_DIR = "/workspace/repo"
+#: Git operations on a small repository take well under a second; this bounds a hostile one.
+GIT_TIMEOUT = 120.0
+
+#: Exit statuses of ``harness.sh apply``.
+_APPLY_STATUS = {0: "clean", 3: "three_way"}
+
+HARNESS_SCRIPT = r"""#!/bin/sh
+# Agentic Arena evaluation harness (owned by arena_bot.evaluation.harness; not the task's
+# runner.sh). Usage: harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH
+set -u
+case "$1" in
+  prepare)
+    # A stale index.lock (a killed git) would make every later git command fail.
+    rm -f .git/index.lock
+    git reset --quiet --hard "$2" && git clean -fdxq || exit 2
+    mkdir -p "$3" || exit 2
+    ;;
+  apply)
+    [ -s "$2" ] || { echo "empty patch"; exit 4; }
+    git apply --whitespace=nowarn "$2" 2>&1 && exit 0
+    echo "plain git apply failed; trying a 3-way merge"
+    git apply --3way --whitespace=nowarn "$2" 2>&1 && exit 3
+    # Leave no half-merged state behind for anything that might still look at the tree.
+    git reset --quiet --hard HEAD
+    exit 4
+    ;;
+  *)
+    echo "unknown harness step: $1"; exit 2
+    ;;
+esac
+"""
+
+
+@dataclass(frozen=True)
+class FeatureRun:
+    """What to run: one feature's tests against one patch text."""
+
+    feature_id: int
+    patch_text: str
+
+
+def check_protected(patch_text: str, protected: ProtectedPaths) -> str | None:
+    """Why ``patch_text`` must be rejected before running (protected paths), or ``None``."""
+    patch = parse_patch(patch_text)
+    violations = protected.violations(patch)
+    if not violations:
+        return None
+    shown = ", ".join(f"{v.path} ({v.rule})" for v in violations[:5])
+    more = f" and {len(violations) - 5} more" if len(violations) > 5 else ""
+    return f"the patch touches protected paths: {shown}{more}"
+
+
+def run_feature(
+    sandbox: Sandbox,
+    *,
+    task: TaskFolder,
+    feature_id: int,
+    patch_text: str,
+    protected: ProtectedPaths | None = None,
+    tests_only: bool = False,
+) -> FeatureResult:
+    """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox``.
+
+    ``tests_only`` (dataset checks) runs the tests on the bare base commit: ``patch_text`` is
+    ignored and the apply status is ``missing``.
+    """
+    started = time.monotonic()
+    spec = task.spec
+    protected = protected if protected is not None else protected_paths_for(task)
+    if tests_only:
+        patch_text = ""
+    elif not patch_text.strip():
+        return _result(feature_id, status="apply_failed", apply_status="missing",
+                       reason="the submission's patch is empty", started=started)
+    rejection = None if tests_only else check_protected(patch_text, protected)
+    if rejection is not None:
+        return _result(feature_id, status="rejected", apply_status="missing",
+                       reason=rejection, started=started)
+    tests_patch = task.feature(feature_id).tests_patch.read_bytes()
+    results_dir = f"/tmp/arena-results-{secrets.token_hex(8)}"
+    junit_path = f"{results_dir}/junit.xml"
+    sandbox.write_files(
+        {
+            "harness.sh": HARNESS_SCRIPT.encode(),
+            "submission.patch": patch_text.encode("utf-8"),
+            "tests.patch": tests_patch,
+        },
+        directory=HARNESS_DIR,
+    )
+    harness = f"{HARNESS_DIR}/harness.sh"
+    outputs: list[str] = []
+
+    def git_step(*args: str) -> ExecResult:
+        result = sandbox.exec(["sh", harness, *args], timeout=GIT_TIMEOUT, workdir=REPO_DIR)
+        if result.output.strip():
+            outputs.append(result.output.strip())
+        return result
+
+    prepared = git_step("prepare", spec.source.commit, results_dir)
+    if prepared.exit_code != 0:
+        return _result(feature_id, status="error", apply_status="missing", started=started,
+                       reason="the harness could not reset the repository to the base commit",
+                       output="\n".join(outputs))
+    apply_status: ApplyStatus = "missing"
+    if not tests_only:
+        applied = git_step("apply", f"{HARNESS_DIR}/submission.patch")
+        apply_status = _APPLY_STATUS.get(applied.exit_code, "failed")  # type: ignore[arg-type,assignment]
+    tests_applied = False
+    setup_exit: int | None = None
+    run: ExecResult | None = None
+    report: JUnitReport | None = None
+    if apply_status != "failed":
+        tests = git_step("apply", f"{HARNESS_DIR}/tests.patch")
+        # The tests patch must apply as written: a 3-way merge into it would mean the
+        # submission changed the tests' files.
+        tests_applied = tests.exit_code == 0
+    if tests_applied:
+        env = {"ARENA_JUNIT": junit_path}
+        deadline = time.monotonic() + spec.tests.timeout
+        if spec.tests.setup:
+            setup = sandbox.exec(["sh", "-c", spec.tests.setup], timeout=spec.tests.timeout,
+                                 env=env, workdir=REPO_DIR)
+            setup_exit = setup.exit_code
+            outputs.append(setup.output)
+            run = setup if setup.timed_out or setup.oom_killed else None
+        if run is None and setup_exit in (None, 0):
+            remaining = max(1.0, deadline - time.monotonic())
+            run = sandbox.exec(["sh", "-c", spec.tests.command], timeout=remaining,
+                               env=env, workdir=REPO_DIR)
+            outputs.append(run.output)
+        if run is not None and not run.timed_out:
+            report = _read_report(sandbox, junit_path)
+    verdict = decide(
+        apply_status="clean" if tests_only else apply_status,
+        tests_patch_applied=tests_applied,
+        setup_exit=setup_exit,
+        exit_code=run.exit_code if run is not None else None,
+        timed_out=run is not None and run.timed_out,
+        oom_killed=run is not None and run.oom_killed,
+        report=report,
+    )
+    cases = report.cases if report is not None else []
+    limit = sandbox_limit(sandbox)
+    output = "\n".join(part for part in outputs if part)
+    truncated = (run is not None and run.truncated) or len(output.encode()) > limit
+    return FeatureResult(
+        feature=feature_id,
+        status=verdict.status,
+        passed=verdict.passed,
+        apply_status=apply_status,
+        exit_code=run.exit_code if run is not None else None,
+        tests_passed=sum(1 for c in cases if c.outcome == "passed"),
+        tests_failed=sum(1 for c in cases if c.outcome == "failed"),
+        tests_errored=sum(1 for c in cases if c.outcome == "error"),
+        tests_skipped=sum(1 for c in cases if c.outcome == "skipped"),
+        tests=cases,
+        duration=round(time.monotonic() - started, 3),
+        output=output.encode()[:limit].decode("utf-8", errors="ignore"),
+        output_truncated=truncated,
+        reason=verdict.reason,
+    )
+
+
+def sandbox_limit(sandbox: Sandbox) -> int:
+    """The sandbox's output cap (default cap when it does not say)."""
+    limits = getattr(sandbox, "limits", None)
+    return limits.output_bytes if isinstance(limits, SandboxLimits) else 1_000_000
+
+
+def _read_report(sandbox: Sandbox, junit_path: str) -> JUnitReport:
+    # Read with `cat` as the sandbox user: the file may be anything the tests wrote,
+    # so it is size-capped here and parsed defensively.
+    read = sandbox.exec(
+        ["sh", "-c", 'test -f "$0" || exit 66; exec cat "$0"', junit_path],
+        timeout=GIT_TIMEOUT,
+        output_limit=MAX_JUNIT_BYTES + 1,
+    )
+    if read.exit_code == 66:
+        return JUnitReport(error="the test command wrote no JUnit report to $ARENA_JUNIT")
+    if read.exit_code != 0:
+        return JUnitReport(error=f"the JUnit report could not be read ({read.output[:200]})")
+    return parse_junit(read.output.encode("utf-8"), truncated=read.truncated)
+
+
+def _result(
+    feature_id: int,
+    *,
+    status: str,
+    apply_status: ApplyStatus,
+    reason: str,
+    started: float,
+    output: str = "",
+) -> FeatureResult:
+    return FeatureResult(
+        feature=feature_id,
+        status=status,  # type: ignore[arg-type]
+        passed=False,
+        apply_status=apply_status,
+        duration=round(time.monotonic() - started, 3),
+        output=output,
+        reason=reason,
+    )
+
+
+#: ``run_tests(diff_text, feature_id) -> FeatureResult``: what merge analysis calls.
+TestRunner = Callable[[str, int], FeatureResult]

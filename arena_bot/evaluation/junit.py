@@ -1,0 +1,82 @@
+"""Reading JUnit XML test reports written inside a sandbox (untrusted input).
+
+Guards: a size cap, no DOCTYPE or entity declarations at all (so no entity expansion bomb
+and no external entities), a cap on the number of test cases, and messages cut to a length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+from arena_bot.models.evaluation import TestCaseResult, TestOutcome
+
+MAX_JUNIT_BYTES = 5_000_000
+MAX_TEST_CASES = 20_000
+MAX_MESSAGE_CHARS = 500
+_DECLARATION = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class JUnitReport:
+    """Test cases read from one report, or why none could be read."""
+
+    cases: list[TestCaseResult] = field(default_factory=list)
+    error: str | None = None
+
+    def count(self, outcome: TestOutcome) -> int:
+        return sum(1 for case in self.cases if case.outcome == outcome)
+
+
+def parse_junit(data: bytes, *, truncated: bool = False) -> JUnitReport:
+    """Parse JUnit XML (pytest's ``--junitxml`` and the common variants) into test cases."""
+    if truncated or len(data) > MAX_JUNIT_BYTES:
+        return JUnitReport(error=f"the JUnit report is larger than {MAX_JUNIT_BYTES:,} bytes")
+    if not data.strip():
+        return JUnitReport(error="the JUnit report is empty")
+    if _DECLARATION.search(data):
+        return JUnitReport(error="the JUnit report declares a DOCTYPE or entities (refused)")
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        return JUnitReport(error=f"the JUnit report is not well-formed XML ({exc})")
+    cases: list[TestCaseResult] = []
+    for element in root.iter("testcase"):
+        if len(cases) >= MAX_TEST_CASES:
+            return JUnitReport(error=f"the JUnit report has more than {MAX_TEST_CASES} tests")
+        cases.append(_case(element))
+    return JUnitReport(cases=cases)
+
+
+def _case(element: ET.Element) -> TestCaseResult:
+    name = element.get("name", "?")
+    classname = element.get("classname")
+    full_name = f"{classname}::{name}" if classname else name
+    outcome: TestOutcome = "passed"
+    message: str | None = None
+    # Worst outcome wins when a case carries several children (pytest writes a failure and
+    # an error for a test whose teardown also fails).
+    for child in element:
+        tag = child.tag
+        if tag == "error":
+            outcome = "error"
+        elif tag == "failure" and outcome != "error":
+            outcome = "failed"
+        elif tag == "skipped" and outcome == "passed":
+            outcome = "skipped"
+        else:
+            continue
+        message = message or child.get("message") or (child.text or "").strip() or None
+    try:
+        duration = float(element.get("time", "0") or 0)
+    except ValueError:
+        duration = 0.0
+    if not math.isfinite(duration) or duration < 0:
+        duration = 0.0
+    if message is not None:
+        message = message[:MAX_MESSAGE_CHARS]
+    return TestCaseResult(
+        name=full_name[:300], outcome=outcome, duration=duration, message=message
+    )

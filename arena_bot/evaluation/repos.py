@@ -1,0 +1,73 @@
+"""Host-side clones of task repositories at their base commit (for merge analysis).
+
+Cloned once per task source into ``<cache>/repos/`` from the task's bundle (offline) or URL,
+into a temporary folder renamed into place, so an interrupted clone is never reused. Merge
+analysis only reads these clones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+from arena_bot.dataset import TaskFolder
+from arena_bot.errors import DatasetError
+
+_GIT_TIMEOUT = 600
+
+
+class BaseRepoCache:
+    """Clones of task sources under ``root``, one per (task, source, commit)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+
+    def path_for(self, task: TaskFolder) -> Path:
+        source = task.spec.source
+        origin = str(task.bundle.stat().st_size) + ":" + _digest(task.bundle) if task.bundle \
+            else str(source.url)
+        key = hashlib.sha256(f"{origin}\n{source.commit}".encode()).hexdigest()[:16]
+        return self.root / f"{task.id}-{key}"
+
+    def get(self, task: TaskFolder) -> Path:
+        """A clone of ``task``'s source checked out at its base commit."""
+        with self._lock:
+            target = self.path_for(task)
+            if (target / ".git").is_dir():
+                return target
+            self.root.mkdir(parents=True, exist_ok=True)
+            origin = str(task.bundle) if task.bundle else str(task.spec.source.url)
+            temp = Path(tempfile.mkdtemp(prefix=".clone-", dir=self.root))
+            try:
+                _git("clone", "--quiet", "--no-checkout", origin, str(temp / "repo"), task=task)
+                _git("-C", str(temp / "repo"), "checkout", "--quiet", task.spec.source.commit,
+                     task=task)
+                (temp / "repo").rename(target)
+            finally:
+                shutil.rmtree(temp, ignore_errors=True)
+            return target
+
+
+def _digest(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _git(*args: str, task: TaskFolder) -> None:
+    try:
+        done = subprocess.run(["git", *args], capture_output=True, text=True,
+                              timeout=_GIT_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise DatasetError(f"git could not run: {exc}", path=task.root) from None
+    if done.returncode != 0:
+        raise DatasetError(
+            f"cannot check out the task source at {task.spec.source.commit}: "
+            f"{done.stderr.strip()[-500:]}",
+            path=task.root / "task.yaml",
+            hint="the bundle (or URL) must contain the base commit",
+        )

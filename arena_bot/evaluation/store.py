@@ -1,0 +1,132 @@
+"""Content-addressed storage of EvaluationResult JSON files.
+
+A result is stored under ``<results_dir>/<task_id>/<submission_id>/<content>-<image>.json``:
+
+* ``content`` = sha256 over the harness version, every file of the task folder and every file
+  of the submission folder (paths and bytes);
+* ``image`` = sha256 of the base image reference the task image was built on.
+
+``input_hash`` (stored in the result) is the sha256 of both. Same inputs → the stored result
+is reused; any changed input → a different name → re-run. Writes go to a temporary file in
+the same folder and are renamed into place, so an interrupted run never leaves a partial or
+corrupt result behind (a reader sees the old file or the new one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from arena_bot import HARNESS_VERSION
+from arena_bot.dataset import TaskFolder
+from arena_bot.evaluation.digest import folder_digest
+from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.submissions import SubmissionFolder
+
+_MAX_RESULT_BYTES = 50_000_000
+
+
+@dataclass(frozen=True)
+class InputKey:
+    """The content address of one evaluation."""
+
+    content: str
+    image: str
+
+    @property
+    def input_hash(self) -> str:
+        return hashlib.sha256(f"{self.content}\n{self.image}".encode()).hexdigest()
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.content[:32]}-{self.image[:12]}.json"
+
+
+def content_hash(submission_root: Path, task_root: Path, *, harness_version: str) -> str:
+    """sha256 over the harness version, the task folder's files and the submission's files."""
+    digest = hashlib.sha256()
+    digest.update(f"harness {harness_version}\n".encode())
+    digest.update(f"task {folder_digest(task_root)}\n".encode())
+    digest.update(f"submission {folder_digest(submission_root)}\n".encode())
+    return digest.hexdigest()
+
+
+def input_key(
+    submission: SubmissionFolder,
+    task: TaskFolder,
+    base_image: str,
+    *,
+    harness_version: str = HARNESS_VERSION,
+) -> InputKey:
+    """The content address of evaluating ``submission`` on ``task`` over ``base_image``."""
+    return InputKey(
+        content=content_hash(submission.root, task.root, harness_version=harness_version),
+        image=hashlib.sha256(base_image.encode()).hexdigest(),
+    )
+
+
+class ResultStore:
+    """EvaluationResult files under one folder (``settings.results_dir``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def folder(self, submission: SubmissionFolder) -> Path:
+        return self.root / submission.spec.task / submission.id
+
+    def path_for(self, submission: SubmissionFolder, key: InputKey) -> Path:
+        return self.folder(submission) / key.file_name
+
+    def lookup(
+        self, submission: SubmissionFolder, task: TaskFolder, base_image: str | None = None
+    ) -> EvaluationResult | None:
+        """The stored result for these exact inputs, or ``None``.
+
+        With ``base_image=None`` any base image counts (the newest such result is returned):
+        what scoring wants when it does not know which base image evaluation used.
+        """
+        if base_image is not None:
+            return self._read(self.path_for(submission, input_key(submission, task, base_image)))
+        content = content_hash(submission.root, task.root, harness_version=HARNESS_VERSION)
+        candidates = sorted(
+            self.folder(submission).glob(f"{content[:32]}-*.json"),
+            key=lambda p: p.stat().st_mtime,
+            reverse=True,
+        )
+        for candidate in candidates:
+            result = self._read(candidate)
+            if result is not None:
+                return result
+        return None
+
+    def save(self, submission: SubmissionFolder, key: InputKey, result: EvaluationResult) -> Path:
+        """Write ``result`` atomically; return its path."""
+        target = self.path_for(submission, key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        payload = result.model_dump_json(indent=2).encode("utf-8")
+        handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
+        try:
+            with os.fdopen(handle, "wb") as temp:
+                temp.write(payload)
+                temp.flush()
+                os.fsync(temp.fileno())
+            os.replace(temp_name, target)
+        except BaseException:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+        return target
+
+    def _read(self, path: Path) -> EvaluationResult | None:
+        # A file that cannot be read as a result is treated as absent (and overwritten on
+        # the next run) rather than trusted.
+        try:
+            if path.stat().st_size > _MAX_RESULT_BYTES:
+                return None
+            return EvaluationResult.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError, ValueError):
+            return None

@@ -1,0 +1,317 @@
+"""Docker images: the offline base image and the content-addressed task images.
+
+* :func:`build_base_image` — ``arena images base``: debootstrap Debian bookworm (minbase) from
+  the machine's apt mirror into a temporary folder with python3, pytest, git and friends, then
+  ``docker import`` it as :data:`~arena_bot.settings.OFFLINE_BASE_IMAGE`. For machines that
+  cannot pull from a registry; GitHub's runners pull the public default instead.
+* :func:`resolve_base_image` — the base image to build task images on: the configured one when
+  present or pullable, else the offline one (with a message saying so).
+* :class:`TaskImages` — builds ``arena-task-<task_id>:<hash>`` once per content hash (task
+  folder files + base image id) and reuses it; one lock per image so parallel evaluation units
+  build each image once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from arena_bot.dataset import TaskFolder
+from arena_bot.errors import SandboxError
+from arena_bot.evaluation.digest import folder_digest
+from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
+
+Progress = Callable[[str], None]
+
+#: Packages of the offline base image: what a Python task's Dockerfile expects to find, so that
+#: its "install git and pytest" fallback (which needs a network) never runs.
+BASE_PACKAGES = (
+    "python3",
+    "python3-pytest",
+    "python3-venv",
+    "git",
+    "ca-certificates",
+    "passwd",
+    "procps",
+)
+BASE_SUITE = "bookworm"
+DEFAULT_MIRROR = "http://deb.debian.org/debian"
+_APT_SOURCES = Path("/etc/apt/sources.list.d/debian.sources")
+_LOG_TAIL_LINES = 40
+#: Label on every image this module builds, so they can be listed and pruned.
+IMAGE_LABEL = "org.agentic-arena.image"
+
+
+def _quiet(_: str) -> None:
+    """Default progress sink."""
+
+
+def apt_mirror(sources: Path = _APT_SOURCES) -> str:
+    """The first Debian mirror URI of the machine's deb822 apt sources (``URIs:`` line).
+
+    The security archive is skipped: debootstrap needs the main archive. Falls back to
+    deb.debian.org when the file is absent.
+    """
+    if not sources.is_file():
+        return DEFAULT_MIRROR
+    for line in sources.read_text(encoding="utf-8", errors="replace").splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "URIs":
+            for uri in value.split():
+                if "security" not in uri:
+                    return uri
+    return DEFAULT_MIRROR
+
+
+def image_exists(client: docker.DockerClient, reference: str) -> bool:
+    """Whether ``reference`` is present in the local image store."""
+    try:
+        client.images.get(reference)
+    except docker.errors.ImageNotFound:
+        return False
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"Docker could not look up image {reference}: {exc}") from None
+    return True
+
+
+def build_base_image(
+    client: docker.DockerClient,
+    *,
+    tag: str = OFFLINE_BASE_IMAGE,
+    force: bool = False,
+    mirror: str | None = None,
+    progress: Progress = _quiet,
+) -> str:
+    """Build the offline base image with debootstrap + ``docker import``; return its id.
+
+    Skipped (existing id returned) when the image exists, unless ``force``. Needs root and the
+    ``debootstrap`` program (``scripts/ensure_docker.sh`` installs it).
+    """
+    if not force and image_exists(client, tag):
+        image = client.images.get(tag)
+        progress(f"{tag} already exists ({image.short_id}); use --force to rebuild")
+        return str(image.id)
+    debootstrap = shutil.which("debootstrap") or (
+        "/usr/sbin/debootstrap" if Path("/usr/sbin/debootstrap").is_file() else None
+    )
+    if debootstrap is None:
+        raise SandboxError(
+            "debootstrap is not installed",
+            hint="run scripts/ensure_docker.sh (or: apt-get install -y debootstrap)",
+        )
+    if os.geteuid() != 0:
+        raise SandboxError(
+            "building the base image needs root (debootstrap creates device files and chroots)",
+            hint="run `sudo arena images base`, or pull the public base image instead",
+        )
+    mirror = mirror or apt_mirror()
+    with tempfile.TemporaryDirectory(prefix="arena-base-") as temp:
+        rootfs = Path(temp) / "rootfs"
+        progress(f"debootstrap {BASE_SUITE} (minbase) from {mirror} into {rootfs} ...")
+        command = [
+            debootstrap,
+            "--variant=minbase",
+            f"--include={','.join(BASE_PACKAGES)}",
+            BASE_SUITE,
+            str(rootfs),
+            mirror,
+        ]
+        _run_logged(command, progress=progress, what="debootstrap")
+        _trim_rootfs(rootfs)
+        archive = Path(temp) / "rootfs.tar"
+        progress("packing the root file system ...")
+        with tarfile.open(archive, "w") as tar:
+            # numeric owners as they are on disk: the image must keep root-owned system files.
+            for entry in sorted(rootfs.iterdir()):
+                tar.add(entry, arcname=entry.name)
+        repository, _, image_tag = tag.partition(":")
+        progress(f"docker import as {tag} ...")
+        try:
+            client.api.import_image_from_file(
+                str(archive),
+                repository=repository,
+                tag=image_tag or "latest",
+                changes=[
+                    "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                    "ENV LANG=C.UTF-8",
+                    "ENV PYTHONDONTWRITEBYTECODE=1",
+                    f"LABEL {IMAGE_LABEL}=base",
+                    'CMD ["/bin/bash"]',
+                ],
+            )
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"docker import of the base image failed: {exc}") from None
+    image = client.images.get(tag)
+    progress(f"built {tag} ({image.short_id})")
+    return str(image.id)
+
+
+def _run_logged(command: list[str], *, progress: Progress, what: str) -> None:
+    """Run ``command``, forwarding its output lines as progress; keep a tail for errors."""
+    tail: list[str] = []
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            line = line.rstrip()
+            tail = [*tail[-_LOG_TAIL_LINES + 1 :], line]
+            if line.startswith(("I: Retrieving", "I: Validating", "W:", "E:")):
+                continue  # hundreds of lines per package; the others show progress well enough
+            progress(f"  {line}")
+    if process.returncode != 0:
+        raise SandboxError(
+            f"{what} failed (exit status {process.returncode}):\n" + "\n".join(tail),
+            hint="check that the apt mirror in /etc/apt/sources.list.d is reachable",
+        )
+
+
+def _trim_rootfs(rootfs: Path) -> None:
+    """Drop package caches and lists: they only make the image bigger."""
+    for folder in (rootfs / "var/cache/apt/archives", rootfs / "var/lib/apt/lists"):
+        if folder.is_dir():
+            for entry in folder.iterdir():
+                if entry.is_file():
+                    entry.unlink()
+
+
+def resolve_base_image(
+    client: docker.DockerClient,
+    requested: str,
+    *,
+    explicit: bool = False,
+    progress: Progress = _quiet,
+) -> str:
+    """The base image to build task images on.
+
+    ``requested`` is used when present locally or pullable. When it is the public default (not
+    chosen ``explicit``-ly) and cannot be had, the offline image is used if present. Otherwise
+    SandboxError says which command makes one available.
+    """
+    if image_exists(client, requested):
+        return requested
+    pull_error = ""
+    try:
+        progress(f"pulling {requested} ...")
+        client.images.pull(requested)
+        return requested
+    except docker.errors.APIError as exc:
+        pull_error = str(exc).splitlines()[0][:300]
+    fallback = not explicit and requested == DEFAULT_BASE_IMAGE
+    if fallback and image_exists(client, OFFLINE_BASE_IMAGE):
+        progress(f"{requested} cannot be pulled; using the offline base image {OFFLINE_BASE_IMAGE}")
+        return OFFLINE_BASE_IMAGE
+    raise SandboxError(
+        f"base image {requested} is not present and cannot be pulled ({pull_error})",
+        hint=(
+            f"on a machine without registry access run `arena images base` and pass "
+            f"--base-image {OFFLINE_BASE_IMAGE} (or set ARENA_BASE_IMAGE)"
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class TaskImage:
+    """A built task image."""
+
+    tag: str
+    id: str
+    built: bool  # False when an existing image was reused
+
+
+class TaskImages:
+    """Builds and reuses task images; thread-safe, each image built at most once."""
+
+    def __init__(
+        self, client: docker.DockerClient, *, base_image: str, progress: Progress = _quiet
+    ) -> None:
+        self.client = client
+        self.base_image = base_image
+        self.progress = progress
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._base_id: str | None = None
+
+    def base_image_id(self) -> str:
+        """Id of the base image (part of every task image's hash)."""
+        if self._base_id is None:
+            try:
+                self._base_id = str(self.client.images.get(self.base_image).id)
+            except docker.errors.ImageNotFound:
+                raise SandboxError(
+                    f"base image {self.base_image} is not present",
+                    hint="run `arena images base` (offline) or `docker pull` it",
+                ) from None
+        return self._base_id
+
+    def tag_for(self, task: TaskFolder) -> str:
+        """``arena-task-<id>:<hash>``, the hash covering the task folder and the base image id."""
+        digest = hashlib.sha256(
+            f"{folder_digest(task.root)}\n{self.base_image_id()}".encode()
+        ).hexdigest()
+        return f"arena-task-{task.id}:{digest[:20]}"
+
+    def ensure(self, task: TaskFolder) -> TaskImage:
+        """The task's image, built if no image with its content hash exists."""
+        tag = self.tag_for(task)
+        with self._guard:
+            lock = self._locks.setdefault(tag, threading.Lock())
+        with lock:
+            try:
+                image = self.client.images.get(tag)
+                return TaskImage(tag=tag, id=str(image.id), built=False)
+            except docker.errors.ImageNotFound:
+                pass
+            self.progress(f"building image {tag} ...")
+            image_id = self._build(task, tag=tag)
+            self.progress(f"built {tag}")
+            return TaskImage(tag=tag, id=image_id, built=True)
+
+    def _build(self, task: TaskFolder, *, tag: str) -> str:
+        tail: list[str] = []
+        image_id: str | None = None
+        try:
+            stream = self.client.api.build(
+                path=str(task.root),
+                dockerfile="Dockerfile",
+                tag=tag,
+                buildargs={"BASE_IMAGE": self.base_image},
+                labels={IMAGE_LABEL: f"task:{task.id}"},
+                rm=True,
+                forcerm=True,
+                decode=True,
+            )
+            for chunk in stream:
+                if "stream" in chunk:
+                    for line in str(chunk["stream"]).splitlines():
+                        if line.strip():
+                            tail = [*tail[-_LOG_TAIL_LINES + 1 :], line]
+                if "error" in chunk:
+                    tail.append(str(chunk["error"]).strip())
+                    raise SandboxError(
+                        f"building the image of task {task.id} failed:\n" + "\n".join(tail),
+                        path=task.dockerfile,
+                        hint="fix the Dockerfile; it must build offline from BASE_IMAGE",
+                    )
+                aux = chunk.get("aux")
+                if isinstance(aux, dict) and "ID" in aux:
+                    image_id = str(aux["ID"])
+        except docker.errors.APIError as exc:
+            raise SandboxError(
+                f"Docker refused to build the image of task {task.id}: {exc}",
+                path=task.dockerfile,
+            ) from None
+        if image_id is None:
+            image_id = str(self.client.images.get(tag).id)
+        return image_id

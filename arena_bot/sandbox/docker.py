@@ -1,0 +1,286 @@
+"""The Docker implementation of the sandbox interface (docker-py).
+
+Every container is hardened the same way: no network, user 1000:1000, all capabilities
+dropped, no-new-privileges, pid / memory (swap = memory) / CPU limits, a read-only root file
+system with a size-capped tmpfs on ``/tmp`` and a private writable copy of ``/workspace`` (an
+anonymous volume, which Docker fills from the image and removes with the container).
+
+Cleanup: each container carries :data:`SANDBOX_LABEL` plus the host name and process id of
+its owner. It is removed in ``finally`` (also on timeout, error and Ctrl-C), and
+:meth:`DockerEngine.sweep` removes leftovers whose owner process is gone (a killed run).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import socket
+import tarfile
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import docker
+import docker.errors
+from docker.types import LogConfig, Mount
+
+from arena_bot.errors import SandboxError
+from arena_bot.sandbox.base import ExecResult, SandboxLimits
+
+SANDBOX_LABEL = "org.agentic-arena.sandbox"
+OWNER_HOST_LABEL = "org.agentic-arena.owner-host"
+OWNER_PID_LABEL = "org.agentic-arena.owner-pid"
+SANDBOX_USER = "1000:1000"
+WORKSPACE = "/workspace"
+#: Read size of the output stream; the cap is checked per chunk.
+_CHUNK = 64 * 1024
+
+
+class DockerSandbox:
+    """One running hardened container (see the module docstring)."""
+
+    def __init__(self, client: docker.DockerClient, container: Any, limits: SandboxLimits):
+        self._client = client
+        self._container = container
+        self.limits = limits
+        self.killed = False
+
+    @property
+    def container_id(self) -> str:
+        return str(self._container.id)
+
+    def exec(
+        self,
+        command: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        workdir: str | None = None,
+        output_limit: int | None = None,
+    ) -> ExecResult:
+        """Run ``command`` as the sandbox user; see :meth:`arena_bot.sandbox.base.Sandbox.exec`."""
+        if self.killed:
+            raise SandboxError("the sandbox was killed (timeout) and cannot run more commands")
+        limit = self.limits.output_bytes if output_limit is None else output_limit
+        api = self._client.api
+        started = time.monotonic()
+        try:
+            exec_id = api.exec_create(
+                self._container.id,
+                list(command),
+                user=SANDBOX_USER,
+                environment=dict(env or {}),
+                workdir=workdir,
+                stdout=True,
+                stderr=True,
+            )["Id"]
+            stream = api.exec_start(exec_id, stream=True, demux=False)
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"Docker could not run a command in the sandbox: {exc}") from None
+        collector = _OutputCollector(limit=limit)
+        # The stream is read in a worker thread so the wall-clock limit holds even when the
+        # command writes nothing; past the cap the worker keeps draining (so the command is
+        # never blocked on a full pipe) but stores nothing.
+        reader = threading.Thread(target=collector.consume, args=(stream,), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        timed_out = reader.is_alive()
+        if timed_out:
+            self.kill()
+            reader.join(10)
+        duration = time.monotonic() - started
+        exit_code: int | None = None
+        if not timed_out:
+            try:
+                exit_code = api.exec_inspect(exec_id).get("ExitCode")
+            except docker.errors.APIError as exc:
+                raise SandboxError(f"Docker lost the sandbox command: {exc}") from None
+        if collector.error is not None and not timed_out:
+            raise SandboxError(f"reading the sandbox output failed: {collector.error}")
+        return ExecResult(
+            exit_code=exit_code,
+            output=collector.text(),
+            truncated=collector.truncated,
+            timed_out=timed_out,
+            oom_killed=self._oom_killed(exit_code),
+            duration=duration,
+        )
+
+    def _oom_killed(self, exit_code: int | None) -> bool:
+        # Docker marks OOM kills on the container (any process of its cgroup), and the victim
+        # dies of SIGKILL (137). Both together avoid blaming memory for a plain `kill -9`.
+        if exit_code not in (137, -9, None) or self.killed:
+            return False
+        try:
+            self._container.reload()
+        except docker.errors.APIError:
+            return False
+        return bool(self._container.attrs.get("State", {}).get("OOMKilled"))
+
+    def write_files(self, files: Mapping[str, bytes], *, directory: str) -> None:
+        """Create ``files`` under ``directory`` (root-owned, world-readable: the sandbox user
+        can read and run them but not change them)."""
+        parent, _, folder = directory.rstrip("/").rpartition("/")
+        buffer = io.BytesIO()
+        now = int(time.time())
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            # The folder itself is an entry too: put_archive needs an existing target, and
+            # the parent (a volume) exists where the folder may not yet.
+            folder_info = tarfile.TarInfo(folder)
+            folder_info.type = tarfile.DIRTYPE
+            folder_info.mode = 0o755
+            folder_info.mtime = now
+            tar.addfile(folder_info)
+            for name, content in files.items():
+                info = tarfile.TarInfo(f"{folder}/{name}")
+                info.size = len(content)
+                info.mode = 0o755 if name.endswith(".sh") else 0o644
+                info.mtime = now
+                tar.addfile(info, io.BytesIO(content))
+        try:
+            ok = self._container.put_archive(parent or "/", buffer.getvalue())
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"could not copy files into the sandbox: {exc}") from None
+        if not ok:
+            raise SandboxError(f"could not copy files into the sandbox folder {directory}")
+
+    def kill(self) -> None:
+        """Kill every process of the sandbox (used on timeout)."""
+        self.killed = True
+        # An APIError means it is already dead: that is what we wanted.
+        with contextlib.suppress(docker.errors.APIError):
+            self._container.kill()
+
+
+class DockerEngine:
+    """Opens :class:`DockerSandbox` containers from images; see the module docstring."""
+
+    def __init__(self, client: docker.DockerClient) -> None:
+        self.client = client
+        self._host = socket.gethostname()
+
+    @contextmanager
+    def open(self, image: str, *, limits: SandboxLimits) -> Iterator[DockerSandbox]:
+        """Start a hardened container from ``image``; remove it (and its volume) on exit."""
+        container = None
+        try:
+            try:
+                container = self.client.containers.create(
+                    image,
+                    # A long sleep as PID 1: commands run through exec; the sandbox is killed
+                    # and removed long before it ends.
+                    command=["sleep", "86400"],
+                    entrypoint=[],
+                    user=SANDBOX_USER,
+                    network_disabled=True,
+                    network_mode="none",
+                    cap_drop=["ALL"],
+                    security_opt=["no-new-privileges"],
+                    pids_limit=limits.pids,
+                    mem_limit=f"{limits.memory_mb}m",
+                    memswap_limit=f"{limits.memory_mb}m",
+                    nano_cpus=int(limits.cpus * 1e9),
+                    read_only=True,
+                    tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m"},
+                    mounts=[Mount(target=WORKSPACE, source=None, type="volume")],
+                    environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
+                    labels={
+                        SANDBOX_LABEL: "1",
+                        OWNER_HOST_LABEL: self._host,
+                        OWNER_PID_LABEL: str(os.getpid()),
+                    },
+                    # The daemon keeps its own copy of the output: cap it too.
+                    log_config=LogConfig(
+                        type="json-file", config={"max-size": "1m", "max-file": "1"}
+                    ),
+                    detach=True,
+                )
+                container.start()
+            except docker.errors.ImageNotFound:
+                raise SandboxError(
+                    f"image {image} is not present", hint="run `arena images build`"
+                ) from None
+            except docker.errors.APIError as exc:
+                raise SandboxError(
+                    f"Docker could not start a sandbox from {image}: {exc}"
+                ) from None
+            yield DockerSandbox(self.client, container, limits)
+        finally:
+            if container is not None:
+                _remove(container)
+
+    def sweep(self) -> int:
+        """Remove sandbox containers left by processes of this host that no longer run."""
+        removed = 0
+        try:
+            containers = self.client.containers.list(
+                all=True, filters={"label": [SANDBOX_LABEL, f"{OWNER_HOST_LABEL}={self._host}"]}
+            )
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"Docker could not list containers: {exc}") from None
+        for container in containers:
+            owner = container.labels.get(OWNER_PID_LABEL, "")
+            if owner.isdigit() and _process_alive(int(owner)):
+                continue
+            _remove(container)
+            removed += 1
+        return removed
+
+
+def _remove(container: Any) -> None:
+    try:
+        container.remove(force=True, v=True)
+    except docker.errors.NotFound:
+        pass
+    except docker.errors.APIError as exc:
+        # Removal can race with the daemon still tearing the container down: retry once.
+        time.sleep(0.5)
+        try:
+            container.remove(force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError:
+            raise SandboxError(f"could not remove sandbox container: {exc}") from None
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class _OutputCollector:
+    """Keeps the first ``limit`` bytes of a stream and counts (but drops) the rest."""
+
+    def __init__(self, *, limit: int) -> None:
+        self.limit = limit
+        self.chunks: list[bytes] = []
+        self.kept = 0
+        self.total = 0
+        self.error: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.kept
+
+    def consume(self, stream: Any) -> None:
+        try:
+            for chunk in stream:
+                self.total += len(chunk)
+                room = self.limit - self.kept
+                if room > 0:
+                    piece = chunk[:room]
+                    self.chunks.append(piece)
+                    self.kept += len(piece)
+        except Exception as exc:  # reported to the caller through .error
+            self.error = str(exc) or type(exc).__name__
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", errors="replace")

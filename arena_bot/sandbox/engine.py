@@ -1,0 +1,24 @@
+"""Connecting to the Docker engine (the one place that turns "no engine" into a clear error)."""
+
+from __future__ import annotations
+
+import docker
+import docker.errors
+
+from arena_bot.errors import SandboxError
+
+
+def docker_client(*, timeout: int = 120) -> docker.DockerClient:
+    """A docker-py client for the engine named by ``DOCKER_HOST`` (or the local socket).
+
+    Raises SandboxError with the set-up command when no engine answers.
+    """
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except (docker.errors.DockerException, OSError) as exc:
+        raise SandboxError(
+            f"no Docker engine answers ({str(exc).splitlines()[0][:200]})",
+            hint="start one with scripts/ensure_docker.sh (installs docker.io and runs dockerd)",
+        ) from None
+    return client
