@@ -1,0 +1,199 @@
+"""``arena merge``: merge analysis of two agents' patches on a task, outside a submission."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import click
+
+from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.errors import InputError
+from arena_bot.merge.coop import RunTests, evaluate_coop_run, merge_result, untested_features
+from arena_bot.merge.gitmerge import merge_patches
+from arena_bot.merge.report import MergeReport
+from arena_bot.models.evaluation import MergeResult
+from arena_bot.settings import Settings
+
+#: Patches bigger than this are refused before git sees them (same limit as validation).
+MAX_PATCH_BYTES = 2 * 1024 * 1024
+
+
+@click.command("merge")
+@click.argument("patch1", type=click.Path(path_type=Path))
+@click.argument("patch2", type=click.Path(path_type=Path))
+@click.option("--task", "task_id", required=True, help="Task id (a folder under dataset/).")
+@click.option(
+    "--features",
+    nargs=2,
+    type=int,
+    default=None,
+    metavar="I J",
+    help="Features of agent 1 and agent 2, I < J (default: 1 2).",
+)
+@click.option(
+    "--no-tests", is_flag=True, help="Only the git part: no Docker, no tests on the merged code."
+)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write seed 003's merge report JSON to this file.",
+)
+@click.pass_obj
+def merge(
+    settings: Settings,
+    patch1: Path,
+    patch2: Path,
+    task_id: str,
+    features: tuple[int, int] | None,
+    no_tests: bool,
+    output: Path | None,
+) -> None:
+    """Merge PATCH1 (agent 1, feature I) with PATCH2 (agent 2, feature J) on a task.
+
+    Test files are dropped from both patches, each is committed on its own branch from the
+    task's base commit, and agent 1's branch is merged into agent 2's. Conflicts are counted
+    as CooperBench does and, on conflict, the merge is retried with the union strategy. Then
+    both features' tests run on the merged code in Docker (unless --no-tests).
+    """
+    texts = (_read_patch(patch1), _read_patch(patch2))
+    task = Dataset(Path(settings.dataset_dir)).get(task_id)
+    feature_ids = _feature_pair(task=task, features=features)
+    base_repo = _base_repos(settings).get(task)
+    if no_tests:
+        outcome = merge_patches(
+            base_repo=base_repo,
+            base_commit=task.spec.source.commit,
+            patch1=texts[0],
+            patch2=texts[1],
+        )
+        tested = [] if outcome.testable else untested_features(
+            outcome=outcome, feature_ids=feature_ids
+        )
+        result = merge_result(outcome=outcome, features=tested)
+    else:
+        result = evaluate_coop_run(
+            base_repo=base_repo,
+            base_commit=task.spec.source.commit,
+            patch1=texts[0],
+            patch2=texts[1],
+            feature_ids=feature_ids,
+            run_tests=_docker_runner(settings=settings, task=task),
+        )
+    report = MergeReport.from_result(
+        result,
+        repo_name=repo_name(task),
+        task_id=task.id,
+        feature_ids=feature_ids,
+        timestamp=dt.datetime.now(dt.UTC),
+    )
+    _print_summary(result=result, report=report)
+    if output is not None:
+        report.write(output)
+        click.echo(f"merge report written to {output}")
+
+
+def repo_name(task: TaskFolder) -> str:
+    """The report's ``repo_name``: the source URL's repository name, else the task id."""
+    url = task.spec.source.url
+    if url:
+        return url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    return task.id
+
+
+def _read_patch(path: Path) -> str:
+    if not path.exists():
+        raise InputError("patch file does not exist", path=path, hint="check the path")
+    if not path.is_file():
+        raise InputError("not a patch file (a folder or a special file)", path=path)
+    size = path.stat().st_size
+    if size > MAX_PATCH_BYTES:
+        raise InputError(
+            f"patch is {size:,} bytes, over the limit of {MAX_PATCH_BYTES:,}", path=path
+        )
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"patch is not UTF-8 text (byte {exc.start})",
+            path=path,
+            hint="write the patch with `git diff --binary` (binary files are base85 text)",
+        ) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the patch: {exc.strerror}", path=path) from None
+
+
+def _feature_pair(*, task: TaskFolder, features: tuple[int, int] | None) -> tuple[int, int]:
+    known = task.spec.feature_ids()
+    if features is None:
+        if len(known) < 2:
+            raise InputError(
+                f"task {task.id} has a single feature; a merge needs two",
+                path=task.root / "task.yaml",
+            )
+        return (known[0], known[1])
+    first, second = features
+    if first >= second:
+        raise InputError(
+            f"--features {first} {second}: agent 1's feature must be the smaller one",
+            hint=f"use --features {min(features)} {max(features)} and swap the patches",
+        )
+    missing = [fid for fid in features if fid not in known]
+    if missing:
+        raise InputError(
+            f"task {task.id} has no feature {', '.join(map(str, missing))} "
+            f"(features: {', '.join(map(str, known))})",
+            path=task.root / "task.yaml",
+        )
+    return (first, second)
+
+
+def _base_repos(settings: Settings):  # -> arena_bot.evaluation.repos.BaseRepoCache
+    # The same cache `arena evaluate` uses, so a task is cloned once for both commands.
+    from arena_bot.evaluation.repos import BaseRepoCache
+
+    return BaseRepoCache(Path(settings.cache_dir) / "repos")
+
+
+def _docker_runner(*, settings: Settings, task: TaskFolder) -> RunTests:
+    """The evaluation engine's Docker test runner for ``task`` (image built if needed)."""
+    # Imported here so that `arena merge --no-tests` needs no Docker engine at all.
+    from arena_bot.evaluation.engine import make_test_runner
+    from arena_bot.images import TaskImages, resolve_base_image
+    from arena_bot.sandbox.docker import DockerEngine
+    from arena_bot.sandbox.engine import docker_client
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)
+
+    client = docker_client()
+    base_image = resolve_base_image(
+        client, settings.base_image, explicit=False, progress=progress
+    )
+    image = TaskImages(client, base_image=base_image, progress=progress).ensure(task)
+    return make_test_runner(task, engine=DockerEngine(client), image=image.tag)
+
+
+def _print_summary(*, result: MergeResult, report: MergeReport) -> None:
+    details = result.conflict_details
+    click.echo(f"merge: {result.status} (strategy {result.strategy})")
+    click.echo(
+        f"  conflict score {result.conflict_score} ({result.severity}): "
+        f"{details.conflict_sections} section(s), {details.conflict_lines} line(s), "
+        f"{details.avg_lines_per_conflict:.2f} lines per section"
+    )
+    click.echo(
+        "  patches: "
+        + ", ".join(f"{agent} {status}" for agent, status in sorted(result.apply_status.items()))
+    )
+    for feature in (report.feature1, report.feature2):
+        if feature.tests_passed is None:
+            verdict = "tests not run"
+        else:
+            verdict = "passed" if feature.tests_passed else "failed"
+        click.echo(f"  feature {feature.number}: {verdict}")
+    if result.error:
+        click.echo(f"  note: {result.error}")
+    if result.features:
+        click.echo(f"  both passed: {'yes' if result.both_passed else 'no'}")

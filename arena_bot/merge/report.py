@@ -1,0 +1,109 @@
+"""Seed 003's merge report (``merge_report_*.json``), built from a MergeResult.
+
+The keys are seed 003's — ``repo_name, task_id, timestamp, feature1{number, tests_passed,
+test_output}, feature2, merge_status, conflict_score, conflict_details{conflict_sections,
+conflict_lines, avg_lines_per_conflict}`` — plus ``strategy`` and ``severity``.
+
+Differences from the seed, on purpose:
+
+* ``task_id`` is this project's task id (a string such as ``click-2068``), not a number;
+* ``merge_status`` may also be ``apply_failed`` (CooperBench once reported a patch that did
+  not apply as a clean merge);
+* ``tests_passed`` is ``null`` when the tests were not run (``arena merge --no-tests``), and
+  ``test_output`` then says why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Literal
+
+from arena_bot.errors import InputError
+from arena_bot.models.common import RecordModel
+from arena_bot.models.evaluation import ConflictDetails, FeatureResult, MergeResult
+
+#: Seed 003's timestamp format ("2024-01-15 10:30:00"), in UTC.
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
+#: Test output kept per feature in the report.
+MAX_TEST_OUTPUT = 20_000
+
+
+class FeatureReport(RecordModel):
+    """One feature's tests on the merged code."""
+
+    number: int
+    tests_passed: bool | None
+    test_output: str
+
+
+class MergeReport(RecordModel):
+    """Seed 003's merge report plus ``strategy`` and ``severity``."""
+
+    repo_name: str
+    task_id: str
+    timestamp: str
+    feature1: FeatureReport
+    feature2: FeatureReport
+    merge_status: Literal["clean", "conflicts", "apply_failed"]
+    conflict_score: int
+    conflict_details: ConflictDetails
+    strategy: Literal["ort", "union", "none"]
+    severity: Literal["NONE", "LOW", "MEDIUM", "HIGH", "CRITICAL"]
+
+    @classmethod
+    def from_result(
+        cls,
+        result: MergeResult,
+        *,
+        repo_name: str,
+        task_id: str,
+        feature_ids: tuple[int, int],
+        timestamp: dt.datetime,
+    ) -> MergeReport:
+        """The report of ``result`` (features without results were not tested)."""
+        by_id = {feature.feature: feature for feature in result.features}
+        first, second = (
+            _feature_report(number=fid, result=by_id.get(fid), merge=result)
+            for fid in feature_ids
+        )
+        return cls(
+            repo_name=repo_name,
+            task_id=task_id,
+            timestamp=timestamp.astimezone(dt.UTC).strftime(TIMESTAMP_FORMAT),
+            feature1=first,
+            feature2=second,
+            merge_status=result.status,
+            conflict_score=result.conflict_score,
+            conflict_details=result.conflict_details,
+            strategy=result.strategy,
+            severity=result.severity,
+        )
+
+    def write(self, path: Path) -> None:
+        """Write the report as indented JSON; InputError when the file cannot be written."""
+        try:
+            path.write_text(
+                json.dumps(self.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
+            )
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the merge report: {exc.strerror}",
+                path=path,
+                hint="choose a writable file for --output",
+            ) from exc
+
+
+def _feature_report(
+    *, number: int, result: FeatureResult | None, merge: MergeResult
+) -> FeatureReport:
+    if result is None:
+        why = merge.error or "tests were not requested"
+        return FeatureReport(number=number, tests_passed=None, test_output=f"not run: {why}")
+    output = result.output
+    if result.reason:
+        output = f"{result.reason}\n{output}" if output else result.reason
+    if len(output) > MAX_TEST_OUTPUT:
+        output = output[-MAX_TEST_OUTPUT:]  # the end of a test log holds the summary
+    return FeatureReport(number=number, tests_passed=result.passed, test_output=output)
