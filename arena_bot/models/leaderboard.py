@@ -1,0 +1,290 @@
+"""The Leaderboard format: what ``arena score`` writes to ``leaderboard.json``.
+
+Everything the site and the PR comment show comes from here, so every number is explained:
+the weights and difficulty multiplier that produced a score, the baseline it was measured
+against (the task's default or the dynamic one), the correctness of each success criterion
+(with a note when a criterion could not be scored), outlier flags with reasons, the runs'
+own metrics, intervals, ranks and percentiles.
+
+Scores are on 0..100 and rounded to 2 decimals (seed 002); other floats to 4 decimals.
+There is no timestamp: ``input_digest`` identifies the inputs, so the same inputs always
+give byte-identical files.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from arena_bot.models.common import RecordModel
+
+#: ``scored`` — evaluated and ranked; ``pending`` — no EvaluationResult yet (listed, not
+#: ranked, not in baselines); ``error`` — the evaluation itself failed (listed with the
+#: reason, not ranked, not in baselines).
+EntryStatus = Literal["scored", "pending", "error"]
+BaselineSource = Literal["default", "dynamic"]
+CategoryName = Literal["efficiency", "speed", "cost", "correctness"]
+
+
+class CategoryWeights(RecordModel):
+    """Weights of the four categories in the overall score (they sum to 1)."""
+
+    efficiency: float
+    speed: float
+    cost: float
+    correctness: float
+
+
+class MetricBaseline(RecordModel):
+    """One metric's baseline for a task. ``q25``/``q75`` only exist for dynamic baselines."""
+
+    min: float
+    median: float
+    max: float
+    q25: float | None = None
+    q75: float | None = None
+    #: ``dynamic`` when computed from submissions, ``default`` when taken from task.yaml
+    #: (too few submissions, or none of them recorded this metric).
+    source: BaselineSource
+    #: How many submissions recorded this metric (time and cost may be missing).
+    count: int
+
+
+class TaskBaseline(RecordModel):
+    """The baseline every submission of a task was scored against."""
+
+    source: BaselineSource
+    #: Evaluated submissions of the task (dynamic baselines need at least
+    #: ``min_submissions``).
+    submission_count: int
+    min_submissions: int
+    tokens: MetricBaseline
+    tool_calls: MetricBaseline
+    execution_time: MetricBaseline
+    cost: MetricBaseline
+    iterations: MetricBaseline
+
+
+class TaskBoard(RecordModel):
+    """One task: how it is weighted and its baseline."""
+
+    task_id: str
+    title: str
+    category: str
+    difficulty: str
+    difficulty_multiplier: float
+    weights: CategoryWeights
+    baseline: TaskBaseline
+    scored: int
+    pending: int
+    errors: int
+
+
+class EfficiencyParts(RecordModel):
+    """Seed 002's efficiency sub-scores (combined 0.5 / 0.3 / 0.2)."""
+
+    token: float
+    tool_call: float
+    iteration: float
+
+
+class Scores(RecordModel):
+    """The composite score of one submission and how it was made."""
+
+    overall: float
+    #: The weighted sum before the difficulty multiplier and the 100 cap.
+    overall_unadjusted: float
+    efficiency: float
+    efficiency_parts: EfficiencyParts
+    speed: float
+    cost: float
+    #: ``None`` when no criterion could be scored (then correctness is left out of the
+    #: overall score and the other weights are scaled up; see ``weights``).
+    correctness: float | None
+    #: The weights actually applied (renormalised when correctness is unscored).
+    weights: CategoryWeights
+    difficulty_multiplier: float
+
+
+class CriterionScore(RecordModel):
+    """One success criterion of the task, averaged over the submission's runs."""
+
+    index: int
+    type: str
+    weight: float
+    description: str | None = None
+    #: 0..100, the mean over the runs where it could be scored; ``None`` = unscored.
+    score: float | None
+    scored_runs: int
+    #: Why it is unscored or how it was judged (e.g. "no judge configured").
+    note: str | None = None
+
+
+class CategoryRanks(RecordModel):
+    efficiency: int
+    speed: int
+    cost: int
+    correctness: int | None
+
+
+class Interval(RecordModel):
+    """Multi-run statistics of the overall score (seed 004) with a t-based 95% interval."""
+
+    mean: float
+    std: float
+    min: float
+    max: float
+    count: int
+    #: ``None`` with fewer than 2 values: one run tells nothing about spread.
+    low: float | None
+    high: float | None
+    confidence: float
+
+
+class OutlierFlag(RecordModel):
+    """A reason to look at a submission by hand."""
+
+    code: str
+    reason: str
+    #: ``seed`` for seed 002's heuristics, ``robust`` for the median/MAD check,
+    #: ``consistency`` for numbers that contradict each other or the price table,
+    #: ``duplicate`` for identical patches.
+    kind: Literal["seed", "robust", "consistency", "duplicate"]
+
+
+class PassAtK(RecordModel):
+    """Unbiased pass@k over the submission's runs (a run passes when all its tests pass)."""
+
+    k: int
+    value: float
+
+
+class RunMetrics(RecordModel):
+    """One run as submitted and as evaluated."""
+
+    run_id: str
+    tokens: int
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    tool_calls: int
+    iterations: int
+    execution_time: float
+    estimated_cost: float
+    success: bool
+    features_tested: int = 0
+    features_passed: int = 0
+    resolved: bool = False
+    correctness: float | None = None
+    overall: float | None = None
+
+
+class MeanMetrics(RecordModel):
+    """The metrics a multi-run submission is scored on: the mean over its runs.
+
+    Time and cost average only the runs that recorded them; ``None`` means no run did
+    (scored 50 by seed 002's rule).
+    """
+
+    tokens: float
+    tool_calls: float
+    iterations: float
+    execution_time: float | None
+    estimated_cost: float | None
+
+
+class Entry(RecordModel):
+    """One submission on the leaderboard."""
+
+    key: str
+    task_id: str
+    submission_id: str
+    tool: str
+    tool_version: str
+    model: str
+    #: ``tool / model``: the label aggregates and comparisons use.
+    label: str
+    contributor: str
+    setting: str
+    status: EntryStatus
+    status_reason: str | None = None
+    run_count: int
+    metrics: MeanMetrics
+    runs: list[RunMetrics]
+    scores: Scores | None = None
+    correctness: list[CriterionScore] = Field(default_factory=list)
+    rank: int | None = None
+    category_ranks: CategoryRanks | None = None
+    #: Mid-rank percentile within the task: share of entries below plus half of the ties.
+    percentile: float | None = None
+    interval: Interval | None = None
+    #: The entry's interval overlaps the task leader's (the leader too, when anyone does).
+    statistically_tied: bool | None = None
+    #: 1 + number of entries whose interval lies wholly above this entry's.
+    significance_rank: int | None = None
+    pass_at_k: list[PassAtK] = Field(default_factory=list)
+    outliers: list[OutlierFlag] = Field(default_factory=list)
+    #: Seed 002: two or more of its heuristics, or any robust / consistency / duplicate flag.
+    needs_review: bool = False
+    #: Seed 002's ``validate_evaluation_metrics`` messages for this entry.
+    validation: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class Summary(RecordModel):
+    """Weighted multi-run statistics (seed 004's AggregateScore) with a t interval."""
+
+    mean: float
+    std: float
+    min: float
+    max: float
+    count: int
+    total_weight: float
+    low: float | None
+    high: float | None
+    confidence: float
+
+
+class ToolModelAggregate(RecordModel):
+    """All scored submissions of one tool / model label across tasks."""
+
+    label: str
+    tool: str
+    model: str
+    submissions: int
+    tasks: int
+    runs: int
+    overall: Summary
+    mean_correctness: float | None
+    resolve_rate: float
+    pass_at_k: list[PassAtK] = Field(default_factory=list)
+    rank: int
+    statistically_tied: bool
+    significance_rank: int
+
+
+class LeaderboardOptions(RecordModel):
+    """The settings the leaderboard was computed with."""
+
+    weights: Literal["category", "default"]
+    min_submissions: int
+    confidence: float
+    judge_model: str | None
+    cost_tolerance: float
+    robust_z_threshold: float
+
+
+class Leaderboard(RecordModel):
+    """Everything ``arena score`` computed, ready to render."""
+
+    schema_version: Literal[1] = 1
+    #: SHA-256 over the inputs (tasks, submissions, results, options).
+    input_digest: str
+    options: LeaderboardOptions
+    tasks: list[TaskBoard]
+    #: Sorted by task, then rank (pending and errored last), then key.
+    entries: list[Entry]
+    #: Sorted by rank, then label.
+    tools: list[ToolModelAggregate]
+    notes: list[str] = Field(default_factory=list)

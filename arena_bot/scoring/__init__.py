@@ -1,0 +1,22 @@
+"""Scoring and statistics (seeds 002 and 004).
+
+* :mod:`.weights` — seed 002's weight tables;
+* :mod:`.components` — the component score formulas (vectorised);
+* :mod:`.grouped` — per-task order statistics, ranks and percentiles by sorting;
+* :mod:`.core` — the whole rescoring over columns of numbers (baselines → scores → ranks,
+  percentiles, intervals, outlier evidence);
+* :mod:`.methods`, :mod:`.judge`, :mod:`.correctness` — success criteria (seed 004);
+* :mod:`.stats` — multi-run statistics, comparisons, pass@k;
+* :mod:`.outliers`, :mod:`.prices` — duplicate patches, the price table, flag wording;
+* :mod:`.leaderboard` — typed inputs → the Leaderboard model;
+* :mod:`.results`, :mod:`.export`, :mod:`.compare`, :mod:`.calibration` — the commands' logic.
+
+Nothing here imports Docker, git or GitHub.
+"""
+
+from __future__ import annotations
+
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+from arena_bot.scoring.leaderboard import build_leaderboard
+
+__all__ = ["ScoringInputs", "ScoringOptions", "SubmissionInput", "build_leaderboard"]

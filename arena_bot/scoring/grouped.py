@@ -1,0 +1,157 @@
+"""Vectorised per-group statistics over flat numpy arrays.
+
+The scoring core keeps every submission of every task in one flat array with a task index
+beside it. Sorting once by ``(group, value)`` gives every group's order statistics by index
+arithmetic, so a whole rescoring is O(n log n) with no Python loop over submissions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class SortedGroups:
+    """``values`` sorted within each of ``n_groups`` groups (groups may be empty)."""
+
+    values: FloatArray  # sorted by (group, value)
+    order: IntArray  # original index of each sorted value
+    starts: IntArray  # first sorted index of each group
+    counts: IntArray  # size of each group
+
+    def nth(self, position: IntArray) -> FloatArray:
+        """The value at ``position`` (0-based within group); NaN for empty groups."""
+        out = np.full(len(self.counts), np.nan)
+        has = self.counts > 0
+        out[has] = self.values[self.starts[has] + position[has]]
+        return out
+
+
+def sort_groups(values: FloatArray, groups: IntArray, *, n_groups: int) -> SortedGroups:
+    """Sort ``values`` by group then value (``np.lexsort``: O(n log n))."""
+    order = np.lexsort((values, groups))
+    counts = np.bincount(groups, minlength=n_groups).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    return SortedGroups(values=values[order], order=order, starts=starts, counts=counts)
+
+
+def group_min(sorted_groups: SortedGroups) -> FloatArray:
+    return sorted_groups.nth(np.zeros_like(sorted_groups.counts))
+
+
+def group_max(sorted_groups: SortedGroups) -> FloatArray:
+    return sorted_groups.nth(np.maximum(sorted_groups.counts - 1, 0))
+
+
+def group_median(sorted_groups: SortedGroups) -> FloatArray:
+    """Median as :func:`statistics.median` (mean of the two middle values when even)."""
+    counts = sorted_groups.counts
+    low = sorted_groups.nth(np.maximum((counts - 1) // 2, 0))
+    high = sorted_groups.nth(counts // 2)
+    return (low + high) / 2.0
+
+
+def group_quantile_exclusive(sorted_groups: SortedGroups, *, fraction: float) -> FloatArray:
+    """Quantile as :func:`statistics.quantiles` (method ``exclusive``): position p·(n+1).
+
+    Only defined for groups of 2+ values (NaN otherwise); positions outside 1..n are
+    clamped to the ends like the standard library does.
+    """
+    counts = sorted_groups.counts
+    out = np.full(len(counts), np.nan)
+    has = counts >= 2
+    position = fraction * (counts[has] + 1)  # 1-based
+    below = np.clip(np.floor(position).astype(np.int64), 1, counts[has])
+    above = np.clip(below + 1, 1, counts[has])
+    weight = np.clip(position - below, 0.0, 1.0)
+    starts = sorted_groups.starts[has]
+    low = sorted_groups.values[starts + below - 1]
+    high = sorted_groups.values[starts + above - 1]
+    out[has] = low + (high - low) * weight
+    return out
+
+
+def group_mean(values: FloatArray, groups: IntArray, *, n_groups: int) -> FloatArray:
+    """Mean per group; NaN for empty groups."""
+    counts = np.bincount(groups, minlength=n_groups)
+    sums = np.bincount(groups, weights=values, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def group_sample_std(
+    values: FloatArray, groups: IntArray, *, n_groups: int, means: FloatArray
+) -> FloatArray:
+    """Sample standard deviation (n − 1) per group; NaN for groups of fewer than 2."""
+    counts = np.bincount(groups, minlength=n_groups)
+    squares = np.bincount(groups, weights=(values - means[groups]) ** 2, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts >= 2, np.sqrt(squares / np.maximum(counts - 1, 1)), np.nan)
+
+
+@dataclass(frozen=True)
+class TieRanks:
+    """Competition ranks ("1, 1, 3") and tie counts within each group."""
+
+    rank: IntArray  # 1-based, best = 1
+    below: IntArray  # entries of the same group strictly worse
+    equal: IntArray  # entries of the same group with the same value (including itself)
+    group_size: IntArray
+
+
+def competition_ranks(
+    values: FloatArray, groups: IntArray, *, n_groups: int, higher_is_better: bool = True
+) -> TieRanks:
+    """Rank within each group, ties sharing the best rank of their run (seed 002's rule).
+
+    ``values`` must be free of NaN (callers exclude unscored entries first).
+    """
+    n = len(values)
+    if n == 0:  # nothing to rank
+        empty = np.zeros(0, dtype=np.int64)
+        return TieRanks(rank=empty, below=empty, equal=empty, group_size=empty)
+    key = -values if higher_is_better else values
+    order = np.lexsort((key, groups))
+    sorted_key = key[order]
+    sorted_group = groups[order]
+    counts = np.bincount(groups, minlength=n_groups)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    index = np.arange(n)
+    new_run = np.ones(n, dtype=bool)
+    new_run[1:] = (sorted_group[1:] != sorted_group[:-1]) | (sorted_key[1:] != sorted_key[:-1])
+    first = np.maximum.accumulate(np.where(new_run, index, 0))
+    end_run = np.ones(n, dtype=bool)
+    end_run[:-1] = new_run[1:]
+    last = np.minimum.accumulate(np.where(end_run, index, n)[::-1])[::-1]
+    start = starts[sorted_group]
+    size = counts[sorted_group]
+    rank_sorted = first - start + 1
+    equal_sorted = last - first + 1
+    below_sorted = size - (last - start + 1)
+    rank = np.empty(n, dtype=np.int64)
+    equal = np.empty(n, dtype=np.int64)
+    below = np.empty(n, dtype=np.int64)
+    group_size = np.empty(n, dtype=np.int64)
+    rank[order] = rank_sorted
+    equal[order] = equal_sorted
+    below[order] = below_sorted
+    group_size[order] = size
+    return TieRanks(rank=rank, below=below, equal=equal, group_size=group_size)
+
+
+def midrank_percentile(ranks: TieRanks) -> FloatArray:
+    """Mid-rank percentile: 100 · (below + equal / 2) / n. Ties share one percentile.
+
+    Seed 002's ``calculate_percentile`` is ``100 · below / n`` (index of the first equal
+    score in the ascending list), which puts the lowest score at 0 and never reaches 100;
+    the mid-rank form is symmetric and equals 50 for everyone when all are tied.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * (ranks.below + ranks.equal / 2.0) / ranks.group_size

@@ -1,0 +1,591 @@
+"""``build_leaderboard``: typed inputs → columns → :mod:`.core` → the Leaderboard model.
+
+Pure: no files, no network except through the judge passed in options (whose answers are
+cached), no clock. Everything is sorted so identical inputs give an identical Leaderboard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from arena_bot.errors import InputError
+from arena_bot.models.evaluation import RunResult
+from arena_bot.models.leaderboard import (
+    CategoryRanks,
+    CategoryWeights,
+    CriterionScore,
+    EfficiencyParts,
+    Entry,
+    EntryStatus,
+    Interval,
+    Leaderboard,
+    LeaderboardOptions,
+    MeanMetrics,
+    MetricBaseline,
+    OutlierFlag,
+    PassAtK,
+    RunMetrics,
+    Scores,
+    Summary,
+    TaskBaseline,
+    TaskBoard,
+    ToolModelAggregate,
+)
+from arena_bot.models.submission import Run
+from arena_bot.models.task import Task
+from arena_bot.scoring import core
+from arena_bot.scoring.correctness import (
+    CriterionOutcome,
+    RunContext,
+    run_resolved,
+    score_run,
+    weighted_correctness,
+)
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+from arena_bot.scoring.outliers import PatchRef, duplicate_patch_reasons, robust_reason
+from arena_bot.scoring.stats import pass_at_k, summarize
+from arena_bot.scoring.weights import CATEGORY_ORDER, difficulty_multiplier, weights_for
+
+
+def score(value: float) -> float:
+    """A score as published: 2 decimals (seed 002), never ``-0.0``."""
+    return round(float(value), 2) + 0.0
+
+
+def number(value: float) -> float:
+    """Any other float as published: 4 decimals, never ``-0.0``."""
+    return round(float(value), 4) + 0.0
+
+
+def _maybe(value: float) -> float | None:
+    if math.isnan(value):
+        return None
+    return number(value)
+
+
+@dataclass(frozen=True)
+class _PreparedRun:
+    run: Run
+    result: RunResult | None
+    outcomes: list[CriterionOutcome]
+    correctness: float | None
+    resolved: bool
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    item: SubmissionInput
+    task: Task
+    status: EntryStatus
+    reason: str | None
+    runs: list[_PreparedRun]
+
+
+def _prepare(item: SubmissionInput, task: Task, options: ScoringOptions) -> _Prepared:
+    result = item.result
+    if result is None:
+        runs = [_PreparedRun(run, None, [], None, False) for run in item.spec.runs]
+        return _Prepared(item, task, "pending", "not evaluated yet", runs)
+    if result.error or not result.runs:
+        reason = f"evaluation failed: {result.error}" if result.error else "evaluation has no runs"
+        runs = [_PreparedRun(run, None, [], None, False) for run in item.spec.runs]
+        return _Prepared(item, task, "error", reason, runs)
+    by_id = {run_result.run_id: run_result for run_result in result.runs}
+    prepared = []
+    for run in item.spec.runs:
+        run_result = by_id.get(run.id)
+        outcomes = score_run(
+            RunContext(
+                task=task, submission=item.spec, run=run, result=run_result,
+                evaluation=result, judge=options.judge,
+            )
+        )
+        prepared.append(
+            _PreparedRun(
+                run=run,
+                result=run_result,
+                outcomes=outcomes,
+                correctness=weighted_correctness(outcomes),
+                resolved=run_resolved(submission=item.spec, result=run_result),
+            )
+        )
+    return _Prepared(item, task, "scored", None, prepared)
+
+
+def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskColumns:
+    def triple(metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return tuple(  # type: ignore[return-value]
+            np.array([getattr(t.baseline, f"{part}_{metric}") for t in tasks], dtype=float)
+            for part in ("min", "median", "max")
+        )
+
+    weights = np.array(
+        [[weights_for(t.category, mode=options.weights)[c] for c in CATEGORY_ORDER] for t in tasks],
+        dtype=float,
+    ).reshape(len(tasks), 4)
+    return core.TaskColumns(
+        count=len(tasks),
+        defaults=core.DefaultBaselines(
+            tokens=triple("tokens"),
+            tool_calls=triple("tool_calls"),
+            execution_time=triple("execution_time"),
+            cost=triple("cost"),
+            median_iterations=np.array([t.baseline.median_iterations for t in tasks], dtype=float),
+        ),
+        weights=weights,
+        multiplier=np.array([difficulty_multiplier(t.difficulty) for t in tasks], dtype=float),
+    )
+
+
+def _columns(
+    prepared: Sequence[_Prepared], task_index: dict[str, int], options: ScoringOptions
+) -> tuple[core.SubmissionColumns, core.RunColumns, list[int]]:
+    prices = np.full((len(prepared), 3), np.nan)
+    for i, p in enumerate(prepared):
+        models = set(p.item.spec.models)
+        found = options.prices.lookup(next(iter(models))) if len(models) == 1 else None
+        if found is not None:
+            price = found[1]
+            prices[i] = (price.input, price.cached_input, price.output)
+    submissions = core.SubmissionColumns(
+        task=np.array([task_index[p.task.id] for p in prepared], dtype=np.int64),
+        scored=np.array([p.status == "scored" for p in prepared], dtype=bool),
+        price_input=prices[:, 0],
+        price_cached=prices[:, 1],
+        price_output=prices[:, 2],
+    )
+    flat = [(i, r) for i, p in enumerate(prepared) for r in p.runs]
+    def col(getter: object) -> np.ndarray:
+        return np.array([getter(r) for _, r in flat], dtype=float)  # type: ignore[operator]
+
+    def opt(value: int | None) -> float:
+        return float("nan") if value is None else float(value)
+
+    runs = core.RunColumns(
+        submission=np.array([i for i, _ in flat], dtype=np.int64),
+        tokens=col(lambda r: r.run.tokens.total),
+        tool_calls=col(lambda r: r.run.tool_calls),
+        iterations=col(lambda r: r.run.iterations),
+        execution_time=col(lambda r: r.run.execution_time),
+        cost=col(lambda r: r.run.estimated_cost),
+        correctness=col(lambda r: float("nan") if r.correctness is None else r.correctness),
+        prompt=col(lambda r: opt(r.run.tokens.prompt)),
+        completion=col(lambda r: opt(r.run.tokens.completion)),
+        cached=col(lambda r: opt(r.run.tokens.cached)),
+        resolved=np.array([r.resolved for _, r in flat], dtype=bool),
+    )
+    offsets = list(np.cumsum([0] + [len(p.runs) for p in prepared])[:-1])
+    return submissions, runs, [int(o) for o in offsets]
+
+
+def _metric_baseline(arrays: core.MetricBaselineArrays, t: int) -> MetricBaseline:
+    dynamic = bool(arrays.dynamic[t])
+    return MetricBaseline(
+        min=number(arrays.min[t]),
+        median=number(arrays.median[t]),
+        max=number(arrays.max[t]),
+        q25=_maybe(arrays.q25[t]) if dynamic else None,
+        q75=_maybe(arrays.q75[t]) if dynamic else None,
+        source="dynamic" if dynamic else "default",
+        count=int(arrays.count[t]),
+    )
+
+
+def _criteria(task: Task, runs: Sequence[_PreparedRun]) -> list[CriterionScore]:
+    out = []
+    for index, criterion in enumerate(task.success_criteria):
+        outcomes = [r.outcomes[index] for r in runs if r.outcomes]
+        values = [o.score for o in outcomes if o.score is not None]
+        notes = sorted({o.note for o in outcomes if o.note})
+        note = "; ".join(notes[:3]) + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "")
+        out.append(
+            CriterionScore(
+                index=index,
+                type=criterion.type,
+                weight=number(criterion.weight),
+                description=criterion.description,
+                score=score(100.0 * sum(values) / len(values)) if values else None,
+                scored_runs=len(values),
+                note=note or None,
+            )
+        )
+    return out
+
+
+def _flags(
+    *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
+    duplicates: dict[str, list[str]],
+) -> list[OutlierFlag]:
+    flags: list[OutlierFlag] = []
+    if p.status != "scored":
+        return flags
+    t_median = res.task_median_tokens[res.task_of[i]]
+    if res.flag_seed_tokens[i]:
+        flags.append(OutlierFlag(
+            code="extremely_efficient_tokens", kind="seed",
+            reason=f"{res.tokens[i]:,.0f} tokens is under 10% of the task median "
+            f"({t_median:,.0f})",
+        ))
+    if res.flag_seed_fast[i]:
+        flags.append(OutlierFlag(
+            code="extremely_fast", kind="seed",
+            reason=f"execution time {res.execution_time[i]:.1f} s is under 5 s",
+        ))
+    if res.flag_seed_single_call[i]:
+        flags.append(OutlierFlag(
+            code="minimal_tool_usage", kind="seed", reason="a single tool call per run",
+        ))
+    for metric, z_values in sorted(res.robust_z.items()):
+        z = z_values[i]
+        if not math.isnan(z) and abs(z) > options.robust_z_threshold:
+            flags.append(OutlierFlag(
+                code=f"robust_{metric}", kind="robust",
+                reason=robust_reason(metric=metric, z=float(z),
+                                     threshold=options.robust_z_threshold),
+            ))
+    for j, prepared_run in enumerate(p.runs):
+        r = offset + j
+        tokens = prepared_run.run.tokens
+        if res.run_tokens_inconsistent[r]:
+            flags.append(OutlierFlag(
+                code="token_totals", kind="consistency",
+                reason=f"run {prepared_run.run.id}: token counts do not add up (total "
+                f"{tokens.total}, prompt {tokens.prompt}, completion {tokens.completion}, "
+                f"cached {tokens.cached})",
+            ))
+        if res.run_cost_flag[r]:
+            flags.append(OutlierFlag(
+                code="cost_vs_price_table", kind="consistency",
+                reason=f"run {prepared_run.run.id}: reported ${prepared_run.run.estimated_cost:.4f}"
+                f" is outside ${res.run_cost_low[r]:.4f}..${res.run_cost_high[r]:.4f}, the "
+                f"plausible range for {p.item.spec.model_label} at the price table's rates "
+                f"(×{options.cost_tolerance:g} tolerance)",
+            ))
+    for reason in duplicates.get(p.item.key, []):
+        flags.append(OutlierFlag(code="identical_patch", kind="duplicate", reason=reason))
+    return flags
+
+
+def _validation(i: int, res: core.CoreResult) -> list[str]:
+    """Seed 002 ``validate_evaluation_metrics`` messages."""
+    messages = []
+    if res.validation_out_of_range[i]:
+        messages.append("a score is out of the 0..100 range")
+    if res.validation_high_pair[i]:
+        messages.append("Suspicious: Both efficiency and speed scores are extremely high")
+    if res.validation_low_tokens[i]:
+        messages.append("Suspiciously low token count")
+    return messages
+
+
+def _weights_model(row: np.ndarray) -> CategoryWeights:
+    return CategoryWeights(**{c: number(row[k]) for k, c in enumerate(CATEGORY_ORDER)})
+
+
+def _interval(i: int, res: core.CoreResult, confidence: float) -> Interval:
+    return Interval(
+        mean=score(res.interval_mean[i]),
+        std=number(res.interval_std[i]) if res.interval_count[i] >= 2 else 0.0,
+        min=score(res.interval_min[i]),
+        max=score(res.interval_max[i]),
+        count=int(res.interval_count[i]),
+        low=None if math.isnan(res.interval_low[i]) else score(res.interval_low[i]),
+        high=None if math.isnan(res.interval_high[i]) else score(res.interval_high[i]),
+        confidence=confidence,
+    )
+
+
+def _entry(
+    *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
+    duplicates: dict[str, list[str]],
+) -> Entry:
+    spec = p.item.spec
+    scored = p.status == "scored"
+    runs = []
+    for j, prepared_run in enumerate(p.runs):
+        run = prepared_run.run
+        result = prepared_run.result
+        tested = result.tested_features if result is not None else []
+        runs.append(RunMetrics(
+            run_id=run.id,
+            tokens=run.tokens.total,
+            prompt_tokens=run.tokens.prompt,
+            completion_tokens=run.tokens.completion,
+            cached_tokens=run.tokens.cached,
+            tool_calls=run.tool_calls,
+            iterations=run.iterations,
+            execution_time=number(run.execution_time),
+            estimated_cost=number(run.estimated_cost),
+            success=run.success,
+            features_tested=len(tested),
+            features_passed=sum(1 for f in tested if f.passed),
+            resolved=prepared_run.resolved,
+            correctness=None if prepared_run.correctness is None
+            else score(prepared_run.correctness),
+            overall=score(res.run_overall[offset + j]) if scored else None,
+        ))
+    metrics = MeanMetrics(
+        tokens=number(res.tokens[i]),
+        tool_calls=number(res.tool_calls[i]),
+        iterations=number(res.iterations[i]),
+        execution_time=_maybe(res.execution_time[i]),
+        estimated_cost=_maybe(res.cost[i]),
+    )
+    notes: list[str] = []
+    entry = dict(
+        key=p.item.key,
+        task_id=p.task.id,
+        submission_id=p.item.submission_id,
+        tool=spec.tool.name,
+        tool_version=spec.tool.version,
+        model=spec.model_label,
+        label=label_of(p.item),
+        contributor=spec.contributor.github or spec.contributor.name,
+        setting=spec.setting,
+        status=p.status,
+        status_reason=p.reason,
+        run_count=len(p.runs),
+        metrics=metrics,
+        runs=runs,
+    )
+    if not scored:
+        return Entry(**entry)
+    s = res.scores
+    correctness = None if math.isnan(s.correctness[i]) else score(s.correctness[i])
+    if correctness is None:
+        notes.append(
+            "correctness unscored (no criterion could be scored): left out of the overall "
+            "score, the other weights scaled up"
+        )
+    if metrics.execution_time is None:
+        notes.append("no run recorded execution_time: speed scored 50 (seed 002 default)")
+    if metrics.estimated_cost is None:
+        notes.append("no run recorded estimated_cost: cost scored 50 (seed 002 default)")
+    if any(c.score is None for c in _criteria(p.task, p.runs)):
+        notes.append("some success criteria are unscored: see correctness notes")
+    seed_flags = int(res.flag_seed_tokens[i]) + int(res.flag_seed_fast[i]) + int(
+        res.flag_seed_single_call[i]
+    )
+    flags = _flags(i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates)
+    category = res.category_rank[i]
+    n_runs = len(p.runs)
+    resolved = sum(1 for r in p.runs if r.resolved)
+    return Entry(
+        **entry,
+        scores=Scores(
+            overall=score(s.overall[i]),
+            overall_unadjusted=score(s.overall_unadjusted[i]),
+            efficiency=score(s.efficiency[i]),
+            efficiency_parts=EfficiencyParts(
+                token=score(s.token[i]), tool_call=score(s.tool_call[i]),
+                iteration=score(s.iteration[i]),
+            ),
+            speed=score(s.speed[i]),
+            cost=score(s.cost[i]),
+            correctness=correctness,
+            weights=_weights_model(s.weights[i]),
+            difficulty_multiplier=number(difficulty_multiplier(p.task.difficulty)),
+        ),
+        correctness=_criteria(p.task, p.runs),
+        rank=int(res.rank[i]),
+        category_ranks=CategoryRanks(
+            efficiency=int(category[0]), speed=int(category[1]), cost=int(category[2]),
+            correctness=int(category[3]) if category[3] > 0 else None,
+        ),
+        percentile=number(res.percentile[i]),
+        interval=_interval(i, res, options.confidence),
+        statistically_tied=bool(res.tied[i]),
+        significance_rank=int(res.significance_rank[i]),
+        pass_at_k=[
+            PassAtK(k=k, value=number(pass_at_k(n=n_runs, c=resolved, k=k)))
+            for k in options.pass_k if k <= n_runs
+        ],
+        outliers=flags,
+        needs_review=seed_flags >= 2 or any(f.kind != "seed" for f in flags),
+        validation=_validation(i, res),
+        notes=notes,
+    )
+
+
+def label_of(item: SubmissionInput) -> str:
+    """``tool / model``: how submissions are grouped for aggregates and comparisons."""
+    return f"{item.spec.tool.name} / {item.spec.model_label}"
+
+
+def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolModelAggregate]:
+    groups: dict[str, list[Entry]] = defaultdict(list)
+    for entry in entries:
+        if entry.status == "scored" and entry.scores is not None:
+            groups[entry.label].append(entry)
+    rows = []
+    for label, members in sorted(groups.items()):
+        overall = [m.scores.overall for m in members if m.scores is not None]
+        summary = summarize(overall, confidence=options.confidence)
+        assert summary is not None  # members is never empty
+        correctness = [
+            m.scores.correctness for m in members
+            if m.scores is not None and m.scores.correctness is not None
+        ]
+        runs = [r for m in members for r in m.runs]
+        pass_rows = []
+        for k in options.pass_k:
+            values = [p.value for m in members for p in m.pass_at_k if p.k == k]
+            if values:  # the mean over the submissions that have at least k runs
+                pass_rows.append(PassAtK(k=k, value=number(sum(values) / len(values))))
+        rows.append(dict(
+            label=label,
+            tool=members[0].tool,
+            model=members[0].model,
+            submissions=len(members),
+            tasks=len({m.task_id for m in members}),
+            runs=len(runs),
+            overall=Summary(
+                mean=score(summary.mean), std=number(summary.std), min=score(summary.min),
+                max=score(summary.max), count=summary.count,
+                total_weight=number(summary.total_weight),
+                low=None if summary.low is None else score(summary.low),
+                high=None if summary.high is None else score(summary.high),
+                confidence=options.confidence,
+            ),
+            mean_correctness=score(sum(correctness) / len(correctness)) if correctness else None,
+            resolve_rate=number(sum(r.resolved for r in runs) / len(runs)),
+            pass_at_k=pass_rows,
+        ))
+    if not rows:  # nothing scored yet
+        return []
+    means = np.array([row["overall"].mean for row in rows])
+    lows = np.array([np.nan if row["overall"].low is None else row["overall"].low for row in rows])
+    highs = np.array(
+        [np.nan if row["overall"].high is None else row["overall"].high for row in rows]
+    )
+    zero = np.zeros(len(rows), dtype=np.int64)
+    ranks = core.competition_ranks(means, zero, n_groups=1).rank
+    tied, significance = core._significance(
+        score=means, low=lows, high=highs, groups=zero, n_groups=1
+    )
+    out = [
+        ToolModelAggregate(
+            **row, rank=int(ranks[k]), statistically_tied=bool(tied[k]),
+            significance_rank=int(significance[k]),
+        )
+        for k, row in enumerate(rows)
+    ]
+    return sorted(out, key=lambda a: (a.rank, a.label))
+
+
+def input_digest(inputs: ScoringInputs, options: ScoringOptions) -> str:
+    """SHA-256 over everything the leaderboard depends on (instead of a timestamp)."""
+    digest = hashlib.sha256()
+    for task_id in sorted(inputs.tasks):
+        digest.update(inputs.tasks[task_id].model_dump_json().encode())
+    for item in sorted(inputs.submissions, key=lambda s: s.key):
+        digest.update(item.key.encode())
+        digest.update(item.spec.model_dump_json().encode())
+        digest.update(item.result.model_dump_json().encode() if item.result else b"-")
+        digest.update(json.dumps(sorted(item.patch_digests.items())).encode())
+    digest.update(json.dumps([
+        options.weights, options.min_submissions, options.confidence, options.cost_tolerance,
+        options.robust_z_threshold, list(options.pass_k),
+        options.judge.model if options.judge else None,
+    ]).encode())
+    return digest.hexdigest()
+
+
+def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Leaderboard:
+    """Score every submission against its task's baseline and rank them (seeds 002, 004)."""
+    items = sorted(inputs.submissions, key=lambda s: s.key)
+    keys = [item.key for item in items]
+    if len(set(keys)) != len(keys):
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        raise InputError(f"submission keys appear twice: {', '.join(repeated)}")
+    for item in items:
+        if item.spec.task not in inputs.tasks:
+            raise InputError(
+                f"submission {item.key} names task {item.spec.task!r}, which is not in the "
+                "dataset",
+                hint="add the task under dataset/ or fix the 'task' field",
+            )
+    task_ids = sorted(inputs.tasks)
+    tasks = [inputs.tasks[t] for t in task_ids]
+    task_index = {t: k for k, t in enumerate(task_ids)}
+    prepared = [_prepare(item, inputs.tasks[item.spec.task], options) for item in items]
+    submissions, runs, offsets = _columns(prepared, task_index, options)
+    res = core.score_columns(
+        tasks=_task_columns(tasks, options),
+        submissions=submissions,
+        runs=runs,
+        options=core.CoreOptions(
+            min_submissions=options.min_submissions,
+            confidence=options.confidence,
+            robust_z_threshold=options.robust_z_threshold,
+            cost_tolerance=options.cost_tolerance,
+        ),
+    )
+    duplicates = duplicate_patch_reasons([
+        PatchRef(key=p.item.key, task_id=p.task.id, run_id=run_id, digest=d)
+        for p in prepared if p.status != "error"
+        for run_id, digests in sorted(p.item.patch_digests.items()) for d in digests
+    ])
+    entries = [
+        _entry(i=i, p=p, res=res, offset=offsets[i], options=options, duplicates=duplicates)
+        for i, p in enumerate(prepared)
+    ]
+    entries.sort(key=lambda e: (e.task_id, e.rank if e.rank is not None else 10**9, e.key))
+    boards = []
+    for t, task in enumerate(tasks):
+        members = [e for e in entries if e.task_id == task.id]
+        b = res.baselines
+        boards.append(TaskBoard(
+            task_id=task.id,
+            title=task.title,
+            category=task.category,
+            difficulty=task.difficulty,
+            difficulty_multiplier=number(difficulty_multiplier(task.difficulty)),
+            weights=_weights_model(
+                np.array([weights_for(task.category, mode=options.weights)[c]
+                          for c in CATEGORY_ORDER])
+            ),
+            baseline=TaskBaseline(
+                source="dynamic" if b.dynamic[t] else "default",
+                submission_count=int(b.submission_count[t]),
+                min_submissions=options.min_submissions,
+                tokens=_metric_baseline(b.tokens, t),
+                tool_calls=_metric_baseline(b.tool_calls, t),
+                execution_time=_metric_baseline(b.execution_time, t),
+                cost=_metric_baseline(b.cost, t),
+                iterations=_metric_baseline(b.iterations, t),
+            ),
+            scored=sum(1 for e in members if e.status == "scored"),
+            pending=sum(1 for e in members if e.status == "pending"),
+            errors=sum(1 for e in members if e.status == "error"),
+        ))
+    notes = []
+    if options.judge is None and any(
+        c.type in ("llm_judge", "code_judge") for t in tasks for c in t.success_criteria
+    ):
+        notes.append(
+            "No LLM judge configured: llm_judge and code_judge criteria are unscored and left "
+            "out of correctness (set ARENA_JUDGE_URL and ARENA_JUDGE_MODEL)."
+        )
+    return Leaderboard(
+        input_digest=input_digest(inputs, options),
+        options=LeaderboardOptions(
+            weights=options.weights,
+            min_submissions=options.min_submissions,
+            confidence=options.confidence,
+            judge_model=options.judge.model if options.judge else None,
+            cost_tolerance=options.cost_tolerance,
+            robust_z_threshold=options.robust_z_threshold,
+        ),
+        tasks=boards,
+        entries=entries,
+        tools=_aggregates(entries, options),
+        notes=notes,
+    )
