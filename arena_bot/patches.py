@@ -288,6 +288,9 @@ class _Parser:
     def problem(
         self, code: PatchProblemCode, message: str, *, line: int | None, path: str | None = None
     ) -> None:
+        # The same bad name appears in up to four header lines; report it once.
+        if any(p.code == code and p.message == message for p in self.problems):
+            return
         self.problems.append(PatchProblem(code=code, message=message, line=line, path=path))
 
     def run(self) -> None:
@@ -327,7 +330,7 @@ class _Parser:
                 # ``git apply`` does.
                 self.index += 1
         self.finish()
-        if not self.files and not any(p.code == "not-a-diff" for p in self.problems):
+        if not self.files and not self.problems:
             self.problem(
                 "not-a-diff",
                 "no file changes found: this is not a unified diff "

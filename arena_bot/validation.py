@@ -380,7 +380,7 @@ class _SubmissionCheck:
                     "schema",
                     f"{problem.field}: {problem.message}",
                     line=problem.line,
-                    hint="see the submission format on the site (formats page)",
+                    hint="see the submission format in site/docs/formats.md",
                 )
         return None
 

@@ -12,10 +12,12 @@ Contributor YAML is untrusted. This loader:
 
 from __future__ import annotations
 
+import difflib
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -153,11 +155,13 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
         problem = exc.problem or "invalid YAML"
         if exc.context:
             problem = f"{exc.context}; {problem}"
+        hint = (
+            "write the values out in full: anchors and aliases are refused"
+            if "anchor" in problem
+            else "check indentation and quoting around this line"
+        )
         raise InputError(
-            f"YAML syntax error: {problem}",
-            path=path,
-            line=line,
-            hint="check indentation and quoting around this line",
+            f"YAML syntax error: {problem}", path=path, line=line, hint=hint
         ) from None
     except yaml.YAMLError as exc:
         raise InputError(f"YAML error: {exc}", path=path) from None
@@ -176,23 +180,97 @@ class FieldProblem:
     message: str
 
 
-def describe_validation_error(exc: ValidationError, loaded: LoadedYaml) -> list[FieldProblem]:
-    """Turn a pydantic error into problems that name file, line and field."""
+def describe_validation_error(
+    exc: ValidationError, loaded: LoadedYaml, model: type[BaseModel] | None = None
+) -> list[FieldProblem]:
+    """Turn a pydantic error into problems that name file, line and field.
+
+    With ``model``, an unknown key's message suggests the closest allowed key.
+    """
     problems = []
     for error in exc.errors(include_url=False):
         loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
         dotted = ".".join(str(part) for part in loc) or "(document)"
         kind = error["type"]
         if kind == "extra_forbidden":
-            message = f"unknown key {loc[-1]!r}; check its spelling against the format page"
+            message = f"unknown key {loc[-1]!r}"
+            allowed = _allowed_keys(model, loc[:-1]) if model is not None else []
+            close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+            if close:
+                message += f"; did you mean {close[0]!r}?"
+            elif allowed:
+                message += f"; allowed keys here: {', '.join(allowed)}"
         elif kind == "missing":
             message = "required key is missing"
         else:
-            message = error["msg"]
+            message = _friendly(error)
         problems.append(
             FieldProblem(path=loaded.path, line=loaded.line_of(loc), field=dotted, message=message)
         )
     return problems
+
+
+#: Plainer words for pydantic's most common complaints about hand-written YAML.
+_TYPE_WORDS = {
+    "dict_type": "must be a mapping (indented 'key: value' lines)",
+    "model_type": "must be a mapping (indented 'key: value' lines)",
+    "model_attributes_type": "must be a mapping (indented 'key: value' lines)",
+    "list_type": "must be a list ('- item' lines or [a, b])",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number (not .nan or .inf)",
+    "string_type": "must be text (quote it if YAML reads it as something else)",
+    "bool_type": "must be true or false",
+    "date_type": "must be a date written as YYYY-MM-DD (without quotes)",
+}
+
+
+def _friendly(error: Any) -> str:
+    message = _TYPE_WORDS.get(error["type"], error["msg"])
+    message = message.removeprefix("Value error, ")
+    if error["type"] in _TYPE_WORDS and "input" in error:
+        shown = repr(error["input"])
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        message += f", got {shown}"
+    return message
+
+
+def _allowed_keys(model: type[BaseModel], loc: Loc) -> list[str]:
+    """Field names of the (nested) model at ``loc``, or ``[]`` when it cannot be told."""
+    current: Any = model
+    for part in loc:
+        current = _unwrap(current, index=isinstance(part, int))
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return []
+        field = current.model_fields.get(part)
+        if field is None:
+            return []
+        current = field.annotation
+    current = _unwrap(current, index=False)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _unwrap(annotation: Any, *, index: bool) -> Any:
+    """Strip Optional/Annotated (and one list level when ``index``) from an annotation."""
+    for _ in range(5):
+        origin = get_origin(annotation)
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if origin is Annotated or (origin in (Union, types.UnionType) and len(args) == 1):
+            annotation = args[0]
+        elif index and origin is list and args:
+            annotation = args[0]
+            index = False
+        else:
+            break
+    return annotation
 
 
 def _is_union_tag(part: str | int) -> bool:
@@ -205,7 +283,7 @@ def validate_model(model: type[M], loaded: LoadedYaml) -> M:
     try:
         return model.model_validate(loaded.data)
     except ValidationError as exc:
-        problems = describe_validation_error(exc, loaded)
+        problems = describe_validation_error(exc, loaded, model)
         first = problems[0]
         detail = "\n".join(
             f"  {p.path}:{p.line or '?'}: {p.field}: {p.message}" for p in problems

@@ -1,0 +1,126 @@
+"""Tests of the safe YAML loader: line numbers, refusals, friendly model errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena_bot.errors import InputError
+from arena_bot.models.submission import Submission
+from arena_bot.yamlio import ModelValidationError, load_yaml, parse_yaml, validate_model
+
+P = Path("x.yaml")
+
+
+def test_lines_of_keys_and_items() -> None:
+    loaded = parse_yaml("a: 1\nb:\n  - c: 2\n  - d: 3\n", path=P)
+    assert loaded.data == {"a": 1, "b": [{"c": 2}, {"d": 3}]}
+    assert loaded.line_of(("a",)) == 1
+    assert loaded.line_of(("b", 1, "d")) == 4
+    # An unknown location falls back to its nearest known parent.
+    assert loaded.line_of(("b", 0, "nope", 3)) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "line"),
+    [
+        ("a: 1\na: 2\n", "duplicate key 'a' (first defined on line 1)", 2),
+        ("a: &x 1\nb: *x\n", "anchors (&x) are not allowed", 1),
+        ("a: [1, 2\n", "YAML syntax error", 2),
+        ("? [a, b]\n: 1\n", "mapping keys must be plain strings", 1),
+        ("", "YAML file is empty", 1),
+    ],
+)
+def test_refusals_name_the_line(text: str, fragment: str, line: int) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_yaml(text, path=P)
+    assert fragment in caught.value.message
+    assert caught.value.line == line
+    assert caught.value.path == P
+
+
+def test_alias_bomb_is_refused_before_expansion() -> None:
+    bomb = "a: &a [x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(20)
+    )
+    with pytest.raises(InputError, match="not allowed"):
+        parse_yaml(bomb, path=P)
+
+
+def test_python_tags_are_not_constructed() -> None:
+    with pytest.raises(InputError):
+        parse_yaml("a: !!python/object/apply:os.system ['true']\n", path=P)
+
+
+def test_deep_nesting_is_an_input_error() -> None:
+    with pytest.raises(InputError):
+        parse_yaml("a: " + "[" * 20000 + "]" * 20000 + "\n", path=P)
+
+
+def test_nul_byte_non_utf8_and_size(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="NUL"):
+        parse_yaml("a: 1\x00", path=P)
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"a: 1\nb: caf\xe9\n")
+    with pytest.raises(InputError, match="not valid UTF-8") as caught:
+        load_yaml(latin)
+    assert caught.value.line == 2
+    big = tmp_path / "big.yaml"
+    big.write_text("a: " + "x" * 2000 + "\n")
+    with pytest.raises(InputError, match="over the limit"):
+        load_yaml(big, limit=1000)
+    with pytest.raises(InputError, match="not found"):
+        load_yaml(tmp_path / "missing.yaml")
+    with pytest.raises(InputError, match="not a regular file"):
+        load_yaml(tmp_path)
+
+
+SUBMISSION = """\
+task: demo
+tool: {name: Aider, version: "1"}
+models: [m]
+contributor: {name: A}
+date: 2025-01-01
+setting: single
+features: [1]
+runs:
+  - id: r1
+    tokens: {total: 10}
+    tool_calls: 2
+    execution_time: 10
+    estimated_cost: 0.01
+    patches: [p.patch]
+"""
+
+
+def _problems(text: str) -> list[tuple[int | None, str, str]]:
+    with pytest.raises(ModelValidationError) as caught:
+        validate_model(Submission, parse_yaml(text, path=P))
+    return [(p.line, p.field, p.message) for p in caught.value.problems]
+
+
+def test_unknown_key_suggests_the_closest_allowed_key() -> None:
+    text = SUBMISSION.replace("    tool_calls: 2", "    tool_calls: 2\n    toolcalls: 3")
+    assert _problems(text) == [
+        (12, "runs.0.toolcalls", "unknown key 'toolcalls'; did you mean 'tool_calls'?")
+    ]
+    text = SUBMISSION.replace("task: demo", "task: demo\nzzz: 1")
+    ((line, field, message),) = _problems(text)
+    assert (line, field) == (2, "zzz")
+    assert "allowed keys here: schema_version, task, tool" in message
+
+
+def test_type_errors_are_in_plain_words_with_the_value() -> None:
+    text = SUBMISSION.replace("tool_calls: 2", "tool_calls: two")
+    assert _problems(text) == [(11, "runs.0.tool_calls", "must be a whole number, got 'two'")]
+    text = SUBMISSION.replace("estimated_cost: 0.01", "estimated_cost: .inf")
+    ((_, _, message),) = _problems(text)
+    assert message == "must be a finite number (not .nan or .inf), got inf"
+
+
+def test_model_validator_messages_lose_pydantics_prefix() -> None:
+    text = SUBMISSION.replace("{total: 10}", "{total: 10, prompt: 3, completion: 3}")
+    ((line, field, message),) = _problems(text)
+    assert (line, field) == (10, "runs.0.tokens")
+    assert message.startswith("total (10) must equal prompt + completion")
