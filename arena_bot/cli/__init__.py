@@ -61,6 +61,7 @@ _COMMANDS: list[tuple[str, tuple[str, ...]]] = [
     ("validate", ("validate",)),
     ("schema", ("schema",)),
     ("images", ("images",)),
+    ("evaluate", ("evaluate",)),
     ("merge", ("merge",)),
 ]
 
