@@ -1,0 +1,124 @@
+"""The committed JSON Schemas and the formats page stay in sync with the models."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import typing
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pydantic import BaseModel
+
+from arena_bot.cli import main
+from arena_bot.diagnostics import ReportOut
+from arena_bot.models.submission import Submission
+from arena_bot.models.task import Task
+from arena_bot.schema import SCHEMA_DIR, SCHEMAS, drifted
+from arena_bot.yamlio import parse_yaml, validate_model
+
+FORMATS_PAGE = Path(__file__).parents[1] / "site" / "docs" / "formats.md"
+
+
+def test_committed_schemas_match_the_models() -> None:
+    assert drifted(SCHEMA_DIR) == [], "run `arena schema --write` and commit the result"
+
+
+def test_schema_command_check_and_write(tmp_path: Path) -> None:
+    copy = tmp_path / "schemas"
+    shutil.copytree(SCHEMA_DIR, copy)
+    runner = CliRunner()
+    assert runner.invoke(main, ["schema", "--check", "--dir", str(copy)]).exit_code == 0
+
+    target = copy / "submission.schema.json"
+    target.write_text(target.read_text().replace('"additionalProperties": false', "", 1))
+    result = runner.invoke(main, ["schema", "--check", "--dir", str(copy)])
+    assert result.exit_code == 1
+    assert "submission.schema.json: differs from the models" in result.output
+
+    (copy / "task.schema.json").unlink()
+    result = runner.invoke(main, ["schema", "--write", "--dir", str(copy)])
+    assert result.exit_code == 0
+    assert sorted(p.name for p in copy.iterdir()) == sorted(s.name for s in SCHEMAS)
+    assert runner.invoke(main, ["schema", "--check", "--dir", str(copy)]).exit_code == 0
+    assert runner.invoke(main, ["schema"]).exit_code == 2
+
+
+def test_schemas_forbid_unknown_keys() -> None:
+    import json
+
+    submission = json.loads((SCHEMA_DIR / "submission.schema.json").read_text())
+    assert submission["additionalProperties"] is False
+    assert submission["$defs"]["Run"]["additionalProperties"] is False
+    assert set(submission["required"]) >= {"task", "tool", "runs", "setting"}
+
+
+def _models(root: type[BaseModel]) -> list[type[BaseModel]]:
+    found: dict[type[BaseModel], None] = {}
+
+    def visit(annotation: object) -> None:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if annotation not in found:
+                found[annotation] = None
+                for field in annotation.model_fields.values():
+                    visit(field.annotation)
+            return
+        for arg in typing.get_args(annotation):
+            visit(arg)
+
+    visit(root)
+    return list(found)
+
+
+@pytest.mark.parametrize("root", [Submission, Task])
+def test_every_field_is_documented(root: type[BaseModel]) -> None:
+    page = FORMATS_PAGE.read_text(encoding="utf-8")
+    missing = [
+        f"{model.__name__}.{name}"
+        for model in _models(root)
+        for name in model.model_fields
+        if f"`{name}`" not in page
+    ]
+    assert missing == []
+
+
+def test_every_setting_category_and_criterion_type_is_documented() -> None:
+    page = FORMATS_PAGE.read_text(encoding="utf-8")
+    literals = [
+        *typing.get_args(Submission.model_fields["setting"].annotation),
+        *typing.get_args(Task.model_fields["category"].annotation),
+        *typing.get_args(Task.model_fields["difficulty"].annotation),
+    ]
+    criterion_types = [
+        typing.get_args(model.model_fields["type"].annotation)[0]
+        for model in _models(Task)
+        if "type" in model.model_fields
+    ]
+    assert len(criterion_types) == 9
+    assert [word for word in [*literals, *criterion_types] if f"`{word}`" not in page] == []
+
+
+def _example(marker: str) -> str:
+    page = FORMATS_PAGE.read_text(encoding="utf-8")
+    match = re.search(rf"<!-- example: {marker} -->\n```yaml\n(.*?)```", page, re.DOTALL)
+    assert match, f"no {marker} example on the formats page"
+    return match.group(1)
+
+
+def test_page_examples_are_valid() -> None:
+    submission = validate_model(
+        Submission, parse_yaml(_example("submission"), path=FORMATS_PAGE)
+    )
+    assert len(submission.runs) == 2
+    task = validate_model(Task, parse_yaml(_example("task"), path=FORMATS_PAGE))
+    # The example spells out every top-level key, so a new field shows up here too.
+    assert set(parse_yaml(_example("task"), path=FORMATS_PAGE).data) == set(Task.model_fields)
+    assert task.feature_ids() == [1, 2]
+
+
+def test_page_json_output_example_matches_the_output_model() -> None:
+    page = FORMATS_PAGE.read_text(encoding="utf-8")
+    match = re.search(r"```json\n(\{\n  \"version\".*?)```", page, re.DOTALL)
+    assert match
+    ReportOut.model_validate_json(match.group(1))
