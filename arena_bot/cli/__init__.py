@@ -63,6 +63,7 @@ _COMMANDS: list[tuple[str, tuple[str, ...]]] = [
     ("images", ("images",)),
     ("evaluate", ("evaluate",)),
     ("merge", ("merge",)),
+    ("score", ("score", "compare", "calibrate")),
 ]
 
 

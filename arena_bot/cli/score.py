@@ -1,0 +1,171 @@
+"""``arena score``, ``arena compare`` and ``arena calibrate``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena_bot.errors import InputError, UsageError
+from arena_bot.models.leaderboard import Leaderboard
+from arena_bot.scoring import ScoringOptions, build_leaderboard
+from arena_bot.scoring.calibration import calibrate as run_calibration
+from arena_bot.scoring.calibration import render_report
+from arena_bot.scoring.compare import compare as run_compare
+from arena_bot.scoring.compare import render_table
+from arena_bot.scoring.export import to_csv, to_json
+from arena_bot.scoring.judge import build_judge
+from arena_bot.scoring.loader import load_inputs
+from arena_bot.settings import Settings
+
+_RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
+
+
+def _judge(settings: Settings) -> Any:
+    return build_judge(
+        base_url=settings.judge_base_url,
+        model=settings.judge_model,
+        api_key=settings.judge_api_key,
+        cache_dir=settings.cache_dir,
+    )
+
+
+def _leaderboard(settings: Settings, *, results: Path | None, match: str) -> Leaderboard:
+    inputs = load_inputs(
+        dataset_dir=settings.dataset_dir,
+        submissions_dir=settings.submissions_dir,
+        results_dir=results or settings.results_dir,
+        match=match,  # type: ignore[arg-type]
+    )
+    if not inputs.tasks:
+        raise InputError(
+            "no tasks found", path=settings.dataset_dir,
+            hint="run from the repository root or pass --root",
+        )
+    return build_leaderboard(inputs, options=ScoringOptions(judge=_judge(settings)))
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.tmp")
+        temporary.write_text(text, encoding="utf-8", newline="\n")
+        temporary.replace(path)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path=path) from None
+
+
+_match_option = click.option(
+    "--match",
+    type=click.Choice(["store", "latest"]),
+    default="store",
+    show_default=True,
+    help="store: only results for the submission's current files; latest: the newest "
+    "result file per submission found under --results.",
+)
+
+
+@click.command()
+@click.option("--results", type=click.Path(file_okay=False, path_type=Path), help=_RESULTS_HELP)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for leaderboard.json and leaderboard.csv (default: .arena/).",
+)
+@_match_option
+@click.pass_obj
+def score(settings: Settings, results: Path | None, output: Path | None, match: str) -> None:
+    """Recompute the whole leaderboard from the stored evaluation results.
+
+    Writes leaderboard.json and leaderboard.csv. The same inputs always give the same
+    bytes (no timestamps; everything sorted; fixed rounding).
+    """
+    board = _leaderboard(settings, results=results, match=match)
+    folder = output or settings.cache_dir
+    _write(folder / "leaderboard.json", to_json(board))
+    _write(folder / "leaderboard.csv", to_csv(board))
+    scored = sum(1 for e in board.entries if e.status == "scored")
+    pending = sum(1 for e in board.entries if e.status == "pending")
+    errors = sum(1 for e in board.entries if e.status == "error")
+    review = sum(1 for e in board.entries if e.needs_review)
+    click.echo(
+        f"{len(board.tasks)} task(s): {scored} scored, {pending} pending, {errors} failed "
+        f"evaluation, {review} flagged for review"
+    )
+    for note in board.notes:
+        click.echo(f"note: {note}")
+    click.echo(f"wrote {folder / 'leaderboard.json'} and {folder / 'leaderboard.csv'}")
+
+
+def _jsonable(value: Any) -> Any:
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+
+
+@click.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--results", type=click.Path(file_okay=False, path_type=Path), help=_RESULTS_HELP)
+@click.option(
+    "--leaderboard",
+    "leaderboard_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Compare from a written leaderboard.json instead of rescoring.",
+)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@_match_option
+@click.pass_obj
+def compare(
+    settings: Settings, a: str, b: str, results: Path | None, leaderboard_file: Path | None,
+    fmt: str, match: str,
+) -> None:
+    """Compare A and B: Welch's t-test, Cohen's d and a paired test on shared tasks.
+
+    A and B are submission keys (task/submission), tool / model labels, tool names or
+    model names (case-insensitive).
+    """
+    if leaderboard_file is not None:
+        try:
+            board = Leaderboard.model_validate_json(leaderboard_file.read_bytes())
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=leaderboard_file) from None
+        except ValueError:
+            raise InputError(
+                "not a leaderboard.json written by `arena score`", path=leaderboard_file,
+                hint="run `arena score` to write it again",
+            ) from None
+    else:
+        board = _leaderboard(settings, results=results, match=match)
+    comparison = run_compare(board, a, b)
+    if fmt == "json":
+        click.echo(json.dumps(_jsonable(comparison), indent=2, sort_keys=True))
+    else:
+        click.echo(render_table(comparison), nl=False)
+
+
+@click.command()
+@click.option("--tolerance", type=click.FloatRange(0, 100), default=15.0, show_default=True,
+              help="Points (0..100) within which a judged sample passes.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.pass_obj
+def calibrate(settings: Settings, tolerance: float, fmt: str) -> None:
+    """Check the LLM judge against the shipped reference set (seed 004 §7)."""
+    judge = _judge(settings)
+    if judge is None:
+        raise UsageError(
+            "no LLM judge configured",
+            hint="set ARENA_JUDGE_URL (an OpenAI-compatible base URL, e.g. "
+            "https://api.openai.com/v1), ARENA_JUDGE_MODEL and, if needed, "
+            "ARENA_JUDGE_API_KEY",
+        )
+    report = run_calibration(judge, tolerance=tolerance)
+    if fmt == "json":
+        click.echo(json.dumps(_jsonable(report), indent=2, sort_keys=True))
+    else:
+        click.echo(render_report(report), nl=False)

@@ -1,0 +1,64 @@
+"""Deterministic ``leaderboard.json`` and ``leaderboard.csv``.
+
+Same Leaderboard → same bytes: keys sorted, lists already sorted by the builder, floats
+already rounded (JSON) or printed with fixed decimals (CSV), ``\\n`` line endings.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from arena_bot.models.leaderboard import Leaderboard
+
+CSV_COLUMNS = (
+    "task_id", "rank", "key", "label", "tool", "tool_version", "model", "contributor",
+    "setting", "status", "runs", "overall", "overall_unadjusted", "efficiency",
+    "token_efficiency", "tool_call_efficiency", "iteration_efficiency", "speed", "cost",
+    "correctness", "percentile", "ci_low", "ci_high", "statistically_tied",
+    "significance_rank", "pass_at_1", "tokens", "tool_calls", "iterations",
+    "execution_time", "estimated_cost", "baseline", "needs_review", "flags",
+)
+
+
+def to_json(leaderboard: Leaderboard) -> str:
+    """The leaderboard as canonical JSON text."""
+    data = leaderboard.model_dump(mode="json")
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _fixed(value: float | None, digits: int = 2) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def to_csv(leaderboard: Leaderboard) -> str:
+    """One row per entry (pending and errored entries included, with empty scores)."""
+    baselines = {board.task_id: board.baseline.source for board in leaderboard.tasks}
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for e in leaderboard.entries:
+        s = e.scores
+        m = e.metrics
+        pass1 = next((p.value for p in e.pass_at_k if p.k == 1), None)
+        writer.writerow([
+            e.task_id, "" if e.rank is None else e.rank, e.key, e.label, e.tool,
+            e.tool_version, e.model, e.contributor, e.setting, e.status, e.run_count,
+            _fixed(s.overall if s else None), _fixed(s.overall_unadjusted if s else None),
+            _fixed(s.efficiency if s else None),
+            _fixed(s.efficiency_parts.token if s else None),
+            _fixed(s.efficiency_parts.tool_call if s else None),
+            _fixed(s.efficiency_parts.iteration if s else None),
+            _fixed(s.speed if s else None), _fixed(s.cost if s else None),
+            _fixed(s.correctness if s else None), _fixed(e.percentile, 1),
+            _fixed(e.interval.low if e.interval else None),
+            _fixed(e.interval.high if e.interval else None),
+            "" if e.statistically_tied is None else str(e.statistically_tied).lower(),
+            "" if e.significance_rank is None else e.significance_rank,
+            _fixed(pass1, 4), _fixed(m.tokens, 1), _fixed(m.tool_calls, 2),
+            _fixed(m.iterations, 2), _fixed(m.execution_time, 2), _fixed(m.estimated_cost, 4),
+            baselines.get(e.task_id, ""), str(e.needs_review).lower(),
+            ";".join(f.code for f in e.outliers),
+        ])
+    return buffer.getvalue()

@@ -1,0 +1,130 @@
+"""Reading the scoring inputs from disk: tasks, submissions, patches and stored results.
+
+This is the file-reading edge of scoring (the CLI calls it); it never runs Docker or git.
+Results are matched to submissions in one of two ways:
+
+* ``store`` (default) — :class:`arena_bot.evaluation.store.ResultStore`: only a result for
+  the submission's *current* files counts (content-addressed), so an edited submission is
+  pending until it is evaluated again;
+* ``latest`` — every ``*.json`` EvaluationResult under the folder, the newest
+  ``evaluated_at`` per (task, submission): for result folders gathered by other means
+  (for example CI artifacts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from arena_bot.dataset import Dataset
+from arena_bot.errors import InputError
+from arena_bot.evaluation.store import ResultStore
+from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.scoring.inputs import ScoringInputs, SubmissionInput
+from arena_bot.scoring.outliers import patch_digest
+from arena_bot.submissions import (
+    SUBMISSION_FILE,
+    SubmissionFolder,
+    find_submission_folders,
+    load_submission,
+)
+from arena_bot.yamlio import read_text_capped
+
+ResultMatch = Literal["store", "latest"]
+#: Result files and patches bigger than this are refused (they are never that large).
+MAX_RESULT_BYTES = 50_000_000
+MAX_PATCH_BYTES = 5_000_000
+
+
+def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:
+    """Every EvaluationResult JSON under ``results_dir``: the newest per (task, submission).
+
+    A file that is not an EvaluationResult is an error naming the file (in this mode the
+    folder is expected to hold results only). Ties on ``evaluated_at`` go to the greater
+    input hash, so the choice never depends on file order.
+    """
+    chosen: dict[tuple[str, str], EvaluationResult] = {}
+    if not results_dir.is_dir():
+        return chosen
+    for path in sorted(results_dir.rglob("*.json")):
+        if path.name.startswith(".tmp-"):  # a write in progress
+            continue
+        text = read_text_capped(path, limit=MAX_RESULT_BYTES, what="result file")
+        try:
+            result = EvaluationResult.model_validate_json(text)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in first["loc"]) or "(document)"
+            raise InputError(
+                f"not a valid EvaluationResult: {where}: {first['msg']}",
+                path=path,
+                hint="remove the file or re-run `arena evaluate` to rewrite it",
+            ) from None
+        key = (result.task_id, result.submission_id)
+        current = chosen.get(key)
+        if current is None or (result.evaluated_at, result.input_hash) > (
+            current.evaluated_at, current.input_hash
+        ):
+            chosen[key] = result
+    return chosen
+
+
+def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
+    digests: dict[str, tuple[str, ...]] = {}
+    for run in folder.spec.runs:
+        found = []
+        for name in run.patches:
+            path = folder.file(name)
+            if not path.is_file():  # validation reports missing patches; nothing to compare
+                continue
+            digest = patch_digest(read_text_capped(path, limit=MAX_PATCH_BYTES, what="patch"))
+            if digest is not None:
+                found.append(digest)
+        digests[run.id] = tuple(found)
+    return digests
+
+
+def load_inputs(
+    *,
+    dataset_dir: Path,
+    submissions_dir: Path,
+    results_dir: Path,
+    match: ResultMatch = "store",
+) -> ScoringInputs:
+    """Tasks, submissions (with patch digests) and each submission's result, if any."""
+    dataset = Dataset(dataset_dir)
+    tasks = {folder.id: folder for folder in dataset.all()}
+    folders: list[SubmissionFolder] = []
+    if submissions_dir.is_dir() and any(submissions_dir.rglob(SUBMISSION_FILE)):
+        folders = [load_submission(p) for p in find_submission_folders([submissions_dir])]
+    scanned: Mapping[tuple[str, str], EvaluationResult] = (
+        scan_results(results_dir) if match == "latest" else {}
+    )
+    store = ResultStore(results_dir)
+    items = []
+    for folder in sorted(folders, key=lambda f: f.key):
+        if folder.spec.task not in tasks:
+            raise InputError(
+                f"submission names task {folder.spec.task!r}, which is not in {dataset_dir}",
+                path=folder.yaml_path,
+                hint="fix the 'task' field or add the task to the dataset",
+            )
+        if match == "store":
+            result = store.lookup(folder, tasks[folder.spec.task], None)
+        else:
+            result = scanned.get((folder.spec.task, folder.id))
+        items.append(
+            SubmissionInput(
+                key=folder.key,
+                submission_id=folder.id,
+                spec=folder.spec,
+                result=result,
+                patch_digests=_digests(folder),
+            )
+        )
+    return ScoringInputs(
+        tasks={task_id: folder.spec for task_id, folder in tasks.items()}, submissions=items
+    )
