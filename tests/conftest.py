@@ -45,8 +45,10 @@ RUN git clone --quiet /opt/arena/repo.bundle /workspace/repo \\
 WORKDIR /workspace/repo
 """
 
+#: The base commit's files. The commit before it had ``VERSION = 1``: a patch written against
+#: that older version applies only with a 3-way merge.
 BASE_FILES = {
-    "calc.py": "def add(a, b):\n    return a + b\n",
+    "calc.py": "VERSION = 2\n\n\ndef add(a, b):\n    return a + b\n",
     "tests/__init__.py": "",
     "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
 }
@@ -96,6 +98,7 @@ def write_fixture_task(
     task_id: str = "calc-fixture",
     extra_yaml: str = "",
     test_command: str = TEST_COMMAND,
+    timeout: int = 60,
 ) -> Path:
     """Write a complete task folder (task.yaml, Dockerfile, repo.bundle, two features) under
     ``root/<task_id>`` and return it. Same arguments → byte-identical folder."""
@@ -105,8 +108,11 @@ def write_fixture_task(
     for path, content in BASE_FILES.items():
         (work / path).parent.mkdir(parents=True, exist_ok=True)
         (work / path).write_text(content)
+    (work / "calc.py").write_text(BASE_FILES["calc.py"].replace("VERSION = 2", "VERSION = 1"))
     git("add", "-A", cwd=work)
-    git("commit", "--quiet", "-m", "base", cwd=work)
+    git("commit", "--quiet", "-m", "initial", cwd=work)
+    (work / "calc.py").write_text(BASE_FILES["calc.py"])
+    git("commit", "--quiet", "-am", "base", cwd=work)
     sha = git("rev-parse", "HEAD", cwd=work).strip()
     task = root / task_id
     task.mkdir()
@@ -134,7 +140,7 @@ def write_fixture_task(
               commit: {sha}
             tests:
               command: '{test_command}'
-              timeout: 60
+              timeout: {timeout}
             features:
             """
         )

@@ -47,6 +47,7 @@ class DockerSandbox:
         self._container = container
         self.limits = limits
         self.killed = False
+        self._oom_kills = 0
 
     @property
     def container_id(self) -> str:
@@ -110,15 +111,40 @@ class DockerSandbox:
         )
 
     def _oom_killed(self, exit_code: int | None) -> bool:
-        # Docker marks OOM kills on the container (any process of its cgroup), and the victim
-        # dies of SIGKILL (137). Both together avoid blaming memory for a plain `kill -9`.
-        if exit_code not in (137, -9, None) or self.killed:
+        # The OOM killer's victim dies of SIGKILL (137 through a shell, or the command itself).
+        # Docker only flags OOMKilled when PID 1 dies, not for an exec'd process, so the
+        # container's own memory cgroup counter is read: a rise since the last command means
+        # the kernel killed for memory (a plain `kill -9` does not count).
+        if exit_code not in (137, -9) or self.killed:
             return False
+        count = self._oom_kill_count()
+        if count is None:
+            try:
+                self._container.reload()
+            except docker.errors.APIError:
+                return False
+            return bool(self._container.attrs.get("State", {}).get("OOMKilled"))
+        risen = count > self._oom_kills
+        self._oom_kills = count
+        return risen
+
+    def _oom_kill_count(self) -> int | None:
+        """The cgroup's ``oom_kill`` counter (cgroup v2 memory.events or v1 oom_control)."""
         try:
-            self._container.reload()
+            exec_id = self._client.api.exec_create(
+                self._container.id,
+                ["sh", "-c", "cat /sys/fs/cgroup/memory.events "
+                 "/sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"],
+                user=SANDBOX_USER,
+            )["Id"]
+            text = self._client.api.exec_start(exec_id).decode("utf-8", errors="replace")
         except docker.errors.APIError:
-            return False
-        return bool(self._container.attrs.get("State", {}).get("OOMKilled"))
+            return None
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return None
 
     def write_files(self, files: Mapping[str, bytes], *, directory: str) -> None:
         """Create ``files`` under ``directory`` (root-owned, world-readable: the sandbox user

@@ -1,0 +1,184 @@
+"""The Docker sandbox against a real engine: hardening, limits, hostile commands, cleanup."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import docker
+import pytest
+
+from arena_bot.errors import SandboxError
+from arena_bot.sandbox.base import SandboxLimits
+from arena_bot.sandbox.docker import (
+    OWNER_HOST_LABEL,
+    OWNER_PID_LABEL,
+    SANDBOX_LABEL,
+    DockerEngine,
+)
+
+pytestmark = pytest.mark.docker
+
+TIGHT = SandboxLimits(memory_mb=128, pids=64, cpus=0.5, output_bytes=64 * 1024, tmpfs_mb=32)
+
+
+@pytest.fixture(scope="module")
+def engine(docker_client: docker.DockerClient) -> DockerEngine:
+    return DockerEngine(docker_client)
+
+
+def _sandbox_ids(client: docker.DockerClient) -> set[str]:
+    return {c.id for c in client.containers.list(all=True, filters={"label": SANDBOX_LABEL})}
+
+
+def test_container_is_hardened(engine: DockerEngine, base_image: str) -> None:
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(
+            [
+                "sh",
+                "-c",
+                "id -u; id -g; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; "
+                "touch /etc/arena 2>/dev/null && echo ROOT-WRITABLE; "
+                "touch /tmp/ok && echo TMP-WRITABLE; "
+                "cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids.max 2>/dev/null; "
+                "ls /sys/class/net",
+            ],
+            timeout=30,
+        )
+    lines = result.output.split()
+    assert result.exit_code == 0
+    assert lines[:2] == ["1000", "1000"]
+    assert "0000000000000000" in result.output  # CapEff: no capability at all
+    assert "NoNewPrivs:\t1" in result.output
+    assert "ROOT-WRITABLE" not in result.output
+    # /workspace is writable too, but owned by uid 1000 only in task images (engine tests).
+    assert "TMP-WRITABLE" in result.output
+    assert str(TIGHT.pids) in lines
+    assert "eth0" not in lines and "lo" in lines  # no network interface but loopback
+
+
+def test_infinite_loop_times_out_and_is_killed(
+    engine: DockerEngine, base_image: str, docker_client: docker.DockerClient
+) -> None:
+    started = time.monotonic()
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(["sh", "-c", "while :; do :; done"], timeout=2)
+        assert result.timed_out and result.exit_code is None and not result.ok
+        with pytest.raises(SandboxError, match="killed"):
+            sandbox.exec(["true"], timeout=5)
+        container_id = sandbox.container_id
+    assert time.monotonic() - started < 20
+    assert container_id not in _sandbox_ids(docker_client)
+
+
+def test_fork_bomb_hits_the_pids_limit(engine: DockerEngine, base_image: str) -> None:
+    script = (
+        "import os, time\n"
+        "n = 0\n"
+        "try:\n"
+        "    while True:\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(60); os._exit(0)\n"
+        "        n += 1\n"
+        "except OSError as exc:\n"
+        "    print('forks', n, 'errno', exc.errno)\n"
+    )
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(["python3", "-c", script], timeout=30)
+    assert not result.timed_out
+    words = result.output.split()
+    assert words[0] == "forks", result.output
+    assert int(words[1]) < TIGHT.pids  # the limit held
+    assert words[3] == "11"  # EAGAIN: "Resource temporarily unavailable"
+    # The machine is fine: a new sandbox starts and runs normally.
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        assert sandbox.exec(["true"], timeout=30).exit_code == 0
+
+
+def test_memory_exhaustion_is_killed_and_reported(engine: DockerEngine, base_image: str) -> None:
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(
+            ["python3", "-c", "b = b'x' * (512 * 1024 * 1024); print(len(b))"], timeout=60
+        )
+    assert result.exit_code == 137
+    assert result.oom_killed
+    assert not result.timed_out
+
+
+def test_network_is_unreachable(engine: DockerEngine, base_image: str) -> None:
+    script = (
+        "import socket\n"
+        "try:\n"
+        "    socket.create_connection(('1.1.1.1', 80), timeout=5)\n"
+        "    print('CONNECTED')\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.errno)\n"
+        "    raise SystemExit(3)\n"
+    )
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(["python3", "-c", script], timeout=30)
+    assert result.exit_code == 3
+    assert "CONNECTED" not in result.output
+
+
+def test_huge_output_is_truncated_without_blocking(engine: DockerEngine, base_image: str) -> None:
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(
+            ["sh", "-c", "head -c 50000000 /dev/zero | tr '\\0' x; echo done >&2; exit 7"],
+            timeout=120,
+        )
+    assert result.truncated
+    assert len(result.output.encode()) == TIGHT.output_bytes
+    assert result.exit_code == 7  # the command ran to its end: its status survives
+
+
+def test_write_files_are_readonly_for_the_sandbox_user(
+    engine: DockerEngine, base_image: str
+) -> None:
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        sandbox.write_files({"a.txt": b"hello\n", "run.sh": b"echo ran"}, directory="/workspace/.h")
+        read = sandbox.exec(["sh", "-c", "cat /workspace/.h/a.txt; sh /workspace/.h/run.sh"],
+                            timeout=30)
+        write = sandbox.exec(["sh", "-c", "echo x > /workspace/.h/a.txt"], timeout=30)
+    assert read.output.split() == ["hello", "ran"]
+    assert write.exit_code != 0
+
+
+def test_containers_are_removed_on_error_and_interrupt(
+    engine: DockerEngine, base_image: str, docker_client: docker.DockerClient
+) -> None:
+    seen: list[str] = []
+    for exc_type in (RuntimeError, KeyboardInterrupt):
+        with pytest.raises(exc_type), engine.open(base_image, limits=TIGHT) as sandbox:
+            seen.append(sandbox.container_id)
+            raise exc_type()
+    assert not set(seen) & _sandbox_ids(docker_client)
+
+
+def test_sweep_removes_leftovers_of_dead_processes_only(
+    engine: DockerEngine, base_image: str, docker_client: docker.DockerClient
+) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    labels = {SANDBOX_LABEL: "1", OWNER_HOST_LABEL: engine._host}
+    orphan = docker_client.containers.create(
+        base_image, ["sleep", "60"], labels={**labels, OWNER_PID_LABEL: str(dead.pid)}
+    )
+    alive = docker_client.containers.create(
+        base_image, ["sleep", "60"], labels={**labels, OWNER_PID_LABEL: str(os.getpid())}
+    )
+    try:
+        assert engine.sweep() >= 1
+        remaining = _sandbox_ids(docker_client)
+        assert orphan.id not in remaining
+        assert alive.id in remaining
+    finally:
+        alive.remove(force=True)
+
+
+def test_missing_image_is_a_clear_error(engine: DockerEngine) -> None:
+    with pytest.raises(SandboxError, match="not present"), engine.open(
+        "arena-no-such-image:missing", limits=TIGHT
+    ):
+        pass
