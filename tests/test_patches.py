@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena_bot.dataset import TaskFolder
 from arena_bot.models.task import Task
@@ -298,3 +300,28 @@ def test_pyproject_is_protected_only_when_pytest_settings_change() -> None:
 def test_protected_paths_for_reads_every_tests_patch(tmp_path: Path) -> None:
     protected = protected_paths_for(_task_folder(tmp_path, protected=[]))
     assert protected.exact == frozenset({"src/test_hidden.py"})
+
+
+diff_lines = st.one_of(
+    st.sampled_from([
+        "diff --git a/x b/x", "diff --git \"a/q\\303\" b/q", "--- a/x", "+++ b/x", "--- /dev/null",
+        "+++ /dev/null", "@@ -1 +1 @@", "@@ -0,0 +1,3 @@", "@@ -1,2 +1 @@ def f():", "@@ bad",
+        "+added", "-removed", " context", "", "\\ No newline at end of file",
+        "new file mode 100644",
+        "new mode 120000", "old mode 160000", "rename from a", "rename to ../b", "copy to \"x",
+        "GIT binary patch", "literal 0", "index 123..456 100755", "Binary files a/x and b/x differ",
+        "-- ", "similarity index 90%",
+    ]),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(diff_lines, max_size=30))
+def test_parser_never_raises_and_paths_are_always_safe(lines: list[str]) -> None:
+    from arena_bot.patches import unsafe_path_reason
+
+    patch = parse_patch("\n".join(lines) + "\n")
+    assert patch.ok or patch.problems[0].message
+    for path in patch.paths:
+        assert unsafe_path_reason(path) is None, path

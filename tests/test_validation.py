@@ -8,6 +8,7 @@ data of the repository.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
 import shutil
@@ -17,9 +18,13 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from arena_bot.cli import main
 from arena_bot.dataset import Dataset
+from arena_bot.models.submission import Submission
 from arena_bot.validation import Diagnostic, validate_changed_files, validate_submission
 
 INVALID = Path(__file__).parent / "data" / "invalid"
@@ -539,3 +544,125 @@ def test_validation_does_not_depend_on_the_working_directory(root: Path) -> None
     finally:
         os.chdir(previous)
     assert result.exit_code == 0, result.output
+
+
+# -- property-based: mutated submissions never crash the validator ---------------------------
+
+ODD_STRINGS = [
+    "", " ", "\u202eevil", "zero\u200bwidth", "../../etc/passwd", "/abs", "a" * 300, "1e309",
+    "-1", "null", "~", "yes", "2025-13-45", "run-1.patch", "\x07bell", "NaN", "{", "*x",
+]
+odd_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(ODD_STRINGS),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20),
+    st.lists(st.integers(min_value=-5, max_value=5), max_size=3),
+    st.dictionaries(st.sampled_from(["a", "id", "total"]), st.integers(), max_size=2),
+    st.dates(),
+)
+mutation = st.tuples(
+    st.integers(min_value=0, max_value=10_000),  # which node (modulo their number)
+    st.sampled_from(["drop", "rename", "replace", "insert", "wrap"]),
+    odd_values,
+    st.sampled_from(["toool", "tool", "runs", "x", "tokens", "", "id"]),
+)
+
+
+def _nodes(data: object, path: tuple = ()) -> list[tuple]:
+    found = [path]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += _nodes(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found += _nodes(value, (*path, index))
+    return found
+
+
+def _mutate(data: dict, change: tuple) -> object:
+    which, op, value, new_key = change
+    paths = _nodes(data)
+    path = paths[which % len(paths)]
+    if not path:
+        return value if op == "replace" else [data] if op == "wrap" else data
+    parent: object = data
+    for part in path[:-1]:
+        parent = parent[part]  # type: ignore[index]
+    last = path[-1]
+    assert isinstance(parent, dict | list)
+    if op == "drop":
+        del parent[last]  # type: ignore[arg-type]
+    elif op == "rename" and isinstance(parent, dict):
+        parent[new_key] = parent.pop(last)
+    elif op == "insert" and isinstance(parent, dict):
+        parent[new_key or "extra"] = value
+    elif op == "wrap":
+        parent[last] = [parent[last]]  # type: ignore[index]
+    else:
+        parent[last] = value  # type: ignore[index]
+    return data
+
+
+@pytest.fixture(scope="module")
+def property_root(tmp_path_factory: pytest.TempPathFactory, task_template: Path) -> Path:
+    base = tmp_path_factory.mktemp("property")
+    shutil.copytree(task_template, base / "dataset" / "demo")
+    (base / "submissions" / "demo").mkdir(parents=True)
+    return base
+
+
+_counter = itertools.count()
+
+
+def _write_mutant(root: Path, changes: list[tuple]) -> tuple[Path, object]:
+    data: object = valid_data()
+    for change in changes:
+        data = _mutate(data, change)  # type: ignore[arg-type]
+    folder = write_submission(root, f"m{next(_counter)}", data=data)
+    return folder, data
+
+
+def _model_accepts(folder: Path) -> bool:
+    try:
+        Submission.model_validate(yaml.safe_load((folder / "submission.yaml").read_text()))
+    except (ValidationError, yaml.YAMLError):
+        return False
+    return True
+
+
+# ARENA_PROPERTY_EXAMPLES=2000 searches harder locally; CI keeps the count modest.
+@settings(
+    max_examples=int(os.environ.get("ARENA_PROPERTY_EXAMPLES", "120")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(changes=st.lists(mutation, min_size=1, max_size=3))
+def test_mutated_submissions_never_crash_validation(
+    property_root: Path, changes: list[tuple]
+) -> None:
+    folder, _ = _write_mutant(property_root, changes)
+    try:
+        diagnostics = _check(folder, property_root)
+        errors = [d for d in diagnostics if d.is_error]
+        for diagnostic in errors:
+            assert diagnostic.path is not None and diagnostic.message
+        if not _model_accepts(folder):
+            assert errors, "the model refuses this submission, so validation must too"
+    finally:
+        shutil.rmtree(folder)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(changes=st.lists(mutation, min_size=1, max_size=3))
+def test_mutated_submissions_through_the_cli(property_root: Path, changes: list[tuple]) -> None:
+    folder, _ = _write_mutant(property_root, changes)
+    try:
+        result = run_cli(property_root, str(folder), "--format", "json")
+        assert result.exit_code in (0, 1)
+        document = json.loads(result.stdout)
+        assert document["valid"] is (result.exit_code == 0)
+    finally:
+        shutil.rmtree(folder)
