@@ -175,3 +175,18 @@ def fixture_task_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dataset")
     write_fixture_task(root)
     return root
+
+
+class TaskKit:
+    """The fixture-task helpers above, handed to tests as the ``task_kit`` fixture (test
+    folders are not packages, so tests cannot import this module by name)."""
+
+    git = staticmethod(git)
+    diff_of = staticmethod(diff_of)
+    write_fixture_task = staticmethod(write_fixture_task)
+    TEST_COMMAND = TEST_COMMAND
+
+
+@pytest.fixture(scope="session")
+def task_kit() -> type[TaskKit]:
+    return TaskKit

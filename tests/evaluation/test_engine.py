@@ -1,0 +1,295 @@
+"""The evaluation engine end to end on the fixture task, in real Docker containers."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arena_bot.dataset import TaskFolder, load_task
+from arena_bot.evaluation.engine import Evaluator, evaluate_submission, make_test_runner
+from arena_bot.evaluation.repos import BaseRepoCache
+from arena_bot.images import TaskImages
+
+pytestmark = pytest.mark.docker
+
+
+class KIT:
+    """Set from the ``task_kit`` fixture (the helpers of tests/conftest.py)."""
+
+    git = None
+    diff_of = None
+    write_fixture_task = None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _kit(task_kit) -> None:
+    KIT.git = task_kit.git
+    KIT.diff_of = task_kit.diff_of
+    KIT.write_fixture_task = task_kit.write_fixture_task
+
+
+def gold(task: TaskFolder, feature_id: int) -> str:
+    return task.feature(feature_id).gold_patch.read_text()
+
+
+def evaluate(submission, task, *, engine, task_images, store, repos, force=False):
+    return evaluate_submission(
+        submission, task, engine=engine, images=task_images, store=store, repos=repos,
+        force=force,
+    )
+
+
+def only_feature(result):
+    (run,) = result.runs
+    (feature,) = run.features
+    return feature
+
+
+def test_gold_patch_passes_with_structured_results(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    submission = write_submission("gold", patches=[gold(fixture_task, 1)])
+    result = evaluate(submission, fixture_task, engine=engine, task_images=task_images,
+                      store=store, repos=repos)
+    feature = only_feature(result)
+    assert (feature.status, feature.passed, feature.apply_status) == ("passed", True, "clean")
+    assert feature.exit_code == 0
+    assert (feature.tests_passed, feature.tests_failed, feature.tests_errored) == (2, 0, 0)
+    assert {case.name for case in feature.tests} == {
+        "tests.test_add::test_add", "tests.test_mul::test_mul"
+    }
+    assert result.image is not None and result.image.tag.startswith("arena-task-calc-fixture:")
+
+
+def test_results_are_cached_by_content_and_rerun_on_change(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    submission = write_submission("cache", patches=[gold(fixture_task, 1)])
+    evaluator = Evaluator(engine=engine, images=task_images, store=store, repos=repos)
+    first = evaluator.evaluate([(submission, fixture_task)])[0]
+    second = evaluator.evaluate([(submission, fixture_task)])[0]
+    assert not first.cached and second.cached
+    assert second.result == first.result
+    assert first.path is not None and first.path.is_file()
+    assert store.lookup(submission, fixture_task, task_images.base_image) == first.result
+    assert store.lookup(submission, fixture_task) == first.result
+    # Any change to the submission's files is a new input: evaluated again, not reused.
+    (submission.root / "notes.txt").write_text("changed\n")
+    third = evaluator.evaluate([(submission, fixture_task)])[0]
+    assert not third.cached
+    assert third.result.input_hash != first.result.input_hash
+    forced = evaluator.evaluate([(submission, fixture_task)], force=True)[0]
+    assert not forced.cached
+
+
+def test_solo_patch_runs_each_feature_separately(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    both = gold(fixture_task, 1) + gold(fixture_task, 2)
+    half = gold(fixture_task, 1)
+    full = write_submission("solo-full", patches=[both], setting="solo", features=[1, 2])
+    partial = write_submission("solo-half", patches=[half], setting="solo", features=[1, 2])
+    evaluator = Evaluator(engine=engine, images=task_images, store=store, repos=repos)
+    full_result, partial_result = (
+        o.result for o in evaluator.evaluate([(full, fixture_task), (partial, fixture_task)],
+                                             jobs=2)
+    )
+    assert [(f.feature, f.status) for f in full_result.runs[0].features] == [
+        (1, "passed"), (2, "passed")
+    ]
+    assert [(f.feature, f.status) for f in partial_result.runs[0].features] == [
+        (1, "passed"), (2, "failed")
+    ]
+    assert partial_result.runs[0].features[1].tests_errored == 1  # stats.py does not exist
+
+
+def test_printed_passed_never_counts(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    liar = gold(fixture_task, 1).replace("return a * b", "print('PASSED ' * 50); return 0")
+    submission = write_submission("liar", patches=[liar])
+    feature = only_feature(evaluate(submission, fixture_task, engine=engine,
+                                    task_images=task_images, store=store, repos=repos))
+    assert feature.status == "failed" and not feature.passed
+    assert feature.tests_failed == 1
+    assert "PASSED" in feature.output
+
+
+@pytest.mark.parametrize(
+    ("changes", "needle"),
+    [
+        ({"tests/test_add.py": "def test_add():\n    assert True\n"}, "tests/test_add.py"),
+        ({"conftest.py": "collect_ignore = ['tests']\n"}, "conftest.py"),
+        ({"tests/test_mul.py": "def test_mul():\n    pass\n"}, "tests/test_mul.py"),
+    ],
+    ids=["edits-tests", "adds-conftest", "pre-creates-test-file"],
+)
+def test_patches_touching_tests_are_rejected(
+    changes, needle, fixture_task, write_submission, engine, task_images, store, repos, tmp_path
+) -> None:
+    repo = _clone(fixture_task, tmp_path)
+    patch = gold(fixture_task, 1) + KIT.diff_of(repo, changes)
+    submission = write_submission("sneaky", patches=[patch])
+    feature = only_feature(evaluate(submission, fixture_task, engine=engine,
+                                    task_images=task_images, store=store, repos=repos))
+    assert feature.status == "rejected" and not feature.passed
+    assert needle in (feature.reason or "")
+
+
+def test_patch_that_does_not_apply(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    broken = gold(fixture_task, 1).replace("return a + b", "return a - b - c")
+    submission = write_submission("broken", patches=[broken])
+    feature = only_feature(evaluate(submission, fixture_task, engine=engine,
+                                    task_images=task_images, store=store, repos=repos))
+    assert (feature.status, feature.apply_status) == ("apply_failed", "failed")
+    assert feature.tests == [] and "does not apply" in (feature.reason or "")
+
+
+def test_stale_patch_applies_with_three_way_merge(
+    fixture_task, write_submission, engine, task_images, store, repos, tmp_path
+) -> None:
+    repo = _clone(fixture_task, tmp_path)
+    KIT.git("checkout", "--quiet", "HEAD~1", cwd=repo)  # the commit before: VERSION = 1
+    old = (repo / "calc.py").read_text()
+    # Inserted two lines below the line the base commit changed: inside the hunk's context
+    # (so plain `git apply` fails) but not adjacent to it (so a 3-way merge is clean).
+    new = old.replace("def add", "def mul(a, b):\n    return a * b\n\n\ndef add")
+    stale = KIT.diff_of(repo, {"calc.py": new})
+    assert " VERSION = 1" in stale
+    submission = write_submission("stale", patches=[stale])
+    feature = only_feature(evaluate(submission, fixture_task, engine=engine,
+                                    task_images=task_images, store=store, repos=repos))
+    assert (feature.status, feature.apply_status) == ("passed", "three_way")
+
+
+def test_missing_patch_file_is_a_result_not_a_crash(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    submission = write_submission("lost", patches=[gold(fixture_task, 1)])
+    (submission.root / "agent1.patch").unlink()
+    feature = only_feature(evaluate(submission, fixture_task, engine=engine,
+                                    task_images=task_images, store=store, repos=repos))
+    assert (feature.status, feature.apply_status) == ("apply_failed", "missing")
+    assert "missing" in (feature.reason or "")
+
+
+def test_coop_runs_merge_analysis_and_tests_both_features(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    submission = write_submission(
+        "coop", patches=[gold(fixture_task, 1), gold(fixture_task, 2)], setting="coop",
+        features=[1, 2],
+    )
+    result = evaluate(submission, fixture_task, engine=engine, task_images=task_images,
+                      store=store, repos=repos)
+    (run,) = result.runs
+    assert run.features == [] and run.merge is not None
+    assert (run.merge.status, run.merge.both_passed) == ("clean", True)
+    assert [f.status for f in run.merge.features] == ["passed", "passed"]
+
+
+@pytest.fixture(scope="module")
+def variant_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("variants")
+
+
+def _variant(root: Path, task_id: str, **kwargs) -> TaskFolder:
+    if not (root / task_id).is_dir():
+        KIT.write_fixture_task(root, task_id=task_id, **kwargs)
+    return load_task(root / task_id)
+
+
+def test_infinite_loop_in_tests_is_a_timeout(
+    variant_root, write_submission, engine, task_images, store, repos
+) -> None:
+    task = _variant(variant_root, "calc-timeout", timeout=3)
+    looping = gold(task, 1).replace("return a * b", "while True: pass")
+    submission = write_submission("loop", patches=[looping], task_id="calc-timeout")
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    assert feature.status == "timeout" and not feature.passed
+    assert feature.duration < 30
+
+
+def test_memory_hog_in_tests_is_reported(
+    variant_root, write_submission, engine, task_images, store, repos
+) -> None:
+    task = _variant(variant_root, "calc-small", extra_yaml="limits:\n  memory_mb: 128\n")
+    hog = gold(task, 1).replace("return a * b", "return len(b'x' * (1 << 30))")
+    submission = write_submission("hog", patches=[hog], task_id="calc-small")
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    assert feature.status == "failed" and "out of memory" in (feature.reason or "")
+
+
+def test_command_without_junit_report_is_no_tests(
+    variant_root, write_submission, engine, task_images, store, repos
+) -> None:
+    task = _variant(variant_root, "calc-nojunit",
+                    test_command="python3 -m pytest -q -p no:cacheprovider tests")
+    submission = write_submission("nojunit", patches=[gold(task, 1)], task_id="calc-nojunit")
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    assert feature.exit_code == 0
+    assert feature.status == "no_tests" and "JUnit" in (feature.reason or "")
+
+
+def test_criteria_observations_read_the_patched_repository(
+    variant_root, write_submission, engine, task_images, store, repos
+) -> None:
+    criteria = (
+        "success_criteria:\n"
+        "  - type: tests_pass\n"
+        "  - type: file_exists\n    path: calc.py\n"
+        "  - type: file_exists\n    path: nope.py\n"
+        "  - type: regex\n    pattern: mul\n    target: 'file:calc.py'\n"
+        "  - type: boolean\n    expected: '12'\n"
+        "    target: 'command:python3 -c \"import calc; print(calc.mul(3, 4))\"'\n"
+        "  - type: boolean\n    target: answer\n"
+    )
+    task = _variant(variant_root, "calc-criteria", extra_yaml=criteria)
+    submission = write_submission("observed", patches=[gold(task, 1)], task_id="calc-criteria")
+    result = evaluate(submission, task, engine=engine, task_images=task_images, store=store,
+                      repos=repos)
+    observations = {o.criterion: o for o in result.runs[0].observations}
+    assert sorted(observations) == [1, 2, 3, 4]  # answer targets are read by scoring
+    assert observations[1].exists is True and observations[2].exists is False
+    assert "def mul" in (observations[3].text or "")
+    assert (observations[4].text or "").strip() == "12" and observations[4].error is None
+
+
+def test_test_runner_for_merge_uses_fresh_containers(fixture_task, engine, task_images) -> None:
+    image = task_images.ensure(fixture_task)
+    run_tests = make_test_runner(fixture_task, engine=engine, image=image.tag)
+    assert run_tests(gold(fixture_task, 2), 2).passed
+    # A second call must not see the first call's patch (stats.py) any more.
+    assert run_tests(gold(fixture_task, 1), 2).status == "failed"
+
+
+def test_unchanged_task_image_is_reused(fixture_task, docker_client, base_image) -> None:
+    first = TaskImages(docker_client, base_image=base_image).ensure(fixture_task)
+    again = TaskImages(docker_client, base_image=base_image).ensure(fixture_task)
+    assert not again.built and again.tag == first.tag and again.id == first.id
+
+
+def test_base_repo_cache_clones_the_base_commit(fixture_task, tmp_path) -> None:
+    cache = BaseRepoCache(tmp_path / "repos")
+    repo = cache.get(fixture_task)
+    assert cache.get(fixture_task) == repo
+    head = KIT.git("rev-parse", "HEAD", cwd=repo).strip()
+    assert head == fixture_task.spec.source.commit
+    assert "VERSION = 2" in (repo / "calc.py").read_text()
+
+
+def _clone(task: TaskFolder, tmp_path: Path) -> Path:
+    repo = tmp_path / "clone"
+    if repo.exists():
+        shutil.rmtree(repo)
+    subprocess.run(["git", "clone", "--quiet", str(task.bundle), str(repo)], check=True)
+    KIT.git("checkout", "--quiet", task.spec.source.commit, cwd=repo)
+    return repo
