@@ -61,19 +61,21 @@ def group_median(sorted_groups: SortedGroups) -> FloatArray:
 def group_quantile_exclusive(sorted_groups: SortedGroups, *, fraction: float) -> FloatArray:
     """Quantile as :func:`statistics.quantiles` (method ``exclusive``): position p·(n+1).
 
-    Only defined for groups of 2+ values (NaN otherwise); positions outside 1..n are
-    clamped to the ends like the standard library does.
+    Only defined for groups of 2+ values (NaN otherwise). Like the standard library, the
+    lower index is clamped to 1..n−1 and the weight is not, so for very small groups the
+    quantile extrapolates beyond the data (dynamic baselines have 5+ values, where it
+    never does).
     """
     counts = sorted_groups.counts
     out = np.full(len(counts), np.nan)
     has = counts >= 2
-    position = fraction * (counts[has] + 1)  # 1-based
-    below = np.clip(np.floor(position).astype(np.int64), 1, counts[has])
-    above = np.clip(below + 1, 1, counts[has])
-    weight = np.clip(position - below, 0.0, 1.0)
+    n = counts[has]
+    position = fraction * (n + 1)  # 1-based
+    below = np.clip(np.floor(position).astype(np.int64), 1, n - 1)
+    weight = position - below
     starts = sorted_groups.starts[has]
     low = sorted_groups.values[starts + below - 1]
-    high = sorted_groups.values[starts + above - 1]
+    high = sorted_groups.values[starts + below]
     out[has] = low + (high - low) * weight
     return out
 

@@ -1,0 +1,90 @@
+"""A real OpenAI-compatible chat completions server on 127.0.0.1 for judge tests."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # scoring_builders
+
+
+@dataclass
+class Reply:
+    """One scripted answer: ``content`` in the chat completions shape, or a raw status."""
+
+    content: str | None = None
+    status: int = 200
+    body: str | None = None  # raw body instead of the chat completions shape
+
+
+@dataclass
+class ChatServer:
+    """Answers from ``replies`` in order (the last one repeats); records every request."""
+
+    url: str
+    replies: list[Reply] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    responder: Any = None  # optional callable(request_json) -> Reply
+
+    def next_reply(self, payload: dict[str, Any]) -> Reply:
+        if self.responder is not None:
+            return self.responder(payload)
+        if len(self.replies) > 1:
+            return self.replies.pop(0)
+        return self.replies[0] if self.replies else Reply(content="SCORE: 5")
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    state = ChatServer(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server API)
+            length = int(self.headers.get("Content-Length", "0"))
+            payload = json.loads(self.rfile.read(length) or b"{}")
+            state.requests.append({"path": self.path, **payload})
+            state.headers.append(dict(self.headers))
+            reply = state.next_reply(payload)
+            if reply.body is not None:
+                body = reply.body.encode()
+            else:
+                body = json.dumps({
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "model": payload.get("model"),
+                    "choices": [{
+                        "index": 0,
+                        "message": {"role": "assistant", "content": reply.content},
+                        "finish_reason": "stop",
+                    }],
+                }).encode()
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
