@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from arena_bot.cli import main
+from arena_bot.dataset import load_task
 
 SEED_KEYS = {
     "repo_name", "task_id", "timestamp", "feature1", "feature2", "merge_status",
@@ -40,16 +42,39 @@ def gold(fixture_task_root: Path) -> tuple[Path, Path]:
     return task / "feature1" / "feature.patch", task / "feature2" / "feature.patch"
 
 
+def fixture_patch(
+    fixture_task_root: Path, tmp_path: Path, name: str, edits: dict[str, tuple[str, str]]
+) -> Path:
+    """A patch file made with git on the fixture task's base commit.
+
+    ``edits`` maps a path to (old text, new text); an empty old text creates the file. Made
+    from the real base so the patches keep applying when the shared fixture changes.
+    """
+    task = load_task(fixture_task_root / "calc-fixture")
+    work = tmp_path / f"src-{name}"
+    subprocess.run(["git", "clone", "--quiet", str(task.bundle), str(work)], check=True,
+                   capture_output=True)
+    subprocess.run(["git", "checkout", "--quiet", task.spec.source.commit], cwd=work,
+                   check=True, capture_output=True)
+    for path, (old, new) in edits.items():
+        target = work / path
+        text = target.read_text() if old else ""
+        assert old in text
+        target.write_text(text.replace(old, new, 1) if old else new)
+    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+    diff = subprocess.run(["git", "diff", "--cached"], cwd=work, check=True,
+                          capture_output=True, text=True).stdout
+    patch = tmp_path / f"{name}.patch"
+    patch.write_text(diff)
+    return patch
+
+
 def conflicting_patches(fixture_task_root: Path, tmp_path: Path) -> tuple[Path, Path]:
-    """Two agents rewriting ``add`` differently (one section of 1 + 1 lines)."""
-    header = (
-        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n"
-        "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a + b\n"
-    )
-    first = tmp_path / "one.patch"
-    first.write_text(header + "+    return b + a\n")
-    second = tmp_path / "two.patch"
-    second.write_text(header + "+    return sum((a, b))\n")
+    """Two agents rewriting ``add``'s body differently (one section of 1 + 1 lines)."""
+    first = fixture_patch(fixture_task_root, tmp_path, "one",
+                          {"calc.py": ("return a + b", "return b + a")})
+    second = fixture_patch(fixture_task_root, tmp_path, "two",
+                           {"calc.py": ("return a + b", "return sum((a, b))")})
     return first, second
 
 
@@ -165,21 +190,20 @@ def test_merge_runs_both_features_tests_in_docker(
 
 
 @pytest.mark.docker
-def test_union_merge_failing_tests_in_docker(arena, base_image: str, tmp_path: Path) -> None:
+def test_union_merge_failing_tests_in_docker(
+    arena, fixture_task_root: Path, base_image: str, tmp_path: Path
+) -> None:
     # Both agents rewrite `add`'s body; union keeps agent 2's (wrong) line first, so the
     # task's existing test_add fails in both features' runs.
-    first = tmp_path / "one.patch"
-    first.write_text(
-        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,6 @@\n"
-        " def add(a, b):\n-    return a + b\n+    return b + a\n+\n+\n"
-        "+def mul(a, b):\n+    return a * b\n"
+    first = fixture_patch(
+        fixture_task_root, tmp_path, "one",
+        {"calc.py": ("    return a + b\n",
+                     "    return b + a\n\n\ndef mul(a, b):\n    return a * b\n")},
     )
-    second = tmp_path / "two.patch"
-    second.write_text(
-        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
-        " def add(a, b):\n-    return a + b\n+    return a - b\n"
-        "diff --git a/stats.py b/stats.py\nnew file mode 100644\n--- /dev/null\n"
-        "+++ b/stats.py\n@@ -0,0 +1,2 @@\n+def sub(a, b):\n+    return a - b\n"
+    second = fixture_patch(
+        fixture_task_root, tmp_path, "two",
+        {"calc.py": ("return a + b", "return a - b"),
+         "stats.py": ("", "def sub(a, b):\n    return a - b\n")},
     )
     output = tmp_path / "report.json"
     result = arena("merge", str(first), str(second), "--task", "calc-fixture",
