@@ -1,0 +1,74 @@
+"""``arena evaluate`` and ``arena images build`` through click's CliRunner, on real Docker."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena_bot.cli import main
+from arena_bot.dataset import TaskFolder
+
+
+@pytest.fixture
+def repo_root(tmp_path: Path, fixture_task: TaskFolder, write_submission) -> Path:
+    """A repository root with the fixture task and two submissions (gold and broken)."""
+    root = tmp_path / "root"
+    shutil.copytree(fixture_task.root, root / "dataset" / fixture_task.id)
+    gold = fixture_task.feature(1).gold_patch.read_text()
+    for name, patch in (("gold", gold), ("broken", gold.replace("return a", "return z"))):
+        folder = write_submission(name, patches=[patch]).root
+        shutil.copytree(folder, root / "submissions" / fixture_task.id / name)
+    return root
+
+
+def invoke(root: Path, *args: str):
+    env = {"ARENA_CACHE": str(root / ".arena"), "ARENA_BASE_IMAGE": "arena-base:bookworm"}
+    return CliRunner().invoke(main, ["--root", str(root), *args], env=env)
+
+
+@pytest.mark.docker
+def test_evaluate_all_prints_table_stores_results_and_reuses_them(
+    repo_root: Path, base_image: str
+) -> None:
+    first = invoke(repo_root, "evaluate", "--all", "--jobs", "2")
+    assert first.exit_code == 0, first.output
+    lines = first.output.splitlines()
+    gold_row = next(line for line in lines if "gold run1" in line)
+    broken_row = next(line for line in lines if "broken run1" in line)
+    assert "passed" in gold_row and "f1" in gold_row
+    assert "apply_failed" in broken_row and "does not apply" in broken_row
+    assert "2 submission(s), 1/2 feature runs passed" in first.output
+    stored = sorted((repo_root / ".arena" / "results").rglob("*.json"))
+    assert [p.parent.name for p in stored] == ["broken", "gold"]
+    again = invoke(repo_root, "evaluate", str(repo_root / "submissions"))
+    assert again.exit_code == 0
+    assert "gold (cached) run1" in again.output
+
+
+@pytest.mark.docker
+def test_images_build_reuses_unchanged_task_images(repo_root: Path, base_image: str) -> None:
+    invoke(repo_root, "images", "build")
+    result = invoke(repo_root, "images", "build", "calc-fixture")
+    assert result.exit_code == 0, result.output
+    assert "calc-fixture: arena-task-calc-fixture:" in result.output
+    assert "(unchanged)" in result.output
+
+
+def test_bad_calls_and_inputs_are_clear_errors(repo_root: Path) -> None:
+    both = invoke(repo_root, "evaluate", "--all", str(repo_root / "submissions"))
+    assert both.exit_code == 2 and "one of the two" in both.output
+    missing = invoke(repo_root, "evaluate", str(repo_root / "nope"))
+    assert missing.exit_code == 1 and "path does not exist" in missing.output
+    orphan = repo_root / "submissions" / "calc-fixture" / "gold" / "submission.yaml"
+    orphan.write_text(orphan.read_text().replace("task: calc-fixture", "task: unknown-task"))
+    unknown = invoke(repo_root, "evaluate", str(orphan.parent))
+    assert unknown.exit_code == 1 and "unknown task 'unknown-task'" in unknown.output
+    assert "Traceback" not in unknown.output
+    wrong_feature = repo_root / "submissions" / "calc-fixture" / "broken" / "submission.yaml"
+    wrong_feature.write_text(wrong_feature.read_text().replace("features: [1]", "features: [7]"))
+    bad = invoke(repo_root, "evaluate", str(wrong_feature.parent))
+    assert bad.exit_code == 1 and "features [7] do not exist" in bad.output
+    assert "submission.yaml:" in bad.output

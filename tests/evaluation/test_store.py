@@ -1,0 +1,74 @@
+"""Content-addressed result storage (no Docker)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+
+from arena_bot.dataset import TaskFolder
+from arena_bot.evaluation.store import ResultStore, input_key
+from arena_bot.models.evaluation import EvaluationResult
+
+
+def make_result(key_hash: str) -> EvaluationResult:
+    return EvaluationResult(
+        task_id="calc-fixture", submission_id="s", input_hash=key_hash, harness_version="1",
+        evaluated_at=dt.datetime(2025, 1, 1, tzinfo=dt.UTC), runs=[],
+    )
+
+
+def test_same_inputs_same_key_and_any_change_a_new_one(
+    fixture_task: TaskFolder, write_submission, tmp_path: Path
+) -> None:
+    submission = write_submission("s", patches=["diff\n"])
+    key = input_key(submission, fixture_task, "img:a")
+    assert input_key(submission, fixture_task, "img:a") == key
+    assert input_key(submission, fixture_task, "img:b").input_hash != key.input_hash
+    assert input_key(submission, fixture_task, "img:a", harness_version="x") != key
+    (submission.root / "agent1.patch").write_text("diff 2\n")
+    assert input_key(submission, fixture_task, "img:a") != key
+
+
+def test_save_and_lookup_round_trip(
+    fixture_task: TaskFolder, write_submission, store: ResultStore
+) -> None:
+    submission = write_submission("s", patches=["diff\n"])
+    assert store.lookup(submission, fixture_task, "img:a") is None
+    key = input_key(submission, fixture_task, "img:a")
+    path = store.save(submission, key, make_result(key.input_hash))
+    assert path.parent == store.root / "calc-fixture" / "s"
+    assert store.lookup(submission, fixture_task, "img:a") == make_result(key.input_hash)
+    assert store.lookup(submission, fixture_task, "img:b") is None
+    assert store.lookup(submission, fixture_task) == make_result(key.input_hash)
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temp file left
+
+
+def test_corrupt_file_counts_as_absent(
+    fixture_task: TaskFolder, write_submission, store: ResultStore
+) -> None:
+    submission = write_submission("s", patches=["diff\n"])
+    key = input_key(submission, fixture_task, "img:a")
+    path = store.save(submission, key, make_result(key.input_hash))
+    path.write_text('{"half": ')
+    assert store.lookup(submission, fixture_task, "img:a") is None
+
+
+def test_interrupted_write_keeps_the_old_result(
+    fixture_task: TaskFolder, write_submission, store: ResultStore, monkeypatch
+) -> None:
+    submission = write_submission("s", patches=["diff\n"])
+    key = input_key(submission, fixture_task, "img:a")
+    store.save(submission, key, make_result(key.input_hash))
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.save(submission, key, make_result("other"))
+    monkeypatch.undo()
+    assert store.lookup(submission, fixture_task, "img:a") == make_result(key.input_hash)
+    assert len(list(store.folder(submission).iterdir())) == 1
