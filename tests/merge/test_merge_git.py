@@ -319,3 +319,80 @@ def test_unknown_base_commit_is_a_merge_error(make_base) -> None:
 def test_not_a_repository_is_a_merge_error(tmp_path: Path) -> None:
     with pytest.raises(MergeError, match="not a git repository"):
         merge_patches(base_repo=tmp_path, base_commit="0" * 40, patch1="", patch2="")
+
+
+def literal_cooperbench_merge(base, patch1: str, patch2: str) -> tuple[int, int, str]:
+    """CooperBench's procedure, literally: branches, `git merge agent1 --no-commit --no-ff`
+    on agent2, counting over the conflicted files in the working tree, then the union retry.
+    Returns (sections, lines, merged app.py after the union retry)."""
+    from arena_bot.merge.conflicts import count_conflicts
+
+    work = base.apply("")
+    run = _runner(work)
+    run("checkout", "--quiet", "-b", "agent1")
+    run("apply", "--index", "-", input_text=patch1)
+    run("commit", "--quiet", "-m", "agent1")
+    run("checkout", "--quiet", "-b", "agent2", base.commit)
+    run("apply", "--index", "-", input_text=patch2)
+    run("commit", "--quiet", "-m", "agent2")
+    run("merge", "agent1", "--no-commit", "--no-ff", check=False)
+    conflicted = run("diff", "--name-only", "--diff-filter=U").split()
+    details = count_conflicts((work / name).read_text() for name in conflicted)
+    run("merge", "--abort")
+    (work / ".git" / "info" / "attributes").write_text("* merge=union\n")
+    run("merge", "agent1", "--no-commit", "--no-ff")
+    return details.conflict_sections, details.conflict_lines, (work / "app.py").read_text()
+
+
+def _runner(work: Path):
+    import os
+    import subprocess
+
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+
+    def run(*args: str, input_text: str | None = None, check: bool = True) -> str:
+        done = subprocess.run(["git", *args], cwd=work, env=env, input=input_text,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0 or not check, done.stderr
+        return done.stdout
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("edits1", "edits2"),
+    [
+        ({3: "def f3():\n    return 'one'\n"}, {3: "def f3():\n    return 'two'\n"}),
+        (
+            {2: "def f2():\n    a = 1\n    return a\n", 7: "x = 7\n", 9: "def f9():\n    pass\n"},
+            {2: "def f2():\n    return 2\n", 7: "y = 7\nz = 8\n", 8: "def f8():\n    pass\n"},
+        ),
+        ({0: "import os\n" + BLOCKS[0]}, {0: "import sys\n" + BLOCKS[0], 5: "five = 5\n"}),
+    ],
+)
+def test_counts_and_union_result_match_a_literal_git_merge(
+    make_base, edits1: dict[int, str], edits2: dict[int, str]
+) -> None:
+    base = make_base(BASE_FILES)
+
+    def apply_edits(edits: dict[int, str]) -> str:
+        blocks = list(BLOCKS)
+        for number, body in edits.items():
+            blocks[number] = body
+        return SPACER.join(blocks)
+
+    patch1 = base.patch({"app.py": apply_edits(edits1)})
+    patch2 = base.patch({"app.py": apply_edits(edits2)})
+    sections, lines, union_app = literal_cooperbench_merge(base, patch1, patch2)
+
+    outcome = merge_patches(
+        base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2
+    )
+
+    assert sections > 0
+    assert outcome.details.conflict_sections == sections
+    assert outcome.details.conflict_lines == lines
+    assert outcome.strategy == "union"
+    assert (base.apply(outcome.merged_diff) / "app.py").read_text() == union_app
