@@ -1,0 +1,258 @@
+"""The sample dataset and sample submissions are product material: check they really work.
+
+Everything here runs on the host (git + this Python's pytest), without Docker: each task's
+bundle is cloned at its base commit and the feature's tests are run before and after the
+gold patch, reading the verdict from the JUnit XML the task's test command writes.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.submissions import SubmissionFolder, find_submission_folders, load_submission
+
+ROOT = Path(__file__).resolve().parent.parent
+DATASET = Dataset(ROOT / "dataset")
+TASKS = DATASET.all()
+SUBMISSIONS = [
+    load_submission(folder) for folder in find_submission_folders([ROOT / "submissions"])
+]
+
+#: The one sample submission made on a stale checkout: its patch must not apply on the base
+#: (documented in its notes and in submissions/README.md).
+NOT_APPLYING = {"csvstat-summaries/2026-11-08_aider_deepseek-v3"}
+
+#: Which tasks' gold patches conflict when two agents' branches are merged (CooperBench style).
+GOLD_MERGE_CONFLICTS = {"slugkit-options": True, "csvstat-summaries": False, "ttlcache-bugs": False}
+
+GIT_ENV = {
+    **{key: value for key, value in os.environ.items() if not key.startswith("GIT_")},
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Arena Test",
+    "GIT_AUTHOR_EMAIL": "test@agentic-arena.invalid",
+    "GIT_COMMITTER_NAME": "Arena Test",
+    "GIT_COMMITTER_EMAIL": "test@agentic-arena.invalid",
+}
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        ["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, text=True, check=False
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
+    return result
+
+
+def clone(task: TaskFolder, target: Path) -> Path:
+    assert task.bundle is not None
+    subprocess.run(
+        ["git", "clone", "--quiet", str(task.bundle), str(target)],
+        env=GIT_ENV,
+        check=True,
+        capture_output=True,
+    )
+    git(target, "checkout", "--quiet", task.spec.source.commit)
+    return target
+
+
+def apply(repo: Path, patch: Path, *extra: str) -> bool:
+    return git(repo, "apply", *extra, str(patch), check=False).returncode == 0
+
+
+def run_tests(repo: Path) -> tuple[int, dict[str, int]]:
+    """The task's test command (with this interpreter); exit status and JUnit totals."""
+    junit = repo.parent / f"{repo.name}-junit.xml"
+    junit.unlink(missing_ok=True)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # Plain pytest, as in the task image: no third-party plugins of this environment.
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            "tests",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    suite = ET.parse(junit).getroot()
+    suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
+    assert suite is not None, result.stdout
+    totals = {key: int(suite.get(key, "0")) for key in ("tests", "failures", "errors")}
+    return result.returncode, totals
+
+
+def patched_paths(patch: Path) -> set[str]:
+    text = patch.read_text(encoding="utf-8")
+    return set(re.findall(r"^\+\+\+ b/(\S+)$", text, re.M)) | set(
+        re.findall(r"^--- a/(\S+)$", text, re.M)
+    )
+
+
+def is_protected(task: TaskFolder, path: str) -> bool:
+    return any(fnmatch.fnmatch(path, pattern) for pattern in task.spec.protected_paths)
+
+
+FEATURES = [(task, feature) for task in TASKS for feature in task.spec.feature_ids()]
+
+
+def test_the_sample_dataset_is_varied():
+    assert len(TASKS) >= 3
+    assert len({task.spec.category for task in TASKS}) >= 2
+    assert len({task.spec.difficulty for task in TASKS}) >= 2
+    assert all(len(task.spec.feature_ids()) >= 2 for task in TASKS)
+    criteria = {c.type for task in TASKS for c in task.spec.success_criteria}
+    assert criteria & {"file_exists", "regex", "exact_match"}
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.id)
+def test_task_folder_follows_the_contract(task: TaskFolder, tmp_path: Path):
+    spec = task.spec
+    assert spec.tests.command == (
+        'python3 -m pytest -q -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests'
+    )
+    dockerfile = task.dockerfile.read_text(encoding="utf-8")
+    assert dockerfile.startswith("ARG BASE_IMAGE=python:3.11-slim-bookworm\nFROM ${BASE_IMAGE}\n")
+    assert f"checkout --quiet {spec.source.commit} " in dockerfile
+    assert "ENTRYPOINT" not in dockerfile and "CMD" not in dockerfile
+    runner = task.root / "runner.sh"
+    assert os.access(runner, os.X_OK)
+    assert "/patches/" in runner.read_text(encoding="utf-8")
+    # The bundle holds the history up to the base commit and nothing after it.
+    repo = clone(task, tmp_path / "repo")
+    heads = set(git(repo, "for-each-ref", "--format=%(objectname)").stdout.split())
+    assert heads == {spec.source.commit}
+    assert len(git(repo, "rev-list", "--all").stdout.split()) >= 3
+    assert task.bundle is not None and task.bundle.stat().st_size < 64 * 1024
+    # Base tests pass on the base commit.
+    status, totals = run_tests(repo)
+    assert status == 0 and totals["tests"] > 0 and totals["failures"] == 0
+
+
+@pytest.mark.parametrize(("task", "feature"), FEATURES, ids=[f"{t.id}-f{f}" for t, f in FEATURES])
+def test_feature_tests_fail_before_and_pass_after_the_gold_patch(
+    task: TaskFolder, feature: int, tmp_path: Path
+):
+    files = task.feature(feature)
+    assert files.description.read_text(encoding="utf-8").startswith("# ")
+    assert all(path.startswith("tests/") for path in patched_paths(files.tests_patch))
+    assert not any(is_protected(task, path) for path in patched_paths(files.gold_patch))
+
+    before = clone(task, tmp_path / "before")
+    assert apply(before, files.tests_patch)
+    status, totals = run_tests(before)
+    assert status != 0
+    assert totals["failures"] + totals["errors"] > 0
+
+    after = clone(task, tmp_path / "after")
+    assert apply(after, files.gold_patch)
+    assert apply(after, files.tests_patch)
+    status, totals = run_tests(after)
+    assert status == 0
+    assert totals["tests"] > 0 and totals["failures"] == totals["errors"] == 0
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.id)
+def test_gold_patches_merge_as_documented(task: TaskFolder, tmp_path: Path):
+    """Feature 1 and 2's gold patches on two branches: conflict only where the task says so."""
+    repo = clone(task, tmp_path / "repo")
+    for branch, feature in (("agent1", 1), ("agent2", 2)):
+        git(repo, "checkout", "--quiet", "-B", branch, task.spec.source.commit)
+        assert apply(repo, task.feature(feature).gold_patch)
+        git(repo, "add", "--all")
+        git(repo, "commit", "--quiet", "-m", branch)
+    merged = git(repo, "merge", "--no-commit", "--no-ff", "agent1", check=False)
+    assert (merged.returncode != 0) == GOLD_MERGE_CONFLICTS[task.id]
+
+
+def test_sample_submissions_are_varied():
+    assert len(SUBMISSIONS) >= 8
+    specs = [submission.spec for submission in SUBMISSIONS]
+    assert len({spec.tool.name for spec in specs}) >= 3
+    assert len({model for spec in specs for model in spec.models}) >= 3
+    assert {spec.setting for spec in specs} == {"single", "solo", "coop"}
+    assert any(len(spec.runs) == 3 for spec in specs)
+    assert any(len(spec.runs) == 1 for spec in specs)
+    assert any(run.trajectory for spec in specs for run in spec.runs)
+    assert {spec.task for spec in specs} == {task.id for task in TASKS}
+
+
+@pytest.mark.parametrize("submission", SUBMISSIONS, ids=lambda s: s.key)
+def test_submission_patches_apply_on_the_base_commit(submission: SubmissionFolder, tmp_path: Path):
+    task = DATASET.get(submission.spec.task)
+    assert submission.id == submission.root.name
+    assert set(submission.spec.features) <= set(task.spec.feature_ids())
+    repo = clone(task, tmp_path / "repo")
+    for run in submission.spec.runs:
+        assert run.tokens.cached is not None and run.tokens.cached <= (run.tokens.prompt or 0)
+        assert run.estimated_cost > 0 and run.execution_time > 0
+        if run.trajectory:
+            assert submission.file(run.trajectory).is_file()
+        for name in run.patches:
+            patch = submission.file(name)
+            assert patch.is_file()
+            paths = patched_paths(patch)
+            assert paths and not any(is_protected(task, path) for path in paths)
+            if submission.key in NOT_APPLYING:
+                assert not apply(repo, patch, "--check")
+                assert not apply(repo, patch, "--3way")  # a 3-way merge conflicts as well
+                git(repo, "reset", "--quiet", "--hard")
+            else:
+                assert apply(repo, patch, "--check"), f"{name} does not apply"
+
+
+def test_the_not_applying_submission_is_documented():
+    (key,) = NOT_APPLYING
+    notes = next(s for s in SUBMISSIONS if s.key == key).spec.notes or ""
+    assert "does not apply" in notes
+    assert key.split("/")[1] in (ROOT / "submissions" / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_dataset_is_what_the_build_script_writes(tmp_path: Path):
+    """Regenerating from scripts/build_sample_dataset.py reproduces the committed files."""
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_sample_dataset.py"),
+            "--root",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+        env=GIT_ENV,
+    )
+    for folder in ("dataset", "submissions"):
+        built = {
+            p.relative_to(tmp_path): p.read_bytes()
+            for p in (tmp_path / folder).rglob("*")
+            if p.is_file()
+        }
+        committed = {
+            p.relative_to(ROOT): p.read_bytes()
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and p.name != "README.md"
+        }
+        assert built.keys() == committed.keys()
+        for path, content in built.items():
+            assert content == committed[path], f"{path} differs from the build script's output"
