@@ -9,14 +9,13 @@ import click
 
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError
+from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.merge.coop import RunTests, evaluate_coop_run, merge_result, untested_features
 from arena_bot.merge.gitmerge import merge_patches
 from arena_bot.merge.report import MergeReport
 from arena_bot.models.evaluation import MergeResult
+from arena_bot.patches import MAX_PATCH_BYTES  # the limit validation applies too
 from arena_bot.settings import Settings
-
-#: Patches bigger than this are refused before git sees them (same limit as validation).
-MAX_PATCH_BYTES = 2 * 1024 * 1024
 
 
 @click.command("merge")
@@ -149,10 +148,8 @@ def _feature_pair(*, task: TaskFolder, features: tuple[int, int] | None) -> tupl
     return (first, second)
 
 
-def _base_repos(settings: Settings):  # -> arena_bot.evaluation.repos.BaseRepoCache
+def _base_repos(settings: Settings) -> BaseRepoCache:
     # The same cache `arena evaluate` uses, so a task is cloned once for both commands.
-    from arena_bot.evaluation.repos import BaseRepoCache
-
     return BaseRepoCache(Path(settings.cache_dir) / "repos")
 
 
