@@ -3735,8 +3735,9 @@ def build(root: Path, work: Path) -> dict[str, str]:
         target = root / "submissions" / task_id
         if target.exists():
             shutil.rmtree(target)
-    for spec in SUBMISSIONS:
-        write_submission(spec, repos, root / "submissions" / spec.task / spec.id)
+    for submission in SUBMISSIONS:
+        folder = root / "submissions" / submission.task / submission.id
+        write_submission(submission, repos, folder)
     return shas
 
 

@@ -96,8 +96,8 @@ def run_tests(repo: Path) -> tuple[int, dict[str, int]]:
         timeout=120,
         check=False,
     )
-    suite = ET.parse(junit).getroot()
-    suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
+    root = ET.parse(junit).getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
     assert suite is not None, result.stdout
     totals = {key: int(suite.get(key, "0")) for key in ("tests", "failures", "errors")}
     return result.returncode, totals
