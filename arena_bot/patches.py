@@ -426,18 +426,43 @@ class _Parser:
         section.have_minus = section.have_plus = True
         old = self.checked_name(_drop_timestamp(old_text), prefix="a/", lineno=lineno)
         new = self.checked_name(_drop_timestamp(new_text), prefix="b/", lineno=lineno + 1)
-        if old_text.strip() == "/dev/null":
+        old_null, new_null = old_text == "/dev/null", new_text == "/dev/null"
+        if old_null and new_null:
+            # git would read this as a file called "dev/null".
+            self.problem("not-a-diff", "both sides of the diff are /dev/null", line=lineno)
+        if section.git:
+            # git reads /dev/null as a null name only after a "new file"/"deleted file"
+            # header, and otherwise as the path "dev/null"; names must also agree with the
+            # ``diff --git`` line. Refuse every disagreement rather than follow git there.
+            if (old_null and not section.added_file) or (new_null and not section.deleted_file):
+                self.problem(
+                    "not-a-diff",
+                    "/dev/null without a 'new file mode' / 'deleted file mode' header",
+                    line=lineno,
+                )
+            for name, header, null in (
+                (old, section.header_old, old_null),
+                (new, section.header_new, new_null),
+            ):
+                if not null and header is not None and name is not None and name != header:
+                    self.problem(
+                        "not-a-diff",
+                        f"file name {_shorten(name)!r} differs from the diff header's "
+                        f"{_shorten(header)!r}",
+                        line=lineno,
+                    )
+        if old_null:
             section.added_file = True
         else:
             section.old_path = old
-        if new_text.strip() == "/dev/null":
+        if new_null:
             section.deleted_file = True
         else:
             section.new_path = new
 
     def checked_name(self, raw: str, *, prefix: str | None, lineno: int) -> str | None:
         """Unquote a file name, strip its ``a/``/``b/`` prefix and check it is safe."""
-        raw = raw.strip() if not raw.startswith('"') else raw
+        # Spaces are part of a name for git (only a tab or the line end stops it): no strip.
         if raw == "/dev/null":
             return None
         try:
@@ -457,11 +482,18 @@ class _Parser:
                 return None
             name = name[len(prefix) :]
         reason = unsafe_path_reason(name)
+        if reason is None and " " in name and not self.section_is_git():
+            # Outside git's format, git reads "name 2024-01-01 ..." as a name plus a date;
+            # rather than guess where the name ends, names with spaces need `git diff`.
+            reason = "names with spaces are only accepted in `git diff` format"
         if reason is not None:
             self.problem("unsafe-path", f"unsafe path {_shorten(name)!r}: {reason}",
                          line=lineno, path=name)
             return None
         return name
+
+    def section_is_git(self) -> bool:
+        return self.section is not None and self.section.git
 
     # -- hunks ---------------------------------------------------------------------------
 
@@ -535,6 +567,16 @@ class _Parser:
         if not section.have_minus:
             # Git sections without ---/+++ (mode changes, renames, empty files, binaries)
             # name their files only in the ``diff --git`` line and the extended headers.
+            if (
+                not (section.rename or section.copy)
+                and section.header_old != section.header_new
+            ):
+                # git guesses where "a/x y b/z" splits; we refuse to guess.
+                self.problem(
+                    "not-a-diff",
+                    "the diff header names two different files but is not a rename or copy",
+                    line=section.line,
+                )
             old = old or section.header_old
             new = new or section.header_new
         if section.added_file:
@@ -577,6 +619,8 @@ def unsafe_path_reason(path: str) -> str | None:
         return "empty path"
     if _INVISIBLE.search(path):
         return "contains control, zero-width or bidirectional-override characters"
+    if path != path.strip() or any(part != part.strip() for part in path.split("/")):
+        return "a name starts or ends with white space"
     if "\\" in path:
         return "contains a backslash"
     if path.startswith("/"):

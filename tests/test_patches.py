@@ -325,3 +325,62 @@ def test_parser_never_raises_and_paths_are_always_safe(lines: list[str]) -> None
     assert patch.ok or patch.problems[0].message
     for path in patch.paths:
         assert unsafe_path_reason(path) is None, path
+
+
+# -- differential: whatever git would touch, the parser has seen --------------------------
+
+NAMES = ["x", "dir/y.py", "sp ace.py", "é.py", "x y", "a b/c", "b/x", "tests/t.py", "-- "]
+extended = st.sampled_from([
+    "new file mode 100644", "deleted file mode 100644", "old mode 100644", "new mode 100755",
+    "similarity index 90%", "rename from {o}", "rename to {n}", "copy from {o}", "copy to {n}",
+    "index 1111111..2222222 100644",
+])
+body_line = st.sampled_from(["+x", "-x", " x", "", "\\ No newline at end of file", "+-- ", "-++"])
+
+
+@st.composite
+def file_sections(draw: st.DrawFn) -> str:
+    old = draw(st.sampled_from(NAMES))
+    new = draw(st.sampled_from([old, old, *NAMES]))
+    lines = []
+    if draw(st.booleans()):
+        lines.append(f"diff --git a/{old} b/{new}")
+        lines += [e.format(o=old, n=new) for e in draw(st.lists(extended, max_size=2))]
+    if draw(st.booleans()) or not lines:
+        lines.append(draw(st.sampled_from([f"--- a/{old}", "--- /dev/null"])))
+        lines.append(draw(st.sampled_from([f"+++ b/{new}", "+++ /dev/null"])))
+    for _ in range(draw(st.integers(min_value=0, max_value=2))):
+        if draw(st.booleans()):
+            # A hunk whose counts agree with its body, so git accepts more of the examples.
+            body = draw(st.lists(st.sampled_from(["+x", "-x", " x"]), min_size=1, max_size=5))
+            old_count = sum(1 for b in body if b[0] in "- ")
+            new_count = sum(1 for b in body if b[0] in "+ ")
+            lines.append(f"@@ -{min(old_count, 1)},{old_count} +1,{new_count} @@")
+            lines += body
+        else:
+            counts = draw(st.tuples(*[st.integers(min_value=0, max_value=3)] * 4))
+            lines.append("@@ -{},{} +{},{} @@".format(*counts))
+            lines += draw(st.lists(body_line, max_size=6))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(sections=st.lists(file_sections(), min_size=1, max_size=3))
+def test_git_apply_touches_only_paths_the_parser_reports(
+    tmp_path_factory: pytest.TempPathFactory, sections: list[str]
+) -> None:
+    text = "".join(sections)
+    patch = parse_patch(text)
+    if not patch.ok:
+        return
+    work = tmp_path_factory.getbasetemp()
+    git = subprocess.run(
+        ["git", "apply", "--numstat", "-z", "-"],
+        input=text.encode(), cwd=work, capture_output=True, check=False,
+    )
+    if git.returncode != 0:
+        return  # git refuses it too: nothing would be applied
+    fields = git.stdout.decode("utf-8", errors="replace").split("\0")
+    git_paths = {f.split("\t", 2)[2] for f in fields if f.count("\t") >= 2}
+    git_paths |= {f for f in fields if f and "\t" not in f}  # rename pairs under -z
+    assert git_paths <= set(patch.paths), (git_paths, patch.paths, text)
