@@ -155,6 +155,8 @@ class PytestRunner:
             text=True,
             check=False,
             timeout=120,
+            # No third-party plugins (hypothesis, timeout, ...): a faster start, same verdict.
+            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         )
         passed = completed.returncode == 0
         return FeatureResult(
