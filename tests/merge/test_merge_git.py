@@ -396,3 +396,42 @@ def test_counts_and_union_result_match_a_literal_git_merge(
     assert outcome.details.conflict_lines == lines
     assert outcome.strategy == "union"
     assert (base.apply(outcome.merged_diff) / "app.py").read_text() == union_app
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../outside.txt", ".git/config", "/etc/hostname"],
+)
+def test_patch_escaping_the_repository_does_not_apply(make_base, tmp_path: Path, path: str) -> None:
+    base = make_base(BASE_FILES)
+    good = base.patch({"README.md": "# fine\n"})
+    hostile = (
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+        "@@ -0,0 +1 @@\n+owned\n"
+    )
+
+    outcome = merge_patches(
+        base_repo=base.path, base_commit=base.commit, patch1=good, patch2=hostile
+    )
+
+    assert outcome.status == "apply_failed"
+    assert outcome.agent2.status == "failed"
+    assert not (tmp_path / "outside.txt").exists()
+    assert "owned" not in (base.path / ".git" / "config").read_text()
+
+
+def test_symlink_and_mode_changes_merge_without_touching_disk(make_base) -> None:
+    base = make_base({**BASE_FILES, "run.sh": "echo hi\n"})
+    patch1 = (
+        "diff --git a/link b/link\nnew file mode 120000\n--- /dev/null\n+++ b/link\n"
+        "@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n"
+    )
+    patch2 = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+
+    outcome = merge_patches(
+        base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2
+    )
+
+    assert (outcome.status, outcome.strategy) == ("clean", "ort")
+    assert "new file mode 120000" in outcome.merged_diff
+    assert "new mode 100755" in outcome.merged_diff
