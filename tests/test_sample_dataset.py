@@ -212,6 +212,8 @@ def test_submission_patches_apply_on_the_base_commit(submission: SubmissionFolde
         for name in run.patches:
             patch = submission.file(name)
             assert patch.is_file()
+            golds = {task.feature(f).gold_patch.read_text(encoding="utf-8") for f in task.features}
+            assert patch.read_text(encoding="utf-8") not in golds, f"{name} copies a gold patch"
             paths = patched_paths(patch)
             assert paths and not any(is_protected(task, path) for path in paths)
             if submission.key in NOT_APPLYING:
