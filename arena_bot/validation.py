@@ -400,9 +400,8 @@ class _SubmissionCheck:
         except ArenaError as exc:
             self.add(
                 "broken-task",
-                f"task {spec.task!r} cannot be loaded: {exc.message}",
-                path=exc.path,
-                line=exc.line,
+                f"task {spec.task!r} cannot be loaded ({exc.location()}: {exc.message})",
+                line=self.line("task"),
                 hint="this is a problem of the dataset, not of the submission: tell a maintainer",
             )
             return None

@@ -356,6 +356,18 @@ def test_wrong_folder_layout(root: Path) -> None:
     assert "layout" in _codes(_check(folder, root))
 
 
+def test_broken_task_is_reported_on_the_submission(root: Path) -> None:
+    (root / "dataset" / "demo" / "feature2" / "tests.patch").unlink()
+    folder = write_submission(root)
+    (diagnostic,) = _check(folder, root)
+    assert diagnostic.code == "broken-task"
+    assert diagnostic.path == folder / "submission.yaml"
+    lines = (folder / "submission.yaml").read_text().splitlines()
+    assert diagnostic.line == lines.index("task: demo") + 1
+    assert "feature 2 is missing tests.patch" in diagnostic.message
+    assert "tell a maintainer" in (diagnostic.hint or "")
+
+
 # -- plausibility warnings (seed 002) ------------------------------------------------------
 
 
