@@ -206,6 +206,10 @@ Criterion = Annotated[
 ]
 
 
+def _default_criteria() -> list[Criterion]:
+    return [TestsPass(type="tests_pass")]
+
+
 class Task(StrictModel):
     """A task: a repository at a base commit, features to implement, and how to test them."""
 
@@ -220,7 +224,7 @@ class Task(StrictModel):
     tests: TestSpec
     features: Annotated[list[FeatureSpec], Field(min_length=1, max_length=50)]
     success_criteria: Annotated[list[Criterion], Field(min_length=1, max_length=50)] = Field(
-        default_factory=lambda: [TestsPass(type="tests_pass")]
+        default_factory=_default_criteria
     )
     baseline: Baseline = Field(default_factory=Baseline)
     #: Glob patterns (``fnmatch``, ``/``-separated) no submitted patch may touch. The files a
