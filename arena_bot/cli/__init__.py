@@ -62,6 +62,7 @@ _COMMANDS: list[tuple[str, tuple[str, ...]]] = [
     ("schema", ("schema",)),
     ("images", ("images",)),
     ("evaluate", ("evaluate",)),
+    ("dataset", ("dataset",)),
     ("merge", ("merge",)),
     ("score", ("score", "compare", "calibrate")),
 ]

@@ -1,0 +1,5 @@
+from textkit import shout
+
+
+def test_shout():
+    assert shout("hi") == "HI!"

@@ -1,0 +1,3 @@
+from textkit.core import shout
+
+__all__ = ["shout"]

@@ -1,0 +1,3 @@
+def shout(text):
+    """Upper-case text with an exclamation mark."""
+    return text.upper() + "!"

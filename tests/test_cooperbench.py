@@ -1,0 +1,146 @@
+"""Importing a CooperBench-shaped task folder (tests/data/cooperbench) and running it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena_bot.cli import main
+from arena_bot.cooperbench import read_dockerfile, read_task, read_test_command
+from arena_bot.dataset import load_task
+from arena_bot.errors import DatasetError
+from arena_bot.evaluation.engine import make_test_runner
+from arena_bot.evaluation.harness import run_feature
+from arena_bot.sandbox.base import SandboxLimits
+from arena_bot.sandbox.docker import DockerEngine
+
+DATA = Path(__file__).parent / "data" / "cooperbench"
+TASK_DIR = DATA / "textkit_task" / "task7"
+#: The upstream repository's base commit; reproducible from DATA/upstream (fixed dates).
+BASE_SHA = "cbfe660fe43e261abb60be46140d77a25160f7d1"
+_UPSTREAM_ENV = {
+    "GIT_AUTHOR_NAME": "Upstream", "GIT_AUTHOR_EMAIL": "upstream@example.org",
+    "GIT_COMMITTER_NAME": "Upstream", "GIT_COMMITTER_EMAIL": "upstream@example.org",
+    "GIT_AUTHOR_DATE": "2024-02-02T00:00:00Z", "GIT_COMMITTER_DATE": "2024-02-02T00:00:00Z",
+    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **_UPSTREAM_ENV},
+                          check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A local clone of the fixture's 'upstream' repository (what --source takes offline),
+    with one later commit the imported bundle must not carry."""
+    repo = tmp_path_factory.mktemp("upstream") / "textkit"
+    shutil.copytree(DATA / "upstream", repo)
+    git("init", "--quiet", "--initial-branch=main", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "upstream base", cwd=repo)
+    assert git("rev-parse", "HEAD", cwd=repo).strip() == BASE_SHA
+    (repo / "FUTURE.md").write_text("a later commit\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "future", cwd=repo)
+    return repo
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_reads_url_commit_command_and_features() -> None:
+    assert read_dockerfile(TASK_DIR / "Dockerfile") == (
+        "https://github.com/example/textkit.git", BASE_SHA
+    )
+    assert read_test_command(TASK_DIR / "runner.sh") == (
+        'python3 -m pytest -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests/ -v --tb=short'
+    )
+    task = read_task(TASK_DIR)
+    assert task.features == {1: "whisper()", 2: "count_words()"}
+    assert task.suggested_id() == "textkit-task7"
+
+
+def test_unreadable_folders_are_clear_errors(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11\nRUN echo hi\n")
+    with pytest.raises(DatasetError, match="git clone"):
+        read_dockerfile(tmp_path / "Dockerfile")
+    (tmp_path / "runner.sh").write_text('#!/bin/bash\necho "Running tests..."\nnpm test\n')
+    with pytest.raises(DatasetError, match="no pytest test step"):
+        read_test_command(tmp_path / "runner.sh")
+    (tmp_path / "runner.sh").write_text('python -m pytest "${TEST_FILES[@]}"\n')
+    with pytest.raises(DatasetError, match="--test-command"):
+        read_test_command(tmp_path / "runner.sh")
+    result = invoke("dataset", "import-cooperbench", str(tmp_path), "--dest",
+                    str(tmp_path / "out"))
+    assert result.exit_code == 1 and "git clone" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_import_from_a_clone_and_from_a_bundle(upstream: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(TASK_DIR), "--source", str(upstream),
+                    "--dest", str(dest))
+    assert result.exit_code == 0, result.output
+    task = load_task(dest / "textkit-task7")
+    assert task.spec.source.commit == BASE_SHA
+    assert [f.title for f in task.spec.features] == ["whisper()",
+                                                     "count_words()"]
+    assert (task.root / "feature2" / "tests.patch").read_bytes() == (
+        TASK_DIR / "feature2" / "tests.patch"
+    ).read_bytes()
+    dockerfile = task.dockerfile.read_text()
+    assert "ARG BASE_IMAGE" in dockerfile and "ENTRYPOINT" not in dockerfile
+    # The bundle stops at the base commit: no "future" history for tests to read.
+    refs = subprocess.run(["git", "bundle", "list-heads", str(task.bundle)],
+                          capture_output=True, text=True, check=True).stdout
+    assert BASE_SHA in refs and git("rev-parse", "HEAD", cwd=upstream).strip() not in refs
+    # A git bundle works as --source too; an existing target is refused.
+    again = invoke("dataset", "import-cooperbench", str(TASK_DIR), "--source",
+                   str(task.bundle), "--dest", str(dest), "--id", "textkit-copy")
+    assert again.exit_code == 0, again.output
+    clash = invoke("dataset", "import-cooperbench", str(TASK_DIR), "--source",
+                   str(task.bundle), "--dest", str(dest), "--id", "textkit-copy")
+    assert clash.exit_code == 2 and "already exists" in clash.output
+
+
+def test_source_without_the_base_commit_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git("init", "--quiet", cwd=other)
+    (other / "x").write_text("x")
+    git("add", "-A", cwd=other)
+    git("commit", "--quiet", "-m", "x", cwd=other)
+    result = invoke("dataset", "import-cooperbench", str(TASK_DIR), "--source", str(other),
+                    "--dest", str(tmp_path / "dataset"))
+    assert result.exit_code == 1 and "base commit" in result.output
+    assert not (tmp_path / "dataset" / "textkit-task7").exists()
+
+
+@pytest.mark.docker
+def test_imported_task_evaluates_offline(
+    upstream: Path, tmp_path: Path, docker_client, base_image: str
+) -> None:
+    from arena_bot.images import TaskImages
+
+    result = invoke("dataset", "import-cooperbench", str(TASK_DIR), "--source", str(upstream),
+                    "--dest", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    task = load_task(tmp_path / "textkit-task7")
+    engine = DockerEngine(docker_client)
+    image = TaskImages(docker_client, base_image=base_image).ensure(task).tag
+    run_tests = make_test_runner(task, engine=engine, image=image)
+    for fid in task.features:
+        gold = run_tests(task.feature(fid).gold_patch.read_text(), fid)
+        assert gold.status == "passed", gold.output
+        with engine.open(image, limits=SandboxLimits.from_task(task.spec.limits)) as sandbox:
+            bare = run_feature(sandbox, task=task, feature_id=fid, patch_text="",
+                               tests_only=True)
+        assert bare.status == "failed" and bare.tests_errored + bare.tests_failed > 0
