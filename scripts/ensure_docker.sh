@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Make sure a Docker engine answers `docker info`, and that debootstrap is available for
+# `arena images base`. Idempotent: does nothing when both are already there.
+#   - no engine: install Debian's docker.io (apt-get) and start dockerd in the background,
+#     then wait until it answers (ARENA_DOCKER_WAIT seconds, default 60);
+#   - no debootstrap: install it.
+# Needs root (or sudo) only for what it installs or starts.
+set -euo pipefail
+
+log() { printf '==> %s\n' "$*" >&2; }
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" -eq 0 ]; then
+    as_root apt-get update -q >/dev/null
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null
+}
+
+if ! command -v debootstrap >/dev/null && [ ! -x /usr/sbin/debootstrap ]; then
+  log "installing debootstrap (builds the offline base image)"
+  apt_install debootstrap
+fi
+
+if docker info >/dev/null 2>&1; then
+  log "Docker engine answers"
+  exit 0
+fi
+
+if ! command -v dockerd >/dev/null; then
+  log "installing Debian's docker.io"
+  apt_install docker.io
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  log "starting dockerd in the background (log: /var/log/arena-dockerd.log)"
+  # setsid: the daemon must outlive this script and the CI step's process group.
+  as_root setsid dockerd >/var/log/arena-dockerd.log 2>&1 < /dev/null &
+  wait_for=${ARENA_DOCKER_WAIT:-60}
+  for _ in $(seq "$wait_for"); do
+    if docker info >/dev/null 2>&1; then
+      log "Docker engine answers"
+      exit 0
+    fi
+    sleep 1
+  done
+  echo "error: dockerd did not answer \`docker info\` within ${wait_for}s." >&2
+  echo "  Look at /var/log/arena-dockerd.log; on a container host, dockerd needs" >&2
+  echo "  privileges (cgroups, overlayfs) or an engine reachable through DOCKER_HOST." >&2
+  tail -n 20 /var/log/arena-dockerd.log >&2 || true
+  exit 1
+fi
+log "Docker engine answers"
