@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset 
 #: Patches of this project are source edits; anything bigger is a mistake or an attack.
 MAX_PATCH_BYTES = 2 * 1024 * 1024
 MAX_PATCH_LINES = 20_000
+#: Problems reported per patch; more would only flood the pull request.
+MAX_PROBLEMS = 50
 
 FileStatus = Literal["modified", "added", "deleted", "renamed", "copied"]
 
@@ -283,13 +285,22 @@ class _Parser:
         self.index = 0
         self.files: list[FilePatch] = []
         self.problems: list[PatchProblem] = []
+        self.seen: set[tuple[str, str]] = set()
         self.section: _Section | None = None
 
     def problem(
         self, code: PatchProblemCode, message: str, *, line: int | None, path: str | None = None
     ) -> None:
-        # The same bad name appears in up to four header lines; report it once.
-        if any(p.code == code and p.message == message for p in self.problems):
+        # The same bad name appears in up to four header lines; report it once. A hostile
+        # patch can hold thousands of problems: the first MAX_PROBLEMS are enough to act on.
+        if (code, message) in self.seen or len(self.problems) > MAX_PROBLEMS:
+            return
+        self.seen.add((code, message))
+        if len(self.problems) == MAX_PROBLEMS:
+            self.problems.append(
+                PatchProblem(code=code, message="… and more problems; fix the ones above first",
+                             line=line)
+            )
             return
         self.problems.append(PatchProblem(code=code, message=message, line=line, path=path))
 

@@ -37,6 +37,8 @@ Severity = Literal["error", "warning"]
 #: Size caps of what a submission folder may hold.
 MAX_TRAJECTORY_BYTES = 20 * 1024 * 1024
 MAX_FOLDER_BYTES = 25 * 1024 * 1024
+#: Protected files listed per patch (the rest are counted).
+MAX_PROTECTED_REPORTED = 20
 #: Files a submission folder may hold besides what its runs reference.
 ALLOWED_EXTRA_FILES = frozenset({"README.md"})
 
@@ -463,7 +465,16 @@ class _SubmissionCheck:
                 hint=_PATCH_HINTS.get(problem.code),
             )
         if task is not None and patch.files:
-            for violation in self.validator.protected_for(task).violations(patch):
+            violations = self.validator.protected_for(task).violations(patch)
+            if len(violations) > MAX_PROTECTED_REPORTED:
+                self.add(
+                    "protected-path",
+                    f"the patch changes {len(violations)} protected files; the first "
+                    f"{MAX_PROTECTED_REPORTED} are listed",
+                    path=path,
+                    line=violations[0].line,
+                )
+            for violation in violations[:MAX_PROTECTED_REPORTED]:
                 self.add(
                     "protected-path",
                     f"the patch changes {violation.path!r}, protected by {violation.rule}",

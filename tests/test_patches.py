@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from arena_bot.dataset import TaskFolder
 from arena_bot.models.task import Task
 from arena_bot.patches import (
+    MAX_PROBLEMS,
     ProtectedPaths,
     load_patch,
     parse_patch,
@@ -206,6 +207,13 @@ def test_size_limits() -> None:
     assert _codes(many) == set()
     assert parse_patch(many, max_lines=20).problems[0].code == "too-large"
     assert parse_patch(many, max_bytes=100).problems[0].code == "too-large"
+
+
+def test_problems_are_capped_for_hostile_patches() -> None:
+    text = "".join(f"--- a/../x{i}\n+++ b/../x{i}\n@@ -1 +1 @@\n-a\n+b\n" for i in range(500))
+    problems = parse_patch(text).problems
+    assert len(problems) == MAX_PROBLEMS + 1
+    assert "more problems" in problems[-1].message
 
 
 def test_load_patch_refuses_symlinks_missing_and_non_utf8(tmp_path: Path) -> None:
