@@ -38,7 +38,8 @@ fi
 if ! docker info >/dev/null 2>&1; then
   log "starting dockerd in the background (log: /var/log/arena-dockerd.log)"
   # setsid: the daemon must outlive this script and the CI step's process group.
-  as_root setsid dockerd >/var/log/arena-dockerd.log 2>&1 < /dev/null &
+  # The redirection runs inside the root shell (a sudo'd command cannot write /var/log).
+  as_root sh -c 'setsid dockerd >/var/log/arena-dockerd.log 2>&1 </dev/null &' 
   wait_for=${ARENA_DOCKER_WAIT:-60}
   for _ in $(seq "$wait_for"); do
     if docker info >/dev/null 2>&1; then
