@@ -477,7 +477,7 @@ class _Parser:
         if raw == "/dev/null":
             return None
         try:
-            name = _unquote(raw) if raw.startswith('"') else raw
+            name = unquote_git_name(raw) if raw.startswith('"') else raw
         except ValueError:
             self.problem("unsafe-path", f"cannot read quoted file name {_shorten(raw)!r}",
                          line=lineno)
@@ -763,7 +763,7 @@ def _drop_timestamp(name: str) -> str:
     return name.split("\t", 1)[0] if not name.startswith('"') else name
 
 
-def _unquote(raw: str) -> str:
+def unquote_git_name(raw: str) -> str:
     """Undo git's C-style quoting of a file name (``"a/t\\303\\251st"``)."""
     if len(raw) < 2 or not raw.endswith('"'):
         raise ValueError("unterminated quote")

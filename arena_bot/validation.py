@@ -28,6 +28,7 @@ from arena_bot.patches import (
     ProtectedPaths,
     load_patch,
     protected_paths_for,
+    unquote_git_name,
 )
 from arena_bot.submissions import SUBMISSION_FILE
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
@@ -187,8 +188,58 @@ def validate_paths(
     return ValidationReport(submissions=reports, other=tuple(other))
 
 
+@dataclass(frozen=True)
+class ChangedFile:
+    """One line of a pull request's file list: a path and, when known, git's status letter."""
+
+    path: str
+    #: ``A`` added, ``M`` modified, ``D`` deleted, ``T`` type changed (``git diff
+    #: --name-status``; renames and copies are split into a ``D``/``A`` pair), or ``None``
+    #: when only names were given (``git diff --name-only``).
+    status: str | None = None
+
+
+def parse_changed_files(lines: Iterable[str]) -> list[ChangedFile]:
+    """Read ``git diff --name-only`` or ``--name-status`` output (the two can be mixed).
+
+    A rename ``R100<TAB>old<TAB>new`` becomes a deletion of ``old`` plus an addition of
+    ``new``; a copy ``C..`` becomes an addition of ``new``.
+    """
+    changed: list[ChangedFile] = []
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        code = fields[0]
+        is_status = code[:1] in set("AMDTRCUX") and (code[1:] == "" or code[1:].isdigit())
+        if len(fields) >= 2 and is_status:
+            names = [_git_name(f) for f in fields[1:]]
+            letter = code[0]
+            if letter == "R" and len(names) >= 2:
+                changed += [ChangedFile(path=names[0], status="D"),
+                            ChangedFile(path=names[1], status="A")]
+            elif letter == "C" and len(names) >= 2:
+                changed.append(ChangedFile(path=names[1], status="A"))
+            else:
+                changed.append(ChangedFile(path=names[0], status=letter))
+        else:
+            changed.append(ChangedFile(path=_git_name(line.strip())))
+    return changed
+
+
+def _git_name(name: str) -> str:
+    # git quotes names with unusual characters ("submissions/x/\303\251.patch").
+    if name.startswith('"'):
+        try:
+            return unquote_git_name(name)
+        except ValueError:
+            return name
+    return name
+
+
 def validate_changed_files(
-    names: Iterable[str],
+    lines: Iterable[str],
     *,
     root: Path,
     dataset: Dataset,
@@ -197,10 +248,17 @@ def validate_changed_files(
 ) -> ValidationReport:
     """PR mode: validate the submissions a pull request's changed files belong to.
 
-    ``names`` are repository-relative paths as printed by ``git diff --name-only``. A changed
-    path outside a ``submissions/<task>/<id>/`` folder, or one whose submission folder no
-    longer exists (a deletion), needs a maintainer's review: an ``outside-submissions`` or
-    ``deletes-submission`` error, so the PR is not scored automatically.
+    ``lines`` is the output of ``git diff --name-only base...head`` (or ``--name-status``,
+    see :func:`parse_changed_files`). These need a maintainer's review, reported as errors so
+    the PR is not scored automatically:
+
+    * ``outside-submissions`` — a changed path outside a ``submissions/<task>/<id>/`` folder;
+    * ``deletes-submission`` — a changed path whose submission folder no longer exists, or a
+      file deleted from a submission (``D``);
+    * ``modifies-submission`` — with ``--name-status`` only: a file of a submission that
+      already existed on the base branch was modified (``M``/``T``); a PR only adds
+      submissions. (From names alone a modification cannot be told from an addition; the
+      trusted workflow checks file statuses through the API.)
     """
     validator = Validator(
         dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today()
@@ -209,42 +267,49 @@ def validate_changed_files(
         prefix = submissions_root.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         prefix = submissions_root.name
+    prefix_parts = PurePosixPath(prefix).parts
     folders: dict[Path, None] = {}
     other: list[Diagnostic] = []
-    for raw in names:
-        name = raw.strip()
-        if not name:
-            continue
+
+    def review(code: str, message: str, name: str, hint: str) -> None:
+        other.append(
+            Diagnostic(severity="error", code=code, message=message, path=Path(name), hint=hint)
+        )
+
+    for change in parse_changed_files(lines):
+        name = change.path
         parts = PurePosixPath(name).parts
-        prefix_parts = PurePosixPath(prefix).parts
         inside = parts[: len(prefix_parts)] == prefix_parts and len(parts) >= len(prefix_parts) + 3
-        if not inside or ".." in parts:
-            other.append(
-                Diagnostic(
-                    severity="error",
-                    code="outside-submissions",
-                    message="this pull request changes a file outside a "
-                    f"{prefix}/<task>/<submission>/ folder: it needs maintainer review",
-                    path=Path(name),
-                    hint="contributors change only their own submission folder; a maintainer "
-                    "will review other changes",
-                )
+        if not inside or ".." in parts or name.startswith("/"):
+            review(
+                "outside-submissions",
+                f"this pull request changes a file outside a {prefix}/<task>/<submission>/ "
+                "folder: it needs maintainer review",
+                name,
+                "contributors change only their own submission folder; a maintainer will "
+                "review other changes",
             )
             continue
         folder = root.joinpath(*parts[: len(prefix_parts) + 2])
-        if not (folder / SUBMISSION_FILE).is_file():
-            other.append(
-                Diagnostic(
-                    severity="error",
-                    code="deletes-submission",
-                    message="this pull request removes a submission (or a file of one): "
-                    "it needs maintainer review",
-                    path=Path(name),
-                    hint="if you meant to replace your own submission, keep its "
-                    f"{SUBMISSION_FILE}; a maintainer reviews deletions",
-                )
+        if change.status == "D" or not (folder / SUBMISSION_FILE).is_file():
+            review(
+                "deletes-submission",
+                "this pull request removes a submission or a file of one: it needs "
+                "maintainer review",
+                name,
+                "to replace your own submission, add a new folder; a maintainer reviews "
+                "deletions",
             )
-            continue
+            if not (folder / SUBMISSION_FILE).is_file():
+                continue
+        elif change.status in {"M", "T"}:
+            review(
+                "modifies-submission",
+                "this pull request changes a submission that is already on the base branch: "
+                "it needs maintainer review",
+                name,
+                "add a new submission folder instead of editing a merged one",
+            )
         folders[folder] = None
     reports = tuple(
         SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))

@@ -678,3 +678,35 @@ def test_mutated_submissions_through_the_cli(property_root: Path, changes: list[
         assert document["valid"] is (result.exit_code == 0)
     finally:
         shutil.rmtree(folder)
+
+
+def test_changed_files_with_name_status(root: Path) -> None:
+    write_submission(root, "mine")
+    write_submission(root, "merged")
+    lines = [
+        "A\tsubmissions/demo/mine/submission.yaml",
+        "A\tsubmissions/demo/mine/run-1.patch",
+        "M\tsubmissions/demo/merged/submission.yaml",
+        "D\tsubmissions/demo/merged/notes.md",
+        "R100\tsubmissions/demo/old/submission.yaml\tsubmissions/demo/mine/README.md",
+        'A\t"submissions/demo/mine/\\303\\251.patch"',
+    ]
+    report = validate_changed_files(
+        lines, root=root, dataset=Dataset(root / "dataset"), submissions_root=root / "submissions"
+    )
+    assert [(d.code, str(d.path)) for d in report.other] == [
+        ("modifies-submission", "submissions/demo/merged/submission.yaml"),
+        ("deletes-submission", "submissions/demo/merged/notes.md"),
+        ("deletes-submission", "submissions/demo/old/submission.yaml"),
+    ]
+    assert [s.key for s in report.submissions] == ["demo/mine", "demo/merged"]
+
+
+def test_protected_violations_are_capped_per_patch(root: Path) -> None:
+    patch = "".join(
+        f"--- a/tests/t{i}.py\n+++ b/tests/t{i}.py\n@@ -1 +1 @@\n-a\n+b\n" for i in range(30)
+    )
+    diagnostics = _check(write_submission(root, patches={"run-1.patch": patch}), root)
+    protected = [d for d in diagnostics if d.code == "protected-path"]
+    assert len(protected) == 21
+    assert "changes 30 protected files" in protected[0].message

@@ -28,8 +28,8 @@ from arena_bot.validation import (
     "--changed-files",
     type=click.File("r", encoding="utf-8", errors="replace"),
     default=None,
-    help="PR mode: a file listing changed paths, one per line (`-` for stdin), as printed by "
-    "`git diff --name-only base...head`.",
+    help="PR mode: the files a PR changed (`-` for stdin), as printed by `git diff "
+    "--name-status base...head` (or --name-only).",
 )
 @click.option(
     "--format",
