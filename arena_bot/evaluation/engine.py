@@ -247,10 +247,7 @@ class Evaluator:
                                       started=time.monotonic())
             units.extend(plan_units(index, submission, task))
         if units:
-            workers = max(1, min(jobs, len(units)))
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-eval") as pool:
-                # list() re-raises the first unexpected exception of a unit.
-                list(pool.map(lambda unit: self._run_unit(unit, pending[unit.index]), units))
+            self._run_all(units, pending=pending, jobs=jobs)
         for index, state in pending.items():
             result = self._assemble(state)
             path = None
@@ -259,6 +256,22 @@ class Evaluator:
             outcomes[index] = Outcome(submission=state.submission, result=result, cached=False,
                                       path=path)
         return [outcomes[index] for index in sorted(outcomes)]
+
+    def _run_all(self, units: list[Unit], *, pending: dict[int, _Pending], jobs: int) -> None:
+        workers = max(1, min(jobs, len(units)))
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-eval")
+        try:
+            futures = [pool.submit(self._run_unit, unit, pending[unit.index]) for unit in units]
+            for future in futures:
+                future.result()  # re-raises the first unexpected exception of a unit
+        except BaseException:
+            # Ctrl-C or a bug: start nothing new, kill what runs (each unit's sandbox context
+            # then removes its container), and wait for the workers to finish cleaning up.
+            pool.shutdown(wait=False, cancel_futures=True)
+            self.engine.kill_all()
+            pool.shutdown(wait=True)
+            raise
+        pool.shutdown(wait=True)
 
     def _protected_for(self, task: TaskFolder) -> ProtectedPaths:
         with self._lock:

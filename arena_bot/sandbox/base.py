@@ -88,3 +88,8 @@ class SandboxEngine(Protocol):
     def open(self, image: str, *, limits: SandboxLimits) -> AbstractContextManager[Sandbox]:
         """Start a sandbox from ``image`` with ``limits``."""
         ...
+
+    def kill_all(self) -> None:
+        """Kill every sandbox this engine has open (Ctrl-C): their commands end at once and
+        each ``open`` context then removes its container."""
+        ...

@@ -187,6 +187,8 @@ class DockerEngine:
     def __init__(self, client: docker.DockerClient) -> None:
         self.client = client
         self._host = socket.gethostname()
+        self._open: dict[str, DockerSandbox] = {}
+        self._open_lock = threading.Lock()
 
     @contextmanager
     def open(self, image: str, *, limits: SandboxLimits) -> Iterator[DockerSandbox]:
@@ -233,10 +235,22 @@ class DockerEngine:
                 raise SandboxError(
                     f"Docker could not start a sandbox from {image}: {exc}"
                 ) from None
-            yield DockerSandbox(self.client, container, limits)
+            sandbox = DockerSandbox(self.client, container, limits)
+            with self._open_lock:
+                self._open[sandbox.container_id] = sandbox
+            yield sandbox
         finally:
             if container is not None:
+                with self._open_lock:
+                    self._open.pop(str(container.id), None)
                 _remove(container)
+
+    def kill_all(self) -> None:
+        """Kill every open sandbox (see :meth:`arena_bot.sandbox.base.SandboxEngine.kill_all`)."""
+        with self._open_lock:
+            sandboxes = list(self._open.values())
+        for sandbox in sandboxes:
+            sandbox.kill()
 
     def sweep(self) -> int:
         """Remove sandbox containers left by processes of this host that no longer run."""
