@@ -580,9 +580,10 @@ def score_columns(
         run_cost_low=run_cost_low,
         run_cost_high=run_cost_high,
         run_cost_flag=run_cost_flag,
+        # On the scores as published (2 decimals), like the seed's evaluation dict.
         validation_high_pair=scored
-        & (scores.efficiency > SUSPICIOUS_HIGH)
-        & (scores.speed > SUSPICIOUS_HIGH),
+        & (np.round(scores.efficiency, 2) > SUSPICIOUS_HIGH)
+        & (np.round(scores.speed, 2) > SUSPICIOUS_HIGH),
         validation_low_tokens=scored & (tokens < MIN_PLAUSIBLE_TOKENS),
         validation_out_of_range=scored & ~in_range,
     )

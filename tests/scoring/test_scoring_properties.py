@@ -1,0 +1,140 @@
+"""Property-based tests of the scoring core (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena_bot.scoring import components, core
+from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
+
+positive = st.floats(min_value=0.001, max_value=1e7, allow_nan=False)
+
+
+@st.composite
+def baselines(draw: st.DrawFn) -> tuple[float, float, float]:
+    low = draw(positive)
+    high = draw(st.floats(min_value=low, max_value=max(low, 1e7) * 4))
+    median = draw(st.floats(min_value=low, max_value=high))
+    return low, median, high
+
+
+def arr(value: float) -> np.ndarray:
+    return np.array([value], dtype=float)
+
+
+@given(baseline=baselines(), a=positive, b=positive)
+def test_fewer_tokens_or_calls_never_lower_efficiency(baseline, a, b) -> None:
+    low, _, high = baseline
+    fewer, more = min(a, b), max(a, b)
+    for scorer in (components.token_efficiency, components.tool_call_efficiency,
+                   components.cost):
+        s_fewer = scorer(arr(fewer), low=arr(low), high=arr(high))[0]
+        s_more = scorer(arr(more), low=arr(low), high=arr(high))[0]
+        assert 0.0 <= s_more <= s_fewer <= 100.0
+
+
+@given(baseline=baselines(), a=positive, b=positive)
+def test_faster_is_never_slower_scored(baseline, a, b) -> None:
+    low, _, high = baseline
+    quick, slow = min(a, b), max(a, b)
+    s_quick = components.speed(arr(quick), low=arr(low), high=arr(high))[0]
+    s_slow = components.speed(arr(slow), low=arr(low), high=arr(high))[0]
+    assert 0.0 <= s_slow <= s_quick <= 100.0
+
+
+@given(median=st.floats(min_value=1, max_value=50), a=st.integers(1, 200),
+       b=st.integers(1, 200))
+def test_fewer_iterations_never_lower_the_score(median, a, b) -> None:
+    few, many = min(a, b), max(a, b)
+    s_few = components.iteration_efficiency(arr(few), median=arr(median))[0]
+    s_many = components.iteration_efficiency(arr(many), median=arr(median))[0]
+    assert 0.0 <= s_many <= s_few <= 100.0
+
+
+run_rows = st.lists(
+    st.tuples(
+        st.integers(0, 3),  # task
+        st.floats(min_value=1, max_value=1e6),  # tokens
+        st.integers(1, 300),  # tool calls
+        st.integers(1, 20),  # iterations
+        st.one_of(st.just(0.0), st.floats(min_value=0.1, max_value=1e4)),  # time
+        st.one_of(st.just(0.0), st.floats(min_value=1e-4, max_value=50)),  # cost
+        st.one_of(st.just(float("nan")), st.floats(min_value=0, max_value=100)),  # correct
+    ),
+    min_size=0, max_size=40,
+)
+
+
+def score_rows(rows, *, multiplier=1.2):
+    n_tasks = 4
+    ones = np.ones(n_tasks)
+    tasks = core.TaskColumns(
+        count=n_tasks,
+        defaults=core.DefaultBaselines(
+            tokens=(ones * 5000, ones * 60000, ones * 400000),
+            tool_calls=(ones * 3, ones * 30, ones * 150),
+            execution_time=(ones * 60, ones * 300, ones * 1800),
+            cost=(ones * 0.01, ones * 0.05, ones * 0.2),
+            median_iterations=ones * 3,
+        ),
+        weights=np.tile([0.35, 0.25, 0.2, 0.2], (n_tasks, 1)),
+        multiplier=ones * multiplier,
+    )
+    n = len(rows)
+    col = np.array(rows, dtype=float).reshape(n, 7)
+    subs = core.SubmissionColumns(
+        task=col[:, 0].astype(np.int64), scored=np.ones(n, dtype=bool),
+        price_input=np.full(n, np.nan), price_cached=np.full(n, np.nan),
+        price_output=np.full(n, np.nan),
+    )
+    nan = np.full(n, np.nan)
+    runs = core.RunColumns(
+        submission=np.arange(n, dtype=np.int64), tokens=col[:, 1], tool_calls=col[:, 2],
+        iterations=col[:, 3], execution_time=col[:, 4], cost=col[:, 5],
+        correctness=col[:, 6], prompt=nan, completion=nan, cached=nan,
+        resolved=np.ones(n, dtype=bool),
+    )
+    return core.score_columns(tasks=tasks, submissions=subs, runs=runs,
+                              options=core.CoreOptions()), col
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=run_rows)
+def test_every_score_stays_in_range_and_is_finite(rows) -> None:
+    res, _ = score_rows(rows)
+    s = res.scores
+    for values in (s.token, s.tool_call, s.iteration, s.efficiency, s.speed, s.cost,
+                   s.overall_unadjusted, s.overall):
+        assert np.all(np.isfinite(values))
+        assert np.all((values >= 0) & (values <= 100))
+    assert np.all((res.percentile >= 0) & (res.percentile <= 100))
+    assert np.allclose(s.weights.sum(axis=1), 1.0) if len(rows) else True
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=run_rows)
+def test_equal_published_scores_share_a_rank_and_a_percentile(rows) -> None:
+    res, col = score_rows(rows)
+    published = np.round(res.scores.overall, 2)
+    task = col[:, 0]
+    for i in range(len(rows)):
+        same_task = task == task[i]
+        better = np.sum(same_task & (published > published[i]))
+        assert res.rank[i] == better + 1
+        for j in range(len(rows)):
+            if same_task[j] and published[j] == published[i]:
+                assert res.rank[j] == res.rank[i]
+                assert res.percentile[j] == res.percentile[i]
+
+
+@given(values=st.lists(st.integers(0, 5), min_size=1, max_size=30))
+def test_ranks_order_by_value(values) -> None:
+    x = np.array(values, dtype=float)
+    ranks = competition_ranks(x, np.zeros(len(x), dtype=np.int64), n_groups=1)
+    percent = midrank_percentile(ranks)
+    for i in range(len(x)):
+        for j in range(len(x)):
+            if x[i] > x[j]:
+                assert ranks.rank[i] < ranks.rank[j] and percent[i] > percent[j]
