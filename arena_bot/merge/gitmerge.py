@@ -3,8 +3,9 @@
 This is the only module of :mod:`arena_bot.merge` that runs git (through GitPython). It
 follows CooperBench (seed 003, ANCHORS.md):
 
-1. clone the base repository with ``git clone --shared`` into a temporary folder (the base
-   repository is never modified; the folder is always removed);
+1. make a throwaway repository in a temporary folder that borrows the base repository's
+   objects, as ``git clone --shared`` does (``git init`` plus an alternates file); the base
+   repository is never modified and the folder is always removed;
 2. make one commit per agent on top of the base commit: that agent's patch (test files
    dropped first, see :mod:`arena_bot.merge.patchfilter`) applied with ``git apply``, then
    ``git apply --3way``;
@@ -53,10 +54,13 @@ GIT_TIMEOUT = 300.0
 AGENT_BRANCHES = ("agent1", "agent2")
 
 # Fixed identity and dates make the throwaway commits reproducible; the configuration
-# overrides make the merge independent of whoever runs it.
-_ENVIRONMENT: Mapping[str, str] = {
+# overrides make the merge independent of whoever runs it (no personal diff3 style, no
+# system or personal attributes file declaring merge drivers, no hooks).
+_FIXED_ENVIRONMENT: Mapping[str, str] = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_PARAMETERS": "",  # `git -c` settings of a parent git process (hooks)
+    "GIT_ATTR_NOSYSTEM": "1",
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_AUTHOR_NAME": "arena",
     "GIT_AUTHOR_EMAIL": "arena@localhost",
@@ -64,8 +68,10 @@ _ENVIRONMENT: Mapping[str, str] = {
     "GIT_COMMITTER_NAME": "arena",
     "GIT_COMMITTER_EMAIL": "arena@localhost",
     "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES": "",
+    "GIT_NAMESPACE": "",
     "LC_ALL": "C",
-    "GIT_CONFIG_COUNT": "4",
+    "GIT_CONFIG_COUNT": "5",
     "GIT_CONFIG_KEY_0": "merge.conflictStyle",
     "GIT_CONFIG_VALUE_0": "merge",
     "GIT_CONFIG_KEY_1": "core.autocrlf",
@@ -74,7 +80,27 @@ _ENVIRONMENT: Mapping[str, str] = {
     "GIT_CONFIG_VALUE_2": os.devnull,
     "GIT_CONFIG_KEY_3": "merge.renames",
     "GIT_CONFIG_VALUE_3": "true",
+    "GIT_CONFIG_KEY_4": "core.attributesFile",
+    "GIT_CONFIG_VALUE_4": os.devnull,
 }
+
+
+def _environment(git_dir: Path) -> dict[str, str]:
+    """The environment of every git command: the fixed part plus the throwaway repository.
+
+    GitPython starts from ``os.environ``, so every variable that could point git at another
+    repository (``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_INDEX_FILE``, ... as set inside a git
+    hook or by a CI step) is given an explicit value here rather than inherited.
+    """
+    return {
+        **_FIXED_ENVIRONMENT,
+        "GIT_DIR": str(git_dir),
+        "GIT_COMMON_DIR": str(git_dir),
+        "GIT_WORK_TREE": str(git_dir.parent),
+        "GIT_INDEX_FILE": str(git_dir / "index"),
+        "GIT_OBJECT_DIRECTORY": str(git_dir / "objects"),
+        "GIT_SHALLOW_FILE": str(git_dir / "shallow"),
+    }
 
 
 @dataclass(frozen=True)
@@ -148,11 +174,13 @@ class _Completed:
 
 
 class _Git:
-    """A git command runner bound to one folder, with the isolated environment."""
+    """A git command runner bound to the throwaway repository, with its own environment."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self._git = git.Git(str(folder))
+    def __init__(self, work_tree: Path) -> None:
+        self.folder = work_tree
+        self.git_dir = work_tree / ".git"
+        self._environment = _environment(self.git_dir)
+        self._git = git.Git(str(work_tree))
 
     def run(self, *args: str, check: bool = True, stdin: BinaryIO | None = None) -> _Completed:
         try:
@@ -164,7 +192,7 @@ class _Git:
                 stdout_as_string=False,
                 strip_newline_in_stdout=False,
                 kill_after_timeout=GIT_TIMEOUT,
-                env=dict(_ENVIRONMENT),
+                env=self._environment,
             )
         except git.GitCommandNotFound as exc:
             raise MergeError(
@@ -190,16 +218,21 @@ def merge_patches(
 ) -> GitMergeOutcome:
     """Merge agent 1's and agent 2's patches on ``base_commit`` of ``base_repo``.
 
-    ``base_repo`` is only read. ``workdir`` is where the temporary clone goes (default: the
-    system's temporary folder). Raises MergeError when git itself cannot do its part (no
-    such repository or commit); conflicts and patches that do not apply are results.
+    ``base_repo`` is only read; ``base_commit`` is a commit id (full or abbreviated: the
+    throwaway repository has no branches). ``workdir`` is where the throwaway repository
+    goes (default: the system's temporary folder). Raises MergeError when git itself cannot
+    do its part (no such repository or commit); conflicts and patches that do not apply are
+    results.
     """
-    if not (base_repo / ".git").exists() and not (base_repo / "HEAD").is_file():
-        raise MergeError("not a git repository", path=base_repo)
+    objects = _object_directory(base_repo)
     filtered = (drop_test_files(patch1), drop_test_files(patch2))
     with tempfile.TemporaryDirectory(prefix="arena-merge-", dir=workdir) as temp:
         return _merge_in(
-            temp=Path(temp), base_repo=base_repo, base_commit=base_commit, patches=filtered
+            temp=Path(temp),
+            base_repo=base_repo,
+            base_objects=objects,
+            base_commit=base_commit,
+            patches=filtered,
         )
 
 
@@ -207,14 +240,12 @@ def _merge_in(
     *,
     temp: Path,
     base_repo: Path,
+    base_objects: Path,
     base_commit: str,
     patches: tuple[FilteredPatch, FilteredPatch],
 ) -> GitMergeOutcome:
-    clone = temp / "repo"
-    _Git(temp).run(
-        "clone", "--quiet", "--shared", "--no-checkout", str(base_repo.resolve()), str(clone)
-    )
-    repo = _Git(clone)
+    repo = _shared_repository(work_tree=temp / "repo", base_objects=base_objects)
+    clone = repo.folder
     resolved = repo.run("rev-parse", "--verify", "--quiet", f"{base_commit}^{{commit}}",
                         check=False)
     if resolved.status != 0:
@@ -283,6 +314,51 @@ def _merge_in(
         conflicted_files=first.conflicted,
         unresolved_files=second.conflicted,
     )
+
+
+def _object_directory(base_repo: Path) -> Path:
+    """The object store of ``base_repo`` (work tree, linked work tree or bare repository).
+
+    Found without running git, so that no inherited ``GIT_DIR`` can redirect the lookup.
+    """
+    dot_git = base_repo / ".git"
+    if dot_git.is_dir():
+        git_dir = dot_git
+    elif dot_git.is_file():  # linked work tree or submodule: "gitdir: <path>"
+        pointer = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if not pointer.startswith("gitdir:"):
+            raise MergeError("not a git repository (unreadable .git file)", path=dot_git)
+        git_dir = (base_repo / pointer.removeprefix("gitdir:").strip()).resolve()
+    elif (base_repo / "HEAD").is_file() and (base_repo / "objects").is_dir():
+        git_dir = base_repo  # bare repository
+    else:
+        raise MergeError("not a git repository", path=base_repo)
+    common = git_dir
+    if (git_dir / "commondir").is_file():
+        common = (git_dir / (git_dir / "commondir").read_text().strip()).resolve()
+    objects = common / "objects"
+    if not objects.is_dir():
+        raise MergeError("git repository without an object store", path=base_repo)
+    return objects.resolve()
+
+
+def _shared_repository(*, work_tree: Path, base_objects: Path) -> _Git:
+    """An empty repository borrowing the base repository's objects (``clone --shared``).
+
+    ``git init`` plus an alternates file: no refs, no checkout, nothing copied; objects the
+    analysis writes (blobs, trees, commits) go to the throwaway repository only.
+    """
+    work_tree.mkdir()
+    repo = _Git(work_tree)
+    repo.run("init", "--quiet")
+    (repo.git_dir / "objects" / "info").mkdir(parents=True, exist_ok=True)
+    (repo.git_dir / "objects" / "info" / "alternates").write_text(
+        f"{base_objects}\n", encoding="utf-8"
+    )
+    shallow = base_objects.parent / "shallow"
+    if shallow.is_file():  # a shallow base: its cut-off commits must stay cut off here too
+        (repo.git_dir / "shallow").write_bytes(shallow.read_bytes())
+    return repo
 
 
 def _apply(

@@ -435,3 +435,43 @@ def test_symlink_and_mode_changes_merge_without_touching_disk(make_base) -> None
     assert (outcome.status, outcome.strategy) == ("clean", "ort")
     assert "new file mode 120000" in outcome.merged_diff
     assert "new mode 100755" in outcome.merged_diff
+
+
+def test_inherited_git_variables_cannot_redirect_the_analysis(
+    make_base, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    base = make_base(BASE_FILES)
+    patch1 = base.patch({"app.py": edit_block(3, "a = 1\n")})
+    patch2 = base.patch({"app.py": edit_block(3, "a = 2\n")})
+    refs_before = base.git("for-each-ref")
+    # As inside a git hook of the base repository (or a CI step that exports them).
+    monkeypatch.setenv("GIT_DIR", str(base.path / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(base.path))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "foreign-index"))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'merge.conflictstyle'='diff3'")
+
+    outcome = merge_patches(
+        base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2
+    )
+
+    monkeypatch.undo()
+    assert (outcome.details.conflict_sections, outcome.details.conflict_lines) == (1, 2)
+    assert base.git("for-each-ref") == refs_before
+    assert not (base.path / ".git" / "info" / "attributes").exists()
+    assert not (tmp_path / "foreign-index").exists()
+
+
+def test_bare_and_linked_work_tree_base_repositories(make_base, tmp_path: Path) -> None:
+    base = make_base(BASE_FILES)
+    bare = tmp_path / "bare.git"
+    base.git("clone", "--quiet", "--bare", str(base.path), str(bare))
+    linked = tmp_path / "linked"
+    base.git("worktree", "add", "--quiet", "--detach", str(linked), base.commit)
+    patch1 = base.patch({"app.py": edit_block(0, "x = 1\n")})
+    patch2 = base.patch({"README.md": "# two\n"})
+
+    for repository in (bare, linked):
+        outcome = merge_patches(
+            base_repo=repository, base_commit=base.commit[:12], patch1=patch1, patch2=patch2
+        )
+        assert (outcome.status, outcome.strategy) == ("clean", "ort"), repository
