@@ -123,6 +123,20 @@ class Validator:
     today: dt.date = field(default_factory=dt.date.today)
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
 
+    _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
+        default_factory=dict
+    )
+
+    def gold_changes(
+        self, *, task: TaskFolder, feature: int
+    ) -> frozenset[tuple[str, tuple[str, ...]]] | None:
+        """The changes of a feature's gold patch (``None`` when it cannot be read)."""
+        key = (task.id, feature)
+        if key not in self._gold:
+            gold = load_patch(task.feature(feature).gold_patch)
+            self._gold[key] = _changes(gold) if gold.ok else None
+        return self._gold[key]
+
     def protected_for(self, task: TaskFolder) -> ProtectedPaths:
         if task.id not in self._protected:
             self._protected[task.id] = protected_paths_for(task)
@@ -486,20 +500,25 @@ class _SubmissionCheck:
 
     def check_run(self, *, run: Run, index: int, task: TaskFolder | None) -> None:
         created_by_patches: set[str] = set()
+        all_parsed = True
         for number, name in enumerate(run.patches):
-            patch = self.check_patch(
-                name=name, line=self.line("runs", index, "patches", number), task=task
+            line = self.line("runs", index, "patches", number)
+            patch = self.check_patch(name=name, line=line, task=task)
+            if patch is None or not patch.ok:
+                all_parsed = False
+                continue
+            created_by_patches.update(
+                f.new_path for f in patch.files if f.status == "added" and f.new_path
             )
-            if patch is not None:
-                created_by_patches.update(
-                    f.new_path for f in patch.files if f.status == "added" and f.new_path
-                )
+            if task is not None:
+                self.check_not_gold(patch=patch, name=name, line=line, task=task)
         if run.trajectory:
             self.check_trajectory(
                 name=run.trajectory, line=self.line("runs", index, "trajectory")
             )
         for number, created in enumerate(run.files_created):
-            if created_by_patches and created not in created_by_patches:
+            # Only judged when every patch parsed: otherwise the patch problems come first.
+            if all_parsed and created not in created_by_patches:
                 self.add(
                     "files-created",
                     f"run {run.id!r} lists {created!r} in files_created, "
@@ -509,6 +528,23 @@ class _SubmissionCheck:
                     hint="list only files the patch adds",
                 )
         self.check_plausibility(run=run, index=index)
+
+    def check_not_gold(
+        self, *, patch: Patch, name: str, line: int | None, task: TaskFolder
+    ) -> None:
+        """Warn when a patch makes exactly the changes of a feature's public gold patch."""
+        mine = _changes(patch)
+        for feature in task.features.values():
+            if mine == self.validator.gold_changes(task=task, feature=feature.id):
+                self.add(
+                    "copies-gold-patch",
+                    f"patch {name!r} makes exactly the changes of feature {feature.id}'s "
+                    "gold patch (feature.patch) in the dataset",
+                    severity="warning",
+                    line=line,
+                    hint="submit the tool's own work; a maintainer reviews copies",
+                )
+                return
 
     def check_patch(self, *, name: str, line: int | None, task: TaskFolder | None) -> Patch | None:
         path = self.folder / name
@@ -651,6 +687,15 @@ class _SubmissionCheck:
                      f"${per_1k:.6f} per 1k tokens, outside the plausible "
                      f"${low:g}–${high:g}", "estimated_cost",
                      hint="check the units: estimated_cost is in US dollars")
+
+
+def _changes(patch: Patch) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """What a patch changes, ignoring line numbers, context and file order."""
+    return frozenset(
+        (file.path, tuple(line for hunk in file.hunks for line in hunk.lines
+                          if line[:1] in {"+", "-"}))
+        for file in patch.files
+    )
 
 
 _PATCH_HINTS: dict[str, str] = {

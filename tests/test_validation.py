@@ -60,6 +60,9 @@ diff --git a/src/calc.py b/src/calc.py
 +    return a - b
 """
 
+#: The gold patch in the dataset differs from the submissions' (a copy of it is flagged).
+GOLD_PATCH = GOOD_PATCH.replace("return a - b", "return a + -b")
+
 
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(
@@ -94,7 +97,7 @@ def task_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         folder = task / f"feature{feature}"
         folder.mkdir()
         (folder / "feature.md").write_text(f"Feature {feature}.\n")
-        (folder / "feature.patch").write_text(GOOD_PATCH)
+        (folder / "feature.patch").write_text(GOLD_PATCH)
         (folder / "tests.patch").write_text(
             f"diff --git a/{test_file} b/{test_file}\nnew file mode 100644\n--- /dev/null\n"
             f"+++ b/{test_file}\n@@ -0,0 +1 @@\n+def test_x(): pass\n"
@@ -404,6 +407,14 @@ def test_files_created_must_come_from_the_patch(root: Path) -> None:
     )
     diagnostics = _check(write_submission(root, data=data, patches={"run-1.patch": patch}), root)
     assert _codes(diagnostics, "warning") == {"files-created"}
+
+
+def test_copy_of_the_gold_patch_is_flagged(root: Path) -> None:
+    # The same changes at other line numbers are still a copy.
+    copy = GOLD_PATCH.replace("@@ -1,2 +1,5 @@", "@@ -7,2 +7,5 @@")
+    diagnostics = _check(write_submission(root, patches={"run-1.patch": copy}), root)
+    assert _codes(diagnostics, "warning") == {"copies-gold-patch"}
+    assert "feature 1's gold patch" in diagnostics[0].message
 
 
 def test_future_date_is_an_error(root: Path) -> None:
