@@ -425,17 +425,21 @@ def _read_texts(*, repo: _Git, temp: Path, tree: str, paths: Sequence[str]) -> l
     """The conflicted files' contents in the merged tree, markers included.
 
     Two git processes for any number of files: ``ls-tree`` names the blobs, one
-    ``cat-file --batch`` reads them. Paths absent from the tree (a deleted side) and
+    ``cat-file --batch`` reads them (in tree order). Paths absent from the tree (a deleted side) and
     symlinks have nothing to count.
     """
-    listing = repo.run("ls-tree", "-z", "--full-tree", tree, "--", *paths)
+    # The whole tree is listed and filtered here: no pathspec magic ("*", ":(") in agents'
+    # file names, and no command-line length limit for thousands of conflicted paths.
+    listing = repo.run("ls-tree", "-r", "-z", "--full-tree", tree)
+    wanted = set(paths)
     blobs: list[str] = []
     for entry in listing.stdout.split(b"\0"):
         if not entry:
             continue
-        meta, _, _ = entry.partition(b"\t")
+        meta, _, raw_path = entry.partition(b"\t")
         mode, kind, oid = meta.decode("ascii").split()
-        if kind == "blob" and mode != "120000":
+        path = raw_path.decode("utf-8", "surrogateescape")
+        if path in wanted and kind == "blob" and mode != "120000":
             blobs.append(oid)
     if not blobs:
         return []

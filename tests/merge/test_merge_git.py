@@ -475,3 +475,18 @@ def test_bare_and_linked_work_tree_base_repositories(make_base, tmp_path: Path) 
             base_repo=repository, base_commit=base.commit[:12], patch1=patch1, patch2=patch2
         )
         assert (outcome.status, outcome.strategy) == ("clean", "ort"), repository
+
+
+def test_only_conflicted_files_are_counted_even_with_glob_characters(make_base) -> None:
+    # ab.txt holds marker-like lines of its own; a pathspec "a*.txt" would also match it.
+    markers = "<<<<<<< not a conflict\nx\n=======\ny\n>>>>>>> fixture\n"
+    base = make_base({**BASE_FILES, "a*.txt": UTIL, "ab.txt": markers})
+    patch1 = base.patch({"a*.txt": edit_lines(UTIL, {4: "four (one)\n"})})
+    patch2 = base.patch({"a*.txt": edit_lines(UTIL, {4: "four (two)\n"})})
+
+    outcome = merge_patches(
+        base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2
+    )
+
+    assert outcome.conflicted_files == ("a*.txt",)
+    assert (outcome.details.conflict_sections, outcome.details.conflict_lines) == (1, 2)
