@@ -48,7 +48,7 @@ def chat_server() -> Iterator[ChatServer]:
     state = ChatServer(url="")
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server API)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             payload = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append({"path": self.path, **payload})

@@ -28,7 +28,7 @@ from arena_bot.scoring.core import t_interval
 from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-import seed002  # noqa: E402
+import seed002
 
 OPTIONS = ScoringOptions(weights="default")
 

@@ -1,0 +1,186 @@
+"""``arena score``, ``arena compare`` and ``arena calibrate`` through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import ChatServer, Reply
+from scoring_builders import make_result, make_run, make_submission, make_task
+
+from arena_bot.cli import main
+from arena_bot.dataset import load_task
+from arena_bot.evaluation.store import ResultStore, input_key
+from arena_bot.settings import DEFAULT_BASE_IMAGE
+from arena_bot.submissions import load_submission
+
+PATCH = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+
+
+def write_task(root: Path, task_id: str = "demo") -> Path:
+    folder = root / "dataset" / task_id
+    (folder / "feature1").mkdir(parents=True)
+    (folder / "feature2").mkdir()
+    task = make_task(task_id)
+    (folder / "task.yaml").write_text(yaml.safe_dump(task.model_dump(mode="json")))
+    (folder / "Dockerfile").write_text("ARG BASE_IMAGE\nFROM $BASE_IMAGE\n")
+    for feature in ("feature1", "feature2"):
+        for name in ("feature.md", "feature.patch", "tests.patch"):
+            (folder / feature / name).write_text("x\n")
+    return folder
+
+
+def write_submission(root: Path, sid: str, *, tool: str, model: str, scale: int,
+                     runs: int = 3, patch: str = PATCH) -> Path:
+    folder = root / "submissions" / "demo" / sid
+    folder.mkdir(parents=True)
+    spec = make_submission(tool=tool, model=model, runs=[
+        make_run(f"r{j}", tokens={"total": scale * (10 + j)}, tool_calls=5 + j + scale,
+                 execution_time=float(60 + 10 * j + scale)) for j in range(runs)
+    ])
+    data = spec.model_dump(exclude_none=True)
+    (folder / "submission.yaml").write_text(yaml.safe_dump(data))
+    (folder / "patch.diff").write_text(patch)
+    return folder
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    write_task(tmp_path)
+    specs = [("a-aider", "Aider", "gpt-5", 1000), ("b-cursor", "Cursor", "gpt-5", 1500),
+             ("c-codex", "Codex", "claude-sonnet-4-5", 2000),
+             ("d-aider", "Aider", "gpt-5", 1100), ("e-cline", "Cline", "gpt-4.1", 3000)]
+    for k, (sid, tool, model, scale) in enumerate(specs):
+        write_submission(tmp_path, sid, tool=tool, model=model, scale=scale,
+                         patch=PATCH + f"# {k}\n")
+    write_submission(tmp_path, "f-pending", tool="Aider", model="o3", scale=500)
+    store = ResultStore(tmp_path / ".arena" / "results")
+    task = load_task(tmp_path / "dataset" / "demo")
+    for sid, *_ in specs:
+        folder = load_submission(tmp_path / "submissions" / "demo" / sid)
+        passed = {"r0": True, "r1": sid != "e-cline", "r2": True}
+        store.save(folder, input_key(folder, task, DEFAULT_BASE_IMAGE),
+                   make_result(folder.spec, sid, passed=passed))
+    return tmp_path
+
+
+def invoke(root: Path, *args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(main, ["--root", str(root), *args], env=env or {},
+                              catch_exceptions=False)
+
+
+def test_score_writes_byte_identical_outputs(repo: Path, tmp_path: Path) -> None:
+    first = invoke(repo, "score", "--output", str(tmp_path / "one"))
+    assert first.exit_code == 0, first.output
+    assert "5 scored, 1 pending" in first.output
+    second = invoke(repo, "score", "--output", str(tmp_path / "two"))
+    assert second.exit_code == 0
+    for name in ("leaderboard.json", "leaderboard.csv"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    data = json.loads((tmp_path / "one" / "leaderboard.json").read_text())
+    statuses = {e["key"]: e["status"] for e in data["entries"]}
+    assert statuses["demo/f-pending"] == "pending"
+    assert data["tasks"][0]["baseline"]["source"] == "dynamic"
+    csv_lines = (tmp_path / "one" / "leaderboard.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("task_id,rank,key") and len(csv_lines) == 7
+
+
+def test_score_default_output_folder_and_stale_results(repo: Path) -> None:
+    # Editing a submission makes its stored result stale: it becomes pending.
+    (repo / "submissions/demo/a-aider/patch.diff").write_text(PATCH + "# edited\n")
+    result = invoke(repo, "score")
+    assert result.exit_code == 0
+    data = json.loads((repo / ".arena" / "leaderboard.json").read_text())
+    statuses = {e["key"]: e["status"] for e in data["entries"]}
+    assert statuses["demo/a-aider"] == "pending"
+
+
+def test_score_latest_mode_reads_loose_result_files(repo: Path, tmp_path: Path) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    folder = load_submission(repo / "submissions/demo/f-pending")
+    (loose / "one.json").write_text(make_result(folder.spec, "f-pending").model_dump_json())
+    result = invoke(repo, "score", "--results", str(loose), "--match", "latest",
+                    "--output", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "1 scored, 5 pending" in result.output
+
+
+def test_score_reports_a_bad_result_file_by_name(repo: Path, tmp_path: Path) -> None:
+    loose = tmp_path / "bad"
+    loose.mkdir()
+    (loose / "broken.json").write_text('{"task_id": "demo"}')
+    result = invoke(repo, "score", "--results", str(loose), "--match", "latest")
+    assert result.exit_code == 1
+    assert "broken.json" in result.output and "not a valid EvaluationResult" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_score_unknown_task_and_no_dataset(repo: Path, tmp_path: Path) -> None:
+    folder = repo / "submissions" / "ghost" / "x"
+    folder.mkdir(parents=True)
+    spec = make_submission("ghost")
+    (folder / "submission.yaml").write_text(yaml.safe_dump(spec.model_dump(exclude_none=True)))
+    result = invoke(repo, "score")
+    assert result.exit_code == 1 and "'ghost'" in result.output
+    empty = invoke(tmp_path / "nowhere", "score")
+    assert empty.exit_code == 1 and "no tasks found" in empty.output
+
+
+def test_compare_table_and_json(repo: Path) -> None:
+    table = invoke(repo, "compare", "Aider", "demo/e-cline")
+    assert table.exit_code == 0, table.output
+    assert "Welch t" in table.output and "Cohen's d" in table.output
+    assert "paired test needs 2+ tasks" in table.output
+    as_json = invoke(repo, "compare", "demo/a-aider", "demo/b-cursor", "--format", "json")
+    data = json.loads(as_json.output)
+    assert data["a"]["unit"] == "runs" and len(data["a"]["values"]) == 3
+    assert 0.0 <= data["welch"]["p_value"] <= 1.0
+    assert data["welch"]["effect"] in {"negligible", "small", "medium", "large"}
+
+
+def test_compare_from_a_written_leaderboard(repo: Path, tmp_path: Path) -> None:
+    invoke(repo, "score", "--output", str(tmp_path / "lb"))
+    result = invoke(repo, "compare", "gpt-5", "claude-sonnet-4-5", "--leaderboard",
+                    str(tmp_path / "lb" / "leaderboard.json"))
+    assert result.exit_code == 0 and "3 submissions" in result.output
+
+
+def test_compare_unknown_selector_is_a_clear_error(repo: Path) -> None:
+    result = invoke(repo, "compare", "Nobody", "Aider")
+    assert result.exit_code == 2
+    assert "'Nobody' matches no scored submission" in result.output
+    assert "Aider / gpt-5" in result.output
+    same = invoke(repo, "compare", "Aider", "gpt-5")
+    assert same.exit_code == 2 and "share submissions" in same.output
+
+
+def test_calibrate_without_judge_exits_1(repo: Path) -> None:
+    result = invoke(repo, "calibrate")
+    assert result.exit_code != 0
+    assert "no LLM judge configured" in result.output and "ARENA_JUDGE_URL" in result.output
+
+
+def test_calibrate_against_a_local_judge(repo: Path, chat_server: ChatServer) -> None:
+    from arena_bot.scoring.calibration import REFERENCE_SET
+
+    expected = {s.response: s.expected for s in REFERENCE_SET}
+
+    def oracle(payload: dict) -> Reply:
+        content = payload["messages"][1]["content"]
+        response = content.split("RESPONSE:\n", 1)[1]
+        return Reply(content=f"SCORE: {expected[response] / 10:g}")
+
+    chat_server.responder = oracle
+    env = {"ARENA_JUDGE_URL": chat_server.url, "ARENA_JUDGE_MODEL": "perfect-judge"}
+    result = invoke(repo, "calibrate", env=env)
+    assert result.exit_code == 0, result.output
+    assert "rating      Excellent" in result.output
+    assert "pass rate   100.0%" in result.output
+    asked = len(chat_server.requests)
+    again = invoke(repo, "calibrate", "--format", "json", env=env)
+    assert json.loads(again.output)["summary"]["rating"] == "Excellent"
+    assert len(chat_server.requests) == asked  # answered from the cache
