@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arena_bot.dataset import Dataset, TaskFolder
-from arena_bot.errors import InputError
+from arena_bot.errors import InputError, SandboxError
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.merge.coop import RunTests, evaluate_coop_run, merge_result, untested_features
 from arena_bot.merge.gitmerge import merge_patches
@@ -164,7 +164,12 @@ def _docker_runner(*, settings: Settings, task: TaskFolder) -> RunTests:
     def progress(message: str) -> None:
         click.echo(message, err=True)
 
-    client = docker_client()
+    try:
+        client = docker_client()
+    except SandboxError as exc:
+        raise SandboxError(
+            exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
+        ) from None
     base_image = resolve_base_image(
         client, settings.base_image, explicit=False, progress=progress
     )

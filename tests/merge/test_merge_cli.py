@@ -217,3 +217,14 @@ def test_union_merge_failing_tests_in_docker(
     report = json.loads(output.read_text())
     assert report["feature1"]["tests_passed"] is False
     assert "test_add" in report["feature1"]["test_output"]
+
+
+def test_no_docker_engine_is_a_clear_error_suggesting_no_tests(
+    arena, gold, tmp_path: Path
+) -> None:
+    result = arena("merge", str(gold[0]), str(gold[1]), "--task", "calc-fixture",
+                   extra_env={"DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock"})
+
+    assert result.exit_code == 1, result.output
+    assert "no Docker engine answers" in result.output
+    assert "--no-tests" in result.output
