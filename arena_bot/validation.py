@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ MAX_FOLDER_BYTES = 25 * 1024 * 1024
 MAX_PROTECTED_REPORTED = 20
 #: Files a submission folder may hold besides what its runs reference.
 ALLOWED_EXTRA_FILES = frozenset({"README.md"})
+
+#: The folder name is the submission id (same rule as ``Identifier`` in the models).
+_SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
 #: Seed 002's validation rule: fewer total tokens than this is "suspiciously low".
 MIN_PLAUSIBLE_TOKENS = 10
@@ -445,6 +449,14 @@ class _SubmissionCheck:
                 f"this one is at {self.folder}",
                 path=self.folder,
                 hint="move the folder so its parent is named after the task",
+            )
+        if not _SUBMISSION_ID.match(self.folder.name):
+            self.add(
+                "layout",
+                f"folder name {self.folder.name!r} is not a valid submission id",
+                path=self.folder,
+                hint="use lower case letters, digits, '.', '_' and '-', e.g. "
+                "2025-01-15_aider_gpt-4o",
             )
 
     def load(self) -> Submission | None:

@@ -351,6 +351,13 @@ def test_trajectory_missing_and_present(root: Path) -> None:
     assert _check(folder, root) == []
 
 
+def test_folder_name_must_be_a_submission_id(root: Path) -> None:
+    folder = write_submission(root, "My Submission")
+    (diagnostic,) = _check(folder, root)
+    assert diagnostic.code == "layout"
+    assert "'My Submission' is not a valid submission id" in diagnostic.message
+
+
 def test_wrong_folder_layout(root: Path) -> None:
     folder = root / "submissions" / "stray"
     folder.mkdir()
