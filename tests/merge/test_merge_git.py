@@ -490,3 +490,34 @@ def test_only_conflicted_files_are_counted_even_with_glob_characters(make_base) 
 
     assert outcome.conflicted_files == ("a*.txt",)
     assert (outcome.details.conflict_sections, outcome.details.conflict_lines) == (1, 2)
+
+
+def test_add_add_conflict_is_counted_and_union_resolves_it(make_base) -> None:
+    base = make_base(BASE_FILES)
+    patch1 = base.patch({"new.py": "ONE = 1\nTWO = 2\nTHREE = 3\n"})
+    patch2 = base.patch({"new.py": "A = 'a'\nB = 'b'\n"})
+
+    outcome = merge_patches(
+        base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2
+    )
+
+    assert outcome.status == "conflicts"
+    assert outcome.conflicted_files == ("new.py",)
+    assert (outcome.details.conflict_sections, outcome.details.conflict_lines) == (1, 5)
+    assert outcome.strategy == "union"
+    merged = (base.apply(outcome.merged_diff) / "new.py").read_text()
+    assert merged == "A = 'a'\nB = 'b'\nONE = 1\nTWO = 2\nTHREE = 3\n"
+
+
+def test_modify_delete_conflict_has_no_markers_and_stays_unresolved(make_base) -> None:
+    base = make_base(BASE_FILES)
+    patch1 = base.patch({"util.txt": None})
+    patch2 = base.patch({"util.txt": edit_lines(UTIL, {2: "two\n"})})
+
+    outcome = merge_patches(
+        base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2
+    )
+
+    assert (outcome.status, outcome.strategy) == ("conflicts", "none")
+    assert outcome.details.conflict_sections == 0
+    assert outcome.unresolved_files == ("util.txt",)
