@@ -32,12 +32,47 @@ GIT_TIMEOUT = 120.0
 
 #: Exit statuses of ``harness.sh apply``.
 _APPLY_STATUS = {0: "clean", 3: "three_way"}
+#: Exit statuses of ``harness.sh setup``: (submission apply status, tests patch applied).
+_SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
+    10: ("clean", True),
+    11: ("three_way", True),
+    12: ("missing", True),
+    20: ("clean", False),
+    21: ("three_way", False),
+    22: ("missing", False),
+    30: ("failed", False),
+}
 
 HARNESS_SCRIPT = r"""#!/bin/sh
 # Agentic Arena evaluation harness (owned by arena_bot.evaluation.harness; not the task's
-# runner.sh). Usage: harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH
+# runner.sh). Usage:
+#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH
+#   harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH
 set -u
 case "$1" in
+  setup)
+    # One call for reset + both patches: every `docker exec` costs a round trip.
+    rm -f .git/index.lock
+    { git reset --quiet --hard "$2" && git clean -fdxq && mkdir -p "$3"; } || exit 40
+    applied=12
+    if [ "$4" != "-" ]; then
+      if git apply --whitespace=nowarn "$4" 2>&1; then
+        applied=10
+      else
+        echo "plain git apply failed; trying a 3-way merge"
+        if git apply --3way --whitespace=nowarn "$4" 2>&1; then
+          applied=11
+        else
+          git reset --quiet --hard HEAD
+          exit 30
+        fi
+      fi
+    fi
+    # The tests patch must apply as written (no 3-way): anything else means the
+    # submission changed the files the tests bring.
+    git apply --whitespace=nowarn "$5" 2>&1 || exit $((applied + 10))
+    exit $applied
+    ;;
   prepare)
     # A stale index.lock (a killed git) would make every later git command fail.
     rm -f .git/index.lock
@@ -116,33 +151,27 @@ def run_feature(
         },
         directory=HARNESS_DIR,
     )
-    harness = f"{HARNESS_DIR}/harness.sh"
     outputs: list[str] = []
-
-    def git_step(*args: str) -> ExecResult:
-        result = sandbox.exec(["sh", harness, *args], timeout=GIT_TIMEOUT, workdir=REPO_DIR)
-        if result.output.strip():
-            outputs.append(result.output.strip())
-        return result
-
-    prepared = git_step("prepare", spec.source.commit, results_dir)
-    if prepared.exit_code != 0:
+    prepared = sandbox.exec(
+        [
+            "sh", f"{HARNESS_DIR}/harness.sh", "setup", spec.source.commit, results_dir,
+            "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
+            f"{HARNESS_DIR}/tests.patch",
+        ],
+        timeout=GIT_TIMEOUT,
+        workdir=REPO_DIR,
+    )
+    if prepared.output.strip():
+        outputs.append(prepared.output.strip())
+    if prepared.exit_code not in _SETUP_STATUS:
         return _result(feature_id, status="error", apply_status="missing", started=started,
-                       reason="the harness could not reset the repository to the base commit",
+                       reason="the harness could not reset the repository to the base commit "
+                       f"(exit status {prepared.exit_code})",
                        output="\n".join(outputs))
-    apply_status: ApplyStatus = "missing"
-    if not tests_only:
-        applied = git_step("apply", f"{HARNESS_DIR}/submission.patch")
-        apply_status = _APPLY_STATUS.get(applied.exit_code, "failed")  # type: ignore[arg-type,assignment]
-    tests_applied = False
+    apply_status, tests_applied = _SETUP_STATUS[prepared.exit_code]  # type: ignore[index]
     setup_exit: int | None = None
     run: ExecResult | None = None
     report: JUnitReport | None = None
-    if apply_status != "failed":
-        tests = git_step("apply", f"{HARNESS_DIR}/tests.patch")
-        # The tests patch must apply as written: a 3-way merge into it would mean the
-        # submission changed the tests' files.
-        tests_applied = tests.exit_code == 0
     if tests_applied:
         env = {"ARENA_JUNIT": junit_path}
         deadline = time.monotonic() + spec.tests.timeout
