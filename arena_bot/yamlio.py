@@ -146,7 +146,20 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
             lines: dict[Loc, int] = {}
             for _ in _walk(node, (), lines, path):
                 pass
-            data = loader.construct_document(node)
+            try:
+                data = loader.construct_document(node)
+            except _CONSTRUCTOR_ERRORS as exc:
+                # PyYAML's constructors raise plain Python errors for values that look like a
+                # type but are not one (``2025-02-30``, ``!!int abc``): find the value's line.
+                bad = _first_unreadable_scalar(node)
+                shown = repr(bad.value)[:60] if bad is not None else "a value"
+                raise InputError(
+                    f"YAML value {shown} cannot be read ({exc})",
+                    path=path,
+                    line=bad.start_mark.line + 1 if bad is not None else None,
+                    hint="dates are YYYY-MM-DD; put quotes around text that looks like a "
+                    "number or date",
+                ) from None
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
@@ -168,6 +181,32 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
     except RecursionError:
         raise InputError("YAML nesting is too deep", path=path) from None
     return LoadedYaml(path=path, data=data, lines=lines)
+
+
+_CONSTRUCTOR_ERRORS = (ValueError, TypeError, KeyError, AttributeError, OverflowError, IndexError)
+
+
+def _first_unreadable_scalar(root: yaml.Node) -> yaml.ScalarNode | None:
+    """The first scalar under ``root`` that PyYAML's safe constructors fail on."""
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, yaml.ScalarNode):
+            probe = yaml.SafeLoader("")
+            try:
+                probe.construct_object(node)
+            except _CONSTRUCTOR_ERRORS:
+                return node
+            except yaml.YAMLError:
+                continue
+            finally:
+                probe.dispose()
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += list(node.value)
+    return None
 
 
 @dataclass(frozen=True)

@@ -219,6 +219,7 @@ EXPECTED = {
     "malformed-yaml": ("yaml", "YAML syntax error"),
     "anchor-bomb": ("yaml", "are not allowed"),
     "duplicate-key": ("yaml", "duplicate key 'setting'"),
+    "impossible-date": ("yaml", "'2025-02-30' cannot be read"),
     "bidi-override-name": ("schema", "bidirectional-override"),
     "zero-width-contributor": ("schema", "zero-width"),
     "unknown-task": ("unknown-task", "no-such-task"),
@@ -577,6 +578,56 @@ def test_validation_does_not_depend_on_the_working_directory(root: Path) -> None
 
 
 # -- property-based: mutated submissions never crash the validator ---------------------------
+
+line_edit = st.tuples(
+    st.integers(min_value=0, max_value=200),
+    st.sampled_from(["drop", "duplicate", "replace-value", "insert", "indent", "truncate"]),
+    st.one_of(
+        st.sampled_from([
+            "2025-02-30", "!!int abc", "!!bool maybe", "!!timestamp x", "&a 1", "*a", "[",
+            "{a: 1", "'", '"\\x"', "!!binary AAAA", "!!set {a}", "1e999", "-.inf", "0x1F",
+            "- - -", "? x", "<<: {a: 1}", "\t", "|", ">-", "%YAML 1.1", "---", "...",
+        ]),
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=15),
+    ),
+)
+
+
+@settings(
+    max_examples=int(os.environ.get("ARENA_PROPERTY_EXAMPLES", "120")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(edits=st.lists(line_edit, min_size=1, max_size=3))
+def test_text_level_edits_never_crash_validation(
+    property_root: Path, edits: list[tuple]
+) -> None:
+    lines = yaml.dump(valid_data(), Dumper=_NoAliases).splitlines()
+    for where, op, text in edits:
+        index = where % max(len(lines), 1)
+        if not lines:
+            lines = [text]
+        elif op == "drop":
+            del lines[index]
+        elif op == "duplicate":
+            lines.insert(index, lines[index])
+        elif op == "replace-value":
+            key, _, _ = lines[index].partition(":")
+            lines[index] = f"{key}: {text}"
+        elif op == "insert":
+            lines.insert(index, text)
+        elif op == "indent":
+            lines[index] = "  " + lines[index]
+        else:
+            lines[index] = lines[index][: len(text)]
+    folder = write_submission(property_root, f"t{next(_counter)}", text="\n".join(lines) + "\n")
+    try:
+        diagnostics = _check(folder, property_root)
+        for diagnostic in diagnostics:
+            assert diagnostic.path is not None and diagnostic.message
+    finally:
+        shutil.rmtree(folder)
+
 
 ODD_STRINGS = [
     "", " ", "\u202eevil", "zero\u200bwidth", "../../etc/passwd", "/abs", "a" * 300, "1e309",

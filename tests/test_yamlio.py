@@ -124,3 +124,22 @@ def test_model_validator_messages_lose_pydantics_prefix() -> None:
     ((line, field, message),) = _problems(text)
     assert (line, field) == (10, "runs.0.tokens")
     assert message.startswith("total (10) must equal prompt + completion")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ("a: 1\ndate: 2025-02-30\n", 2, "'2025-02-30' cannot be read"),
+        ("a: 2025-01-01T25:00:00\n", 1, "cannot be read"),
+        ("a: !!int abc\n", 1, "'abc' cannot be read"),
+        ("a:\n  - ok\n  - !!bool maybe\n", 3, "'maybe' cannot be read"),
+        ("a: !!timestamp nope\n", 1, "'nope' cannot be read"),
+    ],
+)
+def test_values_pyyaml_cannot_construct_are_input_errors(
+    text: str, line: int, fragment: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_yaml(text, path=P)
+    assert fragment in caught.value.message
+    assert caught.value.line == line
