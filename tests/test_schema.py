@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import typing
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel
@@ -46,8 +48,6 @@ def test_schema_command_check_and_write(tmp_path: Path) -> None:
 
 
 def test_schemas_forbid_unknown_keys() -> None:
-    import json
-
     submission = json.loads((SCHEMA_DIR / "submission.schema.json").read_text())
     assert submission["additionalProperties"] is False
     assert submission["$defs"]["Run"]["additionalProperties"] is False
@@ -122,3 +122,26 @@ def test_page_json_output_example_matches_the_output_model() -> None:
     match = re.search(r"```json\n(\{\n  \"version\".*?)```", page, re.DOTALL)
     assert match
     ReportOut.model_validate_json(match.group(1))
+
+
+def test_json_schema_accepts_the_examples_and_refuses_mistakes() -> None:
+    """What an editor using the committed schema would say about YAML files."""
+    validator = jsonschema.Draft202012Validator(
+        json.loads((SCHEMA_DIR / "submission.schema.json").read_text()),
+        format_checker=jsonschema.FormatChecker(),
+    )
+    # YAML's unquoted date is text to an editor (JSON has no dates), as in the schema.
+    example = parse_yaml(_example("submission"), path=FORMATS_PAGE).data
+    example["date"] = example["date"].isoformat()
+    assert list(validator.iter_errors(example)) == []
+
+    wrong = dict(example, toool=1)
+    assert any("toool" in error.message for error in validator.iter_errors(wrong))
+    wrong = dict(example, setting="pair")
+    assert any(list(error.path) == ["setting"] for error in validator.iter_errors(wrong))
+
+    task_validator = jsonschema.Draft202012Validator(
+        json.loads((SCHEMA_DIR / "task.schema.json").read_text())
+    )
+    task_example = parse_yaml(_example("task"), path=FORMATS_PAGE).data
+    assert list(task_validator.iter_errors(task_example)) == []
