@@ -290,8 +290,9 @@ def validate_changed_files(
     other: list[Diagnostic] = []
 
     def review(code: str, message: str, name: str, hint: str) -> None:
+        # Names are relative to the repository root, whatever the working directory is.
         other.append(
-            Diagnostic(severity="error", code=code, message=message, path=Path(name), hint=hint)
+            Diagnostic(severity="error", code=code, message=message, path=root / name, hint=hint)
         )
 
     for change in parse_changed_files(lines):

@@ -572,9 +572,13 @@ def test_validation_does_not_depend_on_the_working_directory(root: Path) -> None
     try:
         os.chdir(root / "submissions")
         result = run_cli(root, "demo/good")
+        changed = run_cli(
+            root, "--changed-files", "-", "--format", "github", stdin="README.md\n"
+        )
     finally:
         os.chdir(previous)
     assert result.exit_code == 0, result.output
+    assert changed.stdout.startswith("::error file=README.md,title=")
 
 
 # -- property-based: mutated submissions never crash the validator ---------------------------
@@ -763,7 +767,7 @@ def test_changed_files_with_name_status(root: Path) -> None:
     report = validate_changed_files(
         lines, root=root, dataset=Dataset(root / "dataset"), submissions_root=root / "submissions"
     )
-    assert [(d.code, str(d.path)) for d in report.other] == [
+    assert [(d.code, d.path.relative_to(root).as_posix()) for d in report.other] == [
         ("modifies-submission", "submissions/demo/merged/submission.yaml"),
         ("deletes-submission", "submissions/demo/merged/notes.md"),
         ("deletes-submission", "submissions/demo/old/submission.yaml"),
