@@ -18,6 +18,7 @@ from arena_bot.scoring.grouped import (
     BoolArray,
     FloatArray,
     IntArray,
+    SortedGroups,
     competition_ranks,
     group_max,
     group_mean,
@@ -112,6 +113,10 @@ class MetricBaselineArrays:
     q75: FloatArray
     count: IntArray
     dynamic: BoolArray
+    #: The recorded values sorted within each task, and where they came from (indices
+    #: into the arrays given to :func:`compute_baselines`): reused by the outlier checks.
+    observed: SortedGroups
+    members: IntArray
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,9 +199,12 @@ def _metric_baseline(
     n_groups: int,
     enough: BoolArray,
     default: tuple[FloatArray, FloatArray, FloatArray],
+    members: IntArray | None = None,
 ) -> MetricBaselineArrays:
     """Dynamic min/median/max/quartiles where ``enough`` and any value exists, else default."""
     ordered = sort_groups(values, groups, n_groups=n_groups)
+    if members is None:
+        members = np.arange(len(values), dtype=np.int64)
     dynamic = enough & (ordered.counts > 0)
     return MetricBaselineArrays(
         min=np.where(dynamic, group_min(ordered), default[0]),
@@ -206,6 +214,8 @@ def _metric_baseline(
         q75=np.where(dynamic, group_quantile_exclusive(ordered, fraction=0.75), np.nan),
         count=ordered.counts,
         dynamic=dynamic,
+        observed=ordered,
+        members=members,
     )
 
 
@@ -247,10 +257,11 @@ def compute_baselines(
         ),
         execution_time=_metric_baseline(
             execution_time[timed], task_of[timed], n_groups=n, enough=enough,
-            default=defaults.execution_time,
+            default=defaults.execution_time, members=np.flatnonzero(timed),
         ),
         cost=_metric_baseline(
-            cost[costed], task_of[costed], n_groups=n, enough=enough, default=defaults.cost
+            cost[costed], task_of[costed], n_groups=n, enough=enough, default=defaults.cost,
+            members=np.flatnonzero(costed),
         ),
         iterations=_metric_baseline(
             iterations, task_of, n_groups=n, enough=enough, default=iteration_default
@@ -310,6 +321,28 @@ def score_components(
     )
 
 
+def _group_extremes(
+    values: FloatArray, groups: IntArray, *, n_groups: int, counts: IntArray
+) -> tuple[FloatArray, FloatArray]:
+    """Min and max per group; NaN for empty groups.
+
+    Runs arrive grouped by submission (the builder writes them so), which allows
+    ``reduceat``; otherwise one sort does it.
+    """
+    low = np.full(n_groups, np.nan)
+    high = np.full(n_groups, np.nan)
+    if len(values) == 0:
+        return low, high
+    if np.all(groups[1:] >= groups[:-1]):
+        has = counts > 0
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[has]
+        low[has] = np.minimum.reduceat(values, starts)
+        high[has] = np.maximum.reduceat(values, starts)
+        return low, high
+    ordered = sort_groups(values, groups, n_groups=n_groups)
+    return group_min(ordered), group_max(ordered)
+
+
 def t_interval(
     mean: FloatArray, std: FloatArray, count: IntArray, *, confidence: float
 ) -> tuple[FloatArray, FloatArray]:
@@ -328,33 +361,37 @@ def t_interval(
     return low, high
 
 
-def _robust_z(
-    values: FloatArray, groups: IntArray, *, n_groups: int, valid: BoolArray
-) -> FloatArray:
+def _robust_z(observed: SortedGroups, members: IntArray, *, size: int) -> FloatArray:
     """Modified z-score of log(value) within each group (median / MAD); NaN if undefined.
 
-    Undefined: the value is missing, the group has fewer than ROBUST_MIN_VALUES values, or
-    its MAD is 0 (more than half the values identical: nothing is "unusual" then).
+    ``observed`` holds the recorded (positive) values sorted within each group — the
+    baseline's sort, reused: log is monotone, so the logs are sorted too. Undefined: the
+    value is missing, the group has fewer than ROBUST_MIN_VALUES values, or its MAD is 0
+    (more than half the values identical: nothing is "unusual" then).
     """
-    out = np.full(len(values), np.nan)
-    if not valid.any():
+    out = np.full(size, np.nan)
+    if len(observed.values) == 0:
         return out
-    logs = np.log(values[valid])
-    g = groups[valid]
-    ordered = sort_groups(logs, g, n_groups=n_groups)
-    median = group_median(ordered)
+    n_groups = len(observed.counts)
+    logs = np.log(observed.values)
+    g = np.repeat(np.arange(n_groups), observed.counts)
+    log_sorted = SortedGroups(
+        values=logs, order=observed.order, starts=observed.starts, counts=observed.counts
+    )
+    median = group_median(log_sorted)
     deviation = np.abs(logs - median[g])
     mad = group_median(sort_groups(deviation, g, n_groups=n_groups))
-    usable = (ordered.counts >= ROBUST_MIN_VALUES) & (mad > 0)
+    usable = (observed.counts >= ROBUST_MIN_VALUES) & (mad > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = ROBUST_Z_SCALE * (logs - median[g]) / mad[g]
-    out[valid] = np.where(usable[g], z, np.nan)
+    out[members[observed.order]] = np.where(usable[g], z, np.nan)
     return out
 
 
-def _significance(
+def significance(
     *,
     score: FloatArray,
+    rank: IntArray,
     low: FloatArray,
     high: FloatArray,
     groups: IntArray,
@@ -369,13 +406,12 @@ def _significance(
         return np.zeros(0, dtype=bool), np.zeros(0, dtype=np.int64)
     low = np.where(np.isnan(low), score, low)
     high = np.where(np.isnan(high), score, high)
-    # Leader: best score, ties broken by input order (the builder sorts inputs by key).
-    order = np.lexsort((np.arange(n), -score, groups))
+    # Leader: the first entry ranked 1 (input order: the builder sorts inputs by key).
     counts = np.bincount(groups, minlength=n_groups)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    has = counts > 0
-    leader = np.full(n_groups, -1)
-    leader[has] = order[starts[has]]
+    first = np.flatnonzero(rank == 1)
+    leader = np.full(n_groups, n, dtype=np.int64)
+    np.minimum.at(leader, groups[first], first)
     lead = leader[groups]
     overlaps = (high >= low[lead]) & (low <= high[lead])
     is_leader = np.arange(n) == lead
@@ -453,7 +489,8 @@ def score_columns(
     # Ranks and percentiles over the scored entries, on scores rounded as displayed
     # (2 decimals), so entries that look equal are tied.
     rounded = np.round(scores.overall[scored_idx], 2)
-    overall_ranks = competition_ranks(rounded, st, n_groups=n_tasks)
+    # Ranked in hundredths (integers): the same order, and a single integer sort.
+    overall_ranks = competition_ranks(np.round(rounded * 100), st, n_groups=n_tasks)
     rank = np.full(n_subs, -1, dtype=np.int64)
     rank[scored_idx] = overall_ranks.rank
     percentile = np.full(n_subs, np.nan)
@@ -462,7 +499,7 @@ def score_columns(
     for column, values in enumerate(
         (scores.efficiency, scores.speed, scores.cost, scores.correctness)
     ):
-        category_values = np.round(values[scored_idx], 2)
+        category_values = np.round(values[scored_idx] * 100)  # hundredths, as published
         ok = ~np.isnan(category_values)
         ranks = competition_ranks(category_values[ok], st[ok], n_groups=n_tasks)
         category_rank[scored_idx[ok], column] = ranks.rank
@@ -473,16 +510,17 @@ def score_columns(
         run_scores.overall, sub, n_groups=n_subs, means=interval_mean
     )
     interval_count = np.bincount(sub, minlength=n_subs).astype(np.int64)
-    ordered_runs = sort_groups(run_scores.overall, sub, n_groups=n_subs)
-    interval_min = group_min(ordered_runs)
-    interval_max = group_max(ordered_runs)
+    interval_min, interval_max = _group_extremes(
+        run_scores.overall, sub, n_groups=n_subs, counts=interval_count
+    )
     interval_low, interval_high = t_interval(
         interval_mean, interval_std, interval_count, confidence=options.confidence
     )
     tied = np.zeros(n_subs, dtype=bool)
     significance_rank = np.full(n_subs, -1, dtype=np.int64)
-    tied_s, sig_s = _significance(
+    tied_s, sig_s = significance(
         score=rounded,
+        rank=overall_ranks.rank,
         low=interval_low[scored_idx],
         high=interval_high[scored_idx],
         groups=st,
@@ -492,18 +530,26 @@ def score_columns(
     significance_rank[scored_idx] = sig_s
 
     # Seed 002's outlier heuristics, against the median of the task's scored submissions.
-    task_median_tokens = group_median(
-        sort_groups(tokens[scored_idx], st, n_groups=n_tasks)
-    )
+    task_median_tokens = group_median(baselines.tokens.observed)
     flag_seed_tokens = scored & (tokens < SEED_TOKEN_FRACTION * task_median_tokens[task_of])
     # The seed flags execution_time < 5 including 0, but 0 means "not recorded" here.
     flag_seed_fast = scored & (execution_time > 0) & (execution_time < SEED_FAST_SECONDS)
     flag_seed_single_call = scored & (tool_calls == 1)
     robust: dict[str, FloatArray] = {}
-    for name, values in (("tokens", tokens), ("cost", cost), ("execution_time", execution_time)):
-        valid_scored = (values[scored_idx] > 0) & ~np.isnan(values[scored_idx])
+    for name, metric in (
+        ("tokens", baselines.tokens),
+        ("cost", baselines.cost),
+        ("execution_time", baselines.execution_time),
+    ):
+        observed, members = metric.observed, metric.members
+        if len(observed.values) and observed.values.min() <= 0:
+            # Only tokens can be 0 (time and cost baselines already hold recorded values
+            # only); log needs positive values, so sort the positive ones on their own.
+            values = tokens[scored_idx]
+            members = np.flatnonzero(values > 0)
+            observed = sort_groups(values[members], st[members], n_groups=n_tasks)
         z = np.full(n_subs, np.nan)
-        z[scored_idx] = _robust_z(values[scored_idx], st, n_groups=n_tasks, valid=valid_scored)
+        z[scored_idx] = _robust_z(observed, members, size=len(scored_idx))
         robust[name] = z
 
     # Token totals that do not add up (the submission model checks most of this; results

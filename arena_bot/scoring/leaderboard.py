@@ -466,9 +466,9 @@ def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolM
         [np.nan if row["overall"].high is None else row["overall"].high for row in rows]
     )
     zero = np.zeros(len(rows), dtype=np.int64)
-    ranks = core.competition_ranks(means, zero, n_groups=1).rank
-    tied, significance = core._significance(
-        score=means, low=lows, high=highs, groups=zero, n_groups=1
+    ranks = core.competition_ranks(np.round(means * 100), zero, n_groups=1).rank
+    tied, significance = core.significance(
+        score=means, rank=ranks, low=lows, high=highs, groups=zero, n_groups=1
     )
     out = [
         ToolModelAggregate(
