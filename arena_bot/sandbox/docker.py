@@ -297,30 +297,41 @@ def _process_alive(pid: int) -> bool:
 
 
 class _OutputCollector:
-    """Keeps the first ``limit`` bytes of a stream and counts (but drops) the rest."""
+    """Keeps at most ``limit`` bytes of a stream: its head and (a quarter of the cap) its tail,
+    where test runners print their summary. Everything between is counted, then dropped."""
 
     def __init__(self, *, limit: int) -> None:
         self.limit = limit
-        self.chunks: list[bytes] = []
-        self.kept = 0
+        self.tail_limit = limit // 4
+        self.head_limit = limit - self.tail_limit
+        self.head = bytearray()
+        self.tail = bytearray()
         self.total = 0
         self.error: str | None = None
 
     @property
     def truncated(self) -> bool:
-        return self.total > self.kept
+        return self.total > len(self.head) + len(self.tail)
 
     def consume(self, stream: Any) -> None:
         try:
             for chunk in stream:
                 self.total += len(chunk)
-                room = self.limit - self.kept
+                room = self.head_limit - len(self.head)
                 if room > 0:
-                    piece = chunk[:room]
-                    self.chunks.append(piece)
-                    self.kept += len(piece)
+                    self.head += chunk[:room]
+                    chunk = chunk[room:]
+                if chunk and self.tail_limit:
+                    self.tail += chunk[-self.tail_limit :]
+                    del self.tail[: max(0, len(self.tail) - self.tail_limit)]
         except Exception as exc:  # reported to the caller through .error
             self.error = str(exc) or type(exc).__name__
 
     def text(self) -> str:
-        return b"".join(self.chunks).decode("utf-8", errors="replace")
+        if not self.truncated:
+            data = bytes(self.head + self.tail)
+        else:
+            omitted = self.total - len(self.head) - len(self.tail)
+            marker = f"\n[... {omitted:,} bytes of output omitted ...]\n".encode()
+            data = bytes(self.head) + marker + bytes(self.tail)
+        return data.decode("utf-8", errors="replace")
