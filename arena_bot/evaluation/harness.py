@@ -213,10 +213,21 @@ def run_feature(
         tests_skipped=sum(1 for c in cases if c.outcome == "skipped"),
         tests=cases,
         duration=round(time.monotonic() - started, 3),
-        output=output.encode()[:limit].decode("utf-8", errors="ignore"),
+        output=cap_text(output, limit=limit),
         output_truncated=truncated,
         reason=verdict.reason,
     )
+
+
+def cap_text(text: str, *, limit: int) -> str:
+    """``text`` cut to about ``limit`` bytes, keeping its head and its last quarter."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    tail = limit // 4
+    head = data[: limit - tail].decode("utf-8", errors="ignore")
+    end = data[-tail:].decode("utf-8", errors="ignore") if tail else ""
+    return f"{head}\n[... output cut to {limit:,} bytes ...]\n{end}"
 
 
 def sandbox_limit(sandbox: Sandbox) -> int:

@@ -8,13 +8,15 @@ import docker.errors
 from arena_bot.errors import SandboxError
 
 
-def docker_client(*, timeout: int = 120) -> docker.DockerClient:
+def docker_client(*, timeout: int = 120, max_pool_size: int = 64) -> docker.DockerClient:
     """A docker-py client for the engine named by ``DOCKER_HOST`` (or the local socket).
 
     Raises SandboxError with the set-up command when no engine answers.
     """
     try:
-        client = docker.from_env(timeout=timeout)
+        # Every running command holds one connection (its output stream): the pool must be
+        # larger than the number of parallel evaluation units.
+        client = docker.from_env(timeout=timeout, max_pool_size=max_pool_size)
         client.ping()
     except (docker.errors.DockerException, OSError) as exc:
         raise SandboxError(
