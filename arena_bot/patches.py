@@ -337,6 +337,10 @@ class _Parser:
                 )
                 self.index += 1
             else:
+                if text == "GIT binary patch" or _BINARY_LINE.match(text):
+                    # Outside a git header too: refuse rather than rely on git ignoring it.
+                    self.problem("binary", "binary patch: binary files cannot be submitted",
+                                 line=lineno)
                 # Text between sections (a commit message, a signature) is ignored, as
                 # ``git apply`` does.
                 self.index += 1

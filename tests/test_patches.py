@@ -158,6 +158,11 @@ def test_symlink_submodule_and_binary_are_refused() -> None:
     assert _codes(git_binary) == {"binary"}
 
 
+def test_binary_marker_after_a_plain_header_is_refused() -> None:
+    text = "--- a/b.bin\n+++ b/b.bin\nGIT binary patch\nliteral 3\nKcmZ?wVE_O9\n\n"
+    assert "binary" in _codes(text)
+
+
 def test_mode_change_to_symlink_on_index_line_is_refused() -> None:
     text = (
         "diff --git a/x b/x\nindex 1111111..2222222 120000\n"
@@ -341,7 +346,8 @@ NAMES = ["x", "dir/y.py", "sp ace.py", "é.py", "x y", "a b/c", "b/x", "tests/t.
 extended = st.sampled_from([
     "new file mode 100644", "deleted file mode 100644", "old mode 100644", "new mode 100755",
     "similarity index 90%", "rename from {o}", "rename to {n}", "copy from {o}", "copy to {n}",
-    "index 1111111..2222222 100644",
+    "index 1111111..2222222 100644", "new file mode 120000", "new mode 160000",
+    "index 1111111..2222222 120000", "Binary files a/{o} and b/{n} differ",
 ])
 body_line = st.sampled_from(["+x", "-x", " x", "", "\\ No newline at end of file", "+-- ", "-++"])
 
@@ -392,3 +398,9 @@ def test_git_apply_touches_only_paths_the_parser_reports(
     git_paths = {f.split("\t", 2)[2] for f in fields if f.count("\t") >= 2}
     git_paths |= {f for f in fields if f and "\t" not in f}  # rename pairs under -z
     assert git_paths <= set(patch.paths), (git_paths, patch.paths, text)
+    assert not any(f.startswith("-\t-\t") for f in fields), ("binary accepted", text)
+    summary = subprocess.run(
+        ["git", "apply", "--summary", "-"],
+        input=text.encode(), cwd=work, capture_output=True, check=False,
+    ).stdout.decode("utf-8", errors="replace")
+    assert "120000" not in summary and "160000" not in summary, (summary, text)
