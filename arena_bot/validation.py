@@ -310,6 +310,15 @@ def validate_changed_files(
             )
             continue
         folder = root.joinpath(*parts[: len(prefix_parts) + 2])
+        if change.status in {"A", "M", "T"} and not (root / name).exists():
+            review(
+                "not-in-checkout",
+                "the file list says this file was added or changed, but it is not in the "
+                "checkout",
+                name,
+                "run validation on a checkout of the pull request's head commit",
+            )
+            continue
         if change.status == "D" or not (folder / SUBMISSION_FILE).is_file():
             review(
                 "deletes-submission",

@@ -754,7 +754,9 @@ def test_mutated_submissions_through_the_cli(property_root: Path, changes: list[
 
 
 def test_changed_files_with_name_status(root: Path) -> None:
-    write_submission(root, "mine")
+    mine = write_submission(root, "mine")
+    (mine / "README.md").write_text("How I ran it.\n")
+    (mine / "é.patch").write_text(GOOD_PATCH)
     write_submission(root, "merged")
     lines = [
         "A\tsubmissions/demo/mine/submission.yaml",
@@ -763,6 +765,7 @@ def test_changed_files_with_name_status(root: Path) -> None:
         "D\tsubmissions/demo/merged/notes.md",
         "R100\tsubmissions/demo/old/submission.yaml\tsubmissions/demo/mine/README.md",
         'A\t"submissions/demo/mine/\\303\\251.patch"',
+        "A\tsubmissions/demo/elsewhere/submission.yaml",
     ]
     report = validate_changed_files(
         lines, root=root, dataset=Dataset(root / "dataset"), submissions_root=root / "submissions"
@@ -771,6 +774,7 @@ def test_changed_files_with_name_status(root: Path) -> None:
         ("modifies-submission", "submissions/demo/merged/submission.yaml"),
         ("deletes-submission", "submissions/demo/merged/notes.md"),
         ("deletes-submission", "submissions/demo/old/submission.yaml"),
+        ("not-in-checkout", "submissions/demo/elsewhere/submission.yaml"),
     ]
     assert [s.key for s in report.submissions] == ["demo/mine", "demo/merged"]
 
