@@ -787,3 +787,29 @@ def test_protected_violations_are_capped_per_patch(root: Path) -> None:
     protected = [d for d in diagnostics if d.code == "protected-path"]
     assert len(protected) == 21
     assert "changes 30 protected files" in protected[0].message
+
+
+def test_every_diagnostic_code_is_documented_on_the_formats_page() -> None:
+    import ast
+    import typing
+
+    import arena_bot.validation as validation
+    from arena_bot.patches import PatchProblemCode
+
+    tree = ast.parse(Path(validation.__file__).read_text(encoding="utf-8"))
+    codes = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+        if name in {"add", "warn", "review"} and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                codes.add(first.value)
+        for keyword in node.keywords:
+            if keyword.arg == "code" and isinstance(keyword.value, ast.Constant):
+                codes.add(keyword.value.value)
+    codes |= {f"patch-{code}" for code in typing.get_args(PatchProblemCode)}
+    assert len(codes) > 30
+    page = (Path(__file__).parents[1] / "site" / "docs" / "formats.md").read_text()
+    assert sorted(code for code in codes if f"`{code}`" not in page) == []
