@@ -242,6 +242,9 @@ class TaskImages:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._base_id: str | None = None
+        #: Failed builds, so the other units of the same task fail at once instead of
+        #: rebuilding (the failure is not stored: the next command retries).
+        self._failed: dict[str, SandboxError] = {}
 
     def base_image_id(self) -> str:
         """Id of the base image (part of every task image's hash)."""
@@ -268,13 +271,19 @@ class TaskImages:
         with self._guard:
             lock = self._locks.setdefault(tag, threading.Lock())
         with lock:
+            if tag in self._failed:
+                raise self._failed[tag]
             try:
                 image = self.client.images.get(tag)
                 return TaskImage(tag=tag, id=str(image.id), built=False)
             except docker.errors.ImageNotFound:
                 pass
             self.progress(f"building image {tag} ...")
-            image_id = self._build(task, tag=tag)
+            try:
+                image_id = self._build(task, tag=tag)
+            except SandboxError as exc:
+                self._failed[tag] = exc
+                raise
             self.progress(f"built {tag}")
             return TaskImage(tag=tag, id=image_id, built=True)
 

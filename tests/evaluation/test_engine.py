@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena_bot.dataset import TaskFolder, load_task
+from arena_bot.errors import SandboxError
 from arena_bot.evaluation.engine import Evaluator, evaluate_submission, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.images import TaskImages
@@ -293,3 +294,36 @@ def _clone(task: TaskFolder, tmp_path: Path) -> Path:
     subprocess.run(["git", "clone", "--quiet", str(task.bundle), str(repo)], check=True)
     KIT.git("checkout", "--quiet", task.spec.source.commit, cwd=repo)
     return repo
+
+
+def test_fifty_megabytes_of_output_are_truncated(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    noisy = gold(fixture_task, 1).replace(
+        "return a * b", "print('x' * 50_000_000); return 0"
+    )
+    submission = write_submission("noisy", patches=[noisy])
+    feature = only_feature(evaluate(submission, fixture_task, engine=engine,
+                                    task_images=task_images, store=store, repos=repos))
+    assert feature.status == "failed" and feature.tests_failed == 1
+    assert feature.output_truncated
+    limit = fixture_task.spec.limits.output_bytes
+    assert len(feature.output.encode()) <= limit + 200
+
+
+def test_broken_dockerfile_is_a_clear_error(
+    variant_root, write_submission, engine, docker_client, base_image, store, repos
+) -> None:
+    task = _variant(variant_root, "calc-broken")
+    dockerfile = task.dockerfile.read_text()
+    if "about to fail" not in dockerfile:
+        task.dockerfile.write_text(dockerfile + "RUN echo about to fail && exit 3\n")
+    images = TaskImages(docker_client, base_image=base_image)
+    with pytest.raises(SandboxError, match="building the image of task calc-broken failed") as e:
+        images.ensure(task)
+    assert "about to fail" in str(e.value)
+    submission = write_submission("any", patches=[gold(task, 1)], task_id="calc-broken")
+    result = evaluate(submission, task, engine=engine, task_images=images, store=store,
+                      repos=repos)
+    assert result.runs == [] and "could not be built" in (result.error or "")
+    assert store.lookup(submission, task, base_image) is None  # harness failures: not stored
