@@ -26,6 +26,8 @@ from arena_bot.errors import InputError
 
 #: YAML documents of the project are small; anything bigger is a mistake or an attack.
 MAX_YAML_BYTES = 256 * 1024
+#: Nesting deeper than this is refused while parsing (the formats need fewer than 10).
+MAX_YAML_DEPTH = 64
 
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
@@ -66,7 +68,18 @@ class _StrictLoader(yaml.SafeLoader):
                 problem=f"anchors (&{anchor}) are not allowed",
                 problem_mark=event.start_mark,
             )
-        return super().compose_node(parent, index)
+        # Documents of the project are a few levels deep; deeper nesting is an attack that
+        # would otherwise end in a slow RecursionError.
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.MarkedYAMLError(
+                    problem=f"nesting is deeper than {MAX_YAML_DEPTH} levels",
+                    problem_mark=event.start_mark,
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path) -> Iterator[None]:

@@ -54,8 +54,11 @@ def test_python_tags_are_not_constructed() -> None:
 
 
 def test_deep_nesting_is_an_input_error() -> None:
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="deeper than 64 levels"):
         parse_yaml("a: " + "[" * 20000 + "]" * 20000 + "\n", path=P)
+    with pytest.raises(InputError, match="deeper than 64 levels"):
+        parse_yaml("".join(f"{'  ' * i}k{i}:\n" for i in range(100)) + "  " * 100 + "x\n", path=P)
+    assert parse_yaml("a: " + "[" * 60 + "]" * 60 + "\n", path=P).data["a"] is not None
 
 
 def test_nul_byte_non_utf8_and_size(tmp_path: Path) -> None:
