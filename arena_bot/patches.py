@@ -31,6 +31,9 @@ if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset 
 #: Patches of this project are source edits; anything bigger is a mistake or an attack.
 MAX_PATCH_BYTES = 2 * 1024 * 1024
 MAX_PATCH_LINES = 20_000
+#: Caps for the dataset's own (trusted) patches.
+_DATASET_PATCH_BYTES = 64 * 1024 * 1024
+_DATASET_PATCH_LINES = 2_000_000
 #: Problems reported per patch; more would only flood the pull request.
 MAX_PROBLEMS = 50
 
@@ -725,12 +728,16 @@ def _pytest_settings_rule(file: FilePatch) -> str | None:
 def protected_paths_for(task: TaskFolder) -> ProtectedPaths:
     """The task's ``protected_paths`` plus every path any feature's ``tests.patch`` touches.
 
-    A tests patch that cannot be read simply contributes no paths here: the dataset's own
-    checks report it.
+    Tests patches are the maintainers' own files: they are read without the submission size
+    caps, and every file section that parses counts even when another part of the patch has
+    a problem, so a flaw in a tests patch never weakens the protection.
     """
     exact: set[str] = set()
     for feature in task.features.values():
-        exact.update(load_patch(feature.tests_patch).paths)
+        tests = load_patch(
+            feature.tests_patch, max_bytes=_DATASET_PATCH_BYTES, max_lines=_DATASET_PATCH_LINES
+        )
+        exact.update(tests.paths)
     return ProtectedPaths(patterns=tuple(task.spec.protected_paths), exact=frozenset(exact))
 
 
