@@ -180,6 +180,56 @@ def time_seed(data: Data, *, sample_tasks: int | None) -> tuple[float, bool]:
     return elapsed, extrapolated
 
 
+def time_typed(n_submissions: int, *, n_tasks: int) -> float:
+    """``build_leaderboard`` end to end on typed models (built before the clock starts)."""
+    import datetime as dt
+
+    from arena_bot.models.evaluation import EvaluationResult, FeatureResult, RunResult
+    from arena_bot.models.submission import Submission
+    from arena_bot.models.task import Task
+    from arena_bot.scoring import ScoringInputs, ScoringOptions, SubmissionInput, build_leaderboard
+
+    data = make_data(n_submissions=n_submissions, n_tasks=n_tasks)
+    tasks = {
+        f"t{t:04d}": Task.model_validate({
+            "id": f"t{t:04d}", "title": "T", "description": "d",
+            "category": "debugging", "difficulty": DIFFICULTIES[t % 3], "language": "Python",
+            "source": {"url": "https://example.org/r.git", "commit": "0" * 40},
+            "tests": {"command": "pytest"}, "features": [{"id": 1, "title": "F"}],
+        })
+        for t in range(n_tasks)
+    }
+    items = []
+    for i in range(n_submissions):
+        task_id = f"t{int(data.task[i]):04d}"
+        spec = Submission.model_validate({
+            "task": task_id, "tool": {"name": "Tool", "version": "1"},
+            "models": [f"model-{i % 7}"], "contributor": {"name": "c"},
+            "date": dt.date(2025, 1, 1), "setting": "single", "features": [1],
+            "runs": [{
+                "id": "r1", "tokens": {"total": int(data.tokens[i])},
+                "tool_calls": int(data.tool_calls[i]), "iterations": int(data.iterations[i]),
+                "execution_time": float(data.time[i]), "estimated_cost": float(data.cost[i]),
+                "patches": ["p.diff"],
+            }],
+        })
+        passed = bool(data.success[i])
+        result = EvaluationResult(
+            task_id=task_id, submission_id=f"s{i}", input_hash="h", harness_version="b",
+            evaluated_at=dt.datetime(2025, 1, 1, tzinfo=dt.UTC),
+            runs=[RunResult(run_id="r1", features=[FeatureResult(
+                feature=1, status="passed" if passed else "failed", passed=passed,
+                apply_status="clean")])],
+        )
+        items.append(SubmissionInput(key=f"{task_id}/s{i:06d}", submission_id=f"s{i:06d}",
+                                     spec=spec, result=result))
+    inputs = ScoringInputs(tasks=tasks, submissions=items)
+    options = ScoringOptions()
+    start = time.perf_counter()
+    build_leaderboard(inputs, options=options)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -209,6 +259,9 @@ def main() -> None:
     data = make_data(n_submissions=n, n_tasks=1_000, runs=3)
     print(f"\nMulti-run: {n:,} submissions × 3 runs over 1,000 tasks: "
           f"{time_engine(data):.3f}s (intervals over 300,000 runs)")
+    typed = 10_000
+    print(f"Typed path (build_leaderboard: criteria per run + the pydantic Leaderboard) for "
+          f"{typed:,} submissions over 100 tasks: {time_typed(typed, n_tasks=100):.2f}s")
 
 
 if __name__ == "__main__":

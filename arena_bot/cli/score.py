@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from arena_bot.errors import InputError, UsageError
+from arena_bot.errors import InputError, JudgeError
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring import ScoringOptions, build_leaderboard
 from arena_bot.scoring.calibration import calibrate as run_calibration
@@ -158,7 +158,7 @@ def calibrate(settings: Settings, tolerance: float, fmt: str) -> None:
     """Check the LLM judge against the shipped reference set (seed 004 §7)."""
     judge = _judge(settings)
     if judge is None:
-        raise UsageError(
+        raise JudgeError(
             "no LLM judge configured",
             hint="set ARENA_JUDGE_URL (an OpenAI-compatible base URL, e.g. "
             "https://api.openai.com/v1), ARENA_JUDGE_MODEL and, if needed, "

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena_bot.errors import UsageError
+from arena_bot.errors import InputError
 from arena_bot.models.leaderboard import Entry, Leaderboard
 from arena_bot.scoring.stats import PairedResult, WelchResult, paired_test, welch_test
 
@@ -47,7 +47,7 @@ def select(leaderboard: Leaderboard, selector: str) -> list[Entry]:
             return found
     labels = sorted({e.label for e in scored})
     known = "; ".join(labels[:20]) or "none (nothing is scored yet)"
-    raise UsageError(
+    raise InputError(
         f"{selector!r} matches no scored submission",
         hint=f"use a submission key (task/submission), a tool, a model or a label: {known}",
     )
@@ -77,7 +77,7 @@ def compare(leaderboard: Leaderboard, a: str, b: str) -> Comparison:
     entries_a, entries_b = select(leaderboard, a), select(leaderboard, b)
     overlap = {e.key for e in entries_a} & {e.key for e in entries_b}
     if overlap:
-        raise UsageError(
+        raise InputError(
             f"{a!r} and {b!r} share submissions ({', '.join(sorted(overlap))})",
             hint="compare two different tools, models or submissions",
         )

@@ -10,7 +10,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +48,7 @@ from arena_bot.scoring.correctness import (
     score_run,
     weighted_correctness,
 )
+from arena_bot.scoring.grouped import competition_ranks
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import PatchRef, duplicate_patch_reasons, robust_reason
 from arena_bot.scoring.stats import pass_at_k, summarize
@@ -162,8 +163,8 @@ def _columns(
         price_output=prices[:, 2],
     )
     flat = [(i, r) for i, p in enumerate(prepared) for r in p.runs]
-    def col(getter: object) -> np.ndarray:
-        return np.array([getter(r) for _, r in flat], dtype=float)  # type: ignore[operator]
+    def col(getter: Callable[[_PreparedRun], float]) -> np.ndarray:
+        return np.array([getter(r) for _, r in flat], dtype=float)
 
     def opt(value: int | None) -> float:
         return float("nan") if value is None else float(value)
@@ -368,7 +369,8 @@ def _entry(
         notes.append("no run recorded execution_time: speed scored 50 (seed 002 default)")
     if metrics.estimated_cost is None:
         notes.append("no run recorded estimated_cost: cost scored 50 (seed 002 default)")
-    if any(c.score is None for c in _criteria(p.task, p.runs)):
+    criteria = _criteria(p.task, p.runs)
+    if any(c.score is None for c in criteria):
         notes.append("some success criteria are unscored: see correctness notes")
     seed_flags = int(res.flag_seed_tokens[i]) + int(res.flag_seed_fast[i]) + int(
         res.flag_seed_single_call[i]
@@ -393,7 +395,7 @@ def _entry(
             weights=_weights_model(s.weights[i]),
             difficulty_multiplier=number(difficulty_multiplier(p.task.difficulty)),
         ),
-        correctness=_criteria(p.task, p.runs),
+        correctness=criteria,
         rank=int(res.rank[i]),
         category_ranks=CategoryRanks(
             efficiency=int(category[0]), speed=int(category[1]), cost=int(category[2]),
@@ -466,7 +468,7 @@ def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolM
         [np.nan if row["overall"].high is None else row["overall"].high for row in rows]
     )
     zero = np.zeros(len(rows), dtype=np.int64)
-    ranks = core.competition_ranks(np.round(means * 100), zero, n_groups=1).rank
+    ranks = competition_ranks(np.round(means * 100), zero, n_groups=1).rank
     tied, significance = core.significance(
         score=means, rank=ranks, low=lows, high=highs, groups=zero, n_groups=1
     )
