@@ -47,6 +47,9 @@ ALLOWED_EXTRA_FILES = frozenset({"README.md"})
 #: The folder name is the submission id (same rule as ``Identifier`` in the models).
 _SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
+#: File names pytest collects as test modules by default.
+_TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+
 #: Seed 002's validation rule: fewer total tokens than this is "suspiciously low".
 MIN_PLAUSIBLE_TOKENS = 10
 #: Seed 002's outlier flags that can be computed from one run alone.
@@ -534,6 +537,7 @@ class _SubmissionCheck:
             )
             if task is not None:
                 self.check_not_gold(patch=patch, name=name, line=line, task=task)
+            self.check_new_test_files(patch=patch, name=name)
         if run.trajectory:
             self.check_trajectory(
                 name=run.trajectory, line=self.line("runs", index, "trajectory")
@@ -550,6 +554,24 @@ class _SubmissionCheck:
                     hint="list only files the patch adds",
                 )
         self.check_plausibility(run=run, index=index)
+
+    def check_new_test_files(self, *, patch: Patch, name: str) -> None:
+        """Warn about new files pytest would collect: importing them can patch the code
+        under test, so the harness should run only the task's own test files."""
+        for file in patch.files:
+            if file.status in {"added", "renamed", "copied"} and file.new_path:
+                base = PurePosixPath(file.new_path).name
+                if _TEST_FILE.match(base):
+                    self.add(
+                        "adds-test-file",
+                        f"patch {name!r} adds {file.new_path!r}, which pytest would collect "
+                        "as a test module (flagged for review)",
+                        severity="warning",
+                        path=self.folder / name,
+                        line=file.line,
+                        hint="the task's own tests decide; leave your own tests out of the "
+                        "patch unless they matter to the reviewer",
+                    )
 
     def check_not_gold(
         self, *, patch: Patch, name: str, line: int | None, task: TaskFolder

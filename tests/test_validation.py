@@ -425,6 +425,17 @@ def test_copy_of_the_gold_patch_is_flagged(root: Path) -> None:
     assert "feature 1's gold patch" in diagnostics[0].message
 
 
+def test_new_test_modules_are_flagged(root: Path) -> None:
+    patch = GOOD_PATCH + (
+        "diff --git a/src/test_helper.py b/src/test_helper.py\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/src/test_helper.py\n@@ -0,0 +1 @@\n+import calc\n"
+    )
+    diagnostics = _check(write_submission(root, patches={"run-1.patch": patch}), root)
+    (warning,) = diagnostics
+    assert (warning.code, warning.severity, warning.line) == ("adds-test-file", "warning", 10)
+    assert "src/test_helper.py" in warning.message
+
+
 def test_future_date_is_an_error(root: Path) -> None:
     data = valid_data()
     data["date"] = dt.date.today() + dt.timedelta(days=30)
