@@ -824,3 +824,17 @@ def test_every_diagnostic_code_is_documented_on_the_formats_page() -> None:
     assert len(codes) > 30
     page = (Path(__file__).parents[1] / "site" / "docs" / "formats.md").read_text()
     assert sorted(code for code in codes if f"`{code}`" not in page) == []
+
+
+def test_hostile_file_names_in_the_folder_are_escaped_in_every_format(root: Path) -> None:
+    folder = write_submission(root)
+    (folder / "evil\u202e\nname,:%.txt").write_text("x")
+    text = run_cli(root)
+    assert text.exit_code == 1
+    assert "evil\\u202e\\u000aname,:%.txt" in text.output
+    github = run_cli(root, "--format", "github")
+    (annotation,) = [line for line in github.stdout.splitlines() if line.startswith("::")]
+    assert "file=submissions/demo/good/evil\u202e%0Aname%2C%3A%25.txt," in annotation
+    document = json.loads(run_cli(root, "--format", "json").stdout)
+    (problem,) = document["submissions"][0]["diagnostics"]
+    assert problem["path"].endswith("evil\u202e\nname,:%.txt")
