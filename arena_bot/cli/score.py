@@ -102,7 +102,9 @@ def score(settings: Settings, results: Path | None, output: Path | None, match: 
 
 
 def _jsonable(value: Any) -> Any:
-    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return value
 
 
 @click.command()

@@ -108,7 +108,7 @@ def _no_errors(criterion: Any, index: int, ctx: RunContext) -> CriterionOutcome:
         return _outcome(criterion, index, 0.0, "evaluation failed")
     if ctx.result is None:
         return _outcome(criterion, index, None, "run missing from the evaluation result")
-    bad = sorted(
+    bad: list[str] = sorted(
         {feature.status for feature in ctx.result.tested_features} & _EVALUATION_ERRORS
     )
     if ctx.result.merge is not None and ctx.result.merge.status == "apply_failed":

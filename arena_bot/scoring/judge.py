@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 import requests
 
@@ -86,7 +86,7 @@ class ChatClient:
 
     def complete(self, *, messages: list[ChatMessage], temperature: float) -> str:
         """The assistant's answer text; JudgeError when it stays empty or the call fails."""
-        payload = {
+        payload: dict[str, Any] = {
             "model": self.config.model,
             "temperature": temperature,
             "messages": [{"role": m.role, "content": m.content} for m in messages],

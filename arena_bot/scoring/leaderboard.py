@@ -339,8 +339,11 @@ def _entry(
         execution_time=_maybe(res.execution_time[i]),
         estimated_cost=_maybe(res.cost[i]),
     )
-    notes: list[str] = []
-    entry = dict(
+    parts = _scored_parts(
+        i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates,
+        metrics=metrics,
+    ) if scored else None
+    return Entry(
         key=p.item.key,
         task_id=p.task.id,
         submission_id=p.item.submission_id,
@@ -355,10 +358,47 @@ def _entry(
         run_count=len(p.runs),
         metrics=metrics,
         runs=runs,
+        scores=parts.scores if parts else None,
+        correctness=parts.criteria if parts else [],
+        rank=parts.rank if parts else None,
+        category_ranks=parts.category_ranks if parts else None,
+        percentile=parts.percentile if parts else None,
+        interval=parts.interval if parts else None,
+        statistically_tied=parts.statistically_tied if parts else None,
+        significance_rank=parts.significance_rank if parts else None,
+        pass_at_k=parts.pass_at_k if parts else [],
+        outliers=parts.outliers if parts else [],
+        needs_review=parts.needs_review if parts else False,
+        validation=parts.validation if parts else [],
+        notes=parts.notes if parts else [],
     )
-    if not scored:
-        return Entry(**entry)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _ScoredParts:
+    """The parts of an Entry that only scored submissions have."""
+
+    scores: Scores
+    criteria: list[CriterionScore]
+    rank: int
+    category_ranks: CategoryRanks
+    percentile: float
+    interval: Interval
+    statistically_tied: bool
+    significance_rank: int
+    pass_at_k: list[PassAtK]
+    outliers: list[OutlierFlag]
+    needs_review: bool
+    validation: list[str]
+    notes: list[str]
+
+
+def _scored_parts(
+    *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
+    duplicates: dict[str, list[str]], metrics: MeanMetrics,
+) -> _ScoredParts:
     s = res.scores
+    notes: list[str] = []
     correctness = None if math.isnan(s.correctness[i]) else score(s.correctness[i])
     if correctness is None:
         notes.append(
@@ -379,8 +419,7 @@ def _entry(
     category = res.category_rank[i]
     n_runs = len(p.runs)
     resolved = sum(1 for r in p.runs if r.resolved)
-    return Entry(
-        **entry,
+    return _ScoredParts(
         scores=Scores(
             overall=score(s.overall[i]),
             overall_unadjusted=score(s.overall_unadjusted[i]),
@@ -395,7 +434,7 @@ def _entry(
             weights=_weights_model(s.weights[i]),
             difficulty_multiplier=number(difficulty_multiplier(p.task.difficulty)),
         ),
-        correctness=criteria,
+        criteria=criteria,
         rank=int(res.rank[i]),
         category_ranks=CategoryRanks(
             efficiency=int(category[0]), speed=int(category[1]), cost=int(category[2]),
@@ -421,64 +460,69 @@ def label_of(item: SubmissionInput) -> str:
     return f"{item.spec.tool.name} / {item.spec.model_label}"
 
 
+def _summary_model(values: Sequence[float], confidence: float) -> Summary:
+    summary = summarize(values, confidence=confidence)
+    assert summary is not None  # callers never pass an empty group
+    return Summary(
+        mean=score(summary.mean), std=number(summary.std), min=score(summary.min),
+        max=score(summary.max), count=summary.count,
+        total_weight=number(summary.total_weight),
+        low=None if summary.low is None else score(summary.low),
+        high=None if summary.high is None else score(summary.high),
+        confidence=confidence,
+    )
+
+
 def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolModelAggregate]:
+    """Per tool / model label: statistics over its scored submissions, ranked by mean."""
     groups: dict[str, list[Entry]] = defaultdict(list)
     for entry in entries:
         if entry.status == "scored" and entry.scores is not None:
             groups[entry.label].append(entry)
-    rows = []
-    for label, members in sorted(groups.items()):
-        overall = [m.scores.overall for m in members if m.scores is not None]
-        summary = summarize(overall, confidence=options.confidence)
-        assert summary is not None  # members is never empty
+    if not groups:  # nothing scored yet
+        return []
+    labels = sorted(groups)
+    summaries = [
+        _summary_model([m.scores.overall for m in groups[label] if m.scores is not None],
+                       options.confidence)
+        for label in labels
+    ]
+    means = np.array([summary.mean for summary in summaries])
+    lows = np.array([np.nan if x.low is None else x.low for x in summaries])
+    highs = np.array([np.nan if x.high is None else x.high for x in summaries])
+    zero = np.zeros(len(labels), dtype=np.int64)
+    ranks = competition_ranks(np.round(means * 100), zero, n_groups=1).rank
+    tied, significance = core.significance(
+        score=means, rank=ranks, low=lows, high=highs, groups=zero, n_groups=1
+    )
+    out = []
+    for k, label in enumerate(labels):
+        members = groups[label]
         correctness = [
             m.scores.correctness for m in members
             if m.scores is not None and m.scores.correctness is not None
         ]
         runs = [r for m in members for r in m.runs]
         pass_rows = []
-        for k in options.pass_k:
-            values = [p.value for m in members for p in m.pass_at_k if p.k == k]
+        for size in options.pass_k:
+            values = [p.value for m in members for p in m.pass_at_k if p.k == size]
             if values:  # the mean over the submissions that have at least k runs
-                pass_rows.append(PassAtK(k=k, value=number(sum(values) / len(values))))
-        rows.append(dict(
+                pass_rows.append(PassAtK(k=size, value=number(sum(values) / len(values))))
+        out.append(ToolModelAggregate(
             label=label,
             tool=members[0].tool,
             model=members[0].model,
             submissions=len(members),
             tasks=len({m.task_id for m in members}),
             runs=len(runs),
-            overall=Summary(
-                mean=score(summary.mean), std=number(summary.std), min=score(summary.min),
-                max=score(summary.max), count=summary.count,
-                total_weight=number(summary.total_weight),
-                low=None if summary.low is None else score(summary.low),
-                high=None if summary.high is None else score(summary.high),
-                confidence=options.confidence,
-            ),
+            overall=summaries[k],
             mean_correctness=score(sum(correctness) / len(correctness)) if correctness else None,
             resolve_rate=number(sum(r.resolved for r in runs) / len(runs)),
             pass_at_k=pass_rows,
-        ))
-    if not rows:  # nothing scored yet
-        return []
-    means = np.array([row["overall"].mean for row in rows])
-    lows = np.array([np.nan if row["overall"].low is None else row["overall"].low for row in rows])
-    highs = np.array(
-        [np.nan if row["overall"].high is None else row["overall"].high for row in rows]
-    )
-    zero = np.zeros(len(rows), dtype=np.int64)
-    ranks = competition_ranks(np.round(means * 100), zero, n_groups=1).rank
-    tied, significance = core.significance(
-        score=means, rank=ranks, low=lows, high=highs, groups=zero, n_groups=1
-    )
-    out = [
-        ToolModelAggregate(
-            **row, rank=int(ranks[k]), statistically_tied=bool(tied[k]),
+            rank=int(ranks[k]),
+            statistically_tied=bool(tied[k]),
             significance_rank=int(significance[k]),
-        )
-        for k, row in enumerate(rows)
-    ]
+        ))
     return sorted(out, key=lambda a: (a.rank, a.label))
 
 
