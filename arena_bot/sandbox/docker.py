@@ -35,8 +35,10 @@ OWNER_HOST_LABEL = "org.agentic-arena.owner-host"
 OWNER_PID_LABEL = "org.agentic-arena.owner-pid"
 SANDBOX_USER = "1000:1000"
 WORKSPACE = "/workspace"
-#: Read size of the output stream; the cap is checked per chunk.
-_CHUNK = 64 * 1024
+#: How often a running command is checked, and how long its output stream may stay open
+#: after it exited (background processes holding it).
+_POLL = 0.5
+_GRACE = 2.0
 
 
 class DockerSandbox:
@@ -87,8 +89,7 @@ class DockerSandbox:
         # never blocked on a full pipe) but stores nothing.
         reader = threading.Thread(target=collector.consume, args=(stream,), daemon=True)
         reader.start()
-        reader.join(timeout)
-        timed_out = reader.is_alive()
+        timed_out = self._wait(reader, exec_id=exec_id, deadline=started + timeout)
         if timed_out:
             self.kill()
             reader.join(10)
@@ -109,6 +110,31 @@ class DockerSandbox:
             oom_killed=self._oom_killed(exit_code),
             duration=duration,
         )
+
+    def _wait(self, reader: threading.Thread, *, exec_id: str, deadline: float) -> bool:
+        """Wait for the command; True when the deadline passed first.
+
+        The output stream only ends when every process holding it has exited: a command that
+        left a background process behind would otherwise look like a hang. So once the
+        command itself has exited, the stream gets a short grace period and is then left.
+        """
+        exited_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return True
+            reader.join(min(_POLL, deadline - now))
+            if not reader.is_alive():
+                return False
+            if exited_at is None:
+                try:
+                    running = self._client.api.exec_inspect(exec_id).get("Running", True)
+                except docker.errors.APIError:
+                    running = True
+                if not running:
+                    exited_at = time.monotonic()
+            elif time.monotonic() - exited_at > _GRACE:
+                return False
 
     def _oom_killed(self, exit_code: int | None) -> bool:
         # The OOM killer's victim dies of SIGKILL (137 through a shell, or the command itself).

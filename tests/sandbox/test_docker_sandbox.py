@@ -125,7 +125,7 @@ def test_network_is_unreachable(engine: DockerEngine, base_image: str) -> None:
 def test_huge_output_is_truncated_without_blocking(engine: DockerEngine, base_image: str) -> None:
     with engine.open(base_image, limits=TIGHT) as sandbox:
         result = sandbox.exec(
-            ["sh", "-c", "head -c 50000000 /dev/zero | tr '\\0' x; echo done >&2; exit 7"],
+            ["sh", "-c", "head -c 50000000 /dev/zero | tr '\\0' x; echo done; exit 7"],
             timeout=120,
         )
     assert result.truncated
@@ -185,3 +185,24 @@ def test_missing_image_is_a_clear_error(engine: DockerEngine) -> None:
         "arena-no-such-image:missing", limits=TIGHT
     ):
         pass
+
+
+def test_background_process_does_not_hang_the_command(
+    engine: DockerEngine, base_image: str
+) -> None:
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(["sh", "-c", "sleep 300 & echo started; exit 4"], timeout=60)
+    assert (result.exit_code, result.timed_out) == (4, False)
+    assert result.output == "started\n" and result.duration < 10
+
+
+def test_image_entrypoint_is_overridden(
+    engine: DockerEngine, base_image: str, docker_client: docker.DockerClient
+) -> None:
+    dockerfile = f'FROM {base_image}\nENTRYPOINT ["/bin/false"]\n'.encode()
+    import io
+
+    docker_client.images.build(fileobj=io.BytesIO(dockerfile), tag="arena-test-entrypoint:1",
+                               rm=True)
+    with engine.open("arena-test-entrypoint:1", limits=TIGHT) as sandbox:
+        assert sandbox.exec(["echo", "ok"], timeout=30).output == "ok\n"
