@@ -838,3 +838,26 @@ def test_hostile_file_names_in_the_folder_are_escaped_in_every_format(root: Path
     document = json.loads(run_cli(root, "--format", "json").stdout)
     (problem,) = document["submissions"][0]["diagnostics"]
     assert problem["path"].endswith("evil\u202e\nname,:%.txt")
+
+
+def test_pr_mode_with_a_real_git_diff(root: Path) -> None:
+    """The file list exactly as a workflow gets it from git, for a PR with a stray change."""
+    write_submission(root, "merged")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "base")
+    _git(root, "checkout", "-qb", "pr")
+    write_submission(root, "new-one")
+    (root / "submissions" / "demo" / "merged" / "run-1.patch").write_text(GOOD_PATCH + "\n")
+    (root / "dataset" / "demo" / "task.yaml").write_text("id: demo\n")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "pr")
+    listing = _git(root, "diff", "--name-status", "main...pr")
+    result = run_cli(root, "--changed-files", "-", "--format", "json", stdin=listing + "\n")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert [(d["code"], d["path"]) for d in document["diagnostics"]] == [
+        ("outside-submissions", "dataset/demo/task.yaml"),
+        ("modifies-submission", "submissions/demo/merged/run-1.patch"),
+    ]
+    assert sorted(s["key"] for s in document["submissions"]) == ["demo/merged", "demo/new-one"]
