@@ -53,8 +53,13 @@ MERGE_UNAVAILABLE = "merge analysis could not run (see the log); re-run the eval
 
 
 class BuiltImage(Protocol):
-    tag: str
-    id: str
+    """A task image: its tag and id (read-only)."""
+
+    @property
+    def tag(self) -> str: ...
+
+    @property
+    def id(self) -> str: ...
 
 
 class ImageProvider(Protocol):
