@@ -215,6 +215,8 @@ class Entry(RecordModel):
     scores: Scores | None = None
     correctness: list[CriterionScore] = Field(default_factory=list)
     rank: int | None = None
+    #: Another entry of the task has the same published score (so the same rank).
+    rank_shared: bool | None = None
     category_ranks: CategoryRanks | None = None
     #: Mid-rank percentile within the task: share of entries below plus half of the ties.
     percentile: float | None = None

@@ -159,6 +159,7 @@ class CoreResult:
     scores: ComponentArrays
     run_overall: FloatArray
     rank: IntArray
+    rank_shared: BoolArray  # another entry of the task has the same published score
     category_rank: IntArray  # (subs, 4); -1 = unranked
     percentile: FloatArray
     interval_mean: FloatArray
@@ -493,6 +494,8 @@ def score_columns(
     overall_ranks = competition_ranks(np.round(rounded * 100), st, n_groups=n_tasks)
     rank = np.full(n_subs, -1, dtype=np.int64)
     rank[scored_idx] = overall_ranks.rank
+    rank_shared = np.zeros(n_subs, dtype=bool)
+    rank_shared[scored_idx] = overall_ranks.equal > 1
     percentile = np.full(n_subs, np.nan)
     percentile[scored_idx] = midrank_percentile(overall_ranks)
     category_rank = np.full((n_subs, 4), -1, dtype=np.int64)
@@ -606,6 +609,7 @@ def score_columns(
         scores=scores,
         run_overall=run_scores.overall,
         rank=rank,
+        rank_shared=rank_shared,
         category_rank=category_rank,
         percentile=percentile,
         interval_mean=interval_mean,

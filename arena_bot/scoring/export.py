@@ -13,7 +13,8 @@ import json
 from arena_bot.models.leaderboard import Leaderboard
 
 CSV_COLUMNS = (
-    "task_id", "rank", "key", "label", "tool", "tool_version", "model", "contributor",
+    "task_id", "rank", "rank_shared", "key", "label", "tool", "tool_version", "model",
+    "contributor",
     "setting", "status", "runs", "overall", "overall_unadjusted", "efficiency",
     "token_efficiency", "tool_call_efficiency", "iteration_efficiency", "speed", "cost",
     "correctness", "percentile", "ci_low", "ci_high", "statistically_tied",
@@ -43,7 +44,8 @@ def to_csv(leaderboard: Leaderboard) -> str:
         m = e.metrics
         pass1 = next((p.value for p in e.pass_at_k if p.k == 1), None)
         writer.writerow([
-            e.task_id, "" if e.rank is None else e.rank, e.key, e.label, e.tool,
+            e.task_id, "" if e.rank is None else e.rank,
+            "" if e.rank_shared is None else str(e.rank_shared).lower(), e.key, e.label, e.tool,
             e.tool_version, e.model, e.contributor, e.setting, e.status, e.run_count,
             _fixed(s.overall if s else None), _fixed(s.overall_unadjusted if s else None),
             _fixed(s.efficiency if s else None),

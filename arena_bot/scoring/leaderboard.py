@@ -361,6 +361,7 @@ def _entry(
         scores=parts.scores if parts else None,
         correctness=parts.criteria if parts else [],
         rank=parts.rank if parts else None,
+        rank_shared=parts.rank_shared if parts else None,
         category_ranks=parts.category_ranks if parts else None,
         percentile=parts.percentile if parts else None,
         interval=parts.interval if parts else None,
@@ -381,6 +382,7 @@ class _ScoredParts:
     scores: Scores
     criteria: list[CriterionScore]
     rank: int
+    rank_shared: bool
     category_ranks: CategoryRanks
     percentile: float
     interval: Interval
@@ -436,6 +438,7 @@ def _scored_parts(
         ),
         criteria=criteria,
         rank=int(res.rank[i]),
+        rank_shared=bool(res.rank_shared[i]),
         category_ranks=CategoryRanks(
             efficiency=int(category[0]), speed=int(category[1]), cost=int(category[2]),
             correctness=int(category[3]) if category[3] > 0 else None,

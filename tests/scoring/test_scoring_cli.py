@@ -85,7 +85,7 @@ def test_score_writes_byte_identical_outputs(repo: Path, tmp_path: Path) -> None
     assert statuses["demo/f-pending"] == "pending"
     assert data["tasks"][0]["baseline"]["source"] == "dynamic"
     csv_lines = (tmp_path / "one" / "leaderboard.csv").read_text().splitlines()
-    assert csv_lines[0].startswith("task_id,rank,key") and len(csv_lines) == 7
+    assert csv_lines[0].startswith("task_id,rank,rank_shared,key") and len(csv_lines) == 7
 
 
 def test_score_default_output_folder_and_stale_results(repo: Path) -> None:

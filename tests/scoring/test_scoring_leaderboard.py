@@ -123,6 +123,7 @@ def test_ties_share_rank_and_percentiles_are_mid_rank() -> None:
     s0, twin = entry(lb, "demo/s0"), entry(lb, "demo/twin")
     assert s0.scores.overall == twin.scores.overall
     assert s0.rank == twin.rank == 1
+    assert s0.rank_shared and twin.rank_shared and not entry(lb, "demo/s1").rank_shared
     assert entry(lb, "demo/s1").rank == 3
     assert s0.percentile == pytest.approx(100 * (4 + 1) / 6, abs=1e-4)
     ranks = sorted(e.rank for e in lb.entries)
