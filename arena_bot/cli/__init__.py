@@ -7,6 +7,7 @@ exactly one place.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,25 @@ from arena_bot.settings import Settings
 
 
 class ArenaGroup(click.Group):
-    """A group that reports ArenaError as a clean message with its exit code."""
+    """A group that loads its commands lazily and reports ArenaError cleanly.
+
+    Commands are imported only when called (``arena validate`` need not import scipy), and an
+    ArenaError becomes a message on stderr with its exit code.
+    """
+
+    def __init__(self, *args: Any, lazy: dict[str, tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self._lazy and cmd_name not in self.commands:
+            module_name, attribute = self._lazy[cmd_name]
+            module = importlib.import_module(f"arena_bot.cli.{module_name}")
+            self.add_command(getattr(module, attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -32,7 +51,25 @@ class ArenaGroup(click.Group):
             ctx.exit(130)
 
 
-@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+#: command name -> (module under arena_bot/cli/, click command object in it)
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "validate"),
+    "schema": ("schema", "schema"),
+    "images": ("images", "images"),
+    "dataset": ("dataset", "dataset"),
+    "evaluate": ("evaluate", "evaluate"),
+    "merge": ("merge", "merge"),
+    "score": ("score", "score"),
+    "compare": ("score", "compare"),
+    "calibrate": ("score", "calibrate"),
+}
+
+
+@click.group(
+    cls=ArenaGroup,
+    lazy=_COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="arena")
 @click.option(
     "--root",
@@ -45,30 +82,6 @@ def main(ctx: click.Context, root: Path | None) -> None:
     """Agentic Arena: validate, evaluate and score AI coding tool submissions."""
     ctx.obj = Settings.from_env(root=root)
 
-
-def _register() -> None:
-    # One line per command module; each module exposes click commands named after it.
-    import importlib
-
-    for module_name, command_names in _COMMANDS:
-        module = importlib.import_module(f"arena_bot.cli.{module_name}")
-        for name in command_names:
-            main.add_command(getattr(module, name))
-
-
-#: (module under arena_bot/cli/, click command objects it exports)
-_COMMANDS: list[tuple[str, tuple[str, ...]]] = [
-    ("validate", ("validate",)),
-    ("schema", ("schema",)),
-    ("images", ("images",)),
-    ("evaluate", ("evaluate",)),
-    ("dataset", ("dataset",)),
-    ("merge", ("merge",)),
-    ("score", ("score", "compare", "calibrate")),
-]
-
-
-_register()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
