@@ -34,6 +34,12 @@ def _judge(settings: Settings) -> Any:
 
 
 def _leaderboard(settings: Settings, *, results: Path | None, match: str) -> Leaderboard:
+    if results is not None and not results.is_dir():
+        # The default folder may not exist yet (nothing evaluated); a named one must.
+        raise InputError(
+            "results folder does not exist", path=results,
+            hint="pass the folder `arena evaluate` wrote to (default .arena/results)",
+        )
     inputs = load_inputs(
         dataset_dir=settings.dataset_dir,
         submissions_dir=settings.submissions_dir,

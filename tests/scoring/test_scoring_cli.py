@@ -119,6 +119,11 @@ def test_score_reports_a_bad_result_file_by_name(repo: Path, tmp_path: Path) -> 
     assert "Traceback" not in result.output
 
 
+def test_score_missing_results_folder(repo: Path, tmp_path: Path) -> None:
+    result = invoke(repo, "score", "--results", str(tmp_path / "absent"))
+    assert result.exit_code == 1 and "results folder does not exist" in result.output
+
+
 def test_score_unknown_task_and_no_dataset(repo: Path, tmp_path: Path) -> None:
     folder = repo / "submissions" / "ghost" / "x"
     folder.mkdir(parents=True)
