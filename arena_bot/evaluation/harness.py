@@ -52,8 +52,10 @@ set -u
 case "$1" in
   setup)
     # One call for reset + both patches: every `docker exec` costs a round trip.
+    # `clean -fd`, not `-fdx`: ignored files are what the image build made (egg-info of an
+    # editable install, compiled extensions); the sandbox is fresh, so none are stale.
     rm -f .git/index.lock
-    { git reset --quiet --hard "$2" && git clean -fdxq && mkdir -p "$3"; } || exit 40
+    { git reset --quiet --hard "$2" && git clean -fdq && mkdir -p "$3"; } || exit 40
     applied=12
     if [ "$4" != "-" ]; then
       if git apply --whitespace=nowarn "$4" 2>&1; then
@@ -76,7 +78,7 @@ case "$1" in
   prepare)
     # A stale index.lock (a killed git) would make every later git command fail.
     rm -f .git/index.lock
-    git reset --quiet --hard "$2" && git clean -fdxq || exit 2
+    git reset --quiet --hard "$2" && git clean -fdq || exit 2
     mkdir -p "$3" || exit 2
     ;;
   apply)
