@@ -79,6 +79,7 @@ def evaluate(
     )
     outcomes = evaluator.evaluate(pairs, jobs=jobs, force=force)
     click.echo(render_table(outcomes))
+    click.echo(f"results: {settings.results_dir}")
     sys.stdout.flush()
 
 
