@@ -138,3 +138,24 @@ def test_ranks_order_by_value(values) -> None:
         for j in range(len(x)):
             if x[i] > x[j]:
                 assert ranks.rank[i] < ranks.rank[j] and percent[i] > percent[j]
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=run_rows.filter(lambda r: len(r) >= 1), pick=st.integers(0, 10**6),
+       factor=st.floats(min_value=0.01, max_value=0.99))
+def test_lowering_a_metric_never_lowers_its_score_even_as_baselines_move(
+    rows, pick, factor
+) -> None:
+    """Whole pipeline: the submission's own change moves the dynamic baseline too."""
+    i = pick % len(rows)
+    before, _ = score_rows(rows)
+    for column, attribute in ((1, "token"), (2, "tool_call"), (4, "speed"), (5, "cost")):
+        changed = [list(r) for r in rows]
+        if column == 2:
+            changed[i][column] = max(1, int(changed[i][column] * factor))
+        elif changed[i][column] > 0:  # 0 time / cost means "not recorded": leave it
+            changed[i][column] = changed[i][column] * factor
+        after, _ = score_rows([tuple(r) for r in changed])
+        old = getattr(before.scores, attribute)[i]
+        new = getattr(after.scores, attribute)[i]
+        assert new >= old - 1e-9, (attribute, old, new)
