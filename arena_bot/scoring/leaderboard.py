@@ -587,9 +587,11 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
         for i, p in enumerate(prepared)
     ]
     entries.sort(key=lambda e: (e.task_id, e.rank if e.rank is not None else 10**9, e.key))
+    status_counts: dict[tuple[str, str], int] = defaultdict(int)
+    for e in entries:
+        status_counts[(e.task_id, e.status)] += 1
     boards = []
     for t, task in enumerate(tasks):
-        members = [e for e in entries if e.task_id == task.id]
         b = res.baselines
         boards.append(TaskBoard(
             task_id=task.id,
@@ -611,9 +613,9 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
                 cost=_metric_baseline(b.cost, t),
                 iterations=_metric_baseline(b.iterations, t),
             ),
-            scored=sum(1 for e in members if e.status == "scored"),
-            pending=sum(1 for e in members if e.status == "pending"),
-            errors=sum(1 for e in members if e.status == "error"),
+            scored=status_counts[(task.id, "scored")],
+            pending=status_counts[(task.id, "pending")],
+            errors=status_counts[(task.id, "error")],
         ))
     notes = []
     if options.judge is None and any(

@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ChatServer, Reply
 from scoring_builders import make_result, make_run, make_submission, make_task
+from scoring_chat_server import ChatServer, Reply
 
 from arena_bot.models.evaluation import (
     CriterionObservation,
