@@ -173,6 +173,13 @@ def calibrate(settings: Settings, tolerance: float, fmt: str) -> None:
             "ARENA_JUDGE_API_KEY",
         )
     report = run_calibration(judge, tolerance=tolerance)
+    if report.summary.judged == 0:
+        # Nothing judged is a broken setup (endpoint down, wrong model), not a "Poor" judge.
+        problem = next((r.problem for r in report.samples if r.problem), "no answer")
+        raise JudgeError(
+            f"the judge scored none of the {report.summary.total} samples: {problem}",
+            hint="check ARENA_JUDGE_URL, ARENA_JUDGE_MODEL and ARENA_JUDGE_API_KEY",
+        )
     if fmt == "json":
         click.echo(json.dumps(_jsonable(report), indent=2, sort_keys=True))
     else:

@@ -189,3 +189,23 @@ def test_calibrate_against_a_local_judge(repo: Path, chat_server: ChatServer) ->
     again = invoke(repo, "calibrate", "--format", "json", env=env)
     assert json.loads(again.output)["summary"]["rating"] == "Excellent"
     assert len(chat_server.requests) == asked  # answered from the cache
+
+
+def test_calibrate_with_a_judge_that_never_scores_exits_1(
+    repo: Path, chat_server: ChatServer
+) -> None:
+    chat_server.replies = [Reply(content="I will not give a number.")]
+    env = {"ARENA_JUDGE_URL": chat_server.url, "ARENA_JUDGE_MODEL": "mute"}
+    result = invoke(repo, "calibrate", env=env)
+    assert result.exit_code == 1
+    assert "scored none of the 9 samples" in result.output and "SCORE" in result.output
+
+
+def test_calibrate_reports_a_poor_judge(repo: Path, chat_server: ChatServer) -> None:
+    chat_server.replies = [Reply(content="SCORE: 5")]  # the same score for everything
+    env = {"ARENA_JUDGE_URL": chat_server.url, "ARENA_JUDGE_MODEL": "lazy"}
+    result = invoke(repo, "calibrate", "--format", "json", env=env)
+    assert result.exit_code == 0
+    summary = json.loads(result.output)["summary"]
+    assert summary["rating"] == "Poor" and summary["correlation"] is None
+    assert summary["passed"] == 2  # 'partial' (expected 50) and 'explanation-thin' (40)
