@@ -88,6 +88,11 @@ def _observation(ctx: RunContext, index: int) -> Any:
 def _file_exists(criterion: Any, index: int, ctx: RunContext) -> CriterionOutcome:
     """The evaluation's observation of the file; else the run's ``files_created`` (seed 002)."""
     observation = _observation(ctx, index)
+    if observation is not None and observation.exists is None:
+        # The evaluation looked but could not tell (the patch did not apply, ...): the
+        # self-report cannot stand in for a check that failed.
+        why = observation.error or "the evaluation could not check it"
+        return _outcome(criterion, index, 0.0, f"{criterion.path}: {why}")
     if observation is not None and observation.exists is not None:
         found = observation.exists
         return _outcome(criterion, index, 1.0 if found else 0.0, f"{criterion.path} "

@@ -76,6 +76,12 @@ def test_file_exists_prefers_the_observation_over_self_report() -> None:
     unobserved = make_result(submission, "s")
     [outcome] = score_run(context(task, submission, unobserved))
     assert outcome.score == 1.0 and "self-reported" in (outcome.note or "")
+    failed_check = make_result(submission, "s", observations={"r1": [
+        CriterionObservation(criterion=0, target="exists:src/new.py",
+                             error="the patch did not apply")
+    ]})
+    [outcome] = score_run(context(task, submission, failed_check))
+    assert outcome.score == 0.0 and "did not apply" in (outcome.note or "")
 
 
 def test_no_errors_checks_the_run_and_the_evaluation() -> None:
