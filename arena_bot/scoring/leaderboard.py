@@ -148,6 +148,7 @@ def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskCo
 def _columns(
     prepared: Sequence[_Prepared], task_index: dict[str, int], options: ScoringOptions
 ) -> tuple[core.SubmissionColumns, core.RunColumns, list[int]]:
+    """The core's columns, and each submission's first run index."""
     prices = np.full((len(prepared), 3), np.nan)
     for i, p in enumerate(prepared):
         models = set(p.item.spec.models)
@@ -162,7 +163,9 @@ def _columns(
         price_cached=prices[:, 1],
         price_output=prices[:, 2],
     )
+    # Runs stay grouped by submission, in submission order (the core relies on it).
     flat = [(i, r) for i, p in enumerate(prepared) for r in p.runs]
+
     def col(getter: Callable[[_PreparedRun], float]) -> np.ndarray:
         return np.array([getter(r) for _, r in flat], dtype=float)
 
