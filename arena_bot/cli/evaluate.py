@@ -78,6 +78,7 @@ def evaluate(
         progress=lambda line: click.echo(line, err=True),
     )
     outcomes = evaluator.evaluate(pairs, jobs=jobs, force=force)
+    engine.drain()
     click.echo(render_table(outcomes))
     click.echo(f"results: {settings.results_dir}")
     sys.stdout.flush()

@@ -6,9 +6,11 @@ Work is cut into *units* that each need one or more fresh sandboxes:
   ``solo``: every listed feature separately, against the same patch);
 * ``coop`` — one run's two patches through merge analysis
   (:func:`arena_bot.merge.evaluate_coop_run`), which tests the merged code against both
-  features through :func:`make_test_runner`;
-* ``observe`` — for tasks with ``file:``/``command:``/``file_exists`` success criteria: the
-  patched repository is read in a sandbox (for coop: the merged code).
+  features through :func:`make_test_runner`.
+
+Tasks with ``file:``/``command:``/``file_exists`` success criteria have them observed in the
+sandbox of each run's first feature unit, after the submission's patch and before the tests
+patch (coop: in a sandbox of their own, on the merged code).
 
 Units of all submissions run in a thread pool (``jobs``); each task image is built once
 (:class:`arena_bot.images.TaskImages` holds a lock per image). Results are content-addressed
@@ -31,7 +33,12 @@ from typing import Literal, Protocol
 from arena_bot import HARNESS_VERSION
 from arena_bot.dataset import TaskFolder
 from arena_bot.errors import ArenaError, SandboxError
-from arena_bot.evaluation.criteria import observe_criteria, observed_criteria
+from arena_bot.evaluation.criteria import (
+    observe_criteria,
+    observe_in,
+    observed_criteria,
+    unobserved,
+)
 from arena_bot.evaluation.harness import TestRunner, run_feature
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import InputKey, ResultStore, input_key
@@ -44,7 +51,7 @@ from arena_bot.models.evaluation import (
     RunResult,
 )
 from arena_bot.patches import MAX_PATCH_BYTES, ProtectedPaths, protected_paths_for
-from arena_bot.sandbox.base import SandboxEngine, SandboxLimits
+from arena_bot.sandbox.base import Sandbox, SandboxEngine, SandboxLimits
 from arena_bot.submissions import SubmissionFolder
 
 Progress = Callable[[str], None]
@@ -94,33 +101,46 @@ def make_test_runner(
     protected = protected if protected is not None else protected_paths_for(task)
 
     def run_tests(diff_text: str, feature_id: int) -> FeatureResult:
-        started = time.monotonic()
-        try:
-            with engine.open(image, limits=limits) as sandbox:
-                return run_feature(
-                    sandbox,
-                    task=task,
-                    feature_id=feature_id,
-                    patch_text=diff_text,
-                    protected=protected,
-                )
-        except SandboxError as exc:
-            return FeatureResult(
-                feature=feature_id,
-                status="error",
-                passed=False,
-                apply_status="missing",
-                duration=round(time.monotonic() - started, 3),
-                reason=f"the harness failed (re-run): {exc.message}",
-            )
+        return run_in_fresh_sandbox(task, engine=engine, image=image, limits=limits,
+                                    protected=protected, patch_text=diff_text,
+                                    feature_id=feature_id)
 
     return run_tests
+
+
+def run_in_fresh_sandbox(
+    task: TaskFolder,
+    *,
+    engine: SandboxEngine,
+    image: str,
+    limits: SandboxLimits,
+    protected: ProtectedPaths,
+    patch_text: str,
+    feature_id: int,
+    before_tests: Callable[[Sandbox], None] | None = None,
+) -> FeatureResult:
+    """One feature's tests against ``patch_text`` in a new sandbox (see make_test_runner)."""
+    started = time.monotonic()
+    try:
+        with engine.open(image, limits=limits) as sandbox:
+            return run_feature(sandbox, task=task, feature_id=feature_id,
+                               patch_text=patch_text, protected=protected,
+                               before_tests=before_tests)
+    except SandboxError as exc:
+        return FeatureResult(
+            feature=feature_id,
+            status="error",
+            passed=False,
+            apply_status="missing",
+            duration=round(time.monotonic() - started, 3),
+            reason=f"the harness failed (re-run): {exc.message}",
+        )
 
 
 # -- planning ---------------------------------------------------------------------------
 
 
-UnitKind = Literal["feature", "coop", "observe"]
+UnitKind = Literal["feature", "coop"]
 
 
 @dataclass(frozen=True)
@@ -134,6 +154,8 @@ class Unit:
     feature_id: int = 0
     #: For coop units: the two features (agent 1's, agent 2's).
     features: tuple[int, ...] = ()
+    #: Whether this unit also observes the run's criteria (the first feature of a run).
+    observe: bool = False
     #: Why the run's patch could not be read (the unit then records a failure without Docker).
     patch_error: str | None = None
 
@@ -194,14 +216,10 @@ def plan_units(index: int, submission: SubmissionFolder, task: TaskFolder) -> li
             units.append(Unit(index=index, kind="coop", run_id=run.id, patches=tuple(texts),
                               features=tuple(spec.features), patch_error=patch_error))
         else:
-            for feature_id in spec.features:
+            for position, feature_id in enumerate(spec.features):
                 units.append(Unit(index=index, kind="feature", run_id=run.id,
                                   patches=tuple(texts), feature_id=feature_id,
-                                  patch_error=patch_error))
-        if observe and spec.setting != "coop":
-            # Coop observations need the merged code: they run inside the coop unit.
-            units.append(Unit(index=index, kind="observe", run_id=run.id, patches=tuple(texts),
-                              patch_error=patch_error))
+                                  patch_error=patch_error, observe=observe and position == 0))
     return units
 
 
@@ -295,17 +313,32 @@ class Evaluator:
             return
         with self._lock:
             state.image = ImageRef(tag=image.tag, id=image.id)
-        runner = make_test_runner(task, engine=self.engine, image=image.tag,
-                                  protected=self._protected_for(task))
+        protected = self._protected_for(task)
         if unit.kind == "feature":
+            observed: list[CriterionObservation] = []
+
+            def observe(sandbox: Sandbox) -> None:
+                observed.extend(observe_in(sandbox, task=task))
+
             if unit.patch_error:
                 result = _unrunnable(unit.feature_id, unit.patch_error)
             else:
-                result = runner(unit.patches[0], unit.feature_id)
+                result = run_in_fresh_sandbox(
+                    task, engine=self.engine, image=image.tag,
+                    limits=SandboxLimits.from_task(task.spec.limits), protected=protected,
+                    patch_text=unit.patches[0], feature_id=unit.feature_id,
+                    before_tests=observe if unit.observe else None,
+                )
             self.progress(f"{label} feature {unit.feature_id}: {result.status}")
+            if unit.observe and not observed:
+                observed = unobserved(task, reason=result.reason or "the patch was not applied")
             with self._lock:
                 state.features[(unit.run_id, unit.feature_id)] = result
-        elif unit.kind == "coop":
+                if unit.observe:
+                    state.observations[unit.run_id] = observed
+        else:
+            runner = make_test_runner(task, engine=self.engine, image=image.tag,
+                                      protected=protected)
             merge = self._coop(unit, task=task, runner=runner)
             self.progress(f"{label} merge: {merge.status}, both passed: {merge.both_passed}")
             observations: list[CriterionObservation] = []
@@ -315,11 +348,6 @@ class Evaluator:
                                              "the merged code could not be built")
             with self._lock:
                 state.merges[unit.run_id] = merge
-                state.observations[unit.run_id] = observations
-        else:
-            observations = self._observe(task, image=image.tag, patch=unit.patches[0],
-                                         patch_error=unit.patch_error)
-            with self._lock:
                 state.observations[unit.run_id] = observations
 
     def _coop(self, unit: Unit, *, task: TaskFolder, runner: TestRunner) -> MergeResult:

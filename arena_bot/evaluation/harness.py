@@ -29,6 +29,8 @@ HARNESS_DIR = "/workspace/.arena"
 REPO_DIR = "/workspace/repo"
 #: Git operations on a small repository take well under a second; this bounds a hostile one.
 GIT_TIMEOUT = 120.0
+#: Seconds added to the task's test timeout when git's work shares the test's exec.
+_GIT_ALLOWANCE = 10
 
 #: Exit statuses of ``harness.sh apply``.
 _APPLY_STATUS = {0: "clean", 3: "three_way"}
@@ -46,7 +48,9 @@ _SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
 HARNESS_SCRIPT = r"""#!/bin/sh
 # Agentic Arena evaluation harness (owned by arena_bot.evaluation.harness; not the task's
 # runner.sh). Usage:
-#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH
+#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH|-
+#   harness.sh tests TESTS_PATCH
+#   harness.sh run NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH
 #   harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH
 set -u
 case "$1" in
@@ -71,9 +75,24 @@ case "$1" in
       fi
     fi
     # The tests patch must apply as written (no 3-way): anything else means the
-    # submission changed the files the tests bring.
-    git apply --whitespace=nowarn "$5" 2>&1 || exit $((applied + 10))
+    # submission changed the files the tests bring. "-": applied later with `tests`.
+    if [ "$5" != "-" ]; then
+      git apply --whitespace=nowarn "$5" 2>&1 || exit $((applied + 10))
+    fi
     exit $applied
+    ;;
+  tests)
+    git apply --whitespace=nowarn "$2" 2>&1 || exit 1
+    ;;
+  run)
+    # Fast path, one exec: setup, then the test command replaces this shell (its exit
+    # status is the exec's). The status line is printed before any submitted code runs and
+    # carries a nonce that code never sees, so it cannot be forged by later output.
+    sh "$0" setup "$3" "$4" "$5" "$6"
+    status=$?
+    echo "arena-status $2 $status"
+    case "$status" in 10|11|12) ;; *) exit 0 ;; esac
+    exec sh -c "$ARENA_TEST_COMMAND"
     ;;
   prepare)
     # A stale index.lock (a killed git) would make every later git command fail.
@@ -124,11 +143,14 @@ def run_feature(
     patch_text: str,
     protected: ProtectedPaths | None = None,
     tests_only: bool = False,
+    before_tests: Callable[[Sandbox], None] | None = None,
 ) -> FeatureResult:
     """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox``.
 
     ``tests_only`` (dataset checks) runs the tests on the bare base commit: ``patch_text`` is
-    ignored and the apply status is ``missing``.
+    ignored and the apply status is ``missing``. ``before_tests`` is called with the sandbox
+    once the submission's patch is applied and before the tests patch is (criteria
+    observations share the sandbox that way instead of needing their own).
     """
     started = time.monotonic()
     spec = task.spec
@@ -154,11 +176,15 @@ def run_feature(
         directory=HARNESS_DIR,
     )
     outputs: list[str] = []
+    split = before_tests is not None and not tests_only
+    if not split and not spec.tests.setup:
+        return _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
+                         tests_only=tests_only, started=started)
     prepared = sandbox.exec(
         [
             "sh", f"{HARNESS_DIR}/harness.sh", "setup", spec.source.commit, results_dir,
             "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            f"{HARNESS_DIR}/tests.patch",
+            "-" if split else f"{HARNESS_DIR}/tests.patch",
         ],
         timeout=GIT_TIMEOUT,
         workdir=REPO_DIR,
@@ -171,6 +197,15 @@ def run_feature(
                        f"(exit status {prepared.exit_code})",
                        output="\n".join(outputs))
     apply_status, tests_applied = _SETUP_STATUS[prepared.exit_code]  # type: ignore[index]
+    if split and before_tests is not None and apply_status != "failed":
+        before_tests(sandbox)
+        applied_tests = sandbox.exec(
+            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", f"{HARNESS_DIR}/tests.patch"],
+            timeout=GIT_TIMEOUT, workdir=REPO_DIR,
+        )
+        if applied_tests.output.strip():
+            outputs.append(applied_tests.output.strip())
+        tests_applied = applied_tests.exit_code == 0
     setup_exit: int | None = None
     run: ExecResult | None = None
     report: JUnitReport | None = None
@@ -190,6 +225,34 @@ def run_feature(
             outputs.append(run.output)
         if run is not None and not run.timed_out:
             report = _read_report(sandbox, junit_path)
+    return _feature_result(
+        sandbox,
+        feature_id=feature_id,
+        apply_status=apply_status,
+        tests_applied=tests_applied,
+        tests_only=tests_only,
+        setup_exit=setup_exit,
+        run=run,
+        report=report,
+        output="\n".join(part for part in outputs if part),
+        started=started,
+    )
+
+
+def _feature_result(
+    sandbox: Sandbox,
+    *,
+    feature_id: int,
+    apply_status: ApplyStatus,
+    tests_applied: bool,
+    tests_only: bool,
+    setup_exit: int | None,
+    run: ExecResult | None,
+    report: JUnitReport | None,
+    output: str,
+    started: float,
+) -> FeatureResult:
+    """The FeatureResult of what happened, with the verdict of :func:`decide`."""
     verdict = decide(
         apply_status="clean" if tests_only else apply_status,
         tests_patch_applied=tests_applied,
@@ -201,7 +264,6 @@ def run_feature(
     )
     cases = report.cases if report is not None else []
     limit = sandbox_limit(sandbox)
-    output = "\n".join(part for part in outputs if part)
     truncated = (run is not None and run.truncated) or len(output.encode()) > limit
     return FeatureResult(
         feature=feature_id,
@@ -218,6 +280,64 @@ def run_feature(
         output=cap_text(output, limit=limit),
         output_truncated=truncated,
         reason=verdict.reason,
+    )
+
+
+def _run_fast(
+    sandbox: Sandbox,
+    *,
+    task: TaskFolder,
+    feature_id: int,
+    results_dir: str,
+    tests_only: bool,
+    started: float,
+) -> FeatureResult:
+    """Setup and tests in one exec (no observations, no setup command): two round trips
+    fewer than the step-by-step path, same verdict."""
+    spec = task.spec
+    nonce = secrets.token_hex(12)
+    run = sandbox.exec(
+        [
+            "sh", f"{HARNESS_DIR}/harness.sh", "run", nonce, spec.source.commit, results_dir,
+            "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
+            f"{HARNESS_DIR}/tests.patch",
+        ],
+        # git's part is bounded separately in the step-by-step path; here it shares the
+        # task's limit plus a small allowance.
+        timeout=spec.tests.timeout + _GIT_ALLOWANCE,
+        env={"ARENA_JUNIT": f"{results_dir}/junit.xml", "ARENA_TEST_COMMAND": spec.tests.command},
+        workdir=REPO_DIR,
+    )
+    marker = f"arena-status {nonce} "
+    before, found, after = run.output.partition(marker)
+    code_text, _, test_output = after.partition("\n")
+    if not found or not code_text.strip().isdigit():
+        status = "timeout" if run.timed_out else "error"
+        return _result(feature_id, status=status, apply_status="missing", started=started,
+                       reason="the harness did not finish preparing the repository"
+                       + (" within the time limit" if run.timed_out else ""),
+                       output=run.output)
+    setup_code = int(code_text)
+    if setup_code not in _SETUP_STATUS:
+        return _result(feature_id, status="error", apply_status="missing", started=started,
+                       reason="the harness could not reset the repository to the base commit "
+                       f"(exit status {setup_code})", output=before)
+    apply_status, tests_applied = _SETUP_STATUS[setup_code]
+    ran = tests_applied and apply_status != "failed"
+    report = None
+    if ran and not run.timed_out:
+        report = _read_report(sandbox, f"{results_dir}/junit.xml")
+    return _feature_result(
+        sandbox,
+        feature_id=feature_id,
+        apply_status=apply_status,
+        tests_applied=tests_applied,
+        tests_only=tests_only,
+        setup_exit=None,
+        run=run if ran else None,
+        report=report,
+        output=(before + test_output).strip("\n"),
+        started=started,
     )
 
 

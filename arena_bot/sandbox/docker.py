@@ -6,7 +6,9 @@ system with a size-capped tmpfs on ``/tmp`` and a private writable copy of ``/wo
 anonymous volume, which Docker fills from the image and removes with the container).
 
 Cleanup: each container carries :data:`SANDBOX_LABEL` plus the host name and process id of
-its owner. It is removed in ``finally`` (also on timeout, error and Ctrl-C), and
+its owner. It is removed when its context ends: at once on an error or Ctrl-C, in a
+background thread after normal use (:meth:`DockerEngine.drain` waits; so does interpreter
+exit), and
 :meth:`DockerEngine.sweep` removes leftovers whose owner process is gone (a killed run).
 """
 
@@ -20,6 +22,7 @@ import tarfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -215,6 +218,10 @@ class DockerEngine:
         self._host = socket.gethostname()
         self._open: dict[str, DockerSandbox] = {}
         self._open_lock = threading.Lock()
+        # Worker threads of an executor are joined at interpreter exit, so a pending removal
+        # still happens when the program ends (or is interrupted) right after a sandbox.
+        self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-reaper")
+        self._removals: list[Future[None]] = []
 
     @contextmanager
     def open(self, image: str, *, limits: SandboxLimits) -> Iterator[DockerSandbox]:
@@ -265,11 +272,25 @@ class DockerEngine:
             with self._open_lock:
                 self._open[sandbox.container_id] = sandbox
             yield sandbox
-        finally:
+        except BaseException:
             if container is not None:
-                with self._open_lock:
-                    self._open.pop(str(container.id), None)
-                _remove(container)
+                self._forget(container)
+                _remove(container)  # on errors and Ctrl-C: synchronously, right now
+            raise
+        else:
+            # The result is ready: the container is removed in the background (a docker
+            # round trip off the critical path). drain() and interpreter exit wait for it.
+            self._forget(container)
+            self._removals.append(self._reaper.submit(_remove, container))
+
+    def _forget(self, container: Any) -> None:
+        with self._open_lock:
+            self._open.pop(str(container.id), None)
+
+    def drain(self) -> None:
+        """Wait until every container of this engine is removed; re-raise a failed removal."""
+        while self._removals:
+            self._removals.pop().result()
 
     def kill_all(self) -> None:
         """Kill every open sandbox (see :meth:`arena_bot.sandbox.base.SandboxEngine.kill_all`)."""

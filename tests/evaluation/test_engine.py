@@ -262,6 +262,13 @@ def test_criteria_observations_read_the_patched_repository(
     assert observations[1].exists is True and observations[2].exists is False
     assert "def mul" in (observations[3].text or "")
     assert (observations[4].text or "").strip() == "12" and observations[4].error is None
+    # A rejected patch is never applied: nothing is observed, and each says why.
+    sneaky = gold(task, 1) + task.feature(1).tests_patch.read_text()
+    rejected = write_submission("rejected", patches=[sneaky], task_id="calc-criteria")
+    result = evaluate(rejected, task, engine=engine, task_images=task_images, store=store,
+                      repos=repos)
+    assert all("protected" in (o.error or "") for o in result.runs[0].observations)
+    assert len(result.runs[0].observations) == 4
 
 
 def test_test_runner_for_merge_uses_fresh_containers(fixture_task, engine, task_images) -> None:

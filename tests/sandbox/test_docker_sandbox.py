@@ -68,6 +68,7 @@ def test_infinite_loop_times_out_and_is_killed(
         with pytest.raises(SandboxError, match="killed"):
             sandbox.exec(["true"], timeout=5)
         container_id = sandbox.container_id
+    engine.drain()
     assert time.monotonic() - started < 20
     assert container_id not in _sandbox_ids(docker_client)
 
