@@ -99,6 +99,7 @@ def write_fixture_task(
     extra_yaml: str = "",
     test_command: str = TEST_COMMAND,
     timeout: int = 60,
+    setup: str | None = None,
 ) -> Path:
     """Write a complete task folder (task.yaml, Dockerfile, repo.bundle, two features) under
     ``root/<task_id>`` and return it. Same arguments → byte-identical folder."""
@@ -126,7 +127,7 @@ def write_fixture_task(
         (folder / "feature.patch").write_text(diff_of(work, code))
         (folder / "tests.patch").write_text(diff_of(work, tests))
         features_yaml += f"  - id: {fid}\n    title: {title}\n"
-    (task / "task.yaml").write_text(
+    document = (
         textwrap.dedent(
             f"""\
             id: {task_id}
@@ -147,6 +148,9 @@ def write_fixture_task(
         + features_yaml
         + extra_yaml
     )
+    if setup:
+        document = document.replace("\nfeatures:", f"\n  setup: '{setup}'\nfeatures:", 1)
+    (task / "task.yaml").write_text(document)
     return task
 
 

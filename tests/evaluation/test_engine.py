@@ -334,3 +334,26 @@ def test_broken_dockerfile_is_a_clear_error(
                       repos=repos)
     assert result.runs == [] and "could not be built" in (result.error or "")
     assert store.lookup(submission, task, base_image) is None  # harness failures: not stored
+
+
+@pytest.mark.parametrize(
+    ("setup", "status", "reason"),
+    [
+        ("echo SETUP-RAN", "passed", None),
+        ("echo SETUP-RAN; exit 3", "failed", "setup command exited with status 3"),
+    ],
+    ids=["setup-ok", "setup-fails"],
+)
+def test_task_setup_command_runs_before_the_tests(
+    setup, status, reason, variant_root, write_submission, engine, task_images, store, repos
+) -> None:
+    task_id = f"calc-setup-{status}"
+    task = _variant(variant_root, task_id, setup=setup)
+    assert task.spec.tests.setup == setup
+    submission = write_submission("with-setup", patches=[gold(task, 1)], task_id=task_id)
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    assert feature.status == status and feature.reason == (
+        None if reason is None else f"the test {reason}"
+    )
+    assert "SETUP-RAN" in feature.output
