@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -357,3 +358,49 @@ def test_task_setup_command_runs_before_the_tests(
         None if reason is None else f"the test {reason}"
     )
     assert "SETUP-RAN" in feature.output
+
+
+FORK_BOMB = (
+    "import os\n"
+    "    import time\n"
+    "    n = 0\n"
+    "    try:\n"
+    "        while True:\n"
+    "            if os.fork() == 0:\n"
+    "                time.sleep(30)\n"
+    "                os._exit(0)\n"
+    "            n += 1\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    return n"
+)
+NETWORK_CALL = (
+    "import socket\n"
+    "    socket.create_connection(('1.1.1.1', 80), timeout=5)\n"
+    "    return a * b"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [(FORK_BOMB, r"assert (\d+) == 12"), (NETWORK_CALL, r"OSError")],
+    ids=["fork-bomb", "network-call"],
+)
+def test_hostile_code_in_tests_fails_cleanly(
+    body, message, variant_root, write_submission, engine, task_images, store, repos, tmp_path
+) -> None:
+    task = _variant(variant_root, "calc-tight", extra_yaml="limits:\n  pids: 64\n")
+    repo = _clone(task, tmp_path)
+    calc = (repo / "calc.py").read_text() + f"\n\ndef mul(a, b):\n    {body}\n"
+    hostile = KIT.diff_of(repo, {"calc.py": calc})
+    submission = write_submission("hostile", patches=[hostile], task_id="calc-tight")
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    # A clear failure of the test (the pid limit held / no network), not a hang or a crash.
+    assert feature.status == "failed" and feature.tests_failed == 1
+    assert feature.duration < 30
+    failing = next(case for case in feature.tests if case.outcome == "failed")
+    found = re.search(message, failing.message or "")
+    assert found is not None, failing.message
+    if found.groups():
+        assert int(found.group(1)) < 64  # forks made before the pids limit stopped them
