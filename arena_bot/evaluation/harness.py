@@ -16,7 +16,6 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from arena_bot.dataset import TaskFolder
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
@@ -32,8 +31,6 @@ GIT_TIMEOUT = 120.0
 #: Seconds added to the task's test timeout when git's work shares the test's exec.
 _GIT_ALLOWANCE = 10
 
-#: Exit statuses of ``harness.sh apply``.
-_APPLY_STATUS = {0: "clean", 3: "three_way"}
 #: Exit statuses of ``harness.sh setup``: (submission apply status, tests patch applied).
 _SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
     10: ("clean", True),
@@ -114,14 +111,6 @@ case "$1" in
     ;;
 esac
 """
-
-
-@dataclass(frozen=True)
-class FeatureRun:
-    """What to run: one feature's tests against one patch text."""
-
-    feature_id: int
-    patch_text: str
 
 
 def check_protected(patch_text: str, protected: ProtectedPaths) -> str | None:
