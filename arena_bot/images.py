@@ -26,10 +26,12 @@ from pathlib import Path
 
 import docker
 import docker.errors
+from docker.models.images import Image
 
 from arena_bot.dataset import TaskFolder
 from arena_bot.errors import SandboxError
 from arena_bot.evaluation.digest import folder_digest
+from arena_bot.sandbox.engine import ENGINE_ERRORS
 from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
 
 Progress = Callable[[str], None]
@@ -74,15 +76,19 @@ def apt_mirror(sources: Path = _APT_SOURCES) -> str:
     return DEFAULT_MIRROR
 
 
+def get_image(client: docker.DockerClient, reference: str) -> Image | None:
+    """The local image ``reference``, or ``None``; engine failures become SandboxError."""
+    try:
+        return client.images.get(reference)
+    except docker.errors.ImageNotFound:
+        return None
+    except ENGINE_ERRORS as exc:
+        raise SandboxError(f"Docker could not look up image {reference}: {exc}") from None
+
+
 def image_exists(client: docker.DockerClient, reference: str) -> bool:
     """Whether ``reference`` is present in the local image store."""
-    try:
-        client.images.get(reference)
-    except docker.errors.ImageNotFound:
-        return False
-    except docker.errors.APIError as exc:
-        raise SandboxError(f"Docker could not look up image {reference}: {exc}") from None
-    return True
+    return get_image(client, reference) is not None
 
 
 def build_base_image(
@@ -98,8 +104,9 @@ def build_base_image(
     Skipped (existing id returned) when the image exists, unless ``force``. Needs root and the
     ``debootstrap`` program (``scripts/ensure_docker.sh`` installs it).
     """
-    if not force and image_exists(client, tag):
-        image = client.images.get(tag)
+    existing = None if force else get_image(client, tag)
+    if existing is not None:
+        image = existing
         progress(f"{tag} already exists ({image.short_id}); use --force to rebuild")
         return str(image.id)
     debootstrap = shutil.which("debootstrap") or (
@@ -150,11 +157,13 @@ def build_base_image(
                     'CMD ["/bin/bash"]',
                 ],
             )
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(f"docker import of the base image failed: {exc}") from None
-    image = client.images.get(tag)
-    progress(f"built {tag} ({image.short_id})")
-    return str(image.id)
+    built = get_image(client, tag)
+    if built is None:
+        raise SandboxError(f"docker import did not create {tag}")
+    progress(f"built {tag} ({built.short_id})")
+    return str(built.id)
 
 
 def _run_logged(command: list[str], *, progress: Progress, what: str) -> None:
@@ -206,7 +215,7 @@ def resolve_base_image(
         progress(f"pulling {requested} ...")
         client.images.pull(requested)
         return requested
-    except docker.errors.APIError as exc:
+    except ENGINE_ERRORS as exc:
         pull_error = str(exc).splitlines()[0][:300]
     fallback = not explicit and requested == DEFAULT_BASE_IMAGE
     if fallback and image_exists(client, OFFLINE_BASE_IMAGE):
@@ -249,13 +258,13 @@ class TaskImages:
     def base_image_id(self) -> str:
         """Id of the base image (part of every task image's hash)."""
         if self._base_id is None:
-            try:
-                self._base_id = str(self.client.images.get(self.base_image).id)
-            except docker.errors.ImageNotFound:
+            base = get_image(self.client, self.base_image)
+            if base is None:
                 raise SandboxError(
                     f"base image {self.base_image} is not present",
                     hint="run `arena images base` (offline) or `docker pull` it",
-                ) from None
+                )
+            self._base_id = str(base.id)
         return self._base_id
 
     def tag_for(self, task: TaskFolder) -> str:
@@ -273,11 +282,9 @@ class TaskImages:
         with lock:
             if tag in self._failed:
                 raise self._failed[tag]
-            try:
-                image = self.client.images.get(tag)
-                return TaskImage(tag=tag, id=str(image.id), built=False)
-            except docker.errors.ImageNotFound:
-                pass
+            existing = get_image(self.client, tag)
+            if existing is not None:
+                return TaskImage(tag=tag, id=str(existing.id), built=False)
             self.progress(f"building image {tag} ...")
             try:
                 image_id = self._build(task, tag=tag)
@@ -316,11 +323,14 @@ class TaskImages:
                 aux = chunk.get("aux")
                 if isinstance(aux, dict) and "ID" in aux:
                     image_id = str(aux["ID"])
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(
                 f"Docker refused to build the image of task {task.id}: {exc}",
                 path=task.dockerfile,
             ) from None
         if image_id is None:
-            image_id = str(self.client.images.get(tag).id)
+            built = get_image(self.client, tag)
+            if built is None:
+                raise SandboxError(f"the build of {tag} left no image", path=task.dockerfile)
+            image_id = str(built.id)
         return image_id

@@ -32,6 +32,7 @@ from docker.types import LogConfig, Mount
 
 from arena_bot.errors import SandboxError
 from arena_bot.sandbox.base import ExecResult, SandboxLimits
+from arena_bot.sandbox.engine import ENGINE_ERRORS
 
 SANDBOX_LABEL = "org.agentic-arena.sandbox"
 OWNER_HOST_LABEL = "org.agentic-arena.owner-host"
@@ -84,7 +85,7 @@ class DockerSandbox:
                 stderr=True,
             )["Id"]
             stream = api.exec_start(exec_id, stream=True, demux=False)
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(f"Docker could not run a command in the sandbox: {exc}") from None
         collector = _OutputCollector(limit=limit)
         # The stream is read in a worker thread so the wall-clock limit holds even when the
@@ -96,19 +97,22 @@ class DockerSandbox:
         if timed_out:
             self.kill()
             reader.join(10)
+        # A stream still open here was left (background process): what it had not delivered
+        # yet is lost, so the output counts as truncated.
+        abandoned = reader.is_alive()
         duration = time.monotonic() - started
         exit_code: int | None = None
         if not timed_out:
             try:
                 exit_code = api.exec_inspect(exec_id).get("ExitCode")
-            except docker.errors.APIError as exc:
+            except ENGINE_ERRORS as exc:
                 raise SandboxError(f"Docker lost the sandbox command: {exc}") from None
         if collector.error is not None and not timed_out:
             raise SandboxError(f"reading the sandbox output failed: {collector.error}")
         return ExecResult(
             exit_code=exit_code,
             output=collector.text(),
-            truncated=collector.truncated,
+            truncated=collector.truncated or (abandoned and not timed_out),
             timed_out=timed_out,
             oom_killed=self._oom_killed(exit_code),
             duration=duration,
@@ -132,7 +136,7 @@ class DockerSandbox:
             if exited_at is None:
                 try:
                     running = self._client.api.exec_inspect(exec_id).get("Running", True)
-                except docker.errors.APIError:
+                except ENGINE_ERRORS:
                     running = True
                 if not running:
                     exited_at = time.monotonic()
@@ -150,7 +154,7 @@ class DockerSandbox:
         if count is None:
             try:
                 self._container.reload()
-            except docker.errors.APIError:
+            except ENGINE_ERRORS:
                 return False
             return bool(self._container.attrs.get("State", {}).get("OOMKilled"))
         risen = count > self._oom_kills
@@ -167,7 +171,7 @@ class DockerSandbox:
                 user=SANDBOX_USER,
             )["Id"]
             text = self._client.api.exec_start(exec_id).decode("utf-8", errors="replace")
-        except docker.errors.APIError:
+        except ENGINE_ERRORS:
             return None
         for line in text.splitlines():
             key, _, value = line.partition(" ")
@@ -197,7 +201,7 @@ class DockerSandbox:
                 tar.addfile(info, io.BytesIO(content))
         try:
             ok = self._container.put_archive(parent or "/", buffer.getvalue())
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(f"could not copy files into the sandbox: {exc}") from None
         if not ok:
             raise SandboxError(f"could not copy files into the sandbox folder {directory}")
@@ -264,7 +268,7 @@ class DockerEngine:
                 raise SandboxError(
                     f"image {image} is not present", hint="run `arena images build`"
                 ) from None
-            except docker.errors.APIError as exc:
+            except ENGINE_ERRORS as exc:
                 raise SandboxError(
                     f"Docker could not start a sandbox from {image}: {exc}"
                 ) from None
@@ -306,7 +310,7 @@ class DockerEngine:
             containers = self.client.containers.list(
                 all=True, filters={"label": [SANDBOX_LABEL, f"{OWNER_HOST_LABEL}={self._host}"]}
             )
-        except docker.errors.APIError as exc:
+        except ENGINE_ERRORS as exc:
             raise SandboxError(f"Docker could not list containers: {exc}") from None
         for container in containers:
             owner = container.labels.get(OWNER_PID_LABEL, "")
@@ -322,14 +326,14 @@ def _remove(container: Any) -> None:
         container.remove(force=True, v=True)
     except docker.errors.NotFound:
         pass
-    except docker.errors.APIError as exc:
+    except ENGINE_ERRORS as exc:
         # Removal can race with the daemon still tearing the container down: retry once.
         time.sleep(0.5)
         try:
             container.remove(force=True, v=True)
         except docker.errors.NotFound:
             pass
-        except docker.errors.APIError:
+        except ENGINE_ERRORS:
             raise SandboxError(f"could not remove sandbox container: {exc}") from None
 
 

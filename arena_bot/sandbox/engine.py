@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import docker
 import docker.errors
+import requests
 
 from arena_bot.errors import SandboxError
+
+#: What docker-py raises when the engine fails: API errors, and connection errors when the
+#: daemon goes away mid-run (requests' exceptions, not DockerException).
+ENGINE_ERRORS: tuple[type[Exception], ...] = (
+    docker.errors.DockerException,
+    requests.exceptions.RequestException,
+)
 
 
 def docker_client(*, timeout: int = 120, max_pool_size: int = 64) -> docker.DockerClient:
