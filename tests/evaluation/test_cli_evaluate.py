@@ -72,3 +72,12 @@ def test_bad_calls_and_inputs_are_clear_errors(repo_root: Path) -> None:
     bad = invoke(repo_root, "evaluate", str(wrong_feature.parent))
     assert bad.exit_code == 1 and "features [7] do not exist" in bad.output
     assert "submission.yaml:" in bad.output
+
+
+def test_no_docker_engine_is_a_clear_error(repo_root: Path, tmp_path: Path) -> None:
+    env = {"ARENA_CACHE": str(repo_root / ".arena"),
+           "DOCKER_HOST": f"unix://{tmp_path / 'no-such.sock'}"}
+    result = CliRunner().invoke(main, ["--root", str(repo_root), "evaluate", "--all"], env=env)
+    assert result.exit_code == 1
+    assert "no Docker engine answers" in result.output and "ensure_docker.sh" in result.output
+    assert "Traceback" not in result.output
