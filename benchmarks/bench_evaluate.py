@@ -1,6 +1,6 @@
 """Benchmark of the evaluation engine (prints figures; no assertions).
 
-In one run, on a copy of a sample task (default ``ttlcache-bugs``) with its gold patch as the
+In one run, on a copy of a sample task (default ``slugkit-options``) with its gold patch as the
 submission, image cache warm:
 
 1. one evaluation unit through ``arena evaluate --force`` (a subprocess, as a user runs it)
@@ -73,7 +73,7 @@ def timed(action) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="ttlcache-bugs")
+    parser.add_argument("--task", default="slugkit-options")
     parser.add_argument("--units", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--base-image", default=OFFLINE_BASE_IMAGE)
