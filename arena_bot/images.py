@@ -50,6 +50,7 @@ BASE_PACKAGES = (
 BASE_SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 _APT_SOURCES = Path("/etc/apt/sources.list.d/debian.sources")
+DEBIAN_KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 _LOG_TAIL_LINES = 40
 #: Label on every image this module builds, so they can be listed and pruned.
 IMAGE_LABEL = "org.agentic-arena.image"
@@ -130,6 +131,9 @@ def build_base_image(
             debootstrap,
             "--variant=minbase",
             f"--include={','.join(BASE_PACKAGES)}",
+            # Debian's keyring, named explicitly: on other distributions (an Ubuntu runner)
+            # debootstrap would check Debian's Release file against their own keys.
+            *([f"--keyring={DEBIAN_KEYRING}"] if DEBIAN_KEYRING.is_file() else []),
             BASE_SUITE,
             str(rootfs),
             mirror,

@@ -24,6 +24,11 @@ if ! command -v debootstrap >/dev/null && [ ! -x /usr/sbin/debootstrap ]; then
   log "installing debootstrap (builds the offline base image)"
   apt_install debootstrap
 fi
+if [ ! -f /usr/share/keyrings/debian-archive-keyring.gpg ]; then
+  # Not installed by default outside Debian (an Ubuntu runner): debootstrap checks with it.
+  log "installing debian-archive-keyring"
+  apt_install debian-archive-keyring
+fi
 
 if docker info >/dev/null 2>&1; then
   log "Docker engine answers"

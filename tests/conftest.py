@@ -166,11 +166,23 @@ def docker_client() -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def base_image(docker_client: object) -> str:
-    """The offline base image, built once if missing."""
-    from arena_bot.images import build_base_image
+    """The base image of the Docker tests: ``ARENA_TEST_BASE_IMAGE`` if set, else the offline
+    image (built once if missing and the public image cannot be had, as on this project's
+    offline CI), else the public default (GitHub runners pull it)."""
+    from arena_bot.errors import SandboxError
+    from arena_bot.images import build_base_image, image_exists, resolve_base_image
+    from arena_bot.settings import DEFAULT_BASE_IMAGE
 
-    build_base_image(docker_client, tag=OFFLINE_BASE_IMAGE)  # type: ignore[arg-type]
-    return OFFLINE_BASE_IMAGE
+    chosen = os.environ.get("ARENA_TEST_BASE_IMAGE")
+    if chosen:
+        return resolve_base_image(docker_client, chosen, explicit=True)  # type: ignore[arg-type]
+    if image_exists(docker_client, OFFLINE_BASE_IMAGE):  # type: ignore[arg-type]
+        return OFFLINE_BASE_IMAGE
+    try:
+        return resolve_base_image(docker_client, DEFAULT_BASE_IMAGE, explicit=True)  # type: ignore[arg-type]
+    except SandboxError:  # no registry here: build the offline image instead
+        build_base_image(docker_client, tag=OFFLINE_BASE_IMAGE)  # type: ignore[arg-type]
+        return OFFLINE_BASE_IMAGE
 
 
 @pytest.fixture(scope="session")

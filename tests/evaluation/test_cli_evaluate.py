@@ -24,8 +24,8 @@ def repo_root(tmp_path: Path, fixture_task: TaskFolder, write_submission) -> Pat
     return root
 
 
-def invoke(root: Path, *args: str):
-    env = {"ARENA_CACHE": str(root / ".arena"), "ARENA_BASE_IMAGE": "arena-base:bookworm"}
+def invoke(root: Path, *args: str, base_image: str = "arena-base:bookworm"):
+    env = {"ARENA_CACHE": str(root / ".arena"), "ARENA_BASE_IMAGE": base_image}
     return CliRunner().invoke(main, ["--root", str(root), *args], env=env)
 
 
@@ -33,7 +33,7 @@ def invoke(root: Path, *args: str):
 def test_evaluate_all_prints_table_stores_results_and_reuses_them(
     repo_root: Path, base_image: str
 ) -> None:
-    first = invoke(repo_root, "evaluate", "--all", "--jobs", "2")
+    first = invoke(repo_root, "evaluate", "--all", "--jobs", "2", base_image=base_image)
     assert first.exit_code == 0, first.output
     lines = first.output.splitlines()
     gold_row = next(line for line in lines if "gold run1" in line)
@@ -43,15 +43,15 @@ def test_evaluate_all_prints_table_stores_results_and_reuses_them(
     assert "2 submission(s), 1/2 feature runs passed" in first.output
     stored = sorted((repo_root / ".arena" / "results").rglob("*.json"))
     assert [p.parent.name for p in stored] == ["broken", "gold"]
-    again = invoke(repo_root, "evaluate", str(repo_root / "submissions"))
+    again = invoke(repo_root, "evaluate", str(repo_root / "submissions"), base_image=base_image)
     assert again.exit_code == 0
     assert "gold (cached) run1" in again.output
 
 
 @pytest.mark.docker
 def test_images_build_reuses_unchanged_task_images(repo_root: Path, base_image: str) -> None:
-    invoke(repo_root, "images", "build")
-    result = invoke(repo_root, "images", "build", "calc-fixture")
+    invoke(repo_root, "images", "build", base_image=base_image)
+    result = invoke(repo_root, "images", "build", "calc-fixture", base_image=base_image)
     assert result.exit_code == 0, result.output
     assert "calc-fixture: arena-task-calc-fixture:" in result.output
     assert "(unchanged)" in result.output

@@ -25,7 +25,7 @@ def test_apt_mirror_reads_the_deb822_source(tmp_path: Path) -> None:
 
 @pytest.mark.docker
 def test_images_base_reuses_an_existing_image(base_image: str) -> None:
-    result = CliRunner().invoke(main, ["images", "base"])
+    result = CliRunner().invoke(main, ["images", "base", "--tag", base_image])
     assert result.exit_code == 0, result.output
     assert f"{base_image} already exists" in result.output and "--force" in result.output
 
