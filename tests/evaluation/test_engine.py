@@ -404,3 +404,26 @@ def test_hostile_code_in_tests_fails_cleanly(
     assert found is not None, failing.message
     if found.groups():
         assert int(found.group(1)) < 64  # forks made before the pids limit stopped them
+
+
+def test_coop_observations_read_the_merged_code(
+    variant_root, write_submission, engine, task_images, store, repos
+) -> None:
+    criteria = (
+        "success_criteria:\n"
+        "  - type: tests_pass\n"
+        "  - type: file_exists\n    path: stats.py\n"
+        "  - type: regex\n    pattern: 'def mul'\n    target: 'file:calc.py'\n"
+    )
+    task = _variant(variant_root, "calc-coop-criteria", extra_yaml=criteria)
+    submission = write_submission(
+        "coop-observed", patches=[gold(task, 1), gold(task, 2)], setting="coop",
+        features=[1, 2], task_id="calc-coop-criteria",
+    )
+    result = evaluate(submission, task, engine=engine, task_images=task_images, store=store,
+                      repos=repos)
+    (run,) = result.runs
+    assert run.merge is not None and run.merge.both_passed
+    observations = {o.criterion: o for o in run.observations}
+    assert observations[1].exists is True  # agent 2's file, present in the merged code
+    assert "def mul" in (observations[2].text or "")  # agent 1's change
