@@ -62,6 +62,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("score", "score"),
     "compare": ("score", "compare"),
     "calibrate": ("score", "calibrate"),
+    "pipeline": ("pipeline", "pipeline"),
 }
 
 

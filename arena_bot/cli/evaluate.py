@@ -57,7 +57,21 @@ def evaluate(
             raise UsageError("no submissions/ folder here", path=settings.submissions_dir,
                              hint="run from the repository root or pass --root")
         paths = (settings.submissions_dir,)
-    folders = find_submission_folders(list(paths))
+    run_evaluation(
+        settings, find_submission_folders(list(paths)), jobs=jobs, base_image=base_image,
+        force=force,
+    )
+
+
+def run_evaluation(
+    settings: Settings,
+    folders: list[Path],
+    *,
+    jobs: int,
+    base_image: str | None,
+    force: bool,
+) -> list[Outcome]:
+    """Evaluate the submissions in ``folders`` in Docker, print the table, return outcomes."""
     dataset = Dataset(settings.dataset_dir)
     pairs = [_pair(load_submission(folder), dataset) for folder in folders]
     client = docker_client()
@@ -82,6 +96,7 @@ def evaluate(
     click.echo(render_table(outcomes))
     click.echo(f"results: {settings.results_dir}")
     sys.stdout.flush()
+    return outcomes
 
 
 def _pair(submission: SubmissionFolder, dataset: Dataset) -> tuple[SubmissionFolder, TaskFolder]:

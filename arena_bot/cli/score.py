@@ -33,7 +33,14 @@ def _judge(settings: Settings) -> Any:
     )
 
 
-def _leaderboard(settings: Settings, *, results: Path | None, match: str) -> Leaderboard:
+def build_from_disk(
+    settings: Settings,
+    *,
+    results: Path | None = None,
+    match: str = "store",
+    only: list[Path] | None = None,
+) -> Leaderboard:
+    """Score the tasks, submissions (all, or ``only`` these folders) and stored results."""
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError(
@@ -45,6 +52,7 @@ def _leaderboard(settings: Settings, *, results: Path | None, match: str) -> Lea
         submissions_dir=settings.submissions_dir,
         results_dir=results or settings.results_dir,
         match=match,  # type: ignore[arg-type]
+        only=only,
     )
     if not inputs.tasks:
         raise InputError(
@@ -90,8 +98,12 @@ def score(settings: Settings, results: Path | None, output: Path | None, match: 
     Writes leaderboard.json and leaderboard.csv. The same inputs always give the same
     bytes (no timestamps; everything sorted; fixed rounding).
     """
-    board = _leaderboard(settings, results=results, match=match)
-    folder = output or settings.cache_dir
+    board = build_from_disk(settings, results=results, match=match)
+    write_outputs(board, output or settings.cache_dir)
+
+
+def write_outputs(board: Leaderboard, folder: Path) -> None:
+    """Write leaderboard.json and leaderboard.csv to ``folder`` and print a summary."""
     _write(folder / "leaderboard.json", to_json(board))
     _write(folder / "leaderboard.csv", to_csv(board))
     scored = sum(1 for e in board.entries if e.status == "scored")
@@ -148,7 +160,7 @@ def compare(
                 hint="run `arena score` to write it again",
             ) from None
     else:
-        board = _leaderboard(settings, results=results, match=match)
+        board = build_from_disk(settings, results=results, match=match)
     comparison = run_compare(board, a, b)
     if fmt == "json":
         click.echo(json.dumps(_jsonable(comparison), indent=2, sort_keys=True))

@@ -93,12 +93,19 @@ def load_inputs(
     submissions_dir: Path,
     results_dir: Path,
     match: ResultMatch = "store",
+    only: list[Path] | None = None,
 ) -> ScoringInputs:
-    """Tasks, submissions (with patch digests) and each submission's result, if any."""
+    """Tasks, submissions (with patch digests) and each submission's result, if any.
+
+    ``only`` restricts the submissions to these folders (the pipeline passes the valid ones);
+    by default every submission under ``submissions_dir`` is scored.
+    """
     dataset = Dataset(dataset_dir)
     tasks = {folder.id: folder for folder in dataset.all()}
     folders: list[SubmissionFolder] = []
-    if submissions_dir.is_dir() and any(submissions_dir.rglob(SUBMISSION_FILE)):
+    if only is not None:
+        folders = [load_submission(p) for p in only]
+    elif submissions_dir.is_dir() and any(submissions_dir.rglob(SUBMISSION_FILE)):
         folders = [load_submission(p) for p in find_submission_folders([submissions_dir])]
     scanned: Mapping[tuple[str, str], EvaluationResult] = (
         scan_results(results_dir) if match == "latest" else {}

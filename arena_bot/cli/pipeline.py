@@ -1,0 +1,123 @@
+"""``arena pipeline``: the main job — validate, evaluate and score every submission.
+
+This is what the README's main command runs on the bundled sample data, and what the trusted
+workflow runs on the default branch. Each stage reuses the stage's own command code; this
+module only sequences them and decides what flows on (invalid submissions are reported and
+left out of evaluation and scoring, never silently dropped).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from arena_bot.dataset import Dataset
+from arena_bot.diagnostics import render
+from arena_bot.errors import UsageError
+from arena_bot.models.leaderboard import Entry, Leaderboard
+from arena_bot.settings import Settings
+from arena_bot.validation import all_submission_folders, validate_paths
+
+
+@click.command("pipeline")
+@click.option(
+    "--jobs", "-j", type=click.IntRange(1, 64), default=2, show_default=True,
+    help="Evaluation units run in parallel.",
+)
+@click.option(
+    "--base-image", default=None,
+    help="Base image of the task images (see `arena evaluate --help`).",
+)
+@click.option(
+    "--output", type=click.Path(file_okay=False, path_type=Path), default=Path("out"),
+    show_default=True, help="Folder for leaderboard.json and leaderboard.csv.",
+)
+@click.option("--force", is_flag=True, help="Re-run evaluations even when results are stored.")
+@click.pass_obj
+def pipeline(
+    settings: Settings, jobs: int, base_image: str | None, output: Path, force: bool
+) -> None:
+    """Validate, evaluate (Docker) and score every submission under submissions/.
+
+    Exit status 0 when every submission is valid and the job ran (failing tests are
+    results), 1 when any submission is invalid (the valid ones are still evaluated and
+    scored), 2 for a wrong call.
+    """
+    if not settings.submissions_dir.is_dir():
+        raise UsageError(
+            "no submissions/ folder here", path=settings.submissions_dir,
+            hint="run from the repository root or pass --root",
+        )
+    folders = all_submission_folders(settings.submissions_dir)
+
+    _stage(1, "validate", f"{len(folders)} submission(s)")
+    report = validate_paths(
+        tuple(folders), dataset=Dataset(settings.dataset_dir),
+        submissions_root=settings.submissions_dir,
+    )
+    click.echo(render(report, fmt="text", root=settings.root, color=sys.stdout.isatty()))
+    valid = [s.folder for s in report.submissions if s.valid]
+
+    _stage(2, "evaluate", f"{len(valid)} valid submission(s) in Docker, --jobs {jobs}")
+    from arena_bot.cli.evaluate import run_evaluation
+
+    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force)
+
+    _stage(3, "score", "baselines, scores, ranks, intervals, outliers")
+    from arena_bot.cli.score import build_from_disk, write_outputs
+
+    board = build_from_disk(settings, only=valid)
+    click.echo(render_ranking(board))
+    write_outputs(board, output)
+
+    if not report.valid:
+        click.secho(
+            f"{len(folders) - len(valid)} submission(s) are invalid (see stage 1); "
+            "they were not evaluated or scored", fg="red", err=True,
+        )
+        sys.exit(1)
+
+
+def _stage(number: int, name: str, detail: str) -> None:
+    click.secho(f"\n== {number}/3 {name}: {detail}", bold=True)
+
+
+def render_ranking(board: Leaderboard) -> str:
+    """Per task, its scored entries by rank: the first look at the leaderboard."""
+    lines = []
+    for task in board.tasks:
+        entries = sorted(
+            (e for e in board.entries if e.task_id == task.task_id and e.rank is not None),
+            key=lambda e: (e.rank, e.key),
+        )
+        lines.append(
+            f"{task.task_id} ({task.category}, {task.difficulty}; baseline "
+            f"{task.baseline.source})"
+        )
+        for entry in entries:
+            lines.append("  " + _entry_line(entry))
+        others = [e for e in board.entries if e.task_id == task.task_id and e.rank is None]
+        for entry in others:
+            lines.append(f"  -  {entry.label}: {entry.status} ({entry.status_reason or ''})")
+    return "\n".join(lines)
+
+
+def _entry_line(entry: Entry) -> str:
+    assert entry.scores is not None  # ranked entries are scored
+    scores = entry.scores
+    correctness = "n/a" if scores.correctness is None else f"{scores.correctness:5.1f}"
+    interval = ""
+    if entry.interval is not None and entry.interval.low is not None:
+        interval = f" [{entry.interval.low:.1f}, {entry.interval.high:.1f}]"
+    flags = ""
+    if entry.outliers:
+        review = "review: " if entry.needs_review else ""
+        flags = f"  [{review}{', '.join(f.code for f in entry.outliers)}]"
+    tie = " (tie)" if entry.rank_shared else ""
+    return (
+        f"#{entry.rank}{tie} {scores.overall:5.1f}{interval}  {entry.label}  "
+        f"eff {scores.efficiency:5.1f} speed {scores.speed:5.1f} cost {scores.cost:5.1f} "
+        f"correct {correctness}{flags}"
+    )
