@@ -12,6 +12,31 @@ from arena_bot.yamlio import load_yaml, validate_model
 
 TASK_FILE = "task.yaml"
 
+#: The Dockerfile shape every task image follows: ``ARG BASE_IMAGE``, git + pytest, a user
+#: with uid 1000, the repository cloned from ``repo.bundle`` at the base commit into
+#: ``/workspace/repo`` (no later history), no ENTRYPOINT (the harness runs its own command).
+_DOCKERFILE = """\
+{header}ARG BASE_IMAGE=python:3.11-slim-bookworm
+FROM ${{BASE_IMAGE}}
+# git and pytest: the offline base image (`arena images base`) has them; others install them.
+RUN (command -v git >/dev/null && python3 -c "import pytest") \\
+    || (apt-get update && apt-get install -y --no-install-recommends git \\
+        && pip install --no-cache-dir pytest && rm -rf /var/lib/apt/lists/*)
+RUN id -u arena >/dev/null 2>&1 || useradd --create-home --uid 1000 arena
+COPY repo.bundle /opt/arena/repo.bundle
+RUN git clone --quiet /opt/arena/repo.bundle /workspace/repo \\
+    && git -C /workspace/repo checkout --quiet {sha} \\
+    && git -C /workspace/repo remote remove origin \\
+    && chown -R 1000:1000 /workspace
+WORKDIR /workspace/repo
+"""
+
+
+def task_dockerfile(base_commit: str, *, comment: str | None = None) -> str:
+    """The Dockerfile of a task whose source is ``repo.bundle`` at ``base_commit``."""
+    header = f"# {comment}\n" if comment else ""
+    return _DOCKERFILE.format(header=header, sha=base_commit)
+
 
 @dataclass(frozen=True)
 class FeatureFiles:

@@ -36,6 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing the project
+
+from arena_bot.dataset import task_dockerfile  # noqa: E402
 
 TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests'
 
@@ -3477,21 +3480,6 @@ SUBMISSIONS = [
 # Building
 # ======================================================================================
 
-DOCKERFILE = """\
-ARG BASE_IMAGE=python:3.11-slim-bookworm
-FROM ${{BASE_IMAGE}}
-# git and pytest: the offline base image (arena images base) ships them; a public image installs them.
-RUN (command -v git >/dev/null && python3 -c "import pytest") \\
-    || (apt-get update && apt-get install -y --no-install-recommends git \\
-        && pip install --no-cache-dir pytest && rm -rf /var/lib/apt/lists/*)
-RUN id -u arena >/dev/null 2>&1 || useradd --create-home --uid 1000 arena
-COPY repo.bundle /opt/arena/repo.bundle
-RUN git clone --quiet /opt/arena/repo.bundle /workspace/repo \\
-    && git -C /workspace/repo checkout --quiet {sha} \\
-    && git -C /workspace/repo remote remove origin \\
-    && chown -R 1000:1000 /workspace
-WORKDIR /workspace/repo
-"""
 
 RUNNER = """\
 #!/bin/bash
@@ -3647,7 +3635,7 @@ def write_task(spec: TaskSpec, repo: Path, out: Path, sha: str) -> None:
         ),
         encoding="utf-8",
     )
-    (out / "Dockerfile").write_text(DOCKERFILE.format(sha=sha), encoding="utf-8")
+    (out / "Dockerfile").write_text(task_dockerfile(sha), encoding="utf-8")
     runner = out / "runner.sh"
     runner.write_text(RUNNER.format(command=TEST_COMMAND), encoding="utf-8")
     runner.chmod(0o755)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_bot.dataset import task_dockerfile
 from arena_bot.settings import OFFLINE_BASE_IMAGE
 
 #: Fixed dates make the fixture repository's commit ids (and so image hashes) reproducible.
@@ -30,20 +31,6 @@ _GIT_ENV = {
 
 TEST_COMMAND = 'python3 -m pytest -q -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests'
 
-DOCKERFILE = """\
-ARG BASE_IMAGE=python:3.11-slim-bookworm
-FROM ${{BASE_IMAGE}}
-RUN (command -v git >/dev/null && python3 -c "import pytest") \\
-    || (apt-get update && apt-get install -y --no-install-recommends git \\
-        && pip install --no-cache-dir pytest && rm -rf /var/lib/apt/lists/*)
-RUN id -u arena >/dev/null 2>&1 || useradd --create-home --uid 1000 arena
-COPY repo.bundle /opt/arena/repo.bundle
-RUN git clone --quiet /opt/arena/repo.bundle /workspace/repo \\
-    && git -C /workspace/repo checkout --quiet {sha} \\
-    && git -C /workspace/repo remote remove origin \\
-    && chown -R 1000:1000 /workspace
-WORKDIR /workspace/repo
-"""
 
 #: The base commit's files. The commit before it had ``VERSION = 1``: a patch written against
 #: that older version applies only with a 3-way merge.
@@ -118,7 +105,7 @@ def write_fixture_task(
     task = root / task_id
     task.mkdir()
     git("bundle", "create", "--quiet", str(task / "repo.bundle"), "main", cwd=work)
-    (task / "Dockerfile").write_text(DOCKERFILE.format(sha=sha))
+    (task / "Dockerfile").write_text(task_dockerfile(sha))
     features_yaml = ""
     for fid, (title, code, tests) in FEATURES.items():
         folder = task / f"feature{fid}"
