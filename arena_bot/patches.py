@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -161,15 +160,6 @@ class Patch:
     @property
     def removed(self) -> int:
         return sum(f.removed for f in self.files)
-
-    def without(self, drop: Iterable[str]) -> str:
-        """The patch text minus the file sections touching any path in ``drop``.
-
-        CooperBench drops test files from agent patches before merging; this does that
-        without re-parsing.
-        """
-        dropped = set(drop)
-        return "".join(f.raw for f in self.files if not dropped.intersection(f.paths))
 
 
 def parse_patch(

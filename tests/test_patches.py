@@ -67,13 +67,6 @@ def test_git_diff_is_read_file_by_file(git_patch: str) -> None:
     assert patch.added == 4 and patch.removed == 2
 
 
-def test_without_drops_sections_and_keeps_the_rest_applicable(git_patch: str) -> None:
-    patch = parse_patch(git_patch)
-    rest = parse_patch(patch.without(["tests/u.py", "gone.py"]))
-    assert rest.ok
-    assert set(rest.paths) == {"x.py", "sp ace.py", "é.py"}
-
-
 def test_plain_diff_u_output_is_accepted() -> None:
     text = (
         "--- a/src/m.py\t2024-01-01 00:00:00.000000000 +0000\n"
