@@ -394,16 +394,17 @@ class _SubmissionCheck:
         line: int | None = None,
         hint: str | None = None,
     ) -> None:
-        self.found.append(
-            Diagnostic(
-                severity=severity,
-                code=code,
-                message=message,
-                path=path if path is not None else self.yaml_path,
-                line=line,
-                hint=hint,
-            )
+        diagnostic = Diagnostic(
+            severity=severity,
+            code=code,
+            message=message,
+            path=path if path is not None else self.yaml_path,
+            line=line,
+            hint=hint,
         )
+        # Runs may share a patch file: its problems are reported once, not once per run.
+        if diagnostic not in self.found:
+            self.found.append(diagnostic)
 
     def line(self, *loc: str | int) -> int | None:
         return self.source.line_of(loc) if self.source is not None else None

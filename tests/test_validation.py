@@ -305,6 +305,16 @@ def test_huge_patch_and_folder_cap(root: Path) -> None:
     assert {"patch-too-large", "too-large"} <= _codes(diagnostics)
 
 
+def test_a_bad_patch_shared_by_two_runs_is_reported_once(root: Path) -> None:
+    data = valid_data()
+    second = {**data["runs"][0], "id": "run-2"}
+    data["runs"].append(second)  # both runs name run-1.patch
+    folder = write_submission(root, data=data, patches={"run-1.patch": "not a diff\n"})
+    diagnostics = [d for d in _check(folder, root) if d.path.name == "run-1.patch"]
+    assert diagnostics
+    assert len(diagnostics) == len(set(diagnostics))
+
+
 def test_patch_file_that_is_a_symlink(root: Path) -> None:
     folder = write_submission(root, patches={})
     (folder / "real.txt").write_text(GOOD_PATCH)
