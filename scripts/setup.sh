@@ -48,8 +48,4 @@ if [ "${ARENA_SKIP_DOCKER:-0}" != "1" ]; then
   .venv/bin/arena images base
 fi
 
-if [ "${ARENA_SKIP_BROWSER:-0}" != "1" ] && ! command -v chromium >/dev/null; then
-  log "installing chromium (headless browser for the site tests)"
-  apt_install chromium
-fi
 log "setup done"

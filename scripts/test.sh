@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up (idempotent) and run the whole test suite, Docker and browser tests included.
+# Set up (idempotent) and run the whole test suite, the Docker tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
