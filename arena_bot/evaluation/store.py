@@ -47,11 +47,20 @@ class InputKey:
         return f"{self.content[:32]}-{self.image[:12]}.json"
 
 
-def content_hash(submission_root: Path, task_root: Path, *, harness_version: str) -> str:
-    """sha256 over the harness version, the task folder's files and the submission's files."""
+def content_hash(
+    submission_root: Path,
+    task_root: Path,
+    *,
+    harness_version: str,
+    task_digest: str | None = None,
+) -> str:
+    """sha256 over the harness version, the task folder's files and the submission's files.
+
+    ``task_digest`` is ``folder_digest(task_root)`` when the caller already has it.
+    """
     digest = hashlib.sha256()
     digest.update(f"harness {harness_version}\n".encode())
-    digest.update(f"task {folder_digest(task_root)}\n".encode())
+    digest.update(f"task {task_digest or folder_digest(task_root)}\n".encode())
     digest.update(f"submission {folder_digest(submission_root)}\n".encode())
     return digest.hexdigest()
 
@@ -75,6 +84,8 @@ class ResultStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # Scoring looks up every submission of a task: hash each task folder once per store.
+        self._task_digests: dict[Path, str] = {}
 
     def folder(self, submission: SubmissionFolder) -> Path:
         return self.root / submission.spec.task / submission.id
@@ -87,22 +98,24 @@ class ResultStore:
     ) -> EvaluationResult | None:
         """The stored result for these exact inputs, or ``None``.
 
-        With ``base_image=None`` any base image counts (the newest such result is returned):
-        what scoring wants when it does not know which base image evaluation used.
+        With ``base_image=None`` any base image counts: what scoring wants when it does not
+        know which base image evaluation used. Of several, the newest ``evaluated_at`` wins
+        (ties: the greater input hash), so the choice depends on the data, not on file times.
         """
         if base_image is not None:
             return self._read(self.path_for(submission, input_key(submission, task, base_image)))
-        content = content_hash(submission.root, task.root, harness_version=HARNESS_VERSION)
-        candidates = sorted(
-            self.folder(submission).glob(f"{content[:32]}-*.json"),
-            key=lambda p: p.stat().st_mtime,
-            reverse=True,
+        if task.root not in self._task_digests:
+            self._task_digests[task.root] = folder_digest(task.root)
+        content = content_hash(
+            submission.root, task.root, harness_version=HARNESS_VERSION,
+            task_digest=self._task_digests[task.root],
         )
-        for candidate in candidates:
-            result = self._read(candidate)
-            if result is not None:
-                return result
-        return None
+        results = [
+            result
+            for candidate in sorted(self.folder(submission).glob(f"{content[:32]}-*.json"))
+            if (result := self._read(candidate)) is not None
+        ]
+        return max(results, key=lambda r: (r.evaluated_at, r.input_hash), default=None)
 
     def save(self, submission: SubmissionFolder, key: InputKey, result: EvaluationResult) -> Path:
         """Write ``result`` atomically; return its path."""

@@ -72,3 +72,18 @@ def test_interrupted_write_keeps_the_old_result(
     monkeypatch.undo()
     assert store.lookup(submission, fixture_task, "img:a") == make_result(key.input_hash)
     assert len(list(store.folder(submission).iterdir())) == 1
+
+
+def test_any_image_lookup_picks_the_newest_evaluation_not_the_newest_file(
+    fixture_task: TaskFolder, write_submission, store: ResultStore
+) -> None:
+    submission = write_submission("s", patches=["diff\n"])
+    old_key = input_key(submission, fixture_task, "img:old")
+    new_key = input_key(submission, fixture_task, "img:new")
+    newer = make_result(new_key.input_hash).model_copy(
+        update={"evaluated_at": dt.datetime(2025, 6, 1, tzinfo=dt.UTC)}
+    )
+    store.save(submission, new_key, newer)
+    older_path = store.save(submission, old_key, make_result(old_key.input_hash))
+    os.utime(older_path, (2_000_000_000, 2_000_000_000))  # the older result's file is newest
+    assert ResultStore(store.root).lookup(submission, fixture_task) == newer
