@@ -14,7 +14,7 @@ from arena_bot.merge.coop import RunTests, evaluate_coop_run, merge_result, unte
 from arena_bot.merge.gitmerge import merge_patches
 from arena_bot.merge.report import MergeReport
 from arena_bot.models.evaluation import MergeResult
-from arena_bot.patches import MAX_PATCH_BYTES  # the limit validation applies too
+from arena_bot.patches import MAX_PATCH_BYTES, parse_patch  # validation's limit and parser
 from arena_bot.settings import Settings
 
 
@@ -112,7 +112,7 @@ def _read_patch(path: Path) -> str:
             f"patch is {size:,} bytes, over the limit of {MAX_PATCH_BYTES:,}", path=path
         )
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
             f"patch is not UTF-8 text (byte {exc.start})",
@@ -121,6 +121,16 @@ def _read_patch(path: Path) -> str:
         ) from None
     except OSError as exc:
         raise InputError(f"cannot read the patch: {exc.strerror}", path=path) from None
+    parsed = parse_patch(text)
+    if not parsed.files:
+        # Nothing git could apply; binary or odd sections are left to the merge to judge.
+        problem = next(iter(parsed.problems), None)
+        raise InputError(
+            problem.message if problem else "no file changes in this patch",
+            path=path, line=problem.line if problem else None,
+            hint="pass a unified diff as printed by `git diff` against the base commit",
+        )
+    return text
 
 
 def _feature_pair(*, task: TaskFolder, features: tuple[int, int] | None) -> tuple[int, int]:

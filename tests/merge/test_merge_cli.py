@@ -147,6 +147,7 @@ def test_patch_that_does_not_apply_is_reported(arena, gold, tmp_path: Path) -> N
          "has no feature 7"),
         (["{binary}", "{gold2}", "--task", "calc-fixture"], "patch is not UTF-8 text"),
         (["{folder}", "{gold2}", "--task", "calc-fixture"], "not a patch file"),
+        (["{gold1}", "{text}", "--task", "calc-fixture"], "text.patch:1: "),
     ],
 )
 def test_bad_input_is_a_clear_error(
@@ -154,8 +155,10 @@ def test_bad_input_is_a_clear_error(
 ) -> None:
     binary = tmp_path / "binary.patch"
     binary.write_bytes(b"diff --git a/x b/x\n\xff\xfe\n")
+    text = tmp_path / "text.patch"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n")
     values = {"gold1": str(gold[0]), "gold2": str(gold[1]), "binary": str(binary),
-              "folder": str(tmp_path)}
+              "folder": str(tmp_path), "text": str(text)}
     result = arena("merge", *(arg.format(**values) for arg in args), "--no-tests")
 
     assert result.exit_code == 1, result.output
