@@ -7,18 +7,8 @@
 # Needs root (or sudo) only for what it installs or starts.
 set -euo pipefail
 
-log() { printf '==> %s\n' "$*" >&2; }
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-apt_updated=0
-apt_install() {
-  if [ "$apt_updated" -eq 0 ]; then
-    as_root apt-get update -q >/dev/null
-    apt_updated=1
-  fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null
-}
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if ! command -v debootstrap >/dev/null && [ ! -x /usr/sbin/debootstrap ]; then
   log "installing debootstrap (builds the offline base image)"

@@ -7,20 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
-
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-
-apt_updated=0
-apt_install() {
-  if [ "$apt_updated" -eq 0 ]; then
-    as_root apt-get update -q >/dev/null
-    apt_updated=1
-  fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null
-}
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 PYTHON=${PYTHON:-python3}
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
