@@ -229,32 +229,3 @@ def test_the_not_applying_submission_is_documented():
     notes = next(s for s in SUBMISSIONS if s.key == key).spec.notes or ""
     assert "does not apply" in notes
     assert key.split("/")[1] in (ROOT / "submissions" / "README.md").read_text(encoding="utf-8")
-
-
-def test_the_dataset_is_what_the_build_script_writes(tmp_path: Path):
-    """Regenerating from scripts/build_sample_dataset.py reproduces the committed files."""
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "build_sample_dataset.py"),
-            "--root",
-            str(tmp_path),
-        ],
-        check=True,
-        capture_output=True,
-        env=GIT_ENV,
-    )
-    for folder in ("dataset", "submissions"):
-        built = {
-            p.relative_to(tmp_path): p.read_bytes()
-            for p in (tmp_path / folder).rglob("*")
-            if p.is_file()
-        }
-        committed = {
-            p.relative_to(ROOT): p.read_bytes()
-            for p in (ROOT / folder).rglob("*")
-            if p.is_file() and p.name != "README.md"
-        }
-        assert built.keys() == committed.keys()
-        for path, content in built.items():
-            assert content == committed[path], f"{path} differs from the build script's output"
