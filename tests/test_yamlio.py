@@ -146,3 +146,44 @@ def test_values_pyyaml_cannot_construct_are_input_errors(
         parse_yaml(text, path=P)
     assert fragment in caught.value.message
     assert caught.value.line == line
+
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Every YAML file the project ships: samples, and the invalid examples of tests/data.
+SHIPPED_YAML = sorted(
+    p for top in ("dataset", "submissions", "tests/data") for p in (ROOT / top).rglob("*.yaml")
+)
+
+
+def _outcome(text: str, path: Path) -> object:
+    try:
+        loaded = parse_yaml(text, path=path)
+    except InputError as exc:
+        # libyaml words its syntax errors differently; the kind and the line must agree.
+        message = exc.message.split(":")[0] if "syntax error" in exc.message else exc.message
+        return ("error", message, exc.line)
+    return (loaded.data, loaded.lines)
+
+
+@pytest.mark.parametrize("path", SHIPPED_YAML, ids=lambda p: str(p.relative_to(ROOT)))
+def test_c_parser_and_strict_loader_agree_on_every_shipped_file(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena_bot.yamlio as yamlio
+
+    text = path.read_text(encoding="utf-8", errors="replace")
+    fast = _outcome(text, path)
+    monkeypatch.setattr(yamlio, "_CLoader", None)
+    assert fast == _outcome(text, path)
+
+
+def test_the_c_parser_is_used_only_where_no_rule_is_lost() -> None:
+    from arena_bot.yamlio import _c_parser_is_safe
+
+    assert _c_parser_is_safe("a: 1\nb: [x, y]\n")
+    assert not _c_parser_is_safe("a: &x 1\n")  # a possible anchor
+    assert not _c_parser_is_safe("a: *x\n")  # a possible alias
+    assert not _c_parser_is_safe("a: " + "[" * 65 + "]" * 65)  # deep flow nesting
+    # Duplicate keys and non-string keys are still caught on the C parser's nodes.
+    with pytest.raises(InputError, match="duplicate key"):
+        parse_yaml("a: 1\nb: [1]\na: 2\n", path=P)
