@@ -10,13 +10,25 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
 from arena_bot import __version__
 from arena_bot.errors import ArenaError
 from arena_bot.settings import Settings
+
+
+class LazyCommand(NamedTuple):
+    """Where a command lives, and its one-line help for ``arena --help``.
+
+    The help is declared here, and only here, so that listing the commands imports none of
+    them (the scoring and Docker modules take over a second to import).
+    """
+
+    module: str  # under arena_bot/cli/
+    attribute: str  # the click command object in it
+    short_help: str
 
 
 class ArenaGroup(click.Group):
@@ -26,7 +38,7 @@ class ArenaGroup(click.Group):
     ArenaError becomes a message on stderr with its exit code.
     """
 
-    def __init__(self, *args: Any, lazy: dict[str, tuple[str, str]], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lazy: dict[str, LazyCommand], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._lazy = lazy
 
@@ -35,10 +47,23 @@ class ArenaGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self._lazy and cmd_name not in self.commands:
-            module_name, attribute = self._lazy[cmd_name]
-            module = importlib.import_module(f"arena_bot.cli.{module_name}")
-            self.add_command(getattr(module, attribute), cmd_name)
+            entry = self._lazy[cmd_name]
+            module = importlib.import_module(f"arena_bot.cli.{entry.module}")
+            command: click.Command = getattr(module, entry.attribute)
+            command.short_help = entry.short_help
+            self.add_command(command, cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [
+            (name, self._lazy[name].short_help)
+            if name in self._lazy and name not in self.commands
+            else (name, self.commands[name].get_short_help_str(limit=formatter.width))
+            for name in self.list_commands(ctx)
+        ]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -51,18 +76,34 @@ class ArenaGroup(click.Group):
             ctx.exit(130)
 
 
-#: command name -> (module under arena_bot/cli/, click command object in it)
-_COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("validate", "validate"),
-    "schema": ("schema", "schema"),
-    "images": ("images", "images"),
-    "dataset": ("dataset", "dataset"),
-    "evaluate": ("evaluate", "evaluate"),
-    "merge": ("merge", "merge"),
-    "score": ("score", "score"),
-    "compare": ("score", "compare"),
-    "calibrate": ("score", "calibrate"),
-    "pipeline": ("pipeline", "pipeline"),
+#: command name -> where it lives and its one-line help
+_COMMANDS: dict[str, LazyCommand] = {
+    "validate": LazyCommand(
+        "validate", "validate", "Check submissions: format, patches, protected paths, sizes."
+    ),
+    "schema": LazyCommand(
+        "schema", "schema", "Compare (--check) or regenerate (--write) the JSON Schemas."
+    ),
+    "images": LazyCommand("images", "images", "Build the Docker images evaluation runs in."),
+    "dataset": LazyCommand("dataset", "dataset", "Maintain the tasks under dataset/."),
+    "evaluate": LazyCommand(
+        "evaluate", "evaluate", "Run submissions' patches against their task's tests (Docker)."
+    ),
+    "merge": LazyCommand(
+        "merge", "merge", "Merge two agents' patches: conflicts and both features' tests."
+    ),
+    "score": LazyCommand(
+        "score", "score", "Recompute the leaderboard from the stored evaluation results."
+    ),
+    "compare": LazyCommand(
+        "score", "compare", "Compare two tools, models or submissions (significance)."
+    ),
+    "calibrate": LazyCommand(
+        "score", "calibrate", "Check the LLM judge against the shipped reference set."
+    ),
+    "pipeline": LazyCommand(
+        "pipeline", "pipeline", "Validate, evaluate (Docker) and score every submission."
+    ),
 }
 
 
