@@ -1,0 +1,249 @@
+"""Leaderboard scale: the commands a user runs, end to end from files, on a synthetic board.
+
+Generates a repository of 200 tasks (copies of the sample task ``slugkit-options`` under new
+ids) and N submissions spread over them, each with a stored EvaluationResult written through
+the real :class:`~arena_bot.evaluation.store.ResultStore` (content-addressed exactly as
+``arena evaluate`` addresses it), then runs, as separate ``arena`` processes:
+
+* ``arena score`` over every stored result (time and peak memory),
+* ``arena validate`` of every submission, and of one PR's three submissions,
+* ``arena --help`` and ``arena --version``,
+* optionally ``arena pipeline`` with every result cached (``--pipeline``: needs a Docker engine
+  and the ``arena-base:bookworm`` image, as the results are addressed to it).
+
+Prints one table per size; asserts nothing. Time per n·log2(n) is printed so growth can be
+read off directly.
+
+    .venv/bin/python benchmarks/bench_scale.py                     # 5,000 submissions
+    .venv/bin/python benchmarks/bench_scale.py --sizes 5000 25000 50000 100000
+    .venv/bin/python benchmarks/bench_scale.py --keep /tmp/board   # keep the repository
+
+Targets (issue 12, one core): score over 50,000 results under 5 s and 500 MB; validate of
+all 50,000 under 10 s; of one PR's submissions under 0.5 s; --help/--version under 0.3 s;
+pipeline with everything cached within 2x of score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE_TASK = ROOT / "dataset" / "slugkit-options"
+TEMPLATE_PATCH = (
+    ROOT / "submissions" / "slugkit-options" / "2026-11-02_claude-code_claude-sonnet-4-5"
+    / "max-length.patch"
+)
+BASE_IMAGE = "arena-base:bookworm"
+TOOLS = ["Claude Code", "Aider", "Cursor", "Codex CLI", "OpenHands", "SWE-agent"]
+MODELS = ["claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro", "deepseek-v3", "claude-opus-4-1"]
+ARENA = [str(Path(sys.executable).with_name("arena"))]
+
+
+@dataclass(frozen=True)
+class Measure:
+    seconds: float
+    max_rss_mb: float
+    status: int
+
+
+def run(args: list[str], *, cwd: Path) -> Measure:
+    """Run one command; wall time and the child's peak resident memory (from wait4)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        args, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        print(f"  ! {' '.join(args[3:])} exited {code}: {stderr.strip()[-400:]}")
+    return Measure(seconds=seconds, max_rss_mb=usage.ru_maxrss / 1024, status=code)
+
+
+def _submission_yaml(*, task: str, tool: str, model: str, day: int, rng: random.Random) -> str:
+    runs = []
+    for index in range(rng.choice([1, 1, 1, 3])):
+        prompt = rng.randint(8_000, 600_000)
+        completion = rng.randint(500, 40_000)
+        runs.append(
+            f"""  - id: run-{index + 1}
+    tokens:
+      total: {prompt + completion}
+      prompt: {prompt}
+      completion: {completion}
+      cached: {rng.randint(0, prompt // 2)}
+    tool_calls: {rng.randint(2, 90)}
+    iterations: {rng.randint(1, 8)}
+    execution_time: {rng.uniform(20, 1200):.1f}
+    estimated_cost: {rng.uniform(0.01, 2.0):.4f}
+    success: true
+    patches:
+      - change.patch
+"""
+        )
+    return f"""schema_version: 1
+task: {task}
+tool:
+  name: "{tool}"
+  version: "1.0.0"
+models:
+  - {model}
+contributor:
+  name: "Synthetic Contributor"
+  github: synthetic-{day}
+date: {dt.date(2026, 1, 1) + dt.timedelta(days=day % 300)}
+setting: single
+features: [1]
+cost_source: tool_report
+runs:
+{"".join(runs)}"""
+
+
+def _patch(number: int) -> str:
+    """The sample's real feature patch plus a one-line new file, so no two patches match."""
+    name = f"slugkit/_note_{number}.py"
+    return TEMPLATE_PATCH.read_text(encoding="utf-8") + (
+        f"diff --git a/{name} b/{name}\n"
+        "new file mode 100644\n"
+        "--- /dev/null\n"
+        f"+++ b/{name}\n"
+        "@@ -0,0 +1 @@\n"
+        f"+NOTE = {number}\n"
+    )
+
+
+def generate(root: Path, *, n_submissions: int, n_tasks: int, seed: int = 7) -> None:
+    """Write dataset/, submissions/ and .arena/results/ for a synthetic board under ``root``."""
+    from arena_bot import HARNESS_VERSION
+    from arena_bot.dataset import Dataset
+    from arena_bot.evaluation.digest import folder_digest
+    from arena_bot.evaluation.store import InputKey, ResultStore, content_hash
+    from arena_bot.models.evaluation import EvaluationResult, FeatureResult, RunResult
+    from arena_bot.submissions import load_submission
+
+    rng = random.Random(seed)
+    task_ids = [f"synthetic-{i:03d}" for i in range(n_tasks)]
+    for task_id in task_ids:
+        target = root / "dataset" / task_id
+        shutil.copytree(TEMPLATE_TASK, target)
+        spec = target / "task.yaml"
+        spec.write_text(
+            spec.read_text(encoding="utf-8").replace("id: slugkit-options", f"id: {task_id}"),
+            encoding="utf-8",
+        )
+    tasks = {folder.id: folder for folder in Dataset(root / "dataset").all()}
+    task_digests = {task_id: folder_digest(tasks[task_id].root) for task_id in task_ids}
+    store = ResultStore(root / ".arena" / "results")
+    image = hashlib.sha256(BASE_IMAGE.encode()).hexdigest()
+    when = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    for number in range(n_submissions):
+        task_id = task_ids[number % n_tasks]
+        tool, model = rng.choice(TOOLS), rng.choice(MODELS)
+        slug = f"{tool.lower().replace(' ', '-')}_{model}"
+        folder = root / "submissions" / task_id / f"2026-{number:06d}_{slug}"
+        folder.mkdir(parents=True)
+        text = _submission_yaml(task=task_id, tool=tool, model=model, day=number, rng=rng)
+        (folder / "submission.yaml").write_text(text, encoding="utf-8")
+        (folder / "change.patch").write_text(_patch(number), encoding="utf-8")
+        key = InputKey(
+            content=content_hash(
+                folder, tasks[task_id].root, harness_version=HARNESS_VERSION,
+                task_digest=task_digests[task_id],
+            ),
+            image=image,
+        )
+        passed = rng.random() < 0.6
+        runs = [
+            RunResult(
+                run_id=f"run-{index + 1}",
+                features=[
+                    FeatureResult(
+                        feature=1,
+                        status="passed" if passed else "failed",
+                        passed=passed,
+                        apply_status="clean",
+                        exit_code=0 if passed else 1,
+                        tests_passed=5 if passed else 3,
+                        tests_failed=0 if passed else 2,
+                    )
+                ],
+            )
+            for index in range(text.count("  - id: run-"))
+        ]
+        result = EvaluationResult(
+            task_id=task_id,
+            submission_id=folder.name,
+            input_hash=key.input_hash,
+            harness_version=HARNESS_VERSION,
+            evaluated_at=when,
+            runs=runs,
+        )
+        store.save(load_submission(folder), key, result)
+
+
+def report(size: int, name: str, measure: Measure, *, per_nlogn: bool = False) -> None:
+    extra = ""
+    if per_nlogn:
+        extra = f"  {measure.seconds / (size * math.log2(size)) * 1e6:.3f} µs per n·log2 n"
+    flag = "" if measure.status == 0 else f"  (exit {measure.status})"
+    print(f"  {name:<34} {measure.seconds:8.2f} s  {measure.max_rss_mb:7.0f} MB{extra}{flag}")
+
+
+def bench(size: int, *, n_tasks: int, pipeline: bool, keep: Path | None) -> None:
+    root = keep or Path(tempfile.mkdtemp(prefix="arena-scale-"))
+    if keep is not None and keep.exists():
+        shutil.rmtree(keep)
+    try:
+        start = time.perf_counter()
+        generate(root, n_submissions=size, n_tasks=n_tasks)
+        print(f"\n{size:,} submissions over {n_tasks} tasks "
+              f"(generated in {time.perf_counter() - start:.1f} s)")
+        arena = [*ARENA, "--root", str(root)]
+        report(size, "arena score", run([*arena, "score", "--output", str(root / "out")],
+                                        cwd=root), per_nlogn=True)
+        report(size, "arena score (again, unchanged)",
+               run([*arena, "score", "--output", str(root / "out")], cwd=root))
+        size_mb = (root / "out" / "leaderboard.json").stat().st_size / 1e6
+        print(f"  {'leaderboard.json':<34} {size_mb:8.1f} MB")
+        report(size, "arena validate (all)", run([*arena, "validate"], cwd=root))
+        some = sorted((root / "submissions").glob("*/*"))[:3]
+        report(size, "arena validate (one PR: 3)",
+               run([*arena, "validate", *map(str, some)], cwd=root))
+        if pipeline:
+            report(size, "arena pipeline (all cached)",
+                   run([*arena, "pipeline", "--base-image", BASE_IMAGE,
+                        "--output", str(root / "out")], cwd=root))
+        report(size, "arena --help", run([*ARENA, "--help"], cwd=root))
+        report(size, "arena --version", run([*ARENA, "--version"], cwd=root))
+    finally:
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5000])
+    parser.add_argument("--tasks", type=int, default=200)
+    parser.add_argument("--pipeline", action="store_true", help="also time arena pipeline")
+    parser.add_argument("--keep", type=Path, help="write the repository here and keep it")
+    args = parser.parse_args()
+    for size in args.sizes:
+        bench(size, n_tasks=min(args.tasks, size), pipeline=args.pipeline, keep=args.keep)
+
+
+if __name__ == "__main__":
+    main()
