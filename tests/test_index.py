@@ -1,0 +1,99 @@
+"""The embedded index under .arena/: a cache of file digests and content-keyed values."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from arena_bot.evaluation.digest import folder_digest as reference_digest
+from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index
+
+
+def _tree(root: Path) -> Path:
+    (root / "sub" / "deeper").mkdir(parents=True)
+    (root / "a.txt").write_text("alpha")
+    (root / "sub" / "b.patch").write_text("beta")
+    (root / "sub" / "deeper" / "c").write_bytes(b"\x00\x01")
+    (root / "link").symlink_to(root / "a.txt")
+    return root
+
+
+def test_folder_digest_equals_the_evaluation_digest(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    assert folder_digest(root, Index(None)) == reference_digest(root)
+
+
+def test_unchanged_files_are_not_read_again_and_changes_are_seen(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    cache = tmp_path / ".arena"
+    with open_index(cache) as index:
+        first = folder_digest(root, index)
+        assert (index.hits, index.misses) == (0, 3)
+    with open_index(cache) as index:
+        assert folder_digest(root, index) == first
+        assert (index.hits, index.misses) == (3, 0)
+        # Same size, new content: the modification time (ns) and so the signature change.
+        (root / "a.txt").write_text("ALPHA")
+        assert folder_digest(root, index) == reference_digest(root) != first
+
+
+def test_memo_values_survive_a_run_and_an_error_stores_nothing(tmp_path: Path) -> None:
+    cache = tmp_path / ".arena"
+    with open_index(cache) as index:
+        assert index.memo("ns", "k1", lambda: b"one") == b"one"
+    try:
+        with open_index(cache) as index:
+            index.memo("ns", "k2", lambda: b"two")
+            raise RuntimeError("the command failed")
+    except RuntimeError:
+        pass
+    with open_index(cache) as index:
+        assert index.memo("ns", "k1", lambda: b"recomputed") == b"one"
+        assert index.memo("ns", "k2", lambda: b"recomputed") == b"recomputed"
+
+
+def test_a_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
+    cache = tmp_path / ".arena"
+    cache.mkdir()
+    (cache / INDEX_FILE).write_bytes(b"this is not a database" * 100)
+    root = _tree(tmp_path / "t")
+    with open_index(cache) as index:
+        assert folder_digest(root, index) == reference_digest(root)
+    with open_index(cache) as index:
+        folder_digest(root, index)
+        assert index.misses == 0
+
+
+def test_a_kill_in_the_middle_of_writing_leaves_the_old_index(tmp_path: Path) -> None:
+    cache = tmp_path / ".arena"
+    with open_index(cache) as index:
+        index.memo("ns", "old", lambda: b"kept")
+    script = textwrap.dedent(
+        f"""
+        import os, signal, sqlite3
+        from pathlib import Path
+        import arena_bot.index as mod
+
+        real = mod._connect
+        class Killing:
+            def __init__(self, db): self.db = db
+            def __getattr__(self, name): return getattr(self.db, name)
+            def __enter__(self): self.db.__enter__(); return self
+            def __exit__(self, *a): return self.db.__exit__(*a)
+            def executemany(self, *a):
+                self.db.executemany(*a)
+                os.kill(os.getpid(), signal.SIGKILL)  # after a write, before the commit
+        mod._connect = lambda path: Killing(real(path))
+        with mod.open_index(Path({str(cache)!r})) as index:
+            index.memo("ns", "new", lambda: b"lost")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], check=False)
+    assert done.returncode == -9
+    with open_index(cache) as index:
+        assert index.memo("ns", "old", lambda: b"recomputed") == b"kept"
+        assert index.memo("ns", "new", lambda: b"recomputed") == b"recomputed"
+    assert not [p for p in os.listdir(cache) if p.endswith("-journal")]
