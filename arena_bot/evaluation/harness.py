@@ -13,15 +13,25 @@ a patch touching one is ``rejected``, which also covers a patch pre-creating a t
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from arena_bot.dataset import TaskFolder
+from arena_bot.evaluation.flags import review_flags
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
-from arena_bot.evaluation.verdict import decide
-from arena_bot.models.evaluation import ApplyStatus, FeatureResult
-from arena_bot.patches import ProtectedPaths, parse_patch, protected_paths_for
+from arena_bot.evaluation.verdict import Canaries, decide, without_canaries
+from arena_bot.models.evaluation import ApplyStatus, FeatureResult, ReviewFlag
+from arena_bot.patches import (
+    DATASET_PATCH_BYTES,
+    DATASET_PATCH_LINES,
+    ProtectedPaths,
+    parse_patch,
+    protected_paths_for,
+)
 from arena_bot.sandbox.base import ExecResult, Sandbox, SandboxLimits
 
 HARNESS_DIR = "/workspace/.arena"
@@ -45,9 +55,10 @@ _SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
 HARNESS_SCRIPT = r"""#!/bin/sh
 # Agentic Arena evaluation harness (owned by arena_bot.evaluation.harness; not the task's
 # runner.sh). Usage:
-#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH|-
-#   harness.sh tests TESTS_PATCH
-#   harness.sh run NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH
+#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH|- [TARGET SNIPPET]
+#   harness.sh tests TESTS_PATCH [TARGET SNIPPET]
+#   harness.sh run NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH [TARGET SNIPPET]
+#   harness.sh canary TARGET|- SNIPPET_TEXT
 #   harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH
 set -u
 case "$1" in
@@ -75,17 +86,27 @@ case "$1" in
     # submission changed the files the tests bring. "-": applied later with `tests`.
     if [ "$5" != "-" ]; then
       git apply --whitespace=nowarn "$5" 2>&1 || exit $((applied + 10))
+      sh "$0" canary "${6:--}" "${7:--}" || exit $((applied + 10))
     fi
     exit $applied
     ;;
   tests)
     git apply --whitespace=nowarn "$2" 2>&1 || exit 1
+    sh "$0" canary "${3:--}" "${4:--}" || exit 1
+    ;;
+  canary)
+    # Append the canary tests (random names, one passing, one failing) to the feature's
+    # test file. The snippet comes as an argument, never a file: no later process can read
+    # the names anywhere but in the test file itself.
+    [ "$2" = "-" ] && exit 0
+    [ -f "$2" ] && [ ! -L "$2" ] || { echo "the canary target $2 is not a regular file"; exit 1; }
+    printf '%s' "$3" >> "$2" || exit 1
     ;;
   run)
     # Fast path, one exec: setup, then the test command replaces this shell (its exit
     # status is the exec's). The status line is printed before any submitted code runs and
     # carries a nonce that code never sees, so it cannot be forged by later output.
-    sh "$0" setup "$3" "$4" "$5" "$6"
+    sh "$0" setup "$3" "$4" "$5" "$6" "${7:--}" "${8:--}"
     status=$?
     echo "arena-status $2 $status"
     case "$status" in 10|11|12) ;; *) exit 0 ;; esac
@@ -113,9 +134,48 @@ esac
 """
 
 
+_TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+
+
+@dataclass(frozen=True)
+class CanaryPlan:
+    """Where this run's canary tests go and what they are called."""
+
+    canaries: Canaries
+    target: str  # repository-relative test file the snippet is appended to
+    snippet: str
+
+
+def plan_canaries(tests_patch: str) -> CanaryPlan | None:
+    """Two canary tests with fresh random names, appended to the first Python test file the
+    feature's tests patch creates or changes (``None`` when it has none: no canaries)."""
+    patch = parse_patch(tests_patch, max_bytes=DATASET_PATCH_BYTES, max_lines=DATASET_PATCH_LINES)
+    targets = [
+        f.new_path for f in patch.files
+        if f.new_path is not None and _TEST_FILE.match(PurePosixPath(f.new_path).name)
+    ]
+    if not targets:
+        return None
+    # Names look like any other test: nothing marks them as the harness's.
+    canaries = Canaries(must_pass=f"test_{secrets.token_hex(6)}",
+                        must_fail=f"test_{secrets.token_hex(6)}")
+    snippet = (
+        f"\n\ndef {canaries.must_pass}():\n    assert {secrets.randbelow(1000) + 1}\n"
+        f"\n\ndef {canaries.must_fail}():\n    assert {secrets.randbelow(1000) + 1} < 0\n"
+    )
+    return CanaryPlan(canaries=canaries, target=targets[0], snippet=snippet)
+
+
 def check_protected(patch_text: str, protected: ProtectedPaths) -> str | None:
     """Why ``patch_text`` must be rejected before running (protected paths), or ``None``."""
     patch = parse_patch(patch_text)
+    if patch.problems:
+        # Whatever `arena validate` refuses is never run either (a symlink, a path outside
+        # the repository, a malformed hunk): one parser, one rule.
+        problem = patch.problems[0]
+        where = f" (line {problem.line})" if problem.line is not None else ""
+        more = f" and {len(patch.problems) - 1} more problem(s)" if len(patch.problems) > 1 else ""
+        return f"the patch is refused: {problem.message}{where}{more}"
     violations = protected.violations(patch)
     if not violations:
         return None
@@ -153,27 +213,30 @@ def run_feature(
     if rejection is not None:
         return _result(feature_id, status="rejected", apply_status="missing",
                        reason=rejection, started=started)
+    flags = [] if tests_only else review_flags(parse_patch(patch_text), protected=protected)
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
+    plan = plan_canaries(tests_patch.decode("utf-8", errors="replace"))
+    canary_args = ["-", "-"] if plan is None else [plan.target, plan.snippet]
     results_dir = f"/tmp/arena-results-{secrets.token_hex(8)}"
     junit_path = f"{results_dir}/junit.xml"
-    sandbox.write_files(
-        {
-            "harness.sh": HARNESS_SCRIPT.encode(),
-            "submission.patch": patch_text.encode("utf-8"),
-            "tests.patch": tests_patch,
-        },
-        directory=HARNESS_DIR,
-    )
+    files = {
+        "harness.sh": HARNESS_SCRIPT.encode(),
+        "submission.patch": patch_text.encode("utf-8"),
+        "tests.patch": tests_patch,
+    }
+    sandbox.write_files(files, directory=HARNESS_DIR)
     outputs: list[str] = []
     split = before_tests is not None and not tests_only
     if not split and not spec.tests.setup:
-        return _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
-                         tests_only=tests_only, started=started)
+        fast = _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
+                         tests_only=tests_only, started=started, canary_args=canary_args,
+                         canaries=plan.canaries if plan else None)
+        return _with_flags(fast, flags)
     prepared = sandbox.exec(
         [
             "sh", f"{HARNESS_DIR}/harness.sh", "setup", spec.source.commit, results_dir,
             "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            "-" if split else f"{HARNESS_DIR}/tests.patch",
+            "-" if split else f"{HARNESS_DIR}/tests.patch", *canary_args,
         ],
         timeout=GIT_TIMEOUT,
         workdir=REPO_DIR,
@@ -189,7 +252,8 @@ def run_feature(
     if split and before_tests is not None and apply_status != "failed":
         before_tests(sandbox)
         applied_tests = sandbox.exec(
-            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", f"{HARNESS_DIR}/tests.patch"],
+            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", f"{HARNESS_DIR}/tests.patch",
+             *canary_args],
             timeout=GIT_TIMEOUT, workdir=REPO_DIR,
         )
         if applied_tests.output.strip():
@@ -214,7 +278,7 @@ def run_feature(
             outputs.append(run.output)
         if run is not None and not run.timed_out:
             report = _read_report(sandbox, junit_path)
-    return _feature_result(
+    result = _feature_result(
         sandbox,
         feature_id=feature_id,
         apply_status=apply_status,
@@ -225,7 +289,20 @@ def run_feature(
         report=report,
         output="\n".join(part for part in outputs if part),
         started=started,
+        canaries=plan.canaries if plan else None,
     )
+    return _with_flags(result, flags)
+
+
+def _with_flags(result: FeatureResult, flags: list[ReviewFlag]) -> FeatureResult:
+    """``result`` with the patch's review flags, plus one for a tampered report."""
+    extra = list(flags)
+    if result.status == "tampered":
+        extra.append(ReviewFlag(file="", line=None,
+                                reason=f"tampered test results: {result.reason}"))
+    if not extra:
+        return result
+    return result.model_copy(update={"review_flags": [*result.review_flags, *extra]})
 
 
 def _feature_result(
@@ -240,9 +317,11 @@ def _feature_result(
     report: JUnitReport | None,
     output: str,
     started: float,
+    canaries: Canaries | None = None,
 ) -> FeatureResult:
     """The FeatureResult of what happened, with the verdict of :func:`decide`."""
     verdict = decide(
+        canaries=canaries,
         apply_status="clean" if tests_only else apply_status,
         tests_patch_applied=tests_applied,
         setup_exit=setup_exit,
@@ -251,6 +330,8 @@ def _feature_result(
         oom_killed=run is not None and run.oom_killed,
         report=report,
     )
+    if report is not None and canaries is not None:
+        report = without_canaries(report, canaries)
     cases = report.cases if report is not None else []
     limit = sandbox_limit(sandbox)
     truncated = (run is not None and run.truncated) or len(output.encode()) > limit
@@ -280,6 +361,8 @@ def _run_fast(
     results_dir: str,
     tests_only: bool,
     started: float,
+    canary_args: list[str],
+    canaries: Canaries | None,
 ) -> FeatureResult:
     """Setup and tests in one exec (no observations, no setup command): two round trips
     fewer than the step-by-step path, same verdict."""
@@ -289,7 +372,7 @@ def _run_fast(
         [
             "sh", f"{HARNESS_DIR}/harness.sh", "run", nonce, spec.source.commit, results_dir,
             "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            f"{HARNESS_DIR}/tests.patch",
+            f"{HARNESS_DIR}/tests.patch", *canary_args,
         ],
         # git's part is bounded separately in the step-by-step path; here it shares the
         # task's limit plus a small allowance.
@@ -327,6 +410,7 @@ def _run_fast(
         report=report,
         output=(before + test_output).strip("\n"),
         started=started,
+        canaries=canaries,
     )
 
 
