@@ -41,6 +41,10 @@ GIT_TIMEOUT = 120.0
 #: Seconds added to the task's test timeout when git's work shares the test's exec.
 _GIT_ALLOWANCE = 10
 
+#: Environment of every test run: no user site (a planted ``usercustomize.py`` or ``.pth``
+#: in ``~/.local`` never loads) and no bytecode left behind for a later run to trust.
+LOCKED_DOWN_ENV = {"PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
 #: Exit statuses of ``harness.sh setup``: (submission apply status, tests patch applied).
 _SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
     10: ("clean", True),
@@ -263,7 +267,7 @@ def run_feature(
     run: ExecResult | None = None
     report: JUnitReport | None = None
     if tests_applied:
-        env = {"ARENA_JUNIT": junit_path}
+        env = {"ARENA_JUNIT": junit_path, **LOCKED_DOWN_ENV}
         deadline = time.monotonic() + spec.tests.timeout
         if spec.tests.setup:
             setup = sandbox.exec(["sh", "-c", spec.tests.setup], timeout=spec.tests.timeout,
@@ -377,7 +381,8 @@ def _run_fast(
         # git's part is bounded separately in the step-by-step path; here it shares the
         # task's limit plus a small allowance.
         timeout=spec.tests.timeout + _GIT_ALLOWANCE,
-        env={"ARENA_JUNIT": f"{results_dir}/junit.xml", "ARENA_TEST_COMMAND": spec.tests.command},
+        env={"ARENA_JUNIT": f"{results_dir}/junit.xml", "ARENA_TEST_COMMAND": spec.tests.command,
+             **LOCKED_DOWN_ENV},
         workdir=REPO_DIR,
     )
     marker = f"arena-status {nonce} "
