@@ -25,6 +25,9 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "reaches into pytest internals or hooks"),
         (r"pluginmanager|\bhookwrapper\b|\bTestReport\b|\bfrom_item_and_call\b",
          "touches pytest's plugin machinery or reports"),
+        (r"\bSkipTest\b|\bpytest\s*\.\s*(skip|xfail|importorskip|fail)\b|\bskip\.Exception\b"
+         r"|__unittest_skip",
+         "skips or fails tests from the code under test"),
         (r"\batexit\b", "registers exit handlers (atexit)"),
         (r"\bos\s*\.\s*_exit\b|\bos\s*\.\s*kill\b|\bsignal\s*\.\s*signal\b",
          "ends or signals the process itself"),

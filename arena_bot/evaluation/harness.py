@@ -148,6 +148,8 @@ class CanaryPlan:
     canaries: Canaries
     target: str  # repository-relative test file the snippet is appended to
     snippet: str
+    #: Stems of every Python test file of the tests patch (the feature's own tests).
+    modules: frozenset[str] = frozenset()
 
 
 def plan_canaries(tests_patch: str) -> CanaryPlan | None:
@@ -167,7 +169,8 @@ def plan_canaries(tests_patch: str) -> CanaryPlan | None:
         f"\n\ndef {canaries.must_pass}():\n    assert {secrets.randbelow(1000) + 1}\n"
         f"\n\ndef {canaries.must_fail}():\n    assert {secrets.randbelow(1000) + 1} < 0\n"
     )
-    return CanaryPlan(canaries=canaries, target=targets[0], snippet=snippet)
+    return CanaryPlan(canaries=canaries, target=targets[0], snippet=snippet,
+                      modules=frozenset(PurePosixPath(t).stem for t in targets))
 
 
 def check_protected(patch_text: str, protected: ProtectedPaths) -> str | None:
@@ -234,7 +237,7 @@ def run_feature(
     if not split and not spec.tests.setup:
         fast = _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
                          tests_only=tests_only, started=started, canary_args=canary_args,
-                         canaries=plan.canaries if plan else None)
+                         plan=plan)
         return _with_flags(fast, flags)
     prepared = sandbox.exec(
         [
@@ -293,7 +296,7 @@ def run_feature(
         report=report,
         output="\n".join(part for part in outputs if part),
         started=started,
-        canaries=plan.canaries if plan else None,
+        plan=plan,
     )
     return _with_flags(result, flags)
 
@@ -321,11 +324,13 @@ def _feature_result(
     report: JUnitReport | None,
     output: str,
     started: float,
-    canaries: Canaries | None = None,
+    plan: CanaryPlan | None = None,
 ) -> FeatureResult:
     """The FeatureResult of what happened, with the verdict of :func:`decide`."""
+    canaries = plan.canaries if plan is not None else None
     verdict = decide(
         canaries=canaries,
+        feature_modules=plan.modules if plan is not None else frozenset(),
         apply_status="clean" if tests_only else apply_status,
         tests_patch_applied=tests_applied,
         setup_exit=setup_exit,
@@ -366,7 +371,7 @@ def _run_fast(
     tests_only: bool,
     started: float,
     canary_args: list[str],
-    canaries: Canaries | None,
+    plan: CanaryPlan | None,
 ) -> FeatureResult:
     """Setup and tests in one exec (no observations, no setup command): two round trips
     fewer than the step-by-step path, same verdict."""
@@ -415,7 +420,7 @@ def _run_fast(
         report=report,
         output=(before + test_output).strip("\n"),
         started=started,
-        canaries=canaries,
+        plan=plan,
     )
 
 

@@ -50,11 +50,15 @@ def decide(
     oom_killed: bool,
     report: JUnitReport | None,
     canaries: Canaries | None = None,
+    feature_modules: frozenset[str] = frozenset(),
 ) -> Verdict:
     """Combine what happened into one verdict (first failing condition gives the reason).
 
     With ``canaries``, ``report`` still holds the canary cases; they are checked here and
-    left out of every count (use :func:`without_canaries` for what to store)."""
+    left out of every count (use :func:`without_canaries` for what to store).
+    ``feature_modules`` are the module names (file stems, ``test_x``) of the feature's own test
+    files: a skipped test there means the feature was not shown to work (code under test can
+    raise ``SkipTest`` for exactly the calls it cannot handle), so the feature does not pass."""
     if apply_status == "failed":
         return Verdict(
             "apply_failed", False, "the submission's patch does not apply to the base commit"
@@ -98,6 +102,16 @@ def decide(
     if failed or errored:
         return Verdict(
             "failed", False, f"{failed} test(s) failed and {errored} errored"
+        )
+    skipped_own = [
+        case.name for case in report.cases
+        if case.outcome == "skipped" and in_modules(case.name, feature_modules)
+    ]
+    if skipped_own:
+        return Verdict(
+            "failed", False,
+            f"{len(skipped_own)} of the feature's own tests were skipped (first: "
+            f"{skipped_own[0]}): a feature passes only when its tests run and pass",
         )
     if canaries is not None and exit_code == 0:
         return Verdict(
@@ -145,3 +159,10 @@ def _canary_problem(report: JUnitReport, canaries: Canaries) -> tuple[str | None
         return ("the harness's passing canary test is missing or errored "
                 "(report forged)"), False
     return None, False
+
+
+def in_modules(case_name: str, modules: frozenset[str]) -> bool:
+    """Whether a JUnit case (``pkg.test_x.TestClass::test_y``) comes from one of ``modules``
+    (test file stems such as ``test_x``)."""
+    classname = case_name.rsplit("::", 1)[0] if "::" in case_name else ""
+    return any(part in modules for part in classname.split("."))

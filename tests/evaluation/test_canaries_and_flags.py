@@ -52,6 +52,20 @@ def test_missing_canaries_next_to_a_collection_error_is_an_honest_failure() -> N
     assert run(("tests.test_feature", "error"))[0] == "failed"
 
 
+def test_a_skipped_test_of_the_feature_fails_the_feature() -> None:
+    report = JUnitReport(cases=[
+        TestCaseResult(name="tests.test_feature::test_new", outcome="skipped"),
+        TestCaseResult(name="tests.test_old::test_old", outcome="passed"),
+        TestCaseResult(name="tests.test_old::test_old_skip", outcome="skipped"),
+    ])
+    common = {"apply_status": "clean", "tests_patch_applied": True, "setup_exit": None,
+              "exit_code": 0, "timed_out": False, "oom_killed": False, "report": report}
+    verdict = decide(**common, feature_modules=frozenset({"test_feature"}))  # type: ignore[arg-type]
+    assert verdict.status == "failed" and "skipped" in (verdict.reason or "")
+    # Skips elsewhere (platform-dependent old tests) are none of the feature's business.
+    assert decide(**common, feature_modules=frozenset({"test_other"})).passed  # type: ignore[arg-type]
+
+
 def test_exit_status_zero_with_a_failed_canary_is_tampered() -> None:
     status, reason = run(("test_x", "passed"), ("test_aaa111", "passed"),
                          ("test_bbb222", "failed"), exit_code=0)
@@ -90,6 +104,7 @@ def patch_adding(path: str, *lines: str) -> str:
         ("path = os.environ['ARENA_JUNIT']", "$ARENA_"),
         ("open('tests/test_feature.py', 'w')", "protected test path"),
         ("exec(base64.b64decode(blob))", "dynamically built code"),
+        ("raise unittest.SkipTest('later')", "skips or fails tests"),
     ],
 )
 def test_patch_lines_reaching_into_test_machinery_are_flagged(line: str, words: str) -> None:
