@@ -20,11 +20,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from pydantic import ValidationError
+
 from arena_bot.dataset import TaskFolder
+from arena_bot.errors import DatasetError
 from arena_bot.evaluation.flags import review_flags
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
 from arena_bot.evaluation.verdict import Canaries, decide, without_canaries
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, ReviewFlag
+from arena_bot.models.task import ExpectedTests
 from arena_bot.patches import (
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
@@ -173,6 +177,21 @@ def plan_canaries(tests_patch: str) -> CanaryPlan | None:
                       modules=frozenset(PurePosixPath(t).stem for t in targets))
 
 
+def load_expected_tests(task: TaskFolder, feature_id: int) -> ExpectedTests | None:
+    """The recorded expected test ids of a feature (``None`` until ``arena dataset check``
+    has recorded them). A damaged file is the maintainer's to fix: a clear error."""
+    path = task.feature(feature_id).expected_tests
+    if not path.is_file():
+        return None
+    try:
+        return ExpectedTests.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise DatasetError(
+            f"the expected test ids cannot be read ({str(exc).splitlines()[0]}); "
+            "run `arena dataset check` to record them again", path=path,
+        ) from None
+
+
 def check_protected(patch_text: str, protected: ProtectedPaths) -> str | None:
     """Why ``patch_text`` must be rejected before running (protected paths), or ``None``."""
     patch = parse_patch(patch_text)
@@ -200,8 +219,12 @@ def run_feature(
     protected: ProtectedPaths | None = None,
     tests_only: bool = False,
     before_tests: Callable[[Sandbox], None] | None = None,
+    judge_expected: bool = True,
 ) -> FeatureResult:
     """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox``.
+
+    ``judge_expected=False`` ignores the recorded expected ids (``arena dataset check``,
+    which records them, reads raw outcomes).
 
     ``tests_only`` (dataset checks) runs the tests on the bare base commit: ``patch_text`` is
     ignored and the apply status is ``missing``. ``before_tests`` is called with the sandbox
@@ -222,6 +245,7 @@ def run_feature(
                        reason=rejection, started=started)
     flags = [] if tests_only else review_flags(parse_patch(patch_text), protected=protected)
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
+    expected = load_expected_tests(task, feature_id) if judge_expected else None
     plan = plan_canaries(tests_patch.decode("utf-8", errors="replace"))
     canary_args = ["-", "-"] if plan is None else [plan.target, plan.snippet]
     results_dir = f"/tmp/arena-results-{secrets.token_hex(8)}"
@@ -237,7 +261,7 @@ def run_feature(
     if not split and not spec.tests.setup:
         fast = _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
                          tests_only=tests_only, started=started, canary_args=canary_args,
-                         plan=plan)
+                         plan=plan, expected=expected)
         return _with_flags(fast, flags)
     prepared = sandbox.exec(
         [
@@ -297,6 +321,7 @@ def run_feature(
         output="\n".join(part for part in outputs if part),
         started=started,
         plan=plan,
+        expected=expected,
     )
     return _with_flags(result, flags)
 
@@ -325,10 +350,12 @@ def _feature_result(
     output: str,
     started: float,
     plan: CanaryPlan | None = None,
+    expected: ExpectedTests | None = None,
 ) -> FeatureResult:
     """The FeatureResult of what happened, with the verdict of :func:`decide`."""
     canaries = plan.canaries if plan is not None else None
     verdict = decide(
+        expected=None if tests_only else expected,
         canaries=canaries,
         feature_modules=plan.modules if plan is not None else frozenset(),
         apply_status="clean" if tests_only else apply_status,
@@ -372,6 +399,7 @@ def _run_fast(
     started: float,
     canary_args: list[str],
     plan: CanaryPlan | None,
+    expected: ExpectedTests | None,
 ) -> FeatureResult:
     """Setup and tests in one exec (no observations, no setup command): two round trips
     fewer than the step-by-step path, same verdict."""
@@ -421,6 +449,7 @@ def _run_fast(
         output=(before + test_output).strip("\n"),
         started=started,
         plan=plan,
+        expected=expected,
     )
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from arena_bot.evaluation.junit import JUnitReport
 from arena_bot.models.evaluation import ApplyStatus, FeatureStatus
+from arena_bot.models.task import ExpectedTests
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ def decide(
     report: JUnitReport | None,
     canaries: Canaries | None = None,
     feature_modules: frozenset[str] = frozenset(),
+    expected: ExpectedTests | None = None,
 ) -> Verdict:
     """Combine what happened into one verdict (first failing condition gives the reason).
 
@@ -103,6 +105,24 @@ def decide(
         return Verdict(
             "failed", False, f"{failed} test(s) failed and {errored} errored"
         )
+    if expected is not None:
+        outcomes = {case.name: case.outcome for case in report.cases}
+        required = [*expected.fail_to_pass, *expected.pass_to_pass]
+        missing = [name for name in required if name not in outcomes]
+        not_passed = [name for name in required
+                      if name in outcomes and outcomes[name] != "passed"]
+        if missing:
+            return Verdict(
+                "failed", False,
+                f"{len(missing)} expected test(s) are missing from the results (first: "
+                f"{missing[0]}): every test the gold patch passes must run and pass",
+            )
+        if not_passed:
+            return Verdict(
+                "failed", False,
+                f"{len(not_passed)} expected test(s) did not pass (first: {not_passed[0]} "
+                f"{outcomes[not_passed[0]]})",
+            )
     skipped_own = [
         case.name for case in report.cases
         if case.outcome == "skipped" and in_modules(case.name, feature_modules)
