@@ -13,6 +13,7 @@ a patch touching one is ``rejected``, which also covers a patch pre-creating a t
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import time
@@ -42,6 +43,8 @@ HARNESS_DIR = "/workspace/.arena"
 REPO_DIR = "/workspace/repo"
 #: Git operations on a small repository take well under a second; this bounds a hostile one.
 GIT_TIMEOUT = 120.0
+#: Tests patches up to this size travel as a command argument (Linux caps one at 128 KiB).
+_INLINE_PATCH_BYTES = 96 * 1024
 #: Seconds added to the task's test timeout when git's work shares the test's exec.
 _GIT_ALLOWANCE = 10
 
@@ -93,14 +96,22 @@ case "$1" in
     # The tests patch must apply as written (no 3-way): anything else means the
     # submission changed the files the tests bring. "-": applied later with `tests`.
     if [ "$5" != "-" ]; then
-      git apply --whitespace=nowarn "$5" 2>&1 || exit $((applied + 10))
-      sh "$0" canary "${6:--}" "${7:--}" || exit $((applied + 10))
+      sh "$0" apply-tests "$5" || exit $((applied + 10))
+      sh "$0" canary "${6:--}" "${7:--}" "${8:-0}" || exit $((applied + 10))
     fi
     exit $applied
     ;;
   tests)
-    git apply --whitespace=nowarn "$2" 2>&1 || exit 1
-    sh "$0" canary "${3:--}" "${4:--}" || exit 1
+    sh "$0" apply-tests "$2" || exit 1
+    sh "$0" canary "${3:--}" "${4:--}" "${5:-0}" || exit 1
+    ;;
+  apply-tests)
+    # "inline:<patch text>": the tests patch comes as an argument, never as a file the code
+    # under test could read later to tell the canaries from the feature's tests.
+    case "$2" in
+      inline:*) printf '%s' "${2#inline:}" | git apply --whitespace=nowarn 2>&1 ;;
+      *) git apply --whitespace=nowarn "$2" 2>&1 ;;
+    esac
     ;;
   canary)
     # Append the canary tests (random names, one passing, one failing) to the feature's
@@ -108,13 +119,31 @@ case "$1" in
     # the names anywhere but in the test file itself.
     [ "$2" = "-" ] && exit 0
     [ -f "$2" ] && [ ! -L "$2" ] || { echo "the canary target $2 is not a regular file"; exit 1; }
+    # Placed before a random top-level test (not always last, where a forger would look);
+    # appended when there is no python3 or no such spot.
+    if command -v python3 >/dev/null 2>&1; then
+      python3 -I -S -c '
+import re, sys
+path, snippet, spot = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(path, encoding="utf-8") as handle:
+    lines = handle.read().splitlines(keepends=True)
+spots = [i for i, line in enumerate(lines) if re.match(r"(def test|class Test)", line)
+         and (i == 0 or not lines[i - 1].startswith("@"))]
+if spots:
+    lines.insert(spots[spot % len(spots)], snippet.strip("\n") + "\n\n\n")
+else:
+    lines.append(snippet)
+with open(path, "w", encoding="utf-8") as handle:
+    handle.write("".join(lines))
+' "$2" "$3" "${4:-0}" && exit 0
+    fi
     printf '%s' "$3" >> "$2" || exit 1
     ;;
   run)
     # Fast path, one exec: setup, then the test command replaces this shell (its exit
     # status is the exec's). The status line is printed before any submitted code runs and
     # carries a nonce that code never sees, so it cannot be forged by later output.
-    sh "$0" setup "$3" "$4" "$5" "$6" "${7:--}" "${8:--}"
+    sh "$0" setup "$3" "$4" "$5" "$6" "${7:--}" "${8:--}" "${9:-0}"
     status=$?
     echo "arena-status $2 $status"
     case "$status" in 10|11|12) ;; *) exit 0 ;; esac
@@ -247,27 +276,34 @@ def run_feature(
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
     expected = load_expected_tests(task, feature_id) if judge_expected else None
     plan = plan_canaries(tests_patch.decode("utf-8", errors="replace"))
-    canary_args = ["-", "-"] if plan is None else [plan.target, plan.snippet]
+    canary_args = (["-", "-", "0"] if plan is None
+                   else [plan.target, plan.snippet, str(secrets.randbelow(1_000_000))])
+    tests_arg = f"{HARNESS_DIR}/tests.patch"
+    if len(tests_patch) <= _INLINE_PATCH_BYTES and b"\0" not in tests_patch:
+        with contextlib.suppress(UnicodeDecodeError):  # binary: stays a file
+            tests_arg = "inline:" + tests_patch.decode("utf-8")
     results_dir = f"/tmp/arena-results-{secrets.token_hex(8)}"
     junit_path = f"{results_dir}/junit.xml"
     files = {
         "harness.sh": HARNESS_SCRIPT.encode(),
         "submission.patch": patch_text.encode("utf-8"),
-        "tests.patch": tests_patch,
     }
+    if not tests_arg.startswith("inline:"):
+        files["tests.patch"] = tests_patch
     sandbox.write_files(files, directory=HARNESS_DIR)
     outputs: list[str] = []
     split = before_tests is not None and not tests_only
     if not split and not spec.tests.setup:
         fast = _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
                          tests_only=tests_only, started=started, canary_args=canary_args,
+                         tests_arg=tests_arg,
                          plan=plan, expected=expected)
         return _with_flags(fast, flags)
     prepared = sandbox.exec(
         [
             "sh", f"{HARNESS_DIR}/harness.sh", "setup", spec.source.commit, results_dir,
             "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            "-" if split else f"{HARNESS_DIR}/tests.patch", *canary_args,
+            "-" if split else tests_arg, *canary_args,
         ],
         timeout=GIT_TIMEOUT,
         workdir=REPO_DIR,
@@ -283,8 +319,7 @@ def run_feature(
     if split and before_tests is not None and apply_status != "failed":
         before_tests(sandbox)
         applied_tests = sandbox.exec(
-            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", f"{HARNESS_DIR}/tests.patch",
-             *canary_args],
+            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", tests_arg, *canary_args],
             timeout=GIT_TIMEOUT, workdir=REPO_DIR,
         )
         if applied_tests.output.strip():
@@ -398,6 +433,7 @@ def _run_fast(
     tests_only: bool,
     started: float,
     canary_args: list[str],
+    tests_arg: str,
     plan: CanaryPlan | None,
     expected: ExpectedTests | None,
 ) -> FeatureResult:
@@ -409,7 +445,7 @@ def _run_fast(
         [
             "sh", f"{HARNESS_DIR}/harness.sh", "run", nonce, spec.source.commit, results_dir,
             "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            f"{HARNESS_DIR}/tests.patch", *canary_args,
+            tests_arg, *canary_args,
         ],
         # git's part is bounded separately in the step-by-step path; here it shares the
         # task's limit plus a small allowance.
