@@ -28,7 +28,7 @@ from typing import Any
 
 import docker
 import docker.errors
-from docker.types import LogConfig, Mount
+from docker.types import LogConfig, Mount, Ulimit
 
 from arena_bot.errors import SandboxError
 from arena_bot.sandbox.base import ExecResult, SandboxLimits
@@ -250,6 +250,8 @@ class DockerEngine:
                     nano_cpus=int(limits.cpus * 1e9),
                     read_only=True,
                     tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m"},
+                    ulimits=[Ulimit(name="fsize", soft=limits.file_mb * 1024 * 1024,
+                                    hard=limits.file_mb * 1024 * 1024)],
                     mounts=[Mount(target=WORKSPACE, source=None, type="volume")],
                     environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
                     labels={
