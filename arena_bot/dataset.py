@@ -57,6 +57,11 @@ class FeatureFiles:
     def tests_patch(self) -> Path:
         return self.root / "tests.patch"
 
+    @property
+    def expected_tests(self) -> Path:
+        """Recorded by ``arena dataset check`` (may not exist yet)."""
+        return self.root / "expected_tests.json"
+
 
 @dataclass(frozen=True)
 class TaskFolder:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -31,8 +32,8 @@ if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset 
 MAX_PATCH_BYTES = 2 * 1024 * 1024
 MAX_PATCH_LINES = 20_000
 #: Caps for the dataset's own (trusted) patches.
-_DATASET_PATCH_BYTES = 64 * 1024 * 1024
-_DATASET_PATCH_LINES = 2_000_000
+DATASET_PATCH_BYTES = 64 * 1024 * 1024
+DATASET_PATCH_LINES = 2_000_000
 #: Problems reported per patch; more would only flood the pull request.
 MAX_PROBLEMS = 50
 
@@ -648,17 +649,40 @@ def unsafe_path_reason(path: str) -> str | None:
 #: File names protected wherever they are: they change how pytest collects and runs tests,
 #: or run code at interpreter start.
 ALWAYS_PROTECTED_NAMES = frozenset(
-    {"conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "sitecustomize.py",
-     "usercustomize.py"}
+    {"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini",
+     "sitecustomize.py", "usercustomize.py", ".gitattributes"}
 )
+#: Name endings protected wherever they are: ``.pth`` files run code at interpreter start;
+#: ``.dist-info``/``.egg-info`` folders can declare ``pytest11`` entry points that pytest
+#: auto-loads when the repository is on ``sys.path``.
+ALWAYS_PROTECTED_SUFFIXES = (".pth", ".dist-info", ".egg-info")
 #: Config files that are often edited legitimately (dependencies, linters) but may also hold
 #: pytest configuration: protected when a changed hunk mentions pytest settings.
 PYTEST_CONFIG_CONTENT_FILES = frozenset({"pyproject.toml", "setup.cfg"})
 _PYTEST_SETTING = re.compile(
     r"pytest|addopts|testpaths|python_files|python_classes|python_functions|norecursedirs"
-    r"|confcutdir|usefixtures|required_plugins|xfail_strict|filterwarnings|minversion",
+    r"|confcutdir|usefixtures|required_plugins|xfail_strict|filterwarnings|minversion"
+    r"|rootdir",
     re.IGNORECASE,
 )
+#: TOML and INI escapes a patch may use to spell ``pytest`` without its letters.
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|\\x([0-9a-fA-F]{2})")
+#: Letters from other scripts that look like Latin ones (the common Cyrillic and Greek
+#: confusables): ``tеsts/`` must not dodge ``tests/*``.
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁһ"
+    "οαρυικντΑΒΕΗΙ"
+    "ΚΜΝΟΡΤΧΥАВЕКМ"
+    "НОРСТХı",
+    "aeopcyxijsdhoapuiknt"
+    "abehikmnoptxyabekmhopctxi",
+)
+
+
+def fold_path(path: str) -> str:
+    """``path`` reduced to what it looks like: NFKC-normalised, Cyrillic/Greek look-alike
+    letters mapped to Latin, case-folded. Protection compares folded paths."""
+    return unicodedata.normalize("NFKC", path).translate(_CONFUSABLES).casefold()
 
 
 @dataclass(frozen=True)
@@ -683,14 +707,21 @@ class ProtectedPaths:
 
     def rule_for(self, path: str) -> str | None:
         """The rule that protects ``path`` (a repository-relative path), or ``None``."""
-        folded = path.casefold()
-        if folded in {p.casefold() for p in self.exact}:
+        folded = fold_path(path)
+        if folded in {fold_path(p) for p in self.exact}:
             return "a file of the task's tests patch"
-        name = PurePosixPath(folded).name
-        if name in ALWAYS_PROTECTED_NAMES or name.endswith(".pth"):
-            return f"{name} (changes how tests run)"
+        for part in PurePosixPath(folded).parts:
+            if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
+                return f"{part} (changes how tests run)"
         for pattern in self.patterns:
-            if fnmatch.fnmatchcase(folded, pattern.casefold()):
+            if fnmatch.fnmatchcase(folded, fold_path(pattern)):
+                return f"protected path pattern {pattern!r}"
+            # ``tests/*`` protects the folder: a file in a sub-folder or the folder itself
+            # (replaced by a file or a symlink) is protected too.
+            folder = pattern.removesuffix("/**").removesuffix("/*")
+            if folder != pattern and not any(c in folder for c in "*?[") and (
+                folded == fold_path(folder) or folded.startswith(fold_path(folder) + "/")
+            ):
                 return f"protected path pattern {pattern!r}"
         return None
 
@@ -700,7 +731,9 @@ class ProtectedPaths:
         for file in patch.files:
             for path in file.paths:
                 rule = self.rule_for(path)
-                if rule is None and PurePosixPath(path).name in PYTEST_CONFIG_CONTENT_FILES:
+                if rule is None and PurePosixPath(fold_path(path)).name in (
+                    PYTEST_CONFIG_CONTENT_FILES
+                ):
                     rule = _pytest_settings_rule(file)
                 if rule is not None:
                     found.append(ProtectedViolation(path=path, rule=rule, line=file.line))
@@ -708,11 +741,25 @@ class ProtectedPaths:
 
 
 def _pytest_settings_rule(file: FilePatch) -> str | None:
+    if file.binary:
+        return f"a binary change to {PurePosixPath(file.path).name}"
     for hunk in file.hunks:
         for line in hunk.lines:
-            if _PYTEST_SETTING.search(line):
+            if line[:1] not in "+-":
+                continue
+            if _PYTEST_SETTING.search(_unescape(unicodedata.normalize("NFKC", line))):
                 return f"pytest settings in {PurePosixPath(file.path).name}"
     return None
+
+
+def _unescape(text: str) -> str:
+    """``text`` with TOML/INI ``\\uXXXX``, ``\\UXXXXXXXX`` and ``\\xXX`` escapes decoded."""
+
+    def decode(match: re.Match[str]) -> str:
+        code = int(next(group for group in match.groups() if group), 16)
+        return chr(code) if code <= 0x10FFFF else match.group(0)
+
+    return _ESCAPE.sub(decode, text)
 
 
 def protected_paths_for(task: TaskFolder) -> ProtectedPaths:
@@ -725,7 +772,7 @@ def protected_paths_for(task: TaskFolder) -> ProtectedPaths:
     exact: set[str] = set()
     for feature in task.features.values():
         tests = load_patch(
-            feature.tests_patch, max_bytes=_DATASET_PATCH_BYTES, max_lines=_DATASET_PATCH_LINES
+            feature.tests_patch, max_bytes=DATASET_PATCH_BYTES, max_lines=DATASET_PATCH_LINES
         )
         exact.update(tests.paths)
     return ProtectedPaths(patterns=tuple(task.spec.protected_paths), exact=frozenset(exact))

@@ -35,7 +35,6 @@ from arena_bot.dataset import TaskFolder
 from arena_bot.errors import ArenaError, SandboxError
 from arena_bot.evaluation.criteria import (
     observe_criteria,
-    observe_in,
     observed_criteria,
     unobserved,
 )
@@ -316,18 +315,20 @@ class Evaluator:
         protected = self._protected_for(task)
         if unit.kind == "feature":
             observed: list[CriterionObservation] = []
-
-            def observe(sandbox: Sandbox) -> None:
-                observed.extend(observe_in(sandbox, task=task))
-
             if unit.patch_error:
                 result = _unrunnable(unit.feature_id, unit.patch_error)
             else:
+                # Criteria run submitted code (a `command:` target): never in the sandbox
+                # the tests run in, which no submitted code may have touched before (a
+                # planted conftest.py, usercustomize.py or background process). Their own
+                # sandbox, thrown away after.
+                if unit.observe:
+                    observed = self._observe(task, image=image.tag, patch=unit.patches[0],
+                                             patch_error=None)
                 result = run_in_fresh_sandbox(
                     task, engine=self.engine, image=image.tag,
                     limits=SandboxLimits.from_task(task.spec.limits), protected=protected,
                     patch_text=unit.patches[0], feature_id=unit.feature_id,
-                    before_tests=observe if unit.observe else None,
                 )
             self.progress(f"{label} feature {unit.feature_id}: {result.status}")
             if unit.observe and not observed:

@@ -13,23 +13,44 @@ a patch touching one is ``rejected``, which also covers a patch pre-creating a t
 
 from __future__ import annotations
 
+import contextlib
+import re
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from pydantic import ValidationError
 
 from arena_bot.dataset import TaskFolder
+from arena_bot.errors import DatasetError
+from arena_bot.evaluation.flags import review_flags
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
-from arena_bot.evaluation.verdict import decide
-from arena_bot.models.evaluation import ApplyStatus, FeatureResult
-from arena_bot.patches import ProtectedPaths, parse_patch, protected_paths_for
+from arena_bot.evaluation.verdict import Canaries, decide, without_canaries
+from arena_bot.models.evaluation import ApplyStatus, FeatureResult, ReviewFlag
+from arena_bot.models.task import ExpectedTests
+from arena_bot.patches import (
+    DATASET_PATCH_BYTES,
+    DATASET_PATCH_LINES,
+    ProtectedPaths,
+    parse_patch,
+    protected_paths_for,
+)
 from arena_bot.sandbox.base import ExecResult, Sandbox, SandboxLimits
 
 HARNESS_DIR = "/workspace/.arena"
 REPO_DIR = "/workspace/repo"
 #: Git operations on a small repository take well under a second; this bounds a hostile one.
 GIT_TIMEOUT = 120.0
+#: Tests patches up to this size travel as a command argument (Linux caps one at 128 KiB).
+_INLINE_PATCH_BYTES = 96 * 1024
 #: Seconds added to the task's test timeout when git's work shares the test's exec.
 _GIT_ALLOWANCE = 10
+
+#: Environment of every test run: no user site (a planted ``usercustomize.py`` or ``.pth``
+#: in ``~/.local`` never loads) and no bytecode left behind for a later run to trust.
+LOCKED_DOWN_ENV = {"PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 #: Exit statuses of ``harness.sh setup``: (submission apply status, tests patch applied).
 _SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
@@ -45,9 +66,10 @@ _SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
 HARNESS_SCRIPT = r"""#!/bin/sh
 # Agentic Arena evaluation harness (owned by arena_bot.evaluation.harness; not the task's
 # runner.sh). Usage:
-#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH|-
-#   harness.sh tests TESTS_PATCH
-#   harness.sh run NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH
+#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH|- [TARGET SNIPPET]
+#   harness.sh tests TESTS_PATCH [TARGET SNIPPET]
+#   harness.sh run NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH [TARGET SNIPPET]
+#   harness.sh canary TARGET|- SNIPPET_TEXT
 #   harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH
 set -u
 case "$1" in
@@ -74,18 +96,54 @@ case "$1" in
     # The tests patch must apply as written (no 3-way): anything else means the
     # submission changed the files the tests bring. "-": applied later with `tests`.
     if [ "$5" != "-" ]; then
-      git apply --whitespace=nowarn "$5" 2>&1 || exit $((applied + 10))
+      sh "$0" apply-tests "$5" || exit $((applied + 10))
+      sh "$0" canary "${6:--}" "${7:--}" "${8:-0}" || exit $((applied + 10))
     fi
     exit $applied
     ;;
   tests)
-    git apply --whitespace=nowarn "$2" 2>&1 || exit 1
+    sh "$0" apply-tests "$2" || exit 1
+    sh "$0" canary "${3:--}" "${4:--}" "${5:-0}" || exit 1
+    ;;
+  apply-tests)
+    # "inline:<patch text>": the tests patch comes as an argument, never as a file the code
+    # under test could read later to tell the canaries from the feature's tests.
+    case "$2" in
+      inline:*) printf '%s' "${2#inline:}" | git apply --whitespace=nowarn 2>&1 ;;
+      *) git apply --whitespace=nowarn "$2" 2>&1 ;;
+    esac
+    ;;
+  canary)
+    # Append the canary tests (random names, one passing, one failing) to the feature's
+    # test file. The snippet comes as an argument, never a file: no later process can read
+    # the names anywhere but in the test file itself.
+    [ "$2" = "-" ] && exit 0
+    [ -f "$2" ] && [ ! -L "$2" ] || { echo "the canary target $2 is not a regular file"; exit 1; }
+    # Placed before a random top-level test (not always last, where a forger would look);
+    # appended when there is no python3 or no such spot.
+    if command -v python3 >/dev/null 2>&1; then
+      python3 -I -S -c '
+import re, sys
+path, snippet, spot = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(path, encoding="utf-8") as handle:
+    lines = handle.read().splitlines(keepends=True)
+spots = [i for i, line in enumerate(lines) if re.match(r"(def test|class Test)", line)
+         and (i == 0 or not lines[i - 1].startswith("@"))]
+if spots:
+    lines.insert(spots[spot % len(spots)], snippet.strip("\n") + "\n\n\n")
+else:
+    lines.append(snippet)
+with open(path, "w", encoding="utf-8") as handle:
+    handle.write("".join(lines))
+' "$2" "$3" "${4:-0}" && exit 0
+    fi
+    printf '%s' "$3" >> "$2" || exit 1
     ;;
   run)
     # Fast path, one exec: setup, then the test command replaces this shell (its exit
     # status is the exec's). The status line is printed before any submitted code runs and
     # carries a nonce that code never sees, so it cannot be forged by later output.
-    sh "$0" setup "$3" "$4" "$5" "$6"
+    sh "$0" setup "$3" "$4" "$5" "$6" "${7:--}" "${8:--}" "${9:-0}"
     status=$?
     echo "arena-status $2 $status"
     case "$status" in 10|11|12) ;; *) exit 0 ;; esac
@@ -113,9 +171,66 @@ esac
 """
 
 
+_TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+
+
+@dataclass(frozen=True)
+class CanaryPlan:
+    """Where this run's canary tests go and what they are called."""
+
+    canaries: Canaries
+    target: str  # repository-relative test file the snippet is appended to
+    snippet: str
+    #: Stems of every Python test file of the tests patch (the feature's own tests).
+    modules: frozenset[str] = frozenset()
+
+
+def plan_canaries(tests_patch: str) -> CanaryPlan | None:
+    """Two canary tests with fresh random names, appended to the first Python test file the
+    feature's tests patch creates or changes (``None`` when it has none: no canaries)."""
+    patch = parse_patch(tests_patch, max_bytes=DATASET_PATCH_BYTES, max_lines=DATASET_PATCH_LINES)
+    targets = [
+        f.new_path for f in patch.files
+        if f.new_path is not None and _TEST_FILE.match(PurePosixPath(f.new_path).name)
+    ]
+    if not targets:
+        return None
+    # Names look like any other test: nothing marks them as the harness's.
+    canaries = Canaries(must_pass=f"test_{secrets.token_hex(6)}",
+                        must_fail=f"test_{secrets.token_hex(6)}")
+    snippet = (
+        f"\n\ndef {canaries.must_pass}():\n    assert {secrets.randbelow(1000) + 1}\n"
+        f"\n\ndef {canaries.must_fail}():\n    assert {secrets.randbelow(1000) + 1} < 0\n"
+    )
+    return CanaryPlan(canaries=canaries, target=targets[0], snippet=snippet,
+                      modules=frozenset(PurePosixPath(t).stem for t in targets))
+
+
+def load_expected_tests(task: TaskFolder, feature_id: int) -> ExpectedTests | None:
+    """The recorded expected test ids of a feature (``None`` until ``arena dataset check``
+    has recorded them). A damaged file is the maintainer's to fix: a clear error."""
+    path = task.feature(feature_id).expected_tests
+    if not path.is_file():
+        return None
+    try:
+        return ExpectedTests.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise DatasetError(
+            f"the expected test ids cannot be read ({str(exc).splitlines()[0]}); "
+            "run `arena dataset check` to record them again", path=path,
+        ) from None
+
+
 def check_protected(patch_text: str, protected: ProtectedPaths) -> str | None:
     """Why ``patch_text`` must be rejected before running (protected paths), or ``None``."""
     patch = parse_patch(patch_text)
+    if patch.problems:
+        # Whatever `arena validate` refuses is never run either (a symlink, a path outside
+        # the repository, a malformed hunk): one parser, one rule.
+        problem = patch.problems[0]
+        where = f" (line {problem.line})" if problem.line is not None else ""
+        more = f" and {len(patch.problems) - 1} more problem(s)" if len(patch.problems) > 1 else ""
+        return f"the patch is refused: {problem.message}{where}{more}"
     violations = protected.violations(patch)
     if not violations:
         return None
@@ -133,8 +248,12 @@ def run_feature(
     protected: ProtectedPaths | None = None,
     tests_only: bool = False,
     before_tests: Callable[[Sandbox], None] | None = None,
+    judge_expected: bool = True,
 ) -> FeatureResult:
     """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox``.
+
+    ``judge_expected=False`` ignores the recorded expected ids (``arena dataset check``,
+    which records them, reads raw outcomes).
 
     ``tests_only`` (dataset checks) runs the tests on the bare base commit: ``patch_text`` is
     ignored and the apply status is ``missing``. ``before_tests`` is called with the sandbox
@@ -153,27 +272,38 @@ def run_feature(
     if rejection is not None:
         return _result(feature_id, status="rejected", apply_status="missing",
                        reason=rejection, started=started)
+    flags = [] if tests_only else review_flags(parse_patch(patch_text), protected=protected)
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
+    expected = load_expected_tests(task, feature_id) if judge_expected else None
+    plan = plan_canaries(tests_patch.decode("utf-8", errors="replace"))
+    canary_args = (["-", "-", "0"] if plan is None
+                   else [plan.target, plan.snippet, str(secrets.randbelow(1_000_000))])
+    tests_arg = f"{HARNESS_DIR}/tests.patch"
+    if len(tests_patch) <= _INLINE_PATCH_BYTES and b"\0" not in tests_patch:
+        with contextlib.suppress(UnicodeDecodeError):  # binary: stays a file
+            tests_arg = "inline:" + tests_patch.decode("utf-8")
     results_dir = f"/tmp/arena-results-{secrets.token_hex(8)}"
     junit_path = f"{results_dir}/junit.xml"
-    sandbox.write_files(
-        {
-            "harness.sh": HARNESS_SCRIPT.encode(),
-            "submission.patch": patch_text.encode("utf-8"),
-            "tests.patch": tests_patch,
-        },
-        directory=HARNESS_DIR,
-    )
+    files = {
+        "harness.sh": HARNESS_SCRIPT.encode(),
+        "submission.patch": patch_text.encode("utf-8"),
+    }
+    if not tests_arg.startswith("inline:"):
+        files["tests.patch"] = tests_patch
+    sandbox.write_files(files, directory=HARNESS_DIR)
     outputs: list[str] = []
     split = before_tests is not None and not tests_only
     if not split and not spec.tests.setup:
-        return _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
-                         tests_only=tests_only, started=started)
+        fast = _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
+                         tests_only=tests_only, started=started, canary_args=canary_args,
+                         tests_arg=tests_arg,
+                         plan=plan, expected=expected)
+        return _with_flags(fast, flags)
     prepared = sandbox.exec(
         [
             "sh", f"{HARNESS_DIR}/harness.sh", "setup", spec.source.commit, results_dir,
             "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            "-" if split else f"{HARNESS_DIR}/tests.patch",
+            "-" if split else tests_arg, *canary_args,
         ],
         timeout=GIT_TIMEOUT,
         workdir=REPO_DIR,
@@ -189,7 +319,7 @@ def run_feature(
     if split and before_tests is not None and apply_status != "failed":
         before_tests(sandbox)
         applied_tests = sandbox.exec(
-            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", f"{HARNESS_DIR}/tests.patch"],
+            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", tests_arg, *canary_args],
             timeout=GIT_TIMEOUT, workdir=REPO_DIR,
         )
         if applied_tests.output.strip():
@@ -199,7 +329,7 @@ def run_feature(
     run: ExecResult | None = None
     report: JUnitReport | None = None
     if tests_applied:
-        env = {"ARENA_JUNIT": junit_path}
+        env = {"ARENA_JUNIT": junit_path, **LOCKED_DOWN_ENV}
         deadline = time.monotonic() + spec.tests.timeout
         if spec.tests.setup:
             setup = sandbox.exec(["sh", "-c", spec.tests.setup], timeout=spec.tests.timeout,
@@ -214,7 +344,7 @@ def run_feature(
             outputs.append(run.output)
         if run is not None and not run.timed_out:
             report = _read_report(sandbox, junit_path)
-    return _feature_result(
+    result = _feature_result(
         sandbox,
         feature_id=feature_id,
         apply_status=apply_status,
@@ -225,7 +355,21 @@ def run_feature(
         report=report,
         output="\n".join(part for part in outputs if part),
         started=started,
+        plan=plan,
+        expected=expected,
     )
+    return _with_flags(result, flags)
+
+
+def _with_flags(result: FeatureResult, flags: list[ReviewFlag]) -> FeatureResult:
+    """``result`` with the patch's review flags, plus one for a tampered report."""
+    extra = list(flags)
+    if result.status == "tampered":
+        extra.append(ReviewFlag(file="", line=None,
+                                reason=f"tampered test results: {result.reason}"))
+    if not extra:
+        return result
+    return result.model_copy(update={"review_flags": [*result.review_flags, *extra]})
 
 
 def _feature_result(
@@ -240,9 +384,15 @@ def _feature_result(
     report: JUnitReport | None,
     output: str,
     started: float,
+    plan: CanaryPlan | None = None,
+    expected: ExpectedTests | None = None,
 ) -> FeatureResult:
     """The FeatureResult of what happened, with the verdict of :func:`decide`."""
+    canaries = plan.canaries if plan is not None else None
     verdict = decide(
+        expected=None if tests_only else expected,
+        canaries=canaries,
+        feature_modules=plan.modules if plan is not None else frozenset(),
         apply_status="clean" if tests_only else apply_status,
         tests_patch_applied=tests_applied,
         setup_exit=setup_exit,
@@ -251,6 +401,8 @@ def _feature_result(
         oom_killed=run is not None and run.oom_killed,
         report=report,
     )
+    if report is not None and canaries is not None:
+        report = without_canaries(report, canaries)
     cases = report.cases if report is not None else []
     limit = sandbox_limit(sandbox)
     truncated = (run is not None and run.truncated) or len(output.encode()) > limit
@@ -280,6 +432,10 @@ def _run_fast(
     results_dir: str,
     tests_only: bool,
     started: float,
+    canary_args: list[str],
+    tests_arg: str,
+    plan: CanaryPlan | None,
+    expected: ExpectedTests | None,
 ) -> FeatureResult:
     """Setup and tests in one exec (no observations, no setup command): two round trips
     fewer than the step-by-step path, same verdict."""
@@ -289,12 +445,13 @@ def _run_fast(
         [
             "sh", f"{HARNESS_DIR}/harness.sh", "run", nonce, spec.source.commit, results_dir,
             "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            f"{HARNESS_DIR}/tests.patch",
+            tests_arg, *canary_args,
         ],
         # git's part is bounded separately in the step-by-step path; here it shares the
         # task's limit plus a small allowance.
         timeout=spec.tests.timeout + _GIT_ALLOWANCE,
-        env={"ARENA_JUNIT": f"{results_dir}/junit.xml", "ARENA_TEST_COMMAND": spec.tests.command},
+        env={"ARENA_JUNIT": f"{results_dir}/junit.xml", "ARENA_TEST_COMMAND": spec.tests.command,
+             **LOCKED_DOWN_ENV},
         workdir=REPO_DIR,
     )
     marker = f"arena-status {nonce} "
@@ -327,6 +484,8 @@ def _run_fast(
         report=report,
         output=(before + test_output).strip("\n"),
         started=started,
+        plan=plan,
+        expected=expected,
     )
 
 

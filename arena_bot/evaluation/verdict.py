@@ -3,14 +3,35 @@
 Issue 3's rule: a feature passes only if the submission's patch applied, the tests patch
 applied, the test command exited 0, at least one test ran, and the structured results show
 no failure or error. Printed text ("PASSED") is never read.
+
+Canaries (issue 8): the harness adds two tests with random names to the feature's test file
+after the patches are applied, one that must pass and one that must fail. A report where the
+failing canary passed, or either canary is missing, was forged by code under test (a rewritten
+JUnit file, a pytest hook flipping outcomes, a forced exit status): the verdict is
+``tampered``, never passed. With canaries the command's expected exit status is 1 (pytest's
+"some tests failed", from the failing canary); 0 means the exit status was forged too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena_bot.evaluation.junit import JUnitReport
 from arena_bot.models.evaluation import ApplyStatus, FeatureStatus
+from arena_bot.models.task import ExpectedTests
+
+
+@dataclass(frozen=True)
+class Canaries:
+    """The names (test function names) of the two canary tests of one run."""
+
+    must_pass: str
+    must_fail: str
+
+    def is_canary(self, case_name: str) -> bool:
+        """Whether a JUnit case name (``module::name``) is one of the canaries."""
+        name = case_name.rsplit("::", 1)[-1]
+        return name in (self.must_pass, self.must_fail)
 
 
 @dataclass(frozen=True)
@@ -29,8 +50,17 @@ def decide(
     timed_out: bool,
     oom_killed: bool,
     report: JUnitReport | None,
+    canaries: Canaries | None = None,
+    feature_modules: frozenset[str] = frozenset(),
+    expected: ExpectedTests | None = None,
 ) -> Verdict:
-    """Combine what happened into one verdict (first failing condition gives the reason)."""
+    """Combine what happened into one verdict (first failing condition gives the reason).
+
+    With ``canaries``, ``report`` still holds the canary cases; they are checked here and
+    left out of every count (use :func:`without_canaries` for what to store).
+    ``feature_modules`` are the module names (file stems, ``test_x``) of the feature's own test
+    files: a skipped test there means the feature was not shown to work (code under test can
+    raise ``SkipTest`` for exactly the calls it cannot handle), so the feature does not pass."""
     if apply_status == "failed":
         return Verdict(
             "apply_failed", False, "the submission's patch does not apply to the base commit"
@@ -54,6 +84,18 @@ def decide(
     if report is None or report.error is not None:
         detail = report.error if report is not None else "no JUnit report was written"
         return Verdict("no_tests", False, f"no structured test results: {detail}")
+    expected_exit = 0
+    if canaries is not None:
+        tampered, forged_outcome = _canary_problem(report, canaries)
+        report = without_canaries(report, canaries)
+        real_failures = report.count("failed") + report.count("error")
+        # A missing canary next to real failures is an honest collection error of the test
+        # module (it takes the canaries with it): that is a failure, not a forgery. A canary
+        # with the wrong outcome is a forgery whatever else the report says.
+        if tampered is not None and (forged_outcome or not real_failures):
+            return Verdict("tampered", False, tampered)
+        # The failing canary makes pytest exit 1; a forged exit status shows as 0.
+        expected_exit = 1
     ran = [case for case in report.cases if case.outcome != "skipped"]
     if not ran:
         return Verdict("no_tests", False, "no test ran (all skipped or none collected)")
@@ -63,7 +105,42 @@ def decide(
         return Verdict(
             "failed", False, f"{failed} test(s) failed and {errored} errored"
         )
-    if exit_code != 0:
+    if expected is not None:
+        outcomes = {case.name: case.outcome for case in report.cases}
+        required = [*expected.fail_to_pass, *expected.pass_to_pass]
+        missing = [name for name in required if name not in outcomes]
+        not_passed = [name for name in required
+                      if name in outcomes and outcomes[name] != "passed"]
+        if missing:
+            return Verdict(
+                "failed", False,
+                f"{len(missing)} expected test(s) are missing from the results (first: "
+                f"{missing[0]}): every test the gold patch passes must run and pass",
+            )
+        if not_passed:
+            return Verdict(
+                "failed", False,
+                f"{len(not_passed)} expected test(s) did not pass (first: {not_passed[0]} "
+                f"{outcomes[not_passed[0]]})",
+            )
+    skipped_own = [
+        case.name for case in report.cases
+        if case.outcome == "skipped" and in_modules(case.name, feature_modules)
+    ]
+    if skipped_own:
+        return Verdict(
+            "failed", False,
+            f"{len(skipped_own)} of the feature's own tests were skipped (first: "
+            f"{skipped_own[0]}): a feature passes only when its tests run and pass",
+        )
+    if canaries is not None and exit_code == 0:
+        return Verdict(
+            "tampered",
+            False,
+            "the test command exited 0 although the harness's failing canary test failed: "
+            "the exit status was forged",
+        )
+    if exit_code != expected_exit:
         # The report says all passed but the command did not: trust neither alone.
         return Verdict(
             "failed",
@@ -71,3 +148,41 @@ def decide(
             f"the test command exited with status {exit_code} although no test failed",
         )
     return Verdict("passed", True, None)
+
+
+def without_canaries(report: JUnitReport, canaries: Canaries) -> JUnitReport:
+    """``report`` without the canary cases (what is stored and counted)."""
+    return replace(report, cases=[c for c in report.cases if not canaries.is_canary(c.name)])
+
+
+def _canary_problem(report: JUnitReport, canaries: Canaries) -> tuple[str | None, bool]:
+    """Why the canaries show a forged report (or ``None``), and whether a canary came back
+    with the wrong outcome (as opposed to missing)."""
+    by_name: dict[str, list[str]] = {canaries.must_pass: [], canaries.must_fail: []}
+    for case in report.cases:
+        name = case.name.rsplit("::", 1)[-1]
+        if name in by_name:
+            by_name[name].append(case.outcome)
+    passing, failing = by_name[canaries.must_pass], by_name[canaries.must_fail]
+    wrong_fail = [outcome for outcome in failing if outcome != "failed"]
+    if wrong_fail:
+        return ("the harness's canary test that must fail is reported as "
+                f"{wrong_fail[0]}: the results were rewritten by code under test"), True
+    wrong_pass = [outcome for outcome in passing if outcome != "passed"]
+    if wrong_pass and wrong_pass[0] != "error":
+        return ("the harness's canary test that must pass is reported as "
+                f"{wrong_pass[0]}: the results were tampered with"), True
+    if not failing:
+        return ("the harness's failing canary test is missing from the results "
+                "(report forged)"), False
+    if not passing or wrong_pass:
+        return ("the harness's passing canary test is missing or errored "
+                "(report forged)"), False
+    return None, False
+
+
+def in_modules(case_name: str, modules: frozenset[str]) -> bool:
+    """Whether a JUnit case (``pkg.test_x.TestClass::test_y``) comes from one of ``modules``
+    (test file stems such as ``test_x``)."""
+    classname = case_name.rsplit("::", 1)[0] if "::" in case_name else ""
+    return any(part in modules for part in classname.split("."))

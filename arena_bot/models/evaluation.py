@@ -25,9 +25,11 @@ ApplyStatus = Literal["clean", "three_way", "failed", "missing"]
 #: ``rejected`` — the patch touches protected paths (tests, conftest.py, ...);
 #: ``no_tests`` — the command ran but no structured test results were produced;
 #: ``timeout`` — the wall-clock limit was hit and the container was killed;
-#: ``error`` — the harness itself failed (not the submission's fault; re-run).
+#: ``error`` — the harness itself failed (not the submission's fault; re-run);
+#: ``tampered`` — the harness's canary tests came back wrong (the failing one passed, or one
+#: is missing): the results were forged, so nothing in them counts (flagged for review).
 FeatureStatus = Literal[
-    "passed", "failed", "apply_failed", "rejected", "no_tests", "timeout", "error"
+    "passed", "failed", "apply_failed", "rejected", "no_tests", "timeout", "error", "tampered"
 ]
 TestOutcome = Literal["passed", "failed", "error", "skipped"]
 
@@ -43,6 +45,17 @@ class TestCaseResult(RecordModel):
     message: str | None = None
 
 
+class ReviewFlag(RecordModel):
+    """Something in a submission a maintainer must look at before trusting its verdict:
+    a line of the patch reaching into test machinery, or a tampered test report."""
+
+    #: Repository path of the patched file (``""`` for a flag about the test run itself).
+    file: str
+    #: 1-based line in the patched file, when the flag comes from one line.
+    line: int | None = None
+    reason: str
+
+
 class FeatureResult(RecordModel):
     """One feature's tests run against one patched tree."""
 
@@ -50,6 +63,8 @@ class FeatureResult(RecordModel):
     status: FeatureStatus
     passed: bool
     apply_status: ApplyStatus
+    #: The test command's exit status. 1 on a passing run with canaries: the harness's
+    #: failing canary test makes pytest exit 1 (0 there means the status was forged).
     exit_code: int | None = None
     tests_passed: int = 0
     tests_failed: int = 0
@@ -62,6 +77,9 @@ class FeatureResult(RecordModel):
     output_truncated: bool = False
     #: Why the feature did not pass, in words a contributor can act on.
     reason: str | None = None
+    #: "Needs review" flags: the patch reaches into test machinery, or the report was
+    #: tampered with (canaries). Shown wherever the entry is shown.
+    review_flags: list[ReviewFlag] = Field(default_factory=list)
 
 
 class ConflictDetails(RecordModel):
@@ -138,3 +156,19 @@ class EvaluationResult(RecordModel):
     runs: list[RunResult]
     #: Set when the whole evaluation could not run (then ``runs`` may be empty).
     error: str | None = None
+
+    @property
+    def review_flags(self) -> list[ReviewFlag]:
+        """Every distinct review flag of every feature result (runs and merges)."""
+        flags: dict[tuple[str, int | None, str], ReviewFlag] = {}
+        for run in self.runs:
+            results = list(run.features) + (run.merge.features if run.merge else [])
+            for result in results:
+                for flag in result.review_flags:
+                    flags.setdefault((flag.file, flag.line, flag.reason), flag)
+        return list(flags.values())
+
+    @property
+    def needs_review(self) -> bool:
+        """Whether a maintainer must look at this submission before trusting it."""
+        return bool(self.review_flags)

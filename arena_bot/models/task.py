@@ -245,3 +245,17 @@ class Task(StrictModel):
 
     def feature_ids(self) -> list[int]:
         return [feature.id for feature in self.features]
+
+
+class ExpectedTests(StrictModel):
+    """``feature<N>/expected_tests.json``: the test ids one feature's verdict requires,
+    recorded by ``arena dataset check`` from the gold patch and the bare base commit (the
+    SWE-bench rule). Ids are JUnit case names, ``module.path::test_name``."""
+
+    schema_version: Literal[1] = 1
+    #: Fail (or are missing) on the bare base commit, pass with the gold patch.
+    fail_to_pass: list[str] = Field(default_factory=list)
+    #: Pass on both: the submission must not break them.
+    pass_to_pass: list[str] = Field(default_factory=list)
+    #: Different outcomes across repeated gold runs: reported, never required.
+    flaky: list[str] = Field(default_factory=list)

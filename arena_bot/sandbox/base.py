@@ -46,6 +46,9 @@ class SandboxLimits:
     cpus: float = 1.0
     output_bytes: int = 1_000_000
     tmpfs_mb: int = 256
+    #: Largest file any process may write (RLIMIT_FSIZE): a test writing past it gets
+    #: EFBIG/SIGXFSZ instead of filling the host's disk through the workspace volume.
+    file_mb: int = 1024
 
     @classmethod
     def from_task(cls, limits: Limits) -> SandboxLimits:

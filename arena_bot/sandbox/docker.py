@@ -28,7 +28,7 @@ from typing import Any
 
 import docker
 import docker.errors
-from docker.types import LogConfig, Mount
+from docker.types import LogConfig, Mount, Ulimit
 
 from arena_bot.errors import SandboxError
 from arena_bot.sandbox.base import ExecResult, SandboxLimits
@@ -250,6 +250,8 @@ class DockerEngine:
                     nano_cpus=int(limits.cpus * 1e9),
                     read_only=True,
                     tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m"},
+                    ulimits=[Ulimit(name="fsize", soft=limits.file_mb * 1024 * 1024,
+                                    hard=limits.file_mb * 1024 * 1024)],
                     mounts=[Mount(target=WORKSPACE, source=None, type="volume")],
                     environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
                     labels={
@@ -307,13 +309,18 @@ class DockerEngine:
         """Remove sandbox containers left by processes of this host that no longer run."""
         removed = 0
         try:
+            # Sparse: one listing call, no inspect per container. A full listing inspects
+            # each one and fails with NotFound when another process removes one meanwhile
+            # (the engine is shared by many sessions).
             containers = self.client.containers.list(
-                all=True, filters={"label": [SANDBOX_LABEL, f"{OWNER_HOST_LABEL}={self._host}"]}
+                all=True, sparse=True,
+                filters={"label": [SANDBOX_LABEL, f"{OWNER_HOST_LABEL}={self._host}"]},
             )
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"Docker could not list containers: {exc}") from None
         for container in containers:
-            owner = container.labels.get(OWNER_PID_LABEL, "")
+            labels = container.attrs.get("Labels") or {}
+            owner = labels.get(OWNER_PID_LABEL, "")
             if owner.isdigit() and _process_alive(int(owner)):
                 continue
             _remove(container)

@@ -58,7 +58,8 @@ def test_gold_patch_passes_with_structured_results(
                       store=store, repos=repos)
     feature = only_feature(result)
     assert (feature.status, feature.passed, feature.apply_status) == ("passed", True, "clean")
-    assert feature.exit_code == 0
+    # 1, not 0: the harness's failing canary test (left out of every count and list).
+    assert feature.exit_code == 1
     assert (feature.tests_passed, feature.tests_failed, feature.tests_errored) == (2, 0, 0)
     assert {case.name for case in feature.tests} == {
         "tests.test_add::test_add", "tests.test_mul::test_mul"
@@ -237,7 +238,7 @@ def test_command_without_junit_report_is_no_tests(
     submission = write_submission("nojunit", patches=[gold(task, 1)], task_id="calc-nojunit")
     feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
                                     store=store, repos=repos))
-    assert feature.exit_code == 0
+    assert feature.exit_code == 1  # the failing canary ran; no report was written
     assert feature.status == "no_tests" and "JUnit" in (feature.reason or "")
 
 

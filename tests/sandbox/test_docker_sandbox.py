@@ -207,3 +207,23 @@ def test_image_entrypoint_is_overridden(
                                rm=True)
     with engine.open("arena-test-entrypoint:1", limits=TIGHT) as sandbox:
         assert sandbox.exec(["echo", "ok"], timeout=30).output == "ok\n"
+
+
+def test_a_file_larger_than_the_cap_cannot_be_written(
+    engine: DockerEngine, base_image: str
+) -> None:
+    """Attack class 6 (a test filling the host disk through /workspace): one file stops at
+    the file-size cap with EFBIG (a process limit: every file system alike; the base image's
+    /workspace is not the sandbox user's, so /tmp shows it)."""
+    limits = SandboxLimits(file_mb=8)
+    with engine.open(base_image, limits=limits) as sandbox:
+        for folder in ("/tmp",):
+            result = sandbox.exec(
+                ["sh", "-c", f"dd if=/dev/zero of={folder}/fill bs=1M count=32 2>&1; "
+                 f"echo size=$(stat -c %s {folder}/fill)"],
+                timeout=60,
+            )
+            assert f"size={8 * 1024 * 1024}" in result.output, result.output
+            # SIGXFSZ kills dd ("File size limit exceeded"); a process ignoring it gets EFBIG.
+            assert "File size limit exceeded" in result.output or "File too large" in (
+                result.output), result.output

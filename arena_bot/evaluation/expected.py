@@ -1,0 +1,95 @@
+"""``arena dataset check``: run each feature's gold patch and the bare base commit in Docker
+and record the test ids a passing submission must reproduce (SWE-bench's FAIL_TO_PASS and
+PASS_TO_PASS), with the problems a maintainer must fix.
+
+The gold patch runs ``repeats`` times, each in a fresh sandbox; an id whose outcome differs
+between those runs is flaky: reported and left out, never silently required.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from arena_bot.dataset import TaskFolder
+from arena_bot.evaluation.harness import run_feature
+from arena_bot.models.evaluation import FeatureResult
+from arena_bot.models.task import ExpectedTests
+from arena_bot.patches import protected_paths_for
+from arena_bot.sandbox.base import SandboxEngine, SandboxLimits
+
+#: Lines of test output shown with a problem: enough to see the first assertion.
+_OUTPUT_TAIL = 1500
+
+
+@dataclass
+class FeatureCheck:
+    """What ``arena dataset check`` learned about one feature."""
+
+    feature: int
+    expected: ExpectedTests
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_feature(
+    task: TaskFolder, *, feature_id: int, engine: SandboxEngine, image: str, repeats: int = 2
+) -> FeatureCheck:
+    """Run gold ``repeats`` times and the bare base commit once; derive the expected ids."""
+    gold_patch = task.feature(feature_id).gold_patch.read_text(encoding="utf-8")
+    limits = SandboxLimits.from_task(task.spec.limits)
+    protected = protected_paths_for(task)
+
+    def run(*, patch: str, tests_only: bool) -> FeatureResult:
+        # Recorded ids must not judge the runs that record them: raw outcomes only.
+        with engine.open(image, limits=limits) as sandbox:
+            return run_feature(sandbox, task=task, feature_id=feature_id, patch_text=patch,
+                               protected=protected, tests_only=tests_only,
+                               judge_expected=False)
+
+    golds = [run(patch=gold_patch, tests_only=False) for _ in range(max(1, repeats))]
+    bare = run(patch="", tests_only=True)
+    problems: list[str] = []
+    for number, gold in enumerate(golds, start=1):
+        if gold.status != "passed":
+            problems.append(_describe(f"gold patch run {number} did not pass", gold))
+    if bare.status == "passed":
+        problems.append(_describe("the feature's tests already pass on the bare base commit "
+                                  "(they do not test the feature)", bare))
+    outcomes = [{case.name: case.outcome for case in gold.tests} for gold in golds]
+    names = sorted(set().union(*outcomes))
+    flaky = [n for n in names if len({o.get(n, "missing") for o in outcomes}) > 1]
+    stable_pass = [n for n in names if n not in flaky and outcomes[0].get(n) == "passed"]
+    bare_outcomes = {case.name: case.outcome for case in bare.tests}
+    expected = ExpectedTests(
+        fail_to_pass=[n for n in stable_pass if bare_outcomes.get(n) != "passed"],
+        pass_to_pass=[n for n in stable_pass if bare_outcomes.get(n) == "passed"],
+        flaky=flaky,
+    )
+    if flaky:
+        problems.append(f"{len(flaky)} flaky test(s) left out of the expected ids: "
+                        + ", ".join(flaky[:10]))
+    if not expected.fail_to_pass and not problems:
+        problems.append("no test goes from failing to passing with the gold patch")
+    return FeatureCheck(feature=feature_id, expected=expected, problems=problems)
+
+
+def write_expected(task: TaskFolder, check: FeatureCheck) -> None:
+    """Record ``check.expected`` in ``feature<N>/expected_tests.json`` (stable, sorted)."""
+    path = task.feature(check.feature).expected_tests
+    document = check.expected.model_dump(mode="json")
+    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _describe(what: str, result: FeatureResult) -> str:
+    failing = [case for case in result.tests if case.outcome in ("failed", "error")]
+    lines = [f"{what}: {result.status} ({result.reason or 'no reason'})"]
+    for case in failing[:10]:
+        first = (case.message or "").strip().splitlines()[:1]
+        lines.append(f"    {case.name}: {case.outcome}" + (f" — {first[0]}" if first else ""))
+    if not failing and result.output:
+        lines.append("    output (end):\n" + result.output[-_OUTPUT_TAIL:])
+    return "\n".join(lines)

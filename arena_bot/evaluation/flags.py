@@ -1,0 +1,111 @@
+"""Review flags read from a submission's patch text (pure logic, no Docker).
+
+A patch that implements a feature has no reason to reach into the test machinery: pytest's
+internals and hooks, interpreter exit paths, ``sys.modules`` games, ``/proc/self``, the
+harness's ``$ARENA_*`` variables, JUnit files, entry points, or the feature's test files.
+Every added line of a non-test file that does is reported with its file, its line in the
+patched file and the reason, so a maintainer looks before the entry is trusted. A flag is not
+a verdict: the tests still decide pass/fail; the flag says "a human must confirm".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from arena_bot.models.evaluation import ReviewFlag
+from arena_bot.patches import Patch, ProtectedPaths
+
+#: (pattern, reason): checked on every added line of every non-test file.
+_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reason)
+    for pattern, reason in (
+        (r"_pytest|\bpytest_\w+|\bpytest\s*\.\s*(hookimpl|main|exit)|\bpytest11\b",
+         "reaches into pytest internals or hooks"),
+        (r"pluginmanager|\bhookwrapper\b|\bTestReport\b|\bfrom_item_and_call\b",
+         "touches pytest's plugin machinery or reports"),
+        (r"\bSkipTest\b|\bpytest\s*\.\s*(skip|xfail|importorskip|fail)\b|\bskip\.Exception\b"
+         r"|__unittest_skip",
+         "skips or fails tests from the code under test"),
+        (r"\batexit\b", "registers exit handlers (atexit)"),
+        (r"\bos\s*\.\s*_exit\b|\bos\s*\.\s*kill\b|\bsignal\s*\.\s*signal\b",
+         "ends or signals the process itself"),
+        (r"\bsys\s*\.\s*(exit|excepthook)\s*=|builtins\s*\.\s*(exit|quit)\s*=",
+         "overrides sys.exit or the interpreter's exit paths"),
+        (r"\bsys\s*\.\s*modules\b|\bsys\s*\.\s*meta_path\b|\bsys\s*\.\s*path_hooks\b"
+         r"|\bsys\s*\.\s*settrace\b|\bsys\s*\.\s*setprofile\b|\bsys\s*\.\s*addaudithook\b",
+         "rewires the import system or traces the interpreter"),
+        (r"/proc/self|/proc/\d|/proc/\{", "reads the process's own /proc entries"),
+        (r"ARENA_\w*", "reads the harness's $ARENA_ variables"),
+        (r"/workspace\b|\.arena\b|\.patch\b", "reads the harness's own files"),
+        (r"junit|\.xml\b", "mentions JUnit/XML result files"),
+        (r"entry_points|importlib\s*\.\s*metadata|pkg_resources",
+         "looks up installed entry points"),
+        (r"\b(exec|eval|compile)\s*\(|__import__\s*\(|importlib\s*\.\s*import_module"
+         r"|\bgetattr\s*\(\s*__builtins__",
+         "runs dynamically built code (could hide any of the above)"),
+        (r"\b(b64decode|b32decode|a85decode|fromhex|rot.?13|codecs\s*\.\s*decode"
+         r"|zlib\s*\.\s*decompress|marshal\s*\.\s*loads)\b",
+         "decodes hidden data or code"),
+        (r"\bconftest\b|\bsitecustomize\b|\busercustomize\b|\.pth\b",
+         "mentions files that change how Python or pytest start"),
+        (r"\b(subprocess|os\s*\.\s*(system|popen|fork|spawn\w*|exec\w*))\b",
+         "starts other processes"),
+    )
+)
+#: Writes to the task's test paths: checked against the protected paths of the task.
+_PATH_LITERAL = re.compile(r"""["']([^"'\s]{1,200})["']""")
+#: Flags per patch: enough to show the pattern, never a wall of text.
+MAX_FLAGS = 50
+
+
+@dataclass(frozen=True)
+class _Added:
+    path: str
+    line: int
+    text: str
+
+
+def review_flags(patch: Patch, *, protected: ProtectedPaths) -> list[ReviewFlag]:
+    """Every added line of ``patch`` (outside the task's protected test files) that reaches
+    into test machinery, as :class:`ReviewFlag` records (at most :data:`MAX_FLAGS`)."""
+    flags: list[ReviewFlag] = []
+    seen: set[tuple[str, int, str]] = set()
+    for added in _added_lines(patch, protected=protected):
+        text = unicodedata.normalize("NFKC", added.text)
+        reasons = [reason for pattern, reason in _RULES if pattern.search(text)]
+        for literal in _PATH_LITERAL.findall(text):
+            candidate = literal.removeprefix("./").lstrip("/")
+            if "/" in candidate and protected.rule_for(candidate) is not None:
+                reasons.append(f"names a protected test path ({literal})")
+            elif candidate.startswith(("tests/", "test/")) or "/tests/" in candidate:
+                reasons.append(f"names a test path ({literal})")
+        for reason in reasons:
+            key = (added.path, added.line, reason)
+            if key in seen:
+                continue
+            seen.add(key)
+            flags.append(ReviewFlag(file=added.path, line=added.line, reason=reason))
+            if len(flags) >= MAX_FLAGS:
+                return flags
+    return flags
+
+
+def _added_lines(patch: Patch, *, protected: ProtectedPaths) -> list[_Added]:
+    lines: list[_Added] = []
+    for file in patch.files:
+        path = file.path
+        if file.new_path is None or protected.rule_for(path) is not None:
+            # Deletions add nothing; protected files are refused before anything runs.
+            continue
+        for hunk in file.hunks:
+            new_line = hunk.new_start
+            for body in hunk.lines:
+                marker, text = body[:1], body[1:]
+                if marker == "+":
+                    lines.append(_Added(path=path, line=new_line, text=text))
+                    new_line += 1
+                elif marker == " ":
+                    new_line += 1
+    return lines

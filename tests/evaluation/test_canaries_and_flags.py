@@ -1,0 +1,158 @@
+"""Canary verdicts, review flags from patch text, and protection of look-alike paths (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena_bot.evaluation.flags import review_flags
+from arena_bot.evaluation.harness import check_protected, plan_canaries
+from arena_bot.evaluation.junit import JUnitReport
+from arena_bot.evaluation.verdict import Canaries, decide
+from arena_bot.models.evaluation import TestCaseResult
+from arena_bot.patches import ProtectedPaths, parse_patch
+
+CANARIES = Canaries(must_pass="test_aaa111", must_fail="test_bbb222")
+PROTECTED = ProtectedPaths(patterns=("tests/*", "**/conftest.py", "conftest.py"),
+                           exact=frozenset({"tests/test_feature.py"}))
+
+
+def run(*cases: tuple[str, str], exit_code: int = 1) -> tuple[str, str | None]:
+    report = JUnitReport(cases=[
+        TestCaseResult(name=f"tests.test_feature::{name}", outcome=outcome)  # type: ignore[arg-type]
+        for name, outcome in cases
+    ])
+    verdict = decide(apply_status="clean", tests_patch_applied=True, setup_exit=None,
+                     exit_code=exit_code, timed_out=False, oom_killed=False, report=report,
+                     canaries=CANARIES)
+    return verdict.status, verdict.reason
+
+
+def test_honest_pass_with_canaries_passes() -> None:
+    assert run(("test_x", "passed"), ("test_aaa111", "passed"), ("test_bbb222", "failed")) == (
+        "passed", None)
+
+
+def test_failing_canary_reported_passed_is_tampered() -> None:
+    status, reason = run(("test_x", "passed"), ("test_aaa111", "passed"),
+                         ("test_bbb222", "passed"), exit_code=0)
+    assert status == "tampered" and "must fail" in (reason or "")
+
+
+def test_forgery_counts_even_next_to_real_failures() -> None:
+    status, _ = run(("test_x", "failed"), ("test_aaa111", "passed"), ("test_bbb222", "passed"))
+    assert status == "tampered"
+
+
+def test_missing_canaries_with_an_all_pass_report_is_tampered() -> None:
+    status, reason = run(("test_x", "passed"), ("test_y", "passed"), exit_code=0)
+    assert status == "tampered" and "missing" in (reason or "")
+
+
+def test_missing_canaries_next_to_a_collection_error_is_an_honest_failure() -> None:
+    assert run(("tests.test_feature", "error"))[0] == "failed"
+
+
+def test_a_skipped_test_of_the_feature_fails_the_feature() -> None:
+    report = JUnitReport(cases=[
+        TestCaseResult(name="tests.test_feature::test_new", outcome="skipped"),
+        TestCaseResult(name="tests.test_old::test_old", outcome="passed"),
+        TestCaseResult(name="tests.test_old::test_old_skip", outcome="skipped"),
+    ])
+    common = {"apply_status": "clean", "tests_patch_applied": True, "setup_exit": None,
+              "exit_code": 0, "timed_out": False, "oom_killed": False, "report": report}
+    verdict = decide(**common, feature_modules=frozenset({"test_feature"}))  # type: ignore[arg-type]
+    assert verdict.status == "failed" and "skipped" in (verdict.reason or "")
+    # Skips elsewhere (platform-dependent old tests) are none of the feature's business.
+    assert decide(**common, feature_modules=frozenset({"test_other"})).passed  # type: ignore[arg-type]
+
+
+def test_exit_status_zero_with_a_failed_canary_is_tampered() -> None:
+    status, reason = run(("test_x", "passed"), ("test_aaa111", "passed"),
+                         ("test_bbb222", "failed"), exit_code=0)
+    assert status == "tampered" and "exit" in (reason or "")
+
+
+def test_canary_names_are_fresh_and_go_into_the_feature_test_file() -> None:
+    tests_patch = (
+        "diff --git a/tests/test_feature.py b/tests/test_feature.py\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/tests/test_feature.py\n@@ -0,0 +1 @@\n+def test_x(): pass\n"
+    )
+    first, second = plan_canaries(tests_patch), plan_canaries(tests_patch)
+    assert first is not None and second is not None
+    assert first.target == "tests/test_feature.py"
+    assert first.canaries != second.canaries
+    assert "canary" not in first.snippet  # nothing marks them as the harness's
+    assert plan_canaries("diff --git a/data.txt b/data.txt\n") is None
+
+
+def patch_adding(path: str, *lines: str) -> str:
+    body = "".join(f"+{line}\n" for line in lines)
+    return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n"
+            f"+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n{body}")
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("import atexit", "atexit"),
+        ("import _pytest.reports", "pytest internals"),
+        ("config.pluginmanager.register(x)", "plugin machinery"),
+        ("os._exit(0)", "ends or signals"),
+        ("sys.exit = lambda *a: None", "sys.exit"),
+        ("sys.modules['pytest'] = fake", "import system"),
+        ("open('/proc/self/cmdline')", "/proc"),
+        ("path = os.environ['ARENA_JUNIT']", "$ARENA_"),
+        ("open('tests/test_feature.py', 'w')", "protected test path"),
+        ("exec(base64.b64decode(blob))", "dynamically built code"),
+        ("raise unittest.SkipTest('later')", "skips or fails tests"),
+    ],
+)
+def test_patch_lines_reaching_into_test_machinery_are_flagged(line: str, words: str) -> None:
+    patch = parse_patch(patch_adding("pkg/mod.py", "x = 1", line))
+    flags = review_flags(patch, protected=PROTECTED)
+    assert flags, line
+    assert any(words in flag.reason for flag in flags), [f.reason for f in flags]
+    assert all(flag.file == "pkg/mod.py" and flag.line == 2 for flag in flags)
+
+
+def test_plain_feature_code_is_not_flagged() -> None:
+    patch = parse_patch(patch_adding(
+        "pkg/slug.py", "def slugify(text, max_length=None):",
+        "    words = text.lower().split()", "    return '-'.join(words)[:max_length]"))
+    assert review_flags(patch, protected=PROTECTED) == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pytest.toml", ".pytest.toml", "sub/pytest.toml", "evil-1.0.dist-info/entry_points.txt",
+        "evil.egg-info/entry_points.txt", "evil.pth", "sitecustomize.py", "pkg/usercustomize.py",
+        ".gitattributes", "t\u0435sts/test_new.py", "TESTS/test_new.py", "\uff43onftest.py",
+        "tests/sub/test_deep.py", "\u0441onftest.py",
+    ],
+)
+def test_protected_and_look_alike_paths_are_refused(path: str) -> None:
+    reason = check_protected(patch_adding(path, "x = 1"), PROTECTED)
+    assert reason is not None and "protected" in reason, path
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['[tool."\\u0070ytest".ini_options]', "[tool.'\\U00000070ytest']", "addopts = -p evil"],
+)
+def test_pytest_settings_in_pyproject_are_refused_even_escaped(line: str) -> None:
+    assert check_protected(patch_adding("pyproject.toml", line), PROTECTED) is not None
+
+
+def test_dependency_edits_in_pyproject_are_allowed() -> None:
+    assert check_protected(
+        patch_adding("pyproject.toml", "[project]", 'dependencies = ["requests"]'), PROTECTED
+    ) is None
+
+
+def test_a_patch_the_parser_refuses_is_never_run() -> None:
+    symlink = ("diff --git a/link.py b/link.py\nnew file mode 120000\n--- /dev/null\n"
+               "+++ b/link.py\n@@ -0,0 +1 @@\n+tests/test_feature.py\n"
+               "\\ No newline at end of file\n")
+    reason = check_protected(symlink, PROTECTED)
+    assert reason is not None and reason.startswith("the patch is refused")

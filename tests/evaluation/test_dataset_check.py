@@ -1,0 +1,97 @@
+"""``arena dataset check``: expected test ids recorded from gold and bare runs (real Docker),
+and the verdict that requires them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena_bot.cli import main
+from arena_bot.dataset import TaskFolder, load_task
+from arena_bot.evaluation.junit import JUnitReport
+from arena_bot.evaluation.verdict import decide
+from arena_bot.models.evaluation import TestCaseResult
+from arena_bot.models.task import ExpectedTests
+
+
+def invoke(root: Path, *args: str, base_image: str):
+    env = {"ARENA_CACHE": str(root / ".arena"), "ARENA_BASE_IMAGE": base_image}
+    return CliRunner().invoke(main, ["--root", str(root), *args], env=env)
+
+
+@pytest.fixture
+def root_with_task(tmp_path: Path, fixture_task: TaskFolder) -> Path:
+    root = tmp_path / "root"
+    shutil.copytree(fixture_task.root, root / "dataset" / fixture_task.id)
+    return root
+
+
+@pytest.mark.docker
+def test_check_records_fail_to_pass_and_pass_to_pass(root_with_task: Path, base_image) -> None:
+    done = invoke(root_with_task, "dataset", "check", "calc-fixture", base_image=base_image)
+    assert done.exit_code == 0, done.output
+    task = load_task(root_with_task / "dataset" / "calc-fixture")
+    for feature_id in task.spec.feature_ids():
+        recorded = ExpectedTests.model_validate_json(
+            task.feature(feature_id).expected_tests.read_text())
+        assert recorded.fail_to_pass, done.output
+        assert not recorded.flaky
+        assert all("::" in name for name in recorded.fail_to_pass + recorded.pass_to_pass)
+
+
+@pytest.mark.docker
+def test_check_reports_a_failing_gold_patch_and_records_nothing(
+    root_with_task: Path, base_image
+) -> None:
+    gold = root_with_task / "dataset" / "calc-fixture" / "feature1" / "feature.patch"
+    gold.write_text(gold.read_text().replace("return a", "return -a"))
+    done = invoke(root_with_task, "dataset", "check", "calc-fixture", base_image=base_image)
+    assert done.exit_code == 1
+    assert "gold patch run 1 did not pass" in done.output
+    assert "Traceback" not in done.output
+    assert not (gold.parent / "expected_tests.json").exists()
+
+
+def test_a_damaged_expected_file_is_a_clear_error(root_with_task: Path) -> None:
+    from arena_bot.errors import DatasetError
+    from arena_bot.evaluation.harness import load_expected_tests
+
+    task = load_task(root_with_task / "dataset" / "calc-fixture")
+    task.feature(1).expected_tests.write_text("{not json")
+    with pytest.raises(DatasetError) as caught:
+        load_expected_tests(task, 1)
+    assert "arena dataset check" in caught.value.message
+
+
+def _decide(cases: dict[str, str], expected: ExpectedTests):
+    report = JUnitReport(cases=[TestCaseResult(name=n, outcome=o)  # type: ignore[arg-type]
+                                for n, o in cases.items()])
+    return decide(apply_status="clean", tests_patch_applied=True, setup_exit=None,
+                  exit_code=0, timed_out=False, oom_killed=False, report=report,
+                  expected=expected)
+
+
+def test_every_expected_id_must_be_present_and_passed() -> None:
+    expected = ExpectedTests(fail_to_pass=["t.test_a::test_new"],
+                             pass_to_pass=["t.test_b::test_old"])
+    assert _decide({"t.test_a::test_new": "passed", "t.test_b::test_old": "passed"},
+                   expected).passed
+    missing = _decide({"t.test_b::test_old": "passed", "t.test_c::test_x": "passed"}, expected)
+    assert missing.status == "failed" and "missing" in (missing.reason or "")
+    skipped = _decide({"t.test_a::test_new": "passed", "t.test_b::test_old": "skipped"},
+                      expected)
+    assert skipped.status == "failed" and "did not pass" in (skipped.reason or "")
+
+
+def test_sample_tasks_have_recorded_ids() -> None:
+    root = Path(__file__).resolve().parents[2] / "dataset"
+    for folder in sorted(p for p in root.iterdir() if (p / "task.yaml").exists()):
+        task = load_task(folder)
+        for feature_id in task.spec.feature_ids():
+            path = task.feature(feature_id).expected_tests
+            assert path.is_file(), f"run `arena dataset check {task.id}`"
+            assert json.loads(path.read_text())["fail_to_pass"]
