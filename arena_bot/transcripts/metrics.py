@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ class Clock:
         """Take an ISO-8601 string or epoch number; ignore anything unparseable."""
         when: datetime | None = None
         if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-            when = datetime.fromtimestamp(float(stamp), tz=timezone.utc)
+            when = datetime.fromtimestamp(float(stamp), tz=UTC)
         elif isinstance(stamp, str):
             try:
                 when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
@@ -58,7 +58,7 @@ class Clock:
             return
         # Compare everything in naive UTC; a stamp without zone is taken as UTC.
         if when.tzinfo is not None:
-            when = when.astimezone(timezone.utc).replace(tzinfo=None)
+            when = when.astimezone(UTC).replace(tzinfo=None)
         if self.first is None or when < self.first:
             self.first = when
         if self.last is None or when > self.last:
