@@ -10,11 +10,13 @@ from pathlib import Path
 
 from arena_bot.errors import InputError
 from arena_bot.transcripts.claude_code import read_claude_code
+from arena_bot.transcripts.codex import read_codex
 from arena_bot.transcripts.generic import read_generic
 from arena_bot.transcripts.metrics import TranscriptMetrics
 
 READERS: dict[str, Callable[[Path], TranscriptMetrics]] = {
     "claude-code": read_claude_code,
+    "codex": read_codex,
     "generic": read_generic,
 }
 
