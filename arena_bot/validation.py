@@ -32,6 +32,7 @@ from arena_bot.patches import (
     unquote_git_name,
 )
 from arena_bot.submissions import SUBMISSION_FILE
+from arena_bot.verification import verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 
 Severity = Literal["error", "warning"]
@@ -426,6 +427,8 @@ class _SubmissionCheck:
                 referenced.update(run.patches)
                 if run.trajectory:
                     referenced.add(run.trajectory)
+                if run.transcript:
+                    referenced.add(run.transcript.file)
         self.check_folder_contents(referenced=referenced, spec_loaded=spec is not None)
         if spec is None:
             return
@@ -555,6 +558,16 @@ class _SubmissionCheck:
                     hint="list only files the patch adds",
                 )
         self.check_plausibility(run=run, index=index)
+        if run.transcript:
+            for finding in verify_run(run=run, folder=self.folder):
+                self.add(
+                    finding.code,
+                    finding.message,
+                    severity=finding.severity,
+                    path=finding.path,
+                    line=finding.line or self.line("runs", index, "transcript"),
+                    hint=finding.hint,
+                )
 
     def check_new_test_files(self, *, patch: Patch, name: str) -> None:
         """Warn about new files pytest would collect: importing them can patch the code

@@ -75,6 +75,16 @@ class Tokens(StrictModel):
         return self
 
 
+TranscriptFormat = Literal["claude-code", "codex", "generic"]
+
+
+class Transcript(StrictModel):
+    """The agent's own session log, stored in the folder; validation recomputes metrics from it."""
+
+    file: LocalFile
+    format: TranscriptFormat
+
+
 class Run(StrictModel):
     """One attempt of the tool on the task, with its metrics and its patch(es)."""
 
@@ -92,6 +102,8 @@ class Run(StrictModel):
     patches: Annotated[list[LocalFile], Field(min_length=1, max_length=2)]
     final_answer: Annotated[str, StringConstraints(max_length=20_000)] | None = None
     trajectory: LocalFile | None = None
+    #: When given, the run's figures are checked against the transcript ("verified metrics").
+    transcript: Transcript | None = None
 
 
 class Submission(StrictModel):

@@ -1,0 +1,35 @@
+"""Importers that recompute an agent run's metrics from its own transcript.
+
+One module per transcript format; :func:`read_transcript` dispatches on the format name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from arena_bot.errors import InputError
+from arena_bot.transcripts.claude_code import read_claude_code
+from arena_bot.transcripts.codex import read_codex
+from arena_bot.transcripts.generic import read_generic
+from arena_bot.transcripts.metrics import TranscriptMetrics
+
+READERS: dict[str, Callable[[Path], TranscriptMetrics]] = {
+    "claude-code": read_claude_code,
+    "codex": read_codex,
+    "generic": read_generic,
+}
+
+
+def read_transcript(*, path: Path, format_name: str) -> TranscriptMetrics:
+    """Read ``path`` as a transcript of ``format_name`` and return the recomputed metrics."""
+    reader = READERS.get(format_name)
+    if reader is None:
+        known = ", ".join(sorted(READERS))
+        raise InputError(
+            f"unknown transcript format {format_name!r}", path=path, hint=f"use one of: {known}"
+        )
+    return reader(path)
+
+
+__all__ = ["READERS", "TranscriptMetrics", "read_transcript"]

@@ -1,0 +1,70 @@
+"""Claude Code session transcripts (``~/.claude/projects/<dir>/<session>.jsonl``).
+
+Each line is one event: ``type`` ``user``/``assistant``/``summary``/..., with ``uuid``,
+``timestamp``, ``isSidechain`` (sub-agent turns, which are counted too) and for assistant
+lines a ``message`` in Anthropic Messages API shape (``id``, ``model``, ``content`` blocks,
+``usage``). A streamed reply is written as one line per content block, each repeating the same
+``message.id`` and the same ``usage``: usage is counted once per message id. A resumed session
+replays earlier lines with the same ``uuid``: those are skipped so history is not doubled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
+
+
+def read_claude_code(path: Path) -> TranscriptMetrics:
+    """Recompute the metrics of one Claude Code session JSONL file."""
+    metrics = TranscriptMetrics()
+    clock = Clock()
+    seen_uuids: set[str] = set()
+    usage_by_message: dict[str, dict[str, int]] = {}
+    tool_ids: set[str] = set()
+    for number, event in read_json_lines(path):
+        uuid = event.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in seen_uuids:
+                continue
+            seen_uuids.add(uuid)
+        metrics.first_line = metrics.first_line or number
+        metrics.last_line = number
+        clock.see(event.get("timestamp"))
+        if event.get("type") != "assistant":
+            continue
+        message = event.get("message")
+        if not isinstance(message, dict):
+            continue
+        if message.get("model") != "<synthetic>":
+            metrics.add_model(message.get("model"))
+        message_id = str(message.get("id") or f"line-{number}")
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            # Later blocks of a streamed message carry the final usage; keep the largest.
+            figures = {
+                "input": as_int(usage.get("input_tokens")),
+                "output": as_int(usage.get("output_tokens")),
+                "read": as_int(usage.get("cache_read_input_tokens")),
+                "write": as_int(usage.get("cache_creation_input_tokens")),
+            }
+            previous = usage_by_message.get(message_id, {})
+            usage_by_message[message_id] = {
+                key: max(value, previous.get(key, 0)) for key, value in figures.items()
+            }
+        elif message_id not in usage_by_message:
+            usage_by_message[message_id] = {}
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
+    for figures in usage_by_message.values():
+        metrics.prompt_tokens += figures.get("input", 0)
+        metrics.completion_tokens += figures.get("output", 0)
+        metrics.cache_read_tokens += figures.get("read", 0)
+        metrics.cache_write_tokens += figures.get("write", 0)
+    metrics.iterations = len(usage_by_message)
+    metrics.tool_calls = len(tool_ids)
+    metrics.wall_clock_seconds = clock.seconds()
+    return metrics

@@ -1,0 +1,69 @@
+"""Codex CLI rollout transcripts (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+
+Each line is ``{"timestamp", "type", "payload"}``. ``turn_context`` payloads name the
+``model``; ``response_item`` payloads of type ``function_call``, ``custom_tool_call``,
+``local_shell_call`` or ``web_search_call`` are tool calls; ``event_msg`` payloads of type
+``token_count`` carry ``info.total_token_usage``, a running total (``input_tokens`` includes
+``cached_input_tokens``; ``reasoning_output_tokens`` are billed as output). The last total is
+the session's usage, so a resumed session that replays earlier totals does not double it.
+Codex reports no cache-write figure (OpenAI caching has no write charge).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
+
+TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
+
+
+def read_codex(path: Path) -> TranscriptMetrics:
+    """Recompute the metrics of one Codex CLI rollout file."""
+    metrics = TranscriptMetrics()
+    clock = Clock()
+    totals: dict[str, int] = {}
+    seen_totals: set[tuple[int, ...]] = set()
+    tool_ids: set[str] = set()
+    for number, event in read_json_lines(path):
+        metrics.first_line = metrics.first_line or number
+        metrics.last_line = number
+        clock.see(event.get("timestamp"))
+        payload = event.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        kind = event.get("type")
+        if kind == "turn_context":
+            model = payload.get("model")
+            metrics.add_model(model if isinstance(model, str) else None)
+        elif kind == "response_item" and payload.get("type") in TOOL_ITEMS:
+            tool_ids.add(str(payload.get("call_id") or payload.get("id") or f"line-{number}"))
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            info = payload.get("info")
+            usage = info.get("total_token_usage") if isinstance(info, dict) else None
+            if not isinstance(usage, dict):
+                continue
+            figures = {
+                key: as_int(usage.get(key))
+                for key in (
+                    "input_tokens",
+                    "cached_input_tokens",
+                    "output_tokens",
+                    "reasoning_output_tokens",
+                )
+            }
+            # Each new running total is one model call; repeats (resume, rate-limit pings)
+            # are not.
+            seen_totals.add(tuple(figures.values()))
+            if sum(figures.values()) >= sum(totals.values()):
+                totals = figures
+    cached = totals.get("cached_input_tokens", 0)
+    metrics.prompt_tokens = max(totals.get("input_tokens", 0) - cached, 0)
+    metrics.cache_read_tokens = cached
+    metrics.completion_tokens = totals.get("output_tokens", 0) + totals.get(
+        "reasoning_output_tokens", 0
+    )
+    metrics.iterations = len(seen_totals)
+    metrics.tool_calls = len(tool_ids)
+    metrics.wall_clock_seconds = clock.seconds()
+    return metrics

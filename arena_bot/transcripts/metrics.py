@@ -1,0 +1,120 @@
+"""Typed metrics read from a transcript, and the bounded line reader every importer shares."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from arena_bot.errors import InputError
+
+# One transcript line larger than this is refused: a real event is far smaller, and reading an
+# unbounded line would defeat the line-by-line, bounded-memory design.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+@dataclass
+class TranscriptMetrics:
+    """Figures recomputed from a transcript, never taken from what a submitter reported."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    tool_calls: int = 0
+    iterations: int = 0
+    wall_clock_seconds: float = 0.0
+    models: list[str] = field(default_factory=list)
+    first_line: int = 0
+    last_line: int = 0
+
+    def add_model(self, name: str | None) -> None:
+        """Record a model name once, in order of first use."""
+        if name and name not in self.models:
+            self.models.append(name)
+
+
+class Clock:
+    """Tracks the earliest and latest timestamp seen, for wall-clock time."""
+
+    def __init__(self) -> None:
+        self.first: datetime | None = None
+        self.last: datetime | None = None
+
+    def see(self, stamp: object) -> None:
+        """Take an ISO-8601 string or epoch number; ignore anything unparseable."""
+        when: datetime | None = None
+        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+            when = datetime.fromtimestamp(float(stamp), tz=UTC)
+        elif isinstance(stamp, str):
+            try:
+                when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+            except ValueError:
+                return
+        if when is None:
+            return
+        # Compare everything in naive UTC; a stamp without zone is taken as UTC.
+        if when.tzinfo is not None:
+            when = when.astimezone(UTC).replace(tzinfo=None)
+        if self.first is None or when < self.first:
+            self.first = when
+        if self.last is None or when > self.last:
+            self.last = when
+
+    def seconds(self) -> float:
+        """Elapsed seconds between the first and last timestamp (0 when fewer than two)."""
+        if self.first is None or self.last is None:
+            return 0.0
+        return (self.last - self.first).total_seconds()
+
+
+def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank JSONL line, one at a time.
+
+    A line that is not a JSON object, too long, or cut off gives an :class:`InputError` naming
+    the file and line.
+    """
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read transcript: {exc.strerror}", path=path) from exc
+    with handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise InputError(
+                    f"line longer than {MAX_LINE_BYTES} bytes",
+                    path=path,
+                    line=number,
+                    hint="the transcript is corrupt or not a JSONL transcript",
+                )
+            text = raw.strip()
+            if not text:
+                continue
+            try:
+                value = json.loads(text)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                truncated = not raw.endswith(b"\n")
+                what = "truncated JSON (file cut off?)" if truncated else f"invalid JSON: {exc}"
+                raise InputError(
+                    what, path=path, line=number, hint="store the complete transcript file"
+                ) from exc
+            if not isinstance(value, dict):
+                raise InputError("expected a JSON object on each line", path=path, line=number)
+            yield number, value
+
+
+def as_int(value: object) -> int:
+    """A token count as an int; anything else counts as zero."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, (int, float)):
+        return int(value)
+    return 0

@@ -1,0 +1,85 @@
+"""Verified metrics: a run's reported figures are checked against its stored transcript."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from test_validation import (  # the shared demo task and submission writers
+    _check,
+    root,
+    task_template,
+    valid_data,
+    write_submission,
+)
+
+from arena_bot.models.submission import Run
+from arena_bot.verification import is_verified, verify_run
+
+__all__ = ["root", "task_template"]  # pytest fixtures re-used from test_validation
+
+
+def _generic_transcript() -> str:
+    """A generic-format transcript agreeing with ``valid_data()``'s run: 52,000 tokens of which
+    40,000 prompt (1,000 cached) and 12,000 completion, 25 tool calls, 3 turns, 240 s."""
+    lines = [{"type": "session_start", "timestamp": 1_700_000_000}]
+    calls = [(13000, 4000, 1000), (13000, 4000, 0), (13000, 4000, 0)]
+    for turn, (prompt, completion, cached) in enumerate(calls):
+        lines.append(
+            {
+                "type": "llm_call",
+                "model": "gpt-4o",
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "cache_read_tokens": cached,
+                "timestamp": 1_700_000_010 + turn * 60,
+            }
+        )
+    lines += [{"type": "tool_call", "name": "shell", "timestamp": 1_700_000_100}] * 25
+    lines.append({"type": "session_end", "timestamp": 1_700_000_240})
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
+def _with_transcript(data: dict, **changes: object) -> dict:
+    run = data["runs"][0]
+    run["transcript"] = {"file": "run-1.jsonl", "format": "generic"}
+    run.update(changes)
+    return data
+
+
+def test_agreeing_transcript_verifies(root: Path) -> None:
+    data = _with_transcript(valid_data())
+    folder = write_submission(root, data=data)
+    (folder / "run-1.jsonl").write_text(_generic_transcript())
+    assert _check(folder, root) == []
+    run = Run.model_validate(yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0])
+    assert is_verified(run=run, folder=folder)
+
+
+def test_tokens_ten_times_too_low_are_flagged_with_the_transcript_figure(root: Path) -> None:
+    data = _with_transcript(valid_data())
+    data["runs"][0]["tokens"] = {"total": 5200, "prompt": 4000, "completion": 1200, "cached": 100}
+    folder = write_submission(root, data=data)
+    (folder / "run-1.jsonl").write_text(_generic_transcript())
+    errors = [d for d in _check(folder, root) if d.code == "metric-mismatch"]
+    messages = " | ".join(d.message for d in errors)
+    assert "reported tokens.total = 5,200 but the transcript (lines 1-30) gives 52,000" in messages
+    assert "tokens.prompt" in messages and "tokens.completion" in messages
+    assert all(d.path == folder / "run-1.jsonl" for d in errors)
+
+
+def test_missing_and_broken_transcripts_are_errors_not_tracebacks(root: Path) -> None:
+    folder = write_submission(root, data=_with_transcript(valid_data()))
+    assert "missing-transcript" in {d.code for d in _check(folder, root)}
+    (folder / "run-1.jsonl").write_text('{"type": "llm_call", "prompt_tok')
+    found = [d for d in _check(folder, root) if d.code == "bad-transcript"]
+    assert found and found[0].line == 1 and "truncated" in found[0].message
+
+
+def test_run_without_transcript_is_self_reported(tmp_path: Path) -> None:
+    run = Run.model_validate(
+        {**valid_data()["runs"][0], "execution_time": 240.0, "estimated_cost": 0.21}
+    )
+    assert verify_run(run=run, folder=tmp_path) == []
+    assert not is_verified(run=run, folder=tmp_path)
