@@ -26,9 +26,12 @@ import hashlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 #: Bump when the meaning of a stored value changes; an index of another version is rebuilt.
 INDEX_VERSION = 1
@@ -47,6 +50,9 @@ CREATE TABLE IF NOT EXISTS memo (
 """
 
 Signature = tuple[int, int, int]
+M = TypeVar("M", bound=BaseModel)
+#: Files bigger than this are never cached models (the formats' own caps are smaller).
+_MAX_CACHED_BYTES = 1024 * 1024
 
 
 def signature(stat: os.stat_result) -> Signature:
@@ -64,35 +70,55 @@ class Index:
     """File digests and content-keyed values, backed by SQLite (or by memory alone).
 
     ``Index(None)`` keeps everything in memory for one run: the same API, nothing stored.
-    Use :func:`open_index` to get one backed by ``.arena/index.sqlite``.
+    Use :func:`open_index` to get one backed by ``.arena/index.sqlite``. Stored rows are read
+    one by one as they are asked for (a PR's three submissions do not load a 50,000-row
+    index); what a run learns is kept in memory and written by :meth:`close`.
     """
 
     path: Path | None
-    _files: dict[str, tuple[Signature, str]] = field(default_factory=dict)
-    _memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    _db: sqlite3.Connection | None = None
     _new_files: dict[str, tuple[Signature, str]] = field(default_factory=dict)
     _new_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    _preloaded: dict[str, tuple[Signature, str]] = field(default_factory=dict)
+    _preloaded_roots: list[str] = field(default_factory=list)
     hits: int = 0
     misses: int = 0
+    #: :func:`code_fingerprint`, computed once per run.
+    fingerprint: str | None = None
 
     def __post_init__(self) -> None:
         if self.path is not None:
-            self._load()
+            self._open()
 
     # -- files -----------------------------------------------------------------------------
 
     def file_digest(self, path: Path, stat: os.stat_result | None = None) -> str:
         """sha256 of ``path``'s bytes, read only when its stat signature is new."""
-        key = os.fspath(path)
+        key = os.path.abspath(path)
         current = signature(stat or path.stat())
-        known = self._files.get(key)
+        known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             self.hits += 1
             return known[1]
         self.misses += 1
         digest = sha256_file(path)
-        self._files[key] = self._new_files[key] = (current, digest)
+        self._new_files[key] = (current, digest)
         return digest
+
+    def preload(self, *roots: Path) -> None:
+        """Read at once every stored file row under ``roots`` (a whole-board run asks for
+        nearly all of them; one range scan beats a query per file)."""
+        if self._db is None:
+            return
+        for root in roots:
+            prefix = os.path.abspath(root)
+            rows = self._read_all(
+                "SELECT path, size, mtime_ns, inode, sha256 FROM files "
+                "WHERE path > ? AND path < ?", f"{prefix}/", f"{prefix}0",
+            )
+            for path, size, mtime_ns, inode, digest in rows:
+                self._preloaded[path] = ((size, mtime_ns, inode), digest)
+            self._preloaded_roots.append(f"{prefix}/")
 
     # -- memo ------------------------------------------------------------------------------
 
@@ -102,20 +128,36 @@ class Index:
         ``key`` must be derived from content hashes (never from paths or times), so that a
         stored value is always the value ``compute`` would return now.
         """
-        slot = (namespace, key)
-        value = self._memo.get(slot)
-        if value is not None:
-            self.hits += 1
-            return value
-        self.misses += 1
-        value = compute()
-        self._memo[slot] = self._new_memo[slot] = value
+        value = self.lookup(namespace, key)
+        if value is None:
+            value = compute()
+            self.store(namespace, key, value)
         return value
+
+    def lookup(self, namespace: str, key: str) -> bytes | None:
+        """The value stored for ``(namespace, key)``, or ``None`` (see :meth:`memo`)."""
+        value = self._new_memo.get((namespace, key))
+        if value is None:
+            value = self._stored_memo(namespace, key)
+        if value is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return value
+
+    def store(self, namespace: str, key: str, value: bytes) -> None:
+        """Remember ``value``; ``key`` must be derived from content hashes (see :meth:`memo`)."""
+        self._new_memo[(namespace, key)] = value
 
     # -- storage ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Write what this run learnt, in one transaction (atomic against a kill)."""
+        """Write what this run learnt, in one transaction (atomic against a kill).
+
+        Values computed by another version of the bot (a different :func:`code_fingerprint`)
+        can never be asked for again: they are dropped in the same transaction.
+        """
+        self._close_reader()
         if self.path is None or not (self._new_files or self._new_memo):
             return
         try:
@@ -127,37 +169,86 @@ class Index:
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
                     [(p, *sig, digest) for p, (sig, digest) in self._new_files.items()],
                 )
+                if self.fingerprint is not None:
+                    db.execute(
+                        "DELETE FROM memo WHERE key LIKE '%:%' AND substr(key, 1, ?) != ?",
+                        (len(self.fingerprint) + 1, f"{self.fingerprint}:"),
+                    )
                 db.executemany(
                     "INSERT OR REPLACE INTO memo VALUES (?, ?, ?)",
                     [(ns, key, value) for (ns, key), value in self._new_memo.items()],
                 )
-        except sqlite3.Error:
+        except (sqlite3.Error, OSError):
             # The index only saves time; a store that cannot be written is dropped so the
             # next run starts clean, and this run's results stand.
             _discard(self.path)
         self._new_files.clear()
         self._new_memo.clear()
 
-    def _load(self) -> None:
+    def abandon(self) -> None:
+        """Forget what this run learnt and release the stored index (nothing is written)."""
+        self._close_reader()
+        self._new_files.clear()
+        self._new_memo.clear()
+
+    def _open(self) -> None:
         assert self.path is not None
         try:
-            with _transaction(self.path) as db:
-                version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-                if version is None or version[0] != str(INDEX_VERSION):
-                    db.executescript("DELETE FROM files; DELETE FROM memo;")
-                    db.execute(
-                        "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
-                    )
-                    return
-                for path, size, mtime_ns, inode, digest in db.execute("SELECT * FROM files"):
-                    self._files[path] = ((size, mtime_ns, inode), digest)
-                for namespace, key, value in db.execute("SELECT * FROM memo"):
-                    self._memo[(namespace, key)] = bytes(value)
-        except sqlite3.Error:
-            # Corrupt, truncated or not an index at all: rebuild from the files.
+            db = _connect(self.path)
+            version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if version is not None and version[0] == str(INDEX_VERSION):
+                self._db = db
+                return
+            with db:
+                db.executescript("DELETE FROM files; DELETE FROM memo;")
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
+                )
+            db.close()
+        except (sqlite3.Error, OSError):
+            # Corrupt, truncated, unreadable or not an index at all: rebuild from the files.
+            self._close_reader()
             _discard(self.path)
-            self._files.clear()
-            self._memo.clear()
+
+    def _stored_file(self, key: str) -> tuple[Signature, str] | None:
+        known = self._preloaded.get(key)
+        if known is not None or any(key.startswith(r) for r in self._preloaded_roots):
+            return known
+        row = self._read("SELECT size, mtime_ns, inode, sha256 FROM files WHERE path = ?", key)
+        return ((row[0], row[1], row[2]), row[3]) if row is not None else None
+
+    def _stored_memo(self, namespace: str, key: str) -> bytes | None:
+        row = self._read("SELECT value FROM memo WHERE namespace = ? AND key = ?", namespace, key)
+        return bytes(row[0]) if row is not None else None
+
+    def _read_all(self, query: str, *args: str) -> list[tuple[Any, ...]]:
+        if self._db is None:
+            return []
+        try:
+            return self._db.execute(query, args).fetchall()
+        except sqlite3.Error:
+            self._close_reader()
+            if self.path is not None:
+                _discard(self.path)
+            return []
+
+    def _read(self, query: str, *args: str) -> tuple[Any, ...] | None:
+        if self._db is None:
+            return None
+        try:
+            row: tuple[Any, ...] | None = self._db.execute(query, args).fetchone()
+            return row
+        except sqlite3.Error:
+            # Damaged mid-run: stop reading it; close() rewrites what this run learnt.
+            self._close_reader()
+            if self.path is not None:
+                _discard(self.path)
+            return None
+
+    def _close_reader(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -180,7 +271,9 @@ def _transaction(path: Path) -> Iterator[sqlite3.Connection]:
 
 def _discard(path: Path) -> None:
     for suffix in ("", "-journal", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+        # A read-only cache folder: there is nothing to clean up then.
+        with suppress(OSError):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 @contextmanager
@@ -191,7 +284,11 @@ def open_index(cache_dir: Path | None) -> Iterator[Index]:
     normally; on an error nothing is written and the stored index stays as it was.
     """
     index = Index(cache_dir / INDEX_FILE if cache_dir is not None else None)
-    yield index
+    try:
+        yield index
+    except BaseException:
+        index.abandon()
+        raise
     index.close()
 
 
@@ -225,3 +322,84 @@ def _regular_files(root: Path) -> list[tuple[Path, os.stat_result]]:
                     found.append((Path(entry.path), entry.stat()))
     found.sort(key=lambda item: item[0])
     return found
+
+
+def code_fingerprint(index: Index) -> str:
+    """A digest of this package's own files (code, schemas, price table).
+
+    Memo keys of values computed *by* the bot (validation verdicts, parsed models) include it,
+    so upgrading or editing the bot never serves a value an older version computed.
+    """
+    if index.fingerprint is None:
+        index.fingerprint = folder_digest(Path(__file__).resolve().parent, index)
+    return index.fingerprint
+
+
+def cached_model(
+    path: Path,
+    model: type[M],
+    index: Index | None,
+    load: Callable[[Path], M],
+) -> M:
+    """``load(path)``, or the model stored for these exact file bytes by an earlier run.
+
+    ``load`` parses and validates the file (raising on a bad one, which is never stored); a
+    stored value is re-validated from JSON, which is several times faster than YAML with line
+    tracking. Only a file that loaded cleanly is ever stored.
+    """
+    if index is None:
+        return load(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return load(path)  # missing or unreadable: ``load`` says so in its own words
+    if stat.st_size > _MAX_CACHED_BYTES:
+        return load(path)  # ``load`` applies its size cap before reading
+    digest = index.file_digest(path, stat)
+    key = f"{code_fingerprint(index)}:{digest}"
+    namespace = f"model:{model.__name__}"
+    stored = index.lookup(namespace, key)
+    if stored is not None:
+        return model.model_validate_json(stored)
+    value = load(path)
+    index.store(namespace, key, value.model_dump_json().encode())
+    return value
+
+
+def tree_state(root: Path, index: Index) -> str:
+    """A digest of everything under ``root`` a check can see: names, kinds, modes, bytes.
+
+    Unlike :func:`folder_digest` (what a container sees: regular files only), symbolic links
+    (with their targets), folders and permission bits count here, because validation refuses
+    some of them: a memoised verdict must change when any of them does. A missing ``root``
+    has a state of its own.
+    """
+    try:
+        top = os.lstat(root)
+    except OSError:
+        return hashlib.sha256(b"absent").hexdigest()
+    digest = hashlib.sha256(f"root {top.st_mode:o}\n".encode())
+    if os.path.islink(root):
+        digest.update(os.readlink(root).encode(errors="surrogateescape"))
+        return digest.hexdigest()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as exc:  # not a folder, or unreadable: its state is that
+            digest.update(f"{folder}\0error {exc.errno}\n".encode())
+            continue
+        for entry in entries:
+            stat = entry.stat(follow_symlinks=False)
+            relative = os.path.relpath(entry.path, root)
+            digest.update(f"{relative}\0{stat.st_mode:o}\0".encode())
+            if entry.is_symlink():
+                digest.update(os.readlink(entry.path).encode(errors="surrogateescape"))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                digest.update(index.file_digest(Path(entry.path), stat).encode())
+            digest.update(b"\n")
+    return digest.hexdigest()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from arena_bot.errors import InputError
+from arena_bot.index import Index, cached_model
 from arena_bot.models.submission import Submission
 from arena_bot.yamlio import LoadedYaml, load_yaml, validate_model
 
@@ -14,11 +17,19 @@ SUBMISSION_FILE = "submission.yaml"
 
 @dataclass(frozen=True)
 class SubmissionFolder:
-    """A loaded submission: its spec, its folder and where its YAML lines are."""
+    """A loaded submission: its spec and its folder (and, on demand, its YAML's lines)."""
 
     root: Path
     spec: Submission
-    source: LoadedYaml
+
+    @cached_property
+    def source(self) -> LoadedYaml:
+        """The parsed YAML with line numbers, for messages that point at a line.
+
+        Read again on demand: a spec served from the index carries no line numbers, and
+        most runs never need them.
+        """
+        return load_yaml(self.yaml_path)
 
     @property
     def id(self) -> str:
@@ -37,11 +48,31 @@ class SubmissionFolder:
         return self.root / name
 
 
-def load_submission(root: Path) -> SubmissionFolder:
-    """Parse and type-check one submission folder (cross-checks live in validation)."""
-    loaded = load_yaml(root / SUBMISSION_FILE)
-    spec = validate_model(Submission, loaded)
-    return SubmissionFolder(root=root, spec=spec, source=loaded)
+def _parse(path: Path) -> Submission:
+    return validate_model(Submission, load_yaml(path))
+
+
+def load_submission(root: Path, index: Index | None = None) -> SubmissionFolder:
+    """Parse and type-check one submission folder (cross-checks live in validation).
+
+    With an ``index``, a ``submission.yaml`` whose bytes an earlier run already parsed is
+    not parsed again.
+    """
+    spec = cached_model(root / SUBMISSION_FILE, Submission, index, _parse)
+    return SubmissionFolder(root=root, spec=spec)
+
+
+def submission_folders(root: Path) -> list[Path]:
+    """Every folder under ``root`` holding a ``submission.yaml``, sorted.
+
+    Symlinked folders are not followed: a link must not lead the bot elsewhere on disk.
+    """
+    found = []
+    for here, dirs, files in os.walk(root):
+        dirs.sort()
+        if SUBMISSION_FILE in files:
+            found.append(Path(here))
+    return sorted(found)
 
 
 def find_submission_folders(paths: list[Path]) -> list[Path]:
@@ -65,7 +96,7 @@ def find_submission_folders(paths: list[Path]) -> list[Path]:
         if (path / SUBMISSION_FILE).is_file():
             found[path] = None
             continue
-        matches = sorted(p.parent for p in path.rglob(SUBMISSION_FILE))
+        matches = submission_folders(path)
         if not matches:
             raise InputError(f"no {SUBMISSION_FILE} found under this folder", path=path)
         for match in matches:

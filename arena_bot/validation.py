@@ -13,6 +13,8 @@ Cross-submission checks (duplicates, outliers against other runs) belong to scor
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import os
 import re
 import stat
@@ -23,6 +25,7 @@ from typing import Literal
 
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import ArenaError
+from arena_bot.index import Index, code_fingerprint, tree_state
 from arena_bot.models.submission import Run, Submission
 from arena_bot.patches import (
     Patch,
@@ -31,7 +34,7 @@ from arena_bot.patches import (
     protected_paths_for,
     unquote_git_name,
 )
-from arena_bot.submissions import SUBMISSION_FILE
+from arena_bot.submissions import SUBMISSION_FILE, submission_folders
 from arena_bot.verification import verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 
@@ -124,12 +127,19 @@ class ValidationReport:
 
 @dataclass
 class Validator:
-    """Validation against one dataset; caches each task's protected paths across submissions."""
+    """Validation against one dataset; caches each task's protected paths across submissions.
+
+    With an ``index``, a submission whose folder, dataset, bot version and date are exactly as
+    in an earlier run gets that run's verdict without being checked again (see
+    :meth:`_memo_key` for what the key covers).
+    """
 
     dataset: Dataset
     submissions_root: Path
     today: dt.date = field(default_factory=dt.date.today)
+    index: Index | None = None
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
+    _dataset_state: str | None = None
 
     _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
         default_factory=dict
@@ -152,9 +162,71 @@ class Validator:
 
     def submission(self, folder: Path) -> list[Diagnostic]:
         """Every problem of one submission folder (see :func:`validate_submission`)."""
+        if self.index is None:
+            return self._check(folder)
+        key = self._memo_key(folder, self.index)
+        stored = self.index.lookup(_MEMO_NAMESPACE, key)
+        if stored is not None:
+            return _decode_diagnostics(stored, folder)
+        found = self._check(folder)
+        self.index.store(_MEMO_NAMESPACE, key, _encode_diagnostics(found, folder))
+        return found
+
+    def _check(self, folder: Path) -> list[Diagnostic]:
         check = _SubmissionCheck(validator=self, folder=folder)
         check.run()
         return check.found
+
+    def _memo_key(self, folder: Path, index: Index) -> str:
+        """Everything a verdict depends on: the bot's code, today's date (the future-date
+        check), where the folder sits, every entry of it and every file of the dataset."""
+        if self._dataset_state is None:
+            self._dataset_state = tree_state(self.dataset.root, index)
+        parts = (
+            str(self.today),
+            os.path.abspath(folder),
+            os.path.abspath(self.submissions_root),
+            tree_state(folder, index),
+            self._dataset_state,
+        )
+        digest = hashlib.sha256("\0".join(parts).encode(errors="surrogateescape"))
+        return f"{code_fingerprint(index)}:{digest.hexdigest()}"
+
+
+_MEMO_NAMESPACE = "validation"
+
+
+def _encode_diagnostics(found: list[Diagnostic], folder: Path) -> bytes:
+    """Diagnostics as JSON, paths inside ``folder`` stored relative to it."""
+
+    def where(path: Path | None) -> str | None:
+        if path is None:
+            return None
+        return f"@/{path.relative_to(folder)}" if path.is_relative_to(folder) else str(path)
+
+    return json.dumps(
+        [
+            [d.severity, d.code, d.message, where(d.path), d.line, d.hint]
+            for d in found
+        ]
+    ).encode()
+
+
+def _decode_diagnostics(stored: bytes, folder: Path) -> list[Diagnostic]:
+    def path_of(text: str | None) -> Path | None:
+        if text is None:
+            return None
+        if text == "@/.":
+            return folder
+        return folder / text[2:] if text.startswith("@/") else Path(text)
+
+    return [
+        Diagnostic(
+            severity=severity, code=code, message=message, path=path_of(path), line=line,
+            hint=hint,
+        )
+        for severity, code, message, path, line, hint in json.loads(stored)
+    ]
 
 
 def validate_submission(
@@ -183,10 +255,15 @@ def validate_paths(
     dataset: Dataset,
     submissions_root: Path,
     today: dt.date | None = None,
+    index: Index | None = None,
 ) -> ValidationReport:
-    """Validate the submission folders named by ``paths`` (folders, files in them, trees)."""
+    """Validate the submission folders named by ``paths`` (folders, files in them, trees).
+
+    ``index`` remembers verdicts of unchanged folders (see :class:`Validator`).
+    """
     validator = Validator(
-        dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today()
+        dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
+        index=index,
     )
     folders: dict[Path, None] = {}
     other: list[Diagnostic] = []
@@ -267,6 +344,7 @@ def validate_changed_files(
     dataset: Dataset,
     submissions_root: Path,
     today: dt.date | None = None,
+    index: Index | None = None,
 ) -> ValidationReport:
     """PR mode: validate the submissions a pull request's changed files belong to.
 
@@ -283,7 +361,8 @@ def validate_changed_files(
       trusted workflow checks file statuses through the API.)
     """
     validator = Validator(
-        dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today()
+        dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
+        index=index,
     )
     try:
         prefix = submissions_root.resolve().relative_to(root.resolve()).as_posix()
@@ -363,13 +442,7 @@ def _submission_folders_under(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         return []
-    found = []
-    # os.walk without following symlinks: a symlinked folder must not lead elsewhere.
-    for here, dirs, files in os.walk(path):
-        dirs.sort()
-        if SUBMISSION_FILE in files:
-            found.append(Path(here))
-    return sorted(found)
+    return submission_folders(path)
 
 
 @dataclass

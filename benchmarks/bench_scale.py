@@ -195,6 +195,15 @@ def generate(root: Path, *, n_submissions: int, n_tasks: int, seed: int = 7) -> 
         store.save(load_submission(folder), key, result)
 
 
+def add_submission(root: Path) -> None:
+    """A new submission lands (copied from an existing one, with its stored result)."""
+    source = sorted((root / "submissions").glob("*/*"))[0]
+    target = source.with_name("2026-999999_new-arrival")
+    shutil.copytree(source, target)
+    results = root / ".arena" / "results" / source.parent.name
+    shutil.copytree(results / source.name, results / target.name)
+
+
 def report(size: int, name: str, measure: Measure, *, per_nlogn: bool = False) -> None:
     extra = ""
     if per_nlogn:
@@ -213,13 +222,24 @@ def bench(size: int, *, n_tasks: int, pipeline: bool, keep: Path | None) -> None
         print(f"\n{size:,} submissions over {n_tasks} tasks "
               f"(generated in {time.perf_counter() - start:.1f} s)")
         arena = [*ARENA, "--root", str(root)]
-        report(size, "arena score", run([*arena, "score", "--output", str(root / "out")],
-                                        cwd=root), per_nlogn=True)
-        report(size, "arena score (again, unchanged)",
+        index_file = root / ".arena" / "index.sqlite"
+        index_file.unlink(missing_ok=True)
+        report(size, "arena score (no index yet)",
+               run([*arena, "score", "--output", str(root / "out")], cwd=root), per_nlogn=True)
+        report(size, "arena score (index warm)",
+               run([*arena, "score", "--output", str(root / "out")], cwd=root), per_nlogn=True)
+        add_submission(root)
+        report(size, "arena score (one new submission)",
                run([*arena, "score", "--output", str(root / "out")], cwd=root))
         size_mb = (root / "out" / "leaderboard.json").stat().st_size / 1e6
-        print(f"  {'leaderboard.json':<34} {size_mb:8.1f} MB")
-        report(size, "arena validate (all)", run([*arena, "validate"], cwd=root))
+        print(f"  {'leaderboard.json (full export)':<34} {size_mb:8.1f} MB")
+        largest = max(p.stat().st_size for p in (root / "out" / "tasks").glob("*.json"))
+        print(f"  {'largest tasks/<task>.json':<34} {largest / 1e6:8.2f} MB")
+        summary_mb = (root / "out" / "board.json").stat().st_size / 1e6
+        print(f"  {'board.json (no entries)':<34} {summary_mb:8.2f} MB")
+        report(size, "arena validate (all, first)", run([*arena, "validate"], cwd=root))
+        report(size, "arena validate (all, again)", run([*arena, "validate"], cwd=root))
+        print(f"  {'.arena/index.sqlite':<34} {index_file.stat().st_size / 1e6:8.1f} MB")
         some = sorted((root / "submissions").glob("*/*"))[:3]
         report(size, "arena validate (one PR: 3)",
                run([*arena, "validate", *map(str, some)], cwd=root))

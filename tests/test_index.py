@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from arena_bot.evaluation.digest import folder_digest as reference_digest
 from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index
 
@@ -97,3 +99,42 @@ def test_a_kill_in_the_middle_of_writing_leaves_the_old_index(tmp_path: Path) ->
         assert index.memo("ns", "old", lambda: b"recomputed") == b"kept"
         assert index.memo("ns", "new", lambda: b"recomputed") == b"recomputed"
     assert not [p for p in os.listdir(cache) if p.endswith("-journal")]
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("kind", ["task", "submission"])
+def test_models_served_from_the_index_equal_parsed_ones(tmp_path: Path, kind: str) -> None:
+    from arena_bot.dataset import load_task
+    from arena_bot.submissions import load_submission
+
+    if kind == "task":
+        folders = sorted(p.parent for p in (REPO / "dataset").glob("*/task.yaml"))
+        load = lambda folder, index: load_task(folder, index).spec  # noqa: E731
+    else:
+        folders = sorted(p.parent for p in (REPO / "submissions").glob("*/*/submission.yaml"))
+        load = lambda folder, index: load_submission(folder, index).spec  # noqa: E731
+    assert folders
+    parsed = [load(folder, None) for folder in folders]
+    with open_index(tmp_path) as index:
+        first = [load(folder, index) for folder in folders]
+    with open_index(tmp_path) as index:
+        served = [load(folder, index) for folder in folders]
+        assert index.hits >= len(folders)  # really served from the index this time
+    assert served == first == parsed
+    assert [m.model_dump_json() for m in served] == [m.model_dump_json() for m in parsed]
+
+
+def test_a_bad_file_is_never_remembered(tmp_path: Path) -> None:
+    from arena_bot.errors import InputError
+    from arena_bot.submissions import load_submission
+
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "submission.yaml").write_text("task: [unclosed\n", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(InputError), open_index(tmp_path / "cache") as index:
+            load_submission(folder, index)
+    with pytest.raises(InputError, match="not found"):
+        load_submission(tmp_path / "missing", Index(None))

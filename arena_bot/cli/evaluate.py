@@ -13,6 +13,7 @@ from arena_bot.evaluation.engine import Evaluator, Outcome
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.images import TaskImages, resolve_base_image
+from arena_bot.index import Index
 from arena_bot.models.evaluation import FeatureResult
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import docker_client
@@ -70,10 +71,14 @@ def run_evaluation(
     jobs: int,
     base_image: str | None,
     force: bool,
+    index: Index | None = None,
 ) -> list[Outcome]:
-    """Evaluate the submissions in ``folders`` in Docker, print the table, return outcomes."""
-    dataset = Dataset(settings.dataset_dir)
-    pairs = [_pair(load_submission(folder), dataset) for folder in folders]
+    """Evaluate the submissions in ``folders`` in Docker, print the table, return outcomes.
+
+    ``index`` spares re-reading and re-hashing files an earlier stage or run already read.
+    """
+    dataset = Dataset(settings.dataset_dir, index)
+    pairs = [_pair(load_submission(folder, index), dataset) for folder in folders]
     client = docker_client()
     engine = DockerEngine(client)
     swept = engine.sweep()
@@ -87,7 +92,7 @@ def run_evaluation(
         engine=engine,
         images=TaskImages(client, base_image=resolved,
                           progress=lambda line: click.echo(line, err=True)),
-        store=ResultStore(settings.results_dir),
+        store=ResultStore(settings.results_dir, index),
         repos=BaseRepoCache(settings.cache_dir / "repos"),
         progress=lambda line: click.echo(line, err=True),
     )

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import click
 
+from arena_bot.cli.score import write_outputs
 from arena_bot.dataset import Dataset
 from arena_bot.diagnostics import render
 from arena_bot.errors import UsageError
+from arena_bot.index import Index, open_index
 from arena_bot.models.leaderboard import Entry, Leaderboard
 from arena_bot.settings import Settings
-from arena_bot.validation import all_submission_folders, validate_paths
+from arena_bot.validation import ValidationReport, all_submission_folders, validate_paths
 
 
 @click.command("pipeline")
@@ -52,32 +54,53 @@ def pipeline(
         )
     folders = all_submission_folders(settings.submissions_dir)
 
+    # One index for the three stages: each file is read and hashed once.
+    with open_index(settings.cache_dir) as index:
+        report, board = _run_stages(
+            settings, folders, index, jobs=jobs, base_image=base_image, force=force
+        )
+    write_outputs(board, output)
+    if not report.valid:
+        click.secho(
+            f"{len(folders) - len(valid_folders(report))} submission(s) are invalid "
+            "(see stage 1); they were not evaluated or scored", fg="red", err=True,
+        )
+        sys.exit(1)
+
+
+def valid_folders(report: ValidationReport) -> list[Path]:
+    return [s.folder for s in report.submissions if s.valid]
+
+
+def _run_stages(
+    settings: Settings,
+    folders: list[Path],
+    index: Index,
+    *,
+    jobs: int,
+    base_image: str | None,
+    force: bool,
+) -> tuple[ValidationReport, Leaderboard]:
+    """Validate, evaluate and score; print each stage's outcome."""
     _stage(1, "validate", f"{len(folders)} submission(s)")
     report = validate_paths(
-        tuple(folders), dataset=Dataset(settings.dataset_dir),
-        submissions_root=settings.submissions_dir,
+        tuple(folders), dataset=Dataset(settings.dataset_dir, index),
+        submissions_root=settings.submissions_dir, index=index,
     )
     click.echo(render(report, fmt="text", root=settings.root, color=sys.stdout.isatty()))
-    valid = [s.folder for s in report.submissions if s.valid]
+    valid = valid_folders(report)
 
     _stage(2, "evaluate", f"{len(valid)} valid submission(s) in Docker, --jobs {jobs}")
     from arena_bot.cli.evaluate import run_evaluation
 
-    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force)
+    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, index=index)
 
     _stage(3, "score", "baselines, scores, ranks, intervals, outliers")
-    from arena_bot.cli.score import build_from_disk, write_outputs
+    from arena_bot.cli.score import build_from_disk
 
-    board = build_from_disk(settings, only=valid)
+    board = build_from_disk(settings, only=valid, index=index)
     click.echo(render_ranking(board))
-    write_outputs(board, output)
-
-    if not report.valid:
-        click.secho(
-            f"{len(folders) - len(valid)} submission(s) are invalid (see stage 1); "
-            "they were not evaluated or scored", fg="red", err=True,
-        )
-        sys.exit(1)
+    return report, board
 
 
 def _stage(number: int, name: str, detail: str) -> None:

@@ -10,13 +10,15 @@ from typing import Any
 import click
 
 from arena_bot.errors import InputError, JudgeError
+from arena_bot.index import Index, open_index
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring import ScoringOptions, build_leaderboard
 from arena_bot.scoring.calibration import calibrate as run_calibration
 from arena_bot.scoring.calibration import render_report
 from arena_bot.scoring.compare import compare as run_compare
 from arena_bot.scoring.compare import render_table
-from arena_bot.scoring.export import to_csv, to_json
+from arena_bot.scoring.export import canonical, to_csv, to_json
+from arena_bot.scoring.incremental import ScoredBoard, score_repository, task_file_text
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.loader import load_inputs
 from arena_bot.settings import Settings
@@ -39,8 +41,12 @@ def build_from_disk(
     results: Path | None = None,
     match: str = "store",
     only: list[Path] | None = None,
+    index: Index | None = None,
 ) -> Leaderboard:
-    """Score the tasks, submissions (all, or ``only`` these folders) and stored results."""
+    """Score the tasks, submissions (all, or ``only`` these folders) and stored results.
+
+    ``index`` (see :mod:`arena_bot.index`) spares re-reading files an earlier run read.
+    """
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError(
@@ -53,6 +59,7 @@ def build_from_disk(
         results_dir=results or settings.results_dir,
         match=match,  # type: ignore[arg-type]
         only=only,
+        index=index,
     )
     if not inputs.tasks:
         raise InputError(
@@ -98,8 +105,75 @@ def score(settings: Settings, results: Path | None, output: Path | None, match: 
     Writes leaderboard.json and leaderboard.csv. The same inputs always give the same
     bytes (no timestamps; everything sorted; fixed rounding).
     """
-    board = build_from_disk(settings, results=results, match=match)
-    write_outputs(board, output or settings.cache_dir)
+    if match == "latest":
+        with open_index(settings.cache_dir) as index:
+            board = build_from_disk(settings, results=results, match=match, index=index)
+        write_outputs(board, output or settings.cache_dir)
+        return
+    if results is not None and not results.is_dir():
+        raise InputError(
+            "results folder does not exist", path=results,
+            hint="pass the folder `arena evaluate` wrote to (default .arena/results)",
+        )
+    with open_index(settings.cache_dir) as index:
+        scored = score_repository(
+            dataset_dir=settings.dataset_dir,
+            submissions_dir=settings.submissions_dir,
+            results_dir=results or settings.results_dir,
+            options=ScoringOptions(judge=_judge(settings)),
+            index=index,
+        )
+    write_scored(scored, output or settings.cache_dir)
+
+
+def write_scored(scored: ScoredBoard, folder: Path) -> None:
+    """Write the full export, the summary and one file per task; print a summary.
+
+    ``leaderboard.json`` / ``leaderboard.csv`` hold everything (for download);
+    ``board.json`` is the board without entries and ``tasks/<task>.json`` one task's entries,
+    so no page has to load a file that grows with the whole board. Task files whose content
+    did not change are not rewritten.
+    """
+    _write(folder / "leaderboard.json", scored.json_text)
+    _write(folder / "leaderboard.csv", scored.csv_text)
+    _write(folder / "board.json", canonical(scored.summary) + "\n")
+    written = _write_task_files(folder / "tasks", scored)
+    click.echo(
+        f"{len(scored.parts)} task(s): {scored.count('scored')} scored, "
+        f"{scored.count('pending')} pending, {scored.count('error')} failed evaluation, "
+        f"{scored.count('review')} flagged for review"
+    )
+    click.echo(
+        f"rescored {len(scored.rescored)} task(s) whose inputs changed, reused "
+        f"{len(scored.parts) - len(scored.rescored)}; rewrote {written} task file(s)"
+    )
+    for note in scored.notes:
+        click.echo(f"note: {note}")
+    click.echo(f"wrote {folder / 'leaderboard.json'} and {folder / 'leaderboard.csv'}")
+
+
+def _write_task_files(folder: Path, scored: ScoredBoard) -> int:
+    """``tasks/<task>.json`` for every task whose file is missing or out of date."""
+    manifest_path = folder / "digests.json"
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = {}
+    current = {part.task_id: part.input_digest for part in scored.parts}
+    written = 0
+    for part in scored.parts:
+        path = folder / f"{part.task_id}.json"
+        if manifest.get(part.task_id) == part.input_digest and path.is_file():
+            continue
+        _write(path, task_file_text(part))
+        written += 1
+    for stale in sorted(set(manifest) - set(current)):  # tasks that left the dataset
+        path = folder / f"{stale}.json"
+        # The manifest is a file on disk: never let a name in it reach outside the folder.
+        if isinstance(stale, str) and path.parent == folder and not stale.startswith("."):
+            path.unlink(missing_ok=True)
+    _write(manifest_path, canonical(current) + "\n")
+    return written
 
 
 def write_outputs(board: Leaderboard, folder: Path) -> None:

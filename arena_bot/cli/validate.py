@@ -11,6 +11,7 @@ import click
 from arena_bot.dataset import Dataset
 from arena_bot.diagnostics import OUTPUT_FORMATS, OutputFormat, render
 from arena_bot.errors import UsageError
+from arena_bot.index import Index, open_index
 from arena_bot.settings import Settings
 from arena_bot.validation import (
     ValidationReport,
@@ -48,8 +49,22 @@ def validate(
     PATH is a submission folder, a file in one, or a folder of them (default: all of
     submissions/). Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.
     """
-    dataset = Dataset(settings.dataset_dir)
-    report: ValidationReport
+    with open_index(settings.cache_dir) as index:
+        report = _report(settings, paths, changed_files, index)
+    color = fmt == "text" and sys.stdout.isatty()
+    click.echo(render(report, fmt=fmt, root=settings.root, color=color))
+    if not report.valid:
+        sys.exit(1)
+
+
+def _report(
+    settings: Settings,
+    paths: tuple[Path, ...],
+    changed_files: TextIO | None,
+    index: Index,
+) -> ValidationReport:
+    """Validate what the call names: PATHs, a PR's changed files, or every submission."""
+    dataset = Dataset(settings.dataset_dir, index)
     if changed_files is not None:
         if paths:
             raise UsageError("give either PATHs or --changed-files, not both")
@@ -58,6 +73,7 @@ def validate(
             root=settings.root,
             dataset=dataset,
             submissions_root=settings.submissions_dir,
+            index=index,
         )
     else:
         if not paths:
@@ -70,9 +86,6 @@ def validate(
             # An empty submissions/ folder is valid: nothing to check.
             paths = tuple(all_submission_folders(settings.submissions_dir))
         report = validate_paths(
-            paths, dataset=dataset, submissions_root=settings.submissions_dir
+            paths, dataset=dataset, submissions_root=settings.submissions_dir, index=index
         )
-    color = fmt == "text" and sys.stdout.isatty()
-    click.echo(render(report, fmt=fmt, root=settings.root, color=color))
-    if not report.valid:
-        sys.exit(1)
+    return report

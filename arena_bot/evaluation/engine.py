@@ -257,9 +257,10 @@ class Evaluator:
         pending: dict[int, _Pending] = {}
         units: list[Unit] = []
         for index, (submission, task) in enumerate(pairs):
-            key = input_key(submission, task, self.images.base_image)
+            files = self.store.index if self.store is not None else None
+            key = input_key(submission, task, self.images.base_image, index=files)
             if self.store is not None and not force:
-                stored = self.store.lookup(submission, task, self.images.base_image)
+                stored = self.store.get(submission, key)
                 if stored is not None:
                     self.progress(f"{submission.key}: cached")
                     outcomes[index] = Outcome(submission=submission, result=stored, cached=True,

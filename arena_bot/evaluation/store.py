@@ -25,6 +25,8 @@ from pydantic import ValidationError
 from arena_bot import HARNESS_VERSION
 from arena_bot.dataset import TaskFolder
 from arena_bot.evaluation.digest import folder_digest
+from arena_bot.index import Index
+from arena_bot.index import folder_digest as indexed_folder_digest
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.submissions import SubmissionFolder
 
@@ -53,15 +55,23 @@ def content_hash(
     *,
     harness_version: str,
     task_digest: str | None = None,
+    index: Index | None = None,
+    submission_digest: str | None = None,
 ) -> str:
     """sha256 over the harness version, the task folder's files and the submission's files.
 
-    ``task_digest`` is ``folder_digest(task_root)`` when the caller already has it.
+    ``task_digest`` / ``submission_digest`` are the folders' digests when the caller already
+    has them; with an ``index``, files whose stat signature is known are not read again
+    (same digest).
     """
+
+    def digest_of(root: Path) -> str:
+        return indexed_folder_digest(root, index) if index is not None else folder_digest(root)
+
     digest = hashlib.sha256()
     digest.update(f"harness {harness_version}\n".encode())
-    digest.update(f"task {task_digest or folder_digest(task_root)}\n".encode())
-    digest.update(f"submission {folder_digest(submission_root)}\n".encode())
+    digest.update(f"task {task_digest or digest_of(task_root)}\n".encode())
+    digest.update(f"submission {submission_digest or digest_of(submission_root)}\n".encode())
     return digest.hexdigest()
 
 
@@ -71,10 +81,13 @@ def input_key(
     base_image: str,
     *,
     harness_version: str = HARNESS_VERSION,
+    index: Index | None = None,
 ) -> InputKey:
     """The content address of evaluating ``submission`` on ``task`` over ``base_image``."""
     return InputKey(
-        content=content_hash(submission.root, task.root, harness_version=harness_version),
+        content=content_hash(
+            submission.root, task.root, harness_version=harness_version, index=index
+        ),
         image=hashlib.sha256(base_image.encode()).hexdigest(),
     )
 
@@ -82,8 +95,9 @@ def input_key(
 class ResultStore:
     """EvaluationResult files under one folder (``settings.results_dir``)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, index: Index | None = None) -> None:
         self.root = root
+        self.index = index
         # Scoring looks up every submission of a task: hash each task folder once per store.
         self._task_digests: dict[Path, str] = {}
 
@@ -103,19 +117,46 @@ class ResultStore:
         (ties: the greater input hash), so the choice depends on the data, not on file times.
         """
         if base_image is not None:
-            return self._read(self.path_for(submission, input_key(submission, task, base_image)))
-        if task.root not in self._task_digests:
-            self._task_digests[task.root] = folder_digest(task.root)
+            return self.get(submission, input_key(submission, task, base_image, index=self.index))
         content = content_hash(
             submission.root, task.root, harness_version=HARNESS_VERSION,
-            task_digest=self._task_digests[task.root],
+            task_digest=self.task_digest(task), index=self.index,
         )
         results = [
             result
-            for candidate in sorted(self.folder(submission).glob(f"{content[:32]}-*.json"))
+            for candidate in self.candidates(submission.spec.task, submission.id, content)
             if (result := self._read(candidate)) is not None
         ]
         return max(results, key=lambda r: (r.evaluated_at, r.input_hash), default=None)
+
+    def task_digest(self, task: TaskFolder) -> str:
+        """The task folder's digest, computed once per store."""
+        if task.root not in self._task_digests:
+            self._task_digests[task.root] = (
+                indexed_folder_digest(task.root, self.index)
+                if self.index is not None
+                else folder_digest(task.root)
+            )
+        return self._task_digests[task.root]
+
+    def candidates(self, task_id: str, submission_id: str, content: str) -> list[Path]:
+        """Stored result files for this content address, whatever the base image, sorted."""
+        folder = self.root / task_id / submission_id
+        prefix = f"{content[:32]}-"
+        try:
+            with os.scandir(folder) as entries:
+                names = sorted(
+                    entry.name
+                    for entry in entries
+                    if entry.name.startswith(prefix) and entry.name.endswith(".json")
+                )
+        except OSError:  # nothing stored for this submission yet
+            return []
+        return [folder / name for name in names]
+
+    def get(self, submission: SubmissionFolder, key: InputKey) -> EvaluationResult | None:
+        """The result stored under ``key``, or ``None``."""
+        return self._read(self.path_for(submission, key))
 
     def save(self, submission: SubmissionFolder, key: InputKey, result: EvaluationResult) -> Path:
         """Write ``result`` atomically; return its path."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
+from typing import Any
 
-from arena_bot.models.leaderboard import Leaderboard
+from arena_bot.models.leaderboard import Entry, Leaderboard
 
 CSV_COLUMNS = (
     "task_id", "rank", "rank_shared", "key", "label", "tool", "tool_version", "model",
@@ -23,10 +25,39 @@ CSV_COLUMNS = (
 )
 
 
+def canonical(data: object) -> str:
+    """The one JSON spelling of everything published: sorted keys, 2-space indent."""
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+
+
 def to_json(leaderboard: Leaderboard) -> str:
     """The leaderboard as canonical JSON text."""
-    data = leaderboard.model_dump(mode="json")
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return canonical(leaderboard.model_dump(mode="json")) + "\n"
+
+
+def entry_fragment(entry: Entry) -> str:
+    """One entry's canonical JSON, as :func:`splice_entries` places it (any board)."""
+    return canonical(entry.model_dump(mode="json"))
+
+
+#: Stands in for the entries while the rest of a document is encoded.
+_SLOT = "@@arena:entries@@"
+
+
+def splice_entries(document: dict[str, Any], fragments: Sequence[str]) -> str:
+    """``canonical(document)`` with its ``entries`` list spelt from ``fragments``.
+
+    The text equals :func:`canonical` of the document with the entries decoded from the
+    fragments (same bytes), without decoding or re-encoding them: a board of 50,000 entries
+    is written by joining stored text.
+    """
+    text = canonical({**document, "entries": [_SLOT]})
+    if not fragments:
+        return text.replace(f'[\n    "{_SLOT}"\n  ]', "[]")
+    indented = ",\n".join(
+        "    " + fragment.replace("\n", "\n    ") for fragment in fragments
+    )
+    return text.replace(f'    "{_SLOT}"', indented)
 
 
 def _fixed(value: float | None, digits: int = 2) -> str:
@@ -35,10 +66,20 @@ def _fixed(value: float | None, digits: int = 2) -> str:
 
 def to_csv(leaderboard: Leaderboard) -> str:
     """One row per entry (pending and errored entries included, with empty scores)."""
+    return csv_header() + csv_rows(leaderboard)
+
+
+def csv_header() -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(CSV_COLUMNS)
+    return buffer.getvalue()
+
+
+def csv_rows(leaderboard: Leaderboard) -> str:
+    """The CSV rows of every entry, without the header."""
     baselines = {board.task_id: board.baseline.source for board in leaderboard.tasks}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
     for e in leaderboard.entries:
         s = e.scores
         m = e.metrics

@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -479,18 +480,63 @@ def _summary_model(values: Sequence[float], confidence: float) -> Summary:
     )
 
 
-def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolModelAggregate]:
+@dataclass(frozen=True)
+class AggregateRow:
+    """What the tool / model aggregates need of one scored entry.
+
+    Kept apart from :class:`Entry` so an incremental rescore can aggregate a whole board
+    from small stored rows without rebuilding every entry (see :mod:`.incremental`).
+    """
+
+    label: str
+    tool: str
+    model: str
+    task_id: str
+    overall: float
+    correctness: float | None
+    resolved: tuple[bool, ...]
+    pass_at_k: tuple[tuple[int, float], ...]
+
+    @classmethod
+    def of(cls, entry: Entry) -> AggregateRow | None:
+        """The row of a scored entry; ``None`` for pending and failed ones."""
+        if entry.status != "scored" or entry.scores is None:
+            return None
+        return cls(
+            label=entry.label, tool=entry.tool, model=entry.model, task_id=entry.task_id,
+            overall=entry.scores.overall, correctness=entry.scores.correctness,
+            resolved=tuple(r.resolved for r in entry.runs),
+            pass_at_k=tuple((p.k, p.value) for p in entry.pass_at_k),
+        )
+
+    def to_list(self) -> list[object]:
+        return [self.label, self.tool, self.model, self.task_id, self.overall,
+                self.correctness, list(self.resolved), [list(p) for p in self.pass_at_k]]
+
+    @classmethod
+    def from_list(cls, row: list[Any]) -> AggregateRow:
+        label, tool, model, task_id, overall, correctness, resolved, pass_rows = row
+        return cls(
+            label=label, tool=tool, model=model, task_id=task_id, overall=overall,
+            correctness=correctness, resolved=tuple(resolved),
+            pass_at_k=tuple((int(k), float(v)) for k, v in pass_rows),
+        )
+
+
+def aggregate_rows(entries: Sequence[Entry]) -> list[AggregateRow]:
+    return [row for entry in entries if (row := AggregateRow.of(entry)) is not None]
+
+
+def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[ToolModelAggregate]:
     """Per tool / model label: statistics over its scored submissions, ranked by mean."""
-    groups: dict[str, list[Entry]] = defaultdict(list)
-    for entry in entries:
-        if entry.status == "scored" and entry.scores is not None:
-            groups[entry.label].append(entry)
+    groups: dict[str, list[AggregateRow]] = defaultdict(list)
+    for row in rows:
+        groups[row.label].append(row)
     if not groups:  # nothing scored yet
         return []
     labels = sorted(groups)
     summaries = [
-        _summary_model([m.scores.overall for m in groups[label] if m.scores is not None],
-                       options.confidence)
+        _summary_model([m.overall for m in groups[label]], options.confidence)
         for label in labels
     ]
     means = np.array([summary.mean for summary in summaries])
@@ -504,14 +550,11 @@ def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolM
     out = []
     for k, label in enumerate(labels):
         members = groups[label]
-        correctness = [
-            m.scores.correctness for m in members
-            if m.scores is not None and m.scores.correctness is not None
-        ]
-        runs = [r for m in members for r in m.runs]
+        correctness = [m.correctness for m in members if m.correctness is not None]
+        resolved = [flag for m in members for flag in m.resolved]
         pass_rows = []
         for size in options.pass_k:
-            values = [p.value for m in members for p in m.pass_at_k if p.k == size]
+            values = [value for m in members for k_, value in m.pass_at_k if k_ == size]
             if values:  # the mean over the submissions that have at least k runs
                 pass_rows.append(PassAtK(k=size, value=number(sum(values) / len(values))))
         out.append(ToolModelAggregate(
@@ -520,10 +563,10 @@ def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolM
             model=members[0].model,
             submissions=len(members),
             tasks=len({m.task_id for m in members}),
-            runs=len(runs),
+            runs=len(resolved),
             overall=summaries[k],
             mean_correctness=score(sum(correctness) / len(correctness)) if correctness else None,
-            resolve_rate=number(sum(r.resolved for r in runs) / len(runs)),
+            resolve_rate=number(sum(resolved) / len(resolved)),
             pass_at_k=pass_rows,
             rank=int(ranks[k]),
             statistically_tied=bool(tied[k]),
@@ -532,22 +575,67 @@ def _aggregates(entries: Sequence[Entry], options: ScoringOptions) -> list[ToolM
     return sorted(out, key=lambda a: (a.rank, a.label))
 
 
-def input_digest(inputs: ScoringInputs, options: ScoringOptions) -> str:
-    """SHA-256 over everything the leaderboard depends on (instead of a timestamp)."""
-    digest = hashlib.sha256()
-    for task_id in sorted(inputs.tasks):
-        digest.update(inputs.tasks[task_id].model_dump_json().encode())
-    for item in sorted(inputs.submissions, key=lambda s: s.key):
+def task_input_digest(task: Task, items: Sequence[SubmissionInput]) -> str:
+    """SHA-256 over one task and everything of its submissions that scoring reads."""
+    digest = hashlib.sha256(task.model_dump_json().encode())
+    for item in sorted(items, key=lambda s: s.key):
         digest.update(item.key.encode())
         digest.update(item.spec.model_dump_json().encode())
         digest.update(item.result.model_dump_json().encode() if item.result else b"-")
         digest.update(json.dumps(sorted(item.patch_digests.items())).encode())
-    digest.update(json.dumps([
+    return digest.hexdigest()
+
+
+def options_digest(options: ScoringOptions) -> str:
+    """SHA-256 of the options that change scores (the judge by its model)."""
+    return hashlib.sha256(json.dumps([
         options.weights, options.min_submissions, options.confidence, options.cost_tolerance,
         options.robust_z_threshold, list(options.pass_k),
         options.judge.model if options.judge else None,
-    ]).encode())
+    ]).encode()).hexdigest()
+
+
+def combine_digests(options: ScoringOptions, task_digests: Sequence[str]) -> str:
+    """The board's ``input_digest`` from its tasks' digests, in task order."""
+    digest = hashlib.sha256(options_digest(options).encode())
+    for part in task_digests:
+        digest.update(part.encode())
     return digest.hexdigest()
+
+
+def input_digest(inputs: ScoringInputs, options: ScoringOptions) -> str:
+    """SHA-256 over everything the leaderboard depends on (instead of a timestamp)."""
+    by_task: dict[str, list[SubmissionInput]] = defaultdict(list)
+    for item in inputs.submissions:
+        by_task[item.spec.task].append(item)
+    return combine_digests(options, [
+        task_input_digest(inputs.tasks[task_id], by_task[task_id])
+        for task_id in sorted(inputs.tasks)
+    ])
+
+
+def board_notes(tasks: Sequence[Task], options: ScoringOptions) -> list[str]:
+    """Notes printed with the board: what could not be scored and why."""
+    notes = []
+    if options.judge is None and any(
+        c.type in ("llm_judge", "code_judge") for t in tasks for c in t.success_criteria
+    ):
+        notes.append(
+            "No LLM judge configured: llm_judge and code_judge criteria are unscored and left "
+            "out of correctness (set ARENA_JUDGE_URL and ARENA_JUDGE_MODEL)."
+        )
+    return notes
+
+
+def leaderboard_options(options: ScoringOptions) -> LeaderboardOptions:
+    return LeaderboardOptions(
+        weights=options.weights,
+        min_submissions=options.min_submissions,
+        confidence=options.confidence,
+        judge_model=options.judge.model if options.judge else None,
+        cost_tolerance=options.cost_tolerance,
+        robust_z_threshold=options.robust_z_threshold,
+    )
 
 
 def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Leaderboard:
@@ -620,26 +708,11 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
             pending=status_counts[(task.id, "pending")],
             errors=status_counts[(task.id, "error")],
         ))
-    notes = []
-    if options.judge is None and any(
-        c.type in ("llm_judge", "code_judge") for t in tasks for c in t.success_criteria
-    ):
-        notes.append(
-            "No LLM judge configured: llm_judge and code_judge criteria are unscored and left "
-            "out of correctness (set ARENA_JUDGE_URL and ARENA_JUDGE_MODEL)."
-        )
     return Leaderboard(
         input_digest=input_digest(inputs, options),
-        options=LeaderboardOptions(
-            weights=options.weights,
-            min_submissions=options.min_submissions,
-            confidence=options.confidence,
-            judge_model=options.judge.model if options.judge else None,
-            cost_tolerance=options.cost_tolerance,
-            robust_z_threshold=options.robust_z_threshold,
-        ),
+        options=leaderboard_options(options),
         tasks=boards,
         entries=entries,
-        tools=_aggregates(entries, options),
-        notes=notes,
+        tools=aggregates(aggregate_rows(entries), options),
+        notes=board_notes(tasks, options),
     )

@@ -22,15 +22,11 @@ from pydantic import ValidationError
 from arena_bot.dataset import Dataset
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore
+from arena_bot.index import Index, code_fingerprint
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.scoring.inputs import ScoringInputs, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
-from arena_bot.submissions import (
-    SUBMISSION_FILE,
-    SubmissionFolder,
-    find_submission_folders,
-    load_submission,
-)
+from arena_bot.submissions import SubmissionFolder, load_submission, submission_folders
 from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
@@ -72,7 +68,20 @@ def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:
     return chosen
 
 
-def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
+def _patch_digest(path: Path, index: Index | None) -> str | None:
+    """:func:`patch_digest` of one patch file, remembered by the file's bytes."""
+
+    def compute() -> bytes:
+        text = read_text_capped(path, limit=MAX_PATCH_BYTES, what="patch")
+        return (patch_digest(text) or "").encode()
+
+    if index is None:
+        return compute().decode() or None
+    key = f"{code_fingerprint(index)}:{index.file_digest(path)}"
+    return index.memo("patch-digest", key, compute).decode() or None
+
+
+def _digests(folder: SubmissionFolder, index: Index | None) -> dict[str, tuple[str, ...]]:
     digests: dict[str, tuple[str, ...]] = {}
     for run in folder.spec.runs:
         found = []
@@ -80,11 +89,24 @@ def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
             path = folder.file(name)
             if not path.is_file():  # validation reports missing patches; nothing to compare
                 continue
-            digest = patch_digest(read_text_capped(path, limit=MAX_PATCH_BYTES, what="patch"))
+            digest = _patch_digest(path, index)
             if digest is not None:
                 found.append(digest)
         digests[run.id] = tuple(found)
     return digests
+
+
+def submission_input(
+    folder: SubmissionFolder, result: EvaluationResult | None, index: Index | None
+) -> SubmissionInput:
+    """What scoring needs of one submission: its spec, result and patch digests."""
+    return SubmissionInput(
+        key=folder.key,
+        submission_id=folder.id,
+        spec=folder.spec,
+        result=result,
+        patch_digests=_digests(folder, index),
+    )
 
 
 def load_inputs(
@@ -94,23 +116,25 @@ def load_inputs(
     results_dir: Path,
     match: ResultMatch = "store",
     only: list[Path] | None = None,
+    index: Index | None = None,
 ) -> ScoringInputs:
     """Tasks, submissions (with patch digests) and each submission's result, if any.
 
     ``only`` restricts the submissions to these folders (the pipeline passes the valid ones);
-    by default every submission under ``submissions_dir`` is scored.
+    by default every submission under ``submissions_dir`` is scored. With an ``index``
+    (``.arena/index.sqlite``), files an earlier run read are not parsed or hashed again.
     """
-    dataset = Dataset(dataset_dir)
+    dataset = Dataset(dataset_dir, index)
     tasks = {folder.id: folder for folder in dataset.all()}
     folders: list[SubmissionFolder] = []
     if only is not None:
-        folders = [load_submission(p) for p in only]
-    elif submissions_dir.is_dir() and any(submissions_dir.rglob(SUBMISSION_FILE)):
-        folders = [load_submission(p) for p in find_submission_folders([submissions_dir])]
+        folders = [load_submission(p, index) for p in only]
+    elif submissions_dir.is_dir():
+        folders = [load_submission(p, index) for p in submission_folders(submissions_dir)]
     scanned: Mapping[tuple[str, str], EvaluationResult] = (
         scan_results(results_dir) if match == "latest" else {}
     )
-    store = ResultStore(results_dir)
+    store = ResultStore(results_dir, index)
     items = []
     for folder in sorted(folders, key=lambda f: f.key):
         if folder.spec.task not in tasks:
@@ -123,15 +147,7 @@ def load_inputs(
             result = store.lookup(folder, tasks[folder.spec.task], None)
         else:
             result = scanned.get((folder.spec.task, folder.id))
-        items.append(
-            SubmissionInput(
-                key=folder.key,
-                submission_id=folder.id,
-                spec=folder.spec,
-                result=result,
-                patch_digests=_digests(folder),
-            )
-        )
+        items.append(submission_input(folder, result, index))
     return ScoringInputs(
         tasks={task_id: folder.spec for task_id, folder in tasks.items()}, submissions=items
     )

@@ -17,12 +17,14 @@ def test_bench_scale_generates_a_board_the_commands_accept(tmp_path: Path) -> No
         capture_output=True, text=True, timeout=600, check=True,
     )
     out = done.stdout
-    for name in ("arena score", "arena validate (all)", "arena validate (one PR: 3)",
-                 "arena --help"):
+    for name in ("arena score (no index yet)", "arena score (index warm)",
+                 "arena score (one new submission)", "arena validate (all, first)",
+                 "arena validate (all, again)", "arena validate (one PR: 3)", "arena --help"):
         assert name in out
     # Every command succeeded on the generated data (a failure is printed with "exit").
     assert "exit" not in out and "!" not in out, out
-    # The stored results are found for the submissions' current files: all 40 are scored.
+    # The stored results are found for the submissions' current files: all 40 are scored,
+    # and so is the one that landed later (with its result).
     board_json = json.loads((board / "out" / "leaderboard.json").read_text(encoding="utf-8"))
     statuses = [entry["status"] for entry in board_json["entries"]]
-    assert len(statuses) == 40 and set(statuses) == {"scored"}
+    assert len(statuses) == 41 and set(statuses) == {"scored"}

@@ -1,0 +1,263 @@
+"""``arena score`` at board scale: rescoring in time proportional to what changed.
+
+A task's part of the leaderboard (its baseline, its ranked entries, their CSV rows) depends
+only on the task and on that task's submissions and results: baselines, ranks, intervals,
+outlier and duplicate flags are all computed within one task. So the board is scored one
+task at a time, and each task's part is remembered in the index (:mod:`arena_bot.index`)
+under a key built from content hashes:
+
+* the bot's own code (:func:`~arena_bot.index.code_fingerprint`) and the scoring options;
+* every file of the task folder;
+* for each submission folder of the task: its id, every file in it, and the stored result
+  files that match its content address (name and bytes).
+
+Files are recognised by their stat signature, so an unchanged board costs a walk of the
+folders, a ``stat`` per file and one index read per task. Only a task whose key changed is
+scored again (:func:`~arena_bot.scoring.leaderboard.build_leaderboard` on that task alone);
+the board-wide parts (tool / model aggregates, the input digest, notes) are recomputed
+from small stored rows, and ``leaderboard.json`` is written by joining the stored entry
+text. The bytes written are those of the whole-board path (``build_leaderboard`` over
+everything, then :func:`~arena_bot.scoring.export.to_json`); the tests hold the two equal.
+
+Submissions must sit at ``submissions/<task>/<id>/`` with ``task: <task>`` (what
+``arena validate`` requires); anything else is an error naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena_bot import HARNESS_VERSION
+from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.errors import InputError
+from arena_bot.evaluation.store import ResultStore, content_hash
+from arena_bot.index import Index, code_fingerprint, folder_digest
+from arena_bot.models.leaderboard import Leaderboard, TaskBoard
+from arena_bot.scoring.export import csv_header, csv_rows, entry_fragment, splice_entries
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+from arena_bot.scoring.leaderboard import (
+    AggregateRow,
+    aggregate_rows,
+    aggregates,
+    board_notes,
+    build_leaderboard,
+    combine_digests,
+    leaderboard_options,
+    options_digest,
+    task_input_digest,
+)
+from arena_bot.scoring.loader import submission_input
+from arena_bot.submissions import SUBMISSION_FILE, load_submission
+
+_NAMESPACE = "task-board"
+
+
+@dataclass(frozen=True)
+class TaskPart:
+    """One task's share of the leaderboard, as stored in the index."""
+
+    task_id: str
+    input_digest: str
+    board: dict[str, Any]
+    #: Canonical JSON of each entry, in board order.
+    fragments: list[str]
+    csv: str
+    rows: list[AggregateRow]
+    #: scored / pending / error / review counts for the summary line.
+    counts: dict[str, int]
+
+    def encode(self) -> bytes:
+        payload = {
+            "task_id": self.task_id, "input_digest": self.input_digest, "board": self.board,
+            "fragments": self.fragments, "csv": self.csv,
+            "rows": [row.to_list() for row in self.rows], "counts": self.counts,
+        }
+        return zlib.compress(json.dumps(payload, ensure_ascii=False).encode(), 1)
+
+    @classmethod
+    def decode(cls, blob: bytes) -> TaskPart:
+        data = json.loads(zlib.decompress(blob))
+        return cls(
+            task_id=data["task_id"], input_digest=data["input_digest"], board=data["board"],
+            fragments=data["fragments"], csv=data["csv"],
+            rows=[AggregateRow.from_list(row) for row in data["rows"]], counts=data["counts"],
+        )
+
+    @classmethod
+    def of(cls, board: Leaderboard, digest: str) -> TaskPart:
+        """The part of a one-task board."""
+        (task,) = board.tasks
+        entries = board.entries
+        return cls(
+            task_id=task.task_id,
+            input_digest=digest,
+            board=task.model_dump(mode="json"),
+            fragments=[entry_fragment(entry) for entry in entries],
+            csv=csv_rows(board),
+            rows=aggregate_rows(entries),
+            counts={
+                "scored": sum(1 for e in entries if e.status == "scored"),
+                "pending": sum(1 for e in entries if e.status == "pending"),
+                "error": sum(1 for e in entries if e.status == "error"),
+                "review": sum(1 for e in entries if e.needs_review),
+            },
+        )
+
+
+@dataclass(frozen=True)
+class ScoredBoard:
+    """What ``arena score`` writes and prints, without a typed model per entry."""
+
+    json_text: str
+    csv_text: str
+    #: The board without its entries (what every page needs) and the per-task files.
+    summary: dict[str, Any]
+    parts: list[TaskPart]
+    rescored: list[str]
+
+    def count(self, what: str) -> int:
+        return sum(part.counts[what] for part in self.parts)
+
+    @property
+    def notes(self) -> list[str]:
+        return list(self.summary["notes"])
+
+
+def score_repository(
+    *,
+    dataset_dir: Path,
+    submissions_dir: Path,
+    results_dir: Path,
+    options: ScoringOptions,
+    index: Index,
+) -> ScoredBoard:
+    """Score every submission against its stored result, reusing unchanged tasks' parts."""
+    index.preload(submissions_dir, dataset_dir, results_dir)
+    dataset = Dataset(dataset_dir, index)
+    tasks = dataset.all()
+    if not tasks:
+        raise InputError(
+            "no tasks found", path=dataset_dir, hint="run from the repository root or pass --root"
+        )
+    folders = _folders_by_task(submissions_dir, {task.id for task in tasks})
+    store = ResultStore(results_dir, index)
+    common = f"{code_fingerprint(index)}:{options_digest(options)}"
+    parts: list[TaskPart] = []
+    rescored: list[str] = []
+    for task in tasks:
+        key = _task_key(task, folders.get(task.id, []), store, index, common)
+        stored = index.lookup(_NAMESPACE, key)
+        if stored is not None:
+            parts.append(TaskPart.decode(stored))
+            continue
+        part = _score_task(task, folders.get(task.id, []), store, index, options)
+        index.store(_NAMESPACE, key, part.encode())
+        parts.append(part)
+        rescored.append(task.id)
+    return _assemble(parts, tasks, options, rescored)
+
+
+def _folders_by_task(submissions_dir: Path, task_ids: set[str]) -> dict[str, list[Path]]:
+    """``submissions/<task>/<id>/`` folders holding a submission.yaml, by task, sorted."""
+    found: dict[str, list[Path]] = {}
+    if not submissions_dir.is_dir():
+        return found
+    for here, dirs, files in os.walk(submissions_dir):
+        dirs.sort()
+        if SUBMISSION_FILE not in files:
+            continue
+        folder = Path(here)
+        if folder.parent.parent != submissions_dir:
+            raise InputError(
+                f"submission folders live at {submissions_dir.name}/<task>/<submission>/",
+                path=folder / SUBMISSION_FILE,
+                hint="move the folder (`arena validate` reports the layout it expects)",
+            )
+        if folder.parent.name not in task_ids:
+            raise InputError(
+                f"submission is filed under task {folder.parent.name!r}, which is not in "
+                "the dataset",
+                path=folder / SUBMISSION_FILE,
+                hint="fix the folder or add the task under dataset/",
+            )
+        found.setdefault(folder.parent.name, []).append(folder)
+    return found
+
+
+def _task_key(
+    task: TaskFolder, folders: Sequence[Path], store: ResultStore, index: Index, common: str
+) -> str:
+    task_digest = store.task_digest(task)
+    digest = hashlib.sha256(f"{common}\n{task.id}\n{task_digest}\n".encode())
+    for folder in folders:
+        submission_digest = folder_digest(folder, index)
+        content = content_hash(
+            folder, task.root, harness_version=HARNESS_VERSION, task_digest=task_digest,
+            submission_digest=submission_digest,
+        )
+        digest.update(f"{folder.name}\0{submission_digest}\n".encode())
+        for path in store.candidates(task.id, folder.name, content):
+            digest.update(f"{path.name}\0{index.file_digest(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def _score_task(
+    task: TaskFolder,
+    folders: Sequence[Path],
+    store: ResultStore,
+    index: Index,
+    options: ScoringOptions,
+) -> TaskPart:
+    items: list[SubmissionInput] = []
+    for folder in folders:
+        submission = load_submission(folder, index)
+        if submission.spec.task != task.id:
+            raise InputError(
+                f"task {submission.spec.task!r} does not match the folder it is in "
+                f"({task.id!r})",
+                path=submission.yaml_path,
+                hint=f"move the folder to submissions/{submission.spec.task}/ or fix 'task'",
+            )
+        items.append(submission_input(submission, store.lookup(submission, task), index))
+    inputs = ScoringInputs(tasks={task.id: task.spec}, submissions=items)
+    board = build_leaderboard(inputs, options=options)
+    return TaskPart.of(board, task_input_digest(task.spec, items))
+
+
+def _assemble(
+    parts: list[TaskPart],
+    tasks: Sequence[TaskFolder],
+    options: ScoringOptions,
+    rescored: list[str],
+) -> ScoredBoard:
+    rows = [row for part in parts for row in part.rows]
+    head = Leaderboard(
+        input_digest=combine_digests(options, [part.input_digest for part in parts]),
+        options=leaderboard_options(options),
+        tasks=[TaskBoard.model_validate(part.board) for part in parts],
+        entries=[],
+        tools=aggregates(rows, options),
+        notes=board_notes([task.spec for task in tasks], options),
+    )
+    summary = head.model_dump(mode="json")
+    summary.pop("entries")
+    fragments = [fragment for part in parts for fragment in part.fragments]
+    return ScoredBoard(
+        json_text=splice_entries(summary, fragments) + "\n",
+        csv_text=csv_header() + "".join(part.csv for part in parts),
+        summary=summary,
+        parts=parts,
+        rescored=rescored,
+    )
+
+
+def task_file_text(part: TaskPart) -> str:
+    """``tasks/<task>.json``: one task's board and its entries (what a task page loads)."""
+    return splice_entries({"schema_version": 1, "task": part.board}, part.fragments) + "\n"

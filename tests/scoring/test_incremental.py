@@ -1,0 +1,190 @@
+"""Incremental scoring (``arena score``) gives the bytes of the whole-board path, always.
+
+The board is a synthetic one from the scale benchmark's generator (real task folders, real
+submission folders, results stored through the real ResultStore), scored through the CLI
+as a user runs it, and compared with ``build_leaderboard`` over everything followed by
+``to_json`` / ``to_csv``, after every kind of change a board sees.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena_bot.cli import main
+from arena_bot.scoring import ScoringOptions, build_leaderboard
+from arena_bot.scoring.export import to_csv, to_json
+from arena_bot.scoring.loader import load_inputs
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_scale.py"
+
+
+def _generator():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bench_scale", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_scale", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module.generate
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("board")
+    _generator()(root, n_submissions=36, n_tasks=4)
+    # Some submissions are not evaluated yet: their entries are pending.
+    results = root / ".arena" / "results"
+    for pending in sorted(results.glob("synthetic-001/*"))[:2]:
+        shutil.rmtree(pending)
+    return root
+
+
+@pytest.fixture()
+def board(template: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "board"
+    shutil.copytree(template, root, symlinks=True)
+    return root
+
+
+def _score(root: Path) -> str:
+    result = CliRunner().invoke(main, ["--root", str(root), "score"])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _whole_board(root: Path) -> tuple[str, str]:
+    inputs = load_inputs(
+        dataset_dir=root / "dataset", submissions_dir=root / "submissions",
+        results_dir=root / ".arena" / "results",
+    )
+    board = build_leaderboard(inputs, options=ScoringOptions())
+    return to_json(board), to_csv(board)
+
+
+def _written(root: Path) -> tuple[str, str]:
+    out = root / ".arena"
+    return (
+        (out / "leaderboard.json").read_text(encoding="utf-8"),
+        (out / "leaderboard.csv").read_text(encoding="utf-8"),
+    )
+
+
+def _rescored(output: str) -> int:
+    line = next(line for line in output.splitlines() if line.startswith("rescored"))
+    return int(line.split()[1])
+
+
+def test_cold_and_warm_runs_write_the_whole_board_bytes(board: Path) -> None:
+    first = _score(board)
+    assert _rescored(first) == 4
+    assert _written(board) == _whole_board(board)
+    statuses = {e["status"] for e in json.loads(_written(board)[0])["entries"]}
+    assert statuses == {"scored", "pending"}
+    second = _score(board)
+    assert _rescored(second) == 0
+    assert _written(board) == _whole_board(board)
+
+
+def test_an_edited_submission_rescores_its_task_only(board: Path) -> None:
+    _score(board)
+    target = sorted((board / "submissions" / "synthetic-002").iterdir())[0]
+    spec = target / "submission.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("tool_calls:", "tool_calls: 1 #"),
+                    encoding="utf-8")
+    # The edit changes the content address: that submission's result no longer counts.
+    output = _score(board)
+    assert _rescored(output) == 1
+    assert _written(board) == _whole_board(board)
+    entries = json.loads(_written(board)[0])["entries"]
+    edited = next(e for e in entries if e["key"] == f"synthetic-002/{target.name}")
+    assert edited["status"] == "pending"
+
+
+def test_a_new_submission_and_a_removed_result_rescore_their_tasks(board: Path) -> None:
+    _score(board)
+    source = sorted((board / "submissions" / "synthetic-000").iterdir())[0]
+    shutil.copytree(source, board / "submissions" / "synthetic-000" / "2026-999999_new-one")
+    shutil.rmtree(sorted((board / ".arena" / "results" / "synthetic-003").iterdir())[0])
+    output = _score(board)
+    assert _rescored(output) == 2
+    assert _written(board) == _whole_board(board)
+
+
+def test_a_changed_task_rescores_it(board: Path) -> None:
+    _score(board)
+    spec = board / "dataset" / "synthetic-001" / "task.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8") + "\n# a maintainer's comment\n",
+                    encoding="utf-8")
+    output = _score(board)
+    # The task folder is part of every content address: its results no longer count.
+    assert _rescored(output) == 1
+    assert _written(board) == _whole_board(board)
+
+
+def test_a_damaged_index_costs_time_never_correctness(board: Path) -> None:
+    _score(board)
+    index = board / ".arena" / "index.sqlite"
+    index.write_bytes(b"not a database" * 100)
+    assert _rescored(_score(board)) == 4
+    assert _written(board) == _whole_board(board)
+    index.unlink()
+    assert _rescored(_score(board)) == 4
+    assert _written(board) == _whole_board(board)
+
+
+def test_task_files_hold_each_tasks_entries_and_are_rewritten_only_when_changed(
+    board: Path,
+) -> None:
+    _score(board)
+    out = board / ".arena"
+    full = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    summary = json.loads((out / "board.json").read_text(encoding="utf-8"))
+    assert "entries" not in summary
+    assert summary["tasks"] == full["tasks"] and summary["tools"] == full["tools"]
+    for task in full["tasks"]:
+        data = json.loads((out / "tasks" / f"{task['task_id']}.json").read_text("utf-8"))
+        assert data["task"] == task
+        assert data["entries"] == [e for e in full["entries"] if e["task_id"] == task["task_id"]]
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "tasks").glob("synthetic-*.json")}
+    spec = sorted((board / "submissions" / "synthetic-002").iterdir())[0] / "submission.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    _score(board)
+    after = {p.name: p.stat().st_mtime_ns for p in (out / "tasks").glob("synthetic-*.json")}
+    changed = sorted(name for name in before if before[name] != after[name])
+    assert changed == ["synthetic-002.json"]
+
+
+def test_a_forged_manifest_cannot_delete_files_outside_the_output(board: Path) -> None:
+    _score(board)
+    victim = board / "keep.json"
+    victim.write_text("{}", encoding="utf-8")
+    manifest = board / ".arena" / "tasks" / "digests.json"
+    manifest.write_text(json.dumps({"../../keep": "x", "/etc/passwd": "y"}), encoding="utf-8")
+    _score(board)
+    assert victim.is_file()
+
+
+def test_a_submission_filed_under_the_wrong_task_is_a_clear_error(board: Path) -> None:
+    source = sorted((board / "submissions" / "synthetic-000").iterdir())[0]
+    shutil.move(source, board / "submissions" / "synthetic-001" / source.name)
+    result = CliRunner().invoke(main, ["--root", str(board), "score"])
+    assert result.exit_code == 1
+    assert "does not match the folder" in result.output
+    assert "submission.yaml" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_submission_outside_the_layout_is_a_clear_error(board: Path) -> None:
+    source = sorted((board / "submissions" / "synthetic-000").iterdir())[0]
+    nested = board / "submissions" / "synthetic-000" / "deeper"
+    nested.mkdir()
+    shutil.move(source, nested / source.name)
+    result = CliRunner().invoke(main, ["--root", str(board), "score"])
+    assert result.exit_code == 1
+    assert "submissions/<task>/<submission>/" in result.output

@@ -1,0 +1,128 @@
+"""Remembered verdicts (``arena validate`` with ``.arena/index.sqlite``) are never stale.
+
+A verdict is reused only when nothing it depends on changed. Each test validates once to
+fill the index, changes one thing a cheater or a maintainer could change, and checks the
+second verdict equals a fresh validation without any index.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from test_validation import (  # the shared demo task and submission writers
+    INVALID,
+    root,
+    task_template,
+    valid_data,
+    write_submission,
+)
+
+from arena_bot.dataset import Dataset
+from arena_bot.index import open_index
+from arena_bot.validation import Diagnostic, validate_paths
+
+__all__ = ["root", "task_template"]  # fixtures used by name
+
+TODAY = dt.date(2026, 11, 23)
+
+
+def _verdict(root: Path, *, cached: bool, today: dt.date = TODAY) -> list[Diagnostic]:
+    paths = [root / "submissions"]
+    if not cached:
+        report = validate_paths(
+            paths, dataset=Dataset(root / "dataset"), submissions_root=root / "submissions",
+            today=today,
+        )
+        return report.diagnostics
+    with open_index(root / ".arena") as index:
+        report = validate_paths(
+            paths, dataset=Dataset(root / "dataset", index),
+            submissions_root=root / "submissions", today=today, index=index,
+        )
+    return report.diagnostics
+
+
+def _agree(root: Path, *, today: dt.date = TODAY) -> list[Diagnostic]:
+    fresh = _verdict(root, cached=False, today=today)
+    assert _verdict(root, cached=True, today=today) == fresh
+    return fresh
+
+
+@pytest.fixture()
+def filled(root: Path) -> Path:
+    write_submission(root, "good")
+    for name in ("unknown-key", "patch-symlink", "malformed-yaml", "missing-patch"):
+        shutil.copytree(INVALID / name, root / "submissions" / "demo" / name)
+    first = _verdict(root, cached=True)
+    assert _verdict(root, cached=True) == first == _verdict(root, cached=False)
+    assert (root / ".arena" / "index.sqlite").is_file()
+    return root
+
+
+def _codes(found: list[Diagnostic], folder: str) -> set[str]:
+    return {d.code for d in found if d.path is not None and folder in d.path.parts}
+
+
+def test_remembered_verdicts_equal_fresh_ones(filled: Path) -> None:
+    found = _agree(filled)
+    assert _codes(found, "good") == set()
+    assert {"schema", "yaml"} <= {d.code for d in found}
+
+
+def test_an_edited_file_is_checked_again(filled: Path) -> None:
+    data = valid_data()
+    data["runs"][0]["tool_calls"] = "many"
+    write_submission(filled, "good", data=data)
+    assert "schema" in _codes(_agree(filled), "good")
+
+
+def test_a_new_symlink_or_extra_file_is_seen(filled: Path) -> None:
+    folder = filled / "submissions" / "demo" / "good"
+    os.symlink("/etc/passwd", folder / "notes.txt")
+    assert _codes(_agree(filled), "good")
+    (folder / "notes.txt").unlink()
+    (folder / "extra.bin").write_bytes(b"\0" * 10)
+    assert _codes(_agree(filled), "good")
+
+
+def test_permission_bits_are_part_of_the_key(filled: Path) -> None:
+    patch = filled / "submissions" / "demo" / "good" / "run-1.patch"
+    before = _agree(filled)
+    patch.chmod(0o755)
+    after = _agree(filled)
+    assert _codes(before, "good") == set()
+    # Whatever validation says of an executable patch, the remembered verdict agrees.
+    assert _verdict(filled, cached=True) == after
+
+
+def test_a_changed_dataset_is_checked_again(filled: Path) -> None:
+    data = valid_data()
+    data["features"] = [2]
+    data["runs"][0]["patches"] = ["run-1.patch"]
+    write_submission(filled, "good", data=data)
+    assert _codes(_agree(filled), "good") == set()
+    spec = filled / "dataset" / "demo" / "task.yaml"
+    text = spec.read_text(encoding="utf-8")
+    spec.write_text(text[: text.index("  - id: 2")], encoding="utf-8")
+    shutil.rmtree(filled / "dataset" / "demo" / "feature2")
+    assert _codes(_agree(filled), "good")
+
+
+def test_the_date_is_part_of_the_key(filled: Path) -> None:
+    data = valid_data()
+    data["date"] = TODAY + dt.timedelta(days=3)
+    write_submission(filled, "good", data=data)
+    assert "future-date" in _codes(_agree(filled), "good")
+    assert "future-date" not in _codes(_agree(filled, today=TODAY + dt.timedelta(days=5)), "good")
+
+
+def test_a_moved_folder_is_checked_again(filled: Path) -> None:
+    source = filled / "submissions" / "demo" / "good"
+    nested = filled / "submissions" / "demo" / "deeper"
+    nested.mkdir()
+    shutil.move(source, nested / "good")
+    assert "layout" in _codes(_agree(filled), "good")
