@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from arena_bot.scoring.calibration import render_report
 from arena_bot.scoring.compare import compare as run_compare
 from arena_bot.scoring.compare import render_table
 from arena_bot.scoring.export import canonical, to_csv, to_json
-from arena_bot.scoring.incremental import ScoredBoard, score_repository, task_file_text
+from arena_bot.scoring.incremental import ScoredBoard, score_repository, task_file_chunks
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.loader import load_inputs
 from arena_bot.settings import Settings
@@ -70,10 +71,16 @@ def build_from_disk(
 
 
 def _write(path: Path, text: str) -> None:
+    _write_chunks(path, [text])
+
+
+def _write_chunks(path: Path, chunks: Iterable[str]) -> None:
+    """Write ``chunks`` to a temporary file beside ``path``, then rename it into place."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(text, encoding="utf-8", newline="\n")
+        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
+            handle.writelines(chunks)
         temporary.replace(path)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=path) from None
@@ -134,8 +141,8 @@ def write_scored(scored: ScoredBoard, folder: Path) -> None:
     so no page has to load a file that grows with the whole board. Task files whose content
     did not change are not rewritten.
     """
-    _write(folder / "leaderboard.json", scored.json_text)
-    _write(folder / "leaderboard.csv", scored.csv_text)
+    _write_chunks(folder / "leaderboard.json", scored.json_chunks())
+    _write_chunks(folder / "leaderboard.csv", scored.csv_chunks())
     _write(folder / "board.json", canonical(scored.summary) + "\n")
     written = _write_task_files(folder / "tasks", scored)
     click.echo(
@@ -165,7 +172,7 @@ def _write_task_files(folder: Path, scored: ScoredBoard) -> int:
         path = folder / f"{part.task_id}.json"
         if manifest.get(part.task_id) == part.input_digest and path.is_file():
             continue
-        _write(path, task_file_text(part))
+        _write_chunks(path, task_file_chunks(part))
         written += 1
     for stale in sorted(set(manifest) - set(current)):  # tasks that left the dataset
         path = folder / f"{stale}.json"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from arena_bot.models.leaderboard import Entry, Leaderboard
@@ -48,16 +48,35 @@ def splice_entries(document: dict[str, Any], fragments: Sequence[str]) -> str:
     """``canonical(document)`` with its ``entries`` list spelt from ``fragments``.
 
     The text equals :func:`canonical` of the document with the entries decoded from the
-    fragments (same bytes), without decoding or re-encoding them: a board of 50,000 entries
-    is written by joining stored text.
+    fragments (same bytes), without decoding or re-encoding them.
+    """
+    return "".join(stream_entries(document, [fragments]))
+
+
+def stream_entries(
+    document: dict[str, Any], batches: Iterable[Sequence[str]]
+) -> Iterator[str]:
+    """:func:`splice_entries` as a stream of chunks, the entries arriving in batches.
+
+    A board of 50,000 entries is written one task's stored text at a time, never held
+    whole in memory.
     """
     text = canonical({**document, "entries": [_SLOT]})
-    if not fragments:
-        return text.replace(f'[\n    "{_SLOT}"\n  ]', "[]")
-    indented = ",\n".join(
-        "    " + fragment.replace("\n", "\n    ") for fragment in fragments
-    )
-    return text.replace(f'    "{_SLOT}"', indented)
+    slot = f'    "{_SLOT}"'
+    before, after = text.split(slot)
+    first = True
+    for batch in batches:
+        for fragment in batch:
+            if first:
+                yield before
+                first = False
+            else:
+                yield ",\n"
+            yield "    " + fragment.replace("\n", "\n    ")
+    if first:  # no entries at all: json spells an empty list "[]"
+        yield text.replace(f'[\n{slot}\n  ]', "[]")
+        return
+    yield after
 
 
 def _fixed(value: float | None, digits: int = 2) -> str:

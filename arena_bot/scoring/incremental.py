@@ -29,7 +29,7 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore, content_hash
 from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.models.leaderboard import Leaderboard, TaskBoard
-from arena_bot.scoring.export import csv_header, csv_rows, entry_fragment, splice_entries
+from arena_bot.scoring.export import csv_header, csv_rows, entry_fragment, stream_entries
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.leaderboard import (
     AggregateRow,
@@ -61,33 +61,42 @@ _NAMESPACE = "task-board"
 
 @dataclass(frozen=True)
 class TaskPart:
-    """One task's share of the leaderboard, as stored in the index."""
+    """One task's share of the leaderboard, as stored in the index.
+
+    The entries' text stays compressed until it is written (:meth:`fragments`), so a whole
+    board's parts fit in a few megabytes.
+    """
 
     task_id: str
     input_digest: str
     board: dict[str, Any]
-    #: Canonical JSON of each entry, in board order.
-    fragments: list[str]
     csv: str
     rows: list[AggregateRow]
     #: scored / pending / error / review counts for the summary line.
     counts: dict[str, int]
+    #: zlib-compressed JSON list of each entry's canonical JSON, in board order.
+    entries_blob: bytes
+
+    def fragments(self) -> list[str]:
+        fragments: list[str] = json.loads(zlib.decompress(self.entries_blob))
+        return fragments
 
     def encode(self) -> bytes:
-        payload = {
+        meta = zlib.compress(json.dumps({
             "task_id": self.task_id, "input_digest": self.input_digest, "board": self.board,
-            "fragments": self.fragments, "csv": self.csv,
-            "rows": [row.to_list() for row in self.rows], "counts": self.counts,
-        }
-        return zlib.compress(json.dumps(payload, ensure_ascii=False).encode(), 1)
+            "csv": self.csv, "rows": [row.to_list() for row in self.rows],
+            "counts": self.counts,
+        }, ensure_ascii=False).encode(), 1)
+        return len(meta).to_bytes(4, "big") + meta + self.entries_blob
 
     @classmethod
     def decode(cls, blob: bytes) -> TaskPart:
-        data = json.loads(zlib.decompress(blob))
+        size = int.from_bytes(blob[:4], "big")
+        data = json.loads(zlib.decompress(blob[4 : 4 + size]))
         return cls(
             task_id=data["task_id"], input_digest=data["input_digest"], board=data["board"],
-            fragments=data["fragments"], csv=data["csv"],
-            rows=[AggregateRow.from_list(row) for row in data["rows"]], counts=data["counts"],
+            csv=data["csv"], rows=[AggregateRow.from_list(row) for row in data["rows"]],
+            counts=data["counts"], entries_blob=blob[4 + size :],
         )
 
     @classmethod
@@ -95,11 +104,11 @@ class TaskPart:
         """The part of a one-task board."""
         (task,) = board.tasks
         entries = board.entries
+        fragments = [entry_fragment(entry) for entry in entries]
         return cls(
             task_id=task.task_id,
             input_digest=digest,
             board=task.model_dump(mode="json"),
-            fragments=[entry_fragment(entry) for entry in entries],
             csv=csv_rows(board),
             rows=aggregate_rows(entries),
             counts={
@@ -108,6 +117,7 @@ class TaskPart:
                 "error": sum(1 for e in entries if e.status == "error"),
                 "review": sum(1 for e in entries if e.needs_review),
             },
+            entries_blob=zlib.compress(json.dumps(fragments, ensure_ascii=False).encode(), 1),
         )
 
 
@@ -115,9 +125,7 @@ class TaskPart:
 class ScoredBoard:
     """What ``arena score`` writes and prints, without a typed model per entry."""
 
-    json_text: str
-    csv_text: str
-    #: The board without its entries (what every page needs) and the per-task files.
+    #: The board without its entries: what every page needs (``board.json``).
     summary: dict[str, Any]
     parts: list[TaskPart]
     rescored: list[str]
@@ -128,6 +136,17 @@ class ScoredBoard:
     @property
     def notes(self) -> list[str]:
         return list(self.summary["notes"])
+
+    def json_chunks(self) -> Iterator[str]:
+        """``leaderboard.json``, the bytes of :func:`~arena_bot.scoring.export.to_json`."""
+        yield from stream_entries(self.summary, (part.fragments() for part in self.parts))
+        yield "\n"
+
+    def csv_chunks(self) -> Iterator[str]:
+        """``leaderboard.csv``, the bytes of :func:`~arena_bot.scoring.export.to_csv`."""
+        yield csv_header()
+        for part in self.parts:
+            yield part.csv
 
 
 def score_repository(
@@ -248,16 +267,10 @@ def _assemble(
     )
     summary = head.model_dump(mode="json")
     summary.pop("entries")
-    fragments = [fragment for part in parts for fragment in part.fragments]
-    return ScoredBoard(
-        json_text=splice_entries(summary, fragments) + "\n",
-        csv_text=csv_header() + "".join(part.csv for part in parts),
-        summary=summary,
-        parts=parts,
-        rescored=rescored,
-    )
+    return ScoredBoard(summary=summary, parts=parts, rescored=rescored)
 
 
-def task_file_text(part: TaskPart) -> str:
+def task_file_chunks(part: TaskPart) -> Iterator[str]:
     """``tasks/<task>.json``: one task's board and its entries (what a task page loads)."""
-    return splice_entries({"schema_version": 1, "task": part.board}, part.fragments) + "\n"
+    yield from stream_entries({"schema_version": 1, "task": part.board}, [part.fragments()])
+    yield "\n"

@@ -188,3 +188,11 @@ def test_a_submission_outside_the_layout_is_a_clear_error(board: Path) -> None:
     result = CliRunner().invoke(main, ["--root", str(board), "score"])
     assert result.exit_code == 1
     assert "submissions/<task>/<submission>/" in result.output
+
+
+def test_a_board_without_submissions_matches_too(board: Path) -> None:
+    shutil.rmtree(board / "submissions")
+    (board / "submissions").mkdir()
+    _score(board)
+    assert _written(board) == _whole_board(board)
+    assert json.loads(_written(board)[0])["entries"] == []
