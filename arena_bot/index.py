@@ -60,8 +60,8 @@ def signature(stat: os.stat_result) -> Signature:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def sha256_file(path: Path) -> str:
-    with path.open("rb") as handle:
+def sha256_file(path: Path | str) -> str:
+    with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
@@ -81,6 +81,8 @@ class Index:
     _new_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
     _preloaded: dict[str, tuple[Signature, str]] = field(default_factory=dict)
     _preloaded_roots: list[str] = field(default_factory=list)
+    _preloaded_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    _preloaded_namespaces: set[str] = field(default_factory=set)
     hits: int = 0
     misses: int = 0
     #: :func:`code_fingerprint`, computed once per run.
@@ -92,10 +94,10 @@ class Index:
 
     # -- files -----------------------------------------------------------------------------
 
-    def file_digest(self, path: Path, stat: os.stat_result | None = None) -> str:
+    def file_digest(self, path: Path | str, stat: os.stat_result | None = None) -> str:
         """sha256 of ``path``'s bytes, read only when its stat signature is new."""
         key = os.path.abspath(path)
-        current = signature(stat or path.stat())
+        current = signature(stat or os.stat(key))
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             self.hits += 1
@@ -119,6 +121,14 @@ class Index:
             for path, size, mtime_ns, inode, digest in rows:
                 self._preloaded[path] = ((size, mtime_ns, inode), digest)
             self._preloaded_roots.append(f"{prefix}/")
+
+    def preload_memo(self, namespace: str) -> None:
+        """Read at once every stored value of ``namespace`` (for whole-board runs)."""
+        for key, value in self._read_all(
+            "SELECT key, value FROM memo WHERE namespace = ?", namespace
+        ):
+            self._preloaded_memo[(namespace, key)] = bytes(value)
+        self._preloaded_namespaces.add(namespace)
 
     # -- memo ------------------------------------------------------------------------------
 
@@ -218,6 +228,8 @@ class Index:
         return ((row[0], row[1], row[2]), row[3]) if row is not None else None
 
     def _stored_memo(self, namespace: str, key: str) -> bytes | None:
+        if namespace in self._preloaded_namespaces:
+            return self._preloaded_memo.get((namespace, key))
         row = self._read("SELECT value FROM memo WHERE namespace = ? AND key = ?", namespace, key)
         return bytes(row[0]) if row is not None else None
 
@@ -374,32 +386,33 @@ def tree_state(root: Path, index: Index) -> str:
     some of them: a memoised verdict must change when any of them does. A missing ``root``
     has a state of its own.
     """
+    top_path = os.path.abspath(root)
     try:
-        top = os.lstat(root)
+        top = os.lstat(top_path)
     except OSError:
         return hashlib.sha256(b"absent").hexdigest()
     digest = hashlib.sha256(f"root {top.st_mode:o}\n".encode())
-    if os.path.islink(root):
-        digest.update(os.readlink(root).encode(errors="surrogateescape"))
+    if os.path.islink(top_path):
+        digest.update(os.readlink(top_path).encode(errors="surrogateescape"))
         return digest.hexdigest()
-    stack = [root]
+    stack = [(top_path, "")]
     while stack:
-        folder = stack.pop()
+        folder, relative = stack.pop()
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as exc:  # not a folder, or unreadable: its state is that
-            digest.update(f"{folder}\0error {exc.errno}\n".encode())
+            digest.update(f"{relative}\0error {exc.errno}\n".encode())
             continue
         for entry in entries:
             stat = entry.stat(follow_symlinks=False)
-            relative = os.path.relpath(entry.path, root)
-            digest.update(f"{relative}\0{stat.st_mode:o}\0".encode())
+            name = f"{relative}{entry.name}"
+            digest.update(f"{name}\0{stat.st_mode:o}\0".encode(errors="surrogateescape"))
             if entry.is_symlink():
                 digest.update(os.readlink(entry.path).encode(errors="surrogateescape"))
             elif entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
+                stack.append((entry.path, f"{name}/"))
             elif entry.is_file(follow_symlinks=False):
-                digest.update(index.file_digest(Path(entry.path), stat).encode())
+                digest.update(index.file_digest(entry.path, stat).encode())
             digest.update(b"\n")
     return digest.hexdigest()

@@ -194,6 +194,8 @@ class Validator:
 
 
 _MEMO_NAMESPACE = "validation"
+#: Above this many folders, validation reads the index in bulk.
+_BULK = 100
 
 
 def _encode_diagnostics(found: list[Diagnostic], folder: Path) -> bytes:
@@ -280,6 +282,10 @@ def validate_paths(
                 )
             )
         folders.update(dict.fromkeys(found))
+    if index is not None and len(folders) > _BULK:
+        # A whole-board run: read the stored rows in two scans instead of a query per file.
+        index.preload(submissions_root, dataset.root)
+        index.preload_memo(_MEMO_NAMESPACE)
     reports = tuple(
         SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
         for folder in folders

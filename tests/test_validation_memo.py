@@ -126,3 +126,16 @@ def test_a_moved_folder_is_checked_again(filled: Path) -> None:
     nested.mkdir()
     shutil.move(source, nested / "good")
     assert "layout" in _codes(_agree(filled), "good")
+
+
+def test_bulk_reads_of_the_index_give_the_same_verdicts(
+    filled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena_bot.validation as validation
+
+    monkeypatch.setattr(validation, "_BULK", 0)  # every run reads the index in bulk
+    assert _agree(filled) == _verdict(filled, cached=True)
+    data = valid_data()
+    data["runs"][0]["iterations"] = -1
+    write_submission(filled, "good", data=data)
+    assert "schema" in _codes(_agree(filled), "good")
