@@ -13,12 +13,13 @@ from pathlib import Path
 
 import click
 
-from arena_bot.cli.score import write_outputs
+from arena_bot.cli.score import write_scored
 from arena_bot.dataset import Dataset
 from arena_bot.diagnostics import render
 from arena_bot.errors import UsageError
 from arena_bot.index import Index, open_index
-from arena_bot.models.leaderboard import Entry, Leaderboard
+from arena_bot.models.leaderboard import Entry
+from arena_bot.scoring.incremental import ScoredBoard
 from arena_bot.settings import Settings
 from arena_bot.validation import ValidationReport, all_submission_folders, validate_paths
 
@@ -59,7 +60,7 @@ def pipeline(
         report, board = _run_stages(
             settings, folders, index, jobs=jobs, base_image=base_image, force=force
         )
-    write_outputs(board, output)
+    write_scored(board, output)
     if not report.valid:
         click.secho(
             f"{len(folders) - len(valid_folders(report))} submission(s) are invalid "
@@ -80,7 +81,7 @@ def _run_stages(
     jobs: int,
     base_image: str | None,
     force: bool,
-) -> tuple[ValidationReport, Leaderboard]:
+) -> tuple[ValidationReport, ScoredBoard]:
     """Validate, evaluate and score; print each stage's outcome."""
     _stage(1, "validate", f"{len(folders)} submission(s)")
     report = validate_paths(
@@ -96,9 +97,15 @@ def _run_stages(
     run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, index=index)
 
     _stage(3, "score", "baselines, scores, ranks, intervals, outliers")
-    from arena_bot.cli.score import build_from_disk
+    from arena_bot.cli.score import judge_for
+    from arena_bot.scoring import ScoringOptions
+    from arena_bot.scoring.incremental import score_repository
 
-    board = build_from_disk(settings, only=valid, index=index)
+    board = score_repository(
+        dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
+        results_dir=settings.results_dir, options=ScoringOptions(judge=judge_for(settings)),
+        index=index, only=valid,
+    )
     click.echo(render_ranking(board))
     return report, board
 
@@ -107,23 +114,29 @@ def _stage(number: int, name: str, detail: str) -> None:
     click.secho(f"\n== {number}/3 {name}: {detail}", bold=True)
 
 
-def render_ranking(board: Leaderboard) -> str:
-    """Per task, its scored entries by rank: the first look at the leaderboard."""
+def render_ranking(board: ScoredBoard, *, top: int = 10) -> str:
+    """Per task, its best ``top`` entries by rank and what is not ranked: a first look.
+
+    Only the entries shown are decoded; the full board is in the files written.
+    """
     lines = []
-    for task in board.tasks:
-        entries = sorted(
-            (e for e in board.entries if e.task_id == task.task_id and e.rank is not None),
-            key=lambda e: (e.rank, e.key),
-        )
+    for part in board.parts:
+        task = part.board
         lines.append(
-            f"{task.task_id} ({task.category}, {task.difficulty}; baseline "
-            f"{task.baseline.source})"
+            f"{part.task_id} ({task['category']}, {task['difficulty']}; baseline "
+            f"{task['baseline']['source']})"
         )
-        for entry in entries:
-            lines.append("  " + _entry_line(entry))
-        others = [e for e in board.entries if e.task_id == task.task_id and e.rank is None]
-        for entry in others:
+        fragments = part.fragments()
+        ranked = part.counts["ranked"]  # ranked entries come first, in rank order
+        for fragment in fragments[: min(top, ranked)]:
+            lines.append("  " + _entry_line(Entry.model_validate_json(fragment)))
+        if ranked > top:
+            lines.append(f"  ... and {ranked - top} more ranked entries (see the files written)")
+        for fragment in fragments[ranked : ranked + top]:
+            entry = Entry.model_validate_json(fragment)
             lines.append(f"  -  {entry.label}: {entry.status} ({entry.status_reason or ''})")
+        if len(fragments) - ranked > top:
+            lines.append(f"  ... and {len(fragments) - ranked - top} more not ranked")
     return "\n".join(lines)
 
 

@@ -27,7 +27,8 @@ from arena_bot.settings import Settings
 _RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
 
 
-def _judge(settings: Settings) -> Any:
+def judge_for(settings: Settings) -> Any:
+    """The LLM judge the settings configure (``None`` when none is)."""
     return build_judge(
         base_url=settings.judge_base_url,
         model=settings.judge_model,
@@ -67,7 +68,7 @@ def build_from_disk(
             "no tasks found", path=settings.dataset_dir,
             hint="run from the repository root or pass --root",
         )
-    return build_leaderboard(inputs, options=ScoringOptions(judge=_judge(settings)))
+    return build_leaderboard(inputs, options=ScoringOptions(judge=judge_for(settings)))
 
 
 def _write(path: Path, text: str) -> None:
@@ -127,7 +128,7 @@ def score(settings: Settings, results: Path | None, output: Path | None, match: 
             dataset_dir=settings.dataset_dir,
             submissions_dir=settings.submissions_dir,
             results_dir=results or settings.results_dir,
-            options=ScoringOptions(judge=_judge(settings)),
+            options=ScoringOptions(judge=judge_for(settings)),
             index=index,
         )
     write_scored(scored, output or settings.cache_dir)
@@ -257,7 +258,7 @@ def compare(
 @click.pass_obj
 def calibrate(settings: Settings, tolerance: float, fmt: str) -> None:
     """Check the LLM judge against the shipped reference set (seed 004 §7)."""
-    judge = _judge(settings)
+    judge = judge_for(settings)
     if judge is None:
         raise JudgeError(
             "no LLM judge configured",

@@ -29,7 +29,7 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,7 @@ class TaskPart:
             rows=aggregate_rows(entries),
             counts={
                 "scored": sum(1 for e in entries if e.status == "scored"),
+                "ranked": sum(1 for e in entries if e.rank is not None),
                 "pending": sum(1 for e in entries if e.status == "pending"),
                 "error": sum(1 for e in entries if e.status == "error"),
                 "review": sum(1 for e in entries if e.needs_review),
@@ -156,8 +157,13 @@ def score_repository(
     results_dir: Path,
     options: ScoringOptions,
     index: Index,
+    only: Collection[Path] | None = None,
 ) -> ScoredBoard:
-    """Score every submission against its stored result, reusing unchanged tasks' parts."""
+    """Score every submission against its stored result, reusing unchanged tasks' parts.
+
+    ``only`` restricts the board to these submission folders (the pipeline passes the
+    valid ones); by default every submission under ``submissions_dir`` is scored.
+    """
     index.preload(submissions_dir, dataset_dir, results_dir)
     dataset = Dataset(dataset_dir, index)
     tasks = dataset.all()
@@ -166,6 +172,12 @@ def score_repository(
             "no tasks found", path=dataset_dir, hint="run from the repository root or pass --root"
         )
     folders = _folders_by_task(submissions_dir, {task.id for task in tasks})
+    if only is not None:
+        keep = {os.path.abspath(folder) for folder in only}
+        folders = {
+            task_id: [f for f in found if os.path.abspath(f) in keep]
+            for task_id, found in folders.items()
+        }
     store = ResultStore(results_dir, index)
     common = f"{code_fingerprint(index)}:{options_digest(options)}"
     parts: list[TaskPart] = []
