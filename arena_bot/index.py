@@ -130,6 +130,36 @@ class Index:
             self._preloaded_memo[(namespace, key)] = bytes(value)
         self._preloaded_namespaces.add(namespace)
 
+    def listing(self, folder: str) -> list[tuple[str, str]]:
+        """``(name, kind)`` of each entry of ``folder``; kind ``f`` file, ``d`` folder,
+        ``l`` symlink, ``o`` other. Symlinks are never followed.
+
+        Remembered by the folder's stat signature: adding, removing or renaming an entry
+        changes a folder's modification time (git's untracked cache relies on the same),
+        so an unchanged folder costs one ``stat``, not a read of its entries.
+        """
+        key = f"{os.path.abspath(folder)}/"
+        current = signature(os.lstat(key[:-1]))
+        known = self._new_files.get(key) or self._stored_file(key)
+        if known is not None and known[0] == current:
+            text = known[1]
+            return [(item[:-2], item[-1]) for item in text.split("\0")] if text else []
+        entries: list[tuple[str, str]] = []
+        with os.scandir(key[:-1]) as scan:
+            for entry in scan:
+                if entry.is_symlink():
+                    kind = "l"
+                elif entry.is_dir(follow_symlinks=False):
+                    kind = "d"
+                elif entry.is_file(follow_symlinks=False):
+                    kind = "f"
+                else:
+                    kind = "o"
+                entries.append((entry.name, kind))
+        entries.sort()
+        self._new_files[key] = (current, "\0".join(f"{name}\x01{kind}" for name, kind in entries))
+        return entries
+
     # -- memo ------------------------------------------------------------------------------
 
     def memo(self, namespace: str, key: str, compute: Callable[[], bytes]) -> bytes:
@@ -188,7 +218,7 @@ class Index:
                     "INSERT OR REPLACE INTO memo VALUES (?, ?, ?)",
                     [(ns, key, value) for (ns, key), value in self._new_memo.items()],
                 )
-        except (sqlite3.Error, OSError):
+        except (sqlite3.Error, OSError, UnicodeError):
             # The index only saves time; a store that cannot be written is dropped so the
             # next run starts clean, and this run's results stand.
             _discard(self.path)
@@ -304,34 +334,35 @@ def open_index(cache_dir: Path | None) -> Iterator[Index]:
     index.close()
 
 
-def folder_digest(root: Path, index: Index) -> str:
+def folder_digest(root: Path | str, index: Index) -> str:
     """sha256 over the relative paths and file digests of every regular file under ``root``.
 
     The same value as :func:`arena_bot.evaluation.digest.folder_digest`, reading only files
-    whose stat signature the index has not seen.
+    whose stat signature the index has not seen, and folders whose own has changed.
     """
     digest = hashlib.sha256()
-    for path, stat in _regular_files(root):
-        relative = path.relative_to(root).as_posix().encode()
+    for parts, path in regular_files(os.path.abspath(root), index):
+        relative = "/".join(parts).encode(errors="surrogateescape")
         digest.update(len(relative).to_bytes(4, "big") + relative)
-        digest.update(bytes.fromhex(index.file_digest(path, stat)))
+        digest.update(bytes.fromhex(index.file_digest(path)))
     return digest.hexdigest()
 
 
-def _regular_files(root: Path) -> list[tuple[Path, os.stat_result]]:
-    found: list[tuple[Path, os.stat_result]] = []
-    stack = [root]
+def regular_files(root: str, index: Index) -> list[tuple[tuple[str, ...], str]]:
+    """(relative parts, path) of every regular file under ``root``, in path order.
+
+    Symlinks are skipped: a folder must not pull in files from elsewhere. The order is that
+    of :class:`pathlib.Path` (part by part), which the content addresses were defined with.
+    """
+    found: list[tuple[tuple[str, ...], str]] = []
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
     while stack:
-        folder = stack.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                # Symlinks are skipped: a folder must not pull in files from elsewhere.
-                if entry.is_symlink():
-                    continue
-                if entry.is_dir():
-                    stack.append(Path(entry.path))
-                elif entry.is_file():
-                    found.append((Path(entry.path), entry.stat()))
+        folder, parts = stack.pop()
+        for name, kind in index.listing(folder):
+            if kind == "d":
+                stack.append((f"{folder}/{name}", (*parts, name)))
+            elif kind == "f":
+                found.append(((*parts, name), f"{folder}/{name}"))
     found.sort(key=lambda item: item[0])
     return found
 

@@ -138,3 +138,26 @@ def test_a_bad_file_is_never_remembered(tmp_path: Path) -> None:
             load_submission(folder, index)
     with pytest.raises(InputError, match="not found"):
         load_submission(tmp_path / "missing", Index(None))
+
+
+def test_folder_listings_follow_every_change_of_the_tree(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    cache = tmp_path / ".arena"
+    changes = [
+        lambda: (root / "new.txt").write_text("new"),
+        lambda: (root / "new.txt").rename(root / "renamed.txt"),
+        lambda: (root / "renamed.txt").unlink(),
+        lambda: (root / "deep" / "er").mkdir(parents=True),
+        lambda: (root / "deep" / "er" / "file.py").write_text("x = 1\n"),
+        lambda: os.symlink("/etc/hostname", root / "deep" / "link"),
+        lambda: (root / "deep" / "er" / "file.py").write_text("x = 2\n"),
+        # Path order puts sub/... before sub.x/...; plain string order would not.
+        lambda: (root / "sub.x").mkdir(),
+        lambda: (root / "sub.x" / "z").write_text("z"),
+    ]
+    for change in changes:
+        with open_index(cache) as index:
+            assert folder_digest(root, index) == reference_digest(root)
+        change()
+        with open_index(cache) as index:
+            assert folder_digest(root, index) == reference_digest(root)

@@ -144,15 +144,18 @@ class ResultStore:
         folder = self.root / task_id / submission_id
         prefix = f"{content[:32]}-"
         try:
-            with os.scandir(folder) as entries:
-                names = sorted(
-                    entry.name
-                    for entry in entries
-                    if entry.name.startswith(prefix) and entry.name.endswith(".json")
-                )
+            if self.index is not None:
+                names = [name for name, _ in self.index.listing(os.fspath(folder))]
+            else:
+                with os.scandir(folder) as entries:
+                    names = [entry.name for entry in entries]
         except OSError:  # nothing stored for this submission yet
             return []
-        return [folder / name for name in names]
+        return [
+            folder / name
+            for name in sorted(names)
+            if name.startswith(prefix) and name.endswith(".json")
+        ]
 
     def get(self, submission: SubmissionFolder, key: InputKey) -> EvaluationResult | None:
         """The result stored under ``key``, or ``None``."""

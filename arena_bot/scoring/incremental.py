@@ -171,7 +171,7 @@ def score_repository(
         raise InputError(
             "no tasks found", path=dataset_dir, hint="run from the repository root or pass --root"
         )
-    folders = _folders_by_task(submissions_dir, {task.id for task in tasks})
+    folders = _folders_by_task(submissions_dir, {task.id for task in tasks}, index)
     if only is not None:
         keep = {os.path.abspath(folder) for folder in only}
         folders = {
@@ -195,31 +195,44 @@ def score_repository(
     return _assemble(parts, tasks, options, rescored)
 
 
-def _folders_by_task(submissions_dir: Path, task_ids: set[str]) -> dict[str, list[Path]]:
-    """``submissions/<task>/<id>/`` folders holding a submission.yaml, by task, sorted."""
+def _folders_by_task(
+    submissions_dir: Path, task_ids: set[str], index: Index
+) -> dict[str, list[Path]]:
+    """``submissions/<task>/<id>/`` folders holding a submission.yaml, by task, sorted.
+
+    Walks with the index's folder listings: an unchanged folder costs one ``stat``.
+    """
     found: dict[str, list[Path]] = {}
     if not submissions_dir.is_dir():
         return found
-    for here, dirs, files in os.walk(submissions_dir):
-        dirs.sort()
-        if SUBMISSION_FILE not in files:
-            continue
-        folder = Path(here)
-        if folder.parent.parent != submissions_dir:
-            raise InputError(
-                f"submission folders live at {submissions_dir.name}/<task>/<submission>/",
-                path=folder / SUBMISSION_FILE,
-                hint="move the folder (`arena validate` reports the layout it expects)",
-            )
-        if folder.parent.name not in task_ids:
-            raise InputError(
-                f"submission is filed under task {folder.parent.name!r}, which is not in "
-                "the dataset",
-                path=folder / SUBMISSION_FILE,
-                hint="fix the folder or add the task under dataset/",
-            )
-        found.setdefault(folder.parent.name, []).append(folder)
-    return found
+    top = os.path.abspath(submissions_dir)
+    stack = [(top, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        entries = index.listing(folder)
+        if depth > 0 and (SUBMISSION_FILE, "f") in entries:
+            _check_placement(folder, depth, submissions_dir, task_ids)
+            task_id = os.path.basename(os.path.dirname(folder))
+            found.setdefault(task_id, []).append(submissions_dir / task_id / Path(folder).name)
+        stack.extend((f"{folder}/{name}", depth + 1) for name, kind in entries if kind == "d")
+    return {task_id: sorted(folders) for task_id, folders in found.items()}
+
+
+def _check_placement(folder: str, depth: int, submissions_dir: Path, task_ids: set[str]) -> None:
+    path = Path(folder) / SUBMISSION_FILE
+    if depth != 2:
+        raise InputError(
+            f"submission folders live at {submissions_dir.name}/<task>/<submission>/",
+            path=path,
+            hint="move the folder (`arena validate` reports the layout it expects)",
+        )
+    task_id = os.path.basename(os.path.dirname(folder))
+    if task_id not in task_ids:
+        raise InputError(
+            f"submission is filed under task {task_id!r}, which is not in the dataset",
+            path=path,
+            hint="fix the folder or add the task under dataset/",
+        )
 
 
 def _task_key(
