@@ -96,7 +96,7 @@ class Index:
 
     def file_digest(self, path: Path | str, stat: os.stat_result | None = None) -> str:
         """sha256 of ``path``'s bytes, read only when its stat signature is new."""
-        key = os.path.abspath(path)
+        key = path if isinstance(path, str) and path.startswith("/") else os.path.abspath(path)
         current = signature(stat or os.stat(key))
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:

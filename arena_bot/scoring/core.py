@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
+from scipy import special
 
 from arena_bot.scoring import components
 from arena_bot.scoring.grouped import (
@@ -354,7 +354,7 @@ def t_interval(
     """
     ok = count >= 2
     df = np.where(ok, count - 1, 1)
-    t_value = scipy_stats.t.ppf(0.5 + confidence / 2.0, df)
+    t_value = special.stdtrit(df, 0.5 + confidence / 2.0)  # = scipy.stats.t.ppf
     with np.errstate(invalid="ignore", divide="ignore"):
         margin = t_value * std / np.sqrt(np.maximum(count, 1))
     low = np.where(ok, np.clip(mean - margin, 0.0, 100.0), np.nan)

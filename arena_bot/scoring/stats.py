@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats as scipy_stats
+from scipy import special
 
 #: Seed 004 §6: significance level of the comparison.
 ALPHA = 0.05
@@ -38,7 +38,8 @@ class Summary:
 
 def t_critical(*, df: int, confidence: float = 0.95) -> float:
     """Two-sided critical t value for ``df`` degrees of freedom (seed 002 fixes 2.776)."""
-    return float(scipy_stats.t.ppf(0.5 + confidence / 2.0, df))
+    # scipy.stats.t.ppf computes the same; scipy.special loads in a third of the time.
+    return float(special.stdtrit(df, 0.5 + confidence / 2.0))
 
 
 def summarize(
@@ -143,6 +144,8 @@ def welch_test(a: Sequence[float], b: Sequence[float], *, alpha: float = ALPHA) 
             cohens_d=None, effect=None,
             note="both sides are constant: no variance, so t and Cohen's d are undefined",
         )
+    from scipy import stats as scipy_stats  # only comparisons need it
+
     result = scipy_stats.ttest_ind(x, y, equal_var=False)
     df = (var_a / n_a + var_b / n_b) ** 2 / (
         (var_a / n_a) ** 2 / (n_a - 1) + (var_b / n_b) ** 2 / (n_b - 1)
@@ -196,7 +199,7 @@ def paired_test(
             note="all differences are equal: no variance, t is undefined",
         )
     t = mean / std_error
-    p_value = float(2.0 * scipy_stats.t.sf(abs(t), n - 1))
+    p_value = float(2.0 * special.stdtr(n - 1, -abs(t)))  # = scipy.stats.t.sf(|t|) * 2
     margin = t_critical(df=n - 1, confidence=confidence) * std_error
     return PairedResult(
         n=n, mean_difference=mean, std_error=std_error, t=float(t), df=n - 1, p_value=p_value,
