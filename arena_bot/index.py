@@ -138,8 +138,9 @@ class Index:
         changes a folder's modification time (git's untracked cache relies on the same),
         so an unchanged folder costs one ``stat``, not a read of its entries.
         """
-        key = f"{os.path.abspath(folder)}/"
-        current = signature(os.lstat(key[:-1]))
+        absolute = folder if folder.startswith("/") else os.path.abspath(folder)
+        key = f"{absolute}/"
+        current = signature(os.lstat(absolute))
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             text = known[1]
@@ -341,7 +342,8 @@ def folder_digest(root: Path | str, index: Index) -> str:
     whose stat signature the index has not seen, and folders whose own has changed.
     """
     digest = hashlib.sha256()
-    for parts, path in regular_files(os.path.abspath(root), index):
+    top = root if isinstance(root, str) and root.startswith("/") else os.path.abspath(root)
+    for parts, path in regular_files(top, index):
         relative = "/".join(parts).encode(errors="surrogateescape")
         digest.update(len(relative).to_bytes(4, "big") + relative)
         digest.update(bytes.fromhex(index.file_digest(path)))

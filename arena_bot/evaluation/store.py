@@ -68,10 +68,19 @@ def content_hash(
     def digest_of(root: Path) -> str:
         return indexed_folder_digest(root, index) if index is not None else folder_digest(root)
 
+    return content_address(
+        harness_version=harness_version,
+        task_digest=task_digest or digest_of(task_root),
+        submission_digest=submission_digest or digest_of(submission_root),
+    )
+
+
+def content_address(*, harness_version: str, task_digest: str, submission_digest: str) -> str:
+    """:func:`content_hash` from the two folders' digests."""
     digest = hashlib.sha256()
     digest.update(f"harness {harness_version}\n".encode())
-    digest.update(f"task {task_digest or digest_of(task_root)}\n".encode())
-    digest.update(f"submission {submission_digest or digest_of(submission_root)}\n".encode())
+    digest.update(f"task {task_digest}\n".encode())
+    digest.update(f"submission {submission_digest}\n".encode())
     return digest.hexdigest()
 
 
@@ -142,20 +151,23 @@ class ResultStore:
     def candidates(self, task_id: str, submission_id: str, content: str) -> list[Path]:
         """Stored result files for this content address, whatever the base image, sorted."""
         folder = self.root / task_id / submission_id
+        return [folder / name for name in self.candidate_names(task_id, submission_id, content)]
+
+    def candidate_names(self, task_id: str, submission_id: str, content: str) -> list[str]:
+        """The names of :meth:`candidates` (no path objects: scoring asks for 50,000)."""
+        folder = os.path.join(os.path.abspath(self.root), task_id, submission_id)
         prefix = f"{content[:32]}-"
         try:
             if self.index is not None:
-                names = [name for name, _ in self.index.listing(os.fspath(folder))]
+                names = [name for name, _ in self.index.listing(folder)]
             else:
                 with os.scandir(folder) as entries:
                     names = [entry.name for entry in entries]
         except OSError:  # nothing stored for this submission yet
             return []
-        return [
-            folder / name
-            for name in sorted(names)
-            if name.startswith(prefix) and name.endswith(".json")
-        ]
+        return sorted(
+            name for name in names if name.startswith(prefix) and name.endswith(".json")
+        )
 
     def get(self, submission: SubmissionFolder, key: InputKey) -> EvaluationResult | None:
         """The result stored under ``key``, or ``None``."""

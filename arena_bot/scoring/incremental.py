@@ -37,7 +37,7 @@ from typing import Any
 from arena_bot import HARNESS_VERSION
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError
-from arena_bot.evaluation.store import ResultStore, content_hash
+from arena_bot.evaluation.store import ResultStore, content_address
 from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.models.leaderboard import Leaderboard, TaskBoard
 from arena_bot.scoring.export import csv_header, csv_rows, entry_fragment, stream_entries
@@ -175,8 +175,7 @@ def score_repository(
     if only is not None:
         keep = {os.path.abspath(folder) for folder in only}
         folders = {
-            task_id: [f for f in found if os.path.abspath(f) in keep]
-            for task_id, found in folders.items()
+            task_id: [f for f in found if f in keep] for task_id, found in folders.items()
         }
     store = ResultStore(results_dir, index)
     common = f"{code_fingerprint(index)}:{options_digest(options)}"
@@ -197,12 +196,13 @@ def score_repository(
 
 def _folders_by_task(
     submissions_dir: Path, task_ids: set[str], index: Index
-) -> dict[str, list[Path]]:
-    """``submissions/<task>/<id>/`` folders holding a submission.yaml, by task, sorted.
+) -> dict[str, list[str]]:
+    """``submissions/<task>/<id>/`` folders holding a submission.yaml, by task, sorted
+    (absolute paths, as text: a board has tens of thousands).
 
     Walks with the index's folder listings: an unchanged folder costs one ``stat``.
     """
-    found: dict[str, list[Path]] = {}
+    found: dict[str, list[str]] = {}
     if not submissions_dir.is_dir():
         return found
     top = os.path.abspath(submissions_dir)
@@ -212,8 +212,7 @@ def _folders_by_task(
         entries = index.listing(folder)
         if depth > 0 and (SUBMISSION_FILE, "f") in entries:
             _check_placement(folder, depth, submissions_dir, task_ids)
-            task_id = os.path.basename(os.path.dirname(folder))
-            found.setdefault(task_id, []).append(submissions_dir / task_id / Path(folder).name)
+            found.setdefault(os.path.basename(os.path.dirname(folder)), []).append(folder)
         stack.extend((f"{folder}/{name}", depth + 1) for name, kind in entries if kind == "d")
     return {task_id: sorted(folders) for task_id, folders in found.items()}
 
@@ -236,32 +235,36 @@ def _check_placement(folder: str, depth: int, submissions_dir: Path, task_ids: s
 
 
 def _task_key(
-    task: TaskFolder, folders: Sequence[Path], store: ResultStore, index: Index, common: str
+    task: TaskFolder, folders: Sequence[str], store: ResultStore, index: Index, common: str
 ) -> str:
     task_digest = store.task_digest(task)
+    results_root = os.path.abspath(store.root)
     digest = hashlib.sha256(f"{common}\n{task.id}\n{task_digest}\n".encode())
     for folder in folders:
         submission_digest = folder_digest(folder, index)
-        content = content_hash(
-            folder, task.root, harness_version=HARNESS_VERSION, task_digest=task_digest,
+        content = content_address(
+            harness_version=HARNESS_VERSION, task_digest=task_digest,
             submission_digest=submission_digest,
         )
-        digest.update(f"{folder.name}\0{submission_digest}\n".encode())
-        for path in store.candidates(task.id, folder.name, content):
-            digest.update(f"{path.name}\0{index.file_digest(path)}\n".encode())
+        name = os.path.basename(folder)
+        digest.update(f"{name}\0{submission_digest}\n".encode())
+        results = os.path.join(results_root, task.id, name)
+        for candidate in store.candidate_names(task.id, name, content):
+            path = f"{results}/{candidate}"
+            digest.update(f"{candidate}\0{index.file_digest(path)}\n".encode())
     return digest.hexdigest()
 
 
 def _score_task(
     task: TaskFolder,
-    folders: Sequence[Path],
+    folders: Sequence[str],
     store: ResultStore,
     index: Index,
     options: ScoringOptions,
 ) -> TaskPart:
     items: list[SubmissionInput] = []
     for folder in folders:
-        submission = load_submission(folder, index)
+        submission = load_submission(Path(folder), index)
         if submission.spec.task != task.id:
             raise InputError(
                 f"task {submission.spec.task!r} does not match the folder it is in "
