@@ -92,9 +92,17 @@ class EfficiencyParts(RecordModel):
 class Scores(RecordModel):
     """The composite score of one submission and how it was made."""
 
+    #: ``overall_unadjusted`` × the difficulty multiplier, capped at 100: comparable across
+    #: tasks of different difficulty.
     overall: float
-    #: The weighted sum before the difficulty multiplier and the 100 cap.
+    #: The score within its task (entries of a task are ranked on it): under the ``solved``
+    #: policy ``composite`` × ``solved``; under ``seed002`` the composite itself.
     overall_unadjusted: float
+    #: Seed 002's composite: Σ weight · category score.
+    composite: float = 0.0
+    #: Share of the work the submission solved, 0..1 (the mean over its runs of the share of
+    #: features whose tests pass): its resolve rate, as SWE-bench reports it.
+    resolve_rate: float = 0.0
     efficiency: float
     efficiency_parts: EfficiencyParts
     speed: float
@@ -249,7 +257,12 @@ class Summary(RecordModel):
 
 
 class ToolModelAggregate(RecordModel):
-    """All scored submissions of one tool / model label across tasks."""
+    """All scored submissions of one tool / model label across tasks.
+
+    ``overall`` summarises the label's task scores (the mean difficulty-adjusted overall of
+    its submissions on each task it covers), so every task counts once; ``resolve_rate`` is
+    the share of features whose tests pass over all its runs.
+    """
 
     label: str
     tool: str
@@ -269,6 +282,9 @@ class ToolModelAggregate(RecordModel):
 class LeaderboardOptions(RecordModel):
     """The settings the leaderboard was computed with."""
 
+    #: ``solved`` (default): scores are earned for solved work; ``seed002``: seed 002's
+    #: composite as specified. See the methodology page.
+    policy: Literal["solved", "seed002"] = "solved"
     weights: Literal["category", "default"]
     min_submissions: int
     confidence: float

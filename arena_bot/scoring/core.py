@@ -9,6 +9,7 @@ inputs into these columns and the result back into the Leaderboard model.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy import special
@@ -93,10 +94,19 @@ class RunColumns:
     completion: FloatArray
     cached: FloatArray
     resolved: BoolArray
+    #: Share of the work the run solved, 0..1: its features whose tests pass (or, for a
+    #: task judged without tests, correctness / 100).
+    solved: FloatArray
+
+
+#: ``solved``: overall = seed 002's composite × the share of the work solved, baselines from
+#: the runs that solved the task. ``seed002``: the specification's composite as it is.
+ScoringPolicy = Literal["solved", "seed002"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class CoreOptions:
+    policy: ScoringPolicy = "solved"
     min_submissions: int = MIN_DYNAMIC_SUBMISSIONS
     confidence: float = 0.95
     robust_z_threshold: float = ROBUST_Z_THRESHOLD
@@ -139,6 +149,10 @@ class ComponentArrays:
     speed: FloatArray
     cost: FloatArray
     correctness: FloatArray
+    #: Seed 002's composite (Σ weight · category score) before the policy's scaling.
+    composite: FloatArray
+    #: The share of the work solved that scaled it (1 under the seed002 policy).
+    solved: FloatArray
     overall_unadjusted: FloatArray
     overall: FloatArray
     weights: FloatArray
@@ -156,6 +170,8 @@ class CoreResult:
     iterations: FloatArray
     execution_time: FloatArray  # NaN = no run recorded it
     cost: FloatArray
+    #: Share of the work solved (mean over the submission's runs), 0..1.
+    solved: FloatArray
     scores: ComponentArrays
     run_overall: FloatArray
     rank: IntArray
@@ -281,8 +297,12 @@ def score_components(
     execution_time: FloatArray,
     cost: FloatArray,
     correctness: FloatArray,
+    solved: FloatArray | None = None,
 ) -> ComponentArrays:
-    """Seed 002's component, overall and difficulty-adjusted scores for given metrics."""
+    """Seed 002's component, overall and difficulty-adjusted scores for given metrics.
+
+    ``solved`` (0..1), when given, scales the composite: the ``solved`` policy's overall.
+    """
     b = baselines
     token = components.token_efficiency(
         tokens, low=b.tokens.min[task_of], high=b.tokens.max[task_of]
@@ -307,8 +327,13 @@ def score_components(
         correctness_score=correctness,
         weights=tasks.weights[task_of],
     )
+    share = np.ones_like(total) if solved is None else solved
+    composite = total
+    total = composite * share
     adjusted = components.difficulty_adjusted(total, multiplier=tasks.multiplier[task_of])
     return ComponentArrays(
+        composite=composite,
+        solved=share,
         token=token,
         tool_call=tool_call,
         iteration=iteration,
@@ -450,18 +475,24 @@ def score_columns(
     has_correctness = ~np.isnan(runs.correctness)
     correctness = _masked_group_mean(runs.correctness, has_correctness, sub, n_groups=n_subs)
 
+    solved_policy = options.policy == "solved"
+    solved = group_mean(runs.solved, sub, n_groups=n_subs)
+
     scored = submissions.scored
     scored_idx = np.flatnonzero(scored)
     task_of = submissions.task
     st = task_of[scored_idx]
+    # The baseline says what the task takes: under the solved policy, what it takes to solve
+    # it (submissions that solved all their work), so cheap failures do not set the bar.
+    base_idx = scored_idx[solved[scored_idx] >= 1.0] if solved_policy else scored_idx
     baselines = compute_baselines(
         tasks=tasks,
-        task_of=st,
-        tokens=tokens[scored_idx],
-        tool_calls=tool_calls[scored_idx],
-        iterations=iterations[scored_idx],
-        execution_time=np.nan_to_num(execution_time[scored_idx], nan=0.0),
-        cost=np.nan_to_num(cost[scored_idx], nan=0.0),
+        task_of=task_of[base_idx],
+        tokens=tokens[base_idx],
+        tool_calls=tool_calls[base_idx],
+        iterations=iterations[base_idx],
+        execution_time=np.nan_to_num(execution_time[base_idx], nan=0.0),
+        cost=np.nan_to_num(cost[base_idx], nan=0.0),
         min_submissions=options.min_submissions,
     )
     scores = score_components(
@@ -474,6 +505,7 @@ def score_columns(
         execution_time=execution_time,
         cost=cost,
         correctness=correctness,
+        solved=solved if solved_policy else None,
     )
     run_scores = score_components(
         baselines=baselines,
@@ -485,11 +517,13 @@ def score_columns(
         execution_time=runs.execution_time,
         cost=runs.cost,
         correctness=runs.correctness,
+        solved=runs.solved if solved_policy else None,
     )
 
-    # Ranks and percentiles over the scored entries, on scores rounded as displayed
-    # (2 decimals), so entries that look equal are tied.
-    rounded = np.round(scores.overall[scored_idx], 2)
+    # Ranks and percentiles over the scored entries of each task, on the unadjusted overall
+    # rounded as displayed (2 decimals): within a task every entry has the same difficulty
+    # multiplier, and the adjusted score's clip at 100 would merge distinct scores.
+    rounded = np.round(scores.overall_unadjusted[scored_idx], 2)
     # Ranked in hundredths (integers): the same order, and a single integer sort.
     overall_ranks = competition_ranks(np.round(rounded * 100), st, n_groups=n_tasks)
     rank = np.full(n_subs, -1, dtype=np.int64)
@@ -519,38 +553,46 @@ def score_columns(
     interval_low, interval_high = t_interval(
         interval_mean, interval_std, interval_count, confidence=options.confidence
     )
+    # Ties are judged on the scale the ranks use (unadjusted).
+    plain_mean = group_mean(run_scores.overall_unadjusted, sub, n_groups=n_subs)
+    plain_low, plain_high = t_interval(
+        plain_mean,
+        group_sample_std(run_scores.overall_unadjusted, sub, n_groups=n_subs, means=plain_mean),
+        interval_count,
+        confidence=options.confidence,
+    )
     tied = np.zeros(n_subs, dtype=bool)
     significance_rank = np.full(n_subs, -1, dtype=np.int64)
     tied_s, sig_s = significance(
         score=rounded,
         rank=overall_ranks.rank,
-        low=interval_low[scored_idx],
-        high=interval_high[scored_idx],
+        low=plain_low[scored_idx],
+        high=plain_high[scored_idx],
         groups=st,
         n_groups=n_tasks,
     )
     tied[scored_idx] = tied_s
     significance_rank[scored_idx] = sig_s
 
-    # Seed 002's outlier heuristics, against the median of the task's scored submissions.
-    task_median_tokens = group_median(baselines.tokens.observed)
+    # Seed 002's outlier heuristics, against the median of the task's scored submissions
+    # (all of them, whatever the policy: outliers are judged among peers).
+    scored_tokens = sort_groups(tokens[scored_idx], st, n_groups=n_tasks)
+    task_median_tokens = group_median(scored_tokens)
     flag_seed_tokens = scored & (tokens < SEED_TOKEN_FRACTION * task_median_tokens[task_of])
     # The seed flags execution_time < 5 including 0, but 0 means "not recorded" here.
     flag_seed_fast = scored & (execution_time > 0) & (execution_time < SEED_FAST_SECONDS)
     flag_seed_single_call = scored & (tool_calls == 1)
     robust: dict[str, FloatArray] = {}
-    for name, metric in (
-        ("tokens", baselines.tokens),
-        ("cost", baselines.cost),
-        ("execution_time", baselines.execution_time),
+    for name, metric_values in (
+        ("tokens", tokens),
+        ("cost", cost),
+        ("execution_time", execution_time),
     ):
-        observed, members = metric.observed, metric.members
-        if len(observed.values) and observed.values.min() <= 0:
-            # Only tokens can be 0 (time and cost baselines already hold recorded values
-            # only); log needs positive values, so sort the positive ones on their own.
-            values = tokens[scored_idx]
-            members = np.flatnonzero(values > 0)
-            observed = sort_groups(values[members], st[members], n_groups=n_tasks)
+        # Recorded (positive) values only: time and cost of 0 mean "not recorded", and the
+        # z-score works on logarithms.
+        values = np.nan_to_num(metric_values[scored_idx], nan=0.0)
+        members = np.flatnonzero(values > 0)
+        observed = sort_groups(values[members], st[members], n_groups=n_tasks)
         z = np.full(n_subs, np.nan)
         z[scored_idx] = _robust_z(observed, members, size=len(scored_idx))
         robust[name] = z
@@ -606,6 +648,7 @@ def score_columns(
         iterations=iterations,
         execution_time=execution_time,
         cost=cost,
+        solved=solved,
         scores=scores,
         run_overall=run_scores.overall,
         rank=rank,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
+from arena_bot.scoring.core import ScoringPolicy
 from arena_bot.scoring.judge import Judge
 from arena_bot.scoring.prices import PriceTable, load_price_table
 from arena_bot.scoring.weights import WeightsMode
@@ -33,8 +34,10 @@ class ScoringInputs:
 
 @dataclass(frozen=True, kw_only=True)
 class ScoringOptions:
-    """How to score. The defaults are seed 002's."""
+    """How to score. The defaults are seed 002's, except the policy (see the methodology)."""
 
+    #: ``solved``: composite × share of the work solved; ``seed002``: the composite as is.
+    policy: ScoringPolicy = "solved"
     weights: WeightsMode = "category"
     min_submissions: int = 5
     confidence: float = 0.95

@@ -39,7 +39,7 @@ from arena_bot.models.leaderboard import (
     TaskBoard,
     ToolModelAggregate,
 )
-from arena_bot.models.submission import Run
+from arena_bot.models.submission import Run, Submission
 from arena_bot.models.task import Task
 from arena_bot.scoring import core
 from arena_bot.scoring.correctness import (
@@ -79,6 +79,8 @@ class _PreparedRun:
     outcomes: list[CriterionOutcome]
     correctness: float | None
     resolved: bool
+    #: Share of the work this run solved (see :func:`solved_share`).
+    solved: float
 
 
 @dataclass(frozen=True)
@@ -93,11 +95,11 @@ class _Prepared:
 def _prepare(item: SubmissionInput, task: Task, options: ScoringOptions) -> _Prepared:
     result = item.result
     if result is None:
-        runs = [_PreparedRun(run, None, [], None, False) for run in item.spec.runs]
+        runs = [_PreparedRun(run, None, [], None, False, 0.0) for run in item.spec.runs]
         return _Prepared(item, task, "pending", "not evaluated yet", runs)
     if result.error or not result.runs:
         reason = f"evaluation failed: {result.error}" if result.error else "evaluation has no runs"
-        runs = [_PreparedRun(run, None, [], None, False) for run in item.spec.runs]
+        runs = [_PreparedRun(run, None, [], None, False, 0.0) for run in item.spec.runs]
         return _Prepared(item, task, "error", reason, runs)
     by_id = {run_result.run_id: run_result for run_result in result.runs}
     prepared = []
@@ -109,16 +111,39 @@ def _prepare(item: SubmissionInput, task: Task, options: ScoringOptions) -> _Pre
                 evaluation=result, judge=options.judge,
             )
         )
+        correctness = weighted_correctness(outcomes)
         prepared.append(
             _PreparedRun(
                 run=run,
                 result=run_result,
                 outcomes=outcomes,
-                correctness=weighted_correctness(outcomes),
+                correctness=correctness,
                 resolved=run_resolved(submission=item.spec, result=run_result),
+                solved=solved_share(
+                    task=task, submission=item.spec, result=run_result, correctness=correctness
+                ),
             )
         )
     return _Prepared(item, task, "scored", None, prepared)
+
+
+def solved_share(
+    *, task: Task, submission: Submission, result: RunResult | None,
+    correctness: float | None,
+) -> float:
+    """The share of a run's work that is solved, 0..1.
+
+    The share of the submission's features whose tests pass; for a task judged without tests
+    (no ``tests_pass`` among its success criteria), its correctness / 100.
+    """
+    if any(c.type == "tests_pass" for c in task.success_criteria) or not task.success_criteria:
+        if result is None or not submission.features:
+            return 0.0
+        verdicts = {feature.feature: feature.passed for feature in result.tested_features}
+        return sum(1 for fid in submission.features if verdicts.get(fid, False)) / len(
+            submission.features
+        )
+    return 0.0 if correctness is None else correctness / 100.0
 
 
 def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskColumns:
@@ -185,6 +210,7 @@ def _columns(
         completion=col(lambda r: opt(r.run.tokens.completion)),
         cached=col(lambda r: opt(r.run.tokens.cached)),
         resolved=np.array([r.resolved for _, r in flat], dtype=bool),
+        solved=col(lambda r: r.solved),
     )
     offsets = list(np.cumsum([0] + [len(p.runs) for p in prepared])[:-1])
     return submissions, runs, [int(o) for o in offsets]
@@ -429,6 +455,8 @@ def _scored_parts(
         scores=Scores(
             overall=score(s.overall[i]),
             overall_unadjusted=score(s.overall_unadjusted[i]),
+            composite=score(s.composite[i]),
+            resolve_rate=number(res.solved[i]),
             efficiency=score(s.efficiency[i]),
             efficiency_parts=EfficiencyParts(
                 token=score(s.token[i]), tool_call=score(s.tool_call[i]),
@@ -494,7 +522,9 @@ class AggregateRow:
     task_id: str
     overall: float
     correctness: float | None
-    resolved: tuple[bool, ...]
+    #: Share of the work solved (the entry's resolve rate) and its number of runs.
+    resolve_rate: float
+    runs: int
     pass_at_k: tuple[tuple[int, float], ...]
 
     @classmethod
@@ -505,20 +535,21 @@ class AggregateRow:
         return cls(
             label=entry.label, tool=entry.tool, model=entry.model, task_id=entry.task_id,
             overall=entry.scores.overall, correctness=entry.scores.correctness,
-            resolved=tuple(r.resolved for r in entry.runs),
+            resolve_rate=entry.scores.resolve_rate, runs=len(entry.runs),
             pass_at_k=tuple((p.k, p.value) for p in entry.pass_at_k),
         )
 
     def to_list(self) -> list[object]:
         return [self.label, self.tool, self.model, self.task_id, self.overall,
-                self.correctness, list(self.resolved), [list(p) for p in self.pass_at_k]]
+                self.correctness, self.resolve_rate, self.runs,
+                [list(p) for p in self.pass_at_k]]
 
     @classmethod
     def from_list(cls, row: list[Any]) -> AggregateRow:
-        label, tool, model, task_id, overall, correctness, resolved, pass_rows = row
+        label, tool, model, task_id, overall, correctness, rate, runs, pass_rows = row
         return cls(
             label=label, tool=tool, model=model, task_id=task_id, overall=overall,
-            correctness=correctness, resolved=tuple(resolved),
+            correctness=correctness, resolve_rate=rate, runs=runs,
             pass_at_k=tuple((int(k), float(v)) for k, v in pass_rows),
         )
 
@@ -528,7 +559,13 @@ def aggregate_rows(entries: Sequence[Entry]) -> list[AggregateRow]:
 
 
 def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[ToolModelAggregate]:
-    """Per tool / model label: statistics over its scored submissions, ranked by mean."""
+    """Per tool / model label across tasks: the mean of its task scores, ranked with ties.
+
+    A label's score on a task is the mean (difficulty-adjusted) overall of its submissions
+    there; its board score is the mean over the tasks it covers, so a label does not gain
+    weight by submitting one task many times. The interval is over those task scores, and
+    labels whose intervals overlap the leader's are marked statistically tied.
+    """
     groups: dict[str, list[AggregateRow]] = defaultdict(list)
     for row in rows:
         groups[row.label].append(row)
@@ -536,8 +573,7 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
         return []
     labels = sorted(groups)
     summaries = [
-        _summary_model([m.overall for m in groups[label]], options.confidence)
-        for label in labels
+        _summary_model(_task_means(groups[label]), options.confidence) for label in labels
     ]
     means = np.array([summary.mean for summary in summaries])
     lows = np.array([np.nan if x.low is None else x.low for x in summaries])
@@ -551,7 +587,7 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
     for k, label in enumerate(labels):
         members = groups[label]
         correctness = [m.correctness for m in members if m.correctness is not None]
-        resolved = [flag for m in members for flag in m.resolved]
+        runs = sum(m.runs for m in members)
         pass_rows = []
         for size in options.pass_k:
             values = [value for m in members for k_, value in m.pass_at_k if k_ == size]
@@ -563,16 +599,23 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
             model=members[0].model,
             submissions=len(members),
             tasks=len({m.task_id for m in members}),
-            runs=len(resolved),
+            runs=runs,
             overall=summaries[k],
             mean_correctness=score(sum(correctness) / len(correctness)) if correctness else None,
-            resolve_rate=number(sum(resolved) / len(resolved)),
+            resolve_rate=number(sum(m.resolve_rate * m.runs for m in members) / runs),
             pass_at_k=pass_rows,
             rank=int(ranks[k]),
             statistically_tied=bool(tied[k]),
             significance_rank=int(significance[k]),
         ))
     return sorted(out, key=lambda a: (a.rank, a.label))
+
+
+def _task_means(rows: Sequence[AggregateRow]) -> list[float]:
+    by_task: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        by_task[row.task_id].append(row.overall)
+    return [sum(values) / len(values) for _, values in sorted(by_task.items())]
 
 
 def task_input_digest(task: Task, items: Sequence[SubmissionInput]) -> str:
@@ -589,8 +632,8 @@ def task_input_digest(task: Task, items: Sequence[SubmissionInput]) -> str:
 def options_digest(options: ScoringOptions) -> str:
     """SHA-256 of the options that change scores (the judge by its model)."""
     return hashlib.sha256(json.dumps([
-        options.weights, options.min_submissions, options.confidence, options.cost_tolerance,
-        options.robust_z_threshold, list(options.pass_k),
+        options.policy, options.weights, options.min_submissions, options.confidence,
+        options.cost_tolerance, options.robust_z_threshold, list(options.pass_k),
         options.judge.model if options.judge else None,
     ]).encode()).hexdigest()
 
@@ -629,6 +672,7 @@ def board_notes(tasks: Sequence[Task], options: ScoringOptions) -> list[str]:
 
 def leaderboard_options(options: ScoringOptions) -> LeaderboardOptions:
     return LeaderboardOptions(
+        policy=options.policy,
         weights=options.weights,
         min_submissions=options.min_submissions,
         confidence=options.confidence,
@@ -662,6 +706,7 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
         submissions=submissions,
         runs=runs,
         options=core.CoreOptions(
+            policy=options.policy,
             min_submissions=options.min_submissions,
             confidence=options.confidence,
             robust_z_threshold=options.robust_z_threshold,

@@ -83,7 +83,15 @@ def test_score_writes_byte_identical_outputs(repo: Path, tmp_path: Path) -> None
     data = json.loads((tmp_path / "one" / "leaderboard.json").read_text())
     statuses = {e["key"]: e["status"] for e in data["entries"]}
     assert statuses["demo/f-pending"] == "pending"
-    assert data["tasks"][0]["baseline"]["source"] == "dynamic"
+    # Under the default (solved) policy the baseline is made of the submissions that solved
+    # all their work: four of the five (e-cline fails a run), fewer than the five a dynamic
+    # baseline needs.
+    assert data["tasks"][0]["baseline"]["source"] == "default"
+    cline = next(e for e in data["entries"] if e["key"] == "demo/e-cline")["scores"]
+    assert cline["resolve_rate"] == pytest.approx(2 / 3, abs=1e-4)
+    assert cline["overall_unadjusted"] == pytest.approx(
+        cline["composite"] * cline["resolve_rate"], abs=0.01
+    )
     csv_lines = (tmp_path / "one" / "leaderboard.csv").read_text().splitlines()
     assert csv_lines[0].startswith("task_id,rank,rank_shared,key") and len(csv_lines) == 7
 

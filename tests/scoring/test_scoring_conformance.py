@@ -30,7 +30,8 @@ from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import seed002
 
-OPTIONS = ScoringOptions(weights="default")
+# The seed002 policy reproduces the specification's composite exactly.
+OPTIONS = ScoringOptions(policy="seed002", weights="default")
 
 metrics = st.fixed_dictionaries({
     "total_tokens": st.integers(min_value=10, max_value=500_000),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,7 @@ run_rows = st.lists(
 )
 
 
-def score_rows(rows, *, multiplier=1.2):
+def score_rows(rows, *, multiplier=1.2, solved=None, policy="solved"):
     n_tasks = 4
     ones = np.ones(n_tasks)
     tasks = core.TaskColumns(
@@ -95,9 +96,10 @@ def score_rows(rows, *, multiplier=1.2):
         iterations=col[:, 3], execution_time=col[:, 4], cost=col[:, 5],
         correctness=col[:, 6], prompt=nan, completion=nan, cached=nan,
         resolved=np.ones(n, dtype=bool),
+        solved=np.ones(n) if solved is None else np.array(solved, dtype=float),
     )
     return core.score_columns(tasks=tasks, submissions=subs, runs=runs,
-                              options=core.CoreOptions()), col
+                              options=core.CoreOptions(policy=policy)), col
 
 
 @settings(max_examples=80, deadline=None)
@@ -117,7 +119,8 @@ def test_every_score_stays_in_range_and_is_finite(rows) -> None:
 @given(rows=run_rows)
 def test_equal_published_scores_share_a_rank_and_a_percentile(rows) -> None:
     res, col = score_rows(rows)
-    published = np.round(res.scores.overall, 2)
+    # Within a task entries are ranked on the unadjusted overall, as published.
+    published = np.round(res.scores.overall_unadjusted, 2)
     task = col[:, 0]
     for i in range(len(rows)):
         same_task = task == task[i]
@@ -159,3 +162,46 @@ def test_lowering_a_metric_never_lowers_its_score_even_as_baselines_move(
         old = getattr(before.scores, attribute)[i]
         new = getattr(after.scores, attribute)[i]
         assert new >= old - 1e-9, (attribute, old, new)
+
+
+shares = st.sampled_from([0.0, 1 / 3, 0.5, 2 / 3, 1.0])
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data(), rows=run_rows.filter(lambda r: len(r) >= 2))
+def test_under_the_solved_policy_failures_never_rank_above_solutions(data, rows) -> None:
+    solved = data.draw(st.lists(shares, min_size=len(rows), max_size=len(rows)))
+    res, col = score_rows(rows, solved=solved)
+    task = col[:, 0]
+    s = res.scores
+    for i in range(len(rows)):
+        # Composite x share: nothing solved scores 0, everything solved the composite.
+        assert s.overall_unadjusted[i] == pytest.approx(s.composite[i] * solved[i])
+        if solved[i] == 0.0:
+            assert s.overall_unadjusted[i] == 0.0
+        for j in range(len(rows)):
+            if task[i] == task[j] and solved[i] == 0.0 and solved[j] == 1.0:
+                assert res.rank[i] >= res.rank[j]
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data(), rows=run_rows.filter(lambda r: len(r) >= 2))
+def test_entries_share_a_rank_only_with_equal_scores(data, rows) -> None:
+    solved = data.draw(st.lists(shares, min_size=len(rows), max_size=len(rows)))
+    res, col = score_rows(rows, solved=solved, multiplier=2.0)  # the cap at 100 bites often
+    plain = np.round(res.scores.overall_unadjusted, 2)
+    task = col[:, 0]
+    for i in range(len(rows)):
+        for j in range(len(rows)):
+            if task[i] == task[j] and res.rank[i] == res.rank[j]:
+                assert plain[i] == plain[j]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), rows=run_rows.filter(lambda r: len(r) >= 1))
+def test_the_seed002_policy_ignores_the_share_solved(data, rows) -> None:
+    solved = data.draw(st.lists(shares, min_size=len(rows), max_size=len(rows)))
+    seed, _ = score_rows(rows, solved=solved, policy="seed002")
+    everything, _ = score_rows(rows, solved=[1.0] * len(rows), policy="seed002")
+    assert np.array_equal(seed.scores.overall_unadjusted, seed.scores.composite)
+    assert np.array_equal(seed.scores.overall, everything.scores.overall)
