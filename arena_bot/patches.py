@@ -25,12 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
+from arena_bot.config import DEFAULT_CONFIG
+
 if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset loader
     from arena_bot.dataset import TaskFolder
 
 #: Patches of this project are source edits; anything bigger is a mistake or an attack.
-MAX_PATCH_BYTES = 2 * 1024 * 1024
-MAX_PATCH_LINES = 20_000
+#: The defaults of arena.yaml's ``limits`` (validation passes the configured values).
+MAX_PATCH_BYTES = DEFAULT_CONFIG.limits.patch_bytes
+MAX_PATCH_LINES = DEFAULT_CONFIG.limits.patch_lines
 #: Caps for the dataset's own (trusted) patches.
 DATASET_PATCH_BYTES = 64 * 1024 * 1024
 DATASET_PATCH_LINES = 2_000_000

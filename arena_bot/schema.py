@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from arena_bot.config import ArenaConfig
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
@@ -38,6 +39,11 @@ class SchemaFile:
 
 SCHEMAS: tuple[SchemaFile, ...] = (
     SchemaFile(name="task.schema.json", model=Task, title="Agentic Arena task (task.yaml)"),
+    SchemaFile(
+        name="arena-config.schema.json",
+        model=ArenaConfig,
+        title="Agentic Arena repository configuration (arena.yaml)",
+    ),
     SchemaFile(
         name="submission.schema.json",
         model=Submission,

@@ -23,11 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import ArenaError
 from arena_bot.index import Index, code_fingerprint, tree_state
 from arena_bot.models.submission import Run, Submission
 from arena_bot.patches import (
+    DATASET_PATCH_BYTES,
+    DATASET_PATCH_LINES,
     Patch,
     ProtectedPaths,
     load_patch,
@@ -53,18 +56,6 @@ _SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
 #: File names pytest collects as test modules by default.
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
-
-#: Seed 002's validation rule: fewer total tokens than this is "suspiciously low".
-MIN_PLAUSIBLE_TOKENS = 10
-#: Seed 002's outlier flags that can be computed from one run alone.
-EXTREMELY_FAST_SECONDS = 5
-#: Throughput above this (tokens per second of wall-clock time) is implausible even with
-#: large cached prompts: 50k tokens/s is ~100 calls of 500k tokens in 1000 s.
-MAX_TOKENS_PER_SECOND = 50_000
-#: Dollars per 1,000 tokens outside this band are implausible for any current model (the
-#: cheapest cached input costs ~$0.00001/1k; the dearest output ~$0.15/1k).
-COST_PER_1K_TOKENS_BAND = (0.000_002, 0.5)
-
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -138,6 +129,7 @@ class Validator:
     submissions_root: Path
     today: dt.date = field(default_factory=dt.date.today)
     index: Index | None = None
+    config: ArenaConfig = DEFAULT_CONFIG
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
     _dataset_state: str | None = None
 
@@ -151,7 +143,8 @@ class Validator:
         """The changes of a feature's gold patch (``None`` when it cannot be read)."""
         key = (task.id, feature)
         if key not in self._gold:
-            gold = load_patch(task.feature(feature).gold_patch)
+            gold = load_patch(task.feature(feature).gold_patch, max_bytes=DATASET_PATCH_BYTES,
+                              max_lines=DATASET_PATCH_LINES)
             self._gold[key] = _changes(gold) if gold.ok else None
         return self._gold[key]
 
@@ -178,11 +171,13 @@ class Validator:
         return check.found
 
     def _memo_key(self, folder: Path, index: Index) -> str:
-        """Everything a verdict depends on: the bot's code, today's date (the future-date
-        check), where the folder sits, every entry of it and every file of the dataset."""
+        """Everything a verdict depends on: the bot's code and configuration, today's date
+        (the future-date check), where the folder sits, every entry of it and every file of
+        the dataset."""
         if self._dataset_state is None:
             self._dataset_state = tree_state(self.dataset.root, index)
         parts = (
+            self.config.digest(),
             str(self.today),
             os.path.abspath(folder),
             os.path.abspath(self.submissions_root),
@@ -258,6 +253,7 @@ def validate_paths(
     submissions_root: Path,
     today: dt.date | None = None,
     index: Index | None = None,
+    config: ArenaConfig = DEFAULT_CONFIG,
 ) -> ValidationReport:
     """Validate the submission folders named by ``paths`` (folders, files in them, trees).
 
@@ -265,7 +261,7 @@ def validate_paths(
     """
     validator = Validator(
         dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
-        index=index,
+        index=index, config=config,
     )
     folders: dict[Path, None] = {}
     other: list[Diagnostic] = []
@@ -351,6 +347,7 @@ def validate_changed_files(
     submissions_root: Path,
     today: dt.date | None = None,
     index: Index | None = None,
+    config: ArenaConfig = DEFAULT_CONFIG,
 ) -> ValidationReport:
     """PR mode: validate the submissions a pull request's changed files belong to.
 
@@ -368,7 +365,7 @@ def validate_changed_files(
     """
     validator = Validator(
         dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
-        index=index,
+        index=index, config=config,
     )
     try:
         prefix = submissions_root.resolve().relative_to(root.resolve()).as_posix()
@@ -693,7 +690,8 @@ class _SubmissionCheck:
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
             return None
-        patch = load_patch(path)
+        limits = self.validator.config.limits
+        patch = load_patch(path, max_bytes=limits.patch_bytes, max_lines=limits.patch_lines)
         for problem in patch.problems:
             self.add(
                 f"patch-{problem.code}",
@@ -798,27 +796,28 @@ class _SubmissionCheck:
                      line=self.line("runs", index, *loc), hint=hint)
 
         tokens = run.tokens.total
-        if tokens < MIN_PLAUSIBLE_TOKENS:
+        outliers = self.validator.config.outliers
+        if tokens < outliers.min_plausible_tokens:
             warn("low-tokens", f"Suspiciously low token count ({tokens})", "tokens",
                  hint="report the tool's total token usage for the whole run")
-        if 0 < run.execution_time < EXTREMELY_FAST_SECONDS:
+        if 0 < run.execution_time < outliers.fast_seconds:
             warn("extremely-fast", f"execution_time {run.execution_time:g} s is under "
-                 f"{EXTREMELY_FAST_SECONDS} s (flagged for review)", "execution_time")
+                 f"{outliers.fast_seconds:g} s (flagged for review)", "execution_time")
         if run.tool_calls == 1:
             warn("minimal-tool-usage", "a single tool call (flagged for review)", "tool_calls")
         if run.execution_time == 0:
             warn("not-recorded", "execution_time 0 means 'not recorded' and scores 50",
                  "execution_time", hint="give the wall-clock seconds if you have them")
-        elif tokens / run.execution_time > MAX_TOKENS_PER_SECOND:
+        elif tokens / run.execution_time > outliers.max_tokens_per_second:
             warn("implausible-speed", f"{tokens:,} tokens in {run.execution_time:g} s is "
-                 f"over {MAX_TOKENS_PER_SECOND:,} tokens per second", "execution_time",
+                 f"over {outliers.max_tokens_per_second:,.0f} tokens per second", "execution_time",
                  hint="check the units: execution_time is in seconds")
         if run.estimated_cost == 0:
             warn("not-recorded", "estimated_cost 0 means 'not recorded' and scores 50",
                  "estimated_cost", hint="give the cost in US dollars if you have it")
         elif tokens > 0:
             per_1k = run.estimated_cost / (tokens / 1000)
-            low, high = COST_PER_1K_TOKENS_BAND
+            low, high = outliers.cost_per_1k_tokens
             if not low <= per_1k <= high:
                 warn("implausible-cost", f"${run.estimated_cost:g} for {tokens:,} tokens is "
                      f"${per_1k:.6f} per 1k tokens, outside the plausible "

@@ -85,6 +85,9 @@ _COMMANDS: dict[str, LazyCommand] = {
         "schema", "schema", "Compare (--check) or regenerate (--write) the JSON Schemas."
     ),
     "images": LazyCommand("images", "images", "Build the Docker images evaluation runs in."),
+    "config": LazyCommand(
+        "config", "config", "Show the effective arena.yaml and where each value came from."
+    ),
     "dataset": LazyCommand("dataset", "dataset", "Maintain the tasks under dataset/."),
     "evaluate": LazyCommand(
         "evaluate", "evaluate", "Run submissions' patches against their task's tests (Docker)."

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from arena_bot.cli.score import write_scored
+from arena_bot.config import load_config
 from arena_bot.dataset import Dataset
 from arena_bot.diagnostics import render
 from arena_bot.errors import UsageError
@@ -87,6 +88,7 @@ def _run_stages(
     report = validate_paths(
         tuple(folders), dataset=Dataset(settings.dataset_dir, index),
         submissions_root=settings.submissions_dir, index=index,
+        config=load_config(settings.root).config,
     )
     click.echo(render(report, fmt="text", root=settings.root, color=sys.stdout.isatty()))
     valid = valid_folders(report)
@@ -97,13 +99,12 @@ def _run_stages(
     run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, index=index)
 
     _stage(3, "score", "baselines, scores, ranks, intervals, outliers")
-    from arena_bot.cli.score import judge_for
-    from arena_bot.scoring import ScoringOptions
+    from arena_bot.cli.score import scoring_options
     from arena_bot.scoring.incremental import score_repository
 
     board = score_repository(
         dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
-        results_dir=settings.results_dir, options=ScoringOptions(judge=judge_for(settings)),
+        results_dir=settings.results_dir, options=scoring_options(settings),
         index=index, only=valid,
     )
     click.echo(render_ranking(board))
@@ -153,7 +154,8 @@ def _entry_line(entry: Entry) -> str:
         flags = f"  [{review}{', '.join(f.code for f in entry.outliers)}]"
     tie = " (tie)" if entry.rank_shared else ""
     return (
-        f"#{entry.rank}{tie} {scores.overall:5.1f}{interval}  {entry.label}  "
+        f"#{entry.rank}{tie} {scores.overall_unadjusted:5.1f} (adjusted {scores.overall:5.1f}, "
+        f"solved {scores.resolve_rate:4.0%}){interval}  {entry.label}  "
         f"eff {scores.efficiency:5.1f} speed {scores.speed:5.1f} cost {scores.cost:5.1f} "
         f"correct {correctness}{flags}"
     )

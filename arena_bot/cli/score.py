@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
 from arena_bot.errors import InputError, JudgeError
 from arena_bot.index import Index, open_index
 from arena_bot.models.leaderboard import Leaderboard
@@ -27,12 +29,28 @@ from arena_bot.settings import Settings
 _RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
 
 
-def judge_for(settings: Settings) -> Any:
-    """The LLM judge the settings configure (``None`` when none is)."""
+def scoring_options(settings: Settings) -> ScoringOptions:
+    """The repository's arena.yaml (or the defaults) and the judge the settings configure."""
+    config = load_config(settings.root).config
+    return ScoringOptions.from_config(config, judge=judge_for(settings, config))
+
+
+def judge_for(settings: Settings, config: ArenaConfig = DEFAULT_CONFIG) -> Any:
+    """The LLM judge the settings configure (``None`` when none is).
+
+    arena.yaml may name other environment variables for the endpoint and key, and a model
+    that ``ARENA_JUDGE_MODEL`` overrides.
+    """
+    judge = config.judge
+    base_url, api_key = settings.judge_base_url, settings.judge_api_key
+    if judge.url_env != DEFAULT_CONFIG.judge.url_env:
+        base_url = os.environ.get(judge.url_env) or None
+    if judge.api_key_env != DEFAULT_CONFIG.judge.api_key_env:
+        api_key = os.environ.get(judge.api_key_env) or None
     return build_judge(
-        base_url=settings.judge_base_url,
-        model=settings.judge_model,
-        api_key=settings.judge_api_key,
+        base_url=base_url,
+        model=settings.judge_model or judge.model,
+        api_key=api_key,
         cache_dir=settings.cache_dir,
     )
 
@@ -68,7 +86,7 @@ def build_from_disk(
             "no tasks found", path=settings.dataset_dir,
             hint="run from the repository root or pass --root",
         )
-    return build_leaderboard(inputs, options=ScoringOptions(judge=judge_for(settings)))
+    return build_leaderboard(inputs, options=scoring_options(settings))
 
 
 def _write(path: Path, text: str) -> None:
@@ -128,7 +146,7 @@ def score(settings: Settings, results: Path | None, output: Path | None, match: 
             dataset_dir=settings.dataset_dir,
             submissions_dir=settings.submissions_dir,
             results_dir=results or settings.results_dir,
-            options=ScoringOptions(judge=judge_for(settings)),
+            options=scoring_options(settings),
             index=index,
         )
     write_scored(scored, output or settings.cache_dir)

@@ -8,6 +8,7 @@ from typing import TextIO
 
 import click
 
+from arena_bot.config import load_config
 from arena_bot.dataset import Dataset
 from arena_bot.diagnostics import OUTPUT_FORMATS, OutputFormat, render
 from arena_bot.errors import UsageError
@@ -65,6 +66,7 @@ def _report(
 ) -> ValidationReport:
     """Validate what the call names: PATHs, a PR's changed files, or every submission."""
     dataset = Dataset(settings.dataset_dir, index)
+    config = load_config(settings.root).config
     if changed_files is not None:
         if paths:
             raise UsageError("give either PATHs or --changed-files, not both")
@@ -74,6 +76,7 @@ def _report(
             dataset=dataset,
             submissions_root=settings.submissions_dir,
             index=index,
+            config=config,
         )
     else:
         if not paths:
@@ -86,6 +89,7 @@ def _report(
             # An empty submissions/ folder is valid: nothing to check.
             paths = tuple(all_submission_folders(settings.submissions_dir))
         report = validate_paths(
-            paths, dataset=dataset, submissions_root=settings.submissions_dir, index=index
+            paths, dataset=dataset, submissions_root=settings.submissions_dir, index=index,
+            config=config,
         )
     return report

@@ -13,7 +13,7 @@ give byte-identical files.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -285,6 +285,8 @@ class LeaderboardOptions(RecordModel):
     #: ``solved`` (default): scores are earned for solved work; ``seed002``: seed 002's
     #: composite as specified. See the methodology page.
     policy: Literal["solved", "seed002"] = "solved"
+    #: The effective arena.yaml (every setting, defaults included) the board was computed with.
+    configuration: dict[str, Any] = Field(default_factory=dict)
     weights: Literal["category", "default"]
     min_submissions: int
     confidence: float

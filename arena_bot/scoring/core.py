@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
+from arena_bot.config import DEFAULT_CONFIG
 from arena_bot.scoring import components
 from arena_bot.scoring.grouped import (
     BoolArray,
@@ -30,21 +31,15 @@ from arena_bot.scoring.grouped import (
     midrank_percentile,
     sort_groups,
 )
-from arena_bot.scoring.weights import EFFICIENCY_PARTS
 
-#: Seed 002, ``calculate_task_baseline``: fewer submissions → the task's default baseline.
-MIN_DYNAMIC_SUBMISSIONS = 5
-#: Seed 002, ``detect_outliers``.
-SEED_TOKEN_FRACTION = 0.1
-SEED_FAST_SECONDS = 5.0
-#: Iglewicz & Hoaglin's modified z-score: 0.6745 · (x − median) / MAD, flagged above 3.5.
+#: Iglewicz & Hoaglin's modified z-score: 0.6745 · (x − median) / MAD (a constant of the
+#: method, not a setting); the threshold is ``outliers.robust_z_threshold`` in arena.yaml.
 ROBUST_Z_SCALE = 0.6745
-ROBUST_Z_THRESHOLD = 3.5
-#: Robust z needs a few values to mean anything (same floor as dynamic baselines).
+#: Robust z needs a few values to mean anything.
 ROBUST_MIN_VALUES = 5
-#: Seed 002's validation rule thresholds.
-SUSPICIOUS_HIGH = 95.0
-MIN_PLAUSIBLE_TOKENS = 10
+
+_SCORING = DEFAULT_CONFIG.scoring
+_OUTLIERS = DEFAULT_CONFIG.outliers
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,12 +101,23 @@ ScoringPolicy = Literal["solved", "seed002"]
 
 @dataclass(frozen=True, kw_only=True)
 class CoreOptions:
-    policy: ScoringPolicy = "solved"
-    min_submissions: int = MIN_DYNAMIC_SUBMISSIONS
-    confidence: float = 0.95
-    robust_z_threshold: float = ROBUST_Z_THRESHOLD
+    """The numbers the core uses; defaults are arena.yaml's (:mod:`arena_bot.config`)."""
+
+    policy: ScoringPolicy = _SCORING.policy
+    min_submissions: int = _SCORING.min_submissions
+    confidence: float = _SCORING.confidence
+    robust_z_threshold: float = _OUTLIERS.robust_z_threshold
     #: A reported cost more than this factor away from the price table's is flagged.
-    cost_tolerance: float = 3.0
+    cost_tolerance: float = _OUTLIERS.cost_tolerance
+    efficiency_parts: tuple[float, float, float] = (
+        _SCORING.efficiency_parts.token,
+        _SCORING.efficiency_parts.tool_call,
+        _SCORING.efficiency_parts.iteration,
+    )
+    token_fraction: float = _OUTLIERS.token_fraction
+    fast_seconds: float = _OUTLIERS.fast_seconds
+    suspicious_high: float = _OUTLIERS.suspicious_high
+    min_plausible_tokens: int = _OUTLIERS.min_plausible_tokens
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -298,6 +304,7 @@ def score_components(
     cost: FloatArray,
     correctness: FloatArray,
     solved: FloatArray | None = None,
+    parts: tuple[float, float, float] = CoreOptions.efficiency_parts,
 ) -> ComponentArrays:
     """Seed 002's component, overall and difficulty-adjusted scores for given metrics.
 
@@ -311,7 +318,10 @@ def score_components(
         tool_calls, low=b.tool_calls.min[task_of], high=b.tool_calls.max[task_of]
     )
     iteration = components.iteration_efficiency(iterations, median=b.iterations.median[task_of])
-    efficiency = components.efficiency(token, tool_call, iteration, parts=dict(EFFICIENCY_PARTS))
+    efficiency = components.efficiency(
+        token, tool_call, iteration,
+        parts={"token": parts[0], "tool_call": parts[1], "iteration": parts[2]},
+    )
     speed = components.speed(
         np.nan_to_num(execution_time, nan=0.0),
         low=b.execution_time.min[task_of],
@@ -506,6 +516,7 @@ def score_columns(
         cost=cost,
         correctness=correctness,
         solved=solved if solved_policy else None,
+        parts=options.efficiency_parts,
     )
     run_scores = score_components(
         baselines=baselines,
@@ -518,6 +529,7 @@ def score_columns(
         cost=runs.cost,
         correctness=runs.correctness,
         solved=runs.solved if solved_policy else None,
+        parts=options.efficiency_parts,
     )
 
     # Ranks and percentiles over the scored entries of each task, on the unadjusted overall
@@ -578,9 +590,11 @@ def score_columns(
     # (all of them, whatever the policy: outliers are judged among peers).
     scored_tokens = sort_groups(tokens[scored_idx], st, n_groups=n_tasks)
     task_median_tokens = group_median(scored_tokens)
-    flag_seed_tokens = scored & (tokens < SEED_TOKEN_FRACTION * task_median_tokens[task_of])
+    flag_seed_tokens = scored & (
+        tokens < options.token_fraction * task_median_tokens[task_of]
+    )
     # The seed flags execution_time < 5 including 0, but 0 means "not recorded" here.
-    flag_seed_fast = scored & (execution_time > 0) & (execution_time < SEED_FAST_SECONDS)
+    flag_seed_fast = scored & (execution_time > 0) & (execution_time < options.fast_seconds)
     flag_seed_single_call = scored & (tool_calls == 1)
     robust: dict[str, FloatArray] = {}
     for name, metric_values in (
@@ -675,8 +689,8 @@ def score_columns(
         run_cost_flag=run_cost_flag,
         # On the scores as published (2 decimals), like the seed's evaluation dict.
         validation_high_pair=scored
-        & (np.round(scores.efficiency, 2) > SUSPICIOUS_HIGH)
-        & (np.round(scores.speed, 2) > SUSPICIOUS_HIGH),
-        validation_low_tokens=scored & (tokens < MIN_PLAUSIBLE_TOKENS),
+        & (np.round(scores.efficiency, 2) > options.suspicious_high)
+        & (np.round(scores.speed, 2) > options.suspicious_high),
+        validation_low_tokens=scored & (tokens < options.min_plausible_tokens),
         validation_out_of_range=scored & ~in_range,
     )

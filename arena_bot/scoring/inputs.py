@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
@@ -12,6 +13,8 @@ from arena_bot.scoring.core import ScoringPolicy
 from arena_bot.scoring.judge import Judge
 from arena_bot.scoring.prices import PriceTable, load_price_table
 from arena_bot.scoring.weights import WeightsMode
+
+_SCORING = DEFAULT_CONFIG.scoring
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,15 +37,34 @@ class ScoringInputs:
 
 @dataclass(frozen=True, kw_only=True)
 class ScoringOptions:
-    """How to score. The defaults are seed 002's, except the policy (see the methodology)."""
+    """How to score: :meth:`from_config` builds it from ``arena.yaml``.
+
+    The scalar fields are the configuration's, overridable one by one (tests and ``arena
+    compare`` do); the tables (category weights, difficulty multipliers, efficiency parts,
+    seed 002's outlier thresholds) come from ``config``.
+    """
 
     #: ``solved``: composite × share of the work solved; ``seed002``: the composite as is.
-    policy: ScoringPolicy = "solved"
-    weights: WeightsMode = "category"
-    min_submissions: int = 5
-    confidence: float = 0.95
+    policy: ScoringPolicy = _SCORING.policy
+    weights: WeightsMode = _SCORING.weights
+    min_submissions: int = _SCORING.min_submissions
+    confidence: float = _SCORING.confidence
     judge: Judge | None = None
-    cost_tolerance: float = 3.0
-    robust_z_threshold: float = 3.5
-    pass_k: tuple[int, ...] = (1, 5, 10)
+    cost_tolerance: float = DEFAULT_CONFIG.outliers.cost_tolerance
+    robust_z_threshold: float = DEFAULT_CONFIG.outliers.robust_z_threshold
+    pass_k: tuple[int, ...] = tuple(_SCORING.pass_k)
     prices: PriceTable = field(default_factory=load_price_table)
+    config: ArenaConfig = DEFAULT_CONFIG
+
+    @classmethod
+    def from_config(
+        cls, config: ArenaConfig, *, judge: Judge | None = None, prices: PriceTable | None = None
+    ) -> ScoringOptions:
+        scoring, outliers = config.scoring, config.outliers
+        return cls(
+            policy=scoring.policy, weights=scoring.weights,
+            min_submissions=scoring.min_submissions, confidence=scoring.confidence,
+            judge=judge, cost_tolerance=outliers.cost_tolerance,
+            robust_z_threshold=outliers.robust_z_threshold, pass_k=tuple(scoring.pass_k),
+            prices=prices if prices is not None else load_price_table(), config=config,
+        )

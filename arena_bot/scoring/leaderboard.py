@@ -154,7 +154,8 @@ def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskCo
         )
 
     weights = np.array(
-        [[weights_for(t.category, mode=options.weights)[c] for c in CATEGORY_ORDER] for t in tasks],
+        [[weights_for(t.category, mode=options.weights, config=options.config)[c]
+          for c in CATEGORY_ORDER] for t in tasks],
         dtype=float,
     ).reshape(len(tasks), 4)
     return core.TaskColumns(
@@ -167,7 +168,9 @@ def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskCo
             median_iterations=np.array([t.baseline.median_iterations for t in tasks], dtype=float),
         ),
         weights=weights,
-        multiplier=np.array([difficulty_multiplier(t.difficulty) for t in tasks], dtype=float),
+        multiplier=np.array(
+            [difficulty_multiplier(t.difficulty, options.config) for t in tasks], dtype=float
+        ),
     )
 
 
@@ -261,13 +264,14 @@ def _flags(
     if res.flag_seed_tokens[i]:
         flags.append(OutlierFlag(
             code="extremely_efficient_tokens", kind="seed",
-            reason=f"{res.tokens[i]:,.0f} tokens is under 10% of the task median "
-            f"({t_median:,.0f})",
+            reason=f"{res.tokens[i]:,.0f} tokens is under "
+            f"{options.config.outliers.token_fraction:.0%} of the task median ({t_median:,.0f})",
         ))
     if res.flag_seed_fast[i]:
         flags.append(OutlierFlag(
             code="extremely_fast", kind="seed",
-            reason=f"execution time {res.execution_time[i]:.1f} s is under 5 s",
+            reason=f"execution time {res.execution_time[i]:.1f} s is under "
+            f"{options.config.outliers.fast_seconds:g} s",
         ))
     if res.flag_seed_single_call[i]:
         flags.append(OutlierFlag(
@@ -466,7 +470,7 @@ def _scored_parts(
             cost=score(s.cost[i]),
             correctness=correctness,
             weights=_weights_model(s.weights[i]),
-            difficulty_multiplier=number(difficulty_multiplier(p.task.difficulty)),
+            difficulty_multiplier=number(difficulty_multiplier(p.task.difficulty, options.config)),
         ),
         criteria=criteria,
         rank=int(res.rank[i]),
@@ -634,7 +638,7 @@ def options_digest(options: ScoringOptions) -> str:
     return hashlib.sha256(json.dumps([
         options.policy, options.weights, options.min_submissions, options.confidence,
         options.cost_tolerance, options.robust_z_threshold, list(options.pass_k),
-        options.judge.model if options.judge else None,
+        options.judge.model if options.judge else None, options.config.digest(),
     ]).encode()).hexdigest()
 
 
@@ -672,6 +676,7 @@ def board_notes(tasks: Sequence[Task], options: ScoringOptions) -> list[str]:
 
 def leaderboard_options(options: ScoringOptions) -> LeaderboardOptions:
     return LeaderboardOptions(
+        configuration=options.config.model_dump(mode="json"),
         policy=options.policy,
         weights=options.weights,
         min_submissions=options.min_submissions,
@@ -708,6 +713,15 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
         options=core.CoreOptions(
             policy=options.policy,
             min_submissions=options.min_submissions,
+            efficiency_parts=(
+                options.config.scoring.efficiency_parts.token,
+                options.config.scoring.efficiency_parts.tool_call,
+                options.config.scoring.efficiency_parts.iteration,
+            ),
+            token_fraction=options.config.outliers.token_fraction,
+            fast_seconds=options.config.outliers.fast_seconds,
+            suspicious_high=options.config.outliers.suspicious_high,
+            min_plausible_tokens=options.config.outliers.min_plausible_tokens,
             confidence=options.confidence,
             robust_z_threshold=options.robust_z_threshold,
             cost_tolerance=options.cost_tolerance,
@@ -734,9 +748,10 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
             title=task.title,
             category=task.category,
             difficulty=task.difficulty,
-            difficulty_multiplier=number(difficulty_multiplier(task.difficulty)),
+            difficulty_multiplier=number(difficulty_multiplier(task.difficulty, options.config)),
             weights=_weights_model(
-                np.array([weights_for(task.category, mode=options.weights)[c]
+                np.array([weights_for(task.category, mode=options.weights,
+                                      config=options.config)[c]
                           for c in CATEGORY_ORDER])
             ),
             baseline=TaskBaseline(

@@ -24,6 +24,7 @@ from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.index import Index, code_fingerprint
 from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.patches import MAX_PATCH_BYTES
 from arena_bot.scoring.inputs import ScoringInputs, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
 from arena_bot.submissions import SubmissionFolder, load_submission, submission_folders
@@ -32,7 +33,6 @@ from arena_bot.yamlio import read_text_capped
 ResultMatch = Literal["store", "latest"]
 #: Result files and patches bigger than this are refused (they are never that large).
 MAX_RESULT_BYTES = 50_000_000
-MAX_PATCH_BYTES = 5_000_000
 
 
 def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:

@@ -1,0 +1,171 @@
+"""``arena.yaml``: one optional file, typed, every number of the bot read from it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from arena_bot.cli import main
+from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
+from arena_bot.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "arena_bot" / "schemas" / "arena-config.schema.json"
+BENCH = REPO / "benchmarks" / "bench_scale.py"
+
+
+def arena(root: Path, *args: str) -> Result:
+    result = CliRunner().invoke(main, ["--root", str(root), *args])
+    assert "Traceback" not in result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    spec = importlib.util.spec_from_file_location("bench_scale", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_scale", module)
+    spec.loader.exec_module(module)
+    root = tmp_path_factory.mktemp("board")
+    module.generate(root, n_submissions=24, n_tasks=2)
+    return root
+
+
+@pytest.fixture()
+def board(template: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "board"
+    shutil.copytree(template, root)
+    return root
+
+
+def test_without_a_file_every_value_is_the_default(tmp_path: Path) -> None:
+    loaded = load_config(tmp_path)
+    assert loaded.config == DEFAULT_CONFIG and loaded.path is None
+    result = arena(tmp_path, "config", "show")
+    assert result.exit_code == 0
+    assert "defaults only" in result.output
+    assert "scoring.policy" in result.output and '"solved"' in result.output
+
+
+def test_a_typo_names_the_line_and_suggests_the_key(tmp_path: Path) -> None:
+    (tmp_path / "arena.yaml").write_text("scoring:\n  min_submisions: 3\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_config(tmp_path)
+    assert "arena.yaml:2" in str(caught.value)
+    assert "did you mean 'min_submissions'" in str(caught.value)
+    for command in (["config", "show"], ["score"], ["validate"]):
+        result = arena(tmp_path, *command)
+        assert result.exit_code == 1, command
+        assert "arena.yaml:2" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("scoring:\n  default_weights: {efficiency: 0.5, speed: 0.5, cost: 0.5, "
+         "correctness: 0}\n", "add up to 1"),
+        ("scoring:\n  policy: fastest\n", "scoring.policy"),
+        ("scoring:\n  confidence: 1.5\n", "scoring.confidence"),
+        ("limits:\n  patch_bytes: '2MB'\n", "limits.patch_bytes"),
+        ("outliers: [1, 2]\n", "outliers"),
+    ],
+)
+def test_bad_values_are_refused_with_their_line(tmp_path: Path, text: str, fragment: str) -> None:
+    (tmp_path / "arena.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_config(tmp_path)
+    assert fragment in str(caught.value) and "arena.yaml:" in str(caught.value)
+
+
+def test_a_table_entry_changes_only_that_entry(tmp_path: Path) -> None:
+    (tmp_path / "arena.yaml").write_text(
+        "scoring:\n  difficulty_multipliers:\n    advanced: 1.5\n", encoding="utf-8"
+    )
+    loaded = load_config(tmp_path)
+    assert loaded.config.difficulty_multiplier("advanced") == 1.5
+    assert loaded.config.difficulty_multiplier("intermediate") == 1.1
+    origins = {key: origin for key, _, origin in loaded.origins()}
+    assert origins["scoring.difficulty_multipliers.advanced"] == "arena.yaml:3"
+    assert origins["scoring.difficulty_multipliers.beginner"] == "default"
+
+
+def test_the_committed_schema_accepts_the_defaults_and_rejects_unknown_keys() -> None:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.validate(DEFAULT_CONFIG.model_dump(mode="json"), schema)
+    jsonschema.validate(yaml.safe_load((REPO / "arena.yaml").read_text("utf-8")), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"scoring": {"polcy": "solved"}}, schema)
+
+
+def test_the_shipped_arena_yaml_is_the_defaults() -> None:
+    assert load_config(REPO).config == DEFAULT_CONFIG
+
+
+def _board(root: Path) -> dict:
+    result = arena(root, "score")
+    assert result.exit_code == 0, result.output
+    return json.loads((root / ".arena" / "leaderboard.json").read_text(encoding="utf-8"))
+
+
+def test_a_changed_weight_reaches_every_score_and_the_recorded_configuration(
+    board: Path,
+) -> None:
+    before = _board(board)
+    (board / "arena.yaml").write_text(
+        "scoring:\n  category_weights:\n    backend_development:\n"
+        "      {efficiency: 0.1, speed: 0.1, cost: 0.1, correctness: 0.7}\n",
+        encoding="utf-8",
+    )
+    after = _board(board)
+    recorded = after["options"]["configuration"]["scoring"]["category_weights"]
+    assert recorded["backend_development"]["correctness"] == 0.7
+    scored = [e for e in after["entries"] if e["status"] == "scored"]
+    assert scored and all(e["scores"]["weights"]["correctness"] == 0.7 for e in scored)
+    assert after["input_digest"] != before["input_digest"]
+    # The cached parts of the board were not reused: the scores moved with the weights.
+    old = {e["key"]: e["scores"]["composite"] for e in before["entries"] if e["scores"]}
+    new = {e["key"]: e["scores"]["composite"] for e in scored}
+    assert any(old[key] != new[key] for key in new)
+
+
+def test_the_seed002_policy_from_arena_yaml(board: Path) -> None:
+    (board / "arena.yaml").write_text("scoring:\n  policy: seed002\n", encoding="utf-8")
+    data = _board(board)
+    assert data["options"]["policy"] == "seed002"
+    for entry in data["entries"]:
+        if entry["scores"]:
+            assert entry["scores"]["overall_unadjusted"] == entry["scores"]["composite"]
+
+
+def test_default_policy_scores_failures_zero_and_ranks_them_last(board: Path) -> None:
+    data = _board(board)
+    for task in data["tasks"]:
+        entries = [e for e in data["entries"] if e["task_id"] == task["task_id"] and e["rank"]]
+        failed = [e for e in entries if e["scores"]["resolve_rate"] == 0]
+        solved = [e for e in entries if e["scores"]["resolve_rate"] == 1]
+        assert failed and solved
+        assert all(e["scores"]["overall"] == 0 for e in failed)
+        assert max(e["rank"] for e in solved) <= min(e["rank"] for e in failed)
+
+
+def test_validation_limits_come_from_arena_yaml(board: Path) -> None:
+    folder = sorted((board / "submissions").glob("*/*"))[0]
+    assert arena(board, "validate", str(folder)).exit_code == 0
+    (board / "arena.yaml").write_text("limits:\n  patch_bytes: 1024\n", encoding="utf-8")
+    result = arena(board, "validate", str(folder))
+    assert result.exit_code == 1
+    assert "1,024" in result.output or "1024" in result.output
+
+
+def test_configuration_is_part_of_every_cached_verdict() -> None:
+    changed = ArenaConfig.model_validate({"limits": {"patch_bytes": 4096}})
+    assert changed.digest() != DEFAULT_CONFIG.digest()
