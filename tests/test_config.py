@@ -169,3 +169,22 @@ def test_validation_limits_come_from_arena_yaml(board: Path) -> None:
 def test_configuration_is_part_of_every_cached_verdict() -> None:
     changed = ArenaConfig.model_validate({"limits": {"patch_bytes": 4096}})
     assert changed.digest() != DEFAULT_CONFIG.digest()
+
+
+def test_a_price_table_named_in_arena_yaml_is_used(board: Path) -> None:
+    before = _board(board)
+    shipped = yaml.safe_load((REPO / "arena_bot" / "data" / "prices.yaml").read_text("utf-8"))
+    for price in shipped["models"].values():  # everything ten times dearer
+        for field in ("input", "cached_input", "output"):
+            price[field] = price[field] * 10
+    (board / "my-prices.yaml").write_text(yaml.safe_dump(shipped), encoding="utf-8")
+    (board / "arena.yaml").write_text("prices: my-prices.yaml\n", encoding="utf-8")
+    after = _board(board)
+    flags = lambda data: sorted(  # noqa: E731
+        (e["key"], f["code"]) for e in data["entries"] for f in e["outliers"]
+    )
+    assert after["input_digest"] != before["input_digest"]
+    assert flags(after) != flags(before)  # the cost checks moved with the prices
+    (board / "arena.yaml").write_text("prices: missing.yaml\n", encoding="utf-8")
+    result = arena(board, "score")
+    assert result.exit_code == 1 and "missing.yaml" in result.output

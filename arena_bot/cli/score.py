@@ -24,6 +24,7 @@ from arena_bot.scoring.export import canonical, to_csv, to_json
 from arena_bot.scoring.incremental import ScoredBoard, score_repository, task_file_chunks
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.loader import load_inputs
+from arena_bot.scoring.prices import load_price_table
 from arena_bot.settings import Settings
 
 _RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
@@ -32,7 +33,8 @@ _RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
 def scoring_options(settings: Settings) -> ScoringOptions:
     """The repository's arena.yaml (or the defaults) and the judge the settings configure."""
     config = load_config(settings.root).config
-    return ScoringOptions.from_config(config, judge=judge_for(settings, config))
+    prices = load_price_table(settings.root / config.prices) if config.prices else None
+    return ScoringOptions.from_config(config, judge=judge_for(settings, config), prices=prices)
 
 
 def judge_for(settings: Settings, config: ArenaConfig = DEFAULT_CONFIG) -> Any:

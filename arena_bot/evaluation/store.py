@@ -30,7 +30,8 @@ from arena_bot.index import folder_digest as indexed_folder_digest
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.submissions import SubmissionFolder
 
-_MAX_RESULT_BYTES = 50_000_000
+#: Result files bigger than this are refused (they are never that large).
+MAX_RESULT_BYTES = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ class ResultStore:
         # A file that cannot be read as a result is treated as absent (and overwritten on
         # the next run) rather than trusted.
         try:
-            if path.stat().st_size > _MAX_RESULT_BYTES:
+            if path.stat().st_size > MAX_RESULT_BYTES:
                 return None
             return EvaluationResult.model_validate_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):

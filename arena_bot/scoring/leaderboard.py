@@ -499,8 +499,10 @@ def label_of(item: SubmissionInput) -> str:
     return f"{item.spec.tool.name} / {item.spec.model_label}"
 
 
-def _summary_model(values: Sequence[float], confidence: float) -> Summary:
-    summary = summarize(values, confidence=confidence)
+def _summary_model(
+    values: Sequence[float], weights: Sequence[float], confidence: float
+) -> Summary:
+    summary = summarize(values, weights=weights, confidence=confidence)
     assert summary is not None  # callers never pass an empty group
     return Summary(
         mean=score(summary.mean), std=number(summary.std), min=score(summary.min),
@@ -524,7 +526,9 @@ class AggregateRow:
     tool: str
     model: str
     task_id: str
+    #: The entry's score within its task (``overall_unadjusted``) and its task's multiplier.
     overall: float
+    multiplier: float
     correctness: float | None
     #: Share of the work solved (the entry's resolve rate) and its number of runs.
     resolve_rate: float
@@ -538,22 +542,23 @@ class AggregateRow:
             return None
         return cls(
             label=entry.label, tool=entry.tool, model=entry.model, task_id=entry.task_id,
-            overall=entry.scores.overall, correctness=entry.scores.correctness,
+            overall=entry.scores.overall_unadjusted,
+            multiplier=entry.scores.difficulty_multiplier, correctness=entry.scores.correctness,
             resolve_rate=entry.scores.resolve_rate, runs=len(entry.runs),
             pass_at_k=tuple((p.k, p.value) for p in entry.pass_at_k),
         )
 
     def to_list(self) -> list[object]:
-        return [self.label, self.tool, self.model, self.task_id, self.overall,
+        return [self.label, self.tool, self.model, self.task_id, self.overall, self.multiplier,
                 self.correctness, self.resolve_rate, self.runs,
                 [list(p) for p in self.pass_at_k]]
 
     @classmethod
     def from_list(cls, row: list[Any]) -> AggregateRow:
-        label, tool, model, task_id, overall, correctness, rate, runs, pass_rows = row
+        label, tool, model, task_id, overall, multiplier, correctness, rate, runs, pass_rows = row
         return cls(
             label=label, tool=tool, model=model, task_id=task_id, overall=overall,
-            correctness=correctness, resolve_rate=rate, runs=runs,
+            multiplier=multiplier, correctness=correctness, resolve_rate=rate, runs=runs,
             pass_at_k=tuple((int(k), float(v)) for k, v in pass_rows),
         )
 
@@ -565,10 +570,12 @@ def aggregate_rows(entries: Sequence[Entry]) -> list[AggregateRow]:
 def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[ToolModelAggregate]:
     """Per tool / model label across tasks: the mean of its task scores, ranked with ties.
 
-    A label's score on a task is the mean (difficulty-adjusted) overall of its submissions
-    there; its board score is the mean over the tasks it covers, so a label does not gain
-    weight by submitting one task many times. The interval is over those task scores, and
-    labels whose intervals overlap the leader's are marked statistically tied.
+    A label's score on a task is the mean unadjusted overall of its submissions there; its
+    board score is the mean over the tasks it covers weighted by each task's difficulty
+    multiplier (seed 004's weighted aggregate: harder tasks count more, and no cap at 100
+    makes false ties), so a label does not gain weight by submitting one task many times.
+    The interval is over those task scores, and labels whose intervals overlap the leader's
+    are marked statistically tied.
     """
     groups: dict[str, list[AggregateRow]] = defaultdict(list)
     for row in rows:
@@ -576,9 +583,8 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
     if not groups:  # nothing scored yet
         return []
     labels = sorted(groups)
-    summaries = [
-        _summary_model(_task_means(groups[label]), options.confidence) for label in labels
-    ]
+    summaries = [_summary_model(*_task_means(groups[label]), options.confidence)
+                 for label in labels]
     means = np.array([summary.mean for summary in summaries])
     lows = np.array([np.nan if x.low is None else x.low for x in summaries])
     highs = np.array([np.nan if x.high is None else x.high for x in summaries])
@@ -615,11 +621,14 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
     return sorted(out, key=lambda a: (a.rank, a.label))
 
 
-def _task_means(rows: Sequence[AggregateRow]) -> list[float]:
-    by_task: dict[str, list[float]] = defaultdict(list)
+def _task_means(rows: Sequence[AggregateRow]) -> tuple[list[float], list[float]]:
+    """The label's score on each task it covers and that task's weight (its multiplier)."""
+    by_task: dict[str, list[AggregateRow]] = defaultdict(list)
     for row in rows:
-        by_task[row.task_id].append(row.overall)
-    return [sum(values) / len(values) for _, values in sorted(by_task.items())]
+        by_task[row.task_id].append(row)
+    ordered = sorted(by_task.items())
+    means = [sum(r.overall for r in members) / len(members) for _, members in ordered]
+    return means, [members[0].multiplier for _, members in ordered]
 
 
 def task_input_digest(task: Task, items: Sequence[SubmissionInput]) -> str:
@@ -639,6 +648,7 @@ def options_digest(options: ScoringOptions) -> str:
         options.policy, options.weights, options.min_submissions, options.confidence,
         options.cost_tolerance, options.robust_z_threshold, list(options.pass_k),
         options.judge.model if options.judge else None, options.config.digest(),
+        options.prices.digest(),
     ]).encode()).hexdigest()
 
 

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from arena_bot.dataset import Dataset
 from arena_bot.errors import InputError
-from arena_bot.evaluation.store import ResultStore
+from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.index import Index, code_fingerprint
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.patches import MAX_PATCH_BYTES
@@ -31,8 +31,6 @@ from arena_bot.submissions import SubmissionFolder, load_submission, submission_
 from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
-#: Result files and patches bigger than this are refused (they are never that large).
-MAX_RESULT_BYTES = 50_000_000
 
 
 def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -55,6 +57,12 @@ class PriceTable:
     """Model name (any listed spelling) → price."""
 
     by_name: dict[str, tuple[str, ModelPrice]]
+
+    def digest(self) -> str:
+        """SHA-256 of the table's content (part of every cached score's key)."""
+        rows = sorted((name, entry[0], entry[1].model_dump_json()) for name, entry in
+                      self.by_name.items())
+        return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
     def lookup(self, model: str) -> tuple[str, ModelPrice] | None:
         """The canonical name and price of ``model``, or ``None`` when it is not listed."""

@@ -281,3 +281,25 @@ def test_empty_inputs_give_an_empty_leaderboard() -> None:
     lb = board([make_task()], [])
     assert lb.entries == [] and lb.tools == []
     assert lb.tasks[0].baseline.source == "default"
+
+
+def test_tool_board_is_the_difficulty_weighted_mean_of_task_scores() -> None:
+    from arena_bot.scoring.leaderboard import AggregateRow, aggregates
+
+    def row(label: str, task: str, overall: float, multiplier: float) -> AggregateRow:
+        return AggregateRow(label=label, tool=label, model="m", task_id=task, overall=overall,
+                            multiplier=multiplier, correctness=None, resolve_rate=1.0, runs=1,
+                            pass_at_k=())
+
+    rows = [
+        # Many submissions on one easy task do not outweigh the other task.
+        *(row("A", "easy", 90.0, 1.0) for _ in range(5)),
+        row("A", "hard", 60.0, 1.2),
+        row("B", "easy", 80.0, 1.0),
+        row("B", "hard", 80.0, 1.2),
+    ]
+    board = {a.label: a for a in aggregates(rows, ScoringOptions())}
+    assert board["A"].overall.mean == pytest.approx((90 * 1.0 + 60 * 1.2) / 2.2, abs=0.01)
+    assert board["A"].tasks == 2 and board["A"].submissions == 6
+    assert board["B"].overall.mean == pytest.approx(80.0)
+    assert board["B"].rank == 1 and board["A"].rank == 2
