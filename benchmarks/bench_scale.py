@@ -61,13 +61,17 @@ class Measure:
 def run(args: list[str], *, cwd: Path) -> Measure:
     """Run one command; wall time and the child's peak resident memory (from wait4)."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        args, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    # stderr goes to a file, not a pipe: a command that prints more than a pipe holds
+    # (the pipeline's progress lines) would block on a pipe nobody reads until it exits.
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            args, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errors
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         print(f"  ! {' '.join(args[3:])} exited {code}: {stderr.strip()[-400:]}")
