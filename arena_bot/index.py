@@ -82,6 +82,9 @@ class Index:
     _preloaded: dict[str, tuple[Signature, str]] = field(default_factory=dict)
     _preloaded_roots: list[str] = field(default_factory=list)
     _preloaded_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    #: Listings taken in this run. A run is one command: a folder changed by the command
+    #: itself (the result store's writes) must be listed afresh, see :meth:`forget`.
+    _listed: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     _preloaded_namespaces: set[str] = field(default_factory=set)
     hits: int = 0
     misses: int = 0
@@ -139,12 +142,17 @@ class Index:
         so an unchanged folder costs one ``stat``, not a read of its entries.
         """
         absolute = folder if folder.startswith("/") else os.path.abspath(folder)
+        listed = self._listed.get(absolute)
+        if listed is not None:  # already looked at in this run (walk, then digest)
+            return listed
         key = f"{absolute}/"
         current = signature(os.lstat(absolute))
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             text = known[1]
-            return [(item[:-2], item[-1]) for item in text.split("\0")] if text else []
+            listed = [(item[:-2], item[-1]) for item in text.split("\0")] if text else []
+            self._listed[absolute] = listed
+            return listed
         entries: list[tuple[str, str]] = []
         with os.scandir(key[:-1]) as scan:
             for entry in scan:
@@ -159,7 +167,12 @@ class Index:
                 entries.append((entry.name, kind))
         entries.sort()
         self._new_files[key] = (current, "\0".join(f"{name}\x01{kind}" for name, kind in entries))
+        self._listed[absolute] = entries
         return entries
+
+    def forget(self, folder: Path | str) -> None:
+        """Drop this run's listing of ``folder`` (the command has just written into it)."""
+        self._listed.pop(os.path.abspath(folder), None)
 
     # -- memo ------------------------------------------------------------------------------
 

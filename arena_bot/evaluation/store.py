@@ -186,6 +186,8 @@ class ResultStore:
                 temp.flush()
                 os.fsync(temp.fileno())
             os.replace(temp_name, target)
+            if self.index is not None:
+                self.index.forget(target.parent)
         except BaseException:
             Path(temp_name).unlink(missing_ok=True)
             raise
