@@ -141,10 +141,10 @@ def test_write_files_are_readonly_for_the_sandbox_user(
     engine: DockerEngine, base_image: str
 ) -> None:
     with engine.open(base_image, limits=TIGHT) as sandbox:
-        sandbox.write_files({"a.txt": b"hello\n", "run.sh": b"echo ran"}, directory="/workspace/.h")
-        read = sandbox.exec(["sh", "-c", "cat /workspace/.h/a.txt; sh /workspace/.h/run.sh"],
+        sandbox.write_files({"a.txt": b"hello\n", "run.sh": b"echo ran"}, directory="/arena/h")
+        read = sandbox.exec(["sh", "-c", "cat /arena/h/a.txt; sh /arena/h/run.sh"],
                             timeout=30)
-        write = sandbox.exec(["sh", "-c", "echo x > /workspace/.h/a.txt"], timeout=30)
+        write = sandbox.exec(["sh", "-c", "echo x > /arena/h/a.txt"], timeout=30)
     assert read.output.split() == ["hello", "ran"]
     assert write.exit_code != 0
 
