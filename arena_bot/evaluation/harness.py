@@ -32,6 +32,7 @@ from arena_bot.errors import DatasetError
 from arena_bot.evaluation.flags import review_flags
 from arena_bot.evaluation.harness_status import HarnessStatus, harness_script, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
+from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, collect_command
 from arena_bot.evaluation.verdict import Canaries, decide, without_canaries
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, ReviewFlag
 from arena_bot.models.task import ExpectedTests
@@ -197,6 +198,11 @@ def run_feature(
                        reason=_setup_failure(status, timed_out=prepared.timed_out),
                        output=setup_output)
     outputs = [setup_output.strip()] if setup_output.strip() else []
+    if not tests_only and _touches_config(patch_text):
+        refusal = _config_refusal(sandbox, base_commit=spec.source.commit)
+        if refusal is not None:
+            return _with_flags(_result(feature_id, status="rejected", apply_status=status.apply,
+                                       reason=refusal, started=started), flags)
     setup_exit: int | None = None
     run: ExecResult | None = None
     report: JUnitReport | None = None
@@ -237,6 +243,25 @@ def run_feature(
             f"{task.id}`): the verdict rests on the exit status, the report and the canaries",
         ))
     return _with_flags(result, flags)
+
+
+def _touches_config(patch_text: str) -> bool:
+    """Whether the patch changes a root config file that may hold pytest settings."""
+    return any(path in CONFIG_FILES for f in parse_patch(patch_text).files for path in f.paths)
+
+
+def _config_refusal(sandbox: Sandbox, *, base_commit: str) -> str | None:
+    """Why the patched tree's pytest settings are refused (they differ from the base
+    commit's, parsed), or ``None``. Read by the owner before any submitted code runs."""
+    collected = sandbox.exec(collect_command(base_commit), timeout=GIT_TIMEOUT,
+                             workdir=REPO_DIR)
+    if collected.exit_code != 0:
+        return "the patch changes a config file the harness could not compare"
+    changes = changed_settings(collected.output)
+    if not changes:
+        return None
+    shown = "; ".join(f"{c.file}: {c.detail}" for c in changes)
+    return f"the patch changes pytest settings ({shown})"
 
 
 def _setup_failure(status: HarnessStatus | None, *, timed_out: bool) -> str:

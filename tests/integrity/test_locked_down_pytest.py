@@ -63,3 +63,28 @@ def test_the_tester_cannot_write_the_repository(engine, task_images) -> None:
             timeout=30, workdir=REPO_DIR, user="tester",
         )
     assert "WROTE" not in attempt.output and "done" in attempt.output, attempt.output
+
+
+def test_pytest_settings_are_compared_on_the_patched_tree(engine, task_images) -> None:
+    """The in-sandbox collection of before/after texts feeds the parsed comparison: a
+    pytest section written into the patched tree is found; a harmless edit is not."""
+    from arena_bot.evaluation.pytest_config import changed_settings, collect_command
+
+    image = task_images.ensure(TASK).tag
+    command = collect_command(TASK.spec.source.commit)
+    with engine.open(image, limits=SandboxLimits()) as sandbox:
+        untouched = sandbox.exec(command, timeout=60, workdir=REPO_DIR)
+        harmless = sandbox.exec(["sh", "-c", "printf '\\n# a comment\\n' >> pyproject.toml"],
+                                timeout=30, workdir=REPO_DIR)
+        assert harmless.exit_code == 0, harmless.output
+        commented = sandbox.exec(command, timeout=60, workdir=REPO_DIR)
+        hostile = sandbox.exec(
+            ["sh", "-c", "printf '[tool.\"\\\\u0070ytest\".ini_options]\\npythonpath = [\"x\"]\\n'"
+             " >> pyproject.toml"], timeout=30, workdir=REPO_DIR)
+        assert hostile.exit_code == 0, hostile.output
+        changed = sandbox.exec(command, timeout=60, workdir=REPO_DIR)
+    assert untouched.output.strip() == "{}"
+    assert '"pyproject.toml"' in commented.output
+    assert changed_settings(commented.output) == []
+    (change,) = changed_settings(changed.output)
+    assert change.file == "pyproject.toml" and change.detail == "adds pytest settings"
