@@ -61,6 +61,7 @@ class SandboxLimits:
             pids=limits.pids,
             cpus=limits.cpus,
             output_bytes=limits.output_bytes,
+            workspace_mb=limits.workspace_mb,
         )
 
 
