@@ -33,7 +33,8 @@ from arena_bot.evaluation.flags import review_flags
 from arena_bot.evaluation.harness_status import HarnessStatus, harness_script, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
 from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, collect_command
-from arena_bot.evaluation.verdict import Canaries, decide, without_canaries
+from arena_bot.evaluation.stream import parse_stream, plugin_source, stream_problem
+from arena_bot.evaluation.verdict import Canaries, Verdict, decide, without_canaries
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, ReviewFlag
 from arena_bot.models.task import ExpectedTests
 from arena_bot.patches import (
@@ -58,12 +59,16 @@ _INLINE_PATCH_BYTES = 96 * 1024
 #: locked down whatever version the image has: no plugin loads from an entry point (a
 #: ``[pytest11]`` in any ``*.dist-info`` on the path), no cache provider (``--lf`` state), and
 #: the harness sets rootdir and confcutdir (no ``conftest.py`` above the repository counts).
-#: ``PYTEST_ADDOPTS`` comes after the ini file's ``addopts``, so it has the last word.
+#: ``PYTEST_ADDOPTS`` comes after the ini file's ``addopts``, so it has the last word. A test
+#: command that sets ``PYTHONPATH`` itself must keep ``$PYTHONPATH`` in it.
 LOCKED_DOWN_ENV = {
     "PYTHONNOUSERSITE": "1",
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    "PYTEST_ADDOPTS": f"-p no:cacheprovider --rootdir={REPO_DIR} --confcutdir={REPO_DIR}",
+    "PYTEST_ADDOPTS": f"-p no:cacheprovider --rootdir={REPO_DIR} --confcutdir={REPO_DIR} "
+                      "-p arena_stream",
+    # Where the harness's plugin (arena_stream, streaming outcomes as tests run) is found.
+    "PYTHONPATH": HARNESS_DIR,
 }
 
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
@@ -178,7 +183,8 @@ def run_feature(
             tests_arg = "inline:" + tests_patch.decode("utf-8")
     results_dir = f"/tmp/arena-results-{secrets.token_hex(8)}"
     junit_path = f"{results_dir}/junit.xml"
-    files = {"harness.sh": harness_script(), "submission.patch": patch_text.encode("utf-8")}
+    files = {"harness.sh": harness_script(), "submission.patch": patch_text.encode("utf-8"),
+             "arena_stream.py": plugin_source()}
     if not tests_arg.startswith("inline:"):
         files["tests.patch"] = tests_patch
     sandbox.write_files(files, directory=HARNESS_DIR)
@@ -316,6 +322,13 @@ def _feature_result(
         oom_killed=run is not None and run.oom_killed,
         report=report,
     )
+    stream, output = parse_stream(output)
+    if report is not None and run is not None and not run.truncated and (
+        verdict.status != "tampered"
+    ):
+        forged = stream_problem(report, stream)
+        if forged is not None:
+            verdict = Verdict("tampered", False, forged)
     if report is not None and canaries is not None:
         report = without_canaries(report, canaries)
     cases = report.cases if report is not None else []
