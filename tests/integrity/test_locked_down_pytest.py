@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from arena_bot.dataset import Dataset
-from arena_bot.evaluation.harness import LOCKED_DOWN_ENV, REPO_DIR
+from arena_bot.evaluation.harness import HARNESS_DIR, LOCKED_DOWN_ENV, REPO_DIR
+from arena_bot.evaluation.stream import plugin_source
 from arena_bot.sandbox.base import SandboxLimits
 
 pytestmark = pytest.mark.docker
@@ -47,10 +48,12 @@ def test_planted_plugins_do_not_load_under_the_lock_down(planted, engine, task_i
     image = task_images.ensure(TASK).tag
     with engine.open(image, limits=SandboxLimits()) as sandbox:
         _plant(sandbox, planted)
+        sandbox.write_files({"arena_stream.py": plugin_source()}, directory=HARNESS_DIR)
         control = _run(sandbox, env={"PYTHONDONTWRITEBYTECODE": "1"})
         locked = _run(sandbox, env=dict(LOCKED_DOWN_ENV))
     assert "exit=5" in control and " passed" not in control, control  # the attack works
     assert " passed" in locked, locked
+    assert "arena-result" in locked  # the harness's own plugin is the one that loads
     assert "exit=5" not in locked
 
 
