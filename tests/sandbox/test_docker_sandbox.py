@@ -29,7 +29,10 @@ def engine(docker_client: docker.DockerClient) -> DockerEngine:
 
 
 def _sandbox_ids(client: docker.DockerClient) -> set[str]:
-    return {c.id for c in client.containers.list(all=True, filters={"label": SANDBOX_LABEL})}
+    # Sparse: no inspect per container, which fails with NotFound when another session
+    # sharing the engine removes one of its own meanwhile.
+    return {c.id for c in client.containers.list(all=True, sparse=True,
+                                                 filters={"label": SANDBOX_LABEL})}
 
 
 def test_container_is_hardened(engine: DockerEngine, base_image: str) -> None:
