@@ -230,3 +230,27 @@ def test_a_file_larger_than_the_cap_cannot_be_written(
             # SIGXFSZ kills dd ("File size limit exceeded"); a process ignoring it gets EFBIG.
             assert "File size limit exceeded" in result.output or "File too large" in (
                 result.output), result.output
+
+
+def test_the_workspace_is_capped_in_total_and_never_reaches_the_host(
+    engine: DockerEngine, base_image: str
+) -> None:
+    """Attack class 6 in total: 3 GiB across 48 files of 64 MiB (each under the per-file cap)
+    stop at the workspace's size with ENOSPC; the host's disk does not move."""
+    import shutil
+
+    limits = SandboxLimits(workspace_mb=128)
+    host = "/var/lib/docker" if os.path.exists("/var/lib/docker") else "/"
+    before = shutil.disk_usage(host).free
+    with engine.open(base_image, limits=limits) as sandbox:
+        result = sandbox.exec(
+            ["sh", "-c", "for i in $(seq 1 48); do "
+             "dd if=/dev/zero of=/workspace/fill-$i bs=1M count=64 2>&1 | grep -i 'space'; done; "
+             "du -sm /workspace | cut -f1"],
+            timeout=120,
+        )
+        during = shutil.disk_usage(host).free
+    assert result.exit_code == 0 and not result.timed_out, result.output
+    assert "No space left on device" in result.output
+    assert int(result.output.split()[-1]) <= 128
+    assert before - during < 100 * 1024 * 1024, (before, during)
