@@ -602,6 +602,19 @@ class _SubmissionCheck:
                     line=self.line("features", index),
                     hint="list feature ids from the task's task.yaml",
                 )
+            elif not task.feature(feature).expected_tests.is_file():
+                # Without recorded ids the verdict rests on the exit status, the report and
+                # the canaries only: still judged, but flagged for review (see harness).
+                self.add(
+                    "no-expected-tests",
+                    f"task {task.id!r} feature {feature} has no recorded expected test ids "
+                    f"({task.feature(feature).expected_tests.relative_to(task.root)}): its "
+                    "result will be flagged for review",
+                    severity="warning",
+                    path=task.feature(feature).expected_tests,
+                    line=self.line("features", index),
+                    hint=f"a maintainer records them with `arena dataset check {task.id}`",
+                )
 
     def check_run(self, *, run: Run, index: int, task: TaskFolder | None) -> None:
         created_by_patches: set[str] = set()

@@ -102,6 +102,10 @@ def task_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
             f"diff --git a/{test_file} b/{test_file}\nnew file mode 100644\n--- /dev/null\n"
             f"+++ b/{test_file}\n@@ -0,0 +1 @@\n+def test_x(): pass\n"
         )
+        module = test_file.removesuffix(".py").replace("/", ".")
+        (folder / "expected_tests.json").write_text(
+            f'{{"fail_to_pass": ["{module}::test_x"], "pass_to_pass": []}}\n'
+        )
     return task
 
 
@@ -192,6 +196,19 @@ def test_valid_submission_has_no_diagnostics(root: Path) -> None:
     result = run_cli(root)
     assert result.exit_code == 0, result.output
     assert "1 submission checked: 1 valid, 0 invalid, 0 warnings" in result.output
+
+
+def test_a_feature_without_recorded_expected_ids_is_a_warning(root: Path) -> None:
+    """The maintainer is told to run `arena dataset check`; the submission stays valid."""
+    (root / "dataset" / "demo" / "feature1" / "expected_tests.json").unlink()
+    (warning,) = _check(write_submission(root), root)
+    assert (warning.code, warning.severity) == ("no-expected-tests", "warning")
+    assert "feature 1 has no recorded expected test ids" in warning.message
+    assert warning.hint == "a maintainer records them with `arena dataset check demo`"
+    assert warning.path == root / "dataset" / "demo" / "feature1" / "expected_tests.json"
+    result = run_cli(root)
+    assert result.exit_code == 0, result.output
+    assert "no-expected-tests" in result.output and "1 warning" in result.output
 
 
 def test_coop_submission_with_two_patches_is_valid(root: Path) -> None:

@@ -15,10 +15,10 @@ from arena_bot.errors import SandboxError
 from arena_bot.evaluation.harness import (
     GIT_TIMEOUT,
     HARNESS_DIR,
-    HARNESS_SCRIPT,
     REPO_DIR,
     check_protected,
 )
+from arena_bot.evaluation.harness_status import harness_script
 from arena_bot.models.evaluation import CriterionObservation
 from arena_bot.models.task import FileExists, Task
 from arena_bot.patches import ProtectedPaths
@@ -87,7 +87,7 @@ def unobserved(task: TaskFolder, *, reason: str) -> list[CriterionObservation]:
 
 def _apply(sandbox: Sandbox, *, task: TaskFolder, patch_text: str) -> str | None:
     sandbox.write_files(
-        {"harness.sh": HARNESS_SCRIPT.encode(), "submission.patch": patch_text.encode()},
+        {"harness.sh": harness_script(), "submission.patch": patch_text.encode()},
         directory=HARNESS_DIR,
     )
     harness = f"{HARNESS_DIR}/harness.sh"

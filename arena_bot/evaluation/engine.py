@@ -50,7 +50,7 @@ from arena_bot.models.evaluation import (
     RunResult,
 )
 from arena_bot.patches import MAX_PATCH_BYTES, ProtectedPaths, protected_paths_for
-from arena_bot.sandbox.base import Sandbox, SandboxEngine, SandboxLimits
+from arena_bot.sandbox.base import SandboxEngine, SandboxLimits
 from arena_bot.submissions import SubmissionFolder
 
 Progress = Callable[[str], None]
@@ -116,15 +116,13 @@ def run_in_fresh_sandbox(
     protected: ProtectedPaths,
     patch_text: str,
     feature_id: int,
-    before_tests: Callable[[Sandbox], None] | None = None,
 ) -> FeatureResult:
     """One feature's tests against ``patch_text`` in a new sandbox (see make_test_runner)."""
     started = time.monotonic()
     try:
         with engine.open(image, limits=limits) as sandbox:
             return run_feature(sandbox, task=task, feature_id=feature_id,
-                               patch_text=patch_text, protected=protected,
-                               before_tests=before_tests)
+                               patch_text=patch_text, protected=protected)
     except SandboxError as exc:
         return FeatureResult(
             feature=feature_id,

@@ -38,7 +38,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "rewires the import system or traces the interpreter"),
         (r"/proc/self|/proc/\d|/proc/\{", "reads the process's own /proc entries"),
         (r"ARENA_\w*", "reads the harness's $ARENA_ variables"),
-        (r"/workspace\b|\.arena\b|\.patch\b", "reads the harness's own files"),
+        (r"/workspace\b|/arena\b|\.arena\b|\.patch\b", "reads the harness's own files"),
         (r"junit|\.xml\b", "mentions JUnit/XML result files"),
         (r"entry_points|importlib\s*\.\s*metadata|pkg_resources",
          "looks up installed entry points"),

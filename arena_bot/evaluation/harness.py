@@ -1,9 +1,13 @@
 """Running one feature's tests against one patch inside a sandbox.
 
-The harness owns its own script (never the task's ``runner.sh``): it resets the repository to
-the base commit, applies the submission's patch (``git apply``, else ``git apply --3way``),
-then the feature's tests patch, runs the task's setup and test command with ``$ARENA_JUNIT``
-pointing into a private folder, and reads the JUnit report back. The test command is run
+The harness owns its own script (``harness.sh``, package data; never the task's
+``runner.sh``): as the owner of the repository it resets it to the base commit, applies the
+submission's patch (``git apply``, else ``git apply --3way``), then the feature's tests patch
+and the canaries, and prints a structured status (:mod:`.harness_status`). The task's setup
+and test commands then run as the tester, another uid, which can read the repository but not
+change it (so no code under test rewrites a test file), with ``$ARENA_JUNIT`` pointing into a
+private folder and pytest locked down (:data:`LOCKED_DOWN_ENV`); the JUnit report is read
+back and always judged with the canaries and the expected ids. The test command is run
 directly (never piped), so its exit status survives.
 
 Before anything runs, the patch is checked in pure Python against the task's protected paths
@@ -26,8 +30,11 @@ from pydantic import ValidationError
 from arena_bot.dataset import TaskFolder
 from arena_bot.errors import DatasetError
 from arena_bot.evaluation.flags import review_flags
+from arena_bot.evaluation.harness_status import HarnessStatus, harness_script, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
-from arena_bot.evaluation.verdict import Canaries, decide, without_canaries
+from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, collect_command
+from arena_bot.evaluation.stream import parse_stream, plugin_source, stream_problem
+from arena_bot.evaluation.verdict import Canaries, Verdict, decide, without_canaries
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, ReviewFlag
 from arena_bot.models.task import ExpectedTests
 from arena_bot.patches import (
@@ -39,137 +46,30 @@ from arena_bot.patches import (
 )
 from arena_bot.sandbox.base import ExecResult, Sandbox, SandboxLimits
 
-HARNESS_DIR = "/workspace/.arena"
+#: The harness's files: a root-owned mount neither sandbox user can change.
+HARNESS_DIR = "/arena"
 REPO_DIR = "/workspace/repo"
 #: Git operations on a small repository take well under a second; this bounds a hostile one.
 GIT_TIMEOUT = 120.0
 #: Tests patches up to this size travel as a command argument (Linux caps one at 128 KiB).
 _INLINE_PATCH_BYTES = 96 * 1024
-#: Seconds added to the task's test timeout when git's work shares the test's exec.
-_GIT_ALLOWANCE = 10
 
 #: Environment of every test run: no user site (a planted ``usercustomize.py`` or ``.pth``
-#: in ``~/.local`` never loads) and no bytecode left behind for a later run to trust.
-LOCKED_DOWN_ENV = {"PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-
-#: Exit statuses of ``harness.sh setup``: (submission apply status, tests patch applied).
-_SETUP_STATUS: dict[int, tuple[ApplyStatus, bool]] = {
-    10: ("clean", True),
-    11: ("three_way", True),
-    12: ("missing", True),
-    20: ("clean", False),
-    21: ("three_way", False),
-    22: ("missing", False),
-    30: ("failed", False),
+#: in ``~/.local`` never loads), no bytecode left behind for a later run to trust, and pytest
+#: locked down whatever version the image has: no plugin loads from an entry point (a
+#: ``[pytest11]`` in any ``*.dist-info`` on the path), no cache provider (``--lf`` state), and
+#: the harness sets rootdir and confcutdir (no ``conftest.py`` above the repository counts).
+#: ``PYTEST_ADDOPTS`` comes after the ini file's ``addopts``, so it has the last word. A test
+#: command that sets ``PYTHONPATH`` itself must keep ``$PYTHONPATH`` in it.
+LOCKED_DOWN_ENV = {
+    "PYTHONNOUSERSITE": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    "PYTEST_ADDOPTS": f"-p no:cacheprovider --rootdir={REPO_DIR} --confcutdir={REPO_DIR} "
+                      "-p arena_stream",
+    # Where the harness's plugin (arena_stream, streaming outcomes as tests run) is found.
+    "PYTHONPATH": HARNESS_DIR,
 }
-
-HARNESS_SCRIPT = r"""#!/bin/sh
-# Agentic Arena evaluation harness (owned by arena_bot.evaluation.harness; not the task's
-# runner.sh). Usage:
-#   harness.sh setup BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH|- [TARGET SNIPPET]
-#   harness.sh tests TESTS_PATCH [TARGET SNIPPET]
-#   harness.sh run NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH [TARGET SNIPPET]
-#   harness.sh canary TARGET|- SNIPPET_TEXT
-#   harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH
-set -u
-case "$1" in
-  setup)
-    # One call for reset + both patches: every `docker exec` costs a round trip.
-    # `clean -fd`, not `-fdx`: ignored files are what the image build made (egg-info of an
-    # editable install, compiled extensions); the sandbox is fresh, so none are stale.
-    rm -f .git/index.lock
-    { git reset --quiet --hard "$2" && git clean -fdq && mkdir -p "$3"; } || exit 40
-    applied=12
-    if [ "$4" != "-" ]; then
-      if git apply --whitespace=nowarn "$4" 2>&1; then
-        applied=10
-      else
-        echo "plain git apply failed; trying a 3-way merge"
-        if git apply --3way --whitespace=nowarn "$4" 2>&1; then
-          applied=11
-        else
-          git reset --quiet --hard HEAD
-          exit 30
-        fi
-      fi
-    fi
-    # The tests patch must apply as written (no 3-way): anything else means the
-    # submission changed the files the tests bring. "-": applied later with `tests`.
-    if [ "$5" != "-" ]; then
-      sh "$0" apply-tests "$5" || exit $((applied + 10))
-      sh "$0" canary "${6:--}" "${7:--}" "${8:-0}" || exit $((applied + 10))
-    fi
-    exit $applied
-    ;;
-  tests)
-    sh "$0" apply-tests "$2" || exit 1
-    sh "$0" canary "${3:--}" "${4:--}" "${5:-0}" || exit 1
-    ;;
-  apply-tests)
-    # "inline:<patch text>": the tests patch comes as an argument, never as a file the code
-    # under test could read later to tell the canaries from the feature's tests.
-    case "$2" in
-      inline:*) printf '%s' "${2#inline:}" | git apply --whitespace=nowarn 2>&1 ;;
-      *) git apply --whitespace=nowarn "$2" 2>&1 ;;
-    esac
-    ;;
-  canary)
-    # Append the canary tests (random names, one passing, one failing) to the feature's
-    # test file. The snippet comes as an argument, never a file: no later process can read
-    # the names anywhere but in the test file itself.
-    [ "$2" = "-" ] && exit 0
-    [ -f "$2" ] && [ ! -L "$2" ] || { echo "the canary target $2 is not a regular file"; exit 1; }
-    # Placed before a random top-level test (not always last, where a forger would look);
-    # appended when there is no python3 or no such spot.
-    if command -v python3 >/dev/null 2>&1; then
-      python3 -I -S -c '
-import re, sys
-path, snippet, spot = sys.argv[1], sys.argv[2], int(sys.argv[3])
-with open(path, encoding="utf-8") as handle:
-    lines = handle.read().splitlines(keepends=True)
-spots = [i for i, line in enumerate(lines) if re.match(r"(def test|class Test)", line)
-         and (i == 0 or not lines[i - 1].startswith("@"))]
-if spots:
-    lines.insert(spots[spot % len(spots)], snippet.strip("\n") + "\n\n\n")
-else:
-    lines.append(snippet)
-with open(path, "w", encoding="utf-8") as handle:
-    handle.write("".join(lines))
-' "$2" "$3" "${4:-0}" && exit 0
-    fi
-    printf '%s' "$3" >> "$2" || exit 1
-    ;;
-  run)
-    # Fast path, one exec: setup, then the test command replaces this shell (its exit
-    # status is the exec's). The status line is printed before any submitted code runs and
-    # carries a nonce that code never sees, so it cannot be forged by later output.
-    sh "$0" setup "$3" "$4" "$5" "$6" "${7:--}" "${8:--}" "${9:-0}"
-    status=$?
-    echo "arena-status $2 $status"
-    case "$status" in 10|11|12) ;; *) exit 0 ;; esac
-    exec sh -c "$ARENA_TEST_COMMAND"
-    ;;
-  prepare)
-    # A stale index.lock (a killed git) would make every later git command fail.
-    rm -f .git/index.lock
-    git reset --quiet --hard "$2" && git clean -fdq || exit 2
-    mkdir -p "$3" || exit 2
-    ;;
-  apply)
-    [ -s "$2" ] || { echo "empty patch"; exit 4; }
-    git apply --whitespace=nowarn "$2" 2>&1 && exit 0
-    echo "plain git apply failed; trying a 3-way merge"
-    git apply --3way --whitespace=nowarn "$2" 2>&1 && exit 3
-    # Leave no half-merged state behind for anything that might still look at the tree.
-    git reset --quiet --hard HEAD
-    exit 4
-    ;;
-  *)
-    echo "unknown harness step: $1"; exit 2
-    ;;
-esac
-"""
-
 
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 
@@ -247,18 +147,17 @@ def run_feature(
     patch_text: str,
     protected: ProtectedPaths | None = None,
     tests_only: bool = False,
-    before_tests: Callable[[Sandbox], None] | None = None,
     judge_expected: bool = True,
 ) -> FeatureResult:
     """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox``.
 
-    ``judge_expected=False`` ignores the recorded expected ids (``arena dataset check``,
-    which records them, reads raw outcomes).
-
-    ``tests_only`` (dataset checks) runs the tests on the bare base commit: ``patch_text`` is
-    ignored and the apply status is ``missing``. ``before_tests`` is called with the sandbox
-    once the submission's patch is applied and before the tests patch is (criteria
-    observations share the sandbox that way instead of needing their own).
+    One code path: ``harness.sh setup`` (as the owner of the repository, before any submitted
+    code) resets, applies both patches and the canaries and prints its structured status;
+    then the task's setup and test commands run as the tester, who cannot change a file the
+    owner wrote. ``judge_expected=False`` ignores the recorded expected ids (``arena dataset
+    check``, which records them, reads raw outcomes). ``tests_only`` (dataset checks) runs
+    the tests on the bare base commit: ``patch_text`` is ignored, the apply status is
+    ``missing``.
     """
     started = time.monotonic()
     spec = task.spec
@@ -284,71 +183,56 @@ def run_feature(
             tests_arg = "inline:" + tests_patch.decode("utf-8")
     results_dir = f"/tmp/arena-results-{secrets.token_hex(8)}"
     junit_path = f"{results_dir}/junit.xml"
-    files = {
-        "harness.sh": HARNESS_SCRIPT.encode(),
-        "submission.patch": patch_text.encode("utf-8"),
-    }
+    files = {"harness.sh": harness_script(), "submission.patch": patch_text.encode("utf-8"),
+             "arena_stream.py": plugin_source()}
     if not tests_arg.startswith("inline:"):
         files["tests.patch"] = tests_patch
     sandbox.write_files(files, directory=HARNESS_DIR)
-    outputs: list[str] = []
-    split = before_tests is not None and not tests_only
-    if not split and not spec.tests.setup:
-        fast = _run_fast(sandbox, task=task, feature_id=feature_id, results_dir=results_dir,
-                         tests_only=tests_only, started=started, canary_args=canary_args,
-                         tests_arg=tests_arg,
-                         plan=plan, expected=expected)
-        return _with_flags(fast, flags)
+    nonce = secrets.token_hex(12)
     prepared = sandbox.exec(
         [
-            "sh", f"{HARNESS_DIR}/harness.sh", "setup", spec.source.commit, results_dir,
-            "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            "-" if split else tests_arg, *canary_args,
+            "sh", f"{HARNESS_DIR}/harness.sh", "setup", nonce, spec.source.commit, results_dir,
+            "-" if tests_only else f"{HARNESS_DIR}/submission.patch", tests_arg, *canary_args,
         ],
         timeout=GIT_TIMEOUT,
         workdir=REPO_DIR,
     )
-    if prepared.output.strip():
-        outputs.append(prepared.output.strip())
-    if prepared.exit_code not in _SETUP_STATUS:
-        return _result(feature_id, status="error", apply_status="missing", started=started,
-                       reason="the harness could not reset the repository to the base commit "
-                       f"(exit status {prepared.exit_code})",
-                       output="\n".join(outputs))
-    apply_status, tests_applied = _SETUP_STATUS[prepared.exit_code]  # type: ignore[index]
-    if split and before_tests is not None and apply_status != "failed":
-        before_tests(sandbox)
-        applied_tests = sandbox.exec(
-            ["sh", f"{HARNESS_DIR}/harness.sh", "tests", tests_arg, *canary_args],
-            timeout=GIT_TIMEOUT, workdir=REPO_DIR,
-        )
-        if applied_tests.output.strip():
-            outputs.append(applied_tests.output.strip())
-        tests_applied = applied_tests.exit_code == 0
+    status, setup_output = parse_status(prepared.output, nonce=nonce)
+    if status is None or status.error:
+        return _result(feature_id, status="timeout" if prepared.timed_out else "error",
+                       apply_status="missing", started=started,
+                       reason=_setup_failure(status, timed_out=prepared.timed_out),
+                       output=setup_output)
+    outputs = [setup_output.strip()] if setup_output.strip() else []
+    if not tests_only and _touches_config(patch_text):
+        refusal = _config_refusal(sandbox, base_commit=spec.source.commit)
+        if refusal is not None:
+            return _with_flags(_result(feature_id, status="rejected", apply_status=status.apply,
+                                       reason=refusal, started=started), flags)
     setup_exit: int | None = None
     run: ExecResult | None = None
     report: JUnitReport | None = None
-    if tests_applied:
+    if status.tests_applied and status.apply != "failed":
         env = {"ARENA_JUNIT": junit_path, **LOCKED_DOWN_ENV}
         deadline = time.monotonic() + spec.tests.timeout
         if spec.tests.setup:
             setup = sandbox.exec(["sh", "-c", spec.tests.setup], timeout=spec.tests.timeout,
-                                 env=env, workdir=REPO_DIR)
+                                 env=env, workdir=REPO_DIR, user="tester")
             setup_exit = setup.exit_code
             outputs.append(setup.output)
             run = setup if setup.timed_out or setup.oom_killed else None
         if run is None and setup_exit in (None, 0):
             remaining = max(1.0, deadline - time.monotonic())
             run = sandbox.exec(["sh", "-c", spec.tests.command], timeout=remaining,
-                               env=env, workdir=REPO_DIR)
+                               env=env, workdir=REPO_DIR, user="tester")
             outputs.append(run.output)
         if run is not None and not run.timed_out:
             report = _read_report(sandbox, junit_path)
     result = _feature_result(
         sandbox,
         feature_id=feature_id,
-        apply_status=apply_status,
-        tests_applied=tests_applied,
+        apply_status=status.apply,
+        tests_applied=status.tests_applied,
         tests_only=tests_only,
         setup_exit=setup_exit,
         run=run,
@@ -358,7 +242,44 @@ def run_feature(
         plan=plan,
         expected=expected,
     )
+    if judge_expected and not tests_only and expected is None:
+        flags.append(ReviewFlag(
+            file="", line=None,
+            reason="the task has no recorded expected test ids (run `arena dataset check "
+            f"{task.id}`): the verdict rests on the exit status, the report and the canaries",
+        ))
     return _with_flags(result, flags)
+
+
+def _touches_config(patch_text: str) -> bool:
+    """Whether the patch changes a root config file that may hold pytest settings."""
+    return any(path in CONFIG_FILES for f in parse_patch(patch_text).files for path in f.paths)
+
+
+def _config_refusal(sandbox: Sandbox, *, base_commit: str) -> str | None:
+    """Why the patched tree's pytest settings are refused (they differ from the base
+    commit's, parsed), or ``None``. Read by the owner before any submitted code runs."""
+    collected = sandbox.exec(collect_command(base_commit), timeout=GIT_TIMEOUT,
+                             workdir=REPO_DIR)
+    if collected.exit_code != 0:
+        return "the patch changes a config file the harness could not compare"
+    changes = changed_settings(collected.output)
+    if not changes:
+        return None
+    shown = "; ".join(f"{c.file}: {c.detail}" for c in changes)
+    return f"the patch changes pytest settings ({shown})"
+
+
+def _setup_failure(status: HarnessStatus | None, *, timed_out: bool) -> str:
+    """Why the harness could not prepare the repository (a harness problem, not the
+    submission's)."""
+    if timed_out:
+        return "the harness did not finish preparing the repository within the time limit"
+    if status is None:
+        return "the harness printed no status (killed, or an unexpected harness version)"
+    if status.error == "results":
+        return "the harness could not create the folder for the test results"
+    return "the harness could not reset the repository to the base commit"
 
 
 def _with_flags(result: FeatureResult, flags: list[ReviewFlag]) -> FeatureResult:
@@ -401,6 +322,13 @@ def _feature_result(
         oom_killed=run is not None and run.oom_killed,
         report=report,
     )
+    stream, output = parse_stream(output)
+    if report is not None and run is not None and not run.truncated and (
+        verdict.status != "tampered"
+    ):
+        forged = stream_problem(report, stream)
+        if forged is not None:
+            verdict = Verdict("tampered", False, forged)
     if report is not None and canaries is not None:
         report = without_canaries(report, canaries)
     cases = report.cases if report is not None else []
@@ -420,73 +348,24 @@ def _feature_result(
         duration=round(time.monotonic() - started, 3),
         output=cap_text(output, limit=limit),
         output_truncated=truncated,
-        reason=verdict.reason,
+        reason=_with_disk_note(verdict.reason, output=output, sandbox=sandbox),
     )
 
 
-def _run_fast(
-    sandbox: Sandbox,
-    *,
-    task: TaskFolder,
-    feature_id: int,
-    results_dir: str,
-    tests_only: bool,
-    started: float,
-    canary_args: list[str],
-    tests_arg: str,
-    plan: CanaryPlan | None,
-    expected: ExpectedTests | None,
-) -> FeatureResult:
-    """Setup and tests in one exec (no observations, no setup command): two round trips
-    fewer than the step-by-step path, same verdict."""
-    spec = task.spec
-    nonce = secrets.token_hex(12)
-    run = sandbox.exec(
-        [
-            "sh", f"{HARNESS_DIR}/harness.sh", "run", nonce, spec.source.commit, results_dir,
-            "-" if tests_only else f"{HARNESS_DIR}/submission.patch",
-            tests_arg, *canary_args,
-        ],
-        # git's part is bounded separately in the step-by-step path; here it shares the
-        # task's limit plus a small allowance.
-        timeout=spec.tests.timeout + _GIT_ALLOWANCE,
-        env={"ARENA_JUNIT": f"{results_dir}/junit.xml", "ARENA_TEST_COMMAND": spec.tests.command,
-             **LOCKED_DOWN_ENV},
-        workdir=REPO_DIR,
-    )
-    marker = f"arena-status {nonce} "
-    before, found, after = run.output.partition(marker)
-    code_text, _, test_output = after.partition("\n")
-    if not found or not code_text.strip().isdigit():
-        status = "timeout" if run.timed_out else "error"
-        return _result(feature_id, status=status, apply_status="missing", started=started,
-                       reason="the harness did not finish preparing the repository"
-                       + (" within the time limit" if run.timed_out else ""),
-                       output=run.output)
-    setup_code = int(code_text)
-    if setup_code not in _SETUP_STATUS:
-        return _result(feature_id, status="error", apply_status="missing", started=started,
-                       reason="the harness could not reset the repository to the base commit "
-                       f"(exit status {setup_code})", output=before)
-    apply_status, tests_applied = _SETUP_STATUS[setup_code]
-    ran = tests_applied and apply_status != "failed"
-    report = None
-    if ran and not run.timed_out:
-        report = _read_report(sandbox, f"{results_dir}/junit.xml")
-    return _feature_result(
-        sandbox,
-        feature_id=feature_id,
-        apply_status=apply_status,
-        tests_applied=tests_applied,
-        tests_only=tests_only,
-        setup_exit=None,
-        run=run if ran else None,
-        report=report,
-        output=(before + test_output).strip("\n"),
-        started=started,
-        plan=plan,
-        expected=expected,
-    )
+#: What a process prints when a capped file system (or the per-file cap) stopped a write.
+_DISK_FULL = ("No space left on device", "File too large", "File size limit exceeded")
+
+
+def _with_disk_note(reason: str | None, *, output: str, sandbox: Sandbox) -> str | None:
+    """``reason`` plus a plain statement when the run hit the sandbox's disk caps, so a
+    failure caused by filling the disk is not mistaken for a plain test failure."""
+    if reason is None or not any(marker in output for marker in _DISK_FULL):
+        return reason
+    limits = getattr(sandbox, "limits", None)
+    caps = ("" if not isinstance(limits, SandboxLimits) else
+            f" (/workspace {limits.workspace_mb} MiB in all, /tmp {limits.tmpfs_mb} MiB, "
+            f"{limits.file_mb} MiB per file)")
+    return f"{reason}; the run filled the sandbox's disk{caps}"
 
 
 def cap_text(text: str, *, limit: int) -> str:

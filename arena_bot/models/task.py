@@ -76,6 +76,9 @@ class Limits(StrictModel):
     pids: Annotated[int, Field(ge=16, le=4096)] = 256
     cpus: Annotated[float, Field(gt=0, le=8, allow_inf_nan=False)] = 1.0
     output_bytes: Annotated[int, Field(ge=1024, le=50_000_000)] = 1_000_000
+    #: Total size of /workspace (repository plus whatever is written there): a tmpfs, so it
+    #: also counts against ``memory_mb``.
+    workspace_mb: Annotated[int, Field(ge=64, le=16384)] = 512
 
 
 class FeatureSpec(StrictModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from arena_bot.models.task import Limits
 
@@ -47,8 +47,12 @@ class SandboxLimits:
     output_bytes: int = 1_000_000
     tmpfs_mb: int = 256
     #: Largest file any process may write (RLIMIT_FSIZE): a test writing past it gets
-    #: EFBIG/SIGXFSZ instead of filling the host's disk through the workspace volume.
+    #: EFBIG/SIGXFSZ instead of one file filling the whole workspace.
     file_mb: int = 1024
+    #: Total size of everything under /workspace (the repository and whatever is written
+    #: there): a size-capped tmpfs, so many files together stop at ENOSPC too and nothing
+    #: ever reaches the host's disk. tmpfs pages count against ``memory_mb`` as well.
+    workspace_mb: int = 512
 
     @classmethod
     def from_task(cls, limits: Limits) -> SandboxLimits:
@@ -57,7 +61,14 @@ class SandboxLimits:
             pids=limits.pids,
             cpus=limits.cpus,
             output_bytes=limits.output_bytes,
+            workspace_mb=limits.workspace_mb,
         )
+
+
+#: Who runs a command: ``owner`` owns /workspace (git, setup, criteria); ``tester`` is another
+#: unprivileged uid that can read the repository but write only /tmp, so code run by the
+#: tests cannot change the test files (or anything else the owner wrote) after they are set.
+SandboxUser = Literal["owner", "tester"]
 
 
 class Sandbox(Protocol):
@@ -71,8 +82,9 @@ class Sandbox(Protocol):
         env: Mapping[str, str] | None = None,
         workdir: str | None = None,
         output_limit: int | None = None,
+        user: SandboxUser = "owner",
     ) -> ExecResult:
-        """Run ``command`` (argv, no shell) and wait at most ``timeout`` seconds.
+        """Run ``command`` (argv, no shell) as ``user`` and wait at most ``timeout`` seconds.
 
         On timeout the whole sandbox is killed (no process can outlive it) and later calls
         fail with SandboxError. ``output_limit`` overrides the sandbox's output cap.
@@ -80,8 +92,9 @@ class Sandbox(Protocol):
         ...
 
     def write_files(self, files: Mapping[str, bytes], *, directory: str) -> None:
-        """Create ``files`` (name → content) in ``directory`` of the sandbox, owned by the
-        sandbox user."""
+        """Create ``files`` (name → content) in ``directory`` of the sandbox (``/arena/...``
+        or ``/tmp/...``), owned by root: both sandbox users can read them, neither can
+        change them."""
         ...
 
 

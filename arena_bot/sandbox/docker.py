@@ -2,8 +2,12 @@
 
 Every container is hardened the same way: no network, user 1000:1000, all capabilities
 dropped, no-new-privileges, pid / memory (swap = memory) / CPU limits, a read-only root file
-system with a size-capped tmpfs on ``/tmp`` and a private writable copy of ``/workspace`` (an
-anonymous volume, which Docker fills from the image and removes with the container).
+system with size-capped tmpfs mounts only: ``/tmp``, ``/workspace`` (filled at start with a
+copy of the image's ``/workspace``, owned by uid 1000; its size cap bounds the repository plus
+everything written there, so nothing a test writes ever reaches the host's disk) and
+``/arena`` (root-owned, for the harness's files: readable by the sandbox users, not theirs to
+change). Commands run as uid 1000 (the owner of ``/workspace``) or as uid 1001, the tester,
+who can read the repository but write only ``/tmp``.
 
 Cleanup: each container carries :data:`SANDBOX_LABEL` plus the host name and process id of
 its owner. It is removed when its context ends: at once on an error or Ctrl-C, in a
@@ -28,17 +32,25 @@ from typing import Any
 
 import docker
 import docker.errors
-from docker.types import LogConfig, Mount, Ulimit
+from docker.types import LogConfig, Ulimit
 
 from arena_bot.errors import SandboxError
-from arena_bot.sandbox.base import ExecResult, SandboxLimits
+from arena_bot.sandbox.base import ExecResult, SandboxLimits, SandboxUser
 from arena_bot.sandbox.engine import ENGINE_ERRORS
 
 SANDBOX_LABEL = "org.agentic-arena.sandbox"
 OWNER_HOST_LABEL = "org.agentic-arena.owner-host"
 OWNER_PID_LABEL = "org.agentic-arena.owner-pid"
 SANDBOX_USER = "1000:1000"
+#: Runs the tests: not the owner of the repository's files, so it cannot rewrite them.
+TEST_USER = "1001:1001"
+#: Only :meth:`DockerSandbox.write_files` runs as root (still without any capability).
+_ROOT_USER = "0:0"
+_USERS = {"owner": SANDBOX_USER, "tester": TEST_USER}
 WORKSPACE = "/workspace"
+HARNESS_MOUNT = "/arena"
+#: Seconds allowed to copy the image's workspace (or the harness's files) in.
+_COPY_TIMEOUT = 300.0
 #: How often a running command is checked, and how long its output stream may stay open
 #: after it exited (background processes holding it).
 _POLL = 0.5
@@ -67,8 +79,9 @@ class DockerSandbox:
         env: Mapping[str, str] | None = None,
         workdir: str | None = None,
         output_limit: int | None = None,
+        user: SandboxUser = "owner",
     ) -> ExecResult:
-        """Run ``command`` as the sandbox user; see :meth:`arena_bot.sandbox.base.Sandbox.exec`."""
+        """Run ``command`` as ``user``; see :meth:`arena_bot.sandbox.base.Sandbox.exec`."""
         if self.killed:
             raise SandboxError("the sandbox was killed (timeout) and cannot run more commands")
         limit = self.limits.output_bytes if output_limit is None else output_limit
@@ -78,7 +91,7 @@ class DockerSandbox:
             exec_id = api.exec_create(
                 self._container.id,
                 list(command),
-                user=SANDBOX_USER,
+                user=_USERS[user],
                 environment=dict(env or {}),
                 workdir=workdir,
                 stdout=True,
@@ -180,14 +193,12 @@ class DockerSandbox:
         return None
 
     def write_files(self, files: Mapping[str, bytes], *, directory: str) -> None:
-        """Create ``files`` under ``directory`` (root-owned, world-readable: the sandbox user
+        """Create ``files`` under ``directory`` (root-owned, world-readable: the sandbox users
         can read and run them but not change them)."""
         parent, _, folder = directory.rstrip("/").rpartition("/")
         buffer = io.BytesIO()
         now = int(time.time())
         with tarfile.open(fileobj=buffer, mode="w") as tar:
-            # The folder itself is an entry too: put_archive needs an existing target, and
-            # the parent (a volume) exists where the folder may not yet.
             folder_info = tarfile.TarInfo(folder)
             folder_info.type = tarfile.DIRTYPE
             folder_info.mode = 0o755
@@ -199,12 +210,42 @@ class DockerSandbox:
                 info.mode = 0o755 if name.endswith(".sh") else 0o644
                 info.mtime = now
                 tar.addfile(info, io.BytesIO(content))
+        self.extract(buffer.getvalue(), directory=parent or "/", user=_ROOT_USER)
+
+    def extract(self, archive: bytes, *, directory: str, user: str) -> None:
+        """Unpack the tar ``archive`` into ``directory`` with ``tar`` run in the sandbox as
+        ``user``. The daemon's own copy (put_archive) cannot write into tmpfs mounts of a
+        container whose root file system is read-only, so the archive goes in on stdin."""
+        api = self._client.api
         try:
-            ok = self._container.put_archive(parent or "/", buffer.getvalue())
+            exec_id = api.exec_create(
+                self._container.id, ["tar", "-x", "--no-same-owner", "-C", directory],
+                user=user, stdin=True, stdout=True, stderr=True,
+            )["Id"]
+            sock = api.exec_start(exec_id, socket=True)
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"could not copy files into the sandbox: {exc}") from None
-        if not ok:
-            raise SandboxError(f"could not copy files into the sandbox folder {directory}")
+        raw = getattr(sock, "_sock", sock)
+        output = bytearray()
+        try:
+            raw.settimeout(_COPY_TIMEOUT)
+            raw.sendall(archive)
+            raw.shutdown(socket.SHUT_WR)
+            while chunk := raw.recv(65536):
+                output += chunk[: max(0, 4096 - len(output))]
+            exit_code = api.exec_inspect(exec_id).get("ExitCode")
+        except (OSError, *ENGINE_ERRORS) as exc:  # type: ignore[misc]
+            raise SandboxError(f"could not copy files into the sandbox: {exc}") from None
+        finally:
+            sock.close()
+        if exit_code != 0:
+            # The stream is multiplexed (8-byte frame headers): keep the printable text.
+            text = "".join(ch for ch in output.decode("utf-8", errors="replace")
+                           if ch.isprintable() or ch == "\n").strip()
+            raise SandboxError(
+                f"could not copy files into the sandbox folder {directory} "
+                f"(tar exit status {exit_code}): {text[:500]}"
+            )
 
     def kill(self) -> None:
         """Kill every process of the sandbox (used on timeout)."""
@@ -226,6 +267,9 @@ class DockerEngine:
         # still happens when the program ends (or is interrupted) right after a sandbox.
         self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-reaper")
         self._removals: list[Future[None]] = []
+        #: Tar of each image's /workspace (by image id): read once, copied into every sandbox.
+        self._workspaces: dict[str, bytes] = {}
+        self._workspaces_lock = threading.Lock()
 
     @contextmanager
     def open(self, image: str, *, limits: SandboxLimits) -> Iterator[DockerSandbox]:
@@ -239,6 +283,9 @@ class DockerEngine:
                     # and removed long before it ends.
                     command=["sleep", "86400"],
                     entrypoint=[],
+                    # Not the image's WORKDIR: Docker would create it, root-owned, inside the
+                    # empty /workspace tmpfs before the image's copy goes in.
+                    working_dir="/tmp",
                     user=SANDBOX_USER,
                     network_disabled=True,
                     network_mode="none",
@@ -249,10 +296,14 @@ class DockerEngine:
                     memswap_limit=f"{limits.memory_mb}m",
                     nano_cpus=int(limits.cpus * 1e9),
                     read_only=True,
-                    tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m"},
+                    tmpfs={
+                        "/tmp": f"rw,exec,nosuid,nodev,size={limits.tmpfs_mb}m",
+                        WORKSPACE: f"rw,exec,nosuid,nodev,size={limits.workspace_mb}m,"
+                                   "uid=1000,gid=1000,mode=0755",
+                        HARNESS_MOUNT: "rw,noexec,nosuid,nodev,size=64m,mode=0755",
+                    },
                     ulimits=[Ulimit(name="fsize", soft=limits.file_mb * 1024 * 1024,
                                     hard=limits.file_mb * 1024 * 1024)],
-                    mounts=[Mount(target=WORKSPACE, source=None, type="volume")],
                     environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
                     labels={
                         SANDBOX_LABEL: "1",
@@ -265,6 +316,7 @@ class DockerEngine:
                     ),
                     detach=True,
                 )
+                workspace = self._workspace_archive(container)
                 container.start()
             except docker.errors.ImageNotFound:
                 raise SandboxError(
@@ -275,6 +327,8 @@ class DockerEngine:
                     f"Docker could not start a sandbox from {image}: {exc}"
                 ) from None
             sandbox = DockerSandbox(self.client, container, limits)
+            if workspace:
+                sandbox.extract(workspace, directory="/", user=SANDBOX_USER)
             with self._open_lock:
                 self._open[sandbox.container_id] = sandbox
             yield sandbox
@@ -288,6 +342,23 @@ class DockerEngine:
             # round trip off the critical path). drain() and interpreter exit wait for it.
             self._forget(container)
             self._removals.append(self._reaper.submit(_remove, container))
+
+    def _workspace_archive(self, container: Any) -> bytes:
+        """The image's /workspace as a tar (empty when the image has none). Read from the
+        created, not yet started container, where the tmpfs does not hide it yet; cached
+        per image id, since every sandbox of an image starts from the same copy."""
+        image_id = str(container.attrs.get("Image", ""))
+        with self._workspaces_lock:
+            if image_id in self._workspaces:
+                return self._workspaces[image_id]
+        try:
+            stream, _stat = container.get_archive(WORKSPACE)
+            archive = b"".join(stream)
+        except docker.errors.NotFound:
+            archive = b""
+        with self._workspaces_lock:
+            self._workspaces[image_id] = archive
+        return archive
 
     def _forget(self, container: Any) -> None:
         with self._open_lock:

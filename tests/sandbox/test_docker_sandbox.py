@@ -29,7 +29,10 @@ def engine(docker_client: docker.DockerClient) -> DockerEngine:
 
 
 def _sandbox_ids(client: docker.DockerClient) -> set[str]:
-    return {c.id for c in client.containers.list(all=True, filters={"label": SANDBOX_LABEL})}
+    # Sparse: no inspect per container, which fails with NotFound when another session
+    # sharing the engine removes one of its own meanwhile.
+    return {c.id for c in client.containers.list(all=True, sparse=True,
+                                                 filters={"label": SANDBOX_LABEL})}
 
 
 def test_container_is_hardened(engine: DockerEngine, base_image: str) -> None:
@@ -141,10 +144,10 @@ def test_write_files_are_readonly_for_the_sandbox_user(
     engine: DockerEngine, base_image: str
 ) -> None:
     with engine.open(base_image, limits=TIGHT) as sandbox:
-        sandbox.write_files({"a.txt": b"hello\n", "run.sh": b"echo ran"}, directory="/workspace/.h")
-        read = sandbox.exec(["sh", "-c", "cat /workspace/.h/a.txt; sh /workspace/.h/run.sh"],
+        sandbox.write_files({"a.txt": b"hello\n", "run.sh": b"echo ran"}, directory="/arena/h")
+        read = sandbox.exec(["sh", "-c", "cat /arena/h/a.txt; sh /arena/h/run.sh"],
                             timeout=30)
-        write = sandbox.exec(["sh", "-c", "echo x > /workspace/.h/a.txt"], timeout=30)
+        write = sandbox.exec(["sh", "-c", "echo x > /arena/h/a.txt"], timeout=30)
     assert read.output.split() == ["hello", "ran"]
     assert write.exit_code != 0
 
@@ -227,3 +230,27 @@ def test_a_file_larger_than_the_cap_cannot_be_written(
             # SIGXFSZ kills dd ("File size limit exceeded"); a process ignoring it gets EFBIG.
             assert "File size limit exceeded" in result.output or "File too large" in (
                 result.output), result.output
+
+
+def test_the_workspace_is_capped_in_total_and_never_reaches_the_host(
+    engine: DockerEngine, base_image: str
+) -> None:
+    """Attack class 6 in total: 3 GiB across 48 files of 64 MiB (each under the per-file cap)
+    stop at the workspace's size with ENOSPC; the host's disk does not move."""
+    import shutil
+
+    limits = SandboxLimits(workspace_mb=128)
+    host = "/var/lib/docker" if os.path.exists("/var/lib/docker") else "/"
+    before = shutil.disk_usage(host).free
+    with engine.open(base_image, limits=limits) as sandbox:
+        result = sandbox.exec(
+            ["sh", "-c", "for i in $(seq 1 48); do "
+             "dd if=/dev/zero of=/workspace/fill-$i bs=1M count=64 2>&1 | grep -i 'space'; done; "
+             "du -sm /workspace | cut -f1"],
+            timeout=120,
+        )
+        during = shutil.disk_usage(host).free
+    assert result.exit_code == 0 and not result.timed_out, result.output
+    assert "No space left on device" in result.output
+    assert int(result.output.split()[-1]) <= 128
+    assert before - during < 100 * 1024 * 1024, (before, during)

@@ -8,7 +8,7 @@ import sys
 
 def _arena_known_tests():
     names = set()
-    for path in glob.glob("/workspace/.arena/*.patch"):
+    for path in glob.glob("/arena/*.patch"):
         try:
             with open(path) as handle:
                 for line in handle:

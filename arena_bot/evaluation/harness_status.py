@@ -1,0 +1,52 @@
+"""The structured status the in-container harness (``harness.sh setup``) prints last.
+
+It replaces the exit codes 10 to 40 of harness version 2: one JSON document with a version
+field, on a line that carries a per-run nonce. ``setup`` runs before any submitted code and as
+another uid than the tests, which run in a later exec: nothing the tests do can change it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arena_bot.models.evaluation import ApplyStatus
+
+#: Version of the status document; bump with any change to ``harness.sh``.
+VERSION = 3
+
+
+class HarnessStatus(BaseModel):
+    """What ``harness.sh setup`` did: the submission's apply status, whether the tests patch
+    (and canaries) went in, and a short error code when the repository could not be reset."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: Literal[3]
+    apply: ApplyStatus
+    tests_applied: bool
+    error: Literal["", "reset", "results"] = ""
+
+
+@lru_cache(maxsize=1)
+def harness_script() -> bytes:
+    """The harness script shipped as package data (read once, on first use)."""
+    return resources.files("arena_bot.evaluation").joinpath("harness.sh").read_bytes()
+
+
+def parse_status(output: str, *, nonce: str) -> tuple[HarnessStatus | None, str]:
+    """The status in ``output`` and the output without its status line (``None`` when the
+    harness printed no valid status: it was killed, or is not this version)."""
+    marker = f"arena-status {nonce} "
+    before, found, after = output.rpartition(marker)
+    if not found:
+        return None, output
+    document, _, rest = after.partition("\n")
+    try:
+        status = HarnessStatus.model_validate_json(document)
+    except ValidationError:
+        return None, output
+    return status, (before + rest).strip("\n")
