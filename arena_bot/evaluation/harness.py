@@ -85,6 +85,17 @@ class CanaryPlan:
     modules: frozenset[str] = frozenset()
 
 
+def reaped(command: str) -> str:
+    """``command``, then every other process of its uid killed before the shell exits.
+
+    Code under test may leave processes behind (a fork bomb's sleeping children, a
+    background rewriter). Killed here, they can neither hold the container's pid limit
+    (the harness must still exec to read the report) nor touch anything afterwards. On
+    Linux ``kill(-1)`` spares the caller, and the shell's ``kill`` needs no new process.
+    """
+    return f"{command}\narena_rc=$?\nkill -KILL -1 2>/dev/null\nexit $arena_rc"
+
+
 def plan_canaries(tests_patch: str) -> CanaryPlan | None:
     """Two canary tests with fresh random names, appended to the first Python test file the
     feature's tests patch creates or changes (``None`` when it has none: no canaries)."""
@@ -216,14 +227,15 @@ def run_feature(
         env = {"ARENA_JUNIT": junit_path, **LOCKED_DOWN_ENV}
         deadline = time.monotonic() + spec.tests.timeout
         if spec.tests.setup:
-            setup = sandbox.exec(["sh", "-c", spec.tests.setup], timeout=spec.tests.timeout,
+            setup = sandbox.exec(["sh", "-c", reaped(spec.tests.setup)],
+                                 timeout=spec.tests.timeout,
                                  env=env, workdir=REPO_DIR, user="tester")
             setup_exit = setup.exit_code
             outputs.append(setup.output)
             run = setup if setup.timed_out or setup.oom_killed else None
         if run is None and setup_exit in (None, 0):
             remaining = max(1.0, deadline - time.monotonic())
-            run = sandbox.exec(["sh", "-c", spec.tests.command], timeout=remaining,
+            run = sandbox.exec(["sh", "-c", reaped(spec.tests.command)], timeout=remaining,
                                env=env, workdir=REPO_DIR, user="tester")
             outputs.append(run.output)
         if run is not None and not run.timed_out:
