@@ -54,13 +54,17 @@ def compare_metrics(
         ("iterations", run.iterations, metrics.iterations, 1.0),
     ]
     # 0 means "not recorded" for time; only a transcript with timestamps can check it.
-    if run.execution_time > 0 and metrics.wall_clock_seconds > 0:
+    if (
+        run.execution_time > 0
+        and metrics.wall_clock_seconds > 0
+        and "execution_time" not in metrics.unverifiable
+    ):
         figures.append(
             ("execution_time", run.execution_time, metrics.wall_clock_seconds, TIME_SLACK_SECONDS)
         )
     found: list[Finding] = []
     for name, reported, actual, slack in figures:
-        if reported is None:
+        if reported is None or name in metrics.unverifiable:
             continue
         if _differs(reported=reported, actual=actual, tolerance=tolerance, slack=slack):
             found.append(
