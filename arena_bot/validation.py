@@ -31,6 +31,7 @@ from arena_bot.patches import (
     protected_paths_for,
     unquote_git_name,
 )
+from arena_bot.scoring.prices import load_price_table
 from arena_bot.submissions import SUBMISSION_FILE
 from arena_bot.verification import verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
@@ -559,7 +560,7 @@ class _SubmissionCheck:
                 )
         self.check_plausibility(run=run, index=index)
         if run.transcript:
-            for finding in verify_run(run=run, folder=self.folder):
+            for finding in verify_run(run=run, folder=self.folder, prices=load_price_table()):
                 self.add(
                     finding.code,
                     finding.message,

@@ -14,6 +14,7 @@ from typing import Literal
 
 from arena_bot.errors import ArenaError
 from arena_bot.models.submission import Run
+from arena_bot.scoring.prices import PriceTable, token_cost
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
 
 #: Relative difference allowed between a reported figure and the transcript's (rounding,
@@ -21,6 +22,40 @@ from arena_bot.transcripts import TranscriptMetrics, read_transcript
 DEFAULT_TOLERANCE = 0.05
 #: Wall-clock time also gets this many seconds of slack (start-up before the first event).
 TIME_SLACK_SECONDS = 30.0
+#: Tool calls and iterations may differ by this many (a final summary call or not).
+COUNT_SLACK = 1.0
+#: A reported cost this far (relative) from the price table's figure is a warning: providers
+#: round, discount and bill by tier, so cost is checked loosely and never blocks.
+COST_TOLERANCE = 0.25
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """Every verification tolerance in one place (to be threaded from the configuration)."""
+
+    relative: float = DEFAULT_TOLERANCE
+    count_slack: float = COUNT_SLACK
+    time_slack_seconds: float = TIME_SLACK_SECONDS
+    cost_relative: float = COST_TOLERANCE
+
+
+def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
+    """US dollars for the transcript's tokens, or ``None`` when they cannot be priced.
+
+    Only a single-model transcript is priced: the importers do not split usage by model.
+    """
+    if len(metrics.models) != 1:
+        return None
+    found = prices.lookup(metrics.models[0])
+    if found is None:
+        return None
+    return token_cost(
+        price=found[1],
+        uncached=metrics.prompt_tokens,
+        cache_read=metrics.cache_read_tokens,
+        cache_write=metrics.cache_write_tokens,
+        output=metrics.completion_tokens,
+    )
 
 
 @dataclass(frozen=True)
@@ -40,9 +75,17 @@ def _differs(*, reported: float, actual: float, tolerance: float, slack: float =
 
 
 def compare_metrics(
-    *, run: Run, metrics: TranscriptMetrics, path: Path, tolerance: float = DEFAULT_TOLERANCE
+    *,
+    run: Run,
+    metrics: TranscriptMetrics,
+    path: Path,
+    tolerance: float = DEFAULT_TOLERANCE,
+    tolerances: Tolerances | None = None,
+    prices: PriceTable | None = None,
 ) -> list[Finding]:
     """Compare ``run``'s reported figures with ``metrics`` recomputed from ``path``."""
+    limits = tolerances or Tolerances(relative=tolerance)
+    tolerance = limits.relative
     span = f"lines {metrics.first_line}-{metrics.last_line}"
     prompt_all = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
     figures: list[tuple[str, float | None, float, float]] = [
@@ -50,8 +93,8 @@ def compare_metrics(
         ("tokens.prompt", run.tokens.prompt, prompt_all, 0.0),
         ("tokens.completion", run.tokens.completion, metrics.completion_tokens, 0.0),
         ("tokens.cached", run.tokens.cached, metrics.cache_read_tokens, 0.0),
-        ("tool_calls", run.tool_calls, metrics.tool_calls, 1.0),
-        ("iterations", run.iterations, metrics.iterations, 1.0),
+        ("tool_calls", run.tool_calls, metrics.tool_calls, limits.count_slack),
+        ("iterations", run.iterations, metrics.iterations, limits.count_slack),
     ]
     # 0 means "not recorded" for time; only a transcript with timestamps can check it.
     if (
@@ -60,7 +103,12 @@ def compare_metrics(
         and "execution_time" not in metrics.unverifiable
     ):
         figures.append(
-            ("execution_time", run.execution_time, metrics.wall_clock_seconds, TIME_SLACK_SECONDS)
+            (
+                "execution_time",
+                run.execution_time,
+                metrics.wall_clock_seconds,
+                limits.time_slack_seconds,
+            )
         )
     found: list[Finding] = []
     for name, reported, actual, slack in figures:
@@ -80,10 +128,37 @@ def compare_metrics(
                     hint=f"report the figures the transcript shows (tolerance {tolerance:.0%})",
                 )
             )
+    cost = transcript_cost(metrics=metrics, prices=prices) if prices is not None else None
+    if (
+        cost is not None
+        and prices is not None
+        and run.estimated_cost > 0
+        and _differs(reported=run.estimated_cost, actual=cost, tolerance=limits.cost_relative)
+    ):
+        found.append(
+            Finding(
+                code="cost-mismatch",
+                message=(
+                    f"run {run.id!r}: reported estimated_cost = ${run.estimated_cost:,.4f} but "
+                    f"the transcript's tokens ({span}) cost ${cost:,.4f} at price table "
+                    f"{prices.version}"
+                ),
+                severity="warning",
+                path=path,
+                line=metrics.first_line or None,
+                hint="cached reads and cache writes are priced separately; check the figure",
+            )
+        )
     return found
 
 
-def verify_run(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> list[Finding]:
+def verify_run(
+    *,
+    run: Run,
+    folder: Path,
+    tolerance: float = DEFAULT_TOLERANCE,
+    prices: PriceTable | None = None,
+) -> list[Finding]:
     """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
     if run.transcript is None:
         return []
@@ -111,7 +186,9 @@ def verify_run(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) 
                 hint=exc.hint,
             )
         ]
-    return compare_metrics(run=run, metrics=metrics, path=path, tolerance=tolerance)
+    return compare_metrics(
+        run=run, metrics=metrics, path=path, tolerance=tolerance, prices=prices
+    )
 
 
 def is_verified(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from test_validation import (  # the shared demo task and submission writers
     _check,
@@ -83,3 +84,18 @@ def test_run_without_transcript_is_self_reported(tmp_path: Path) -> None:
     )
     assert verify_run(run=run, folder=tmp_path) == []
     assert not is_verified(run=run, folder=tmp_path)
+
+
+def test_cost_is_priced_with_cached_tokens_separately(tmp_path: Path) -> None:
+    from arena_bot.scoring.prices import load_price_table
+    from arena_bot.transcripts import read_transcript
+    from arena_bot.verification import transcript_cost
+
+    data = Path(__file__).parent / "transcripts" / "data"
+    metrics = read_transcript(path=data / "openhands_trajectory.json", format_name="openhands")
+    prices = load_price_table()
+    cost = transcript_cost(metrics=metrics, prices=prices)
+    # claude-sonnet-4-5: 3.00 input, 0.30 cached read, 3.75 cache write, 15.00 output per M.
+    expected = (3800 * 3.00 + 7700 * 0.30 + 4500 * 3.75 + 700 * 15.00) / 1_000_000
+    assert cost == pytest.approx(expected)
+    assert prices.version == "2025-11-01"
