@@ -15,9 +15,8 @@ from arena_bot.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TASK = "slugkit-options"
-SAMPLE_PATCH = (
-    REPO_ROOT / "submissions" / TASK / "2026-11-02_claude-code_claude-sonnet-4-5" / "max-length.patch"
-)
+SAMPLE = REPO_ROOT / "submissions" / TASK / "2026-11-02_claude-code_claude-sonnet-4-5"
+SAMPLE_PATCH = SAMPLE / "max-length.patch"
 FOLDER = "2026-11-20_claude-code_claude-sonnet-4-5"
 
 
