@@ -208,3 +208,24 @@ def test_mismatched_pairs_are_a_usage_error(project: Path, tmp_path: Path) -> No
         "--transcript", str(tmp_path / "a.jsonl"),
     ])
     assert result.exit_code == 2 and "one --transcript per --workdir" in result.output
+
+
+def test_leaderboard_marks_verified_and_self_reported_entries(
+    project: Path, tmp_path: Path
+) -> None:
+    from arena_bot.scoring.inputs import ScoringOptions
+    from arena_bot.scoring.leaderboard import build_leaderboard
+    from arena_bot.scoring.loader import load_inputs
+
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)  # no transcript
+    inputs = load_inputs(
+        dataset_dir=project / "dataset",
+        submissions_dir=project / "submissions",
+        results_dir=tmp_path / "results",
+    )
+    board = build_leaderboard(inputs, options=ScoringOptions())
+    marks = {entry.submission_id: (entry.metrics_source, entry.verified_runs)
+             for entry in board.entries}
+    assert marks == {FOLDER: ("verified", 1), SAMPLE.name: ("self-reported", 0)}

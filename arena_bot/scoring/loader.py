@@ -31,6 +31,7 @@ from arena_bot.submissions import (
     find_submission_folders,
     load_submission,
 )
+from arena_bot.verification import is_verified
 from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
@@ -130,8 +131,16 @@ def load_inputs(
                 spec=folder.spec,
                 result=result,
                 patch_digests=_digests(folder),
+                verified_runs=_verified_runs(folder),
             )
         )
     return ScoringInputs(
         tasks={task_id: folder.spec for task_id, folder in tasks.items()}, submissions=items
+    )
+
+
+def _verified_runs(folder: SubmissionFolder) -> frozenset[str]:
+    """Runs whose reported figures agree with their stored transcript (read at the edge)."""
+    return frozenset(
+        run.id for run in folder.spec.runs if is_verified(run=run, folder=folder.root)
     )
