@@ -86,7 +86,9 @@ def compare_metrics(
     """Compare ``run``'s reported figures with ``metrics`` recomputed from ``path``."""
     limits = tolerances or Tolerances(relative=tolerance)
     tolerance = limits.relative
-    span = f"lines {metrics.first_line}-{metrics.last_line}"
+    span = metrics.span_label or f"lines {metrics.first_line}-{metrics.last_line}"
+    # A JSON document's figures have no exact line; point at the file then.
+    line = None if metrics.span_label else (metrics.first_line or None)
     prompt_all = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
     figures: list[tuple[str, float | None, float, float]] = [
         ("tokens.total", run.tokens.total, prompt_all + metrics.completion_tokens, 0.0),
@@ -124,7 +126,7 @@ def compare_metrics(
                     ),
                     severity="error",
                     path=path,
-                    line=metrics.first_line or None,
+                    line=line,
                     hint=f"report the figures the transcript shows (tolerance {tolerance:.0%})",
                 )
             )
@@ -145,7 +147,7 @@ def compare_metrics(
                 ),
                 severity="warning",
                 path=path,
-                line=metrics.first_line or None,
+                line=line,
                 hint="cached reads and cache writes are priced separately; check the figure",
             )
         )

@@ -99,3 +99,24 @@ def test_cost_is_priced_with_cached_tokens_separately(tmp_path: Path) -> None:
     expected = (3800 * 3.00 + 7700 * 0.30 + 4500 * 3.75 + 700 * 15.00) / 1_000_000
     assert cost == pytest.approx(expected)
     assert prices.version == "2025-11-01"
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "submissions"
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5",
+        "slugkit-options/2026-11-05_openhands_deepseek-v3",
+        "ttlcache-bugs/2026-11-08_aider_gemini-2.5-pro",
+    ],
+)
+def test_sample_submissions_of_three_tools_are_verified(folder: str) -> None:
+    from arena_bot.scoring.prices import load_price_table
+    from arena_bot.submissions import load_submission
+
+    loaded = load_submission(SAMPLES / folder)
+    for run in loaded.spec.runs:
+        assert run.transcript is not None
+        assert verify_run(run=run, folder=loaded.root, prices=load_price_table()) == []

@@ -31,6 +31,8 @@ class TranscriptMetrics:
     models: list[str] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
+    #: Where the figures came from, when not a line range (JSON documents: ``events 1-57``).
+    span_label: str = ""
     #: Figures the format cannot show (e.g. Aider has no tool calls); never flagged.
     unverifiable: set[str] = field(default_factory=set)
 

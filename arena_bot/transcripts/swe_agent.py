@@ -35,9 +35,7 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
     """Recompute the metrics of one SWE-agent ``.traj`` file."""
     metrics = TranscriptMetrics()
     stats: dict[str, int] = {}
-    for line, prefix, event, value in iter_events(path):
-        metrics.first_line = metrics.first_line or line
-        metrics.last_line = line
+    for _line, prefix, event, value in iter_events(path):
         if prefix == "trajectory.item.action" and event == "string" and value.strip():
             metrics.tool_calls += 1
         elif prefix.startswith(STATS) and event == "number":
@@ -49,4 +47,5 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
     metrics.prompt_tokens = stats.get("tokens_sent", 0)
     metrics.completion_tokens = stats.get("tokens_received", 0)
     metrics.iterations = stats.get("api_calls", 0)
+    metrics.span_label = "info.model_stats and the trajectory's actions"
     return metrics
