@@ -16,6 +16,7 @@ from arena_bot.errors import ArenaError
 from arena_bot.models.submission import Run
 from arena_bot.scoring.prices import PriceTable, token_cost
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.transcripts.redact import find_secrets
 
 #: Relative difference allowed between a reported figure and the transcript's (rounding,
 #: a tool's own counter including a final summary call, ...).
@@ -176,6 +177,7 @@ def verify_run(
             )
         ]
     try:
+        secrets = find_secrets(path)
         metrics = read_transcript(path=path, format_name=run.transcript.format)
     except ArenaError as exc:
         return [
@@ -188,9 +190,22 @@ def verify_run(
                 hint=exc.hint,
             )
         ]
-    return compare_metrics(
+    found = compare_metrics(
         run=run, metrics=metrics, path=path, tolerance=tolerance, prices=prices
     )
+    if secrets.changed:
+        first = min(numbers[0] for numbers in secrets.lines.values())
+        found.append(
+            Finding(
+                code="secret-in-transcript",
+                message=f"the transcript contains what looks like {secrets.describe()}",
+                severity="error",
+                path=path,
+                line=first,
+                hint="store it with `arena submit` (which redacts) or replace those strings",
+            )
+        )
+    return found
 
 
 def is_verified(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> bool:

@@ -229,3 +229,31 @@ def test_leaderboard_marks_verified_and_self_reported_entries(
     marks = {entry.submission_id: (entry.metrics_source, entry.verified_runs)
              for entry in board.entries}
     assert marks == {FOLDER: ("verified", 1), SAMPLE.name: ("self-reported", 0)}
+
+
+def test_a_secret_left_in_a_stored_transcript_fails_validation(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    folder = project / "submissions" / TASK / FOLDER
+    stored = folder / "run-1-transcript.jsonl"
+    stored.write_text(stored.read_text().replace("[REDACTED:openai-key]", "sk-" + "a" * 40))
+    code, output = validate(project, folder)
+    assert code == 1 and "secret-in-transcript" in output and "openai-key on line 3" in output
+
+
+def test_large_transcript_is_stored_compressed_and_still_verifies(
+    project: Path, tmp_path: Path
+) -> None:
+    session = transcript(tmp_path / "s.jsonl", secret=False)
+    filler = json.dumps({"type": "system", "content": "x" * 1000}) + "\n"
+    with session.open("a") as handle:
+        handle.write(filler * 1500)  # ~1.5 MB of events that carry no usage
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
+    assert code == 0, output
+    folder = project / "submissions" / TASK / FOLDER
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    assert spec["runs"][0]["transcript"]["file"] == "run-1-transcript.jsonl.gz"
+    assert (folder / "run-1-transcript.jsonl.gz").stat().st_size < 100_000
+    assert validate(project, folder)[0] == 0
