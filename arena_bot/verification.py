@@ -14,6 +14,7 @@ from typing import Literal
 
 from arena_bot.errors import ArenaError
 from arena_bot.models.submission import Run
+from arena_bot.patches import load_patch
 from arena_bot.scoring.prices import PriceTable, token_cost
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
 from arena_bot.transcripts.redact import find_secrets
@@ -193,6 +194,7 @@ def verify_run(
     found = compare_metrics(
         run=run, metrics=metrics, path=path, tolerance=tolerance, prices=prices
     )
+    found.extend(_belongs_to_run(run=run, folder=folder, metrics=metrics, path=path))
     if secrets.changed:
         first = min(numbers[0] for numbers in secrets.lines.values())
         found.append(
@@ -206,6 +208,43 @@ def verify_run(
             )
         )
     return found
+
+
+def _matches(edited: str, patch_path: str) -> bool:
+    edited = edited.replace("\\", "/")
+    return edited == patch_path or edited.endswith("/" + patch_path)
+
+
+def _belongs_to_run(
+    *, run: Run, folder: Path, metrics: TranscriptMetrics, path: Path
+) -> list[Finding]:
+    """A transcript whose edits share no file with the run's patch came from another run.
+
+    Only judged when the transcript shows edits (edits made through a shell are invisible),
+    so the check can flag a copied transcript but never a faithful one.
+    """
+    if not metrics.edited_files:
+        return []
+    patched: list[str] = []
+    for name in run.patches:
+        patched.extend(load_patch(folder / name).paths)
+    if not patched or any(
+        _matches(edited, target) for edited in metrics.edited_files for target in patched
+    ):
+        return []
+    shown = ", ".join(sorted(metrics.edited_files)[:5])
+    return [
+        Finding(
+            code="transcript-mismatch",
+            message=(
+                f"run {run.id!r}: the transcript edits {shown} but the patch changes "
+                f"{', '.join(patched[:5])}; it does not look like this run's transcript"
+            ),
+            severity="error",
+            path=path,
+            hint="store the transcript of the session that produced this patch",
+        )
+    ]
 
 
 def is_verified(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> bool:

@@ -48,7 +48,9 @@ def agent_workdir(project: Path, where: Path) -> Path:
     return where
 
 
-def transcript(path: Path, *, output: int = 40, secret: bool = True) -> Path:
+def transcript(
+    path: Path, *, output: int = 40, secret: bool = True, edited: str = "/w/slugkit/__main__.py"
+) -> Path:
     """A small Claude Code session (one model) with a key and an e-mail in a tool result."""
     leak = "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123 by dev@example.com"
     lines = [
@@ -64,7 +66,7 @@ def transcript(path: Path, *, output: int = 40, secret: bool = True) -> Path:
              {"type": "tool_result", "tool_use_id": "t1", "content": leak if secret else "ok"}]}},
         {"type": "assistant", "uuid": "u4", "timestamp": "2026-11-20T10:01:10Z", "cwd": "/w",
          "message": {"id": "msg_2", "model": "claude-sonnet-4-5", "content": [
-             {"type": "tool_use", "id": "t2", "name": "Edit", "input": {"file_path": "x"}}],
+             {"type": "tool_use", "id": "t2", "name": "Edit", "input": {"file_path": edited}}],
              "usage": {"input_tokens": 300, "output_tokens": 500,
                        "cache_creation_input_tokens": 200, "cache_read_input_tokens": 3000}}},
     ]
@@ -257,3 +259,14 @@ def test_large_transcript_is_stored_compressed_and_still_verifies(
     assert spec["runs"][0]["transcript"]["file"] == "run-1-transcript.jsonl.gz"
     assert (folder / "run-1-transcript.jsonl.gz").stat().st_size < 100_000
     assert validate(project, folder)[0] == 0
+
+
+def test_transcript_of_another_run_is_refused(project: Path, tmp_path: Path) -> None:
+    """Its edits share no file with the working tree's patch: copied from elsewhere."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    other = transcript(tmp_path / "other.jsonl", edited="/w/csvstat/stats.py")
+    code, output = run_submit(project, (workdir, other))
+    assert code == 1
+    assert "transcript-mismatch" in output and "csvstat/stats.py" in output
+    assert not (project / "submissions" / TASK / FOLDER).exists()
+    assert leftovers(project) == []

@@ -101,4 +101,5 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
                 metrics.last_line = number
             elif text.startswith("> Applied edit to "):
                 metrics.tool_calls += 1
+                metrics.edited_files.add(text.removeprefix("> Applied edit to ").strip())
     return metrics

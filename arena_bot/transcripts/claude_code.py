@@ -14,6 +14,16 @@ from pathlib import Path
 
 from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
 
+EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
+
+
+def _note_edit(metrics: TranscriptMetrics, block: dict[str, object]) -> None:
+    tool_input = block.get("input")
+    if block.get("name") in EDIT_TOOLS and isinstance(tool_input, dict):
+        target = tool_input.get("file_path") or tool_input.get("notebook_path")
+        if isinstance(target, str) and target:
+            metrics.edited_files.add(target)
+
 
 def read_claude_code(path: Path) -> TranscriptMetrics:
     """Recompute the metrics of one Claude Code session JSONL file."""
@@ -59,6 +69,7 @@ def read_claude_code(path: Path) -> TranscriptMetrics:
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
+                    _note_edit(metrics, block)
     for figures in usage_by_message.values():
         metrics.prompt_tokens += figures.get("input", 0)
         metrics.completion_tokens += figures.get("output", 0)

@@ -33,6 +33,9 @@ class TranscriptMetrics:
     last_line: int = 0
     #: Where the figures came from, when not a line range (JSON documents: ``events 1-57``).
     span_label: str = ""
+    #: Files the agent edited with its own edit tools (as the transcript spells them, often
+    #: absolute); empty when the format does not show edits. Used to tie transcript to patch.
+    edited_files: set[str] = field(default_factory=set)
     #: Figures the format cannot show (e.g. Aider has no tool calls); never flagged.
     unverifiable: set[str] = field(default_factory=set)
 

@@ -47,6 +47,13 @@ def read_openhands(path: Path) -> TranscriptMetrics:
             figures = {key: as_int(usage.get(key)) for key in USAGE_KEYS}
             if sum(figures.values()) > sum(totals.values()):
                 totals = figures
+        args = event.get("args")
+        if (
+            event.get("action") == "edit"
+            and isinstance(args, dict)
+            and isinstance(args.get("path"), str)
+        ):
+            metrics.edited_files.add(args["path"])
         call = event.get("tool_call_metadata")
         if event.get("source") == "agent" and isinstance(call, dict):
             tool_ids.add(str(call.get("tool_call_id") or f"event-{event.get('id')}"))

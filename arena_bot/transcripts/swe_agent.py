@@ -12,12 +12,14 @@ unchecked (0) and all prompt tokens count as uncached input.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from arena_bot.transcripts.jsonstream import iter_events
 from arena_bot.transcripts.metrics import TranscriptMetrics, as_int
 
 STATS = "info.model_stats."
+DIFF_HEADER = re.compile(r"^diff --git a/\S+ b/(\S+)$", re.MULTILINE)
 
 
 def _model_from_replay_config(text: str) -> str | None:
@@ -40,6 +42,8 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
             metrics.tool_calls += 1
         elif prefix.startswith(STATS) and event == "number":
             stats[prefix.removeprefix(STATS)] = as_int(value)
+        elif prefix == "info.submission" and event == "string":
+            metrics.edited_files.update(DIFF_HEADER.findall(value))
         elif prefix == "replay_config" and event == "string":
             metrics.add_model(_model_from_replay_config(value))
         elif prefix == "replay_config.agent.model.name" and event == "string":
