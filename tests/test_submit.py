@@ -270,3 +270,18 @@ def test_transcript_of_another_run_is_refused(project: Path, tmp_path: Path) -> 
     assert "transcript-mismatch" in output and "csvstat/stats.py" in output
     assert not (project / "submissions" / TASK / FOLDER).exists()
     assert leftovers(project) == []
+
+
+def test_score_verified_only_keeps_the_marked_entries(project: Path, tmp_path: Path) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["--root", str(project), "score", "--verified-only", "--output", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert [e["submission_id"] for e in board["entries"]] == [FOLDER]
+    header, row = (out / "leaderboard.csv").read_text().splitlines()
+    assert header.endswith(",metrics_source") and row.endswith(",verified")
