@@ -44,8 +44,11 @@ class Tolerances:
 def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
     """US dollars for the transcript's tokens, or ``None`` when they cannot be priced.
 
-    Only a single-model transcript is priced: the importers do not split usage by model.
+    Usage split by model (Claude Code: main agent and sub-agents) is priced per model; other
+    formats are priced only when they name a single model.
     """
+    if metrics.usage_by_model and len(metrics.usage_by_model) > 1:
+        return _priced_by_model(metrics=metrics, prices=prices)
     if len(metrics.models) != 1:
         return None
     found = prices.lookup(metrics.models[0])
@@ -70,6 +73,20 @@ class Finding:
     path: Path
     line: int | None = None
     hint: str | None = None
+
+
+def _priced_by_model(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
+    total = 0.0
+    for model, (uncached, read, write, output) in metrics.usage_by_model.items():
+        found = prices.lookup(model) if model and model != "<synthetic>" else None
+        if found is None:
+            if uncached + read + write + output == 0:
+                continue  # a model named without usage (a synthetic message) costs nothing
+            return None
+        total += token_cost(
+            price=found[1], uncached=uncached, cache_read=read, cache_write=write, output=output
+        )
+    return total
 
 
 def _differs(*, reported: float, actual: float, tolerance: float, slack: float = 0.0) -> bool:

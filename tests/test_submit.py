@@ -285,3 +285,17 @@ def test_score_verified_only_keeps_the_marked_entries(project: Path, tmp_path: P
     assert [e["submission_id"] for e in board["entries"]] == [FOLDER]
     header, row = (out / "leaderboard.csv").read_text().splitlines()
     assert header.endswith(",metrics_source") and row.endswith(",verified")
+
+
+def test_cost_three_times_off_is_a_warning_naming_the_price_table(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    folder = project / "submissions" / TASK / FOLDER
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    spec["runs"][0]["estimated_cost"] = round(spec["runs"][0]["estimated_cost"] * 3, 4)
+    (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    code, output = validate(project, folder)
+    assert code == 0
+    assert "cost-mismatch" in output and "price table 2025-11-01" in output

@@ -120,3 +120,20 @@ def test_sample_submissions_of_three_tools_are_verified(folder: str) -> None:
     for run in loaded.spec.runs:
         assert run.transcript is not None
         assert verify_run(run=run, folder=loaded.root, prices=load_price_table()) == []
+
+
+def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:
+    from arena_bot.scoring.prices import load_price_table
+    from arena_bot.transcripts import read_transcript
+    from arena_bot.verification import transcript_cost
+
+    session = SAMPLES / "csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5/session.jsonl"
+    metrics = read_transcript(path=session, format_name="claude-code")
+    assert metrics.usage_by_model == {
+        "claude-sonnet-4-5": (410, 60000, 10000, 4000),
+        "claude-haiku-4-5": (20, 50170, 18000, 4190),
+    }
+    sonnet = 410 * 3.00 + 60000 * 0.30 + 10000 * 3.75 + 4000 * 15.00
+    haiku = 20 * 1.00 + 50170 * 0.10 + 18000 * 1.25 + 4190 * 5.00
+    cost = transcript_cost(metrics=metrics, prices=load_price_table())
+    assert cost == pytest.approx((sonnet + haiku) / 1_000_000)

@@ -31,6 +31,9 @@ class TranscriptMetrics:
     models: list[str] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
+    #: Per model: (uncached input, cache read, cache write, output), when the format splits
+    #: usage by model (so a session with a cheaper sub-agent model is priced per model).
+    usage_by_model: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
     #: Where the figures came from, when not a line range (JSON documents: ``events 1-57``).
     span_label: str = ""
     #: Files the agent edited with its own edit tools (as the transcript spells them, often
