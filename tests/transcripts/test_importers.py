@@ -27,6 +27,7 @@ def test_claude_code_counts_streamed_usage_once_and_skips_resumed_history() -> N
     assert metrics.iterations == 3
     assert metrics.wall_clock_seconds == 60.0
     assert metrics.models == ["claude-sonnet-4-5", "claude-haiku-4-5"]
+    assert metrics.usage_by_model["claude-haiku-4-5"] == (50, 500, 0, 10)
 
 
 def test_generic_format() -> None:
@@ -75,6 +76,7 @@ def test_codex_rollout_uses_last_running_total() -> None:
     assert metrics.iterations == 2
     assert metrics.wall_clock_seconds == 30.0
     assert metrics.models == ["gpt-5-codex"]
+    assert metrics.edited_files == {"src/app.py"}
 
 
 def test_aider_analytics_log_sums_message_sends() -> None:
@@ -93,6 +95,7 @@ def test_aider_chat_history_reads_rounded_token_lines_and_edits() -> None:
     assert metrics.iterations == 2
     assert metrics.tool_calls == 3
     assert metrics.models == ["deepseek/deepseek-chat"]
+    assert metrics.edited_files == {"csvstat/summary.py", "csvstat/cli.py"}
     assert (metrics.first_line, metrics.last_line) == (20, 25)
 
 
@@ -116,6 +119,7 @@ def test_openhands_takes_largest_running_total_and_distinct_responses() -> None:
     assert metrics.tool_calls == 4
     assert metrics.wall_clock_seconds == 60.0
     assert metrics.models == ["claude-sonnet-4-5"]
+    assert metrics.edited_files == {"/workspace/ttlcache/cache.py"}
 
 
 def test_openhands_resumed_trajectory_is_not_doubled(tmp_path: Path) -> None:
@@ -134,6 +138,7 @@ def test_swe_agent_traj() -> None:
     assert metrics.iterations == 4
     assert metrics.tool_calls == 3
     assert metrics.models == ["gpt-4.1"]
+    assert metrics.edited_files == {"cache.py"}
     assert metrics.wall_clock_seconds == 0.0
 
 
