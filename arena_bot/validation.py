@@ -37,6 +37,7 @@ from arena_bot.patches import (
     protected_paths_for,
     unquote_git_name,
 )
+from arena_bot.scoring.prices import PriceTable, load_price_table
 from arena_bot.submissions import SUBMISSION_FILE, submission_folders
 from arena_bot.verification import verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
@@ -130,6 +131,8 @@ class Validator:
     today: dt.date = field(default_factory=dt.date.today)
     index: Index | None = None
     config: ArenaConfig = DEFAULT_CONFIG
+    #: The price table transcripts' costs are checked against (default: the shipped one).
+    prices: PriceTable | None = None
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
     _dataset_state: str | None = None
 
@@ -147,6 +150,12 @@ class Validator:
                               max_lines=DATASET_PATCH_LINES)
             self._gold[key] = _changes(gold) if gold.ok else None
         return self._gold[key]
+
+    def price_table(self) -> PriceTable:
+        """The price table, loaded once per validator."""
+        if self.prices is None:
+            self.prices = load_price_table()
+        return self.prices
 
     def protected_for(self, task: TaskFolder) -> ProtectedPaths:
         if task.id not in self._protected:
@@ -178,6 +187,7 @@ class Validator:
             self._dataset_state = tree_state(self.dataset.root, index)
         parts = (
             self.config.digest(),
+            self.price_table().digest(),
             str(self.today),
             os.path.abspath(folder),
             os.path.abspath(self.submissions_root),
@@ -648,7 +658,8 @@ class _SubmissionCheck:
                 )
         self.check_plausibility(run=run, index=index)
         if run.transcript:
-            for finding in verify_run(run=run, folder=self.folder):
+            prices = self.validator.price_table()
+            for finding in verify_run(run=run, folder=self.folder, prices=prices):
                 self.add(
                     finding.code,
                     finding.message,

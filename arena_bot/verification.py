@@ -14,13 +14,53 @@ from typing import Literal
 
 from arena_bot.errors import ArenaError
 from arena_bot.models.submission import Run
+from arena_bot.patches import load_patch
+from arena_bot.scoring.prices import PriceTable, token_cost
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.transcripts.redact import find_secrets
 
 #: Relative difference allowed between a reported figure and the transcript's (rounding,
 #: a tool's own counter including a final summary call, ...).
 DEFAULT_TOLERANCE = 0.05
 #: Wall-clock time also gets this many seconds of slack (start-up before the first event).
 TIME_SLACK_SECONDS = 30.0
+#: Tool calls and iterations may differ by this many (a final summary call or not).
+COUNT_SLACK = 1.0
+#: A reported cost this far (relative) from the price table's figure is a warning: providers
+#: round, discount and bill by tier, so cost is checked loosely and never blocks.
+COST_TOLERANCE = 0.25
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """Every verification tolerance in one place (to be threaded from the configuration)."""
+
+    relative: float = DEFAULT_TOLERANCE
+    count_slack: float = COUNT_SLACK
+    time_slack_seconds: float = TIME_SLACK_SECONDS
+    cost_relative: float = COST_TOLERANCE
+
+
+def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
+    """US dollars for the transcript's tokens, or ``None`` when they cannot be priced.
+
+    Usage split by model (Claude Code: main agent and sub-agents) is priced per model; other
+    formats are priced only when they name a single model.
+    """
+    if metrics.usage_by_model and len(metrics.usage_by_model) > 1:
+        return _priced_by_model(metrics=metrics, prices=prices)
+    if len(metrics.models) != 1:
+        return None
+    found = prices.lookup(metrics.models[0])
+    if found is None:
+        return None
+    return token_cost(
+        price=found[1],
+        uncached=metrics.prompt_tokens,
+        cache_read=metrics.cache_read_tokens,
+        cache_write=metrics.cache_write_tokens,
+        output=metrics.completion_tokens,
+    )
 
 
 @dataclass(frozen=True)
@@ -35,32 +75,65 @@ class Finding:
     hint: str | None = None
 
 
+def _priced_by_model(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
+    total = 0.0
+    for model, (uncached, read, write, output) in metrics.usage_by_model.items():
+        found = prices.lookup(model) if model and model != "<synthetic>" else None
+        if found is None:
+            if uncached + read + write + output == 0:
+                continue  # a model named without usage (a synthetic message) costs nothing
+            return None
+        total += token_cost(
+            price=found[1], uncached=uncached, cache_read=read, cache_write=write, output=output
+        )
+    return total
+
+
 def _differs(*, reported: float, actual: float, tolerance: float, slack: float = 0.0) -> bool:
     return abs(reported - actual) > max(tolerance * max(abs(actual), abs(reported)), slack)
 
 
 def compare_metrics(
-    *, run: Run, metrics: TranscriptMetrics, path: Path, tolerance: float = DEFAULT_TOLERANCE
+    *,
+    run: Run,
+    metrics: TranscriptMetrics,
+    path: Path,
+    tolerance: float = DEFAULT_TOLERANCE,
+    tolerances: Tolerances | None = None,
+    prices: PriceTable | None = None,
 ) -> list[Finding]:
     """Compare ``run``'s reported figures with ``metrics`` recomputed from ``path``."""
-    span = f"lines {metrics.first_line}-{metrics.last_line}"
+    limits = tolerances or Tolerances(relative=tolerance)
+    tolerance = limits.relative
+    span = metrics.span_label or f"lines {metrics.first_line}-{metrics.last_line}"
+    # A JSON document's figures have no exact line; point at the file then.
+    line = None if metrics.span_label else (metrics.first_line or None)
     prompt_all = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
     figures: list[tuple[str, float | None, float, float]] = [
         ("tokens.total", run.tokens.total, prompt_all + metrics.completion_tokens, 0.0),
         ("tokens.prompt", run.tokens.prompt, prompt_all, 0.0),
         ("tokens.completion", run.tokens.completion, metrics.completion_tokens, 0.0),
         ("tokens.cached", run.tokens.cached, metrics.cache_read_tokens, 0.0),
-        ("tool_calls", run.tool_calls, metrics.tool_calls, 1.0),
-        ("iterations", run.iterations, metrics.iterations, 1.0),
+        ("tool_calls", run.tool_calls, metrics.tool_calls, limits.count_slack),
+        ("iterations", run.iterations, metrics.iterations, limits.count_slack),
     ]
     # 0 means "not recorded" for time; only a transcript with timestamps can check it.
-    if run.execution_time > 0 and metrics.wall_clock_seconds > 0:
+    if (
+        run.execution_time > 0
+        and metrics.wall_clock_seconds > 0
+        and "execution_time" not in metrics.unverifiable
+    ):
         figures.append(
-            ("execution_time", run.execution_time, metrics.wall_clock_seconds, TIME_SLACK_SECONDS)
+            (
+                "execution_time",
+                run.execution_time,
+                metrics.wall_clock_seconds,
+                limits.time_slack_seconds,
+            )
         )
     found: list[Finding] = []
     for name, reported, actual, slack in figures:
-        if reported is None:
+        if reported is None or name in metrics.unverifiable:
             continue
         if _differs(reported=reported, actual=actual, tolerance=tolerance, slack=slack):
             found.append(
@@ -72,14 +145,41 @@ def compare_metrics(
                     ),
                     severity="error",
                     path=path,
-                    line=metrics.first_line or None,
+                    line=line,
                     hint=f"report the figures the transcript shows (tolerance {tolerance:.0%})",
                 )
             )
+    cost = transcript_cost(metrics=metrics, prices=prices) if prices is not None else None
+    if (
+        cost is not None
+        and prices is not None
+        and run.estimated_cost > 0
+        and _differs(reported=run.estimated_cost, actual=cost, tolerance=limits.cost_relative)
+    ):
+        found.append(
+            Finding(
+                code="cost-mismatch",
+                message=(
+                    f"run {run.id!r}: reported estimated_cost = ${run.estimated_cost:,.4f} but "
+                    f"the transcript's tokens ({span}) cost ${cost:,.4f} at price table "
+                    f"{prices.version}"
+                ),
+                severity="warning",
+                path=path,
+                line=line,
+                hint="cached reads and cache writes are priced separately; check the figure",
+            )
+        )
     return found
 
 
-def verify_run(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> list[Finding]:
+def verify_run(
+    *,
+    run: Run,
+    folder: Path,
+    tolerance: float = DEFAULT_TOLERANCE,
+    prices: PriceTable | None = None,
+) -> list[Finding]:
     """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
     if run.transcript is None:
         return []
@@ -95,6 +195,7 @@ def verify_run(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) 
             )
         ]
     try:
+        secrets = find_secrets(path)
         metrics = read_transcript(path=path, format_name=run.transcript.format)
     except ArenaError as exc:
         return [
@@ -107,7 +208,60 @@ def verify_run(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) 
                 hint=exc.hint,
             )
         ]
-    return compare_metrics(run=run, metrics=metrics, path=path, tolerance=tolerance)
+    found = compare_metrics(
+        run=run, metrics=metrics, path=path, tolerance=tolerance, prices=prices
+    )
+    found.extend(_belongs_to_run(run=run, folder=folder, metrics=metrics, path=path))
+    if secrets.changed:
+        first = min(numbers[0] for numbers in secrets.lines.values())
+        found.append(
+            Finding(
+                code="secret-in-transcript",
+                message=f"the transcript contains what looks like {secrets.describe()}",
+                severity="error",
+                path=path,
+                line=first,
+                hint="store it with `arena submit` (which redacts) or replace those strings",
+            )
+        )
+    return found
+
+
+def _matches(edited: str, patch_path: str) -> bool:
+    edited = edited.replace("\\", "/")
+    return edited == patch_path or edited.endswith("/" + patch_path)
+
+
+def _belongs_to_run(
+    *, run: Run, folder: Path, metrics: TranscriptMetrics, path: Path
+) -> list[Finding]:
+    """A transcript whose edits share no file with the run's patch came from another run.
+
+    Only judged when the transcript shows edits (edits made through a shell are invisible),
+    so the check can flag a copied transcript but never a faithful one.
+    """
+    if not metrics.edited_files:
+        return []
+    patched: list[str] = []
+    for name in run.patches:
+        patched.extend(load_patch(folder / name).paths)
+    if not patched or any(
+        _matches(edited, target) for edited in metrics.edited_files for target in patched
+    ):
+        return []
+    shown = ", ".join(sorted(metrics.edited_files)[:5])
+    return [
+        Finding(
+            code="transcript-mismatch",
+            message=(
+                f"run {run.id!r}: the transcript edits {shown} but the patch changes "
+                f"{', '.join(patched[:5])}; it does not look like this run's transcript"
+            ),
+            severity="error",
+            path=path,
+            hint="store the transcript of the session that produced this patch",
+        )
+    ]
 
 
 def is_verified(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from test_validation import (  # the shared demo task and submission writers
     _check,
@@ -83,3 +84,56 @@ def test_run_without_transcript_is_self_reported(tmp_path: Path) -> None:
     )
     assert verify_run(run=run, folder=tmp_path) == []
     assert not is_verified(run=run, folder=tmp_path)
+
+
+def test_cost_is_priced_with_cached_tokens_separately(tmp_path: Path) -> None:
+    from arena_bot.scoring.prices import load_price_table
+    from arena_bot.transcripts import read_transcript
+    from arena_bot.verification import transcript_cost
+
+    data = Path(__file__).parent / "transcripts" / "data"
+    metrics = read_transcript(path=data / "openhands_trajectory.json", format_name="openhands")
+    prices = load_price_table()
+    cost = transcript_cost(metrics=metrics, prices=prices)
+    # claude-sonnet-4-5: 3.00 input, 0.30 cached read, 3.75 cache write, 15.00 output per M.
+    expected = (3800 * 3.00 + 7700 * 0.30 + 4500 * 3.75 + 700 * 15.00) / 1_000_000
+    assert cost == pytest.approx(expected)
+    assert prices.version == "2025-11-01"
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "submissions"
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5",
+        "slugkit-options/2026-11-05_openhands_deepseek-v3",
+        "ttlcache-bugs/2026-11-08_aider_gemini-2.5-pro",
+    ],
+)
+def test_sample_submissions_of_three_tools_are_verified(folder: str) -> None:
+    from arena_bot.scoring.prices import load_price_table
+    from arena_bot.submissions import load_submission
+
+    loaded = load_submission(SAMPLES / folder)
+    for run in loaded.spec.runs:
+        assert run.transcript is not None
+        assert verify_run(run=run, folder=loaded.root, prices=load_price_table()) == []
+
+
+def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:
+    from arena_bot.scoring.prices import load_price_table
+    from arena_bot.transcripts import read_transcript
+    from arena_bot.verification import transcript_cost
+
+    session = SAMPLES / "csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5/session.jsonl"
+    metrics = read_transcript(path=session, format_name="claude-code")
+    assert metrics.usage_by_model == {
+        "claude-sonnet-4-5": (410, 60000, 10000, 4000),
+        "claude-haiku-4-5": (20, 50170, 18000, 4190),
+    }
+    sonnet = 410 * 3.00 + 60000 * 0.30 + 10000 * 3.75 + 4000 * 15.00
+    haiku = 20 * 1.00 + 50170 * 0.10 + 18000 * 1.25 + 4190 * 5.00
+    cost = transcript_cost(metrics=metrics, prices=load_price_table())
+    assert cost == pytest.approx((sonnet + haiku) / 1_000_000)

@@ -81,6 +81,9 @@ _COMMANDS: dict[str, LazyCommand] = {
     "validate": LazyCommand(
         "validate", "validate", "Check submissions: format, patches, protected paths, sizes."
     ),
+    "submit": LazyCommand(
+        "submit", "submit_command", "Create a submission from finished agent runs."
+    ),
     "schema": LazyCommand(
         "schema", "schema", "Compare (--check) or regenerate (--write) the JSON Schemas."
     ),

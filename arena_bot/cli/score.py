@@ -21,6 +21,7 @@ from arena_bot.scoring.calibration import render_report
 from arena_bot.scoring.compare import compare as run_compare
 from arena_bot.scoring.compare import render_table
 from arena_bot.scoring.export import canonical, to_csv, to_json
+from arena_bot.scoring.export import verified_only as keep_verified
 from arena_bot.scoring.incremental import ScoredBoard, score_repository, task_file_chunks
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.loader import load_inputs
@@ -126,16 +127,25 @@ _match_option = click.option(
     help="Folder for leaderboard.json and leaderboard.csv (default: .arena/).",
 )
 @_match_option
+@click.option("--verified-only", is_flag=True,
+              help="Keep only entries whose metrics were verified against a transcript.")
 @click.pass_obj
-def score(settings: Settings, results: Path | None, output: Path | None, match: str) -> None:
+def score(
+    settings: Settings, results: Path | None, output: Path | None, match: str,
+    verified_only: bool,
+) -> None:
     """Recompute the whole leaderboard from the stored evaluation results.
 
     Writes leaderboard.json and leaderboard.csv. The same inputs always give the same
     bytes (no timestamps; everything sorted; fixed rounding).
     """
-    if match == "latest":
+    if match == "latest" or verified_only:
+        # The filtered view and result folders gathered by other means take the
+        # whole-board path (the incremental one serves the full board).
         with open_index(settings.cache_dir) as index:
             board = build_from_disk(settings, results=results, match=match, index=index)
+        if verified_only:
+            board = keep_verified(board)
         write_outputs(board, output or settings.cache_dir)
         return
     if results is not None and not results.is_dir():

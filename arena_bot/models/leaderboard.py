@@ -240,6 +240,12 @@ class Entry(RecordModel):
     #: Seed 002's ``validate_evaluation_metrics`` messages for this entry.
     validation: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    #: ``verified``: every run's figures were recomputed from its transcript and agree
+    #: (the "verified metrics" mark; the board can be filtered on it); ``self-reported``:
+    #: at least one run has no transcript, so its numbers are taken on trust.
+    metrics_source: Literal["verified", "self-reported"] = "self-reported"
+    #: How many of the runs were verified against a transcript.
+    verified_runs: int = 0
 
 
 class Summary(RecordModel):

@@ -75,7 +75,9 @@ class Tokens(StrictModel):
         return self
 
 
-TranscriptFormat = Literal["claude-code", "codex", "generic"]
+TranscriptFormat = Literal[
+    "aider", "aider-history", "claude-code", "codex", "generic", "openhands", "swe-agent"
+]
 
 
 class Transcript(StrictModel):

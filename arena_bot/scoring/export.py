@@ -22,12 +22,23 @@ CSV_COLUMNS = (
     "correctness", "percentile", "ci_low", "ci_high", "statistically_tied",
     "significance_rank", "pass_at_1", "tokens", "tool_calls", "iterations",
     "execution_time", "estimated_cost", "baseline", "needs_review", "flags",
+    "metrics_source",
 )
 
 
 def canonical(data: object) -> str:
     """The one JSON spelling of everything published: sorted keys, 2-space indent."""
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def verified_only(leaderboard: Leaderboard) -> Leaderboard:
+    """The board filtered to entries with the "verified metrics" mark.
+
+    Scores, ranks and baselines stay those of the whole board (filtering is a view, so a
+    verified entry's score does not change with the filter).
+    """
+    entries = [e for e in leaderboard.entries if e.metrics_source == "verified"]
+    return leaderboard.model_copy(update={"entries": entries})
 
 
 def to_json(leaderboard: Leaderboard) -> str:
@@ -121,6 +132,6 @@ def csv_rows(leaderboard: Leaderboard) -> str:
             _fixed(pass1, 4), _fixed(m.tokens, 1), _fixed(m.tool_calls, 2),
             _fixed(m.iterations, 2), _fixed(m.execution_time, 2), _fixed(m.estimated_cost, 4),
             baselines.get(e.task_id, ""), str(e.needs_review).lower(),
-            ";".join(f.code for f in e.outliers),
+            ";".join(f.code for f in e.outliers), e.metrics_source,
         ])
     return buffer.getvalue()

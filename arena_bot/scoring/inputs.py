@@ -27,6 +27,8 @@ class SubmissionInput:
     result: EvaluationResult | None
     #: run id → digests of its patch files (see :func:`.outliers.patch_digest`).
     patch_digests: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Ids of the runs whose figures agree with their transcript (see :mod:`.verification`).
+    verified_runs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -406,6 +406,16 @@ def _entry(
         needs_review=parts.needs_review if parts else False,
         validation=parts.validation if parts else [],
         notes=parts.notes if parts else [],
+        metrics_source=_metrics_source(p.item),
+        verified_runs=sum(1 for run in spec.runs if run.id in p.item.verified_runs),
+    )
+
+
+def _metrics_source(item: SubmissionInput) -> Literal["verified", "self-reported"]:
+    """``verified`` only when every run was checked against its transcript and agreed."""
+    runs = item.spec.runs
+    return "verified" if runs and all(r.id in item.verified_runs for r in runs) else (
+        "self-reported"
     )
 
 

@@ -22,12 +22,13 @@ from pydantic import ValidationError
 from arena_bot.dataset import Dataset
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
-from arena_bot.index import Index, code_fingerprint
+from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.patches import MAX_PATCH_BYTES
 from arena_bot.scoring.inputs import ScoringInputs, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
 from arena_bot.submissions import SubmissionFolder, load_submission, submission_folders
+from arena_bot.verification import is_verified
 from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
@@ -104,6 +105,7 @@ def submission_input(
         spec=folder.spec,
         result=result,
         patch_digests=_digests(folder, index),
+        verified_runs=_verified_runs(folder, index),
     )
 
 
@@ -149,3 +151,24 @@ def load_inputs(
     return ScoringInputs(
         tasks={task_id: folder.spec for task_id, folder in tasks.items()}, submissions=items
     )
+
+
+def _verified_runs(folder: SubmissionFolder, index: Index | None) -> frozenset[str]:
+    """Runs whose reported figures agree with their stored transcript (read at the edge).
+
+    Reading a transcript is costly; with an index the answer is remembered by the
+    submission folder's content (and the bot's code).
+    """
+    if not any(run.transcript is not None for run in folder.spec.runs):
+        return frozenset()
+
+    def compute() -> bytes:
+        runs = [run.id for run in folder.spec.runs if is_verified(run=run, folder=folder.root)]
+        return "\n".join(runs).encode()
+
+    if index is None:
+        text = compute().decode()
+    else:
+        key = f"{code_fingerprint(index)}:{folder_digest(folder.root, index)}"
+        text = index.memo("verified-runs", key, compute).decode()
+    return frozenset(text.split("\n")) if text else frozenset()

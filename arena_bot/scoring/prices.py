@@ -23,12 +23,16 @@ class ModelPrice(StrictModel):
 
     input: Price
     cached_input: Price
+    #: Writing a prompt to the cache; ``None``: charged as ordinary input.
+    cache_write: Price | None = None
     output: Price
     aliases: list[str] = Field(default_factory=list)
 
 
 class PriceTableFile(StrictModel):
     schema_version: Literal[1] = 1
+    #: Dated version of the prices, quoted wherever a cost computed from them is shown.
+    version: str = "unversioned"
     models: dict[str, ModelPrice]
 
     @model_validator(mode="after")
@@ -57,6 +61,7 @@ class PriceTable:
     """Model name (any listed spelling) → price."""
 
     by_name: dict[str, tuple[str, ModelPrice]]
+    version: str = "unversioned"
 
     def digest(self) -> str:
         """SHA-256 of the table's content (part of every cached score's key)."""
@@ -74,7 +79,24 @@ def _table(spec: PriceTableFile) -> PriceTable:
     for name, price in spec.models.items():
         for spelling in (name, *price.aliases):
             by_name[normalize_model_name(spelling)] = (name, price)
-    return PriceTable(by_name=by_name)
+    return PriceTable(by_name=by_name, version=spec.version)
+
+
+def token_cost(
+    *, price: ModelPrice, uncached: int, cache_read: int, cache_write: int, output: int
+) -> float:
+    """US dollars for one model's tokens, each kind at its own rate.
+
+    Cached reads are priced separately because ignoring them overstates (or, when counted as
+    free, understates) published costs several times over on long agent sessions.
+    """
+    write_rate = price.input if price.cache_write is None else price.cache_write
+    return (
+        uncached * price.input
+        + cache_read * price.cached_input
+        + cache_write * write_rate
+        + output * price.output
+    ) / 1_000_000
 
 
 def load_price_table(path: Path | None = None) -> PriceTable:

@@ -14,6 +14,16 @@ from pathlib import Path
 
 from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
 
+EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
+
+
+def _note_edit(metrics: TranscriptMetrics, block: dict[str, object]) -> None:
+    tool_input = block.get("input")
+    if block.get("name") in EDIT_TOOLS and isinstance(tool_input, dict):
+        target = tool_input.get("file_path") or tool_input.get("notebook_path")
+        if isinstance(target, str) and target:
+            metrics.edited_files.add(target)
+
 
 def read_claude_code(path: Path) -> TranscriptMetrics:
     """Recompute the metrics of one Claude Code session JSONL file."""
@@ -21,6 +31,7 @@ def read_claude_code(path: Path) -> TranscriptMetrics:
     clock = Clock()
     seen_uuids: set[str] = set()
     usage_by_message: dict[str, dict[str, int]] = {}
+    model_of_message: dict[str, str] = {}
     tool_ids: set[str] = set()
     for number, event in read_json_lines(path):
         uuid = event.get("uuid")
@@ -39,6 +50,8 @@ def read_claude_code(path: Path) -> TranscriptMetrics:
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
         message_id = str(message.get("id") or f"line-{number}")
+        if isinstance(message.get("model"), str):
+            model_of_message.setdefault(message_id, message["model"])
         usage = message.get("usage")
         if isinstance(usage, dict):
             # Later blocks of a streamed message carry the final usage; keep the largest.
@@ -59,11 +72,20 @@ def read_claude_code(path: Path) -> TranscriptMetrics:
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
-    for figures in usage_by_message.values():
+                    _note_edit(metrics, block)
+    by_model: dict[str, list[int]] = {}
+    for message_id, figures in usage_by_message.items():
+        model = model_of_message.get(message_id, "")
+        parts = by_model.setdefault(model, [0, 0, 0, 0])
+        for slot, key in enumerate(("input", "read", "write", "output")):
+            parts[slot] += figures.get(key, 0)
         metrics.prompt_tokens += figures.get("input", 0)
         metrics.completion_tokens += figures.get("output", 0)
         metrics.cache_read_tokens += figures.get("read", 0)
         metrics.cache_write_tokens += figures.get("write", 0)
+    metrics.usage_by_model = {
+        model: (parts[0], parts[1], parts[2], parts[3]) for model, parts in by_model.items()
+    }
     metrics.iterations = len(usage_by_message)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()

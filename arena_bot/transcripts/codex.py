@@ -11,11 +11,15 @@ Codex reports no cache-write figure (OpenAI caching has no write charge).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
 
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
+#: Codex edits files with ``apply_patch`` (a custom tool, or a shell call); its envelope names
+#: each file on a ``*** Update File: PATH`` (Add / Delete) line.
+PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: ([^\n\\]+)")
 
 
 def read_codex(path: Path) -> TranscriptMetrics:
@@ -38,6 +42,10 @@ def read_codex(path: Path) -> TranscriptMetrics:
             metrics.add_model(model if isinstance(model, str) else None)
         elif kind == "response_item" and payload.get("type") in TOOL_ITEMS:
             tool_ids.add(str(payload.get("call_id") or payload.get("id") or f"line-{number}"))
+            for key in ("input", "arguments"):
+                if isinstance(payload.get(key), str) and "*** Begin Patch" in payload[key]:
+                    found = PATCH_FILE.findall(payload[key])
+                    metrics.edited_files.update(name.strip() for name in found)
         elif kind == "event_msg" and payload.get("type") == "token_count":
             info = payload.get("info")
             usage = info.get("total_token_usage") if isinstance(info, dict) else None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from arena_bot.errors import InputError
 
@@ -30,6 +31,16 @@ class TranscriptMetrics:
     models: list[str] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
+    #: Per model: (uncached input, cache read, cache write, output), when the format splits
+    #: usage by model (so a session with a cheaper sub-agent model is priced per model).
+    usage_by_model: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    #: Where the figures came from, when not a line range (JSON documents: ``events 1-57``).
+    span_label: str = ""
+    #: Files the agent edited with its own edit tools (as the transcript spells them, often
+    #: absolute); empty when the format does not show edits. Used to tie transcript to patch.
+    edited_files: set[str] = field(default_factory=set)
+    #: Figures the format cannot show (e.g. Aider has no tool calls); never flagged.
+    unverifiable: set[str] = field(default_factory=set)
 
     def add_model(self, name: str | None) -> None:
         """Record a model name once, in order of first use."""
@@ -71,20 +82,38 @@ class Clock:
         return (self.last - self.first).total_seconds()
 
 
+def open_transcript(path: Path) -> IO[bytes]:
+    """Open a transcript for binary reading; a ``.gz`` file is decompressed as it streams.
+
+    Large transcripts are stored gzip-compressed in submission folders, so every importer
+    reads through here.
+    """
+    try:
+        if path.suffix == ".gz":
+            return cast(IO[bytes], gzip.open(path, "rb"))
+        return path.open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read transcript: {exc.strerror}", path=path) from exc
+
+
 def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank JSONL line, one at a time.
 
     A line that is not a JSON object, too long, or cut off gives an :class:`InputError` naming
     the file and line.
     """
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise InputError(f"cannot read transcript: {exc.strerror}", path=path) from exc
-    with handle:
+    with open_transcript(path) as handle:
         number = 0
         while True:
-            raw = handle.readline(MAX_LINE_BYTES + 1)
+            try:
+                raw = handle.readline(MAX_LINE_BYTES + 1)
+            except (OSError, EOFError) as exc:
+                raise InputError(
+                    f"cannot decompress transcript: {exc}",
+                    path=path,
+                    line=number + 1,
+                    hint="store the complete .gz file (gzip -t checks it)",
+                ) from exc
             if not raw:
                 return
             number += 1

@@ -1,0 +1,96 @@
+"""``arena submit``: create a submission folder from finished agent runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from arena_bot.dataset import Dataset
+from arena_bot.errors import UsageError
+from arena_bot.models.submission import Contributor, Tool, TranscriptFormat
+from arena_bot.scoring.prices import load_price_table
+from arena_bot.settings import Settings
+from arena_bot.submit import RunSource, SubmitRequest, submit
+from arena_bot.transcripts import READERS
+
+
+def _pairs(workdirs: tuple[Path, ...], transcripts: tuple[Path, ...]) -> list[RunSource]:
+    if len(workdirs) != len(transcripts):
+        raise UsageError(
+            f"give one --transcript per --workdir (got {len(workdirs)} and {len(transcripts)})",
+            hint="repeat --workdir DIR --transcript FILE once per run",
+        )
+    return [RunSource(workdir=w, transcript=t) for w, t in zip(workdirs, transcripts, strict=True)]
+
+
+@click.command("submit")
+@click.option("--task", "task_id", required=True, help="Task id (a folder of dataset/).")
+@click.option("--feature", "features", type=int, multiple=True, default=(1,), show_default=True,
+              help="Feature(s) the run implemented; two or more make a 'solo' submission.")
+@click.option("--workdir", "workdirs", type=click.Path(file_okay=False, path_type=Path),
+              multiple=True, required=True,
+              help="The git working tree the agent worked in (repeat once per run).")
+@click.option("--transcript", "transcripts", type=click.Path(dir_okay=False, path_type=Path),
+              multiple=True, required=True,
+              help="The agent's transcript of that run (repeat once per run, same order).")
+@click.option("--format", "transcript_format", type=click.Choice(sorted(READERS)),
+              required=True, help="Transcript format (see the formats page).")
+@click.option("--tool", "tool_name", required=True, help='Tool name, e.g. "Claude Code".')
+@click.option("--tool-version", required=True, help="Tool version, e.g. 2.0.31.")
+@click.option("--model", default=None, help="Model name (default: the transcript's first).")
+@click.option("--contributor", required=True, help="Your name as shown on the leaderboard.")
+@click.option("--github", default=None, help="Your GitHub login (optional).")
+@click.option("--date", "date", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="Run date (default: today); part of the folder name.")
+@click.option("--failed", is_flag=True, help="The runs did not finish the task (success: false).")
+@click.pass_obj
+def submit_command(
+    settings: Settings, task_id: str, features: tuple[int, ...], workdirs: tuple[Path, ...],
+    transcripts: tuple[Path, ...], transcript_format: TranscriptFormat, tool_name: str,
+    tool_version: str, model: str | None, contributor: str, github: str | None,
+    date: dt.datetime | None, failed: bool,
+) -> None:
+    """Create (or add runs to) submissions/<task>/<date>_<tool>_<model>/.
+
+    The patch is each working tree's diff against the task's base commit (test files left
+    out); every metric is read from the transcript, which is stored (redacted) with the
+    submission. Nothing is written unless the result passes `arena validate`.
+    """
+    try:
+        tool = Tool(name=tool_name, version=tool_version)
+        who = Contributor(name=contributor, github=github)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise UsageError(
+            f"--{problem['loc'][0]}: {problem['msg']}",
+            hint="see the submission format on the formats page",
+        ) from exc
+    request = SubmitRequest(
+        task_id=task_id,
+        tool=tool,
+        contributor=who,
+        transcript_format=transcript_format,
+        runs=_pairs(workdirs, transcripts),
+        features=sorted(set(features)),
+        model=model,
+        success=not failed,
+        date=date.date() if date else dt.date.today(),
+    )
+    outcome = submit(
+        request, dataset=Dataset(settings.dataset_dir), submissions_dir=settings.submissions_dir,
+        prices=load_price_table(),
+    )
+    click.echo("Read from the transcripts:")
+    for line in outcome.read:
+        click.echo(f"  {line}")
+    if outcome.missing:
+        click.echo("Could not read:")
+        for line in outcome.missing:
+            click.echo(f"  {line}")
+    for warning in outcome.warnings:
+        click.echo(f"warning: {warning.code}: {warning.message}")
+    runs = ", ".join(outcome.added_runs)
+    click.echo(f"Wrote {outcome.folder} (added {runs}); it passes `arena validate`.")

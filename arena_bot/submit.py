@@ -1,0 +1,340 @@
+"""``arena submit``: turn finished agent runs into a submission folder that validates as is.
+
+For each run: the patch is the working tree's ``git diff`` against the task's base commit
+(untracked files included, the task's test files left out), and the metrics are recomputed
+from the agent's own transcript, which is stored (redacted, compressed when large) beside it.
+Everything is built in a staging folder under ``submissions/``, validated there, and only then
+moved into place with one rename, so an error leaves nothing half-written. Submitting again
+for the same task, tool and model adds runs to the existing folder (a multi-run submission).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import git
+import yaml
+
+from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.errors import InputError
+from arena_bot.models.submission import (
+    Contributor,
+    Run,
+    Submission,
+    Tokens,
+    Tool,
+    Transcript,
+    TranscriptFormat,
+)
+from arena_bot.patches import ProtectedPaths, protected_paths_for
+from arena_bot.scoring.prices import PriceTable
+from arena_bot.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
+from arena_bot.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.transcripts.redact import store_redacted
+from arena_bot.validation import Diagnostic, validate_submission
+from arena_bot.verification import transcript_cost
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """One finished run: the agent's working tree and its transcript."""
+
+    workdir: Path
+    transcript: Path
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmitRequest:
+    """What the contributor told ``arena submit``."""
+
+    task_id: str
+    tool: Tool
+    contributor: Contributor
+    transcript_format: TranscriptFormat
+    runs: list[RunSource]
+    features: list[int]
+    model: str | None = None
+    success: bool = True
+    date: dt.date = field(default_factory=dt.date.today)
+
+
+@dataclass
+class SubmitOutcome:
+    """Where the submission went and what was (and was not) read, for the CLI to print."""
+
+    folder: Path
+    added_runs: list[str]
+    read: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+def slug(text: str) -> str:
+    """A folder-name-safe lower-case slug (``Claude Code`` → ``claude-code``)."""
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower().rsplit("/", 1)[-1]).strip("-.") or "x"
+
+
+def working_tree_patch(*, workdir: Path, base: str, protected: ProtectedPaths) -> str:
+    """The working tree's changes against ``base`` (untracked files included), tests left out.
+
+    A throw-away index is used so the contributor's own staging area is never touched.
+    """
+    try:
+        repo = git.Repo(workdir, search_parent_directories=False)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise InputError(
+            "not a git working tree",
+            path=workdir,
+            hint="pass the folder the agent worked in (a clone of the task's repository)",
+        ) from exc
+    try:
+        repo.commit(base)
+    except (ValueError, git.BadName) as exc:
+        raise InputError(
+            f"the task's base commit {base[:12]} is not in this repository",
+            path=workdir,
+            hint="run the agent in a clone of the task's repository at its base commit",
+        ) from exc
+    with tempfile.TemporaryDirectory(prefix="arena-index-") as scratch:
+        index = Path(scratch) / "index"
+        with repo.git.custom_environment(GIT_INDEX_FILE=str(index)):
+            repo.git.read_tree(base)
+            repo.git.add("--all", "--", ".")
+            names = repo.git.diff("--cached", "--name-only", "--no-renames", base, "-z")
+            kept = [n for n in names.split("\0") if n and protected.rule_for(n) is None]
+            if not kept:
+                return ""
+            diff: str = repo.git.diff(
+                "--cached", "--no-color", "--no-ext-diff", "--src-prefix=a/",
+                "--dst-prefix=b/", base, "--", *kept,
+            )
+            return diff + "\n"
+
+
+def run_from_metrics(
+    *, run_id: str, metrics: TranscriptMetrics, cost: float | None, patch: str,
+    transcript: Transcript, success: bool,
+) -> Run:
+    """A run whose every figure comes from the transcript (none typed in)."""
+    prompt = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
+    return Run(
+        id=run_id,
+        tokens=Tokens(
+            total=prompt + metrics.completion_tokens,
+            prompt=prompt,
+            completion=metrics.completion_tokens,
+            cached=metrics.cache_read_tokens,
+        ),
+        tool_calls=metrics.tool_calls,
+        iterations=max(metrics.iterations, 1),
+        execution_time=round(metrics.wall_clock_seconds, 1),
+        estimated_cost=round(cost, 4) if cost is not None else 0.0,
+        success=success,
+        patches=[patch],
+        transcript=transcript,
+    )
+
+
+def _describe(metrics: TranscriptMetrics, cost: float | None, prices: PriceTable) -> str:
+    prompt = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
+    text = (
+        f"{prompt:,} prompt tokens ({metrics.cache_read_tokens:,} cached read, "
+        f"{metrics.cache_write_tokens:,} cache write), {metrics.completion_tokens:,} completion, "
+        f"{metrics.tool_calls} tool calls, {metrics.iterations} iterations, "
+        f"{metrics.wall_clock_seconds:,.0f} s"
+    )
+    if cost is not None:
+        text += f", ${cost:,.4f} (price table {prices.version})"
+    return text
+
+
+def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> list[str]:
+    gaps = [f"{name}: {figure} (the format does not record it)" for figure in
+            sorted(metrics.unverifiable)]
+    if metrics.wall_clock_seconds <= 0 and "execution_time" not in metrics.unverifiable:
+        gaps.append(f"{name}: execution_time (no timestamps; recorded as 0 = not recorded)")
+    if cost is None:
+        why = "several models" if len(metrics.models) > 1 else "model not in the price table"
+        gaps.append(f"{name}: estimated_cost ({why}; recorded as 0 = not recorded)")
+    return gaps
+
+
+@contextmanager
+def _staging(submissions_dir: Path) -> Iterator[Path]:
+    """A scratch folder beside the final one (same file system, so the move is one rename)."""
+    submissions_dir.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".arena-submit-", dir=submissions_dir))
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def submit(
+    request: SubmitRequest, *, dataset: Dataset, submissions_dir: Path, prices: PriceTable
+) -> SubmitOutcome:
+    """Build (or extend) the submission folder for ``request``; see the module docstring."""
+    task = dataset.get(request.task_id)
+    _check_features(task, request.features)
+    protected = protected_paths_for(task)
+    built: list[tuple[str, str, TranscriptMetrics, float | None, RunSource]] = []
+    read: list[str] = []
+    missing: list[str] = []
+    models: list[str] = []
+    for number, source in enumerate(request.runs, start=1):
+        if not source.transcript.is_file():
+            raise InputError("transcript file not found", path=source.transcript)
+        metrics = read_transcript(path=source.transcript, format_name=request.transcript_format)
+        if metrics.iterations == 0 and metrics.prompt_tokens == 0:
+            raise InputError(
+                f"no model calls found in this {request.transcript_format} transcript",
+                path=source.transcript,
+                hint="check --format, or that this is the session of the run",
+            )
+        patch = working_tree_patch(
+            workdir=source.workdir, base=task.spec.source.commit, protected=protected
+        )
+        if not patch.strip():
+            raise InputError(
+                "the working tree has no changes against the task's base commit "
+                "(test files left out)",
+                path=source.workdir,
+                hint="pass the folder the agent worked in, after the run",
+            )
+        cost = transcript_cost(metrics=metrics, prices=prices)
+        label = f"run {number} ({source.transcript.name})"
+        read.append(f"{label}: {_describe(metrics, cost, prices)}")
+        missing.extend(_missing(metrics, cost, name=label))
+        models.extend(m for m in metrics.models if m not in models)
+        built.append((label, patch, metrics, cost, source))
+    model = request.model or (models[0] if models else None)
+    if model is None:
+        raise InputError(
+            "the transcripts name no model", path=request.runs[0].transcript,
+            hint="pass --model",
+        )
+    folder_name = f"{request.date.isoformat()}_{slug(request.tool.name)}_{slug(model)}"
+    final = submissions_dir / request.task_id / folder_name
+    existing = load_submission(final) if (final / SUBMISSION_FILE).is_file() else None
+    if existing is not None:
+        _check_same(existing.spec, request=request, model=model, path=final)
+    with _staging(submissions_dir) as scratch:
+        staged = scratch / request.task_id / folder_name
+        if existing is not None:
+            shutil.copytree(final, staged, symlinks=True)
+        else:
+            staged.mkdir(parents=True)
+        runs = list(existing.spec.runs) if existing is not None else []
+        taken = {run.id for run in runs}
+        added: list[str] = []
+        for _label, patch, metrics, cost, source in built:
+            run_id = _next_run_id(taken)
+            taken.add(run_id)
+            (staged / f"{run_id}.patch").write_text(patch, encoding="utf-8")
+            stored, redacted = store_redacted(
+                source=source.transcript, folder=staged, stem=f"{run_id}-transcript"
+            )
+            if redacted.changed:
+                read.append(f"{run_id}: redacted {redacted.describe()} in {stored.name}")
+            runs.append(run_from_metrics(
+                run_id=run_id, metrics=metrics, cost=cost, patch=f"{run_id}.patch",
+                transcript=Transcript(file=stored.name, format=request.transcript_format),
+                success=request.success,
+            ))
+            added.append(run_id)
+        spec = _spec(request=request, model=model, runs=runs, existing=existing)
+        dump = spec.model_dump(mode="json", exclude_none=True)
+        dump["date"] = spec.date  # a YAML date, not a quoted string
+        text = yaml.safe_dump(dump, sort_keys=False, allow_unicode=True)
+        (staged / SUBMISSION_FILE).write_text(text, encoding="utf-8")
+        diagnostics = validate_submission(
+            staged, dataset, submissions_root=scratch, today=request.date
+        )
+        errors = [d for d in diagnostics if d.is_error]
+        if errors:
+            raise InputError(
+                "the generated submission does not validate; nothing was written:\n  "
+                + "\n  ".join(f"{d.code}: {d.message}" for d in errors),
+                path=final,
+                hint="fix the run (or report the problem) and submit again",
+            )
+        _move_into_place(staged=staged, final=final)
+    return SubmitOutcome(
+        folder=final, added_runs=added, read=read, missing=missing,
+        warnings=[d for d in diagnostics if not d.is_error],
+    )
+
+
+def _check_features(task: TaskFolder, features: list[int]) -> None:
+    known = {f.id for f in task.spec.features}
+    for feature in features:
+        if feature not in known:
+            raise InputError(
+                f"task {task.id!r} has no feature {feature}",
+                path=task.root,
+                hint=f"use one of {sorted(known)}",
+            )
+
+
+def _check_same(spec: Submission, *, request: SubmitRequest, model: str, path: Path) -> None:
+    """Runs are only added to a submission of the same tool, model, features and format."""
+    if (
+        spec.tool.name != request.tool.name
+        or spec.models != [model]
+        or spec.features != request.features
+    ):
+        raise InputError(
+            "a submission with this name exists for another tool, model or features",
+            path=path / SUBMISSION_FILE,
+            hint="pass --date to start a new submission, or match its features",
+        )
+
+
+def _next_run_id(taken: set[str]) -> str:
+    number = 1
+    while f"run-{number}" in taken:
+        number += 1
+    return f"run-{number}"
+
+
+def _spec(
+    *, request: SubmitRequest, model: str, runs: list[Run], existing: SubmissionFolder | None
+) -> Submission:
+    if existing is not None:
+        # The contributor's own edits (notes, name) are kept; only runs are added.
+        return existing.spec.model_copy(update={"runs": runs})
+    return Submission(
+        task=request.task_id,
+        tool=request.tool,
+        models=[model],
+        contributor=request.contributor,
+        date=request.date,
+        setting="single" if len(request.features) == 1 else "solo",
+        features=request.features,
+        runs=runs,
+        cost_source="estimate",
+    )
+
+
+def _move_into_place(*, staged: Path, final: Path) -> None:
+    """Swap the validated folder in: a new one is one rename; a replaced one two."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    if not final.exists():
+        os.rename(staged, final)
+        return
+    backup = staged.with_name(staged.name + ".old")
+    os.rename(final, backup)
+    try:
+        os.rename(staged, final)
+    except OSError:
+        os.rename(backup, final)
+        raise
+    shutil.rmtree(backup)

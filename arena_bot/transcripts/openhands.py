@@ -1,0 +1,72 @@
+"""OpenHands trajectories (``save_trajectory_path``; the GUI's "export trajectory").
+
+The file is one JSON array of events. Each event has ``id``, ``timestamp``, ``source``
+(``agent``/``user``/``environment``) and either ``action`` or ``observation``. An agent action
+chosen by the model carries ``tool_call_metadata`` (``tool_call_id``, ``model_response`` with
+the response ``id``) and ``llm_metrics`` whose ``accumulated_token_usage`` is a running total
+(``prompt_tokens`` includes the cache reads and writes, as LiteLLM reports them). The largest
+running total is the session's usage, so an event replayed by a resumed session adds nothing;
+iterations are distinct model responses, tool calls distinct tool call ids.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from arena_bot.transcripts.jsonstream import iter_items
+from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int
+
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+def _usage(event: dict[str, Any]) -> dict[str, Any] | None:
+    metrics = event.get("llm_metrics")
+    if not isinstance(metrics, dict):
+        return None
+    usage = metrics.get("accumulated_token_usage")
+    return usage if isinstance(usage, dict) else None
+
+
+def read_openhands(path: Path) -> TranscriptMetrics:
+    """Recompute the metrics of one OpenHands trajectory JSON file."""
+    metrics = TranscriptMetrics()
+    clock = Clock()
+    totals = dict.fromkeys(USAGE_KEYS, 0)
+    responses: set[str] = set()
+    tool_ids: set[str] = set()
+    count = 0
+    for _line, event in iter_items(path, prefix="item"):
+        count += 1
+        if not isinstance(event, dict):
+            continue
+        clock.see(event.get("timestamp"))
+        usage = _usage(event)
+        if usage is not None:
+            metrics.add_model(usage.get("model") if isinstance(usage.get("model"), str) else None)
+            figures = {key: as_int(usage.get(key)) for key in USAGE_KEYS}
+            if sum(figures.values()) > sum(totals.values()):
+                totals = figures
+        args = event.get("args")
+        if (
+            event.get("action") == "edit"
+            and isinstance(args, dict)
+            and isinstance(args.get("path"), str)
+        ):
+            metrics.edited_files.add(args["path"])
+        call = event.get("tool_call_metadata")
+        if event.get("source") == "agent" and isinstance(call, dict):
+            tool_ids.add(str(call.get("tool_call_id") or f"event-{event.get('id')}"))
+            response = call.get("model_response")
+            if isinstance(response, dict) and response.get("id"):
+                responses.add(str(response["id"]))
+    cached = totals["cache_read_tokens"] + totals["cache_write_tokens"]
+    metrics.prompt_tokens = max(totals["prompt_tokens"] - cached, 0)
+    metrics.cache_read_tokens = totals["cache_read_tokens"]
+    metrics.cache_write_tokens = totals["cache_write_tokens"]
+    metrics.completion_tokens = totals["completion_tokens"]
+    metrics.iterations = len(responses)
+    metrics.tool_calls = len(tool_ids)
+    metrics.wall_clock_seconds = clock.seconds()
+    metrics.span_label = f"events 1-{count}"
+    return metrics

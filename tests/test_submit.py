@@ -1,0 +1,301 @@
+"""``arena submit`` against real git working trees of the shipped slugkit-options task."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from arena_bot.cli import main
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TASK = "slugkit-options"
+SAMPLE = REPO_ROOT / "submissions" / TASK / "2026-11-02_claude-code_claude-sonnet-4-5"
+SAMPLE_PATCH = SAMPLE / "max-length.patch"
+FOLDER = "2026-11-20_claude-code_claude-sonnet-4-5"
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A leaderboard repository with the real task and no submissions yet."""
+    root = tmp_path / "board"
+    shutil.copytree(REPO_ROOT / "dataset" / TASK, root / "dataset" / TASK)
+    (root / "submissions").mkdir()
+    return root
+
+
+def agent_workdir(project: Path, where: Path) -> Path:
+    """A clone of the task repository at its base commit, changed as an agent would."""
+    spec = yaml.safe_load((project / "dataset" / TASK / "task.yaml").read_text())
+    git("clone", "-q", str(project / "dataset" / TASK / "repo.bundle"), str(where), cwd=project)
+    git("checkout", "-q", spec["source"]["commit"], cwd=where)
+    git("apply", str(SAMPLE_PATCH), cwd=where)
+    (where / "slugkit" / "notes_helper.py").write_text("HELPER = True\n")  # untracked, kept
+    tests = sorted((where / "tests").glob("test_*.py"))[0]
+    tests.write_text(tests.read_text() + "\n# the agent touched a test file\n")  # left out
+    git("add", str(tests), cwd=where)  # staged on purpose: the contributor's index is not used
+    return where
+
+
+def transcript(
+    path: Path, *, output: int = 40, secret: bool = True, edited: str = "/w/slugkit/__main__.py"
+) -> Path:
+    """A small Claude Code session (one model) with a key and an e-mail in a tool result."""
+    leak = "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123 by dev@example.com"
+    lines = [
+        {"type": "user", "uuid": "u1", "timestamp": "2026-11-20T10:00:00Z", "cwd": "/w",
+         "message": {"role": "user", "content": "add --max-length"}},
+        {"type": "assistant", "uuid": "u2", "timestamp": "2026-11-20T10:00:05Z", "cwd": "/w",
+         "message": {"id": "msg_1", "model": "claude-sonnet-4-5", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "env"}}],
+             "usage": {"input_tokens": 1200, "output_tokens": output,
+                       "cache_creation_input_tokens": 3000, "cache_read_input_tokens": 0}}},
+        {"type": "user", "uuid": "u3", "timestamp": "2026-11-20T10:00:07Z", "cwd": "/w",
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "t1", "content": leak if secret else "ok"}]}},
+        {"type": "assistant", "uuid": "u4", "timestamp": "2026-11-20T10:01:10Z", "cwd": "/w",
+         "message": {"id": "msg_2", "model": "claude-sonnet-4-5", "content": [
+             {"type": "tool_use", "id": "t2", "name": "Edit", "input": {"file_path": edited}}],
+             "usage": {"input_tokens": 300, "output_tokens": 500,
+                       "cache_creation_input_tokens": 200, "cache_read_input_tokens": 3000}}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def run_submit(project: Path, *pairs: tuple[Path, Path]) -> tuple[int, str]:
+    args = ["--root", str(project), "submit", "--task", TASK, "--format", "claude-code",
+            "--tool", "Claude Code", "--tool-version", "2.0.40", "--contributor", "Test Person",
+            "--date", "2026-11-20"]
+    for workdir, session in pairs:
+        args += ["--workdir", str(workdir), "--transcript", str(session)]
+    result = CliRunner().invoke(main, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def validate(project: Path, folder: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["--root", str(project), "validate", str(folder)])
+    return result.exit_code, result.output
+
+
+def leftovers(project: Path) -> list[Path]:
+    return sorted((project / "submissions").glob(".arena-submit-*"))
+
+
+def test_submit_writes_a_folder_that_validates_as_is(project: Path, tmp_path: Path) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    folder = project / "submissions" / TASK / FOLDER
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    run = spec["runs"][0]
+    # Every figure comes from the transcript: 1500 uncached + 3000 read + 3200 written.
+    assert run["tokens"] == {"total": 7700 + 540, "prompt": 7700, "completion": 540,
+                             "cached": 3000}
+    assert (run["tool_calls"], run["iterations"], run["execution_time"]) == (2, 2, 70.0)
+    expected_cost = (1500 * 3.00 + 3000 * 0.30 + 3200 * 3.75 + 540 * 15.00) / 1e6
+    assert run["estimated_cost"] == pytest.approx(expected_cost, abs=1e-4)
+    assert spec["models"] == ["claude-sonnet-4-5"] and spec["setting"] == "single"
+    patch = (folder / "run-1.patch").read_text()
+    assert "b/slugkit/__main__.py" in patch and "b/slugkit/notes_helper.py" in patch
+    assert "tests/" not in patch
+    stored = (folder / run["transcript"]["file"]).read_text()
+    assert "sk-proj-" not in stored and "dev@example.com" not in stored
+    assert "[REDACTED:openai-key]" in stored and "[REDACTED:email]" in stored
+    assert "redacted email on line 3; openai-key on line 3" in output
+    assert "Could not read" not in output
+    assert validate(project, folder)[0] == 0
+    # The contributor's own index is untouched: the staged test change is still staged.
+    assert git("diff", "--cached", "--name-only", cwd=workdir).strip().startswith("tests/")
+    assert leftovers(project) == []
+
+
+def test_second_submit_adds_a_run_to_the_same_submission(project: Path, tmp_path: Path) -> None:
+    first = agent_workdir(project, tmp_path / "one")
+    second = agent_workdir(project, tmp_path / "two")
+    assert run_submit(project, (first, transcript(tmp_path / "a.jsonl")))[0] == 0
+    code, output = run_submit(project, (second, transcript(tmp_path / "b.jsonl", output=90)))
+    assert code == 0, output
+    folder = project / "submissions" / TASK / FOLDER
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    assert [run["id"] for run in spec["runs"]] == ["run-1", "run-2"]
+    assert spec["runs"][1]["tokens"]["completion"] == 590
+    assert validate(project, folder)[0] == 0
+
+
+def test_several_runs_in_one_call(project: Path, tmp_path: Path) -> None:
+    pairs = [
+        (agent_workdir(project, tmp_path / f"w{n}"), transcript(tmp_path / f"t{n}.jsonl"))
+        for n in range(3)
+    ]
+    code, output = run_submit(project, *pairs)
+    assert code == 0, output
+    spec = yaml.safe_load((project / "submissions" / TASK / FOLDER / "submission.yaml").read_text())
+    assert len(spec["runs"]) == 3
+
+
+def test_ten_times_too_low_tokens_are_flagged_with_the_transcripts_figure(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    folder = project / "submissions" / TASK / FOLDER
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    tokens = spec["runs"][0]["tokens"]
+    spec["runs"][0]["tokens"] = {key: value // 10 for key, value in tokens.items()}
+    (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    code, output = validate(project, folder)
+    assert code == 1
+    assert "metric-mismatch" in output and "reported tokens.total = 824" in output
+    assert "gives 8,240" in output and "lines 1-4" in output
+
+
+def test_clean_working_tree_is_refused_and_nothing_is_written(
+    project: Path, tmp_path: Path
+) -> None:
+    spec = yaml.safe_load((project / "dataset" / TASK / "task.yaml").read_text())
+    clean = tmp_path / "clean"
+    git("clone", "-q", str(project / "dataset" / TASK / "repo.bundle"), str(clean), cwd=tmp_path)
+    git("checkout", "-q", spec["source"]["commit"], cwd=clean)
+    code, output = run_submit(project, (clean, transcript(tmp_path / "s.jsonl")))
+    assert code == 1
+    assert "no changes against the task's base commit" in output and str(clean) in output
+    assert not (project / "submissions" / TASK).exists() or not any(
+        (project / "submissions" / TASK).iterdir()
+    )
+    assert leftovers(project) == []
+
+
+def test_folder_that_is_not_a_git_tree_is_refused(project: Path, tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code, output = run_submit(project, (plain, transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "not a git working tree" in output and "Traceback" not in output
+
+
+def test_truncated_transcript_names_file_and_line_and_keeps_existing_runs(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "ok.jsonl")))[0] == 0
+    folder = project / "submissions" / TASK / FOLDER
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    broken = tmp_path / "cut.jsonl"
+    text = transcript(tmp_path / "full.jsonl").read_text()
+    broken.write_text(text[: len(text) - 40])
+    code, output = run_submit(project, (workdir, broken))
+    assert code == 1
+    assert f"{broken}:4" in output and "truncated" in output
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert leftovers(project) == []
+
+
+def test_mismatched_pairs_are_a_usage_error(project: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, [
+        "--root", str(project), "submit", "--task", TASK, "--format", "claude-code",
+        "--tool", "Claude Code", "--tool-version", "1", "--contributor", "X",
+        "--workdir", str(tmp_path), "--workdir", str(tmp_path),
+        "--transcript", str(tmp_path / "a.jsonl"),
+    ])
+    assert result.exit_code == 2 and "one --transcript per --workdir" in result.output
+
+
+def test_leaderboard_marks_verified_and_self_reported_entries(
+    project: Path, tmp_path: Path
+) -> None:
+    from arena_bot.scoring.inputs import ScoringOptions
+    from arena_bot.scoring.leaderboard import build_leaderboard
+    from arena_bot.scoring.loader import load_inputs
+
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)  # no transcript
+    inputs = load_inputs(
+        dataset_dir=project / "dataset",
+        submissions_dir=project / "submissions",
+        results_dir=tmp_path / "results",
+    )
+    board = build_leaderboard(inputs, options=ScoringOptions())
+    marks = {entry.submission_id: (entry.metrics_source, entry.verified_runs)
+             for entry in board.entries}
+    assert marks == {FOLDER: ("verified", 1), SAMPLE.name: ("self-reported", 0)}
+
+
+def test_a_secret_left_in_a_stored_transcript_fails_validation(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    folder = project / "submissions" / TASK / FOLDER
+    stored = folder / "run-1-transcript.jsonl"
+    stored.write_text(stored.read_text().replace("[REDACTED:openai-key]", "sk-" + "a" * 40))
+    code, output = validate(project, folder)
+    assert code == 1 and "secret-in-transcript" in output and "openai-key on line 3" in output
+
+
+def test_large_transcript_is_stored_compressed_and_still_verifies(
+    project: Path, tmp_path: Path
+) -> None:
+    session = transcript(tmp_path / "s.jsonl", secret=False)
+    filler = json.dumps({"type": "system", "content": "x" * 1000}) + "\n"
+    with session.open("a") as handle:
+        handle.write(filler * 1500)  # ~1.5 MB of events that carry no usage
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
+    assert code == 0, output
+    folder = project / "submissions" / TASK / FOLDER
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    assert spec["runs"][0]["transcript"]["file"] == "run-1-transcript.jsonl.gz"
+    assert (folder / "run-1-transcript.jsonl.gz").stat().st_size < 100_000
+    assert validate(project, folder)[0] == 0
+
+
+def test_transcript_of_another_run_is_refused(project: Path, tmp_path: Path) -> None:
+    """Its edits share no file with the working tree's patch: copied from elsewhere."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    other = transcript(tmp_path / "other.jsonl", edited="/w/csvstat/stats.py")
+    code, output = run_submit(project, (workdir, other))
+    assert code == 1
+    assert "transcript-mismatch" in output and "csvstat/stats.py" in output
+    assert not (project / "submissions" / TASK / FOLDER).exists()
+    assert leftovers(project) == []
+
+
+def test_score_verified_only_keeps_the_marked_entries(project: Path, tmp_path: Path) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["--root", str(project), "score", "--verified-only", "--output", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert [e["submission_id"] for e in board["entries"]] == [FOLDER]
+    header, row = (out / "leaderboard.csv").read_text().splitlines()
+    assert header.endswith(",metrics_source") and row.endswith(",verified")
+
+
+def test_cost_three_times_off_is_a_warning_naming_the_price_table(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    folder = project / "submissions" / TASK / FOLDER
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    spec["runs"][0]["estimated_cost"] = round(spec["runs"][0]["estimated_cost"] * 3, 4)
+    (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    code, output = validate(project, folder)
+    assert code == 0
+    assert "cost-mismatch" in output and "price table 2025-11-01" in output
