@@ -35,7 +35,7 @@ class Bundle(BaseModel):
     schema_version: Literal[1] = 1
     bot_version: Annotated[str, StringConstraints(max_length=64)]
     #: The PR the untrusted run says it evaluated; checked against the API before use.
-    pr_number: Annotated[int, Field(gt=0, lt=10**9)]
+    pr_number: Annotated[int, Field(strict=True, gt=0, lt=10**9)]
     head_sha: Sha
     changed_files: Annotated[list[RepoPath], Field(max_length=MAX_CHANGED_FILES)]
     #: ``arena validate --format json`` of the changed files.

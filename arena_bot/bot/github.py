@@ -65,7 +65,11 @@ def _api(action: str) -> Iterator[None]:
 class GitHubClient:
     """The use cases the bot needs of one repository's pull requests."""
 
-    def __init__(self, settings: GitHubSettings, *, retries: int = 3) -> None:
+    def __init__(
+        self, settings: GitHubSettings, *, retries: int = 3, throttle: bool = True
+    ) -> None:
+        """``throttle`` keeps PyGithub's pauses between requests (GitHub asks for a second
+        between writes); tests against a local server turn it off."""
         from github import Auth, Github, GithubRetry
 
         self._settings = settings
@@ -73,6 +77,7 @@ class GitHubClient:
         self._gh = Github(
             auth=Auth.Token(settings.token), base_url=settings.api_url, retry=retry,
             per_page=100,
+            **({} if throttle else {"seconds_between_requests": 0, "seconds_between_writes": 0}),
         )
         self._repo_name = settings.repository
         self._repo_cache: object | None = None
@@ -82,8 +87,8 @@ class GitHubClient:
 
     def _repo(self):  # type: ignore[no-untyped-def]
         if self._repo_cache is None:
-            # lazy=True: no GET of the repository itself, which a scoped token may not allow.
-            self._repo_cache = self._gh.get_repo(self._repo_name, lazy=True)
+            with _api(f"read the repository {self._repo_name}"):
+                self._repo_cache = self._gh.get_repo(self._repo_name)
         return self._repo_cache
 
     def _pull(self, number: int):  # type: ignore[no-untyped-def]
