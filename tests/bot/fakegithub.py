@@ -237,7 +237,9 @@ def start(state: FakeGitHub) -> tuple[_Server, threading.Thread]:
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = state
     state.base = f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     return server, thread
 
