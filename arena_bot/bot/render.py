@@ -29,13 +29,13 @@ _CUT_NOTE = (
 )
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|<>~@&:])")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~@]|:(?=//))")
 
 
 def escape_markdown(value: Any) -> str:
     """Text as literal Markdown: specials backslash-escaped, line breaks flattened.
 
-    ``@`` and ``:`` are escaped too so a name cannot ping someone or form an autolink;
+    ``@`` and ``://`` are escaped too so a name cannot ping someone or form an autolink;
     ``<``/``>``/``&`` become entities so no HTML reaches GitHub's sanitizer.
     """
     if value is None:
@@ -46,8 +46,7 @@ def escape_markdown(value: Any) -> str:
         return f"{value:.2f}"
     text = str(value).replace("\r", " ").replace("\n", " ")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _SPECIAL.sub(lambda m: "\\" + m.group(1) if m.group(1) not in "&<>" else m.group(1),
-                        text)
+    return _SPECIAL.sub(lambda m: "\\" + m.group(1), text)
 
 
 class _Trusted(str):
