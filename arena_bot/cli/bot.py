@@ -34,8 +34,14 @@ def bot() -> None:
 @click.option(
     "--changed-files",
     type=click.File("r", encoding="utf-8", errors="replace"),
-    required=True,
+    default=None,
     help="The PR's changed files, as printed by `git diff --name-status base...head`.",
+)
+@click.option(
+    "--base",
+    default=None,
+    help="Instead of --changed-files: the PR's base commit; the changed files are "
+    "`git diff --name-status BASE...HEAD` of the repository root.",
 )
 @click.option(
     "--leaderboard",
@@ -52,8 +58,8 @@ def bot() -> None:
 )
 @click.pass_obj
 def evaluate_pr(
-    settings: Settings, event_path: Path | None, changed_files: TextIO,
-    leaderboard: Path | None, output: Path | None,
+    settings: Settings, event_path: Path | None, changed_files: TextIO | None,
+    base: str | None, leaderboard: Path | None, output: Path | None,
 ) -> None:
     """Untrusted PR run: validate the changed files, collect their scores, write the bundle.
 
@@ -69,7 +75,7 @@ def evaluate_pr(
     from arena_bot.validation import parse_changed_files, validate_changed_files
 
     env = os.environ
-    lines = changed_files.read().splitlines()
+    lines = _changed_lines(settings.root, changed_files, base)
     with open_index(settings.cache_dir) as index:
         report = validate_changed_files(
             lines, root=settings.root, dataset=Dataset(settings.dataset_dir, index),
@@ -90,6 +96,26 @@ def evaluate_pr(
     click.echo(f"verdict: {view.verdict}; wrote {path}")
     if not report.valid:
         sys.exit(1)
+
+
+def _changed_lines(root: Path, changed_files: TextIO | None, base: str | None) -> list[str]:
+    """The PR's changed files from the file given or from git (exactly one of them)."""
+    from arena_bot.errors import InputError, UsageError
+
+    if (changed_files is None) == (base is None):
+        raise UsageError("give exactly one of --changed-files and --base")
+    if changed_files is not None:
+        return changed_files.read().splitlines()
+    import git
+
+    try:
+        output = git.Repo(root).git.diff("--name-status", "--no-renames", f"{base}...HEAD")
+    except (git.GitCommandError, git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise InputError(
+            f"cannot list the changed files against {base!r}: {exc}", path=root,
+            hint="check out the PR with fetch-depth: 0 so the base commit is present",
+        ) from None
+    return str(output).splitlines()
 
 
 @bot.command("comment")

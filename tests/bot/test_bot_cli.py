@@ -125,3 +125,26 @@ def test_publish_lays_out_the_board_files(sample: Path) -> None:
     assert {e["key"].split("/")[0] for e in board["entries"]} >= {"csvstat-summaries"}
     assert (sample / "public" / "data" / "board.json").is_file()
     assert (sample / "public" / "index.html").is_file()
+
+
+def test_evaluate_pr_lists_changed_files_with_git(sample: Path) -> None:
+    import git
+
+    repo = git.Repo.init(sample)
+    repo.git.add("dataset")
+    repo.git.add("submissions/slugkit-options", "submissions/README.md")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+    repo.git.commit("-m", "base", env=env)
+    base = repo.head.commit.hexsha
+    repo.git.add("submissions")
+    repo.git.commit("-m", "add", env=env)
+    result = _arena(sample, "bot", "evaluate-pr", "--event",
+                    str(DATA / "pull_request_fork.json"), "--base", base)
+    assert result.exit_code == 0, result.output
+    bundle = load_bundle(sample / ".arena" / "bundle" / "bundle.json")
+    assert f"{SUB}/submission.yaml" in bundle.changed_files
+    assert not any(p.startswith("submissions/slugkit-options") for p in bundle.changed_files)
+    bad = _arena(sample, "bot", "evaluate-pr", "--event",
+                 str(DATA / "pull_request_fork.json"), "--base", "0" * 40)
+    assert bad.exit_code == 1 and "fetch-depth" in bad.output and "Traceback" not in bad.output
