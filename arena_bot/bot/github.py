@@ -74,10 +74,12 @@ class GitHubClient:
 
         self._settings = settings
         retry = GithubRetry(total=retries, backoff_factor=0.01 if retries else 0)
+        pause: float | None = None if throttle else 0.0
         self._gh = Github(
             auth=Auth.Token(settings.token), base_url=settings.api_url, retry=retry,
             per_page=100,
-            **({} if throttle else {"seconds_between_requests": 0, "seconds_between_writes": 0}),
+            seconds_between_requests=0.25 if pause is None else pause,
+            seconds_between_writes=1.0 if pause is None else pause,
         )
         self._repo_name = settings.repository
         self._repo_cache: object | None = None
