@@ -95,3 +95,11 @@ def test_the_comment_workflow_never_checks_out_pr_code() -> None:
 def test_only_publish_deploys() -> None:
     writers = [p.name for p in WORKFLOWS if "pages: write" in p.read_text(encoding="utf-8")]
     assert writers == ["publish.yml"]
+
+
+@pytest.mark.parametrize("path", [
+    p for p in WORKFLOWS if p.name != "ci.yml"], ids=lambda p: p.name)
+def test_readme_shows_the_workflow_files_to_copy(path: Path) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    copy = path.read_text(encoding="utf-8").replace("uses: ./\n", "uses: agentic-arena/arena@v1\n")
+    assert f"`.github/workflows/{path.name}`:\n\n```yaml\n{copy}```" in readme
