@@ -22,6 +22,9 @@ from arena_bot.errors import InputError
 MAX_BUNDLE_BYTES = 2 * 1024 * 1024
 MAX_CHANGED_FILES = 3000
 MAX_ENTRIES = 200
+#: Per feature: test output kept in the bundle, and test cases listed.
+MAX_OUTPUT_CHARS = 4000
+MAX_TESTS_PER_FEATURE = 200
 
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
 RepoPath = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
@@ -43,6 +46,11 @@ class Bundle(BaseModel):
     #: Leaderboard entries (``leaderboard.json``) of the changed submissions, as scored
     #: against the board of the PR's base.
     entries: Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)] = Field(
+        default_factory=list
+    )
+    #: Evaluation results (``arena evaluate`` output) of the changed submissions, trimmed by
+    #: :func:`trim_result`: per-feature test results, merge analysis, review flags.
+    results: Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)] = Field(
         default_factory=list
     )
 
@@ -90,3 +98,36 @@ def write_bundle(bundle: Bundle, folder: Path) -> Path:
     path = folder / "bundle.json"
     path.write_text(bundle.model_dump_json(indent=1) + "\n", encoding="utf-8")
     return path
+
+
+def trim_result(result: dict[str, Any]) -> dict[str, Any]:
+    """An EvaluationResult dump with each feature's output and test list capped.
+
+    The tail of the output is kept (where failures are reported); merged diffs are dropped.
+    """
+    trimmed = dict(result)
+    runs = []
+    for run in result.get("runs", []):
+        run = dict(run)
+        run["features"] = [_trim_feature(f) for f in run.get("features", [])]
+        if isinstance(run.get("merge"), dict):
+            merge = dict(run["merge"])
+            merge["diff"] = ""
+            merge["features"] = [_trim_feature(f) for f in merge.get("features", [])]
+            run["merge"] = merge
+        runs.append(run)
+    trimmed["runs"] = runs
+    return trimmed
+
+
+def _trim_feature(feature: dict[str, Any]) -> dict[str, Any]:
+    feature = dict(feature)
+    output = str(feature.get("output", ""))
+    if len(output) > MAX_OUTPUT_CHARS:
+        feature["output"] = output[-MAX_OUTPUT_CHARS:]
+        feature["output_truncated"] = True
+    tests = list(feature.get("tests", []))
+    # failures first, so capping never hides one
+    tests.sort(key=lambda t: t.get("outcome") == "passed")
+    feature["tests"] = tests[:MAX_TESTS_PER_FEATURE]
+    return feature

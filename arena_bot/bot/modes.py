@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot import __version__
-from arena_bot.bot.bundle import Bundle, load_bundle, write_bundle
+from arena_bot.bot.bundle import Bundle, load_bundle, trim_result, write_bundle
 from arena_bot.bot.events import PullRequestEvent, WorkflowRunEvent, load_event
 from arena_bot.bot.github import GitHubClient
 from arena_bot.bot.render import MARKER, render_comment
@@ -43,6 +43,7 @@ def build_bundle(
     report: ReportOut,
     changed_files: list[str],
     leaderboard_path: Path | None,
+    results: list[dict[str, Any]] | None = None,
 ) -> Bundle:
     """evaluate-pr: the bundle of one PR evaluation (validation + the changed entries)."""
     event = load_event(event_path, PullRequestEvent)
@@ -55,6 +56,7 @@ def build_bundle(
         changed_files=changed_files,
         validation=report,
         entries=entries,
+        results=[trim_result(r) for r in results or []],
     )
 
 

@@ -67,6 +67,13 @@ def _pct(value: float | None) -> _Trusted:
     return _Trusted("–" if value is None else f"{value * 100:.0f}%")
 
 
+def _codeblock(text: str) -> _Trusted:
+    """``text`` as a fenced block no backtick run inside it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return _Trusted(f"{fence}text\n{text.rstrip()}\n{fence}")
+
+
 def _environment() -> SandboxedEnvironment:
     env = SandboxedEnvironment(
         loader=FileSystemLoader(str(TEMPLATE_DIR)),
@@ -81,6 +88,7 @@ def _environment() -> SandboxedEnvironment:
     env.filters["raw"] = _Trusted  # template literals only, never data
     env.filters["safe_marker"] = lambda value: _Trusted(MARKER) if value == MARKER else value
     env.filters["pct"] = _pct
+    env.filters["codeblock"] = _codeblock
     return env
 
 

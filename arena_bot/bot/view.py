@@ -91,6 +91,76 @@ class EntryView(_Tolerant):
     validation: list[str] = []
 
 
+class TestView(_Tolerant):
+    name: str = ""
+    outcome: str = ""
+    message: str | None = None
+
+    @property
+    def reason(self) -> str:
+        """The first line of the failure message."""
+        return (self.message or "").strip().split("\n", 1)[0][:300]
+
+
+class ReviewFlagView(_Tolerant):
+    file: str = ""
+    line: int | None = None
+    reason: str = ""
+
+
+class FeatureView(_Tolerant):
+    feature: int = 0
+    status: str = ""
+    passed: bool = False
+    tests_passed: int = 0
+    tests_failed: int = 0
+    tests_errored: int = 0
+    tests: list[TestView] = []
+    output: str = ""
+    output_truncated: bool = False
+    reason: str | None = None
+    review_flags: list[ReviewFlagView] = []
+
+    @property
+    def failures(self) -> list[TestView]:
+        return [t for t in self.tests if t.outcome in ("failed", "error")]
+
+
+class MergeView(_Tolerant):
+    status: str = ""
+    strategy: str = ""
+    conflict_score: int = 0
+    severity: str = "NONE"
+    both_passed: bool = False
+    features: list[FeatureView] = []
+    error: str | None = None
+
+
+class RunView(_Tolerant):
+    run_id: str = ""
+    features: list[FeatureView] = []
+    merge: MergeView | None = None
+
+
+class ResultView(_Tolerant):
+    """What the comment shows of one evaluation result."""
+
+    task_id: str
+    submission_id: str
+    error: str | None = None
+    runs: list[RunView] = []
+
+    @property
+    def key(self) -> str:
+        return f"{self.task_id}/{self.submission_id}"
+
+    @property
+    def review_flags(self) -> list[ReviewFlagView]:
+        features = [f for r in self.runs for f in r.features]
+        features += [f for r in self.runs if r.merge for f in r.merge.features]
+        return [flag for f in features for flag in f.review_flags]
+
+
 @dataclass(frozen=True)
 class SubmissionView:
     """One changed submission: its validation and (when scored) its entry."""
@@ -100,9 +170,12 @@ class SubmissionView:
     valid: bool
     diagnostics: list[DiagnosticOut]
     entry: EntryView | None
+    result: ResultView | None = None
 
     @property
     def flagged(self) -> bool:
+        if self.result is not None and self.result.review_flags:
+            return True
         return self.entry is not None and (self.entry.needs_review or bool(self.entry.outliers))
 
 
@@ -150,10 +223,19 @@ def build_view(bundle: Bundle, *, marker: str, gate: list[str]) -> CommentView:
             unreadable += 1
             continue
         entries[entry.key] = entry
+    results: dict[str, ResultView] = {}
+    for raw in bundle.results:
+        try:
+            result = ResultView.model_validate(raw)
+        except ValidationError:
+            unreadable += 1
+            continue
+        results[result.key] = result
     submissions = [
         SubmissionView(
             key=item.key, path=item.path, valid=item.valid,
             diagnostics=list(item.diagnostics), entry=entries.get(item.key) if item.valid else None,
+            result=results.get(item.key) if item.valid else None,
         )
         for item in bundle.validation.submissions
     ]

@@ -9,7 +9,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
@@ -82,9 +82,12 @@ def evaluate_pr(
             submissions_root=settings.submissions_dir, index=index,
             config=load_config(settings.root).config,
         )
+        model = to_model(report, root=settings.root)
+        results = _stored_results(settings, [s.path for s in model.submissions if s.valid], index)
     bundle = build_bundle(
         event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
-        report=to_model(report, root=settings.root),
+        report=model,
+        results=results,
         changed_files=[c.path for c in parse_changed_files(lines)],
         leaderboard_path=leaderboard or settings.cache_dir / "leaderboard.json",
     )
@@ -96,6 +99,19 @@ def evaluate_pr(
     click.echo(f"verdict: {view.verdict}; wrote {path}")
     if not report.valid:
         sys.exit(1)
+
+
+def _stored_results(settings: Settings, paths: list[str], index: Any) -> list[dict[str, Any]]:
+    """The stored evaluation results of these (valid) submission folders, as JSON data."""
+    from arena_bot.scoring.loader import load_inputs
+
+    if not paths:
+        return []
+    inputs = load_inputs(
+        dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
+        results_dir=settings.results_dir, only=[settings.root / p for p in paths], index=index,
+    )
+    return [s.result.model_dump(mode="json") for s in inputs.submissions if s.result]
 
 
 def _changed_lines(root: Path, changed_files: TextIO | None, base: str | None) -> list[str]:

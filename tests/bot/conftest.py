@@ -104,3 +104,35 @@ def add_pull(github: FakeGitHub, number: int = 7, sha: str = FORK_SHA,
                     files=files or ["submissions/slugkit-options/x/submission.yaml"])
     github.pulls[number] = pull
     return pull
+
+
+def make_result(key: str = "slugkit-options/2026-11-02_claude-code_x", *, coop: bool = False,
+                **changes: Any) -> dict:
+    """An evaluation result in ``arena evaluate``'s real format (validated by its model)."""
+    from arena_bot.models.evaluation import EvaluationResult
+
+    task, submission = key.split("/")
+    failing = {
+        "feature": 2, "status": "failed", "passed": False, "apply_status": "clean",
+        "exit_code": 1, "tests_passed": 3, "tests_failed": 1,
+        "tests": [{"name": "tests/test_slug.py::test_unicode", "outcome": "failed",
+                   "message": "AssertionError: 'caf' != 'cafe'\nmore detail"},
+                  {"name": "tests/test_slug.py::test_ascii", "outcome": "passed"}],
+        "output": "FAILED tests/test_slug.py::test_unicode\n```\n1 failed, 3 passed",
+        "review_flags": [{"file": "src/conftest_helper.py", "line": 12,
+                          "reason": "imports pytest internals"}],
+    }
+    passing = {"feature": 1, "status": "passed", "passed": True, "apply_status": "clean",
+               "exit_code": 0, "tests_passed": 4, "tests": []}
+    run: dict[str, Any] = {"run_id": "r1", "features": [passing, failing]}
+    if coop:
+        run["features"] = [passing, {**passing, "feature": 2}]
+        run["merge"] = {"status": "conflicts", "strategy": "union", "conflict_score": 46,
+                        "severity": "MEDIUM", "both_passed": False, "diff": "x" * 100,
+                        "features": [passing, {**failing, "review_flags": []}]}
+    data: dict[str, Any] = {
+        "task_id": task, "submission_id": submission, "input_hash": "a" * 64,
+        "harness_version": "1", "evaluated_at": "2026-11-20T10:00:00Z", "runs": [run],
+    }
+    data.update(changes)
+    return EvaluationResult.model_validate(data).model_dump(mode="json")

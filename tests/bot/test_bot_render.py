@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import make_bundle, make_entry, make_report
+from conftest import make_bundle, make_entry, make_report, make_result
 
+from arena_bot.bot.bundle import MAX_OUTPUT_CHARS, trim_result
 from arena_bot.bot.render import COMMENT_LIMIT, MARKER, escape_markdown, fit, render_comment
 from arena_bot.bot.view import LABEL_INVALID, LABEL_REVIEW, LABEL_VALID, build_view
 from arena_bot.diagnostics import DiagnosticOut
@@ -43,6 +44,10 @@ CASES = {
                   {"code": "fast", "reason": "robust z = 6.1 on execution time",
                    "kind": "robust"}])]),
     "gated.md": lambda: make_bundle(),
+    "tests-and-integrity.md": lambda: make_bundle().model_copy(
+        update={"results": [trim_result(make_result(KEY))]}),
+    "coop.md": lambda: make_bundle().model_copy(
+        update={"results": [trim_result(make_result(KEY, coop=True))]}),
 }
 
 
@@ -61,6 +66,28 @@ def test_labels_per_case() -> None:
     assert labels("invalid.md") == {LABEL_INVALID}
     assert labels("flagged.md") == {LABEL_VALID, LABEL_REVIEW}
     assert labels("gated.md", ["scope"]) == {LABEL_REVIEW}
+    assert labels("tests-and-integrity.md") == {LABEL_VALID, LABEL_REVIEW}
+    assert labels("coop.md") == {LABEL_VALID}
+
+
+def test_test_output_cannot_close_its_code_block() -> None:
+    body = render_comment(build_view(CASES["tests-and-integrity.md"](), marker=MARKER,
+                                     gate=[]))
+    assert "````text\nFAILED tests/test_slug.py::test_unicode\n```\n1 failed" in body
+    assert "tests/test\\_slug.py::test\\_unicode: AssertionError: 'caf' != 'cafe'" in body
+    assert "more detail" not in body.split("<details>")[0]  # first line only in the list
+
+
+def test_trimming_keeps_failures_and_the_end_of_the_output() -> None:
+    result = make_result(KEY)
+    feature = result["runs"][0]["features"][1]
+    feature["output"] = "start " + "x" * MAX_OUTPUT_CHARS + " the end"
+    feature["tests"] = [{"name": f"t{i}", "outcome": "passed"} for i in range(300)] + [
+        {"name": "broken", "outcome": "failed", "message": "boom"}]
+    trimmed = trim_result(result)["runs"][0]["features"][1]
+    assert trimmed["output"].endswith("the end") and trimmed["output_truncated"]
+    assert len(trimmed["output"]) == MAX_OUTPUT_CHARS
+    assert trimmed["tests"][0]["name"] == "broken" and len(trimmed["tests"]) == 200
 
 
 def test_contributor_text_is_escaped_everywhere() -> None:
