@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from arena_bot.bot.bundle import Bundle
 from arena_bot.config import ArenaConfig
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.submission import Submission
@@ -53,6 +54,11 @@ SCHEMAS: tuple[SchemaFile, ...] = (
         name="evaluation-result.schema.json",
         model=EvaluationResult,
         title="Agentic Arena evaluation result (arena evaluate output)",
+    ),
+    SchemaFile(
+        name="bot-bundle.schema.json",
+        model=Bundle,
+        title="Agentic Arena PR evaluation bundle (arena bot evaluate-pr output)",
     ),
 )
 

@@ -107,6 +107,7 @@ _COMMANDS: dict[str, LazyCommand] = {
     "calibrate": LazyCommand(
         "score", "calibrate", "Check the LLM judge against the shipped reference set."
     ),
+    "bot": LazyCommand("bot", "bot", "GitHub bot modes: evaluate-pr, comment, publish."),
     "pipeline": LazyCommand(
         "pipeline", "pipeline", "Validate, evaluate (Docker) and score every submission."
     ),

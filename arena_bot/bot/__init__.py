@@ -1,0 +1,6 @@
+"""The GitHub bot: the PR evaluation bundle, the sticky comment, labels and publishing.
+
+``bundle`` is the data the untrusted PR workflow hands to the trusted one; ``render`` turns
+it into the comment with the trusted branch's templates; ``github`` is the only module that
+talks to GitHub; ``modes`` holds the three use cases the Action runs.
+"""

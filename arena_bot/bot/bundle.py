@@ -1,0 +1,133 @@
+"""The result bundle: what the untrusted PR workflow uploads and the trusted one reads.
+
+The bundle crosses a trust boundary (the PR may have changed the code that wrote it), so it
+is parsed as data only: a size cap before reading, a strict schema (unknown top-level keys
+rejected), numeric PR number and a 40-hex head SHA, and caps on every list. The leaderboard
+entries inside are read through tolerant view models (:mod:`arena_bot.bot.view`) so a newer
+scorer adding fields does not break the comment.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from arena_bot.diagnostics import ReportOut
+from arena_bot.errors import InputError
+
+#: Largest bundle file read (bytes). A real PR's bundle is a few kilobytes per submission.
+MAX_BUNDLE_BYTES = 2 * 1024 * 1024
+MAX_CHANGED_FILES = 3000
+MAX_ENTRIES = 200
+#: Per feature: test output kept in the bundle, and test cases listed.
+MAX_OUTPUT_CHARS = 4000
+MAX_TESTS_PER_FEATURE = 200
+
+Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
+RepoPath = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+
+
+class Bundle(BaseModel):
+    """Everything the comment is rendered from (``bundle.json`` in the PR artifact)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal[1] = 1
+    bot_version: Annotated[str, StringConstraints(max_length=64)]
+    #: The PR the untrusted run says it evaluated; checked against the API before use.
+    pr_number: Annotated[int, Field(strict=True, gt=0, lt=10**9)]
+    head_sha: Sha
+    changed_files: Annotated[list[RepoPath], Field(max_length=MAX_CHANGED_FILES)]
+    #: ``arena validate --format json`` of the changed files.
+    validation: ReportOut
+    #: Leaderboard entries (``leaderboard.json``) of the changed submissions, as scored
+    #: against the board of the PR's base.
+    entries: Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)] = Field(
+        default_factory=list
+    )
+    #: Evaluation results (``arena evaluate`` output) of the changed submissions, trimmed by
+    #: :func:`trim_result`: per-feature test results, merge analysis, review flags.
+    results: Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)] = Field(
+        default_factory=list
+    )
+
+
+def load_bundle(path: Path) -> Bundle:
+    """Read and check ``path``; every failure is an InputError naming the file."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the bundle: {exc.strerror}", path=path,
+            hint="download the PR evaluation's artifact first (bundle.json)",
+        ) from None
+    if size > MAX_BUNDLE_BYTES:
+        raise InputError(
+            f"bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte cap", path=path,
+            hint="a genuine PR evaluation bundle is far smaller; treat this one as forged",
+        )
+    raw = path.read_bytes()
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"bundle is not valid JSON ({exc})", path=path) from None
+    return parse_bundle(data, path=path)
+
+
+def parse_bundle(data: Any, *, path: Path | str = "bundle.json") -> Bundle:
+    """Validate already-parsed JSON as a :class:`Bundle`."""
+    try:
+        return Bundle.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise InputError(
+            f"bundle does not match the schema at {where}: {first['msg']} "
+            f"({exc.error_count()} problem(s))",
+            path=path,
+            hint="the bundle must come from `arena bot evaluate-pr`; see bot-bundle.schema.json",
+        ) from None
+
+
+def write_bundle(bundle: Bundle, folder: Path) -> Path:
+    """Write ``bundle.json`` into ``folder`` (created) and return its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bundle.json"
+    path.write_text(bundle.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def trim_result(result: dict[str, Any]) -> dict[str, Any]:
+    """An EvaluationResult dump with each feature's output and test list capped.
+
+    The tail of the output is kept (where failures are reported); merged diffs are dropped.
+    """
+    trimmed = dict(result)
+    runs = []
+    for run in result.get("runs", []):
+        run = dict(run)
+        run["features"] = [_trim_feature(f) for f in run.get("features", [])]
+        if isinstance(run.get("merge"), dict):
+            merge = dict(run["merge"])
+            merge["diff"] = ""
+            merge["features"] = [_trim_feature(f) for f in merge.get("features", [])]
+            run["merge"] = merge
+        runs.append(run)
+    trimmed["runs"] = runs
+    return trimmed
+
+
+def _trim_feature(feature: dict[str, Any]) -> dict[str, Any]:
+    feature = dict(feature)
+    output = str(feature.get("output", ""))
+    if len(output) > MAX_OUTPUT_CHARS:
+        feature["output"] = output[-MAX_OUTPUT_CHARS:]
+        feature["output_truncated"] = True
+    tests = list(feature.get("tests", []))
+    # failures first, so capping never hides one
+    tests.sort(key=lambda t: t.get("outcome") == "passed")
+    feature["tests"] = tests[:MAX_TESTS_PER_FEATURE]
+    return feature

@@ -1,0 +1,143 @@
+"""The only module that talks to GitHub (through PyGithub).
+
+Configured from the Actions environment (``GITHUB_API_URL``, ``GITHUB_REPOSITORY``, the
+token), so GitHub Enterprise works. The token lives in a field hidden from ``repr`` and is
+never put in a message. PyGithub retries rate-limit 403s and 5xx answers itself (its
+``GithubRetry``); what still fails becomes a :class:`~arena_bot.errors.GitHubError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from arena_bot.errors import GitHubError
+
+DEFAULT_API_URL = "https://api.github.com"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitHubSettings:
+    """Where the API is, which repository, and the token (hidden from ``repr``)."""
+
+    api_url: str
+    repository: str
+    token: str = field(repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> GitHubSettings:
+        """Read the Actions environment; the token from ``GITHUB_TOKEN``."""
+        repository = env.get("GITHUB_REPOSITORY", "")
+        token = env.get("GITHUB_TOKEN", "")
+        if "/" not in repository:
+            raise GitHubError(
+                "GITHUB_REPOSITORY is not set to owner/name",
+                hint="run inside GitHub Actions or export GITHUB_REPOSITORY=owner/name",
+            )
+        if not token:
+            raise GitHubError(
+                "GITHUB_TOKEN is not set",
+                hint="pass `GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}` in the step's env",
+            )
+        return cls(
+            api_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+            repository=repository,
+            token=token,
+        )
+
+
+@contextmanager
+def _api(action: str) -> Iterator[None]:
+    """Turn PyGithub's exceptions into a GitHubError that says what was being done."""
+    from github import GithubException
+
+    try:
+        yield
+    except GithubException as exc:
+        message = exc.data.get("message") if isinstance(exc.data, dict) else None
+        raise GitHubError(
+            f"GitHub API failed to {action}: HTTP {exc.status} {message or ''}".rstrip(),
+            hint="check the workflow's permissions (pull-requests: write, issues: write)",
+        ) from None
+
+
+class GitHubClient:
+    """The use cases the bot needs of one repository's pull requests."""
+
+    def __init__(
+        self, settings: GitHubSettings, *, retries: int = 3, throttle: bool = True
+    ) -> None:
+        """``throttle`` keeps PyGithub's pauses between requests (GitHub asks for a second
+        between writes); tests against a local server turn it off."""
+        from github import Auth, Github, GithubRetry
+
+        self._settings = settings
+        retry = GithubRetry(total=retries, backoff_factor=0.01 if retries else 0)
+        pause: float | None = None if throttle else 0.0
+        self._gh = Github(
+            auth=Auth.Token(settings.token), base_url=settings.api_url, retry=retry,
+            per_page=100,
+            seconds_between_requests=0.25 if pause is None else pause,
+            seconds_between_writes=1.0 if pause is None else pause,
+        )
+        self._repo_name = settings.repository
+        self._repo_cache: object | None = None
+
+    def __repr__(self) -> str:
+        return f"GitHubClient(api_url={self._settings.api_url!r}, repo={self._repo_name!r})"
+
+    def _repo(self):  # type: ignore[no-untyped-def]
+        if self._repo_cache is None:
+            with _api(f"read the repository {self._repo_name}"):
+                self._repo_cache = self._gh.get_repo(self._repo_name)
+        return self._repo_cache
+
+    def _pull(self, number: int):  # type: ignore[no-untyped-def]
+        with _api(f"read pull request #{number}"):
+            return self._repo().get_pull(number)
+
+    def head_sha(self, number: int) -> str:
+        """The PR's current head commit, as the API (not the artifact) reports it."""
+        return str(self._pull(number).head.sha)
+
+    def changed_files(self, number: int) -> list[str]:
+        """Every path the PR touches (all pages; renames give both old and new path)."""
+        pull = self._pull(number)
+        paths: list[str] = []
+        with _api(f"list the files of pull request #{number}"):
+            for item in pull.get_files():
+                paths.append(item.filename)
+                if item.previous_filename:
+                    paths.append(item.previous_filename)
+        return paths
+
+    def upsert_comment(self, number: int, *, body: str, marker: str) -> tuple[str, bool]:
+        """Edit the PR's one comment carrying ``marker``, or create it; (URL, created)."""
+        issue = self._issue(number)
+        with _api(f"list the comments of pull request #{number}"):
+            mine = [c for c in issue.get_comments() if marker in (c.body or "")]
+        if mine:
+            with _api("edit the bot comment"):
+                mine[0].edit(body)
+            return str(mine[0].html_url), False
+        with _api(f"comment on pull request #{number}"):
+            created = issue.create_comment(body)
+        return str(created.html_url), True
+
+    def set_labels(self, number: int, *, wanted: set[str], managed: tuple[str, ...]) -> None:
+        """Add the ``wanted`` labels and remove the other ``managed`` ones; leave the rest."""
+        issue = self._issue(number)
+        with _api(f"read the labels of pull request #{number}"):
+            current = {label.name for label in issue.get_labels()}
+        with _api(f"label pull request #{number}"):
+            for name in sorted(set(managed) & current - wanted):
+                issue.remove_from_labels(name)
+            missing = sorted(wanted - current)
+            if missing:
+                issue.add_to_labels(*missing)
+
+    def _issue(self, number: int):  # type: ignore[no-untyped-def]
+        # Issue endpoints (comments, labels) are what a PR's conversation uses.
+        with _api(f"read pull request #{number}"):
+            return self._repo().get_issue(number)

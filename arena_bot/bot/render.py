@@ -1,0 +1,109 @@
+"""Render the sticky comment (and the job summary) from a :class:`CommentView`.
+
+The template is package data of the installed bot, so the trusted workflow renders with the
+default branch's own template, never one a PR supplied. Every ``{{ }}`` output passes through
+:func:`escape_markdown` (Jinja's ``finalize``), so contributor text cannot inject Markdown,
+HTML, mentions or links, whatever the template author forgets. The environment is sandboxed
+with strict undefined variables.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from arena_bot.bot.view import CommentView
+
+#: The hidden marker the one bot comment is found by.
+MARKER = "<!-- arena-bot:score -->"
+#: GitHub rejects comment bodies over 65,536 characters.
+COMMENT_LIMIT = 65_536
+#: Room kept for the cut note.
+_CUT_NOTE = (
+    "\n\n> [!NOTE]\n> This comment was cut to fit GitHub's 65,536-character limit; "
+    "the job summary and the run's `bundle.json` artifact hold everything.\n"
+)
+TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~@]|:(?=//))")
+
+
+def escape_markdown(value: Any) -> str:
+    """Text as literal Markdown: specials backslash-escaped, line breaks flattened.
+
+    ``@`` and ``://`` are escaped too so a name cannot ping someone or form an autolink;
+    ``<``/``>``/``&`` become entities so no HTML reaches GitHub's sanitizer.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool | int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    text = str(value).replace("\r", " ").replace("\n", " ")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _SPECIAL.sub(lambda m: "\\" + m.group(1), text)
+
+
+class _Trusted(str):
+    """Template-produced text that must not be escaped again (numbers formatted by filters)."""
+
+
+def _finalize(value: Any) -> str:
+    if isinstance(value, _Trusted):
+        return str(value)
+    return escape_markdown(value)
+
+
+def _num(value: float | None, digits: int = 2) -> _Trusted:
+    return _Trusted("–" if value is None else f"{value:.{digits}f}")
+
+
+def _pct(value: float | None) -> _Trusted:
+    return _Trusted("–" if value is None else f"{value * 100:.0f}%")
+
+
+def _codeblock(text: str) -> _Trusted:
+    """``text`` as a fenced block no backtick run inside it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return _Trusted(f"{fence}text\n{text.rstrip()}\n{fence}")
+
+
+def _environment() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        loader=FileSystemLoader(str(TEMPLATE_DIR)),
+        undefined=StrictUndefined,
+        finalize=_finalize,
+        autoescape=False,  # Markdown, not HTML: escape_markdown does the escaping
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["num"] = _num
+    env.filters["raw"] = _Trusted  # template literals only, never data
+    env.filters["safe_marker"] = lambda value: _Trusted(MARKER) if value == MARKER else value
+    env.filters["pct"] = _pct
+    env.filters["codeblock"] = _codeblock
+    return env
+
+
+def render_comment(view: CommentView, *, template: str = "comment.md.j2") -> str:
+    """The comment body, marker first, never over :data:`COMMENT_LIMIT` characters."""
+    body = _environment().get_template(template).render(view=view)
+    return fit(body)
+
+
+def fit(body: str, *, limit: int = COMMENT_LIMIT) -> str:
+    """``body`` cut (with a note) so it fits ``limit``; an open ``<details>`` is closed."""
+    if len(body) <= limit:
+        return body
+    keep = body[: limit - len(_CUT_NOTE) - 40]
+    keep = keep[: keep.rfind("\n") + 1] if "\n" in keep else keep
+    if keep.count("<details>") > keep.count("</details>"):
+        keep += "\n```\n</details>\n"
+    return keep + _CUT_NOTE

@@ -1,0 +1,259 @@
+"""The comment's view-model, built from a bundle.
+
+Leaderboard entries are read through these tolerant models (unknown fields ignored, missing
+optional ones defaulted): the scorer's format grows while the trusted templates stay put,
+and a bundle made by a newer (or older) bot still renders what both know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arena_bot.bot.bundle import Bundle
+from arena_bot.diagnostics import DiagnosticOut
+
+Verdict = Literal["valid", "invalid", "needs review"]
+
+#: Label per verdict part; the bot adds and removes exactly these.
+LABEL_VALID = "arena: valid"
+LABEL_INVALID = "arena: invalid"
+LABEL_REVIEW = "arena: needs review"
+BOT_LABELS = (LABEL_VALID, LABEL_INVALID, LABEL_REVIEW)
+
+
+class _Tolerant(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class EfficiencyPartsView(_Tolerant):
+    token: float = 0.0
+    tool_call: float = 0.0
+    iteration: float = 0.0
+
+
+class WeightsView(_Tolerant):
+    efficiency: float = 0.0
+    speed: float = 0.0
+    cost: float = 0.0
+    correctness: float = 0.0
+
+
+class ScoresView(_Tolerant):
+    overall: float
+    overall_unadjusted: float | None = None
+    composite: float | None = None
+    resolve_rate: float | None = None
+    efficiency: float = 0.0
+    efficiency_parts: EfficiencyPartsView = EfficiencyPartsView()
+    speed: float = 0.0
+    cost: float = 0.0
+    correctness: float | None = None
+    weights: WeightsView = WeightsView()
+    difficulty_multiplier: float = 1.0
+
+
+class CriterionView(_Tolerant):
+    index: int = 0
+    type: str = ""
+    weight: float = 0.0
+    description: str | None = None
+    score: float | None = None
+    note: str | None = None
+
+
+class OutlierView(_Tolerant):
+    code: str = ""
+    reason: str = ""
+    kind: str = ""
+
+
+class EntryView(_Tolerant):
+    """What the comment shows of one leaderboard entry."""
+
+    key: str
+    task_id: str = ""
+    tool: str = ""
+    model: str = ""
+    contributor: str = ""
+    status: str = "pending"
+    status_reason: str | None = None
+    run_count: int = 0
+    scores: ScoresView | None = None
+    correctness: list[CriterionView] = []
+    rank: int | None = None
+    percentile: float | None = None
+    statistically_tied: bool | None = None
+    outliers: list[OutlierView] = []
+    needs_review: bool = False
+    validation: list[str] = []
+
+
+class TestView(_Tolerant):
+    name: str = ""
+    outcome: str = ""
+    message: str | None = None
+
+    @property
+    def reason(self) -> str:
+        """The first line of the failure message."""
+        return (self.message or "").strip().split("\n", 1)[0][:300]
+
+
+class ReviewFlagView(_Tolerant):
+    file: str = ""
+    line: int | None = None
+    reason: str = ""
+
+
+class FeatureView(_Tolerant):
+    feature: int = 0
+    status: str = ""
+    passed: bool = False
+    tests_passed: int = 0
+    tests_failed: int = 0
+    tests_errored: int = 0
+    tests: list[TestView] = []
+    output: str = ""
+    output_truncated: bool = False
+    reason: str | None = None
+    review_flags: list[ReviewFlagView] = []
+
+    @property
+    def failures(self) -> list[TestView]:
+        return [t for t in self.tests if t.outcome in ("failed", "error")]
+
+
+class MergeView(_Tolerant):
+    status: str = ""
+    strategy: str = ""
+    conflict_score: int = 0
+    severity: str = "NONE"
+    both_passed: bool = False
+    features: list[FeatureView] = []
+    error: str | None = None
+
+
+class RunView(_Tolerant):
+    run_id: str = ""
+    features: list[FeatureView] = []
+    merge: MergeView | None = None
+
+
+class ResultView(_Tolerant):
+    """What the comment shows of one evaluation result."""
+
+    task_id: str
+    submission_id: str
+    error: str | None = None
+    runs: list[RunView] = []
+
+    @property
+    def key(self) -> str:
+        return f"{self.task_id}/{self.submission_id}"
+
+    @property
+    def review_flags(self) -> list[ReviewFlagView]:
+        features = [f for r in self.runs for f in r.features]
+        features += [f for r in self.runs if r.merge for f in r.merge.features]
+        return [flag for f in features for flag in f.review_flags]
+
+
+@dataclass(frozen=True)
+class SubmissionView:
+    """One changed submission: its validation and (when scored) its entry."""
+
+    key: str
+    path: str
+    valid: bool
+    diagnostics: list[DiagnosticOut]
+    entry: EntryView | None
+    result: ResultView | None = None
+
+    @property
+    def flagged(self) -> bool:
+        if self.result is not None and self.result.review_flags:
+            return True
+        return self.entry is not None and (self.entry.needs_review or bool(self.entry.outliers))
+
+
+@dataclass(frozen=True)
+class CommentView:
+    """The one object the comment template gets."""
+
+    marker: str
+    verdict: Verdict
+    head_sha: str
+    bot_version: str
+    #: Why the PR needs a maintainer before any score is shown (``None``: checks passed).
+    gate: list[str]
+    submissions: list[SubmissionView] = field(default_factory=list)
+    other: list[DiagnosticOut] = field(default_factory=list)
+    unreadable_entries: int = 0
+
+    @property
+    def labels(self) -> set[str]:
+        """The bot's labels the PR should carry: validity, plus review when flagged."""
+        if self.gate:
+            return {LABEL_REVIEW}
+        valid = all(s.valid for s in self.submissions) and not any(
+            d.severity == "error" for d in self.other
+        )
+        labels = {LABEL_VALID if valid else LABEL_INVALID}
+        if any(s.flagged for s in self.submissions):
+            labels.add(LABEL_REVIEW)
+        return labels
+
+
+def build_view(bundle: Bundle, *, marker: str, gate: list[str]) -> CommentView:
+    """The comment's data; with a failed ``gate`` it carries no scores at all."""
+    if gate:
+        return CommentView(
+            marker=marker, verdict="needs review", head_sha=bundle.head_sha,
+            bot_version=bundle.bot_version, gate=gate,
+        )
+    entries: dict[str, EntryView] = {}
+    unreadable = 0
+    for raw in bundle.entries:
+        try:
+            entry = EntryView.model_validate(raw)
+        except ValidationError:
+            unreadable += 1
+            continue
+        entries[entry.key] = entry
+    results: dict[str, ResultView] = {}
+    for raw in bundle.results:
+        try:
+            result = ResultView.model_validate(raw)
+        except ValidationError:
+            unreadable += 1
+            continue
+        results[result.key] = result
+    submissions = [
+        SubmissionView(
+            key=item.key, path=item.path, valid=item.valid,
+            diagnostics=list(item.diagnostics), entry=entries.get(item.key) if item.valid else None,
+            result=results.get(item.key) if item.valid else None,
+        )
+        for item in bundle.validation.submissions
+    ]
+    return CommentView(
+        marker=marker,
+        verdict=_verdict(bundle, submissions),
+        head_sha=bundle.head_sha,
+        bot_version=bundle.bot_version,
+        gate=[],
+        submissions=submissions,
+        other=list(bundle.validation.diagnostics),
+        unreadable_entries=unreadable,
+    )
+
+
+def _verdict(bundle: Bundle, submissions: list[SubmissionView]) -> Verdict:
+    if not bundle.validation.valid:
+        return "invalid"
+    if any(s.flagged for s in submissions):
+        return "needs review"
+    return "valid"

@@ -1,0 +1,207 @@
+"""``arena bot evaluate-pr|comment|publish``: the modes the GitHub Action runs.
+
+Each workflow step is one of these calls, so what the workflows do is tested in Python.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+
+from arena_bot.settings import Settings
+
+_event_option = click.option(
+    "--event",
+    "event_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The GitHub event payload (default: $GITHUB_EVENT_PATH).",
+)
+
+
+@click.group("bot")
+def bot() -> None:
+    """The GitHub bot's modes (run by action.yml; each can be tried locally with --event)."""
+
+
+@bot.command("evaluate-pr")
+@_event_option
+@click.option(
+    "--changed-files",
+    type=click.File("r", encoding="utf-8", errors="replace"),
+    default=None,
+    help="The PR's changed files, as printed by `git diff --name-status base...head`.",
+)
+@click.option(
+    "--base",
+    default=None,
+    help="Instead of --changed-files: the PR's base commit; the changed files are "
+    "`git diff --name-status BASE...HEAD` of the repository root.",
+)
+@click.option(
+    "--leaderboard",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="leaderboard.json written by `arena pipeline`/`arena score` (default: .arena/).",
+)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for bundle.json, the artifact the comment workflow reads "
+    "(default: .arena/bundle).",
+)
+@click.pass_obj
+def evaluate_pr(
+    settings: Settings, event_path: Path | None, changed_files: TextIO | None,
+    base: str | None, leaderboard: Path | None, output: Path | None,
+) -> None:
+    """Untrusted PR run: validate the changed files, collect their scores, write the bundle.
+
+    Prints annotations on the offending lines, writes the job summary (the comment's
+    content) and exits 1 when a submission is invalid. Needs no token.
+    """
+    from arena_bot.bot.modes import build_bundle, env_path, evaluate_pr_outputs
+    from arena_bot.bot.workflow import set_outputs, stop_commands, write_summary
+    from arena_bot.config import load_config
+    from arena_bot.dataset import Dataset
+    from arena_bot.diagnostics import render_github, to_model
+    from arena_bot.index import open_index
+    from arena_bot.validation import parse_changed_files, validate_changed_files
+
+    env = os.environ
+    lines = _changed_lines(settings.root, changed_files, base)
+    with open_index(settings.cache_dir) as index:
+        report = validate_changed_files(
+            lines, root=settings.root, dataset=Dataset(settings.dataset_dir, index),
+            submissions_root=settings.submissions_dir, index=index,
+            config=load_config(settings.root).config,
+        )
+        model = to_model(report, root=settings.root)
+        results = _stored_results(settings, [s.path for s in model.submissions if s.valid], index)
+    bundle = build_bundle(
+        event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
+        report=model,
+        results=results,
+        changed_files=[c.path for c in parse_changed_files(lines)],
+        leaderboard_path=leaderboard or settings.cache_dir / "leaderboard.json",
+    )
+    path, summary, view = evaluate_pr_outputs(bundle, output or settings.cache_dir / "bundle")
+    click.echo(render_github(report, root=settings.root))  # annotations: escaped already
+    click.echo(stop_commands(summary))
+    write_summary(env, summary)
+    set_outputs(env, {"verdict": view.verdict, "bundle": str(path)})
+    click.echo(f"verdict: {view.verdict}; wrote {path}")
+    if not report.valid:
+        sys.exit(1)
+
+
+def _stored_results(settings: Settings, paths: list[str], index: Any) -> list[dict[str, Any]]:
+    """The stored evaluation results of these (valid) submission folders, as JSON data."""
+    from arena_bot.scoring.loader import load_inputs
+
+    if not paths:
+        return []
+    inputs = load_inputs(
+        dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
+        results_dir=settings.results_dir, only=[settings.root / p for p in paths], index=index,
+    )
+    return [s.result.model_dump(mode="json") for s in inputs.submissions if s.result]
+
+
+def _changed_lines(root: Path, changed_files: TextIO | None, base: str | None) -> list[str]:
+    """The PR's changed files from the file given or from git (exactly one of them)."""
+    from arena_bot.errors import InputError, UsageError
+
+    if (changed_files is None) == (base is None):
+        raise UsageError("give exactly one of --changed-files and --base")
+    if changed_files is not None:
+        return changed_files.read().splitlines()
+    import git
+
+    try:
+        output = git.Repo(root).git.diff("--name-status", "--no-renames", f"{base}...HEAD")
+    except (git.GitCommandError, git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise InputError(
+            f"cannot list the changed files against {base!r}: {exc}", path=root,
+            hint="check out the PR with fetch-depth: 0 so the base commit is present",
+        ) from None
+    return str(output).splitlines()
+
+
+@bot.command("comment")
+@_event_option
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="bundle.json from the PR evaluation's artifact (treated as untrusted data).",
+)
+def comment(event_path: Path | None, bundle_path: Path) -> None:
+    """Trusted workflow_run: check the bundle against the API, upsert the one comment, label.
+
+    Reads GITHUB_API_URL, GITHUB_REPOSITORY and GITHUB_TOKEN from the environment.
+    """
+    from arena_bot.bot.github import GitHubClient, GitHubSettings
+    from arena_bot.bot.modes import env_path, run_comment
+    from arena_bot.bot.workflow import set_outputs
+
+    env = os.environ
+    client = GitHubClient(GitHubSettings.from_env(env))
+    outcome = run_comment(
+        event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
+        bundle_path=bundle_path, client=client,
+    )
+    action = "created" if outcome.created else "updated"
+    click.echo(f"PR #{outcome.pr_number}: {outcome.verdict}; {action} {outcome.url}")
+    for reason in outcome.gate:
+        click.echo(f"needs a maintainer: {reason}")
+    click.echo(f"labels: {', '.join(sorted(outcome.labels))}")
+    set_outputs(env, {"verdict": outcome.verdict, "comment-url": outcome.url})
+
+
+@bot.command("publish")
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("public"),
+    show_default=True,
+    help="Folder to deploy to GitHub Pages.",
+)
+@click.pass_obj
+def publish(settings: Settings, output: Path) -> None:
+    """Trusted push to the default branch: rescore from the stored results and lay out the
+    published files (leaderboard.json, board.json, leaderboard.csv, tasks/).
+
+    Run `arena pipeline` first: it evaluates whatever has no stored result. Only this mode
+    writes the published board.
+    """
+    from arena_bot.cli.score import scoring_options, write_scored
+    from arena_bot.index import open_index
+    from arena_bot.scoring.incremental import score_repository
+
+    with open_index(settings.cache_dir) as index:
+        scored = score_repository(
+            dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
+            results_dir=settings.results_dir, options=scoring_options(settings), index=index,
+        )
+    staging = output / "data"
+    if staging.exists():
+        shutil.rmtree(staging)
+    write_scored(scored, staging)
+    index_page = output / "index.html"
+    if not index_page.exists():  # the site build writes the real one
+        index_page.write_text(
+            "<!doctype html><title>Agentic Arena</title><h1>Agentic Arena data</h1><ul>"
+            '<li><a href="data/leaderboard.json">leaderboard.json</a></li>'
+            '<li><a href="data/leaderboard.csv">leaderboard.csv</a></li>'
+            '<li><a href="data/board.json">board.json</a></li></ul>\n',
+            encoding="utf-8",
+        )
+    click.echo(f"published files under {output}")

@@ -1,0 +1,150 @@
+"""``arena bot evaluate-pr | comment | publish`` end to end through CliRunner.
+
+Runs on a copy of the bundled sample data; the comment mode talks HTTP to the local fake
+GitHub with the environment GitHub Actions gives a step.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import DATA, FORK_SHA, add_pull
+from fakegithub import TOKEN, FakeGitHub
+
+from arena_bot.bot.bundle import load_bundle
+from arena_bot.bot.render import MARKER
+from arena_bot.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+SUB = "submissions/csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5"
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "dataset", root / "dataset")
+    shutil.copytree(REPO / "submissions", root / "submissions")
+    return root
+
+
+def _arena(root: Path, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    base = {"ARENA_CACHE": str(root / ".arena"), "GITHUB_OUTPUT": str(root / "out.txt"),
+            "GITHUB_STEP_SUMMARY": str(root / "summary.md")}
+    return CliRunner().invoke(main, ["--root", str(root), *args], env={**base, **(env or {})})
+
+
+def _changed(root: Path, *paths: str) -> Path:
+    path = root / "changed.txt"
+    path.write_text("".join(f"A\t{p}\n" for p in paths), encoding="utf-8")
+    return path
+
+
+def test_evaluate_pr_then_comment_end_to_end(sample: Path, github: FakeGitHub) -> None:
+    assert _arena(sample, "score").exit_code == 0
+    result = _arena(
+        sample, "bot", "evaluate-pr", "--event", str(DATA / "pull_request_fork.json"),
+        "--changed-files", str(_changed(sample, f"{SUB}/submission.yaml")),
+        "--output", str(sample / "artifact"),
+    )
+    assert result.exit_code == 0, result.output
+    bundle = load_bundle(sample / "artifact" / "bundle.json")
+    assert bundle.pr_number == 7 and bundle.head_sha == FORK_SHA
+    assert [e["key"] for e in bundle.entries] == [SUB.removeprefix("submissions/")]
+    # the rendered summary reaches the log only inside a stop-commands block
+    start = result.output.index("::stop-commands::")
+    token = result.output[start:].split("\n", 1)[0].removeprefix("::stop-commands::")
+    assert f"::{token}::" in result.output and MARKER in result.output
+    assert "verdict=valid" in (sample / "out.txt").read_text()
+    assert MARKER in (sample / "summary.md").read_text()
+
+    add_pull(github, files=[f"{SUB}/submission.yaml"])
+    env = {"GITHUB_API_URL": github.base, "GITHUB_REPOSITORY": "arena/board",
+           "GITHUB_TOKEN": TOKEN, "GITHUB_EVENT_PATH": str(DATA / "workflow_run_fork.json")}
+    for _ in range(2):
+        result = _arena(sample, "bot", "comment", "--bundle",
+                        str(sample / "artifact" / "bundle.json"), env=env)
+        assert result.exit_code == 0, result.output
+        assert TOKEN not in result.output
+    assert len(github.pulls[7].comments) == 1
+    assert "updated https://github.example/" in result.output
+    assert "comment-url=https://github.example/" in (sample / "out.txt").read_text()
+
+
+def test_evaluate_pr_annotates_an_invalid_submission_and_exits_1(sample: Path) -> None:
+    yaml_path = sample / SUB / "submission.yaml"
+    yaml_path.write_text(yaml_path.read_text() + "\nunknown_key: 1\n", encoding="utf-8")
+    result = _arena(
+        sample, "bot", "evaluate-pr", "--event", str(DATA / "pull_request_fork.json"),
+        "--changed-files", str(_changed(sample, f"{SUB}/submission.yaml")),
+    )
+    assert result.exit_code == 1
+    assert f"::error file={SUB}/submission.yaml" in result.output
+    assert "verdict: invalid" in result.output
+    assert (sample / ".arena" / "bundle" / "bundle.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (["comment", "--bundle", "missing.json"], {"GITHUB_REPOSITORY": "a/b",
+                                                   "GITHUB_TOKEN": "t"}, "cannot read the event"),
+        (["comment", "--bundle", "x.json"], {"GITHUB_TOKEN": "t"}, "GITHUB_REPOSITORY"),
+        (["comment", "--bundle", "x.json"], {"GITHUB_REPOSITORY": "a/b"}, "GITHUB_TOKEN"),
+        (["evaluate-pr", "--changed-files", "-"], {}, "GITHUB_EVENT_PATH"),
+    ],
+)
+def test_bad_setup_is_a_clear_message_not_a_traceback(
+    sample: Path, args: list[str], env: dict[str, str], expected: str
+) -> None:
+    env = {"GITHUB_EVENT_PATH": "", "GITHUB_TOKEN": "", "GITHUB_REPOSITORY": "", **env}
+    if "GITHUB_EVENT_PATH" not in expected and args[0] == "comment":
+        env["GITHUB_EVENT_PATH"] = str(sample / "no-event.json")
+    result = _arena(sample, "bot", *args, env=env)
+    assert result.exit_code == 1, result.output
+    assert expected in result.output and "Traceback" not in result.output
+
+
+def test_evaluate_pr_refuses_a_wrong_event(sample: Path) -> None:
+    result = _arena(
+        sample, "bot", "evaluate-pr", "--event", str(DATA / "workflow_run_fork.json"),
+        "--changed-files", str(_changed(sample, f"{SUB}/submission.yaml")),
+    )
+    assert result.exit_code == 1
+    assert "not a PullRequest event payload" in result.output
+    assert "workflow_run_fork.json" in result.output
+
+
+def test_publish_lays_out_the_board_files(sample: Path) -> None:
+    result = _arena(sample, "bot", "publish", "--output", str(sample / "public"))
+    assert result.exit_code == 0, result.output
+    board = json.loads((sample / "public" / "data" / "leaderboard.json").read_text())
+    assert {e["key"].split("/")[0] for e in board["entries"]} >= {"csvstat-summaries"}
+    assert (sample / "public" / "data" / "board.json").is_file()
+    assert (sample / "public" / "index.html").is_file()
+
+
+def test_evaluate_pr_lists_changed_files_with_git(sample: Path) -> None:
+    import git
+
+    repo = git.Repo.init(sample)
+    repo.git.add("dataset")
+    repo.git.add("submissions/slugkit-options", "submissions/README.md")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+    repo.git.commit("-m", "base", env=env)
+    base = repo.head.commit.hexsha
+    repo.git.add("submissions")
+    repo.git.commit("-m", "add", env=env)
+    result = _arena(sample, "bot", "evaluate-pr", "--event",
+                    str(DATA / "pull_request_fork.json"), "--base", base)
+    assert result.exit_code == 0, result.output
+    bundle = load_bundle(sample / ".arena" / "bundle" / "bundle.json")
+    assert f"{SUB}/submission.yaml" in bundle.changed_files
+    assert not any(p.startswith("submissions/slugkit-options") for p in bundle.changed_files)
+    bad = _arena(sample, "bot", "evaluate-pr", "--event",
+                 str(DATA / "pull_request_fork.json"), "--base", "0" * 40)
+    assert bad.exit_code == 1 and "fetch-depth" in bad.output and "Traceback" not in bad.output

