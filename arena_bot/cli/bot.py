@@ -205,3 +205,50 @@ def publish(settings: Settings, output: Path) -> None:
             encoding="utf-8",
         )
     click.echo(f"published files under {output}")
+
+
+@bot.command("plan")
+@click.option("--max-jobs", type=click.IntRange(1, 256), default=256, show_default=True,
+              help="Matrix jobs at most (GitHub allows 256).")
+@click.pass_obj
+def plan(settings: Settings, max_jobs: int) -> None:
+    """Print the evaluation matrix (JSON) of every valid submission; sets output `matrix`.
+
+    Scale-out: one unit per submission and feature (a coop pair stays one unit), dealt into
+    at most ``--max-jobs`` matrix jobs.
+    """
+    import json
+
+    from arena_bot.bot.plan import shard, units_for
+    from arena_bot.bot.workflow import set_outputs
+    from arena_bot.errors import ArenaError
+    from arena_bot.submissions import load_submission
+    from arena_bot.validation import all_submission_folders
+
+    specs = []
+    for folder in all_submission_folders(settings.submissions_dir):
+        try:
+            loaded = load_submission(folder)
+        except ArenaError as exc:
+            click.echo(f"skipped (invalid): {exc}", err=True)
+            continue
+        specs.append((loaded.key, loaded.spec.setting, loaded.spec.features))
+    matrix = json.dumps({"include": shard(units_for(specs), max_jobs)}, sort_keys=True)
+    click.echo(matrix)
+    set_outputs(os.environ, {"matrix": matrix})
+
+
+@bot.command("aggregate")
+@click.argument("results", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Merged results file.")
+def aggregate_cmd(results: tuple[Path, ...], output: Path) -> None:
+    """Merge the matrix jobs' per-unit result files, in any order, into one file."""
+    import json
+
+    from arena_bot.bot.plan import aggregate
+
+    merged = aggregate(results)
+    output.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    click.echo(f"merged {len(merged['units'])} unit result(s) into {output}")

@@ -1,0 +1,76 @@
+"""Scale-out: the plan's units and shards, and order-independent aggregation."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena_bot.bot.plan import aggregate, shard, units_for
+from arena_bot.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_units_split_single_and_solo_per_feature_and_keep_coop_pairs() -> None:
+    units = units_for([("t/b", "solo", [1, 3]), ("t/a", "coop", [1, 2]), ("t/c", "single", [2])])
+    assert [u.id for u in units] == ["t/a#coop-1-2", "t/b#f1", "t/b#f3", "t/c#f2"]
+    assert units[0].features == (1, 2)
+
+
+def test_shards_cover_every_unit_once_within_the_job_cap() -> None:
+    units = units_for((f"t/s{i}", "solo", [1, 2, 3]) for i in range(500))
+    matrix = shard(units, max_jobs=256)
+    assert len(matrix) == 256
+    ids = [u for job in matrix for u in job["units"].split()]
+    assert sorted(ids) == sorted(u.id for u in units) and len(ids) == 1500
+
+
+def _write(folder: Path, n: int) -> list[Path]:
+    paths = []
+    for i in range(n):
+        path = folder / f"r{i}.json"
+        path.write_text(json.dumps({"unit": f"t/s{i:03d}#f1", "passed": i % 2 == 0}))
+        paths.append(path)
+    return paths
+
+
+def test_aggregate_is_the_same_whatever_the_order(tmp_path: Path) -> None:
+    paths = _write(tmp_path, 60)
+    shuffled = paths[:]
+    random.Random(7).shuffle(shuffled)
+    assert aggregate(paths) == aggregate(shuffled) == aggregate(shuffled + paths[:5])
+    assert [u["unit"] for u in aggregate(shuffled)["units"]][:2] == ["t/s000#f1", "t/s001#f1"]
+
+
+def test_aggregate_refuses_two_different_results_for_one_unit(tmp_path: Path) -> None:
+    paths = _write(tmp_path, 2)
+    clash = tmp_path / "clash.json"
+    clash.write_text(json.dumps({"unit": "t/s000#f1", "passed": False}))
+    result = CliRunner().invoke(
+        main, ["bot", "aggregate", *map(str, paths), str(clash), "--output", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 1 and "two different results" in result.output
+    assert "clash.json" in result.output
+
+
+def test_aggregate_reports_a_malformed_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    result = CliRunner().invoke(
+        main, ["bot", "aggregate", str(bad), "--output", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 1 and "bad.json" in result.output and "not JSON" in result.output
+
+
+def test_plan_on_the_sample_data(tmp_path: Path) -> None:
+    out = tmp_path / "gh_output"
+    result = CliRunner().invoke(main, ["--root", str(ROOT), "bot", "plan", "--max-jobs", "3"],
+                                env={"GITHUB_OUTPUT": str(out)})
+    assert result.exit_code == 0, result.output
+    matrix = json.loads(result.stdout)
+    assert len(matrix["include"]) == 3
+    assert any("#coop-" in job["units"] for job in matrix["include"])
+    assert out.read_text().startswith("matrix={")
