@@ -126,3 +126,4 @@ def test_src_layout_without_the_install_step_fails(tmp_path: Path, base_image: s
                    "--base-image", base_image)
     assert check.exit_code == 1, check.output
     assert "did not pass" in check.output
+    assert "ModuleNotFoundError: No module named 'textkit'" in check.output
