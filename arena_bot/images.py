@@ -40,6 +40,7 @@ Progress = Callable[[str], None]
 #: its "install git and pytest" fallback (which needs a network) never runs.
 BASE_PACKAGES = (
     "python3",
+    "python-is-python3",  # `python`, as the public image has; real test suites call it
     "python3-pytest",
     "python3-venv",
     "git",

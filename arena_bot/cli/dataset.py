@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from arena_bot.cooperbench import import_task
+from arena_bot.cooperbench import import_task, read_task
 from arena_bot.dataset import Dataset
 from arena_bot.errors import DatasetError
 from arena_bot.settings import Settings
@@ -26,6 +26,7 @@ def dataset() -> None:
               help="Test command (must write JUnit XML to $ARENA_JUNIT); default: read from "
               "runner.sh's test step.")
 @click.option("--id", "task_id", default=None, help="Task id (default: <repo>-task<N>).")
+@click.option("--force", is_flag=True, help="Replace a task of the same id already there.")
 @click.option("--dest", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset folder to write into (default: dataset/).")
 @click.pass_obj
@@ -35,16 +36,25 @@ def import_cooperbench(
     source: str | None,
     test_command: str | None,
     task_id: str | None,
+    force: bool,
     dest: Path | None,
 ) -> None:
     """Turn the CooperBench task folder TASK_DIR into a task of this project."""
-    task = import_task(task_dir, dest=dest or settings.dataset_dir, source=source,
-                       test_command=test_command, task_id=task_id)
+    folder = dest or settings.dataset_dir
+    if task_id is None:
+        task_id = read_task(task_dir, test_command=test_command).suggested_id()
+        click.echo(f"task id {task_id} (from the folder names {task_dir.resolve().parent.name}"
+                   f"/{task_dir.resolve().name}; choose another with --id)")
+    replacing = force and (folder / task_id).exists()
+    task = import_task(task_dir, dest=folder, source=source, test_command=test_command,
+                       task_id=task_id, force=force)
+    if replacing:
+        click.echo(f"replaced the existing task {task.id} (--force)")
     click.echo(f"imported {task_dir} as {task.root}")
     click.echo(f"  base commit {task.spec.source.commit}, {len(task.features)} feature(s)")
     click.echo(f"  test command: {task.spec.tests.command}")
-    click.echo("  next: review category/difficulty in task.yaml, then `arena images build "
-               f"{task.id}` and check the gold patches with `arena evaluate`")
+    click.echo("  next: review category/difficulty in task.yaml, then check the gold patches "
+               f"with `arena dataset check {task.id}`")
 
 
 @dataset.command("check")

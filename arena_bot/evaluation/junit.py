@@ -50,6 +50,20 @@ def parse_junit(data: bytes, *, truncated: bool = False) -> JUnitReport:
     return JUnitReport(cases=cases)
 
 
+def _message(attribute: str | None, text: str | None) -> str | None:
+    """The element's message plus the cause from its text when pytest's message is generic.
+
+    A collection error's message is only "collection failure"; the cause people need
+    (``ModuleNotFoundError: No module named ...``) is the first ``E   `` line of the text.
+    """
+    body = (text or "").strip()
+    cause = next((line[1:].strip() for line in body.splitlines() if line.startswith("E   ")),
+                 None)
+    if attribute and cause and cause not in attribute:
+        return f"{attribute}: {cause}"
+    return attribute or body or None
+
+
 def _case(element: ET.Element) -> TestCaseResult:
     name = element.get("name", "?")
     classname = element.get("classname")
@@ -68,7 +82,7 @@ def _case(element: ET.Element) -> TestCaseResult:
             outcome = "skipped"
         else:
             continue
-        message = message or child.get("message") or (child.text or "").strip() or None
+        message = message or _message(child.get("message"), child.text)
     try:
         duration = float(element.get("time", "0") or 0)
     except ValueError:

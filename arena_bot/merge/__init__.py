@@ -9,7 +9,12 @@
 
 from __future__ import annotations
 
-from arena_bot.merge.conflicts import conflict_score, count_conflicts, severity
+from arena_bot.merge.conflicts import (
+    conflict_score,
+    count_conflicts,
+    count_diff_conflicts,
+    severity,
+)
 from arena_bot.merge.coop import RunTests, evaluate_coop_run, merge_result
 from arena_bot.merge.gitmerge import AgentApply, GitMergeOutcome, merge_patches
 from arena_bot.merge.patchfilter import drop_test_files, is_test_path
@@ -22,6 +27,7 @@ __all__ = [
     "RunTests",
     "conflict_score",
     "count_conflicts",
+    "count_diff_conflicts",
     "drop_test_files",
     "evaluate_coop_run",
     "is_test_path",

@@ -9,6 +9,16 @@ Counting rule (CooperBench's, over the content of the files git left conflicted)
   ``>>>>>>> `` closes the section;
 * every other line inside a section counts +1 conflict line (both sides' lines).
 
+Two texts can be counted:
+
+* :func:`count_diff_conflicts` (the default, CooperBench v0.1's ``_analyze_diff_content``):
+  the text of ``git diff`` in the conflicted work tree after
+  ``git merge --no-commit --no-ff``. That is a combined diff, so inside a conflict it also
+  shows lines one side removed; each (stripped) line *containing* ``<<<<<<< `` opens,
+  ``=======`` is skipped, ``>>>>>>>`` closes, and any other line inside counts.
+* :func:`count_conflicts` (the seed's reading, kept as the ``files`` counting): the conflicted
+  files' contents, which give fewer lines whenever a side deleted lines inside a conflict.
+
 Git is always run with ``merge.conflictStyle=merge`` (see :mod:`arena_bot.merge.gitmerge`), so
 there is no ``|||||||`` base part; were there one, its lines would count like any other
 line inside the section, as they do in CooperBench.
@@ -22,6 +32,9 @@ from typing import Literal
 from arena_bot.models.evaluation import ConflictDetails
 
 Severity = Literal["NONE", "LOW", "MEDIUM", "HIGH", "CRITICAL"]
+#: Which text conflicts are counted over (see the module docstring).
+Counting = Literal["cooperbench", "files"]
+DEFAULT_COUNTING: Counting = "cooperbench"
 
 SECTION_WEIGHT = 20
 LINE_WEIGHT = 2
@@ -54,6 +67,32 @@ def count_conflicts(contents: Iterable[str]) -> ConflictDetails:
             elif line.rstrip("\r") != _SEPARATOR:
                 lines += 1
     average = lines / sections if sections else 0.0
+    return ConflictDetails(
+        conflict_sections=sections, conflict_lines=lines, avg_lines_per_conflict=average
+    )
+
+
+def count_diff_conflicts(diff_text: str) -> ConflictDetails:
+    """Count exactly as CooperBench v0.1's ``_analyze_diff_content`` over ``git diff`` text.
+
+    Substring tests on stripped lines, as CooperBench does (a diff line reads
+    ``++<<<<<<< HEAD``), and ``avg_lines_per_conflict`` rounded to 2 places like its report.
+    """
+    sections = 0
+    lines = 0
+    inside = False
+    for raw in diff_text.splitlines():
+        line = raw.strip()
+        if _OPEN in line:
+            sections += 1
+            inside = True
+        elif _SEPARATOR in line:
+            continue
+        elif ">>>>>>>" in line:
+            inside = False
+        elif inside:
+            lines += 1
+    average = round(lines / sections, 2) if sections else 0.0
     return ConflictDetails(
         conflict_sections=sections, conflict_lines=lines, avg_lines_per_conflict=average
     )

@@ -42,7 +42,12 @@ from typing import BinaryIO, Literal
 import git
 
 from arena_bot.errors import MergeError
-from arena_bot.merge.conflicts import count_conflicts
+from arena_bot.merge.conflicts import (
+    DEFAULT_COUNTING,
+    Counting,
+    count_conflicts,
+    count_diff_conflicts,
+)
 from arena_bot.merge.patchfilter import FilteredPatch, drop_test_files
 from arena_bot.models.evaluation import ApplyStatus, ConflictDetails
 
@@ -215,6 +220,7 @@ def merge_patches(
     patch1: str,
     patch2: str,
     workdir: Path | None = None,
+    counting: Counting = DEFAULT_COUNTING,
 ) -> GitMergeOutcome:
     """Merge agent 1's and agent 2's patches on ``base_commit`` of ``base_repo``.
 
@@ -222,7 +228,9 @@ def merge_patches(
     throwaway repository has no branches). ``workdir`` is where the throwaway repository
     goes (default: the system's temporary folder). Raises MergeError when git itself cannot
     do its part (no such repository or commit); conflicts and patches that do not apply are
-    results.
+    results. ``counting`` picks the text conflicts are counted over: ``cooperbench`` (the
+    ``git diff`` of the conflicted work tree, as CooperBench v0.1) or ``files`` (the seed's
+    count over the conflicted files).
     """
     objects = _object_directory(base_repo)
     filtered = (drop_test_files(patch1), drop_test_files(patch2))
@@ -233,6 +241,7 @@ def merge_patches(
             base_objects=objects,
             base_commit=base_commit,
             patches=filtered,
+            counting=counting,
         )
 
 
@@ -243,6 +252,7 @@ def _merge_in(
     base_objects: Path,
     base_commit: str,
     patches: tuple[FilteredPatch, FilteredPatch],
+    counting: Counting = DEFAULT_COUNTING,
 ) -> GitMergeOutcome:
     repo = _shared_repository(work_tree=temp / "repo", base_objects=base_objects)
     clone = repo.folder
@@ -288,9 +298,8 @@ def _merge_in(
             agent2=agent2,
             merged_diff=_merged_diff(repo=repo, base=base, tree=first.tree),
         )
-    details = count_conflicts(
-        _read_texts(repo=repo, temp=temp, tree=first.tree, paths=first.conflicted)
-    )
+    details = _count(repo=repo, temp=temp, ours=ours, theirs=theirs, first=first,
+                     counting=counting)
     attributes = clone / ".git" / "info" / "attributes"
     attributes.parent.mkdir(parents=True, exist_ok=True)
     attributes.write_text("* merge=union\n", encoding="utf-8")
@@ -314,6 +323,32 @@ def _merge_in(
         conflicted_files=first.conflicted,
         unresolved_files=second.conflicted,
     )
+
+
+def _count(
+    *, repo: _Git, temp: Path, ours: str, theirs: str, first: _TreeMerge, counting: Counting
+) -> ConflictDetails:
+    """Conflict sections and lines by the chosen counting (CooperBench's by default)."""
+    files = _read_texts(repo=repo, temp=temp, tree=first.tree, paths=first.conflicted)
+    if counting == "files":
+        return count_conflicts(files)
+    diff = _conflicted_worktree_diff(repo=repo, ours=ours, theirs=theirs)
+    # CooperBench falls back to the conflicted files when `git diff` prints nothing.
+    return count_diff_conflicts(diff) if diff.strip() else count_conflicts(files)
+
+
+def _conflicted_worktree_diff(*, repo: _Git, ours: str, theirs: str) -> str:
+    """``git diff`` of the work tree after CooperBench's ``git merge --no-commit --no-ff``.
+
+    merge-tree cannot give this text (a combined diff against the index stages), so the
+    conflicted pair is merged once more in the throwaway work tree, the way CooperBench does:
+    agent 2's branch checked out, agent 1's merged in. Only conflicted pairs pay for it.
+    """
+    repo.run("update-ref", "refs/heads/agent1", theirs)
+    repo.run("update-ref", "refs/heads/agent2", ours)
+    repo.run("checkout", "--quiet", "--force", "agent2")
+    repo.run("merge", "--no-commit", "--no-ff", "--quiet", "agent1", check=False)
+    return repo.run("diff", "--no-color", "--no-ext-diff").text
 
 
 def _object_directory(base_repo: Path) -> Path:

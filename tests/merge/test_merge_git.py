@@ -106,7 +106,7 @@ def test_several_sections_in_several_files(make_base) -> None:
     assert outcome.status == "conflicts"
     assert outcome.details.conflict_sections == 3
     assert outcome.details.conflict_lines == 2 + 3 + 6
-    assert outcome.details.avg_lines_per_conflict == pytest.approx(11 / 3)
+    assert outcome.details.avg_lines_per_conflict == round(11 / 3, 2)  # as CooperBench rounds
     assert set(outcome.conflicted_files) == {"app.py", "util.txt"}
     assert outcome.strategy == "union"
 
