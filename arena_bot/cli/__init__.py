@@ -101,6 +101,7 @@ _COMMANDS: dict[str, LazyCommand] = {
     "calibrate": LazyCommand(
         "score", "calibrate", "Check the LLM judge against the shipped reference set."
     ),
+    "site": LazyCommand("site", "site", "Build (build) or preview (serve) the leaderboard site."),
     "pipeline": LazyCommand(
         "pipeline", "pipeline", "Validate, evaluate (Docker) and score every submission."
     ),
