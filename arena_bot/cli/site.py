@@ -6,13 +6,18 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from arena_bot.settings import Settings
 
+if TYPE_CHECKING:
+    from arena_bot.models.leaderboard import Leaderboard
 
-def _board(settings: Settings, leaderboard: Path | None, empty: bool):  # type: ignore[no-untyped-def]
+
+def _board(settings: Settings, leaderboard: Path | None, empty: bool) -> Leaderboard:
+    """The board to render: ``--empty``, ``--leaderboard`` or the last `arena score`."""
     from arena_bot.site.build import empty_board, load_board
 
     if empty:

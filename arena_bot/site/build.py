@@ -125,7 +125,7 @@ def build(board: Leaderboard, *, root: Path, site_dir: Path, mkdocs: bool = True
         raise InputError("no MkDocs project here (site/mkdocs.yml)", path=project,
                          hint="run from the repository root or pass --root")
     start = time.perf_counter()
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     pages = render(board, project / "docs", root=root, built_from=commit_of(root),
                    updated=stamp)
     config = write_config(project, board, site_dir)

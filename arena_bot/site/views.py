@@ -370,6 +370,7 @@ def group_views(board: Leaderboard, kind: str) -> list[GroupView]:
 
 
 def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
+    """Row ``a`` against column ``b``: paired on shared tasks when possible, else Welch."""
     from arena_bot.errors import ArenaError
     from arena_bot.scoring.compare import compare
 
@@ -377,20 +378,22 @@ def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
         result = compare(board, a, b)
     except (ArenaError, ValueError):
         return None
-    test = result.paired or result.welch
-    if test is None:
-        return MatrixCell("not enough runs to compare", "–", "–", len(result.paired_tasks), False)
-    diff = test.mean_difference if result.paired is not None else result.welch.difference  # type: ignore[union-attr]
-    ahead = "row" if diff > 0 else "column"
-    leader = a if diff > 0 else b
-    if test.significant:
-        text = f"{leader} ahead, significant"
+    shared = len(result.paired_tasks)
+    d = fmt(result.welch.cohens_d, 2) if result.welch else "–"
+    if result.paired is not None:
+        diff, p_value, significant = (result.paired.mean_difference, result.paired.p_value,
+                                      result.paired.significant)
+    elif result.welch is not None:
+        diff, p_value, significant = (result.welch.difference, result.welch.p_value,
+                                      result.welch.significant)
     else:
-        text = f"{leader} ahead, not significant" if diff else "no difference"
-    d = result.welch.cohens_d if result.welch else None
-    del ahead
-    return MatrixCell(text, f"{test.p_value:.3f}", fmt(d, 2), len(result.paired_tasks),
-                      test.significant)
+        return MatrixCell("not enough runs to compare", "–", d, shared, False)
+    if diff == 0:
+        text = "no difference"
+    else:
+        leader = a if diff > 0 else b
+        text = f"{leader} ahead, {'significant' if significant else 'not significant'}"
+    return MatrixCell(text, f"{p_value:.3f}", d, shared, significant)
 
 
 def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
