@@ -8,6 +8,7 @@ the board: the home page holds one row per tool / model, each task page only its
 from __future__ import annotations
 
 import re
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,11 @@ from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard, ToolMode
 
 #: How many tool / model labels the compare page's matrix holds (it grows quadratically).
 COMPARE_TOP = 8
+#: Flag reasons shown per row of the home board; the rest are on the Changes page.
+HOME_FLAGS = 2
+#: Submissions listed on a tool or model page (best first); the rest are on task pages and in
+#: the data download, so these pages do not grow with the whole board.
+GROUP_ROWS = 100
 
 
 def slug(text: str) -> str:
@@ -57,6 +63,8 @@ class BoardRow:
     tasks: int
     runs: int
     flags: tuple[Flag, ...]
+    #: Flagged entries of this label beyond the ones shown in ``flags``.
+    more_flags: int
 
 
 @dataclass(frozen=True)
@@ -127,6 +135,8 @@ class GroupView:
     name: str
     aggregates: tuple[ToolModelAggregate, ...]
     rows: tuple[EntryRow, ...]
+    #: Submissions not listed (beyond ``GROUP_ROWS``).
+    hidden: int
 
 
 @dataclass(frozen=True)
@@ -304,7 +314,8 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str) -> HomeView:
             speed=means.get(a.label, {}).get("speed"),
             cost=means.get(a.label, {}).get("cost"),
             correctness=a.mean_correctness, tasks=a.tasks, runs=a.runs,
-            flags=tuple(flags.get(a.label, ())),
+            flags=tuple(flags.get(a.label, ())[:HOME_FLAGS]),
+            more_flags=max(0, len(flags.get(a.label, ())) - HOME_FLAGS),
         )
         for a in board.tools
     )
@@ -363,10 +374,18 @@ def group_views(board: Leaderboard, kind: str) -> list[GroupView]:
     return [
         GroupView(
             kind=kind, name=name, aggregates=tuple(aggregates.get(name, ())),
-            rows=tuple(entry_row(e, prefix="../../") for e in entries[name]),
+            rows=tuple(entry_row(e, prefix="../../") for e in _best(entries[name])),
+            hidden=max(0, len(entries[name]) - GROUP_ROWS),
         )
         for name in sorted(entries)
     ]
+
+
+def _best(entries: Sequence[Entry], limit: int = GROUP_ROWS) -> list[Entry]:
+    """The ``limit`` highest-scoring entries (unscored last), in task order for reading."""
+    def score(e: Entry) -> float:
+        return e.scores.overall if e.scores else -1.0
+    return sorted(entries, key=lambda e: (-score(e), e.key))[:limit]
 
 
 def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
@@ -375,7 +394,11 @@ def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
     from arena_bot.scoring.compare import compare
 
     try:
-        result = compare(board, a, b)
+        with warnings.catch_warnings():
+            # scipy warns on near-identical samples; the p-value it returns is still right
+            # for the page, and the warning would only clutter the build output.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = compare(board, a, b)
     except (ArenaError, ValueError):
         return None
     shared = len(result.paired_tasks)
