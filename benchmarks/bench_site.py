@@ -46,11 +46,12 @@ def bench(n_submissions: int, n_tasks: int) -> None:
         bench_scale.generate(root, n_submissions=n_submissions, n_tasks=n_tasks)
         subprocess.run([*ARENA, "--root", str(root), "score", "--output", str(root / "out")],
                        check=True, capture_output=True)
-        board = Leaderboard.model_validate_json((root / "out" / "leaderboard.json").read_bytes())
+        raw = (root / "out" / "leaderboard.json").read_text(encoding="utf-8")
+        board = Leaderboard.model_validate_json(raw)
         shutil.copytree(REPO / "site", root / "site", ignore=shutil.ignore_patterns(
             "board", "mkdocs.board.yml"))
         start = time.perf_counter()
-        times = build(board, root=root, site_dir=root / "site_build")
+        times = build(board, root=root, site_dir=root / "site_build", raw_json=raw)
         total = time.perf_counter() - start
         out = root / "site_build"
         html = list(out.rglob("*.html"))

@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from arena_bot.models.leaderboard import Leaderboard
 
 
-def _board(settings: Settings, leaderboard: Path | None, empty: bool) -> Leaderboard:
+def _board(
+    settings: Settings, leaderboard: Path | None, empty: bool
+) -> tuple[Leaderboard, str | None]:
     """The board to render: ``--empty``, ``--leaderboard`` or the last `arena score`."""
     from arena_bot.site.build import empty_board, load_board
 
     if empty:
-        return empty_board()
+        return empty_board(), None
     return load_board(leaderboard or settings.cache_dir / "leaderboard.json")
 
 
@@ -49,7 +51,8 @@ def build(settings: Settings, leaderboard: Path | None, empty: bool,
     from arena_bot.site.build import build as run_build
 
     out = output or settings.root / "site_build"
-    times = run_build(_board(settings, leaderboard, empty), root=settings.root, site_dir=out)
+    board, raw = _board(settings, leaderboard, empty)
+    times = run_build(board, root=settings.root, site_dir=out, raw_json=raw)
     click.echo(f"rendered {times.pages} pages in {times.render:.2f} s, "
                f"mkdocs build in {times.mkdocs:.2f} s")
     click.echo(f"site built: open {(out / 'board' / 'index.html').resolve()} "
@@ -67,8 +70,9 @@ def serve(settings: Settings, leaderboard: Path | None, empty: bool, address: st
     from arena_bot.site.build import build as run_build
 
     project = settings.root / "site"
-    run_build(_board(settings, leaderboard, empty), root=settings.root,
-              site_dir=settings.root / "site_build", mkdocs=False)
+    board, raw = _board(settings, leaderboard, empty)
+    run_build(board, root=settings.root, site_dir=settings.root / "site_build", mkdocs=False,
+              raw_json=raw)
     click.echo(f"serving on http://{address}/board/ (Ctrl-C stops)")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "serve", "-a", address, "-f",

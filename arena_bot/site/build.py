@@ -47,16 +47,18 @@ class BuildTimes:
     pages: int
 
 
-def load_board(path: Path) -> Leaderboard:
-    """Read a leaderboard.json, with a clear message when it is missing or not one."""
+def load_board(path: Path) -> tuple[Leaderboard, str]:
+    """Read a leaderboard.json (the board and its text), with a clear message when it is
+    missing or not one."""
     try:
-        return Leaderboard.model_validate_json(path.read_bytes())
+        text = path.read_text(encoding="utf-8")
+        return Leaderboard.model_validate_json(text), text
     except FileNotFoundError:
         raise InputError("no leaderboard here", path=path,
                          hint="run `arena score` (or `arena pipeline`) first") from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
-    except ValueError:
+    except ValueError:  # also UnicodeDecodeError
         raise InputError("not a leaderboard.json written by `arena score`", path=path,
                          hint="run `arena score` to write it again") from None
 
@@ -118,7 +120,8 @@ def write_config(project: Path, board: Leaderboard, site_dir: Path) -> Path:
     return path
 
 
-def build(board: Leaderboard, *, root: Path, site_dir: Path, mkdocs: bool = True) -> BuildTimes:
+def build(board: Leaderboard, *, root: Path, site_dir: Path, mkdocs: bool = True,
+          raw_json: str | None = None) -> BuildTimes:
     """Render the pages into ``root/site`` and build the static site into ``site_dir``."""
     project = root / "site"
     if not (project / "mkdocs.yml").is_file():
@@ -127,7 +130,7 @@ def build(board: Leaderboard, *, root: Path, site_dir: Path, mkdocs: bool = True
     start = time.perf_counter()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     pages = render(board, project / "docs", root=root, built_from=commit_of(root),
-                   updated=stamp)
+                   updated=stamp, raw_json=raw_json)
     config = write_config(project, board, site_dir)
     rendered = time.perf_counter()
     if mkdocs:

@@ -125,10 +125,12 @@ def _example_submission(root: Path) -> str:
 
 
 def render(board: Leaderboard, docs: Path, *, root: Path, built_from: str,
-           updated: str) -> list[Path]:
+           updated: str, raw_json: str | None = None) -> list[Path]:
     """Write every generated page (and the downloads) under ``docs/board/``; return them.
 
     The folder is emptied first, so pages of removed tasks or tools do not linger.
+    ``raw_json`` is the leaderboard.json the board was read from: offered for download as
+    is (re-serialising a large board costs seconds and gives the same bytes).
     """
     from arena_bot.scoring.export import to_csv, to_json
 
@@ -154,7 +156,8 @@ def render(board: Leaderboard, docs: Path, *, root: Path, built_from: str,
     page("pages.md", "pages.md.j2", views.index_view(board))
     page("methodology.md", "methodology.md.j2", methodology_view(board))
     page("submit.md", "submit.md.j2", None, example=_example_submission(root))
-    json_text, csv_text = to_json(board), to_csv(board)
+    json_text = raw_json if raw_json is not None else to_json(board)
+    csv_text = to_csv(board)
     _write(out / "leaderboard.json", json_text)
     _write(out / "leaderboard.csv", csv_text)
     _write(out / "leaderboard.schema.json",
