@@ -26,8 +26,9 @@ def _generate(root: Path) -> Leaderboard:
     finally:
         sys.path.pop(0)
     bench_scale.generate(root, n_submissions=40, n_tasks=4)
-    subprocess.run([sys.executable, "-c", "from arena_bot.cli import main; main()", "--root", str(root), "score",
-                    "--output", str(root / "out")], check=True, capture_output=True)
+    arena = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
+    subprocess.run([*arena, "--root", str(root), "score", "--output", str(root / "out")],
+                   check=True, capture_output=True)
     board = Leaderboard.model_validate_json((root / "out" / "leaderboard.json").read_bytes())
     first = board.entries[0].model_copy(update={"contributor": HOSTILE})
     # The synthetic tasks are copies of one sample task; give them two categories so the
@@ -80,5 +81,5 @@ def server(built: Path) -> Iterator[str]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
