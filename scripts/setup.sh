@@ -36,4 +36,9 @@ if [ "${ARENA_SKIP_DOCKER:-0}" != "1" ]; then
   .venv/bin/arena images base
 fi
 
+if [ "${ARENA_SKIP_BROWSER:-0}" != "1" ] && ! { command -v chromium >/dev/null && command -v chromedriver >/dev/null; }; then
+  log "installing Debian's chromium and chromedriver (the site's browser tests)"
+  apt_install chromium chromium-driver
+fi
+
 log "setup done"

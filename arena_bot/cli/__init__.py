@@ -108,6 +108,7 @@ _COMMANDS: dict[str, LazyCommand] = {
         "score", "calibrate", "Check the LLM judge against the shipped reference set."
     ),
     "bot": LazyCommand("bot", "bot", "GitHub bot modes: evaluate-pr, comment, publish."),
+    "site": LazyCommand("site", "site", "Build (build) or preview (serve) the leaderboard site."),
     "pipeline": LazyCommand(
         "pipeline", "pipeline", "Validate, evaluate (Docker) and score every submission."
     ),

@@ -1,0 +1,69 @@
+/* Agentic Arena board: sortable tables, filters and search. Served from the site itself. */
+(function () {
+  "use strict";
+  function cellValue(row, index, numeric) {
+    var cell = row.cells[index];
+    if (!cell) return numeric ? -Infinity : "";
+    var raw = cell.hasAttribute("data-v") ? cell.getAttribute("data-v") : cell.textContent;
+    return numeric ? parseFloat(raw) : raw.trim().toLowerCase();
+  }
+  function sortBy(table, th, index) {
+    var numeric = th.getAttribute("data-type") === "num";
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = cellValue(a, index, numeric), y = cellValue(b, index, numeric);
+      var order = x < y ? -1 : x > y ? 1 : 0;
+      return asc ? order : -order;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+  }
+  function makeSortable(table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "ar-sort";
+      while (th.firstChild) button.appendChild(th.firstChild);
+      th.appendChild(button);
+      button.addEventListener("click", function () { sortBy(table, th, index); });
+    });
+  }
+  function applyFilters() {
+    var board = document.getElementById("ar-board");
+    var data = JSON.parse(document.getElementById("ar-filter-data").textContent);
+    var key = document.getElementById("ar-category").value + "|" + document.getElementById("ar-difficulty").value;
+    var query = document.getElementById("ar-search").value.trim().toLowerCase();
+    var slice = data[key] || {};
+    var shown = 0;
+    Array.prototype.forEach.call(board.tBodies[0].rows, function (row) {
+      var label = row.getAttribute("data-label");
+      var hit = slice[label];
+      var visible = !!hit && (!query || label.toLowerCase().indexOf(query) !== -1);
+      row.hidden = !visible;
+      if (hit) {
+        var overall = row.querySelector(".ar-overall");
+        overall.setAttribute("data-v", hit[0]);
+        overall.firstChild.textContent = hit[0].toFixed(1);
+        var tasks = row.querySelector(".ar-tasks");
+        tasks.setAttribute("data-v", hit[1]);
+        tasks.textContent = hit[1];
+      }
+      if (visible) shown += 1;
+    });
+    document.getElementById("ar-nomatch").hidden = shown > 0;
+  }
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll("table.ar-sortable"), makeSortable);
+    if (document.getElementById("ar-filter-data")) {
+      ["ar-category", "ar-difficulty", "ar-search"].forEach(function (id) {
+        document.getElementById(id).addEventListener("input", applyFilters);
+        document.getElementById(id).addEventListener("change", applyFilters);
+      });
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

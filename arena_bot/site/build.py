@@ -1,0 +1,151 @@
+"""``arena site build``: render the pages, then ``mkdocs build --strict`` over the project.
+
+The generated pages live in ``site/docs/board/`` and the navigation that lists them in
+``site/mkdocs.board.yml`` (``INHERIT: mkdocs.yml``); both are git-ignored, so the
+hand-written ``mkdocs.yml`` and pages stay exactly as they are in git.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from arena_bot.errors import ArenaError, InputError
+from arena_bot.models.leaderboard import Leaderboard
+from arena_bot.site.render import GENERATED, render
+
+CONFIG = "mkdocs.board.yml"
+
+#: Theme settings the board needs: no Google Fonts (nothing fetched from a CDN at view
+#: time), light and dark palettes with a toggle, and search.
+_THEME = {
+    "font": False,
+    "palette": [
+        {"media": "(prefers-color-scheme: light)", "scheme": "default",
+         "toggle": {"icon": "material/weather-night", "name": "Switch to dark mode"}},
+        {"media": "(prefers-color-scheme: dark)", "scheme": "slate",
+         "toggle": {"icon": "material/weather-sunny", "name": "Switch to light mode"}},
+    ],
+}
+
+
+class SiteError(ArenaError):
+    """``mkdocs build --strict`` failed (a broken link, a missing page)."""
+
+
+@dataclass(frozen=True)
+class BuildTimes:
+    render: float
+    mkdocs: float
+    pages: int
+
+
+def load_board(path: Path) -> tuple[Leaderboard, str]:
+    """Read a leaderboard.json (the board and its text), with a clear message when it is
+    missing or not one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        return Leaderboard.model_validate_json(text), text
+    except FileNotFoundError:
+        raise InputError("no leaderboard here", path=path,
+                         hint="run `arena score` (or `arena pipeline`) first") from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    except ValueError:  # also UnicodeDecodeError
+        raise InputError("not a leaderboard.json written by `arena score`", path=path,
+                         hint="run `arena score` to write it again") from None
+
+
+def empty_board() -> Leaderboard:
+    """The board before anything is scored: the site shows its empty state."""
+    from arena_bot.models.leaderboard import LeaderboardOptions
+
+    return Leaderboard(
+        input_digest="0" * 64, tasks=[], entries=[], tools=[],
+        options=LeaderboardOptions(weights="category", min_submissions=5, confidence=0.95,
+                                   judge_model=None, cost_tolerance=0.1,
+                                   robust_z_threshold=3.5),
+    )
+
+
+def commit_of(root: Path) -> str:
+    """The commit the site is built from (``unknown`` outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+                             capture_output=True, text=True, timeout=10, check=False)
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def nav(board: Leaderboard) -> list[object]:
+    """The navigation: the board first, the hand-written pages after."""
+    return [
+        {"Leaderboard": f"{GENERATED}/index.md"},
+        {"Compare": f"{GENERATED}/compare.md"},
+        {"Tasks, tools and models": f"{GENERATED}/pages.md"},
+        {"Submit": f"{GENERATED}/submit.md"},
+        {"Data": f"{GENERATED}/data.md"},
+        {"Changes": f"{GENERATED}/changes.md"},
+        {"About": [
+            {"Home": "index.md"},
+            {"Submission and task formats": "formats.md"},
+            {"Methodology": "methodology.md"},
+            {"Methodology in numbers": f"{GENERATED}/methodology.md"},
+        ]},
+    ]
+
+
+def write_config(project: Path, board: Leaderboard, site_dir: Path) -> Path:
+    """Write the git-ignored config that adds the generated pages to ``mkdocs.yml``."""
+    config = {
+        "INHERIT": "mkdocs.yml",
+        "site_dir": str(site_dir.resolve()),
+        "theme": _THEME,
+        "plugins": ["search"],
+        "extra_css": [f"{GENERATED}/assets/board.css"],
+        "extra_javascript": [f"{GENERATED}/assets/board.js"],
+        "not_in_nav": f"/{GENERATED}/tasks/\n/{GENERATED}/tools/\n/{GENERATED}/models/\n",
+        "nav": nav(board),
+    }
+    path = project / CONFIG
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), "utf-8")
+    return path
+
+
+def build(board: Leaderboard, *, root: Path, site_dir: Path, mkdocs: bool = True,
+          raw_json: str | None = None) -> BuildTimes:
+    """Render the pages into ``root/site`` and build the static site into ``site_dir``."""
+    project = root / "site"
+    if not (project / "mkdocs.yml").is_file():
+        raise InputError("no MkDocs project here (site/mkdocs.yml)", path=project,
+                         hint="run from the repository root or pass --root")
+    start = time.perf_counter()
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    pages = render(board, project / "docs", root=root, built_from=commit_of(root),
+                   updated=stamp, raw_json=raw_json)
+    config = write_config(project, board, site_dir)
+    rendered = time.perf_counter()
+    if mkdocs:
+        run_mkdocs(config)
+    return BuildTimes(render=rendered - start, mkdocs=time.perf_counter() - rendered,
+                      pages=len(pages))
+
+
+def run_mkdocs(config: Path) -> None:
+    """``mkdocs build --strict``; its own messages become the error when it fails."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    if result.returncode != 0:
+        tail = "\n".join(result.stderr.strip().splitlines()[-15:])
+        raise SiteError(f"mkdocs build --strict failed:\n{tail}")

@@ -1,0 +1,171 @@
+"""Fill the page templates from a leaderboard into the git-ignored ``site/docs/board/``.
+
+Jinja2 runs with autoescaping on (contributor text with HTML in it shows as text) and
+``StrictUndefined`` (a typo in a template fails the build instead of printing nothing).
+Each template gets exactly one view-model, ``v``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from arena_bot.models.leaderboard import Leaderboard
+from arena_bot.site import views
+
+#: Where generated pages go, inside the MkDocs docs folder (git-ignored).
+GENERATED = "board"
+
+
+def environment() -> jinja2.Environment:
+    """The one Jinja2 environment: autoescaped, strict, with ``slug`` available."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("arena_bot.site", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.globals["slug"] = views.slug
+    return env
+
+
+def methodology_view(board: Leaderboard) -> views.MethodologyView:
+    """The figures the methodology page lists, read from the code's constants.
+
+    Kept to this one function so it can be switched to the shared configuration's renderer
+    (``arena_bot.config``) without touching anything else.
+    """
+    from arena_bot.scoring import components, core
+
+    o = board.options
+    rows = (
+        ("weights", o.weights, "category weights per task, or the specification's defaults"),
+        ("min_submissions", str(o.min_submissions),
+         "evaluated submissions a task needs before its baseline is computed from them"),
+        ("confidence", str(o.confidence), "level of the t-based intervals"),
+        ("judge_model", o.judge_model or "none", "LLM judge for judged criteria"),
+        ("cost_tolerance", str(o.cost_tolerance),
+         "relative gap allowed between reported cost and the price table"),
+        ("robust_z_threshold", str(o.robust_z_threshold),
+         "modified z-score (median / MAD) above which a metric is flagged"),
+        ("ROBUST_Z_SCALE", str(core.ROBUST_Z_SCALE), "scale of the modified z-score"),
+        ("ROBUST_MIN_VALUES", str(core.ROBUST_MIN_VALUES), "values needed for the robust check"),
+        ("SUSPICIOUS_HIGH", str(core.SUSPICIOUS_HIGH), "overall score that is checked by hand"),
+        ("SEED_TOKEN_FRACTION", str(core.SEED_TOKEN_FRACTION),
+         "tokens below this share of the baseline median are flagged"),
+        ("SEED_FAST_SECONDS", str(core.SEED_FAST_SECONDS), "runs faster than this are flagged"),
+        ("MIN_PLAUSIBLE_TOKENS", str(core.MIN_PLAUSIBLE_TOKENS), "fewer tokens are implausible"),
+        ("MISSING_SCORE", str(components.MISSING_SCORE), "score of a metric nobody recorded"),
+        ("SPEED_EXPONENT", str(components.SPEED_EXPONENT), "curvature of the speed score"),
+    )
+    weights = tuple(
+        (t.task_id, str(t.weights.efficiency), str(t.weights.speed), str(t.weights.cost),
+         str(t.weights.correctness), str(t.difficulty_multiplier))
+        for t in board.tasks
+    )
+    return views.MethodologyView(rows=rows, weights=weights)
+
+
+def chart_svg(points: Sequence[views.ChartPoint]) -> str:
+    """Score vs mean cost per run, Pareto frontier highlighted: a static, accessible SVG."""
+    if not points:
+        return '<p class="ar-empty">No recorded costs yet.</p>'
+    width, height, pad = 640, 360, 48
+    top_cost = max(p.cost for p in points) or 1.0
+    def x(cost: float) -> float:
+        return pad + (width - 2 * pad) * cost / top_cost
+    def y(score: float) -> float:
+        return height - pad - (height - 2 * pad) * score / 100
+    parts = [
+        f'<svg class="ar-chart" viewBox="0 0 {width} {height}" role="img" '
+        'aria-labelledby="ar-chart-title"><title id="ar-chart-title">Overall score against '
+        'mean cost per run; the Pareto frontier (nobody cheaper and better) is highlighted'
+        '</title>',
+        f'<line class="axis" x1="{pad}" y1="{height - pad}" x2="{width - pad}" '
+        f'y2="{height - pad}"/><line class="axis" x1="{pad}" y1="{pad}" x2="{pad}" '
+        f'y2="{height - pad}"/>',
+        f'<text x="{width / 2}" y="{height - 10}" text-anchor="middle">mean cost per run '
+        f'(USD, 0 – {top_cost:.2f})</text>',
+        f'<text x="14" y="{height / 2}" transform="rotate(-90 14 {height / 2})" '
+        'text-anchor="middle">overall score (0–100)</text>',
+    ]
+    front = sorted((p for p in points if p.pareto), key=lambda p: p.cost)
+    if len(front) > 1:
+        path = " ".join(f"{x(p.cost):.1f},{y(p.score):.1f}" for p in front)
+        parts.append(f'<polyline class="front" points="{path}"/>')
+    for p in points:
+        label = jinja2.utils.markupsafe.escape(p.label)
+        parts.append(
+            f'<circle class="{"pareto" if p.pareto else "pt"}" cx="{x(p.cost):.1f}" '
+            f'cy="{y(p.score):.1f}" r="5"><title>{label}: {p.score:.1f} at '
+            f'${p.cost:.3f}</title></circle>'
+        )
+        if p.pareto:
+            parts.append(f'<text x="{x(p.cost) + 7:.1f}" y="{y(p.score) - 7:.1f}">{label}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _example_submission(root: Path) -> str:
+    found = sorted(root.glob("submissions/*/*/submission.yaml"))
+    if not found:
+        return "# no sample submission in this checkout"
+    return found[0].read_text(encoding="utf-8").strip()
+
+
+def render(board: Leaderboard, docs: Path, *, root: Path, built_from: str,
+           updated: str, raw_json: str | None = None) -> list[Path]:
+    """Write every generated page (and the downloads) under ``docs/board/``; return them.
+
+    The folder is emptied first, so pages of removed tasks or tools do not linger.
+    ``raw_json`` is the leaderboard.json the board was read from: offered for download as
+    is (re-serialising a large board costs seconds and gives the same bytes).
+    """
+    from arena_bot.scoring.export import to_csv, to_json
+
+    out = docs / GENERATED
+    if out.exists():
+        shutil.rmtree(out)
+    env = environment()
+    written: list[Path] = []
+
+    def page(name: str, template: str, v: Any, **extra: Any) -> None:
+        _write(out / name, env.get_template(template).render(v=v, **extra))
+        written.append(out / name)
+
+    home = views.home_view(board, built_from=built_from, updated=updated)
+    page("index.md", "home.md.j2", home, chart=chart_svg(home.points))
+    for t in views.task_views(board):
+        page(f"tasks/{t.slug}.md", "task.md.j2", t)
+    for kind, folder in (("tool", "tools"), ("model", "models")):
+        for g in views.group_views(board, kind):
+            page(f"{folder}/{views.slug(g.name)}.md", "group.md.j2", g)
+    page("compare.md", "compare.md.j2", views.compare_view(board))
+    page("changes.md", "changes.md.j2", views.changes_view(board))
+    page("pages.md", "pages.md.j2", views.index_view(board))
+    page("methodology.md", "methodology.md.j2", methodology_view(board))
+    page("submit.md", "submit.md.j2", None, example=_example_submission(root))
+    json_text = raw_json if raw_json is not None else to_json(board)
+    csv_text = to_csv(board)
+    _write(out / "leaderboard.json", json_text)
+    _write(out / "leaderboard.csv", csv_text)
+    _write(out / "leaderboard.schema.json",
+           json.dumps(Leaderboard.model_json_schema(), indent=2, sort_keys=True))
+    page("data.md", "data.md.j2", views.DataView(
+        json_bytes=len(json_text.encode()), csv_bytes=len(csv_text.encode()),
+        entries=len(board.entries), digest=board.input_digest))
+    assets = resources.files("arena_bot.site") / "assets"
+    for name in ("board.js", "board.css"):
+        _write(out / "assets" / name, (assets / name).read_text(encoding="utf-8"))
+    return written

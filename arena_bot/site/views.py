@@ -1,0 +1,450 @@
+"""View-models: exactly what each page template shows, computed once in Python.
+
+Templates only format what is here (one view-model class per template), so every number a
+reader sees is computed in tested code, and a page never loads more than its own slice of
+the board: the home page holds one row per tool / model, each task page only its entries.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard, ToolModelAggregate
+
+#: How many tool / model labels the compare page's matrix holds (it grows quadratically).
+COMPARE_TOP = 8
+#: Flag reasons shown per row of the home board; the rest are on the Changes page.
+HOME_FLAGS = 2
+#: Submissions listed on a tool or model page (best first); the rest are on task pages and in
+#: the data download, so these pages do not grow with the whole board.
+GROUP_ROWS = 100
+
+
+def slug(text: str) -> str:
+    """A URL-safe, stable page name for a task id, tool or model."""
+    cleaned = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return cleaned or "unnamed"
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    """A number as shown in a table cell; ``–`` when missing."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class Flag:
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One tool / model on the home board (all tasks)."""
+
+    rank: int
+    tied: bool
+    label: str
+    tool: str
+    tool_href: str
+    model: str
+    model_href: str
+    overall: float
+    low: float | None
+    high: float | None
+    resolve_rate: float
+    efficiency: float | None
+    speed: float | None
+    cost: float | None
+    correctness: float | None
+    tasks: int
+    runs: int
+    flags: tuple[Flag, ...]
+    #: Flagged entries of this label beyond the ones shown in ``flags``.
+    more_flags: int
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    label: str
+    score: float
+    cost: float
+    pareto: bool
+
+
+@dataclass(frozen=True)
+class HomeView:
+    rows: tuple[BoardRow, ...]
+    categories: tuple[str, ...]
+    difficulties: tuple[str, ...]
+    #: filter key ("category|difficulty", "*" for any) -> label -> [mean overall, tasks]
+    filtered: dict[str, dict[str, list[float]]]
+    tasks: tuple[tuple[str, str, str, str, int], ...]  # id, title, category, difficulty, n
+    built_from: str
+    updated: str
+    points: tuple[ChartPoint, ...]
+    pending: int
+    errors: int
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    """One submission on a task, tool or model page."""
+
+    rank: int | None
+    tied: bool
+    key: str
+    task_id: str
+    task_href: str
+    label: str
+    tool: str
+    model: str
+    contributor: str
+    status: str
+    status_reason: str | None
+    overall: float | None
+    low: float | None
+    high: float | None
+    efficiency: float | None
+    speed: float | None
+    cost_score: float | None
+    correctness: float | None
+    runs: int
+    features: str
+    resolved: str
+    flags: tuple[Flag, ...]
+    needs_review: bool
+
+
+@dataclass(frozen=True)
+class TaskView:
+    task: TaskBoard
+    slug: str
+    rows: tuple[EntryRow, ...]
+    baseline: tuple[tuple[str, str, str, str, str], ...]  # metric, min, median, max, source
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """A tool's or a model's page: every submission of it, across tasks."""
+
+    kind: str  # "tool" or "model"
+    name: str
+    aggregates: tuple[ToolModelAggregate, ...]
+    rows: tuple[EntryRow, ...]
+    #: Submissions not listed (beyond ``GROUP_ROWS``).
+    hidden: int
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    text: str
+    p_value: str
+    cohens_d: str
+    shared: int
+    significant: bool
+
+
+@dataclass(frozen=True)
+class CompareView:
+    labels: tuple[str, ...]
+    cells: tuple[tuple[MatrixCell | None, ...], ...]
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    key: str
+    task_href: str
+    label: str
+    what: str
+    why: str
+
+
+@dataclass(frozen=True)
+class ChangesView:
+    rows: tuple[ChangeRow, ...]
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """Lists of tasks, tools and models with links (the pages' own index)."""
+
+    tasks: tuple[tuple[str, str, str], ...]
+    tools: tuple[tuple[str, str], ...]
+    models: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class DataView:
+    json_bytes: int
+    csv_bytes: int
+    entries: int
+    digest: str
+
+
+@dataclass(frozen=True)
+class MethodologyView:
+    rows: tuple[tuple[str, str, str], ...]  # name, value, meaning
+    weights: tuple[tuple[str, str, str, str, str, str], ...]  # task, eff, speed, cost, corr, mult
+
+
+@dataclass
+class _Sums:
+    total: float = 0.0
+    count: int = 0
+    tasks: set[str] = field(default_factory=set)
+
+
+def flags_of(entry: Entry) -> tuple[Flag, ...]:
+    """Every reason to look at an entry by hand, for the flag marker and its tooltip."""
+    flags = [Flag(o.code, o.reason) for o in entry.outliers]
+    if entry.status == "error":
+        flags.append(Flag("evaluation-error", entry.status_reason or "the evaluation failed"))
+    return tuple(flags)
+
+
+def entry_row(entry: Entry, *, prefix: str) -> EntryRow:
+    """One table row; ``prefix`` is the relative path from the page up to ``board/``."""
+    scores = entry.scores
+    tested = sum(r.features_tested for r in entry.runs)
+    passed = sum(r.features_passed for r in entry.runs)
+    resolved = sum(1 for r in entry.runs if r.resolved)
+    return EntryRow(
+        rank=entry.rank,
+        tied=bool(entry.statistically_tied),
+        key=entry.key,
+        task_id=entry.task_id,
+        task_href=f"{prefix}tasks/{slug(entry.task_id)}/",
+        label=entry.label,
+        tool=entry.tool,
+        model=entry.model,
+        contributor=entry.contributor,
+        status=entry.status,
+        status_reason=entry.status_reason,
+        overall=scores.overall if scores else None,
+        low=entry.interval.low if entry.interval else None,
+        high=entry.interval.high if entry.interval else None,
+        efficiency=scores.efficiency if scores else None,
+        speed=scores.speed if scores else None,
+        cost_score=scores.cost if scores else None,
+        correctness=scores.correctness if scores else None,
+        runs=entry.run_count,
+        features=f"{passed}/{tested}" if tested else "–",
+        resolved=f"{resolved}/{len(entry.runs)}" if entry.runs else "–",
+        flags=flags_of(entry),
+        needs_review=entry.needs_review,
+    )
+
+
+def _category_means(entries: Iterable[Entry]) -> dict[str, dict[str, float | None]]:
+    """Per label: the mean of each category score over its scored entries."""
+    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for e in entries:
+        if e.scores is None:
+            continue
+        for name in ("efficiency", "speed", "cost", "correctness"):
+            value = getattr(e.scores, name)
+            if value is not None:
+                sums[e.label][name].append(value)
+    return {
+        label: {n: (sum(v) / len(v) if v else None) for n, v in parts.items()}
+        for label, parts in sums.items()
+    }
+
+
+def _filtered(board: Leaderboard) -> dict[str, dict[str, list[float]]]:
+    """Mean overall and task count per label for every category / difficulty filter.
+
+    Small (labels × categories × difficulties), so the home page can filter without
+    loading any per-task data.
+    """
+    meta = {t.task_id: (t.category, t.difficulty) for t in board.tasks}
+    sums: dict[str, dict[str, _Sums]] = defaultdict(lambda: defaultdict(_Sums))
+    for e in board.entries:
+        if e.scores is None:
+            continue
+        category, difficulty = meta.get(e.task_id, ("", ""))
+        for key in (f"{category}|{difficulty}", f"{category}|*", f"*|{difficulty}", "*|*"):
+            s = sums[key][e.label]
+            s.total += e.scores.overall
+            s.count += 1
+            s.tasks.add(e.task_id)
+    return {
+        key: {label: [round(s.total / s.count, 2), len(s.tasks)] for label, s in sorted(by.items())}
+        for key, by in sorted(sums.items())
+    }
+
+
+def pareto(points: Sequence[tuple[str, float, float]]) -> set[str]:
+    """Labels on the score-vs-cost Pareto frontier: nobody is cheaper *and* better."""
+    frontier: set[str] = set()
+    best = float("-inf")
+    for label, score, _cost in sorted(points, key=lambda p: (p[2], -p[1])):
+        if score > best:
+            frontier.add(label)
+            best = score
+    return frontier
+
+
+def _mean_costs(board: Leaderboard) -> dict[str, float]:
+    costs: dict[str, list[float]] = defaultdict(list)
+    for e in board.entries:
+        if e.scores is not None and e.metrics.estimated_cost is not None:
+            costs[e.label].append(e.metrics.estimated_cost)
+    return {label: sum(v) / len(v) for label, v in costs.items()}
+
+
+def home_view(board: Leaderboard, *, built_from: str, updated: str) -> HomeView:
+    """The overall board by tool / model, its filters and the score-vs-cost chart."""
+    means = _category_means(board.entries)
+    flags: dict[str, list[Flag]] = defaultdict(list)
+    for e in board.entries:
+        if e.needs_review:
+            flags[e.label].extend(Flag(f"{e.task_id}: {f.code}", f.reason) for f in flags_of(e))
+    rows = tuple(
+        BoardRow(
+            rank=a.rank, tied=a.statistically_tied, label=a.label, tool=a.tool,
+            tool_href=f"tools/{slug(a.tool)}/", model=a.model,
+            model_href=f"models/{slug(a.model)}/", overall=a.overall.mean,
+            low=a.overall.low, high=a.overall.high, resolve_rate=a.resolve_rate,
+            efficiency=means.get(a.label, {}).get("efficiency"),
+            speed=means.get(a.label, {}).get("speed"),
+            cost=means.get(a.label, {}).get("cost"),
+            correctness=a.mean_correctness, tasks=a.tasks, runs=a.runs,
+            flags=tuple(flags.get(a.label, ())[:HOME_FLAGS]),
+            more_flags=max(0, len(flags.get(a.label, ())) - HOME_FLAGS),
+        )
+        for a in board.tools
+    )
+    costs = _mean_costs(board)
+    raw = [(a.label, a.overall.mean, costs[a.label]) for a in board.tools if a.label in costs]
+    front = pareto(raw)
+    counts: dict[str, int] = defaultdict(int)
+    for e in board.entries:
+        counts[e.task_id] += 1
+    return HomeView(
+        rows=rows,
+        categories=tuple(sorted({t.category for t in board.tasks})),
+        difficulties=tuple(sorted({t.difficulty for t in board.tasks})),
+        filtered=_filtered(board),
+        tasks=tuple(
+            (t.task_id, t.title, t.category, t.difficulty, counts[t.task_id])
+            for t in board.tasks
+        ),
+        built_from=built_from,
+        updated=updated,
+        points=tuple(ChartPoint(label, s, c, label in front) for label, s, c in raw),
+        pending=sum(1 for e in board.entries if e.status == "pending"),
+        errors=sum(1 for e in board.entries if e.status == "error"),
+    )
+
+
+def task_views(board: Leaderboard) -> list[TaskView]:
+    """One view per task with only that task's entries (pages stay small as the board grows)."""
+    by_task: dict[str, list[Entry]] = defaultdict(list)
+    for e in board.entries:
+        by_task[e.task_id].append(e)
+    views = []
+    for t in board.tasks:
+        b = t.baseline
+        baseline = tuple(
+            (name, fmt(m.min, 2), fmt(m.median, 2), fmt(m.max, 2), m.source)
+            for name, m in (
+                ("tokens", b.tokens), ("tool calls", b.tool_calls),
+                ("execution time (s)", b.execution_time), ("cost (USD)", b.cost),
+                ("iterations", b.iterations),
+            )
+        )
+        rows = tuple(entry_row(e, prefix="../../") for e in by_task[t.task_id])
+        views.append(TaskView(task=t, slug=slug(t.task_id), rows=rows, baseline=baseline))
+    return views
+
+
+def group_views(board: Leaderboard, kind: str) -> list[GroupView]:
+    """One view per tool (``kind="tool"``) or per model, with all their submissions."""
+    entries: dict[str, list[Entry]] = defaultdict(list)
+    for e in board.entries:
+        entries[getattr(e, kind)].append(e)
+    aggregates: dict[str, list[ToolModelAggregate]] = defaultdict(list)
+    for a in board.tools:
+        aggregates[getattr(a, kind)].append(a)
+    return [
+        GroupView(
+            kind=kind, name=name, aggregates=tuple(aggregates.get(name, ())),
+            rows=tuple(entry_row(e, prefix="../../") for e in _best(entries[name])),
+            hidden=max(0, len(entries[name]) - GROUP_ROWS),
+        )
+        for name in sorted(entries)
+    ]
+
+
+def _best(entries: Sequence[Entry], limit: int = GROUP_ROWS) -> list[Entry]:
+    """The ``limit`` highest-scoring entries (unscored last), in task order for reading."""
+    def score(e: Entry) -> float:
+        return e.scores.overall if e.scores else -1.0
+    return sorted(entries, key=lambda e: (-score(e), e.key))[:limit]
+
+
+def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
+    """Row ``a`` against column ``b``: paired on shared tasks when possible, else Welch."""
+    from arena_bot.errors import ArenaError
+    from arena_bot.scoring.compare import compare
+
+    try:
+        with warnings.catch_warnings():
+            # scipy warns on near-identical samples; the p-value it returns is still right
+            # for the page, and the warning would only clutter the build output.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = compare(board, a, b)
+    except (ArenaError, ValueError):
+        return None
+    shared = len(result.paired_tasks)
+    d = fmt(result.welch.cohens_d, 2) if result.welch else "–"
+    if result.paired is not None:
+        diff, p_value, significant = (result.paired.mean_difference, result.paired.p_value,
+                                      result.paired.significant)
+    elif result.welch is not None:
+        diff, p_value, significant = (result.welch.difference, result.welch.p_value,
+                                      result.welch.significant)
+    else:
+        return MatrixCell("not enough runs to compare", "–", d, shared, False)
+    if diff == 0:
+        text = "no difference"
+    else:
+        leader = a if diff > 0 else b
+        text = f"{leader} ahead, {'significant' if significant else 'not significant'}"
+    return MatrixCell(text, f"{p_value:.3f}", d, shared, significant)
+
+
+def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
+    """Pairwise significance of the top labels (paired on shared tasks when possible)."""
+    labels = tuple(a.label for a in board.tools[:top])
+    cells = tuple(
+        tuple(None if a == b else _cell(a, b, board) for b in labels) for a in labels
+    )
+    return CompareView(labels=labels, cells=cells)
+
+
+def changes_view(board: Leaderboard) -> ChangesView:
+    """Every entry the scoring flagged or could not rank, with its reason."""
+    rows = []
+    for e in board.entries:
+        href = f"../tasks/{slug(e.task_id)}/"
+        if e.status == "error":
+            rows.append(ChangeRow(e.key, href, e.label, "not ranked: evaluation failed",
+                                  e.status_reason or "–"))
+        for flag in e.outliers:
+            what = "flagged for review" if e.needs_review else "noted"
+            rows.append(ChangeRow(e.key, href, e.label, f"{what} ({flag.code})", flag.reason))
+    return ChangesView(rows=tuple(rows))
+
+
+def index_view(board: Leaderboard) -> IndexView:
+    return IndexView(
+        tasks=tuple((t.task_id, t.title, slug(t.task_id)) for t in board.tasks),
+        tools=tuple((n, slug(n)) for n in sorted({e.tool for e in board.entries})),
+        models=tuple((n, slug(n)) for n in sorted({e.model for e in board.entries})),
+    )

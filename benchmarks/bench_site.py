@@ -1,0 +1,87 @@
+"""Site build time and page weight, for a small board and a large synthetic one.
+
+Generates a synthetic repository with ``bench_scale.generate`` (N submissions over T tasks,
+real stored results), scores it with ``arena score``, then builds the site and prints the
+time split into rendering (Jinja2) and ``mkdocs build --strict``, the number of pages, and
+the weight of the pages a reader loads (HTML bytes of the home page and of the largest task,
+tool and model pages; the shared theme assets are counted once).
+
+    .venv/bin/python benchmarks/bench_site.py                  # 40/4 and 5,000/200
+    .venv/bin/python benchmarks/bench_site.py --sizes 5000:200 20000:400
+
+Target (issue 14, one core): 5,000 submissions over 200 tasks under 30 s in total.
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import bench_scale  # noqa: E402
+
+from arena_bot.models.leaderboard import Leaderboard  # noqa: E402
+from arena_bot.site.build import build  # noqa: E402
+
+ARENA = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
+
+
+def _largest(folder: Path) -> int:
+    sizes = [p.stat().st_size for p in folder.glob("*/index.html")]
+    return max(sizes, default=0)
+
+
+def bench(n_submissions: int, n_tasks: int) -> None:
+    root = Path(tempfile.mkdtemp(prefix="arena-site-"))
+    try:
+        bench_scale.generate(root, n_submissions=n_submissions, n_tasks=n_tasks)
+        subprocess.run([*ARENA, "--root", str(root), "score", "--output", str(root / "out")],
+                       check=True, capture_output=True)
+        raw = (root / "out" / "leaderboard.json").read_text(encoding="utf-8")
+        board = Leaderboard.model_validate_json(raw)
+        shutil.copytree(REPO / "site", root / "site", ignore=shutil.ignore_patterns(
+            "board", "mkdocs.board.yml"))
+        start = time.perf_counter()
+        times = build(board, root=root, site_dir=root / "site_build", raw_json=raw)
+        total = time.perf_counter() - start
+        out = root / "site_build"
+        html = list(out.rglob("*.html"))
+        assets = sum(p.stat().st_size for p in (out / "assets").rglob("*") if p.is_file())
+        board_dir = out / "board"
+        print(f"\n{n_submissions:,} submissions over {n_tasks} tasks "
+              f"({len(board.tools)} tool / model labels)")
+        print(f"  render (Jinja2)          {times.render:8.2f} s  ({times.pages} pages)")
+        print(f"  mkdocs build --strict    {times.mkdocs:8.2f} s  ({len(html)} HTML files)")
+        print(f"  total                    {total:8.2f} s")
+        home = (board_dir / "index.html").stat().st_size
+        print(f"  home page HTML           {home / 1024:8.1f} KiB")
+        for kind in ("tasks", "tools", "models"):
+            print(f"  largest {kind[:-1]} page HTML  {_largest(board_dir / kind) / 1024:8.1f} KiB")
+        print(f"  theme assets (shared)    {assets / 1024:8.1f} KiB")
+        print(f"  search index             "
+              f"{(out / 'search' / 'search_index.json').stat().st_size / 1024:8.1f} KiB")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", default=["40:4", "5000:200"],
+                        help="SUBMISSIONS:TASKS pairs")
+    args = parser.parse_args()
+    for size in args.sizes:
+        n, t = (int(x) for x in size.split(":"))
+        bench(n, t)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""The built site in a real headless Chromium (Debian's ``chromium`` via Selenium)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+#: Screenshots go here (CI keeps them as artifacts; never committed).
+SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", "out/screenshots"))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-extensions",
+                "--window-size=1280,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def _open(driver: webdriver.Chrome, url: str, shot: str) -> None:
+    driver.get_log("performance")  # drop what earlier pages logged
+    driver.get_log("browser")
+    driver.get(url)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / f"{shot}.png"))
+
+
+def _column(driver: webdriver.Chrome, table: str, index: int) -> list[str]:
+    rows = driver.find_elements(By.CSS_SELECTOR, f"#{table} tbody tr")
+    return [r.find_elements(By.TAG_NAME, "td")[index].text for r in rows if r.is_displayed()]
+
+
+def _requested(driver: webdriver.Chrome) -> list[str]:
+    urls = []
+    for item in driver.get_log("performance"):
+        message = json.loads(item["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def test_home_renders_without_console_errors_or_foreign_requests(
+    browser: webdriver.Chrome, server: str
+) -> None:
+    _open(browser, f"{server}/board/", "home")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Leaderboard"
+    assert len(_column(browser, "ar-board", 1)) >= 3
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+    requested = _requested(browser)
+    assert requested, "the performance log recorded no request at all"
+    foreign = [u for u in requested if urlparse(u).netloc not in ("", urlparse(server).netloc)
+               and not u.startswith("data:")]
+    assert foreign == []
+
+
+def test_clicking_a_header_sorts_numerically(browser: webdriver.Chrome, server: str) -> None:
+    _open(browser, f"{server}/board/", "home-sorted")
+    before = _column(browser, "ar-board", 10)  # tasks
+    header = browser.find_elements(By.CSS_SELECTOR, "#ar-board thead th button")[10]
+    header.click()
+    ascending = [int(v) for v in _column(browser, "ar-board", 10)]
+    assert ascending == sorted(ascending)
+    header.click()
+    descending = [int(v) for v in _column(browser, "ar-board", 10)]
+    assert descending == sorted(descending, reverse=True)
+    overall = browser.find_elements(By.CSS_SELECTOR, "#ar-board thead th button")[3]
+    overall.click()
+    scores = [float(v.split()[0]) for v in _column(browser, "ar-board", 3)]
+    assert scores == sorted(scores)
+    assert [int(v) for v in before] != ascending or len(set(ascending)) == 1
+
+
+def test_filtering_by_category_changes_the_board(browser: webdriver.Chrome, server: str) -> None:
+    _open(browser, f"{server}/board/", "home-filter")
+    data = json.loads(browser.find_element(By.ID, "ar-filter-data").get_attribute("textContent"))
+    before = _column(browser, "ar-board", 10)
+    select = Select(browser.find_element(By.ID, "ar-category"))
+    category = select.options[1].get_attribute("value")
+    select.select_by_value(category)
+    expected = data[f"{category}|*"]
+    shown = browser.find_elements(By.CSS_SELECTOR, "#ar-board tbody tr")
+    visible = {r.get_attribute("data-label") for r in shown if r.is_displayed()}
+    assert visible == set(expected)
+    tasks = {r.get_attribute("data-label"): r.find_elements(By.TAG_NAME, "td")[10].text
+             for r in shown if r.is_displayed()}
+    assert all(int(tasks[label]) == expected[label][1] for label in visible)
+    assert _column(browser, "ar-board", 10) != before or len(visible) < len(before)
+
+
+def test_search_narrows_the_board(browser: webdriver.Chrome, server: str) -> None:
+    _open(browser, f"{server}/board/", "home-search")
+    first = browser.find_element(By.CSS_SELECTOR, "#ar-board tbody tr").get_attribute(
+        "data-label")
+    browser.find_element(By.ID, "ar-search").send_keys(first)
+    visible = [r.get_attribute("data-label")
+               for r in browser.find_elements(By.CSS_SELECTOR, "#ar-board tbody tr")
+               if r.is_displayed()]
+    assert first in visible and all(first.lower() in v.lower() for v in visible)
+
+
+def test_a_task_page_opens_through_its_link_and_shows_flags_and_text(
+    browser: webdriver.Chrome, server: str, hostile: str
+) -> None:
+    _open(browser, f"{server}/board/", "home-link")
+    link = browser.find_element(By.CSS_SELECTOR, "#ar-tasks tbody a")
+    link.click()
+    assert "/board/tasks/" in browser.current_url
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "task.png"))
+    flagged = browser.find_elements(By.CSS_SELECTOR, "tr.ar-flagged")
+    assert flagged, "the sample board has flagged entries on its first task"
+    reason = flagged[0].find_element(By.CSS_SELECTOR, ".ar-reason").text
+    assert len(reason) > 10
+    contributors = [c.text for c in browser.find_elements(By.CSS_SELECTOR, ".ar-contributor")]
+    assert hostile in contributors
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert browser.find_elements(By.CSS_SELECTOR, ".ar-contributor img") == []
+
+
+def test_phone_width_keeps_the_board_in_a_scrolling_box(
+    browser: webdriver.Chrome, server: str
+) -> None:
+    browser.set_window_size(390, 844)
+    try:
+        _open(browser, f"{server}/board/", "home-phone")
+        page_width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert page_width <= 400
+    finally:
+        browser.set_window_size(1280, 1000)
