@@ -159,9 +159,16 @@ class OutlierConfig(StrictModel):
     max_tokens_per_second: Annotated[float, Field(gt=0)] = 50_000
     #: Validation warns when dollars per 1,000 tokens fall outside this band (the cheapest
     #: cached input costs ~$0.00001/1k; the dearest output ~$0.15/1k).
-    cost_per_1k_tokens: tuple[
-        Annotated[float, Field(ge=0)], Annotated[float, Field(gt=0)]
-    ] = (0.000_002, 0.5)
+    cost_per_1k_tokens: Annotated[
+        list[Annotated[float, Field(ge=0)]], Field(min_length=2, max_length=2)
+    ] = Field(default_factory=lambda: [0.000_002, 0.5])
+
+    @model_validator(mode="after")
+    def _band_in_order(self) -> OutlierConfig:
+        low, high = self.cost_per_1k_tokens
+        if not low < high:
+            raise ValueError("cost_per_1k_tokens is [low, high] with low < high")
+        return self
 
 
 class LimitsConfig(StrictModel):
@@ -209,6 +216,50 @@ class ArenaConfig(StrictModel):
 
 
 DEFAULT_CONFIG = ArenaConfig()
+
+#: What each setting means, by its last key (for `arena config show` and the site's
+#: methodology figures). A setting missing here is shown without a meaning.
+MEANINGS = {
+    "schema_version": "version of this file's format",
+    "policy": "solved: composite x share of the work solved (baselines from solvers); "
+    "seed002: the specification's composite",
+    "weights": "category: each task category's weights; default: default_weights for all",
+    "efficiency": "weight of the efficiency score", "speed": "weight of the speed score",
+    "cost": "weight of the cost score", "correctness": "weight of correctness",
+    "token": "share of token efficiency in the efficiency score",
+    "tool_call": "share of tool-call efficiency in the efficiency score",
+    "iteration": "share of iteration efficiency in the efficiency score",
+    "beginner": "difficulty multiplier", "intermediate": "difficulty multiplier",
+    "advanced": "difficulty multiplier",
+    "min_submissions": "scored (under 'solved': solving) submissions a task needs before its "
+    "baseline is computed from them",
+    "confidence": "level of every t interval",
+    "pass_k": "k of the reported pass@k",
+    "robust_z_threshold": "modified z-score (median / MAD of logs) above which a metric is "
+    "flagged",
+    "cost_tolerance": "factor between reported cost and the price table's that is flagged",
+    "token_fraction": "tokens under this share of the task median are flagged (seed 002)",
+    "fast_seconds": "runs faster than this many seconds are flagged (seed 002)",
+    "suspicious_high": "efficiency and speed both above this are suspicious (seed 002)",
+    "min_plausible_tokens": "fewer total tokens are implausible (seed 002)",
+    "max_tokens_per_second": "validation warns above this throughput",
+    "cost_per_1k_tokens": "validation warns when $ per 1,000 tokens falls outside this band",
+    "patch_bytes": "largest patch file accepted", "patch_lines": "most patch lines accepted",
+    "model": "LLM judge model", "url_env": "variable holding the judge's endpoint",
+    "api_key_env": "variable holding the judge's key",
+    "prices": "price table file (none: the shipped one)",
+}
+
+
+def flat_settings(config: ArenaConfig) -> list[tuple[str, object]]:
+    """Every setting as ``(dotted key, value)``, in the model's order."""
+
+    def walk(value: object, loc: tuple[str, ...]) -> list[tuple[str, object]]:
+        if isinstance(value, dict) and value:
+            return [row for key, item in value.items() for row in walk(item, (*loc, key))]
+        return [(".".join(loc), value)]
+
+    return walk(config.model_dump(mode="json"), ())
 
 
 @dataclass(frozen=True)

@@ -188,3 +188,16 @@ def test_a_price_table_named_in_arena_yaml_is_used(board: Path) -> None:
     (board / "arena.yaml").write_text("prices: missing.yaml\n", encoding="utf-8")
     result = arena(board, "score")
     assert result.exit_code == 1 and "missing.yaml" in result.output
+
+
+def test_every_setting_can_be_written_in_yaml(tmp_path: Path) -> None:
+    # The effective configuration, written back as YAML, loads to the same model: no setting
+    # has a type that YAML cannot spell (a tuple, for example).
+    text = yaml.safe_dump(DEFAULT_CONFIG.model_dump(mode="json"))
+    (tmp_path / "arena.yaml").write_text(text, encoding="utf-8")
+    assert load_config(tmp_path).config == DEFAULT_CONFIG
+    (tmp_path / "arena.yaml").write_text(
+        "outliers:\n  cost_per_1k_tokens: [0.5, 0.1]\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError, match="low < high"):
+        load_config(tmp_path)

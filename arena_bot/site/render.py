@@ -36,40 +36,35 @@ def environment() -> jinja2.Environment:
 
 
 def methodology_view(board: Leaderboard) -> views.MethodologyView:
-    """The figures the methodology page lists, read from the code's constants.
+    """Every setting the board was scored with (its recorded arena.yaml, defaults included)
+    and the method's fixed constants: generated, so the page cannot drift from the scores."""
+    import json
 
-    Kept to this one function so it can be switched to the shared configuration's renderer
-    (``arena_bot.config``) without touching anything else.
-    """
+    from arena_bot.config import DEFAULT_CONFIG, MEANINGS, ArenaConfig, flat_settings
     from arena_bot.scoring import components, core
 
-    o = board.options
-    rows = (
-        ("weights", o.weights, "category weights per task, or the specification's defaults"),
-        ("min_submissions", str(o.min_submissions),
-         "evaluated submissions a task needs before its baseline is computed from them"),
-        ("confidence", str(o.confidence), "level of the t-based intervals"),
-        ("judge_model", o.judge_model or "none", "LLM judge for judged criteria"),
-        ("cost_tolerance", str(o.cost_tolerance),
-         "relative gap allowed between reported cost and the price table"),
-        ("robust_z_threshold", str(o.robust_z_threshold),
-         "modified z-score (median / MAD) above which a metric is flagged"),
-        ("ROBUST_Z_SCALE", str(core.ROBUST_Z_SCALE), "scale of the modified z-score"),
-        ("ROBUST_MIN_VALUES", str(core.ROBUST_MIN_VALUES), "values needed for the robust check"),
-        ("SUSPICIOUS_HIGH", str(core.SUSPICIOUS_HIGH), "overall score that is checked by hand"),
-        ("SEED_TOKEN_FRACTION", str(core.SEED_TOKEN_FRACTION),
-         "tokens below this share of the baseline median are flagged"),
-        ("SEED_FAST_SECONDS", str(core.SEED_FAST_SECONDS), "runs faster than this are flagged"),
-        ("MIN_PLAUSIBLE_TOKENS", str(core.MIN_PLAUSIBLE_TOKENS), "fewer tokens are implausible"),
-        ("MISSING_SCORE", str(components.MISSING_SCORE), "score of a metric nobody recorded"),
-        ("SPEED_EXPONENT", str(components.SPEED_EXPONENT), "curvature of the speed score"),
-    )
+    recorded = board.options.configuration
+    config = ArenaConfig.model_validate(recorded) if recorded else DEFAULT_CONFIG
+    rows = [
+        (f"`{key}`", json.dumps(value), MEANINGS.get(key.rsplit(".", 1)[-1], ""))
+        for key, value in flat_settings(config)
+    ]
+    rows += [
+        ("judge model used", board.options.judge_model or "none",
+         "LLM judge for judged criteria in this build"),
+        ("ROBUST_Z_SCALE", str(core.ROBUST_Z_SCALE), "scale of the modified z-score (fixed)"),
+        ("ROBUST_MIN_VALUES", str(core.ROBUST_MIN_VALUES),
+         "values needed for the robust check (fixed)"),
+        ("MISSING_SCORE", str(components.MISSING_SCORE),
+         "score of a metric nobody recorded (seed 002, fixed)"),
+        ("SPEED_EXPONENT", str(components.SPEED_EXPONENT), "curvature of the speed score (fixed)"),
+    ]
     weights = tuple(
         (t.task_id, str(t.weights.efficiency), str(t.weights.speed), str(t.weights.cost),
          str(t.weights.correctness), str(t.difficulty_multiplier))
         for t in board.tasks
     )
-    return views.MethodologyView(rows=rows, weights=weights)
+    return views.MethodologyView(rows=tuple(rows), weights=weights)
 
 
 def chart_svg(points: Sequence[views.ChartPoint]) -> str:

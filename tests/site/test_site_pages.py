@@ -146,3 +146,18 @@ def test_cli_builds_and_says_where_to_open(board: Leaderboard, project: Path,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert f"open {tmp_path / 'out' / 'board' / 'index.html'}" in result.stdout
+
+
+def test_methodology_figures_come_from_the_recorded_configuration(board: Leaderboard) -> None:
+    from arena_bot.config import ArenaConfig
+    from arena_bot.site.render import methodology_view
+
+    changed = ArenaConfig.model_validate(
+        {"scoring": {"min_submissions": 7, "policy": "seed002"}}
+    ).model_dump(mode="json")
+    options = board.options.model_copy(update={"configuration": changed})
+    rows = {name: value for name, value, _ in
+            methodology_view(board.model_copy(update={"options": options})).rows}
+    assert rows["`scoring.min_submissions`"] == "7"
+    assert rows["`scoring.policy`"] == '"seed002"'
+    assert rows["`scoring.category_weights.debugging.speed`"] == "0.35"
