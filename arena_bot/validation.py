@@ -133,6 +133,7 @@ class Validator:
     config: ArenaConfig = DEFAULT_CONFIG
     #: The price table transcripts' costs are checked against (default: the shipped one).
     prices: PriceTable | None = None
+    _prices_key: str | None = None
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
     _dataset_state: str | None = None
 
@@ -156,6 +157,11 @@ class Validator:
         if self.prices is None:
             self.prices = load_price_table()
         return self.prices
+
+    def _prices_digest(self) -> str:
+        if self._prices_key is None:
+            self._prices_key = self.price_table().digest()
+        return self._prices_key
 
     def protected_for(self, task: TaskFolder) -> ProtectedPaths:
         if task.id not in self._protected:
@@ -187,7 +193,7 @@ class Validator:
             self._dataset_state = tree_state(self.dataset.root, index)
         parts = (
             self.config.digest(),
-            self.price_table().digest(),
+            self._prices_digest(),
             str(self.today),
             os.path.abspath(folder),
             os.path.abspath(self.submissions_root),
