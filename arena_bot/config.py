@@ -171,6 +171,16 @@ class LimitsConfig(StrictModel):
     patch_lines: Annotated[int, Field(ge=10, le=1_000_000)] = 20_000
 
 
+class VerificationConfig(StrictModel):
+    """How closely reported figures must match the ones recomputed from a run's transcript."""
+
+    #: Relative difference allowed (rounding, a tool's own counter including a final
+    #: summary call, ...).
+    tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.05
+    #: Extra seconds of slack on wall-clock time (start-up before the first event).
+    time_slack_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
+
+
 class JudgeConfig(StrictModel):
     """The LLM judge of ``llm_judge`` / ``code_judge`` criteria (an OpenAI-style endpoint)."""
 
@@ -188,6 +198,7 @@ class ArenaConfig(StrictModel):
     scoring: ScoringConfig = ScoringConfig()
     outliers: OutlierConfig = OutlierConfig()
     limits: LimitsConfig = LimitsConfig()
+    verification: VerificationConfig = VerificationConfig()
     judge: JudgeConfig = JudgeConfig()
     #: A price table file (relative to the repository root) instead of the shipped one.
     prices: str | None = None

@@ -648,7 +648,11 @@ class _SubmissionCheck:
                 )
         self.check_plausibility(run=run, index=index)
         if run.transcript:
-            for finding in verify_run(run=run, folder=self.folder):
+            checks = self.validator.config.verification
+            for finding in verify_run(
+                run=run, folder=self.folder, tolerance=checks.tolerance,
+                time_slack=checks.time_slack_seconds,
+            ):
                 self.add(
                     finding.code,
                     finding.message,

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from arena_bot.config import DEFAULT_CONFIG
 from arena_bot.errors import ArenaError
 from arena_bot.models.submission import Run
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
 
-#: Relative difference allowed between a reported figure and the transcript's (rounding,
-#: a tool's own counter including a final summary call, ...).
-DEFAULT_TOLERANCE = 0.05
-#: Wall-clock time also gets this many seconds of slack (start-up before the first event).
-TIME_SLACK_SECONDS = 30.0
+#: The shipped defaults; arena.yaml's ``verification:`` section overrides them (see
+#: :class:`arena_bot.config.VerificationConfig`, where the numbers are defined once).
+DEFAULT_TOLERANCE = DEFAULT_CONFIG.verification.tolerance
+TIME_SLACK_SECONDS = DEFAULT_CONFIG.verification.time_slack_seconds
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,8 @@ def _differs(*, reported: float, actual: float, tolerance: float, slack: float =
 
 
 def compare_metrics(
-    *, run: Run, metrics: TranscriptMetrics, path: Path, tolerance: float = DEFAULT_TOLERANCE
+    *, run: Run, metrics: TranscriptMetrics, path: Path, tolerance: float = DEFAULT_TOLERANCE,
+    time_slack: float = TIME_SLACK_SECONDS,
 ) -> list[Finding]:
     """Compare ``run``'s reported figures with ``metrics`` recomputed from ``path``."""
     span = f"lines {metrics.first_line}-{metrics.last_line}"
@@ -56,7 +57,7 @@ def compare_metrics(
     # 0 means "not recorded" for time; only a transcript with timestamps can check it.
     if run.execution_time > 0 and metrics.wall_clock_seconds > 0:
         figures.append(
-            ("execution_time", run.execution_time, metrics.wall_clock_seconds, TIME_SLACK_SECONDS)
+            ("execution_time", run.execution_time, metrics.wall_clock_seconds, time_slack)
         )
     found: list[Finding] = []
     for name, reported, actual, slack in figures:
@@ -79,7 +80,10 @@ def compare_metrics(
     return found
 
 
-def verify_run(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> list[Finding]:
+def verify_run(
+    *, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE,
+    time_slack: float = TIME_SLACK_SECONDS,
+) -> list[Finding]:
     """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
     if run.transcript is None:
         return []
@@ -107,7 +111,9 @@ def verify_run(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) 
                 hint=exc.hint,
             )
         ]
-    return compare_metrics(run=run, metrics=metrics, path=path, tolerance=tolerance)
+    return compare_metrics(
+        run=run, metrics=metrics, path=path, tolerance=tolerance, time_slack=time_slack
+    )
 
 
 def is_verified(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> bool:
