@@ -178,6 +178,21 @@ class LimitsConfig(StrictModel):
     patch_lines: Annotated[int, Field(ge=10, le=1_000_000)] = 20_000
 
 
+class VerificationConfig(StrictModel):
+    """How closely reported figures must match the ones recomputed from a run's transcript."""
+
+    #: Relative difference allowed (rounding, a tool's own counter including a final
+    #: summary call, ...).
+    tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.05
+    #: Extra seconds of slack on wall-clock time (start-up before the first event).
+    time_slack_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
+    #: Tool calls and iterations may differ by this many (a final summary call or not).
+    count_slack: Annotated[float, Field(ge=0, le=100)] = 1.0
+    #: A reported cost this far (relative) from the transcript's priced figure is a warning:
+    #: providers round, discount and bill by tier, so cost is checked loosely, never blocks.
+    cost_tolerance: Annotated[float, Field(ge=0, le=100)] = 0.25
+
+
 class JudgeConfig(StrictModel):
     """The LLM judge of ``llm_judge`` / ``code_judge`` criteria (an OpenAI-style endpoint)."""
 
@@ -195,6 +210,7 @@ class ArenaConfig(StrictModel):
     scoring: ScoringConfig = ScoringConfig()
     outliers: OutlierConfig = OutlierConfig()
     limits: LimitsConfig = LimitsConfig()
+    verification: VerificationConfig = VerificationConfig()
     judge: JudgeConfig = JudgeConfig()
     #: A price table file (relative to the repository root) instead of the shipped one.
     prices: str | None = None
@@ -248,6 +264,9 @@ MEANINGS = {
     "model": "LLM judge model", "url_env": "variable holding the judge's endpoint",
     "api_key_env": "variable holding the judge's key",
     "prices": "price table file (none: the shipped one)",
+    "tolerance": "relative difference allowed between a reported figure and the transcript's",
+    "time_slack_seconds": "extra seconds allowed on wall-clock time against the transcript",
+    "count_slack": "tool calls / iterations may differ from the transcript's by this many",
 }
 
 

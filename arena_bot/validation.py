@@ -39,7 +39,7 @@ from arena_bot.patches import (
 )
 from arena_bot.scoring.prices import PriceTable, load_price_table
 from arena_bot.submissions import SUBMISSION_FILE, submission_folders
-from arena_bot.verification import verify_run
+from arena_bot.verification import Tolerances, verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 
 Severity = Literal["error", "warning"]
@@ -665,7 +665,10 @@ class _SubmissionCheck:
         self.check_plausibility(run=run, index=index)
         if run.transcript:
             prices = self.validator.price_table()
-            for finding in verify_run(run=run, folder=self.folder, prices=prices):
+            tolerances = Tolerances.from_config(self.validator.config)
+            for finding in verify_run(
+                run=run, folder=self.folder, prices=prices, tolerances=tolerances
+            ):
                 self.add(
                     finding.code,
                     finding.message,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.errors import ArenaError
 from arena_bot.models.submission import Run
 from arena_bot.patches import load_patch
@@ -19,26 +20,30 @@ from arena_bot.scoring.prices import PriceTable, token_cost
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
 from arena_bot.transcripts.redact import find_secrets
 
-#: Relative difference allowed between a reported figure and the transcript's (rounding,
-#: a tool's own counter including a final summary call, ...).
-DEFAULT_TOLERANCE = 0.05
-#: Wall-clock time also gets this many seconds of slack (start-up before the first event).
-TIME_SLACK_SECONDS = 30.0
-#: Tool calls and iterations may differ by this many (a final summary call or not).
-COUNT_SLACK = 1.0
-#: A reported cost this far (relative) from the price table's figure is a warning: providers
-#: round, discount and bill by tier, so cost is checked loosely and never blocks.
-COST_TOLERANCE = 0.25
+_DEFAULTS = DEFAULT_CONFIG.verification
 
 
 @dataclass(frozen=True)
 class Tolerances:
-    """Every verification tolerance in one place (to be threaded from the configuration)."""
+    """Every verification tolerance in one place: arena.yaml's ``verification:`` section
+    (:class:`arena_bot.config.VerificationConfig`, where the defaults are defined once)."""
 
-    relative: float = DEFAULT_TOLERANCE
-    count_slack: float = COUNT_SLACK
-    time_slack_seconds: float = TIME_SLACK_SECONDS
-    cost_relative: float = COST_TOLERANCE
+    relative: float = _DEFAULTS.tolerance
+    count_slack: float = _DEFAULTS.count_slack
+    time_slack_seconds: float = _DEFAULTS.time_slack_seconds
+    cost_relative: float = _DEFAULTS.cost_tolerance
+
+    @classmethod
+    def from_config(cls, config: ArenaConfig) -> Tolerances:
+        checks = config.verification
+        return cls(
+            relative=checks.tolerance, count_slack=checks.count_slack,
+            time_slack_seconds=checks.time_slack_seconds, cost_relative=checks.cost_tolerance,
+        )
+
+
+#: The default relative tolerance (arena.yaml: verification.tolerance).
+DEFAULT_TOLERANCE = _DEFAULTS.tolerance
 
 
 def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
@@ -179,8 +184,12 @@ def verify_run(
     folder: Path,
     tolerance: float = DEFAULT_TOLERANCE,
     prices: PriceTable | None = None,
+    tolerances: Tolerances | None = None,
 ) -> list[Finding]:
-    """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
+    """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified).
+
+    ``tolerances`` (from arena.yaml) wins over the single ``tolerance``.
+    """
     if run.transcript is None:
         return []
     path = folder / run.transcript.file
@@ -209,7 +218,8 @@ def verify_run(
             )
         ]
     found = compare_metrics(
-        run=run, metrics=metrics, path=path, tolerance=tolerance, prices=prices
+        run=run, metrics=metrics, path=path, tolerance=tolerance, prices=prices,
+        tolerances=tolerances,
     )
     found.extend(_belongs_to_run(run=run, folder=folder, metrics=metrics, path=path))
     if secrets.changed:

@@ -201,3 +201,66 @@ def test_every_setting_can_be_written_in_yaml(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="low < high"):
         load_config(tmp_path)
+
+
+def _methodology(root: Path) -> str:
+    return (root / ".arena" / "methodology.md").read_text(encoding="utf-8")
+
+
+def test_the_methodology_page_follows_arena_yaml_and_is_byte_identical(board: Path) -> None:
+    _board(board)
+    first = _methodology(board)
+    assert "Policy: **`solved`**" in first
+    assert "| backend_development | 0.35 | 0.3 | 0.2 | 0.15 |" in first
+    assert _board(board) and _methodology(board) == first  # same inputs, same bytes
+    (board / "arena.yaml").write_text(
+        "scoring:\n  policy: seed002\n  min_submissions: 7\n  category_weights:\n"
+        "    backend_development:\n"
+        "      {efficiency: 0.1, speed: 0.1, cost: 0.1, correctness: 0.7}\n"
+        "outliers:\n  fast_seconds: 2.5\n",
+        encoding="utf-8",
+    )
+    _board(board)
+    changed = _methodology(board)
+    assert "Policy: **`seed002`**" in changed and "`solved`" not in changed
+    assert "| backend_development | 0.1 | 0.1 | 0.1 | 0.7 |" in changed
+    assert "at least **7**" in changed and "under 2.5 s" in changed
+    shown = arena(board, "config", "show", "--format", "methodology")
+    assert shown.exit_code == 0 and "Policy: **`seed002`**" in shown.output
+    assert "| backend_development | 0.1 | 0.1 | 0.1 | 0.7 |" in shown.output
+
+
+def test_the_worked_example_is_the_boards_own_entries(board: Path) -> None:
+    data = _board(board)
+    page = _methodology(board)
+    rows = [line for line in page.splitlines() if line.startswith("| ") and " / " in line
+            and not line.startswith("| rank")]
+    task = next(e["task_id"] for e in data["entries"] if e["status"] == "scored")
+    scored = [e for e in data["entries"] if e["task_id"] == task and e["status"] == "scored"]
+    assert f"Task `{task}`" in page and len(rows) == min(len(scored), 8)
+    for row, entry in zip(rows, scored, strict=False):
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        scores = entry["scores"]
+        assert cells[1] == entry["label"]
+        assert float(cells[2]) == round(scores["composite"], 1)
+        assert float(cells[4]) == round(scores["overall_unadjusted"], 1)
+        # The policy the page explains is the one the numbers obey.
+        solved = scores["composite"] * scores["resolve_rate"]
+        assert abs(float(cells[4]) - solved) <= 0.06 + 1e-9
+
+
+def test_a_broken_arena_yaml_leaves_the_written_methodology_alone(board: Path) -> None:
+    _board(board)
+    before = _methodology(board)
+    (board / "arena.yaml").write_text("scoring:\n  polcy: seed002\n", encoding="utf-8")
+    result = arena(board, "score")
+    assert result.exit_code == 1 and "arena.yaml:2" in result.output
+    assert _methodology(board) == before
+
+
+def test_without_scored_entries_the_example_says_so() -> None:
+    from arena_bot.methodology import render_methodology
+
+    page = render_methodology(DEFAULT_CONFIG)
+    assert "No task has two scored entries yet." in page
+    assert "| advanced | 1.2 |" in page and "at least **5**" in page

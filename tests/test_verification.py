@@ -137,3 +137,25 @@ def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:
     haiku = 20 * 1.00 + 50170 * 0.10 + 18000 * 1.25 + 4190 * 5.00
     cost = transcript_cost(metrics=metrics, prices=load_price_table())
     assert cost == pytest.approx((sonnet + haiku) / 1_000_000)
+
+
+def test_the_tolerance_comes_from_arena_yaml(root: Path) -> None:
+    from arena_bot.config import load_config
+    from arena_bot.dataset import Dataset
+    from arena_bot.validation import validate_paths
+
+    data = _with_transcript(valid_data())  # 8% fewer tokens than the transcript's 52,000
+    data["runs"][0]["tokens"] = {"total": 47840, "prompt": 36800, "completion": 11040,
+                                 "cached": 920}
+    folder = write_submission(root, data=data)
+    (folder / "run-1.jsonl").write_text(_generic_transcript())
+    assert "metric-mismatch" in {d.code for d in _check(folder, root)}  # default: 5%
+    (root / "arena.yaml").write_text("verification:\n  tolerance: 0.1\n", encoding="utf-8")
+    config = load_config(root).config
+    assert config.verification.tolerance == 0.1
+    report = validate_paths(
+        [folder], dataset=Dataset(root / "dataset"), submissions_root=root / "submissions",
+        config=config,
+    )
+    found = {d.code for sub in report.submissions for d in sub.diagnostics}
+    assert "metric-mismatch" not in found

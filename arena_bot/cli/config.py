@@ -7,6 +7,7 @@ import json
 import click
 
 from arena_bot.config import CONFIG_FILE, load_config
+from arena_bot.methodology import render_methodology
 from arena_bot.settings import Settings
 
 
@@ -17,10 +18,11 @@ def config() -> None:
 
 @config.command("show")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+    "--format", "fmt", type=click.Choice(["text", "json", "markdown", "methodology"]),
+    default="text",
     show_default=True,
-    help="text: one setting per line; json: the effective configuration; markdown: a table "
-    "(for the methodology page).",
+    help="text: one setting per line; json: the effective configuration; markdown: a "
+    "table; methodology: the methodology page's generated part (policy, weights, limits).",
 )
 @click.pass_obj
 def show(settings: Settings, fmt: str) -> None:
@@ -31,6 +33,9 @@ def show(settings: Settings, fmt: str) -> None:
     loaded = load_config(settings.root)
     if fmt == "json":
         click.echo(json.dumps(loaded.config.model_dump(mode="json"), indent=2, sort_keys=True))
+        return
+    if fmt == "methodology":
+        click.echo(render_methodology(loaded.config), nl=False)
         return
     rows = list(loaded.origins())
     if fmt == "markdown":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import click
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
 from arena_bot.errors import InputError, JudgeError
 from arena_bot.index import Index, open_index
+from arena_bot.methodology import methodology_from_board
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring import ScoringOptions, build_leaderboard
 from arena_bot.scoring.calibration import calibrate as run_calibration
@@ -176,6 +177,7 @@ def write_scored(scored: ScoredBoard, folder: Path) -> None:
     _write_chunks(folder / "leaderboard.csv", scored.csv_chunks())
     _write(folder / "board.json", canonical(scored.summary) + "\n")
     written = _write_task_files(folder / "tasks", scored)
+    _write(folder / "methodology.md", methodology_from_board(scored.summary, _entries(scored)))
     click.echo(
         f"{len(scored.parts)} task(s): {scored.count('scored')} scored, "
         f"{scored.count('pending')} pending, {scored.count('error')} failed evaluation, "
@@ -188,6 +190,14 @@ def write_scored(scored: ScoredBoard, folder: Path) -> None:
     for note in scored.notes:
         click.echo(f"note: {note}")
     click.echo(f"wrote {folder / 'leaderboard.json'} and {folder / 'leaderboard.csv'}")
+
+
+def _entries(scored: ScoredBoard) -> Iterator[dict[str, Any]]:
+    """The entries in JSON form, one task at a time (the methodology example needs one)."""
+    for part in scored.parts:
+        if part.counts.get("scored", 0) >= 2:
+            yield from (json.loads(fragment) for fragment in part.fragments())
+            return
 
 
 def _write_task_files(folder: Path, scored: ScoredBoard) -> int:
@@ -218,6 +228,9 @@ def write_outputs(board: Leaderboard, folder: Path) -> None:
     """Write leaderboard.json and leaderboard.csv to ``folder`` and print a summary."""
     _write(folder / "leaderboard.json", to_json(board))
     _write(folder / "leaderboard.csv", to_csv(board))
+    summary = board.model_dump(mode="json", exclude={"entries"})
+    entries = (entry.model_dump(mode="json") for entry in board.entries)
+    _write(folder / "methodology.md", methodology_from_board(summary, entries))
     scored = sum(1 for e in board.entries if e.status == "scored")
     pending = sum(1 for e in board.entries if e.status == "pending")
     errors = sum(1 for e in board.entries if e.status == "error")
