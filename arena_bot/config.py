@@ -176,6 +176,9 @@ class LimitsConfig(StrictModel):
 
     patch_bytes: Annotated[int, Field(ge=1024, le=64 * 1024 * 1024)] = 2 * 1024 * 1024
     patch_lines: Annotated[int, Field(ge=10, le=1_000_000)] = 20_000
+    #: A trajectory file, and everything a submission folder holds, at most.
+    trajectory_bytes: Annotated[int, Field(ge=1024, le=1024 * 1024 * 1024)] = 20 * 1024 * 1024
+    folder_bytes: Annotated[int, Field(ge=1024, le=1024 * 1024 * 1024)] = 25 * 1024 * 1024
 
 
 class VerificationConfig(StrictModel):
@@ -261,6 +264,8 @@ MEANINGS = {
     "max_tokens_per_second": "validation warns above this throughput",
     "cost_per_1k_tokens": "validation warns when $ per 1,000 tokens falls outside this band",
     "patch_bytes": "largest patch file accepted", "patch_lines": "most patch lines accepted",
+    "trajectory_bytes": "largest trajectory file accepted",
+    "folder_bytes": "most bytes a submission folder may hold",
     "model": "LLM judge model", "url_env": "variable holding the judge's endpoint",
     "api_key_env": "variable holding the judge's key",
     "prices": "price table file (none: the shipped one)",

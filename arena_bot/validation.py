@@ -44,9 +44,6 @@ from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, valida
 
 Severity = Literal["error", "warning"]
 
-#: Size caps of what a submission folder may hold.
-MAX_TRAJECTORY_BYTES = 20 * 1024 * 1024
-MAX_FOLDER_BYTES = 25 * 1024 * 1024
 #: Protected files listed per patch (the rest are counted).
 MAX_PROTECTED_REPORTED = 20
 #: Files a submission folder may hold besides what its runs reference.
@@ -766,10 +763,11 @@ class _SubmissionCheck:
             )
             return
         size = path.stat().st_size
-        if size > MAX_TRAJECTORY_BYTES:
+        limit = self.validator.config.limits.trajectory_bytes
+        if size > limit:
             self.add(
                 "too-large",
-                f"trajectory is {size:,} bytes, over the limit of {MAX_TRAJECTORY_BYTES:,}",
+                f"trajectory is {size:,} bytes, over the limit of {limit:,}",
                 path=path,
                 hint="compress or trim the trajectory (keep the agent's messages and tool calls)",
             )
@@ -812,11 +810,12 @@ class _SubmissionCheck:
                     path=entry,
                     hint="remove it, or name it under a run's 'patches' or 'trajectory'",
                 )
-        if total > MAX_FOLDER_BYTES:
+        folder_limit = self.validator.config.limits.folder_bytes
+        if total > folder_limit:
             self.add(
                 "too-large",
                 f"the submission folder holds {total:,} bytes, over the limit of "
-                f"{MAX_FOLDER_BYTES:,}",
+                f"{folder_limit:,}",
                 path=self.folder,
                 hint="trim trajectories; patches and metadata are small",
             )

@@ -264,3 +264,11 @@ def test_without_scored_entries_the_example_says_so() -> None:
     page = render_methodology(DEFAULT_CONFIG)
     assert "No task has two scored entries yet." in page
     assert "| advanced | 1.2 |" in page and "at least **5**" in page
+
+
+def test_folder_size_limit_comes_from_arena_yaml(board: Path) -> None:
+    folder = sorted((board / "submissions").glob("*/*"))[0]
+    (board / "arena.yaml").write_text("limits:\n  folder_bytes: 2048\n", encoding="utf-8")
+    result = arena(board, "validate", str(folder))
+    assert result.exit_code == 1
+    assert "2,048" in result.output
