@@ -272,3 +272,15 @@ def test_folder_size_limit_comes_from_arena_yaml(board: Path) -> None:
     result = arena(board, "validate", str(folder))
     assert result.exit_code == 1
     assert "2,048" in result.output
+
+
+def test_evaluation_reads_patches_with_the_configured_limit(board: Path) -> None:
+    from arena_bot.evaluation.engine import read_patch
+    from arena_bot.submissions import load_submission
+
+    submission = load_submission(sorted((board / "submissions").glob("*/*"))[0])
+    name = submission.spec.runs[0].patches[0]
+    text, error = read_patch(submission, name)
+    assert text and error is None
+    text, error = read_patch(submission, name, max_bytes=1024)
+    assert text == "" and error is not None and "1,024" in error

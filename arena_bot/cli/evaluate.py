@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from arena_bot.config import load_config
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError, UsageError
 from arena_bot.evaluation.engine import Evaluator, Outcome
@@ -95,6 +96,7 @@ def run_evaluation(
         store=ResultStore(settings.results_dir, index),
         repos=BaseRepoCache(settings.cache_dir / "repos"),
         progress=lambda line: click.echo(line, err=True),
+        patch_bytes=load_config(settings.root).config.limits.patch_bytes,
     )
     outcomes = evaluator.evaluate(pairs, jobs=jobs, force=force)
     engine.drain()

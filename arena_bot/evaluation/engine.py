@@ -182,20 +182,28 @@ class Outcome:
     path: Path | None = None
 
 
-def read_patch(submission: SubmissionFolder, name: str) -> tuple[str, str | None]:
-    """The text of patch file ``name`` of the submission, or ``("", why not)``."""
+def read_patch(
+    submission: SubmissionFolder, name: str, *, max_bytes: int = MAX_PATCH_BYTES
+) -> tuple[str, str | None]:
+    """The text of patch file ``name`` of the submission, or ``("", why not)``.
+
+    ``max_bytes`` is arena.yaml's ``limits.patch_bytes`` (the limit validation applies).
+    """
     path = submission.file(name)
     if path.is_symlink() or not path.is_file():
         return "", f"patch file {name} is missing from the submission folder"
-    if path.stat().st_size > MAX_PATCH_BYTES:
-        return "", f"patch file {name} is over {MAX_PATCH_BYTES:,} bytes"
+    if path.stat().st_size > max_bytes:
+        return "", f"patch file {name} is over {max_bytes:,} bytes"
     try:
         return path.read_bytes().decode("utf-8"), None
     except UnicodeDecodeError:
         return "", f"patch file {name} is not UTF-8 text"
 
 
-def plan_units(index: int, submission: SubmissionFolder, task: TaskFolder) -> list[Unit]:
+def plan_units(
+    index: int, submission: SubmissionFolder, task: TaskFolder, *,
+    patch_bytes: int = MAX_PATCH_BYTES,
+) -> list[Unit]:
     """The units evaluating every run of ``submission`` (see the module docstring)."""
     spec = submission.spec
     units: list[Unit] = []
@@ -204,7 +212,7 @@ def plan_units(index: int, submission: SubmissionFolder, task: TaskFolder) -> li
         texts: list[str] = []
         errors: list[str] = []
         for name in run.patches:
-            text, error = read_patch(submission, name)
+            text, error = read_patch(submission, name, max_bytes=patch_bytes)
             texts.append(text)
             if error:
                 errors.append(error)
@@ -234,8 +242,10 @@ class Evaluator:
         store: ResultStore | None,
         repos: BaseRepoCache,
         progress: Progress = _quiet,
+        patch_bytes: int = MAX_PATCH_BYTES,
     ) -> None:
         self.engine = engine
+        self.patch_bytes = patch_bytes
         self.images = images
         self.store = store
         self.repos = repos
@@ -266,7 +276,7 @@ class Evaluator:
                     continue
             pending[index] = _Pending(submission=submission, task=task, key=key,
                                       started=time.monotonic())
-            units.extend(plan_units(index, submission, task))
+            units.extend(plan_units(index, submission, task, patch_bytes=self.patch_bytes))
         if units:
             self._run_all(units, pending=pending, jobs=jobs)
         for index, state in pending.items():
