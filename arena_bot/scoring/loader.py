@@ -24,7 +24,7 @@ from arena_bot.errors import InputError
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.patches import MAX_PATCH_BYTES
+from arena_bot.patches import DATASET_PATCH_BYTES
 from arena_bot.scoring.inputs import ScoringInputs, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
 from arena_bot.submissions import SubmissionFolder, load_submission, submission_folders
@@ -71,7 +71,9 @@ def _patch_digest(path: Path, index: Index | None) -> str | None:
     """:func:`patch_digest` of one patch file, remembered by the file's bytes."""
 
     def compute() -> bytes:
-        text = read_text_capped(path, limit=MAX_PATCH_BYTES, what="patch")
+        # Validation enforces arena.yaml's patch limit; here only the hard ceiling any
+        # configuration allows (the dataset's own cap) guards memory.
+        text = read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch")
         return (patch_digest(text) or "").encode()
 
     if index is None:
