@@ -445,20 +445,24 @@ def tree_state(root: Path, index: Index) -> str:
     while stack:
         folder, relative = stack.pop()
         try:
-            with os.scandir(folder) as scan:
-                entries = sorted(scan, key=lambda entry: entry.name)
+            entries = index.listing(folder)
         except OSError as exc:  # not a folder, or unreadable: its state is that
             digest.update(f"{relative}\0error {exc.errno}\n".encode())
             continue
-        for entry in entries:
-            stat = entry.stat(follow_symlinks=False)
-            name = f"{relative}{entry.name}"
-            digest.update(f"{name}\0{stat.st_mode:o}\0".encode(errors="surrogateescape"))
-            if entry.is_symlink():
-                digest.update(os.readlink(entry.path).encode(errors="surrogateescape"))
-            elif entry.is_dir(follow_symlinks=False):
-                stack.append((entry.path, f"{name}/"))
-            elif entry.is_file(follow_symlinks=False):
-                digest.update(index.file_digest(entry.path, stat).encode())
+        for name, kind in entries:
+            path = f"{folder}/{name}"
+            shown = f"{relative}{name}"
+            try:
+                stat = os.lstat(path)
+            except OSError:  # gone since the listing: a state of its own
+                digest.update(f"{shown}\0vanished\n".encode(errors="surrogateescape"))
+                continue
+            digest.update(f"{shown}\0{stat.st_mode:o}\0".encode(errors="surrogateescape"))
+            if kind == "l":
+                digest.update(os.readlink(path).encode(errors="surrogateescape"))
+            elif kind == "d":
+                stack.append((path, f"{shown}/"))
+            elif kind == "f":
+                digest.update(index.file_digest(path, stat).encode())
             digest.update(b"\n")
     return digest.hexdigest()

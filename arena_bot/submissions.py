@@ -62,17 +62,36 @@ def load_submission(root: Path, index: Index | None = None) -> SubmissionFolder:
     return SubmissionFolder(root=root, spec=spec)
 
 
-def submission_folders(root: Path) -> list[Path]:
+def submission_folders(root: Path, index: Index | None = None) -> list[Path]:
     """Every folder under ``root`` holding a ``submission.yaml``, sorted.
 
-    Symlinked folders are not followed: a link must not lead the bot elsewhere on disk.
+    Symlinked folders are not followed: a link must not lead the bot elsewhere on disk. With
+    an ``index``, folders are listed through it (an unchanged folder costs one ``stat``
+    instead of reading its entries: a board has tens of thousands).
     """
-    found = []
-    for here, dirs, files in os.walk(root):
-        dirs.sort()
-        if SUBMISSION_FILE in files:
-            found.append(Path(here))
-    return sorted(found)
+    if index is None:
+        found = []
+        for here, dirs, files in os.walk(root):
+            dirs.sort()
+            if SUBMISSION_FILE in files:
+                found.append(Path(here))
+        return sorted(found)
+    if not root.is_dir():
+        return []
+    folders: list[str] = []
+    stack = [os.path.abspath(root)]
+    while stack:
+        folder = stack.pop()
+        entries = index.listing(folder)
+        # A symlinked submission.yaml still marks a folder (validation refuses the link).
+        if any(name == SUBMISSION_FILE and kind in ("f", "l") for name, kind in entries):
+            folders.append(folder)
+        stack.extend(f"{folder}/{name}" for name, kind in entries if kind == "d")
+    relative = root if root.is_absolute() else None
+    return sorted(
+        Path(f) if relative is not None else root / os.path.relpath(f, os.path.abspath(root))
+        for f in folders
+    )
 
 
 def find_submission_folders(paths: list[Path]) -> list[Path]:

@@ -445,8 +445,10 @@ def validate_changed_files(
     return ValidationReport(submissions=reports, other=tuple(other))
 
 
-def all_submission_folders(submissions_root: Path) -> list[Path]:
+def all_submission_folders(submissions_root: Path, index: Index | None = None) -> list[Path]:
     """Every folder under ``submissions_root`` holding a ``submission.yaml`` (sorted)."""
+    if index is not None and submissions_root.is_dir():
+        return submission_folders(submissions_root, index)
     return _submission_folders_under(submissions_root)
 
 

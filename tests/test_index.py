@@ -161,3 +161,24 @@ def test_folder_listings_follow_every_change_of_the_tree(tmp_path: Path) -> None
         change()
         with open_index(cache) as index:
             assert folder_digest(root, index) == reference_digest(root)
+
+
+def test_submission_folders_found_through_the_index_equal_a_plain_walk(tmp_path: Path) -> None:
+    from arena_bot.submissions import submission_folders
+
+    root = tmp_path / "submissions"
+    for folder in ("t1/a", "t1/b", "t2/c", "t2/deeper/d", "t3/e"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "submission.yaml").write_text("task: x\n")
+    (root / "t3" / "e" / "submission.yaml").unlink()
+    os.symlink("/etc/hostname", root / "t3" / "e" / "submission.yaml")  # still a folder
+    os.symlink(root / "t1", root / "t9")  # a linked folder is not followed
+    (root / "t1" / "empty").mkdir()
+    with open_index(tmp_path / "cache") as index:
+        assert submission_folders(root, index) == submission_folders(root)
+    (root / "t2" / "new").mkdir()
+    (root / "t2" / "new" / "submission.yaml").write_text("task: x\n")
+    with open_index(tmp_path / "cache") as index:
+        found = submission_folders(root, index)
+    assert found == submission_folders(root) and root / "t2" / "new" in found
+    assert root / "t9" not in found and root / "t3" / "e" in found

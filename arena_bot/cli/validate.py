@@ -87,7 +87,7 @@ def _report(
                     hint="run from the repository root, or pass --root or a PATH",
                 )
             # An empty submissions/ folder is valid: nothing to check.
-            paths = tuple(all_submission_folders(settings.submissions_dir))
+            paths = tuple(all_submission_folders(settings.submissions_dir, index))
         report = validate_paths(
             paths, dataset=dataset, submissions_root=settings.submissions_dir, index=index,
             config=config,
