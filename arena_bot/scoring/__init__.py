@@ -16,7 +16,24 @@ Nothing here imports Docker, git or GitHub.
 
 from __future__ import annotations
 
-from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
-from arena_bot.scoring.leaderboard import build_leaderboard
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+    from arena_bot.scoring.leaderboard import build_leaderboard
 
 __all__ = ["ScoringInputs", "ScoringOptions", "SubmissionInput", "build_leaderboard"]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the scoring engine (numpy, scipy) only when it is asked for: validation imports
+    :mod:`.prices` from this package, and a PR's validation must start fast."""
+    if name == "build_leaderboard":
+        from arena_bot.scoring.leaderboard import build_leaderboard
+
+        return build_leaderboard
+    if name in ("ScoringInputs", "ScoringOptions", "SubmissionInput"):
+        from arena_bot.scoring import inputs
+
+        return getattr(inputs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,7 +22,7 @@ CSV_COLUMNS = (
     "correctness", "percentile", "ci_low", "ci_high", "statistically_tied",
     "significance_rank", "pass_at_1", "tokens", "tool_calls", "iterations",
     "execution_time", "estimated_cost", "baseline", "needs_review", "flags",
-    "metrics_source",
+    "metrics_source", "composite", "resolve_rate",
 )
 
 
@@ -133,5 +133,6 @@ def csv_rows(leaderboard: Leaderboard) -> str:
             _fixed(m.iterations, 2), _fixed(m.execution_time, 2), _fixed(m.estimated_cost, 4),
             baselines.get(e.task_id, ""), str(e.needs_review).lower(),
             ";".join(f.code for f in e.outliers), e.metrics_source,
+            _fixed(s.composite if s else None), _fixed(s.resolve_rate if s else None, 4),
         ])
     return buffer.getvalue()
