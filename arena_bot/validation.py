@@ -130,6 +130,9 @@ class Validator:
     config: ArenaConfig = DEFAULT_CONFIG
     #: The price table transcripts' costs are checked against (default: the shipped one).
     prices: PriceTable | None = None
+    #: Remember verdicts in the index (whole-board runs). A PR's few submissions are checked
+    #: directly: remembering them would first cost a digest of the whole dataset.
+    remember: bool = False
     _prices_key: str | None = None
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
     _dataset_state: str | None = None
@@ -167,7 +170,7 @@ class Validator:
 
     def submission(self, folder: Path) -> list[Diagnostic]:
         """Every problem of one submission folder (see :func:`validate_submission`)."""
-        if self.index is None:
+        if self.index is None or not self.remember:
             return self._check(folder)
         key = self._memo_key(folder, self.index)
         stored = self.index.lookup(_MEMO_NAMESPACE, key)
@@ -292,7 +295,9 @@ def validate_paths(
             )
         folders.update(dict.fromkeys(found))
     if index is not None and len(folders) > _BULK:
-        # A whole-board run: read the stored rows in two scans instead of a query per file.
+        # A whole-board run: remember verdicts, and read the stored rows in two scans
+        # instead of a query per file.
+        validator.remember = True
         index.preload(submissions_root, dataset.root)
         index.preload_memo(_MEMO_NAMESPACE)
     reports = tuple(

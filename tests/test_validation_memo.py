@@ -30,6 +30,15 @@ __all__ = ["root", "task_template"]  # fixtures used by name
 TODAY = dt.date(2026, 11, 23)
 
 
+@pytest.fixture(autouse=True)
+def remember_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These boards are small; verdicts are remembered from a board's size up (see
+    validation._BULK), so the tests lower that size to exercise the memory."""
+    import arena_bot.validation as validation
+
+    monkeypatch.setattr(validation, "_BULK", 0)
+
+
 def _verdict(root: Path, *, cached: bool, today: dt.date = TODAY) -> list[Diagnostic]:
     paths = [root / "submissions"]
     if not cached:
@@ -139,3 +148,19 @@ def test_bulk_reads_of_the_index_give_the_same_verdicts(
     data["runs"][0]["iterations"] = -1
     write_submission(filled, "good", data=data)
     assert "schema" in _codes(_agree(filled), "good")
+
+
+def test_a_prs_few_submissions_are_checked_directly(
+    filled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    import arena_bot.validation as validation
+
+    monkeypatch.setattr(validation, "_BULK", 100)
+    (filled / ".arena" / "index.sqlite").unlink()
+    assert _agree(filled)
+    rows = sqlite3.connect(filled / ".arena" / "index.sqlite").execute(
+        "SELECT COUNT(*) FROM memo WHERE namespace = 'validation'"
+    ).fetchone()[0]
+    assert rows == 0  # nothing remembered, so no digest of the whole dataset was needed
