@@ -105,6 +105,7 @@ def engine_columns(data: Data) -> tuple[core.TaskColumns, core.SubmissionColumns
         tokens=data.tokens, tool_calls=data.tool_calls, iterations=data.iterations,
         execution_time=data.time, cost=data.cost, correctness=correctness,
         prompt=nan, completion=nan, cached=nan, resolved=data.success,
+        solved=data.success.astype(float),  # the share solved: all or nothing here
     )
     return tasks, submissions, run_columns
 
