@@ -12,8 +12,11 @@ file (names are content addresses: the same name means the same inputs), and sav
 the union of the branch and the local store, so no stored result is ever lost.
 
 The branch holds ``results/<task>/<submission>/<content>-<image>.json`` (the store's own
-layout) and a README. Commits are built with git plumbing on a private index file, so the
-checked-out work tree and its index are never touched.
+layout), a README and ``snapshot.json``: the published site's last change snapshot
+(``board/snapshot.json``), so the next publish run's Changes page compares with what readers
+last saw instead of starting a new history on every fresh runner. Commits are built with
+git plumbing on a private index file, so the checked-out work tree and its index are never
+touched.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ DEFAULT_BRANCH = "arena-data"
 DEFAULT_REMOTE = "origin"
 #: The folder of the branch holding the result files.
 TREE_FOLDER = "results"
-#: A stored result is never this large (the store refuses bigger files too).
+#: The site's change snapshot at the branch's root (the last published board/snapshot.json).
+SNAPSHOT_FILE = "snapshot.json"
+#: A stored result (or the snapshot) is never this large (the store refuses bigger files too).
 MAX_FILE_BYTES = 50_000_000
 #: Pushes retried when another writer moved the branch in between (fetch, merge, push).
 PUSH_ATTEMPTS = 3
@@ -46,7 +51,8 @@ IDENTITY = {
 _README = (
     "# Agentic Arena data branch\n\n"
     "Written only by the publish workflow (`arena bot store save`): the trusted evaluation\n"
-    "results of the default branch's submissions, under `results/<task>/<submission>/`.\n"
+    "results of the default branch's submissions, under `results/<task>/<submission>/`,\n"
+    "and `snapshot.json`, the published site's last change snapshot (its Changes page).\n"
     "Do not push to it by hand; delete it to have every submission re-evaluated.\n"
 )
 #: ``results/<task>/<submission>/<name>.json`` with plain names only.
@@ -65,6 +71,7 @@ class RestoreOutcome:
     restored: int  # files copied into the local store
     present: int  # files the local store already had
     skipped: list[str]  # branch entries refused (bad path, too large), by path
+    snapshot: bool = False  # the branch's site snapshot was written to ``snapshot_to``
 
 
 @dataclass(frozen=True)
@@ -79,12 +86,14 @@ class SaveOutcome:
 
 def restore(
     *, repo: Path, results_dir: Path, remote: str = DEFAULT_REMOTE,
-    branch: str = DEFAULT_BRANCH,
+    branch: str = DEFAULT_BRANCH, snapshot_to: Path | None = None,
 ) -> RestoreOutcome:
-    """Copy the data branch's result files missing from ``results_dir`` into it."""
+    """Copy the data branch's result files missing from ``results_dir`` into it, and its
+    site snapshot to ``snapshot_to`` (replacing a local copy: the branch is the record)."""
     commit = _fetch(repo, remote=remote, branch=branch)
     if commit is None:
         return RestoreOutcome(found=False, restored=0, present=0, skipped=[])
+    snapshot = snapshot_to is not None and _restore_snapshot(repo, commit, snapshot_to)
     listed = _git(repo, "ls-tree", "-r", "-z", "-l", commit, "--", f"{TREE_FOLDER}/",
                   what=f"list {branch}")
     assert listed is not None
@@ -107,7 +116,24 @@ def restore(
             wanted.append((blob, results_dir / relative))
     for data, target in zip(_blobs(repo, [b for b, _ in wanted]), wanted, strict=True):
         _write_atomically(target[1], data)
-    return RestoreOutcome(found=True, restored=len(wanted), present=present, skipped=skipped)
+    return RestoreOutcome(found=True, restored=len(wanted), present=present, skipped=skipped,
+                          snapshot=snapshot)
+
+
+def _restore_snapshot(repo: Path, commit: str, target: Path) -> bool:
+    """Write the branch's ``snapshot.json`` (a plain file of sane size only) to ``target``."""
+    listed = _git(repo, "ls-tree", "-z", "-l", commit, "--", SNAPSHOT_FILE,
+                  what="list the data branch's snapshot")
+    assert listed is not None
+    entry = listed.decode().rstrip("\0")
+    if not entry:
+        return False
+    mode, kind, blob, size = entry.split("\t", 1)[0].split()
+    if mode != "100644" or kind != "blob" or int(size) > MAX_FILE_BYTES:
+        return False
+    for data in _blobs(repo, [blob]):
+        _write_atomically(target, data)
+    return True
 
 
 def _blobs(repo: Path, ids: list[str]) -> Iterator[bytes]:
@@ -126,15 +152,22 @@ def _blobs(repo: Path, ids: list[str]) -> Iterator[bytes]:
 def save(
     *, repo: Path, results_dir: Path, remote: str = DEFAULT_REMOTE,
     branch: str = DEFAULT_BRANCH, message: str = "Update trusted evaluation results",
+    snapshot: Path | None = None,
 ) -> SaveOutcome:
-    """Commit the union of the branch and the local store to the branch and push it.
+    """Commit the union of the branch and the local store to the branch and push it, with
+    ``snapshot`` (the site build's board/snapshot.json) as the branch's snapshot when given.
 
     Retried from a fresh fetch when the push is refused because the branch moved.
     """
     local = _local_files(results_dir)
+    if snapshot is not None and (not snapshot.is_file() or snapshot.is_symlink()
+                                 or snapshot.stat().st_size > MAX_FILE_BYTES):
+        raise DataBranchError("not a site snapshot to save", path=snapshot,
+                              hint="pass the board/snapshot.json `arena site build` wrote")
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         parent = _fetch(repo, remote=remote, branch=branch)
-        tree, files, added = _build_tree(repo, parent=parent, local=local, results_dir=results_dir)
+        tree, files, added = _build_tree(repo, parent=parent, local=local,
+                                         results_dir=results_dir, snapshot=snapshot)
         if parent is not None and tree == _tree_of(repo, parent):
             return SaveOutcome(pushed=False, commit=parent, files=files, added=0)
         commit = _commit(repo, tree=tree, parent=parent, message=message)
@@ -186,9 +219,11 @@ def _local_files(results_dir: Path) -> list[str]:
 
 
 def _build_tree(
-    repo: Path, *, parent: str | None, local: Sequence[str], results_dir: Path
+    repo: Path, *, parent: str | None, local: Sequence[str], results_dir: Path,
+    snapshot: Path | None = None,
 ) -> tuple[str, int, int]:
-    """The tree of ``parent`` plus the local files not in it: (tree id, files, added)."""
+    """The tree of ``parent`` plus the local files not in it (and ``snapshot`` replacing the
+    branch's): (tree id, files, added)."""
     with tempfile.TemporaryDirectory(prefix="arena-data-") as temp:
         env = {"GIT_INDEX_FILE": str(Path(temp) / "index")}
         existing: set[str] = set()
@@ -218,9 +253,18 @@ def _build_tree(
         assert readme is not None
         _git(repo, "update-index", "--add", "--cacheinfo",
              f"100644,{readme.decode().strip()},README.md", env=env, what="stage the README")
+        if snapshot is not None:
+            _stage_file(repo, snapshot, SNAPSHOT_FILE, env=env)
         tree = _git(repo, "write-tree", env=env, what="write the data branch's tree")
         assert tree is not None
         return tree.decode().strip(), len(existing) + len(new), len(new)
+
+
+def _stage_file(repo: Path, source: Path, name: str, *, env: Mapping[str, str]) -> None:
+    blob = _git(repo, "hash-object", "-w", "--", str(source), what=f"store {source.name}")
+    assert blob is not None
+    _git(repo, "update-index", "--add", "--cacheinfo",
+         f"100644,{blob.decode().strip()},{name}", env=env, what=f"stage {name}")
 
 
 def _commit(repo: Path, *, tree: str, parent: str | None, message: str) -> str:

@@ -242,6 +242,7 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     has_site = (settings.root / "site" / "mkdocs.yml").is_file()
     if site and has_site:
         _build_site(settings, board_dir / "leaderboard.json", output)
+        _keep_snapshot(output, published_snapshot(settings))
     elif site:
         click.echo("no site/ project in this repository (site/mkdocs.yml): publishing the "
                    "data files under a plain index page", err=True)
@@ -261,13 +262,47 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     click.echo(f"published files under {output}")
 
 
+def published_snapshot(settings: Settings) -> Path:
+    """Where the last published site's change snapshot is kept between the site build and
+    `arena bot store save|restore` (which carry it on the data branch)."""
+    return settings.cache_dir / "published-snapshot.json"
+
+
+def _previous_snapshot(path: Path) -> Path | None:
+    """``path`` when it holds a readable snapshot; a damaged one is a warning, not a failed
+    publish (the Changes page then starts a new history, and says so)."""
+    from arena_bot.errors import InputError
+    from arena_bot.site.history import read_previous
+
+    if not path.is_file():
+        return None
+    try:
+        read_previous(path)
+    except InputError as exc:
+        click.echo(f"warning: the last published snapshot is not used: {exc}", err=True)
+        return None
+    return path
+
+
+def _keep_snapshot(output: Path, target: Path) -> None:
+    """Copy the site's new board/snapshot.json to ``target`` for `arena bot store save`."""
+    from arena_bot.site.history import SNAPSHOT
+    from arena_bot.site.render import GENERATED
+
+    built = output / GENERATED / SNAPSHOT
+    if built.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(built, target)
+
+
 def _build_site(settings: Settings, leaderboard: Path, output: Path) -> None:
-    """The site from ``leaderboard``, as `arena site build --leaderboard ... --output ...`."""
+    """The site from ``leaderboard``, as `arena site build --leaderboard ... --output ...`,
+    compared with the last published snapshot when `arena bot store restore` brought one."""
     from arena_bot.site.build import build, load_board
 
     results = settings.results_dir if settings.results_dir.is_dir() else None
     times = build(load_board(leaderboard), root=settings.root, site_dir=output,
-                  results=results)
+                  results=results, previous=_previous_snapshot(published_snapshot(settings)))
     click.echo(f"site: {times.pages} pages rendered in {times.render:.2f} s, mkdocs build "
                f"in {times.mkdocs:.2f} s")
     click.echo(times.changes)
@@ -519,7 +554,8 @@ def store_restore(settings: Settings, remote: str, branch: str, optional: bool) 
 
     try:
         outcome = restore(repo=settings.root, results_dir=settings.results_dir,
-                          remote=remote, branch=branch)
+                          remote=remote, branch=branch,
+                          snapshot_to=published_snapshot(settings))
     except DataBranchError as exc:
         if not optional:
             raise
@@ -530,7 +566,8 @@ def store_restore(settings: Settings, remote: str, branch: str, optional: bool) 
                    "result will be evaluated")
         return
     click.echo(f"restored {outcome.restored} result(s) from {remote}/{branch} "
-               f"({outcome.present} already present)")
+               f"({outcome.present} already present)"
+               + ("; the last published site snapshot" if outcome.snapshot else ""))
     for name in outcome.skipped:
         click.echo(f"skipped {name}: not a result file of the store's layout", err=True)
 
@@ -542,15 +579,22 @@ def store_restore(settings: Settings, remote: str, branch: str, optional: bool) 
               help="Commit message (default: names the commit of the default branch).")
 @click.pass_obj
 def store_save(settings: Settings, remote: str, branch: str, message: str | None) -> None:
-    """Commit the local store (plus what the branch already holds) to the data branch, push."""
+    """Commit the local store (plus what the branch already holds) to the data branch, push.
+
+    The last site snapshot `arena bot publish` kept (.arena/published-snapshot.json) goes
+    with it, so the next publish run's Changes page continues the published history.
+    """
     from arena_bot.bot.datastore import save
 
     sha = os.environ.get("GITHUB_SHA", "")
     text = message or ("Trusted evaluation results" + (f" for {sha[:12]}" if sha else ""))
+    snapshot = published_snapshot(settings)
     outcome = save(repo=settings.root, results_dir=settings.results_dir, remote=remote,
-                   branch=branch, message=text)
+                   branch=branch, message=text,
+                   snapshot=snapshot if snapshot.is_file() else None)
     if not outcome.pushed:
-        click.echo(f"{remote}/{branch} already holds these {outcome.files} result(s)")
+        click.echo(f"{remote}/{branch} already holds these {outcome.files} result(s)"
+                   + (" and this site snapshot" if snapshot.is_file() else ""))
         return
     click.echo(f"pushed {outcome.commit} to {remote}/{branch}: {outcome.files} result(s), "
                f"{outcome.added} new")

@@ -76,6 +76,9 @@ def remote(tmp_path: Path, fixture_task_root: Path) -> Path:
             estimated_cost: 0.01
             patches: [agent1.patch]
         """))
+    # the board's MkDocs project, as a repository made from this template has it
+    shutil.copytree(REPO / "site", seed / "site",
+                    ignore=shutil.ignore_patterns("site_build", "_generated", "*.pyc"))
     (seed / ".gitignore").write_text(".arena/\npublic/\narena-units/\n")
     git("add", "-A", cwd=seed)
     git("commit", "--quiet", "-m", "board", cwd=seed)
@@ -99,6 +102,8 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     assert [e["status"] for e in board["entries"]] == ["scored"]
     stored = git("ls-tree", "-r", "--name-only", "arena-data", cwd=remote).split()
     assert len([p for p in stored if p.startswith("results/calc-fixture/gold/")]) == 1
+    assert "first build: no earlier snapshot" in done.stdout
+    assert "snapshot.json" in stored  # the site's change snapshot, for the next run
 
     # the next push: plan restores the trusted result, so nothing is left to evaluate
     planner = checkout(remote, "plan")
@@ -137,6 +142,15 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     assert sorted(e["status"] for e in board["entries"]) == ["scored", "scored"]
     stored = git("ls-tree", "-r", "--name-only", "arena-data", cwd=remote).split()
     assert any(p.startswith("results/calc-fixture/solo/") for p in stored)
+    # a fresh runner, yet the Changes page compares with what the first publish showed
+    assert "the last published site snapshot" in done.stdout
+    assert "since the previous build: 1 added" in done.stdout, done.stdout
+    changes = (build / "public" / "board" / "changes" / "index.html").read_text()
+    assert "Other Tool" in changes
+    log = json.loads(git("show", "arena-data:snapshot.json", cwd=remote))["log"]
+    # the copy is added; the gold entry it duplicates is newly flagged for review
+    assert {(c["kind"], c["key"]) for c in log[-1]["changes"]} == {
+        ("added", "calc-fixture/solo"), ("flagged", "calc-fixture/gold")}
 
 
 @pytest.mark.docker

@@ -175,6 +175,26 @@ def test_publish_builds_the_site_and_adds_the_data_files(sample: Path) -> None:
         (sample / "by-site-build" / page).read_text())
 
 
+def test_publish_continues_the_restored_snapshot_and_survives_a_damaged_one(
+    sample: Path,
+) -> None:
+    shutil.copytree(REPO / "site", sample / "site",
+                    ignore=shutil.ignore_patterns("site_build", "_generated", "*.pyc"))
+    kept = sample / ".arena" / "published-snapshot.json"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("{not json")
+    damaged = _arena(sample, "bot", "publish", "--output", str(sample / "public1"))
+    assert damaged.exit_code == 0, damaged.output
+    assert "warning: the last published snapshot is not used" in damaged.output
+    assert "first build" in damaged.output
+    first = json.loads(kept.read_text())  # the new snapshot replaced the damaged copy
+    assert first["log"] == []
+    # a fresh output folder: the comparison comes from the kept snapshot, not the folder
+    again = _arena(sample, "bot", "publish", "--output", str(sample / "public2"))
+    assert again.exit_code == 0, again.output
+    assert "same inputs as the previous build" in again.output
+
+
 def test_aggregate_without_a_matrix_is_a_no_op_and_needs_some_input(sample: Path) -> None:
     empty = _arena(sample, "bot", "aggregate", "--from", str(sample / "arena-units"))
     assert empty.exit_code == 0 and "no matrix ran" in empty.output

@@ -73,7 +73,7 @@ def test_every_run_step_is_one_arena_call_or_plumbing() -> None:
     run = next(s["run"] for s in _steps(ACTION) if s.get("id") == "run")
     lines = [line.strip() for line in run.splitlines() if line.strip()]
     calls = [c for c in lines if '"$ARENA"' in c]
-    assert len(calls) == 11 and all(c.startswith('"$ARENA" ') for c in calls)
+    assert len(calls) == 12 and all(c.startswith('"$ARENA" ') for c in calls)
     plumbing = [c for c in lines if c not in calls and not c.startswith("--")]
     assert all(re.fullmatch(r'set -e|case "\$MODE" in|[a-z-]+\)|\*\)|;;|esac|exit 2 ;;|'
                             r'echo ".*"( >> "\$GITHUB_OUTPUT")?|--.*', c) for c in plumbing), \

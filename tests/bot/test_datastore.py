@@ -121,6 +121,54 @@ def test_entries_outside_the_store_layout_are_not_restored(remote: Path, tmp_pat
     assert not (results / "t" / "s" / "link.json").exists()
 
 
+def test_the_site_snapshot_travels_with_the_branch_and_the_newest_wins(
+    remote: Path, tmp_path: Path
+) -> None:
+    run1 = checkout(remote, tmp_path / "run1")
+    results1 = run1 / ".arena" / "results"
+    put(results1, "a" * 32, "x")
+    first = tmp_path / "first.json"
+    first.write_text('{"build": 1}')
+    save(repo=run1, results_dir=results1, snapshot=first)
+    assert git("show", "arena-data:snapshot.json", cwd=remote) == '{"build": 1}'
+    # a later run without a snapshot keeps the branch's; one with a newer snapshot replaces it
+    run2 = checkout(remote, tmp_path / "run2")
+    kept = run2 / ".arena" / "published-snapshot.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("stale local copy")
+    back = restore(repo=run2, results_dir=run2 / ".arena" / "results", snapshot_to=kept)
+    assert back.snapshot and kept.read_text() == '{"build": 1}'  # the branch is the record
+    put(run2 / ".arena" / "results", "b" * 32, "y")
+    save(repo=run2, results_dir=run2 / ".arena" / "results")
+    assert git("show", "arena-data:snapshot.json", cwd=remote) == '{"build": 1}'
+    kept.write_text('{"build": 2}')
+    outcome = save(repo=run2, results_dir=run2 / ".arena" / "results", snapshot=kept)
+    assert outcome.pushed and outcome.added == 0
+    assert git("show", "arena-data:snapshot.json", cwd=remote) == '{"build": 2}'
+    # a symlink is never saved as the snapshot, nor a missing file
+    link = tmp_path / "link.json"
+    os.symlink("/etc/passwd", link)
+    for bad in (link, tmp_path / "missing.json"):
+        with pytest.raises(DataBranchError, match="not a site snapshot"):
+            save(repo=run2, results_dir=run2 / ".arena" / "results", snapshot=bad)
+
+
+def test_a_snapshot_that_is_not_a_plain_file_is_not_restored(
+    remote: Path, tmp_path: Path
+) -> None:
+    hand = checkout(remote, tmp_path / "hand")
+    git("checkout", "--quiet", "--orphan", "arena-data", cwd=hand)
+    git("rm", "-rq", "--cached", ".", cwd=hand)
+    os.symlink("/etc/passwd", hand / "snapshot.json")
+    git("add", "snapshot.json", cwd=hand)
+    git("commit", "--quiet", "-m", "by hand", cwd=hand)
+    git("push", "--quiet", "origin", "arena-data", cwd=hand)
+    run = checkout(remote, tmp_path / "run")
+    target = run / ".arena" / "published-snapshot.json"
+    outcome = restore(repo=run, results_dir=run / ".arena" / "results", snapshot_to=target)
+    assert outcome.found and not outcome.snapshot and not target.exists()
+
+
 def test_the_cli_commands_and_a_missing_remote(remote: Path, tmp_path: Path) -> None:
     run = checkout(remote, tmp_path / "run")
     env = {"ARENA_CACHE": str(run / ".arena"), "GITHUB_SHA": "f" * 40}
