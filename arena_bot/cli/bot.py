@@ -353,6 +353,7 @@ def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
 
     dataset = Dataset(settings.dataset_dir)
     store = ResultStore(settings.results_dir)
+    base_image = _planned_base_image(settings) if pending else settings.base_image
     chosen = []
     for folder in all_submission_folders(settings.submissions_dir):
         try:
@@ -361,10 +362,25 @@ def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
         except ArenaError as exc:
             click.echo(f"skipped (invalid): {exc}", err=True)
             continue
-        if task is not None and store.lookup(loaded, task, settings.base_image) is not None:
+        if task is not None and store.lookup(loaded, task, base_image) is not None:
             continue
         chosen.append(loaded)
     return chosen
+
+
+def _planned_base_image(settings: Settings) -> str:
+    """The base image evaluation will use, as far as this machine's engine tells without
+    pulling; the configured one when no engine answers (the plan job may have none)."""
+    from arena_bot.errors import SandboxError
+    from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
+    from arena_bot.sandbox.images import local_base_image
+
+    try:
+        return local_base_image(docker_client(timeout=10), settings.base_image)
+    except SandboxError:
+        return settings.base_image
+    except ENGINE_ERRORS:
+        return settings.base_image
 
 
 @bot.command("evaluate-unit")

@@ -257,6 +257,16 @@ def choose_base_image(
     )
 
 
+def local_base_image(client: docker.DockerClient, requested: str) -> str:
+    """The base image :func:`choose_base_image` would pick, judged without pulling: what
+    `arena bot plan --pending` needs to find results stored by an offline evaluation
+    (stored under the offline image's name when the public default was not available)."""
+    if (requested == DEFAULT_BASE_IMAGE and not image_exists(client, requested)
+            and image_exists(client, OFFLINE_BASE_IMAGE)):
+        return OFFLINE_BASE_IMAGE
+    return requested
+
+
 def resolve_base_image(
     client: docker.DockerClient,
     requested: str,

@@ -188,3 +188,19 @@ def test_a_coop_pair_is_one_unit_and_assembles_like_evaluate(
         reference.status, reference.both_passed, reference.conflict_score)
     assert [(f.feature, f.status) for f in merge.features] == [
         (f.feature, f.status) for f in reference.features]
+
+
+@pytest.mark.docker
+def test_plan_pending_finds_what_evaluation_stored_under_the_chosen_base_image(
+    tmp_path: Path, fixture_task_root: Path, base_image: str
+) -> None:
+    # No base image configured: evaluation asks for the public default and, on a machine
+    # without a registry, falls back to the offline image and stores its results under that
+    # name. The plan must judge "pending" with the same choice, or it re-plans everything.
+    root = _root(tmp_path, fixture_task_root, "default-image")
+    env = {"ARENA_CACHE": str(root / ".arena"), "GITHUB_OUTPUT": str(root / "gh_output")}
+    evaluated = CliRunner().invoke(main, ["--root", str(root), "evaluate", "--all"], env=env)
+    assert evaluated.exit_code == 0, evaluated.output
+    plan = CliRunner().invoke(main, ["--root", str(root), "bot", "plan", "--pending"], env=env)
+    assert plan.exit_code == 0, plan.output
+    assert json.loads(plan.stdout.splitlines()[0]) == {"include": []}
