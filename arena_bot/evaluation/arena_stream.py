@@ -493,10 +493,25 @@ def _from_repo(repo):
     )
 
 
-def _restore_repo_path(repo):
-    """``PYTHONSAFEPATH`` kept the repository off ``sys.path`` while pytest started (no
-    file of it can shadow pytest, its dependencies or this plugin); ``python -m pytest``
-    would have put it first, which test suites rely on: do that now."""
+def _gate():
+    """The harness's start-up gate (``/arena/sitecustomize.py``), or ``None`` when it did not
+    run in this process (``python -S``, or another ``sitecustomize`` first on the path)."""
+    gate = sys.modules.get("sitecustomize")
+    if isinstance(getattr(gate, "ARENA_GATE", None), dict) and \
+            isinstance(getattr(gate, "ARENA_HELD", None), list):
+        return gate
+    return None
+
+
+def _restore_repo_path(repo, gate):
+    """The gate and ``PYTHONSAFEPATH`` kept the repository off ``sys.path`` while pytest
+    started (no file of it can shadow pytest, its dependencies or this plugin); the task's
+    own entries (``PYTHONPATH=src``) and, for ``python -m pytest``, the working directory
+    go back where they were, which test suites rely on."""
+    if gate is not None:
+        for index, entry in gate.ARENA_HELD:
+            sys.path.insert(min(index, len(sys.path)), entry)
+        del gate.ARENA_HELD[:]
     safe = getattr(sys.flags, "safe_path", False)
     if safe and "-m" in getattr(sys, "orig_argv", []) and repo not in sys.path:
         sys.path.insert(0, repo)
@@ -512,7 +527,11 @@ def _install():
     if early:
         tamper("modules of the repository were imported before the harness's plugin "
                "(shadowing pytest or the standard library): " + ", ".join(early[:5]))
-    _restore_repo_path(repo)
+    gate = _gate()
+    if gate is None:
+        tamper("the harness's start-up gate did not run (python -S, or a sitecustomize "
+               "module ahead of the harness's on the path)")
+    _restore_repo_path(repo, gate)
     snapshot = []
     hooks = _hooks(emit, tamper, origin, snapshot, repo)
     globals().update(hooks)

@@ -36,6 +36,7 @@ from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, c
 from arena_bot.evaluation.stream import (
     STREAM_LOST,
     Stream,
+    gate_source,
     parse_stream,
     plugin_source,
     stream_problem,
@@ -262,6 +263,9 @@ def _prepare(
             tests_arg = "inline:" + tests_patch.decode("utf-8")
     files = {"harness.sh": harness_script(), "submission.patch": patch_text.encode("utf-8"),
              "arena_stream.py": plugin_source(),
+             # Imported by `site` at start-up: holds the repository's path entries back
+             # until the plugin is loaded (a patch cannot shadow pytest from PYTHONPATH).
+             "sitecustomize.py": gate_source(REPO_DIR),
              # The plugin's guard attributes what it sees to the submission's own files.
              "changed.json": json.dumps(changed_files(patch_text)).encode()}
     if not tests_arg.startswith("inline:"):

@@ -36,6 +36,16 @@ def plugin_source() -> bytes:
     return resources.files("arena_bot.evaluation").joinpath("arena_stream.py").read_bytes()
 
 
+def gate_source(repo: str) -> bytes:
+    """The start-up gate's source for a repository checked out at ``repo``, copied into
+    ``/arena`` as ``sitecustomize.py``."""
+    source = resources.files("arena_bot.evaluation").joinpath("arena_gate.py").read_bytes()
+    placeholder = b'REPO = "/workspace/repo"\n'
+    if placeholder not in source or '"' in repo or "\\" in repo:
+        raise ValueError(f"cannot set the gate's repository to {repo!r}")
+    return source.replace(placeholder, f'REPO = "{repo}"\n'.encode(), 1)
+
+
 @dataclass(frozen=True)
 class StreamReview:
     """Something the plugin's guard saw the submission's code do (a review flag)."""

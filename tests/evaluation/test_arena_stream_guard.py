@@ -16,7 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.evaluation.stream import STREAM_LOST, Stream, parse_stream, plugin_source
+from arena_bot.evaluation.stream import (
+    STREAM_LOST,
+    Stream,
+    gate_source,
+    parse_stream,
+    plugin_source,
+)
 
 _TEST = """\
 from pkg import answer
@@ -41,6 +47,7 @@ def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
     (repo / "tests").mkdir()
     harness.mkdir()
     (harness / "arena_stream.py").write_bytes(plugin_source())
+    (harness / "sitecustomize.py").write_bytes(gate_source(str(repo.resolve())))
     (harness / "changed.json").write_text(json.dumps(["pkg/__init__.py"]))
     (repo / "pkg" / "__init__.py").write_text(textwrap.dedent(package))
     (repo / "tests" / "test_pkg.py").write_text(test)
@@ -307,3 +314,49 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "json", "operator", "os", "sys", "types", "pytest"}
     assert "match " not in source and "removeprefix" not in source
+
+
+def _gated_run(tmp_path: Path, files: dict[str, str], command: list[str]
+               ) -> subprocess.CompletedProcess[str]:
+    """``command`` in a repository of ``files`` that the task's PYTHONPATH lists first,
+    with the harness's folder (plugin and start-up gate) after it."""
+    harness, repo = tmp_path / "arena", tmp_path / "repo"
+    harness.mkdir()
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(textwrap.dedent(text))
+    (harness / "arena_stream.py").write_bytes(plugin_source())
+    (harness / "sitecustomize.py").write_bytes(gate_source(str(repo.resolve())))
+    (harness / "changed.json").write_text(json.dumps(sorted(files)))
+    env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": f"{repo}:{harness}",
+           "PYTEST_ADDOPTS": f"-p no:cacheprovider --rootdir={repo} -p arena_stream"}
+    return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+_SHADOWS = {
+    "pytest/__init__.py": "raise SystemExit('the repository shadowed pytest')\n",
+    "json.py": "raise SystemExit('the repository shadowed json')\n",
+    "pluggy.py": "raise SystemExit('the repository shadowed pluggy')\n",
+}
+
+
+def test_the_gate_keeps_the_tasks_pythonpath_from_shadowing_pytest(tmp_path: Path) -> None:
+    files = {**_SHADOWS, "pkg/__init__.py": "def answer():\n    return 42\n",
+             "tests/test_pkg.py": _TEST}
+    done = _gated_run(tmp_path, files, [sys.executable, "-m", "pytest", "-q", "tests"])
+    stream, output = parse_stream(done.stdout + done.stderr)
+    assert "shadowed" not in output
+    assert stream.started and stream.ended and stream.tampered == [], output
+    # the held entry is back once the plugin is loaded: `from pkg import answer` works
+    assert stream.seen == {"tests.test_pkg::test_answer", "tests.test_pkg::test_other"}
+    assert "2 passed" in output
+
+
+def test_the_gate_leaves_other_processes_their_path(tmp_path: Path) -> None:
+    # A test's own `python -c ...` (not pytest) sees the task's PYTHONPATH as it was.
+    files = {"json.py": "VALUE = 'the repository'\n"}
+    done = _gated_run(tmp_path, files, [sys.executable, "-c",
+                                        "import json; print(json.VALUE)"])
+    assert done.stdout.strip() == "the repository", done.stderr
