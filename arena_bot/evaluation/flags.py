@@ -62,6 +62,12 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "starts other processes"),
     )
 )
+#: Modules a package ships for tests to import (``pkg/testing.py``, ``pkg/_testing/``,
+#: ``test_utils.py``, a pytest plugin module): outside the protected test folders, yet an
+#: ``assert_equal`` made lenient there turns failing tests into passing ones.
+_TEST_SUPPORT = re.compile(
+    r"(^|/)(_?testing|_?test_?utils?|_?testutils|_?test_?helpers?|_?test_?support"
+    r"|pytest_?plugins?|fixtures)(\.py$|/)", re.IGNORECASE)
 #: Writes to the task's test paths: checked against the protected paths of the task.
 _PATH_LITERAL = re.compile(r"""["']([^"'\s]{1,200})["']""")
 #: Flags per patch: enough to show the pattern, never a wall of text.
@@ -101,6 +107,11 @@ def review_flags(patch: Patch, *, protected: ProtectedPaths) -> list[ReviewFlag]
     for file in patch.files:
         if file.new_path is None or protected.rule_for(file.path) is not None:
             continue
+        if _TEST_SUPPORT.search(file.path) and file.hunks:
+            flags.append(ReviewFlag(
+                file=file.path, line=file.hunks[0].new_start,
+                reason="changes a test-support module of the package (tests import its "
+                "helpers: a lenient one turns failing tests into passing ones)"))
         for flag in python_flags(file):
             key = (file.path, flag.line, flag.reason)
             if key in seen:

@@ -126,6 +126,23 @@ def test_plain_feature_code_is_not_flagged() -> None:
     assert review_flags(patch, protected=PROTECTED) == []
 
 
+@pytest.mark.parametrize("path", ["pkg/testing.py", "pkg/_testing/asserters.py",
+                                  "src/pkg/test_utils.py", "pkg/testutils.py",
+                                  "pkg/pytest_plugin.py", "pkg/fixtures/data.py"])
+def test_a_change_to_the_packages_test_helpers_is_flagged(path: str) -> None:
+    # `def assert_equal(a, b): return` in pkg/testing.py passes every test that uses it,
+    # with no word of test machinery in it.
+    patch = parse_patch(patch_adding(path, "def assert_equal(a, b):", "    return None"))
+    reasons = [flag.reason for flag in review_flags(patch, protected=PROTECTED)]
+    assert any("test-support module" in reason for reason in reasons), (path, reasons)
+
+
+@pytest.mark.parametrize("path", ["pkg/contesting.py", "pkg/attestation.py", "pkg/fixture.py"])
+def test_ordinary_modules_are_not_test_helpers(path: str) -> None:
+    patch = parse_patch(patch_adding(path, "def value():", "    return 1"))
+    assert review_flags(patch, protected=PROTECTED) == []
+
+
 @pytest.mark.parametrize("line", ["compile('x', 'f', 'exec')", "builtins.exec(code)",
                                   "b = builtins.eval", "eval (text)"])
 def test_the_builtins_that_run_code_are_flagged_but_not_methods_of_the_same_name(
