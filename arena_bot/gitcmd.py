@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -19,6 +20,10 @@ import git
 
 #: Exit status reported when git itself could not be started.
 NOT_STARTED = 127
+
+#: Seconds a question about a repository (where its top is, whether a commit is in it) may
+#: take; such a command reads a few files, so a longer wait means git is stuck.
+QUESTION_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -96,3 +101,25 @@ def read_blobs(repo: Path, ids: Iterable[str]) -> Iterator[tuple[str, bytes]]:
             yield kind.decode() if isinstance(kind, bytes) else str(kind), data
     finally:
         runner.clear_cache()
+
+
+def is_work_tree_top(folder: Path) -> bool:
+    """Whether ``folder`` is the top folder of a git working tree: not a folder inside one
+    (whose changes would be only part of the tree's), not a bare repository, not missing."""
+    done = run_git(["rev-parse", "--show-toplevel"], cwd=folder, timeout=QUESTION_TIMEOUT)
+    return done.ok and Path(done.text.strip()).resolve() == folder.resolve()
+
+
+def has_commit(repo: Path, revision: str) -> bool:
+    """Whether ``revision`` (an id, a branch, a tag) names a commit in ``repo``."""
+    done = run_git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=repo,
+                   timeout=QUESTION_TIMEOUT)
+    return done.ok
+
+
+@contextmanager
+def scratch_index(prefix: str = "arena-index-") -> Iterator[dict[str, str]]:
+    """The environment (``GIT_INDEX_FILE``) of git commands that stage into a throwaway index
+    deleted afterwards, so a repository's own staging area is never read or changed."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        yield {"GIT_INDEX_FILE": str(Path(scratch) / "index")}

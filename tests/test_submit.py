@@ -181,6 +181,37 @@ def test_folder_that_is_not_a_git_tree_is_refused(project: Path, tmp_path: Path)
     assert code == 1 and "not a git working tree" in output and "Traceback" not in output
 
 
+def test_a_folder_inside_the_working_tree_is_refused(project: Path, tmp_path: Path) -> None:
+    """Its diff would be only part of the run's changes."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    code, output = run_submit(project, (workdir / "slugkit", transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "not a git working tree" in output and "Traceback" not in output
+    assert leftovers(project) == []
+
+
+def test_a_tree_without_the_base_commit_is_refused(project: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git("init", "--quiet", cwd=other)
+    (other / "x.py").write_text("X = 1\n")
+    git("add", "x.py", cwd=other)
+    git("commit", "--quiet", "-m", "unrelated", cwd=other)
+    code, output = run_submit(project, (other, transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "base commit" in output and "is not in this repository" in output
+    assert str(other) in output and "Traceback" not in output
+
+
+def test_changes_that_are_not_utf8_are_refused_by_name(project: Path, tmp_path: Path) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / "slugkit" / "latin1.py").write_bytes("NAME = 'caf\u00e9'\n".encode("latin-1"))
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "not UTF-8" in output and str(workdir) in output
+    assert "Traceback" not in output and leftovers(project) == []
+    assert not (project / "submissions" / TASK).exists() or not any(
+        (project / "submissions" / TASK).iterdir()
+    )
+
+
 def test_truncated_transcript_names_file_and_line_and_keeps_existing_runs(
     project: Path, tmp_path: Path
 ) -> None:
