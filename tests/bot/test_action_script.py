@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import DATA, record_expected_tests
+from support.botdata import DATA
+from support.fixture_task import record_expected_tests
 from support.gitrepo import git
 
 from arena_bot.bot.bundle import load_bundle

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import DATA, record_expected_tests
+from support.botdata import DATA
+from support.fixture_task import record_expected_tests
 from support.gitrepo import git
 
 from arena_bot.bot.bundle import load_bundle

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import record_expected_tests
+from support.fixture_task import record_expected_tests
 
 from arena_bot.cli import main
 from arena_bot.models.evaluation import EvaluationResult

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.synthetic_board import generate
 
 from arena_bot.models.evaluation import (
     ConflictDetails,
@@ -31,12 +32,7 @@ ALIKE = ("GPT-4o", "gpt 4o")
 
 
 def _generate(root: Path) -> None:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import bench_scale
-    finally:
-        sys.path.pop(0)
-    bench_scale.generate(root, n_submissions=40, n_tasks=4)
+    generate(root, n_submissions=40, n_tasks=4)
     arena = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
     subprocess.run([*arena, "--root", str(root), "score", "--output", str(root / "out")],
                    check=True, capture_output=True)

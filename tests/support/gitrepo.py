@@ -16,17 +16,36 @@ GIT_ENV: dict[str, str] = {
 }
 
 
+def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+    """This process's environment without its ``GIT_*`` variables (a suite started from a
+    git hook inherits ``GIT_DIR`` and ``GIT_INDEX_FILE``, which would point every command
+    at the developer's checkout), plus the test identity and ``extra``."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return {**inherited, **GIT_ENV, **(extra or {})}
+
+
 def git_run(
-    *args: str, cwd: Path, env: Mapping[str, str] | None = None
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None, input_text: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``git ARGS`` in ``cwd`` (``env`` added to the test identity); never raises."""
+    """``git ARGS`` in ``cwd`` (``env`` added to the test identity, ``input_text`` on its
+    standard input); never raises."""
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          check=False, env={**os.environ, **GIT_ENV, **(env or {})})
+                          check=False, input=input_text, env=_environment(env))
 
 
-def git(*args: str, cwd: Path, env: Mapping[str, str] | None = None) -> str:
+def git(
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None, input_text: str | None = None
+) -> str:
     """``git ARGS`` in ``cwd``; its standard output. A failure fails the test with git's
     own message."""
-    done = git_run(*args, cwd=cwd, env=env)
+    done = git_run(*args, cwd=cwd, env=env, input_text=input_text)
     assert done.returncode == 0, f"git {' '.join(args)} failed: {done.stderr.strip()}"
     return done.stdout
+
+
+def commit_folder(folder: Path, *, message: str = "base", branch: str = "main") -> str:
+    """Make ``folder`` a repository whose one commit holds all its files; the commit's id."""
+    git("init", "--quiet", f"--initial-branch={branch}", cwd=folder)
+    git("add", "-A", cwd=folder)
+    git("commit", "--quiet", "-m", message, cwd=folder)
+    return git("rev-parse", "HEAD", cwd=folder).strip()
