@@ -136,7 +136,7 @@ def run_from_metrics(
     transcript: Transcript, success: bool,
 ) -> Run:
     """A run whose every figure comes from the transcript (none typed in)."""
-    prompt = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
+    prompt = metrics.prompt_total
     return Run(
         id=run_id,
         tokens=Tokens(
@@ -156,7 +156,7 @@ def run_from_metrics(
 
 
 def _describe(metrics: TranscriptMetrics, cost: float | None, prices: PriceTable) -> str:
-    prompt = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
+    prompt = metrics.prompt_total
     text = (
         f"{prompt:,} prompt tokens ({metrics.cache_read_tokens:,} cached read, "
         f"{metrics.cache_write_tokens:,} cache write), {metrics.completion_tokens:,} completion, "

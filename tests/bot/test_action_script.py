@@ -9,21 +9,18 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
 from support.botdata import DATA
-from support.fixture_task import record_expected_tests
-from support.gitrepo import git
+from support.fixture_task import copy_fixture_task, write_fixture_submission
+from support.gitrepo import GIT_ENV, git
 
 from arena_bot.bot.bundle import load_bundle
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = Path(sys.executable).parent / "arena"
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@e"}
 
 
 
@@ -39,7 +36,7 @@ def run_mode(checkout: Path, mode: str, base_image: str, **inputs: str
     temp.mkdir(exist_ok=True)
     outputs = temp / "outputs"
     outputs.write_text("")
-    env = {**os.environ, **ENV, "MODE": mode, "ARENA": str(ARENA), "RUNNER_TEMP": str(temp),
+    env = {**os.environ, **GIT_ENV, "MODE": mode, "ARENA": str(ARENA), "RUNNER_TEMP": str(temp),
            "GITHUB_OUTPUT": str(outputs), "DATA_BRANCH": "arena-data", "THRESHOLD": "0",
            "UNITS": "arena-units", "OUTPUT": "public", "ARENA_BASE_IMAGE": base_image,
            **inputs}
@@ -55,28 +52,8 @@ def remote(tmp_path: Path, fixture_task_root: Path) -> Path:
     git("init", "--quiet", "--bare", "--initial-branch=main", str(bare), cwd=tmp_path)
     seed = tmp_path / "seed"
     git("clone", "--quiet", str(bare), str(seed), cwd=tmp_path)
-    task = seed / "dataset" / "calc-fixture"
-    shutil.copytree(fixture_task_root / "calc-fixture", task)
-    record_expected_tests(task)
-    folder = seed / "submissions" / "calc-fixture" / "gold"
-    folder.mkdir(parents=True)
-    (folder / "agent1.patch").write_text((task / "feature1" / "feature.patch").read_text())
-    (folder / "submission.yaml").write_text(textwrap.dedent("""\
-        task: calc-fixture
-        tool: {name: Fixture Tool, version: "1.0"}
-        models: [fixture-model]
-        contributor: {name: Tester}
-        date: 2025-01-01
-        setting: single
-        features: [1]
-        runs:
-          - id: run1
-            tokens: {total: 1000}
-            tool_calls: 3
-            execution_time: 10
-            estimated_cost: 0.01
-            patches: [agent1.patch]
-        """))
+    copy_fixture_task(fixture_task_root, seed)
+    write_fixture_submission(seed, "gold")
     # the board's MkDocs project, as a repository made from this template has it
     shutil.copytree(REPO / "site", seed / "site",
                     ignore=shutil.ignore_patterns("site_build", "_generated", "*.pyc"))

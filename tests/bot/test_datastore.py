@@ -13,8 +13,6 @@ from support.gitrepo import git
 from arena_bot.bot.datastore import DataBranchError, restore, save
 from arena_bot.cli import main
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@e"}
 RESULT = "slugkit-options/2026-11-02_claude-code_x/{name}-0123456789ab.json"
 
 

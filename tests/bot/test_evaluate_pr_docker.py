@@ -6,45 +6,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from support.botdata import DATA
-from support.fixture_task import record_expected_tests
+from support.fixture_task import copy_fixture_task, write_fixture_submission
 from support.gitrepo import git
 
 from arena_bot.bot.bundle import load_bundle
 from arena_bot.cli import main
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@e"}
-
-
-
 
 def write_submission(root: Path, name: str, *, features: list[int], setting: str) -> str:
-    folder = root / "submissions" / "calc-fixture" / name
-    folder.mkdir(parents=True)
-    gold = (root / "dataset" / "calc-fixture" / "feature1" / "feature.patch").read_text()
-    (folder / "agent1.patch").write_text(gold)
-    (folder / "submission.yaml").write_text(textwrap.dedent(f"""\
-        task: calc-fixture
-        tool: {{name: Fixture Tool {name}, version: "1.0"}}
-        models: [fixture-model]
-        contributor: {{name: Tester}}
-        date: 2025-01-01
-        setting: {setting}
-        features: {features}
-        runs:
-          - id: run1
-            tokens: {{total: 1000}}
-            tool_calls: 3
-            execution_time: 10
-            estimated_cost: 0.01
-            patches: [agent1.patch]
-        """))
+    write_fixture_submission(root, name, setting=setting, features=features,
+                             tool=f"Fixture Tool {name}")
     return f"submissions/calc-fixture/{name}"
 
 
@@ -65,8 +41,7 @@ def test_a_pr_evaluates_only_its_submission_against_mains_restored_results(
     git("init", "--quiet", "--bare", "--initial-branch=main", str(remote), cwd=tmp_path)
     main_repo = tmp_path / "main"
     git("clone", "--quiet", str(remote), str(main_repo), cwd=tmp_path)
-    shutil.copytree(fixture_task_root / "calc-fixture", main_repo / "dataset" / "calc-fixture")
-    record_expected_tests(main_repo / "dataset" / "calc-fixture")
+    copy_fixture_task(fixture_task_root, main_repo)
     write_submission(main_repo, "merged", features=[1], setting="single")
     (main_repo / ".gitignore").write_text(".arena/\ngh_output\nsummary.md\n")
     git("add", "-A", cwd=main_repo)

@@ -5,7 +5,9 @@ arguments, so its content-addressed image is built once and reused across sessio
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena_bot.dataset import task_dockerfile
@@ -141,3 +143,45 @@ def record_expected_tests(task: Path) -> None:
                     "pass_to_pass": ["tests.test_add::test_add"], "schema_version": 1}
         (task / f"feature{feature}" / "expected_tests.json").write_text(
             json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def copy_fixture_task(task_root: Path, root: Path) -> Path:
+    """The fixture task (from the session's ``fixture_task_root``) copied into
+    ``root/dataset/``, with the expected test ids ``arena dataset check`` would record."""
+    task = root / "dataset" / "calc-fixture"
+    shutil.copytree(task_root / "calc-fixture", task)
+    record_expected_tests(task)
+    return task
+
+
+def write_fixture_submission(
+    root: Path, name: str, *, setting: str = "single", features: Sequence[int] = (1,),
+    gold_of: Sequence[int] = (1,), tool: str = "Fixture Tool",
+) -> Path:
+    """``root/submissions/calc-fixture/<name>/`` with one run whose agent N's patch is the
+    gold patch of feature ``gold_of[N-1]`` of the task in ``root/dataset`` (so it passes)."""
+    task = root / "dataset" / "calc-fixture"
+    folder = root / "submissions" / "calc-fixture" / name
+    folder.mkdir(parents=True)
+    patches = []
+    for agent, feature in enumerate(gold_of, start=1):
+        gold = (task / f"feature{feature}" / "feature.patch").read_text()
+        (folder / f"agent{agent}.patch").write_text(gold)
+        patches.append(f"agent{agent}.patch")
+    (folder / "submission.yaml").write_text(textwrap.dedent(f"""\
+        task: calc-fixture
+        tool: {{name: {tool}, version: "1.0"}}
+        models: [fixture-model]
+        contributor: {{name: Tester}}
+        date: 2025-01-01
+        setting: {setting}
+        features: [{", ".join(map(str, features))}]
+        runs:
+          - id: run1
+            tokens: {{total: 1000}}
+            tool_calls: 3
+            execution_time: 10
+            estimated_cost: 0.01
+            patches: [{", ".join(patches)}]
+        """))
+    return folder
