@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from support.gitrepo import git
+from support.gitrepo import commit_folder, git
 
 from arena_bot.cli import main
 
@@ -192,10 +192,8 @@ def test_a_folder_inside_the_working_tree_is_refused(project: Path, tmp_path: Pa
 def test_a_tree_without_the_base_commit_is_refused(project: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
-    git("init", "--quiet", cwd=other)
     (other / "x.py").write_text("X = 1\n")
-    git("add", "x.py", cwd=other)
-    git("commit", "--quiet", "-m", "unrelated", cwd=other)
+    commit_folder(other, message="unrelated")
     code, output = run_submit(project, (other, transcript(tmp_path / "s.jsonl")))
     assert code == 1 and "base commit" in output and "is not in this repository" in output
     assert str(other) in output and "Traceback" not in output

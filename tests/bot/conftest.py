@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support.fakegithub import TOKEN, FakeGitHub, start
+from support.fakegithub import TOKEN, FakeGitHub, server_for
+from support.httpserver import serving
 
 from arena_bot.bot.github import GitHubClient, GitHubSettings
 
@@ -14,13 +15,8 @@ from arena_bot.bot.github import GitHubClient, GitHubSettings
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
     state = FakeGitHub()
-    server, thread = start(state)
-    try:
+    with serving(server_for(state)):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from support.botdata import DATA
 from support.fixture_task import copy_fixture_task, write_fixture_submission
-from support.gitrepo import GIT_ENV, git
+from support.gitrepo import GIT_ENV, clone_main, git, new_remote, push_main
 
 from arena_bot.bot.bundle import load_bundle
 
@@ -48,26 +48,19 @@ def run_mode(checkout: Path, mode: str, base_image: str, **inputs: str
 
 @pytest.fixture
 def remote(tmp_path: Path, fixture_task_root: Path) -> Path:
-    bare = tmp_path / "remote.git"
-    git("init", "--quiet", "--bare", "--initial-branch=main", str(bare), cwd=tmp_path)
-    seed = tmp_path / "seed"
-    git("clone", "--quiet", str(bare), str(seed), cwd=tmp_path)
+    bare, seed = new_remote(tmp_path)
     copy_fixture_task(fixture_task_root, seed)
     write_fixture_submission(seed, "gold")
     # the board's MkDocs project, as a repository made from this template has it
     shutil.copytree(REPO / "site", seed / "site",
                     ignore=shutil.ignore_patterns("site_build", "_generated", "*.pyc"))
     (seed / ".gitignore").write_text(".arena/\npublic/\narena-units/\n")
-    git("add", "-A", cwd=seed)
-    git("commit", "--quiet", "-m", "board", cwd=seed)
-    git("push", "--quiet", "origin", "HEAD:main", cwd=seed)
+    push_main(seed, "board")
     return bare
 
 
 def checkout(remote: Path, name: str) -> Path:
-    where = remote.parent / name
-    git("clone", "--quiet", "--branch", "main", str(remote), str(where), cwd=remote.parent)
-    return where
+    return clone_main(remote, remote.parent / name)
 
 
 @pytest.mark.docker
@@ -96,9 +89,7 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     shutil.copytree(first / "submissions" / "calc-fixture" / "gold", new)
     yaml_path = new / "submission.yaml"
     yaml_path.write_text(yaml_path.read_text().replace("Fixture Tool", "Other Tool"))
-    git("add", "-A", cwd=first)
-    git("commit", "--quiet", "-m", "new", cwd=first)
-    git("push", "--quiet", "origin", "HEAD:main", cwd=first)
+    push_main(first, "new")
     planner = checkout(remote, "plan2")
     done, outputs = run_mode(planner, "plan", base_image)
     matrix = json.loads(outputs["matrix"])

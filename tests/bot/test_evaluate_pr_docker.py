@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from support.botdata import DATA
 from support.fixture_task import copy_fixture_task, write_fixture_submission
-from support.gitrepo import git
+from support.gitrepo import git, new_remote, push_main
 
 from arena_bot.bot.bundle import load_bundle
 from arena_bot.cli import main
@@ -37,17 +37,11 @@ def arena(root: Path, base_image: str, *args: str,  # type: ignore[no-untyped-de
 def test_a_pr_evaluates_only_its_submission_against_mains_restored_results(
     tmp_path: Path, fixture_task_root: Path, base_image: str
 ) -> None:
-    remote = tmp_path / "remote.git"
-    git("init", "--quiet", "--bare", "--initial-branch=main", str(remote), cwd=tmp_path)
-    main_repo = tmp_path / "main"
-    git("clone", "--quiet", str(remote), str(main_repo), cwd=tmp_path)
+    remote, main_repo = new_remote(tmp_path, clone="main")
     copy_fixture_task(fixture_task_root, main_repo)
     write_submission(main_repo, "merged", features=[1], setting="single")
     (main_repo / ".gitignore").write_text(".arena/\ngh_output\nsummary.md\n")
-    git("add", "-A", cwd=main_repo)
-    git("commit", "--quiet", "-m", "main", cwd=main_repo)
-    git("push", "--quiet", "origin", "HEAD:main", cwd=main_repo)
-    base = git("rev-parse", "HEAD", cwd=main_repo).strip()
+    base = push_main(main_repo, "main")
     # publish: evaluate main's submission and keep the result on the data branch
     assert arena(main_repo, base_image, "evaluate", "--all").exit_code == 0
     saved = arena(main_repo, base_image, "bot", "store", "save")

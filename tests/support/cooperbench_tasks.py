@@ -17,6 +17,8 @@ from support.gitrepo import commit_folder
 #: CooperBench-shaped test data: an upstream project and its task folder.
 DATA = Path(__file__).resolve().parents[1] / "data" / "cooperbench"
 TASK7 = DATA / "textkit_task" / "task7"
+#: The upstream's base commit as TASK7's Dockerfile names it; reproducible from
+#: DATA/upstream with the fixed identity and dates of tests/test_cooperbench.py.
 OLD_SHA = "cbfe660fe43e261abb60be46140d77a25160f7d1"
 BACKENDS = {
     "setuptools": 'requires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',

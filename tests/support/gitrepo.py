@@ -49,3 +49,27 @@ def commit_folder(folder: Path, *, message: str = "base", branch: str = "main") 
     git("add", "-A", cwd=folder)
     git("commit", "--quiet", "-m", message, cwd=folder)
     return git("rev-parse", "HEAD", cwd=folder).strip()
+
+
+def new_remote(parent: Path, *, clone: str = "seed") -> tuple[Path, Path]:
+    """A bare repository ``parent/remote.git`` (branch main, no commit yet) and a clone of
+    it ``parent/<clone>`` to fill and :func:`push_main` (a leaderboard repository)."""
+    bare = parent / "remote.git"
+    git("init", "--quiet", "--bare", "--initial-branch=main", str(bare), cwd=parent)
+    work = parent / clone
+    git("clone", "--quiet", str(bare), str(work), cwd=parent)
+    return bare, work
+
+
+def push_main(checkout: Path, message: str) -> str:
+    """Commit everything in ``checkout`` and push it to its origin's main; the commit id."""
+    git("add", "-A", cwd=checkout)
+    git("commit", "--quiet", "-m", message, cwd=checkout)
+    git("push", "--quiet", "origin", "HEAD:main", cwd=checkout)
+    return git("rev-parse", "HEAD", cwd=checkout).strip()
+
+
+def clone_main(remote: Path, where: Path) -> Path:
+    """A fresh checkout of ``remote``'s main at ``where`` (a runner's checkout)."""
+    git("clone", "--quiet", "--branch", "main", str(remote), str(where), cwd=remote.parent)
+    return where
