@@ -2,9 +2,11 @@
 
 Every module that drives git (the merge analysis, the base-repository cache, the CooperBench
 import, the data branch, the site's commit stamp, ``arena submit``) goes through
-:func:`run_git` or :func:`read_blobs`, so how git is started, how a missing git or a hung
-command is reported, and which environment it sees is decided here once. Callers turn a
-failed :class:`GitResult` into their own error (they know what was being done and why).
+:func:`run_git` or :func:`read_blobs` (and the small questions built on them:
+:func:`is_work_tree_top`, :func:`has_commit`, :func:`scratch_index`), so how git is started,
+how a missing git or a hung command is reported, and which environment it sees is decided
+here once. Callers turn a failed :class:`GitResult` into their own error (they know what was
+being done and why).
 """
 
 from __future__ import annotations
