@@ -2,15 +2,18 @@
 
 Every module that drives git (the merge analysis, the base-repository cache, the CooperBench
 import, the data branch, the site's commit stamp, ``arena submit``) goes through
-:func:`run_git` or :func:`read_blobs`, so how git is started, how a missing git or a hung
-command is reported, and which environment it sees is decided here once. Callers turn a
-failed :class:`GitResult` into their own error (they know what was being done and why).
+:func:`run_git` or :func:`read_blobs` (and the small questions built on them:
+:func:`is_work_tree_top`, :func:`has_commit`, :func:`scratch_index`), so how git is started,
+how a missing git or a hung command is reported, and which environment it sees is decided
+here once. Callers turn a failed :class:`GitResult` into their own error (they know what was
+being done and why).
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -19,6 +22,10 @@ import git
 
 #: Exit status reported when git itself could not be started.
 NOT_STARTED = 127
+
+#: Seconds a question about a repository (where its top is, whether a commit is in it) may
+#: take; such a command reads a few files, so a longer wait means git is stuck.
+QUESTION_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -96,3 +103,25 @@ def read_blobs(repo: Path, ids: Iterable[str]) -> Iterator[tuple[str, bytes]]:
             yield kind.decode() if isinstance(kind, bytes) else str(kind), data
     finally:
         runner.clear_cache()
+
+
+def is_work_tree_top(folder: Path) -> bool:
+    """Whether ``folder`` is the top folder of a git working tree: not a folder inside one
+    (whose changes would be only part of the tree's), not a bare repository, not missing."""
+    done = run_git(["rev-parse", "--show-toplevel"], cwd=folder, timeout=QUESTION_TIMEOUT)
+    return done.ok and Path(done.text.strip()).resolve() == folder.resolve()
+
+
+def has_commit(repo: Path, revision: str) -> bool:
+    """Whether ``revision`` (an id, a branch, a tag) names a commit in ``repo``."""
+    done = run_git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], cwd=repo,
+                   timeout=QUESTION_TIMEOUT)
+    return done.ok
+
+
+@contextmanager
+def scratch_index(prefix: str = "arena-index-") -> Iterator[dict[str, str]]:
+    """The environment (``GIT_INDEX_FILE``) of git commands that stage into a throwaway index
+    deleted afterwards, so a repository's own staging area is never read or changed."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        yield {"GIT_INDEX_FILE": str(Path(scratch) / "index")}

@@ -20,11 +20,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import git
 import yaml
 
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError
+from arena_bot.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
 from arena_bot.models.submission import (
     Contributor,
     Run,
@@ -87,36 +87,48 @@ def working_tree_patch(*, workdir: Path, base: str, protected: ProtectedPaths) -
 
     A throw-away index is used so the contributor's own staging area is never touched.
     """
-    try:
-        repo = git.Repo(workdir, search_parent_directories=False)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+    if not is_work_tree_top(workdir):
         raise InputError(
             "not a git working tree",
             path=workdir,
             hint="pass the folder the agent worked in (a clone of the task's repository)",
-        ) from exc
-    try:
-        repo.commit(base)
-    except (ValueError, git.BadName) as exc:
+        )
+    if not has_commit(workdir, base):
         raise InputError(
             f"the task's base commit {base[:12]} is not in this repository",
             path=workdir,
             hint="run the agent in a clone of the task's repository at its base commit",
-        ) from exc
-    with tempfile.TemporaryDirectory(prefix="arena-index-") as scratch:
-        index = Path(scratch) / "index"
-        with repo.git.custom_environment(GIT_INDEX_FILE=str(index)):
-            repo.git.read_tree(base)
-            repo.git.add("--all", "--", ".")
-            names = repo.git.diff("--cached", "--name-only", "--no-renames", base, "-z")
-            kept = [n for n in names.split("\0") if n and protected.rule_for(n) is None]
-            if not kept:
-                return ""
-            diff: str = repo.git.diff(
-                "--cached", "--no-color", "--no-ext-diff", "--src-prefix=a/",
-                "--dst-prefix=b/", base, "--", *kept,
-            )
-            return diff + "\n"
+        )
+    with scratch_index() as index:
+        _work_tree_git(workdir, "read-tree", base, env=index)
+        _work_tree_git(workdir, "add", "--all", "--", ".", env=index)
+        names = _work_tree_git(workdir, "diff", "--cached", "--name-only", "--no-renames",
+                               base, "-z", env=index)
+        kept = [n for n in os.fsdecode(names).split("\0") if n and protected.rule_for(n) is None]
+        if not kept:
+            return ""
+        diff = _work_tree_git(workdir, "diff", "--cached", "--no-color", "--no-ext-diff",
+                              "--src-prefix=a/", "--dst-prefix=b/", base, "--", *kept, env=index)
+    try:
+        return diff.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            "the working tree's changes are not UTF-8 text (a patch must be)",
+            path=workdir,
+            hint="re-encode the changed files as UTF-8, or leave binary files out of the run",
+        ) from None
+
+
+def _work_tree_git(workdir: Path, *args: str, env: dict[str, str]) -> bytes:
+    """``git ARGS`` in the agent's working tree; a failure is an InputError in git's words."""
+    done = run_git(args, cwd=workdir, env=env)
+    if not done.ok:
+        raise InputError(
+            f"git {args[0]} failed in the working tree: {done.last_error_line()}",
+            path=workdir,
+            hint="check that the folder is a healthy clone of the task's repository",
+        )
+    return done.stdout
 
 
 def run_from_metrics(
@@ -124,7 +136,7 @@ def run_from_metrics(
     transcript: Transcript, success: bool,
 ) -> Run:
     """A run whose every figure comes from the transcript (none typed in)."""
-    prompt = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
+    prompt = metrics.prompt_total
     return Run(
         id=run_id,
         tokens=Tokens(
@@ -144,7 +156,7 @@ def run_from_metrics(
 
 
 def _describe(metrics: TranscriptMetrics, cost: float | None, prices: PriceTable) -> str:
-    prompt = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
+    prompt = metrics.prompt_total
     text = (
         f"{prompt:,} prompt tokens ({metrics.cache_read_tokens:,} cached read, "
         f"{metrics.cache_write_tokens:,} cache write), {metrics.completion_tokens:,} completion, "

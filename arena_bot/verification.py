@@ -157,7 +157,7 @@ def _checked_figures(
     run: Run, metrics: TranscriptMetrics, limits: Tolerances
 ) -> list[tuple[str, float, float, float]]:
     """``(name, reported, recomputed, slack)`` for each figure the transcript can check."""
-    prompt_all = metrics.prompt_tokens + metrics.cache_read_tokens + metrics.cache_write_tokens
+    prompt_all = metrics.prompt_total
     figures: list[tuple[str, float | None, float, float]] = [
         ("tokens.total", run.tokens.total, prompt_all + metrics.completion_tokens, 0.0),
         ("tokens.prompt", run.tokens.prompt, prompt_all, 0.0),

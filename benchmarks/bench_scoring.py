@@ -33,8 +33,10 @@ import numpy as np  # noqa: E402
 
 from arena_bot.scoring import core  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "reference"))
-import seed002  # noqa: E402
+# A script run puts only benchmarks/ on sys.path; seed 002's reference functions are the
+# test suite's helper (tests/support/seed002.py), imported the way the tests import them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support import seed002  # noqa: E402
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)  # seed's datetime.utcnow()
 

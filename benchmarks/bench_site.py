@@ -26,15 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
+import bench_scale  # benchmarks/ is on sys.path: this runs as a script beside it
 
-import bench_scale  # noqa: E402
+from arena_bot.models.leaderboard import Leaderboard
+from arena_bot.site import source
+from arena_bot.site.build import build
 
-from arena_bot.models.leaderboard import Leaderboard  # noqa: E402
-from arena_bot.site import source  # noqa: E402
-from arena_bot.site.build import build  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 ARENA = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
 

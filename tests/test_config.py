@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from support.synthetic_board import generate
 
 from arena_bot.cli import main
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
@@ -19,7 +18,6 @@ from arena_bot.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "arena_bot" / "schemas" / "arena-config.schema.json"
-BENCH = REPO / "benchmarks" / "bench_scale.py"
 
 
 def arena(root: Path, *args: str) -> Result:
@@ -30,13 +28,8 @@ def arena(root: Path, *args: str) -> Result:
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = importlib.util.spec_from_file_location("bench_scale", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_scale", module)
-    spec.loader.exec_module(module)
     root = tmp_path_factory.mktemp("board")
-    module.generate(root, n_submissions=24, n_tasks=2)
+    generate(root, n_submissions=24, n_tasks=2)
     return root
 
 

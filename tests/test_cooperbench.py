@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.cooperbench_tasks import DATA
+from support.cooperbench_tasks import OLD_SHA as BASE_SHA
+from support.cooperbench_tasks import TASK7 as TASK_DIR
+from support.gitrepo import commit_folder
 from support.gitrepo import git as _git_run_in
 
 from arena_bot.cli import main
@@ -24,10 +28,6 @@ from arena_bot.sandbox.docker import DockerEngine
 def git(*args: str, cwd: Path) -> str:
     return _git_run_in(*args, cwd=cwd, env=_UPSTREAM_ENV)
 
-DATA = Path(__file__).parent / "data" / "cooperbench"
-TASK_DIR = DATA / "textkit_task" / "task7"
-#: The upstream repository's base commit; reproducible from DATA/upstream (fixed dates).
-BASE_SHA = "cbfe660fe43e261abb60be46140d77a25160f7d1"
 _UPSTREAM_ENV = {
     "GIT_AUTHOR_NAME": "Upstream", "GIT_AUTHOR_EMAIL": "upstream@example.org",
     "GIT_COMMITTER_NAME": "Upstream", "GIT_COMMITTER_EMAIL": "upstream@example.org",
@@ -116,10 +116,8 @@ def test_import_from_a_clone_and_from_a_bundle(upstream: Path, tmp_path: Path) -
 def test_source_without_the_base_commit_is_refused(tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
-    git("init", "--quiet", cwd=other)
     (other / "x").write_text("x")
-    git("add", "-A", cwd=other)
-    git("commit", "--quiet", "-m", "x", cwd=other)
+    commit_folder(other, message="x")
     result = invoke("dataset", "import-cooperbench", str(TASK_DIR), "--source", str(other),
                     "--dest", str(tmp_path / "dataset"))
     assert result.exit_code == 1 and "base commit" in result.output

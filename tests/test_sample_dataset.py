@@ -11,10 +11,10 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from support.gitrepo import git, git_run
 
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.submissions import SubmissionFolder, find_submission_folders, load_submission
@@ -33,40 +33,15 @@ NOT_APPLYING = {"csvstat-summaries/2026-11-08_aider_deepseek-v3"}
 #: Which tasks' gold patches conflict when two agents' branches are merged (CooperBench style).
 GOLD_MERGE_CONFLICTS = {"slugkit-options": True, "csvstat-summaries": False, "ttlcache-bugs": False}
 
-GIT_ENV = {
-    **{key: value for key, value in os.environ.items() if not key.startswith("GIT_")},
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "Arena Test",
-    "GIT_AUTHOR_EMAIL": "test@agentic-arena.invalid",
-    "GIT_COMMITTER_NAME": "Arena Test",
-    "GIT_COMMITTER_EMAIL": "test@agentic-arena.invalid",
-}
-
-
-def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        ["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, text=True, check=False
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
-    return result
-
-
 def clone(task: TaskFolder, target: Path) -> Path:
     assert task.bundle is not None
-    subprocess.run(
-        ["git", "clone", "--quiet", str(task.bundle), str(target)],
-        env=GIT_ENV,
-        check=True,
-        capture_output=True,
-    )
-    git(target, "checkout", "--quiet", task.spec.source.commit)
+    git("clone", "--quiet", str(task.bundle), str(target), cwd=target.parent)
+    git("checkout", "--quiet", task.spec.source.commit, cwd=target)
     return target
 
 
 def apply(repo: Path, patch: Path, *extra: str) -> bool:
-    return git(repo, "apply", *extra, str(patch), check=False).returncode == 0
+    return git_run("apply", *extra, str(patch), cwd=repo).returncode == 0
 
 
 def patched_paths(patch: Path) -> set[str]:
@@ -107,9 +82,9 @@ def test_task_folder_follows_the_contract(task: TaskFolder, tmp_path: Path):
     assert "/patches/" in runner.read_text(encoding="utf-8")
     # The bundle holds the history up to the base commit and nothing after it.
     repo = clone(task, tmp_path / "repo")
-    heads = set(git(repo, "for-each-ref", "--format=%(objectname)").stdout.split())
+    heads = set(git("for-each-ref", "--format=%(objectname)", cwd=repo).split())
     assert heads == {spec.source.commit}
-    assert len(git(repo, "rev-list", "--all").stdout.split()) >= 3
+    assert len(git("rev-list", "--all", cwd=repo).split()) >= 3
     assert task.bundle is not None and task.bundle.stat().st_size < 64 * 1024
 
 
@@ -129,11 +104,11 @@ def test_gold_patches_merge_as_documented(task: TaskFolder, tmp_path: Path):
     """Feature 1 and 2's gold patches on two branches: conflict only where the task says so."""
     repo = clone(task, tmp_path / "repo")
     for branch, feature in (("agent1", 1), ("agent2", 2)):
-        git(repo, "checkout", "--quiet", "-B", branch, task.spec.source.commit)
+        git("checkout", "--quiet", "-B", branch, task.spec.source.commit, cwd=repo)
         assert apply(repo, task.feature(feature).gold_patch)
-        git(repo, "add", "--all")
-        git(repo, "commit", "--quiet", "-m", branch)
-    merged = git(repo, "merge", "--no-commit", "--no-ff", "agent1", check=False)
+        git("add", "--all", cwd=repo)
+        git("commit", "--quiet", "-m", branch, cwd=repo)
+    merged = git_run("merge", "--no-commit", "--no-ff", "agent1", cwd=repo)
     assert (merged.returncode != 0) == GOLD_MERGE_CONFLICTS[task.id]
 
 
@@ -170,7 +145,7 @@ def test_submission_patches_apply_on_the_base_commit(submission: SubmissionFolde
             if submission.key in NOT_APPLYING:
                 assert not apply(repo, patch, "--check")
                 assert not apply(repo, patch, "--3way")  # a 3-way merge conflicts as well
-                git(repo, "reset", "--quiet", "--hard")
+                git("reset", "--quiet", "--hard", cwd=repo)
             else:
                 assert apply(repo, patch, "--check"), f"{name} does not apply"
 

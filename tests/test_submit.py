@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner
-from support.gitrepo import git
+from support.gitrepo import commit_folder, git
 
 from arena_bot.cli import main
 
@@ -90,6 +92,21 @@ def leftovers(project: Path) -> list[Path]:
     return sorted((project / "submissions").glob(".arena-submit-*"))
 
 
+def submitted(project: Path, tmp_path: Path) -> Path:
+    """Submit one agent run (a changed working tree and its transcript); the folder written."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    return project / "submissions" / TASK / FOLDER
+
+
+def edit_spec(folder: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Apply ``change`` to the folder's submission.yaml, as a contributor editing it would."""
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    change(spec)
+    (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+
+
 def test_submit_writes_a_folder_that_validates_as_is(project: Path, tmp_path: Path) -> None:
     workdir = agent_workdir(project, tmp_path / "work")
     code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
@@ -145,13 +162,13 @@ def test_several_runs_in_one_call(project: Path, tmp_path: Path) -> None:
 def test_ten_times_too_low_tokens_are_flagged_with_the_transcripts_figure(
     project: Path, tmp_path: Path
 ) -> None:
-    workdir = agent_workdir(project, tmp_path / "work")
-    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
-    folder = project / "submissions" / TASK / FOLDER
-    spec = yaml.safe_load((folder / "submission.yaml").read_text())
-    tokens = spec["runs"][0]["tokens"]
-    spec["runs"][0]["tokens"] = {key: value // 10 for key, value in tokens.items()}
-    (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    folder = submitted(project, tmp_path)
+
+    def tenth(spec: dict[str, Any]) -> None:
+        tokens = spec["runs"][0]["tokens"]
+        spec["runs"][0]["tokens"] = {key: value // 10 for key, value in tokens.items()}
+
+    edit_spec(folder, tenth)
     code, output = validate(project, folder)
     assert code == 1
     assert "metric-mismatch" in output and "reported tokens.total = 824" in output
@@ -179,6 +196,35 @@ def test_folder_that_is_not_a_git_tree_is_refused(project: Path, tmp_path: Path)
     plain.mkdir()
     code, output = run_submit(project, (plain, transcript(tmp_path / "s.jsonl")))
     assert code == 1 and "not a git working tree" in output and "Traceback" not in output
+
+
+def test_a_folder_inside_the_working_tree_is_refused(project: Path, tmp_path: Path) -> None:
+    """Its diff would be only part of the run's changes."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    code, output = run_submit(project, (workdir / "slugkit", transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "not a git working tree" in output and "Traceback" not in output
+    assert leftovers(project) == []
+
+
+def test_a_tree_without_the_base_commit_is_refused(project: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.py").write_text("X = 1\n")
+    commit_folder(other, message="unrelated")
+    code, output = run_submit(project, (other, transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "base commit" in output and "is not in this repository" in output
+    assert str(other) in output and "Traceback" not in output
+
+
+def test_changes_that_are_not_utf8_are_refused_by_name(project: Path, tmp_path: Path) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / "slugkit" / "latin1.py").write_bytes("NAME = 'caf\u00e9'\n".encode("latin-1"))
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "not UTF-8" in output and str(workdir) in output
+    assert "Traceback" not in output and leftovers(project) == []
+    assert not (project / "submissions" / TASK).exists() or not any(
+        (project / "submissions" / TASK).iterdir()
+    )
 
 
 def test_truncated_transcript_names_file_and_line_and_keeps_existing_runs(
@@ -215,8 +261,7 @@ def test_leaderboard_marks_verified_and_self_reported_entries(
     from arena_bot.scoring.leaderboard import build_leaderboard
     from arena_bot.scoring.loader import load_inputs
 
-    workdir = agent_workdir(project, tmp_path / "work")
-    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    submitted(project, tmp_path)
     shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)  # no transcript
     inputs = load_inputs(
         dataset_dir=project / "dataset",
@@ -232,9 +277,7 @@ def test_leaderboard_marks_verified_and_self_reported_entries(
 def test_a_secret_left_in_a_stored_transcript_fails_validation(
     project: Path, tmp_path: Path
 ) -> None:
-    workdir = agent_workdir(project, tmp_path / "work")
-    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
-    folder = project / "submissions" / TASK / FOLDER
+    folder = submitted(project, tmp_path)
     stored = folder / "run-1-transcript.jsonl"
     stored.write_text(stored.read_text().replace("[REDACTED:openai-key]", "sk-" + "a" * 40))
     code, output = validate(project, folder)
@@ -269,8 +312,7 @@ def test_transcript_of_another_run_is_refused(project: Path, tmp_path: Path) -> 
 
 
 def test_score_verified_only_keeps_the_marked_entries(project: Path, tmp_path: Path) -> None:
-    workdir = agent_workdir(project, tmp_path / "work")
-    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
+    submitted(project, tmp_path)
     shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)
     out = tmp_path / "out"
     result = CliRunner().invoke(
@@ -287,12 +329,12 @@ def test_score_verified_only_keeps_the_marked_entries(project: Path, tmp_path: P
 def test_cost_three_times_off_is_a_warning_naming_the_price_table(
     project: Path, tmp_path: Path
 ) -> None:
-    workdir = agent_workdir(project, tmp_path / "work")
-    assert run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))[0] == 0
-    folder = project / "submissions" / TASK / FOLDER
-    spec = yaml.safe_load((folder / "submission.yaml").read_text())
-    spec["runs"][0]["estimated_cost"] = round(spec["runs"][0]["estimated_cost"] * 3, 4)
-    (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    folder = submitted(project, tmp_path)
+
+    def tripled(spec: dict[str, Any]) -> None:
+        spec["runs"][0]["estimated_cost"] = round(spec["runs"][0]["estimated_cost"] * 3, 4)
+
+    edit_spec(folder, tripled)
     code, output = validate(project, folder)
     assert code == 0
     assert "cost-mismatch" in output and "price table 2025-11-01" in output

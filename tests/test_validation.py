@@ -20,6 +20,16 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from support.demo_task import (
+    GOLD_PATCH,
+    GOOD_PATCH,
+    INVALID,
+    demo_root,
+    submission_yaml,
+    valid_data,
+    write_demo_task,
+    write_submission,
+)
 from support.gitrepo import git
 
 from arena_bot.cli import main
@@ -27,140 +37,17 @@ from arena_bot.dataset import Dataset
 from arena_bot.models.submission import Submission
 from arena_bot.validation import Diagnostic, validate_changed_files, validate_submission
 
-INVALID = Path(__file__).parent / "data" / "invalid"
-
-TASK_YAML = """\
-id: demo
-title: Demo calculator
-description: Add features to a tiny calculator.
-category: backend_development
-difficulty: beginner
-language: Python
-source:
-  bundle: repo.bundle
-  commit: "{commit}"
-tests:
-  command: pytest -q --junitxml=$ARENA_JUNIT
-features:
-  - id: 1
-    title: Subtraction
-  - id: 2
-    title: Multiplication
-"""
-
-GOOD_PATCH = """\
-diff --git a/src/calc.py b/src/calc.py
---- a/src/calc.py
-+++ b/src/calc.py
-@@ -1,2 +1,5 @@
- def add(a, b):
-     return a + b
-+
-+def sub(a, b):
-+    return a - b
-"""
-
-#: The gold patch in the dataset differs from the submissions' (a copy of it is flagged).
-GOLD_PATCH = GOOD_PATCH.replace("return a - b", "return a + -b")
-
-
-
 
 @pytest.fixture(scope="session")
 def task_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A task folder with a real git bundle of a two-file project, built once."""
-    work = tmp_path_factory.mktemp("task-src")
-    repo = work / "repo"
-    repo.mkdir()
-    git("init", "-q", cwd=repo)
-    (repo / "src").mkdir()
-    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    (repo / "tests").mkdir()
-    (repo / "tests" / "test_calc.py").write_text(
-        "def test_add():\n    assert add(1, 2) == 3\n"
-    )
-    git("add", ".", cwd=repo)
-    git("commit", "-qm", "base", cwd=repo)
-    commit = git("rev-parse", "HEAD", cwd=repo).strip()
-    task = work / "demo"
-    task.mkdir()
-    git("bundle", "create", str(task / "repo.bundle"), "HEAD", cwd=repo)
-    (task / "task.yaml").write_text(TASK_YAML.format(commit=commit))
-    (task / "Dockerfile").write_text("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n")
-    (task / "runner.sh").write_text("#!/bin/sh\n")
-    for feature, test_file in ((1, "tests/test_sub.py"), (2, "tests/test_mul.py")):
-        folder = task / f"feature{feature}"
-        folder.mkdir()
-        (folder / "feature.md").write_text(f"Feature {feature}.\n")
-        (folder / "feature.patch").write_text(GOLD_PATCH)
-        (folder / "tests.patch").write_text(
-            f"diff --git a/{test_file} b/{test_file}\nnew file mode 100644\n--- /dev/null\n"
-            f"+++ b/{test_file}\n@@ -0,0 +1 @@\n+def test_x(): pass\n"
-        )
-        module = test_file.removesuffix(".py").replace("/", ".")
-        (folder / "expected_tests.json").write_text(
-            f'{{"fail_to_pass": ["{module}::test_x"], "pass_to_pass": []}}\n'
-        )
-    return task
+    """The demo task folder, built once (support.demo_task)."""
+    return write_demo_task(tmp_path_factory.mktemp("task-src"))
 
 
 @pytest.fixture()
 def root(tmp_path: Path, task_template: Path) -> Path:
     """A repository root with ``dataset/demo`` and an empty ``submissions/demo``."""
-    shutil.copytree(task_template, tmp_path / "dataset" / "demo")
-    (tmp_path / "submissions" / "demo").mkdir(parents=True)
-    return tmp_path
-
-
-def valid_data() -> dict:
-    """A valid single-setting submission of the demo task, as YAML data."""
-    return {
-        "task": "demo",
-        "tool": {"name": "Aider", "version": "0.50.1"},
-        "models": ["gpt-4o"],
-        "contributor": {"name": "Ada Example", "github": "ada-example"},
-        "date": dt.date(2025, 1, 15),
-        "setting": "single",
-        "features": [1],
-        "runs": [
-            {
-                "id": "run-1",
-                "tokens": {"total": 52000, "prompt": 40000, "completion": 12000, "cached": 1000},
-                "tool_calls": 25,
-                "iterations": 3,
-                "execution_time": 240.0,
-                "estimated_cost": 0.21,
-                "success": True,
-                "patches": ["run-1.patch"],
-            }
-        ],
-    }
-
-
-class _NoAliases(yaml.SafeDumper):
-    def ignore_aliases(self, data: object) -> bool:
-        return True
-
-
-def write_submission(
-    root: Path,
-    name: str = "good",
-    *,
-    data: object | None = None,
-    text: str | None = None,
-    patches: dict[str, str] | None = None,
-) -> Path:
-    """Write ``submissions/demo/<name>/`` with YAML from ``data`` (or raw ``text``)."""
-    folder = root / "submissions" / "demo" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    if text is None:
-        text = yaml.dump(valid_data() if data is None else data, Dumper=_NoAliases)
-    (folder / "submission.yaml").write_text(text, encoding="utf-8")
-    for patch_name, patch_text in (patches if patches is not None else {
-        "run-1.patch": GOOD_PATCH
-    }).items():
-        (folder / patch_name).write_text(patch_text)
-    return folder
+    return demo_root(tmp_path, task_template)
 
 
 def run_cli(root: Path, *args: str, stdin: str | None = None) -> Result:
@@ -339,7 +226,7 @@ def test_patch_file_that_is_a_symlink(root: Path) -> None:
 
 def test_symlinked_submission_yaml(root: Path, tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere.yaml"
-    outside.write_text(yaml.dump(valid_data(), Dumper=_NoAliases))
+    outside.write_text(submission_yaml())
     folder = write_submission(root)
     (folder / "submission.yaml").unlink()
     (folder / "submission.yaml").symlink_to(outside)
@@ -384,7 +271,7 @@ def test_folder_name_must_be_a_submission_id(root: Path) -> None:
 def test_wrong_folder_layout(root: Path) -> None:
     folder = root / "submissions" / "stray"
     folder.mkdir()
-    (folder / "submission.yaml").write_text(yaml.dump(valid_data(), Dumper=_NoAliases))
+    (folder / "submission.yaml").write_text(submission_yaml())
     (folder / "run-1.patch").write_text(GOOD_PATCH)
     assert "layout" in _codes(_check(folder, root))
 
@@ -639,7 +526,7 @@ line_edit = st.tuples(
 def test_text_level_edits_never_crash_validation(
     property_root: Path, edits: list[tuple]
 ) -> None:
-    lines = yaml.dump(valid_data(), Dumper=_NoAliases).splitlines()
+    lines = submission_yaml().splitlines()
     for where, op, text in edits:
         index = where % max(len(lines), 1)
         if not lines:

@@ -13,21 +13,23 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_validation import (  # the shared demo task and submission writers
-    INVALID,
-    root,
-    task_template,
-    valid_data,
-    write_submission,
-)
+from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, write_submission
 
 from arena_bot.dataset import Dataset
 from arena_bot.index import open_index
 from arena_bot.validation import Diagnostic, validate_paths
 
-__all__ = ["root", "task_template"]  # fixtures used by name
-
 TODAY = dt.date(2026, 11, 23)
+
+
+@pytest.fixture(scope="module")
+def task_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_demo_task(tmp_path_factory.mktemp("task-src"))
+
+
+@pytest.fixture()
+def root(tmp_path: Path, task_template: Path) -> Path:
+    return demo_root(tmp_path, task_template)
 
 
 @pytest.fixture(autouse=True)

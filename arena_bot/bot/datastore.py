@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena_bot.errors import ArenaError
-from arena_bot.gitcmd import NOT_STARTED, read_blobs, run_git
+from arena_bot.gitcmd import NOT_STARTED, read_blobs, run_git, scratch_index
 
 DEFAULT_BRANCH = "arena-data"
 DEFAULT_REMOTE = "origin"
@@ -224,8 +224,7 @@ def _build_tree(
 ) -> tuple[str, int, int]:
     """The tree of ``parent`` plus the local files not in it (and ``snapshot`` replacing the
     branch's): (tree id, files, added)."""
-    with tempfile.TemporaryDirectory(prefix="arena-data-") as temp:
-        env = {"GIT_INDEX_FILE": str(Path(temp) / "index")}
+    with scratch_index(prefix="arena-data-") as env:
         existing: set[str] = set()
         if parent is not None:
             _git(repo, "read-tree", parent, env=env, what="read the data branch")

@@ -47,8 +47,7 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics(unverifiable={"tool_calls"})
     clock = Clock()
     for number, event in read_json_lines(path):
-        metrics.first_line = metrics.first_line or number
-        metrics.last_line = number
+        metrics.see_line(number)
         clock.see(event.get("time"))
         properties = event.get("properties")
         if event.get("event") != "message_send" or not isinstance(properties, dict):
@@ -102,8 +101,7 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
                     metrics=metrics, parts=tokens.group("parts"), path=path, line=number
                 )
                 metrics.iterations += 1
-                metrics.first_line = metrics.first_line or number
-                metrics.last_line = number
+                metrics.see_line(number)
             elif text.startswith("> Applied edit to "):
                 metrics.tool_calls += 1
                 metrics.edited_files.add(text.removeprefix("> Applied edit to ").strip())

@@ -39,8 +39,7 @@ def read_claude_code(path: Path) -> TranscriptMetrics:
             if uuid in seen_uuids:  # history replayed by a resumed session
                 continue
             seen_uuids.add(uuid)
-        metrics.first_line = metrics.first_line or number
-        metrics.last_line = number
+        metrics.see_line(number)
         clock.see(event.get("timestamp"))
         message = event.get("message")
         if event.get("type") != "assistant" or not isinstance(message, dict):

@@ -44,8 +44,7 @@ def read_codex(path: Path) -> TranscriptMetrics:
     tool_ids: set[str] = set()
     model: str | None = None
     for number, event in read_json_lines(path):
-        metrics.first_line = metrics.first_line or number
-        metrics.last_line = number
+        metrics.see_line(number)
         clock.see(event.get("timestamp"))
         payload = event.get("payload")
         if not isinstance(payload, dict):

@@ -23,8 +23,7 @@ def read_generic(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics()
     clock = Clock()
     for number, event in read_json_lines(path):
-        metrics.first_line = metrics.first_line or number
-        metrics.last_line = number
+        metrics.see_line(number)
         clock.see(event.get("timestamp"))
         kind = event.get("type")
         if kind == "llm_call":

@@ -42,6 +42,17 @@ class TranscriptMetrics:
     #: Figures the format cannot show (e.g. Aider has no tool calls); never flagged.
     unverifiable: set[str] = field(default_factory=set)
 
+    @property
+    def prompt_total(self) -> int:
+        """Every prompt token: uncached, cache reads and cache writes. This is what a
+        submission reports as ``tokens.prompt`` (cache reads also as ``tokens.cached``)."""
+        return self.prompt_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def see_line(self, number: int) -> None:
+        """Widen the span of lines the figures came from to include line ``number``."""
+        self.first_line = self.first_line or number
+        self.last_line = number
+
     def add_model(self, name: str | None) -> None:
         """Record a model name once, in order of first use."""
         if name and name not in self.models:

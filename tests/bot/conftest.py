@@ -1,35 +1,22 @@
-"""Fixtures for the bot: a real local GitHub API server, real-shaped bundles and events."""
+"""Fixtures for the bot: a real local GitHub API server and a client of it. The records
+(bundles, entries, results, pulls) are built by plain helpers in tests/support/botdata.py."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
-from fakegithub import TOKEN, FakeGitHub, FakePull, start
+from support.fakegithub import TOKEN, FakeGitHub, server_for
+from support.httpserver import serving
 
-from arena_bot.bot.bundle import Bundle
 from arena_bot.bot.github import GitHubClient, GitHubSettings
-from arena_bot.diagnostics import DiagnosticOut, ReportOut, SubmissionOut, SummaryOut
-from arena_bot.models.leaderboard import Entry
-
-DATA = Path(__file__).parent / "data"
-FORK_SHA = "c0ffee0000000000000000000000000000000001"
-SAME_REPO_SHA = "c0ffee0000000000000000000000000000000002"
 
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
     state = FakeGitHub()
-    server, thread = start(state)
-    try:
+    with serving(server_for(state)):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture
@@ -37,143 +24,3 @@ def client(github: FakeGitHub) -> GitHubClient:
     return GitHubClient(
         GitHubSettings(api_url=github.base, repository="arena/board", token=TOKEN), throttle=False
     )
-
-
-def make_entry(key: str = "slugkit-options/2026-11-02_claude-code_x", **changes: Any) -> dict:
-    """A leaderboard entry in the scorer's real format (validated by its model)."""
-    task, submission = key.split("/")
-    weights = {"efficiency": 0.3, "speed": 0.2, "cost": 0.2, "correctness": 0.3}
-    data: dict[str, Any] = {
-        "key": key, "task_id": task, "submission_id": submission, "tool": "claude-code",
-        "tool_version": "1.0", "model": "claude-sonnet-4-5", "label": "claude-code / sonnet",
-        "contributor": "alice", "setting": "solo", "status": "scored", "run_count": 2,
-        "metrics": {"tokens": 1000.0, "tool_calls": 10.0, "iterations": 3.0,
-                    "execution_time": 60.0, "estimated_cost": 0.5},
-        "runs": [],
-        "scores": {
-            "overall": 71.5, "overall_unadjusted": 65.0, "composite": 65.0,
-            "resolve_rate": 1.0, "efficiency": 70.0,
-            "efficiency_parts": {"token": 80.0, "tool_call": 60.0, "iteration": 55.0},
-            "speed": 50.0, "cost": 40.0, "correctness": 90.0, "weights": weights,
-            "difficulty_multiplier": 1.1,
-        },
-        "correctness": [{"index": 1, "type": "tests", "weight": 1.0,
-                         "description": "feature tests pass", "score": 90.0,
-                         "scored_runs": 2}],
-        "rank": 2, "percentile": 62.5, "statistically_tied": True,
-    }
-    data.update(changes)
-    return Entry.model_validate(data).model_dump(mode="json")
-
-
-def make_task_board(task_id: str = "slugkit-options", **changes: Any) -> dict:
-    """A task board in the scorer's real format (validated by its model): its baseline."""
-    from arena_bot.models.leaderboard import TaskBoard
-
-    def metric(low: float, median: float, high: float) -> dict[str, Any]:
-        return {"min": low, "median": median, "max": high, "q25": low, "q75": high,
-                "source": "dynamic", "count": 4}
-
-    data: dict[str, Any] = {
-        "task_id": task_id, "title": "Slug options", "category": "backend_development",
-        "difficulty": "intermediate", "difficulty_multiplier": 1.1,
-        "weights": {"efficiency": 0.3, "speed": 0.2, "cost": 0.2, "correctness": 0.3},
-        "baseline": {
-            "source": "dynamic", "submission_count": 4, "min_submissions": 3,
-            "tokens": metric(500, 1000, 4000), "tool_calls": metric(5, 10, 40),
-            "execution_time": metric(20, 60, 300), "cost": metric(0.05, 0.5, 2.5),
-            "iterations": metric(1, 3, 9),
-        },
-        "scored": 4, "pending": 0, "errors": 0,
-    }
-    data.update(changes)
-    return TaskBoard.model_validate(data).model_dump(mode="json")
-
-
-def make_report(*items: tuple[str, bool, list[DiagnosticOut]]) -> ReportOut:
-    subs = [
-        SubmissionOut(path=f"submissions/{key}", key=key, valid=valid, diagnostics=diags)
-        for key, valid, diags in items
-    ]
-    valid = sum(1 for s in subs if s.valid)
-    return ReportOut(
-        valid=valid == len(subs),
-        summary=SummaryOut(submissions=len(subs), valid=valid, invalid=len(subs) - valid,
-                           errors=sum(len(s.diagnostics) for s in subs), warnings=0),
-        submissions=subs, diagnostics=[],
-    )
-
-
-def make_bundle(
-    *, pr: int = 7, sha: str = FORK_SHA, entries: list[dict] | None = None,
-    report: ReportOut | None = None,
-) -> Bundle:
-    key = "slugkit-options/2026-11-02_claude-code_x"
-    return Bundle(
-        bot_version="0.1.0", pr_number=pr, head_sha=sha,
-        changed_files=[f"submissions/{key}/submission.yaml"],
-        validation=report or make_report((key, True, [])),
-        entries=[make_entry(key)] if entries is None else entries,
-        tasks=[make_task_board()],
-    )
-
-
-def write_json(path: Path, data: Any) -> Path:
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
-
-
-def add_pull(github: FakeGitHub, number: int = 7, sha: str = FORK_SHA,
-             files: list[str] | None = None, head_repo: str | None = None) -> FakePull:
-    """A PR; its head repository is the fork of the fork fixtures unless given (the same
-    repository for ``SAME_REPO_SHA``)."""
-    if head_repo is None:
-        head_repo = "arena/board" if sha == SAME_REPO_SHA else "contributor/board"
-    pull = FakePull(number=number, head_sha=sha, head_repo=head_repo,
-                    files=files or ["submissions/slugkit-options/x/submission.yaml"])
-    github.pulls[number] = pull
-    return pull
-
-
-def make_result(key: str = "slugkit-options/2026-11-02_claude-code_x", *, coop: bool = False,
-                **changes: Any) -> dict:
-    """An evaluation result in ``arena evaluate``'s real format (validated by its model)."""
-    from arena_bot.models.evaluation import EvaluationResult
-
-    task, submission = key.split("/")
-    failing = {
-        "feature": 2, "status": "failed", "passed": False, "apply_status": "clean",
-        "exit_code": 1, "tests_passed": 3, "tests_failed": 1,
-        "tests": [{"name": "tests/test_slug.py::test_unicode", "outcome": "failed",
-                   "message": "AssertionError: 'caf' != 'cafe'\nmore detail"},
-                  {"name": "tests/test_slug.py::test_ascii", "outcome": "passed"}],
-        "output": "FAILED tests/test_slug.py::test_unicode\n```\n1 failed, 3 passed",
-        "review_flags": [{"file": "src/conftest_helper.py", "line": 12,
-                          "reason": "imports pytest internals"}],
-    }
-    passing = {"feature": 1, "status": "passed", "passed": True, "apply_status": "clean",
-               "exit_code": 0, "tests_passed": 4, "tests": []}
-    run: dict[str, Any] = {"run_id": "r1", "features": [passing, failing]}
-    if coop:
-        run["features"] = [passing, {**passing, "feature": 2}]
-        run["merge"] = {"status": "conflicts", "strategy": "union", "conflict_score": 46,
-                        "severity": "MEDIUM", "both_passed": False, "diff": "x" * 100,
-                        "features": [passing, {**failing, "review_flags": []}]}
-    data: dict[str, Any] = {
-        "task_id": task, "submission_id": submission, "input_hash": "a" * 64,
-        "harness_version": "1", "evaluated_at": "2026-11-20T10:00:00Z", "runs": [run],
-    }
-    data.update(changes)
-    return EvaluationResult.model_validate(data).model_dump(mode="json")
-
-
-def record_expected_tests(task: Path) -> None:
-    """What `arena dataset check` records for the calc-fixture task (tests/conftest.py):
-    feature 1 adds tests/test_mul.py, feature 2 tests/test_sub.py; the base's test_add must
-    keep passing. Tasks without these files are left off the board."""
-    added = {1: "tests.test_mul::test_mul", 2: "tests.test_sub::test_sub"}
-    for feature, test_id in added.items():
-        document = {"fail_to_pass": [test_id], "flaky": [],
-                    "pass_to_pass": ["tests.test_add::test_add"], "schema_version": 1}
-        (task / f"feature{feature}" / "expected_tests.json").write_text(
-            json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -9,20 +9,18 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import DATA, record_expected_tests
-from support.gitrepo import git
+from support.botdata import DATA
+from support.fixture_task import copy_fixture_task, write_fixture_submission
+from support.gitrepo import GIT_ENV, clone_main, git, new_remote, push_main
 
 from arena_bot.bot.bundle import load_bundle
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = Path(sys.executable).parent / "arena"
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@e"}
 
 
 
@@ -38,7 +36,7 @@ def run_mode(checkout: Path, mode: str, base_image: str, **inputs: str
     temp.mkdir(exist_ok=True)
     outputs = temp / "outputs"
     outputs.write_text("")
-    env = {**os.environ, **ENV, "MODE": mode, "ARENA": str(ARENA), "RUNNER_TEMP": str(temp),
+    env = {**os.environ, **GIT_ENV, "MODE": mode, "ARENA": str(ARENA), "RUNNER_TEMP": str(temp),
            "GITHUB_OUTPUT": str(outputs), "DATA_BRANCH": "arena-data", "THRESHOLD": "0",
            "UNITS": "arena-units", "OUTPUT": "public", "ARENA_BASE_IMAGE": base_image,
            **inputs}
@@ -50,46 +48,19 @@ def run_mode(checkout: Path, mode: str, base_image: str, **inputs: str
 
 @pytest.fixture
 def remote(tmp_path: Path, fixture_task_root: Path) -> Path:
-    bare = tmp_path / "remote.git"
-    git("init", "--quiet", "--bare", "--initial-branch=main", str(bare), cwd=tmp_path)
-    seed = tmp_path / "seed"
-    git("clone", "--quiet", str(bare), str(seed), cwd=tmp_path)
-    task = seed / "dataset" / "calc-fixture"
-    shutil.copytree(fixture_task_root / "calc-fixture", task)
-    record_expected_tests(task)
-    folder = seed / "submissions" / "calc-fixture" / "gold"
-    folder.mkdir(parents=True)
-    (folder / "agent1.patch").write_text((task / "feature1" / "feature.patch").read_text())
-    (folder / "submission.yaml").write_text(textwrap.dedent("""\
-        task: calc-fixture
-        tool: {name: Fixture Tool, version: "1.0"}
-        models: [fixture-model]
-        contributor: {name: Tester}
-        date: 2025-01-01
-        setting: single
-        features: [1]
-        runs:
-          - id: run1
-            tokens: {total: 1000}
-            tool_calls: 3
-            execution_time: 10
-            estimated_cost: 0.01
-            patches: [agent1.patch]
-        """))
+    bare, seed = new_remote(tmp_path)
+    copy_fixture_task(fixture_task_root, seed)
+    write_fixture_submission(seed, "gold")
     # the board's MkDocs project, as a repository made from this template has it
     shutil.copytree(REPO / "site", seed / "site",
                     ignore=shutil.ignore_patterns("site_build", "_generated", "*.pyc"))
     (seed / ".gitignore").write_text(".arena/\npublic/\narena-units/\n")
-    git("add", "-A", cwd=seed)
-    git("commit", "--quiet", "-m", "board", cwd=seed)
-    git("push", "--quiet", "origin", "HEAD:main", cwd=seed)
+    push_main(seed, "board")
     return bare
 
 
 def checkout(remote: Path, name: str) -> Path:
-    where = remote.parent / name
-    git("clone", "--quiet", "--branch", "main", str(remote), str(where), cwd=remote.parent)
-    return where
+    return clone_main(remote, remote.parent / name)
 
 
 @pytest.mark.docker
@@ -118,9 +89,7 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     shutil.copytree(first / "submissions" / "calc-fixture" / "gold", new)
     yaml_path = new / "submission.yaml"
     yaml_path.write_text(yaml_path.read_text().replace("Fixture Tool", "Other Tool"))
-    git("add", "-A", cwd=first)
-    git("commit", "--quiet", "-m", "new", cwd=first)
-    git("push", "--quiet", "origin", "HEAD:main", cwd=first)
+    push_main(first, "new")
     planner = checkout(remote, "plan2")
     done, outputs = run_mode(planner, "plan", base_image)
     matrix = json.loads(outputs["matrix"])

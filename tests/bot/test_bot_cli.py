@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import DATA, FORK_SHA, add_pull
-from fakegithub import TOKEN, FakeGitHub
+from support.botdata import DATA, FORK_SHA, add_pull
+from support.fakegithub import TOKEN, FakeGitHub
 
 from arena_bot.bot.bundle import load_bundle
 from arena_bot.bot.render import MARKER

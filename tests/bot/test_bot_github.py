@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import (
+from support.botdata import (
     DATA,
     FORK_SHA,
     SAME_REPO_SHA,
@@ -15,7 +15,7 @@ from conftest import (
     make_report,
     write_json,
 )
-from fakegithub import TOKEN, FakeGitHub, rate_limit_failure
+from support.fakegithub import TOKEN, FakeGitHub, rate_limit_failure
 
 from arena_bot.bot.bundle import MAX_BUNDLE_BYTES, write_bundle
 from arena_bot.bot.github import GitHubClient, GitHubSettings

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import make_bundle, make_entry, make_report, make_result
+from support.botdata import make_bundle, make_entry, make_report, make_result
 
 from arena_bot.bot.bundle import MAX_OUTPUT_CHARS, trim_result
 from arena_bot.bot.render import COMMENT_LIMIT, MARKER, escape_markdown, fit, render_comment

@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from support.gitrepo import git
+from support.gitrepo import clone_main, git, new_remote, push_main
 
 from arena_bot.bot.datastore import DataBranchError, restore, save
 from arena_bot.cli import main
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@e"}
 RESULT = "slugkit-options/2026-11-02_claude-code_x/{name}-0123456789ab.json"
 
 
@@ -23,22 +21,14 @@ RESULT = "slugkit-options/2026-11-02_claude-code_x/{name}-0123456789ab.json"
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
     """A bare repository with one commit on main (the leaderboard repository)."""
-    bare = tmp_path / "remote.git"
-    git("init", "--quiet", "--bare", "--initial-branch=main", str(bare), cwd=tmp_path)
-    seed = tmp_path / "seed"
-    git("clone", "--quiet", str(bare), str(seed), cwd=tmp_path)
+    bare, seed = new_remote(tmp_path)
     (seed / "README.md").write_text("board\n")
     (seed / ".gitignore").write_text(".arena/\n")
-    git("add", "-A", cwd=seed)
-    git("commit", "--quiet", "-m", "init", cwd=seed)
-    git("push", "--quiet", "origin", "HEAD:main", cwd=seed)
+    push_main(seed, "init")
     return bare
 
 
-def checkout(remote: Path, where: Path) -> Path:
-    """A fresh runner's checkout of main."""
-    git("clone", "--quiet", "--branch", "main", str(remote), str(where), cwd=remote.parent)
-    return where
+checkout = clone_main  # a fresh runner's checkout of main
 
 
 def put(results: Path, name: str, text: str) -> Path:

@@ -6,44 +6,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import DATA, record_expected_tests
-from support.gitrepo import git
+from support.botdata import DATA
+from support.fixture_task import copy_fixture_task, write_fixture_submission
+from support.gitrepo import git, new_remote, push_main
 
 from arena_bot.bot.bundle import load_bundle
 from arena_bot.cli import main
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@e"}
-
-
-
 
 def write_submission(root: Path, name: str, *, features: list[int], setting: str) -> str:
-    folder = root / "submissions" / "calc-fixture" / name
-    folder.mkdir(parents=True)
-    gold = (root / "dataset" / "calc-fixture" / "feature1" / "feature.patch").read_text()
-    (folder / "agent1.patch").write_text(gold)
-    (folder / "submission.yaml").write_text(textwrap.dedent(f"""\
-        task: calc-fixture
-        tool: {{name: Fixture Tool {name}, version: "1.0"}}
-        models: [fixture-model]
-        contributor: {{name: Tester}}
-        date: 2025-01-01
-        setting: {setting}
-        features: {features}
-        runs:
-          - id: run1
-            tokens: {{total: 1000}}
-            tool_calls: 3
-            execution_time: 10
-            estimated_cost: 0.01
-            patches: [agent1.patch]
-        """))
+    write_fixture_submission(root, name, setting=setting, features=features,
+                             tool=f"Fixture Tool {name}")
     return f"submissions/calc-fixture/{name}"
 
 
@@ -60,18 +37,11 @@ def arena(root: Path, base_image: str, *args: str,  # type: ignore[no-untyped-de
 def test_a_pr_evaluates_only_its_submission_against_mains_restored_results(
     tmp_path: Path, fixture_task_root: Path, base_image: str
 ) -> None:
-    remote = tmp_path / "remote.git"
-    git("init", "--quiet", "--bare", "--initial-branch=main", str(remote), cwd=tmp_path)
-    main_repo = tmp_path / "main"
-    git("clone", "--quiet", str(remote), str(main_repo), cwd=tmp_path)
-    shutil.copytree(fixture_task_root / "calc-fixture", main_repo / "dataset" / "calc-fixture")
-    record_expected_tests(main_repo / "dataset" / "calc-fixture")
+    remote, main_repo = new_remote(tmp_path, clone="main")
+    copy_fixture_task(fixture_task_root, main_repo)
     write_submission(main_repo, "merged", features=[1], setting="single")
     (main_repo / ".gitignore").write_text(".arena/\ngh_output\nsummary.md\n")
-    git("add", "-A", cwd=main_repo)
-    git("commit", "--quiet", "-m", "main", cwd=main_repo)
-    git("push", "--quiet", "origin", "HEAD:main", cwd=main_repo)
-    base = git("rev-parse", "HEAD", cwd=main_repo).strip()
+    base = push_main(main_repo, "main")
     # publish: evaluate main's submission and keep the result on the data branch
     assert arena(main_repo, base_image, "evaluate", "--all").exit_code == 0
     saved = arena(main_repo, base_image, "bot", "store", "save")

@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import json
-import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import record_expected_tests
+from support.fixture_task import copy_fixture_task, write_fixture_submission
 
 from arena_bot.cli import main
 from arena_bot.models.evaluation import EvaluationResult
@@ -22,58 +20,17 @@ COOP = "calc-fixture/coop-pair"
 def _root(tmp_path: Path, fixture_task_root: Path, name: str) -> Path:
     """A repository: the fixture task and a solo submission solving feature 1 of 2."""
     root = tmp_path / name
-    shutil.copytree(fixture_task_root / "calc-fixture", root / "dataset" / "calc-fixture")
-    record_expected_tests(root / "dataset" / "calc-fixture")
-    folder = root / "submissions" / KEY
-    folder.mkdir(parents=True)
-    gold = (root / "dataset" / "calc-fixture" / "feature1" / "feature.patch").read_text()
-    (folder / "agent1.patch").write_text(gold)
-    (folder / "submission.yaml").write_text(textwrap.dedent("""\
-        task: calc-fixture
-        tool: {name: Fixture Tool, version: "1.0"}
-        models: [fixture-model]
-        contributor: {name: Tester}
-        date: 2025-01-01
-        setting: solo
-        features: [1, 2]
-        runs:
-          - id: run1
-            tokens: {total: 1000}
-            tool_calls: 3
-            execution_time: 10
-            estimated_cost: 0.01
-            patches: [agent1.patch]
-        """))
+    copy_fixture_task(fixture_task_root, root)
+    write_fixture_submission(root, KEY.split("/")[1], setting="solo", features=(1, 2))
     return root
 
 
 def _coop_root(tmp_path: Path, fixture_task_root: Path, name: str) -> Path:
     """A repository with a coop submission: agent 1 solves feature 1, agent 2 feature 2."""
     root = tmp_path / name
-    task = root / "dataset" / "calc-fixture"
-    shutil.copytree(fixture_task_root / "calc-fixture", task)
-    record_expected_tests(task)
-    folder = root / "submissions" / COOP
-    folder.mkdir(parents=True)
-    for agent in (1, 2):
-        patch = (task / f"feature{agent}" / "feature.patch").read_text()
-        (folder / f"agent{agent}.patch").write_text(patch)
-    (folder / "submission.yaml").write_text(textwrap.dedent("""\
-        task: calc-fixture
-        tool: {name: Fixture Tool, version: "1.0"}
-        models: [fixture-model]
-        contributor: {name: Tester}
-        date: 2025-01-01
-        setting: coop
-        features: [1, 2]
-        runs:
-          - id: run1
-            tokens: {total: 1000}
-            tool_calls: 3
-            execution_time: 10
-            estimated_cost: 0.01
-            patches: [agent1.patch, agent2.patch]
-        """))
+    copy_fixture_task(fixture_task_root, root)
+    write_fixture_submission(root, COOP.split("/")[1], setting="coop", features=(1, 2),
+                             gold_of=(1, 2))
     return root
 
 

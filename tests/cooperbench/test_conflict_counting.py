@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,12 +11,6 @@ from support.gitrepo import git, git_run
 from arena_bot.merge.conflicts import conflict_score, count_diff_conflicts
 from arena_bot.merge.gitmerge import merge_patches
 from arena_bot.models.evaluation import ConflictDetails
-
-_ENV = {
-    **os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@localhost",
-    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@localhost",
-}
 
 BASE = {
     "a.py": "".join(f"line {i}\n" for i in range(1, 21)),
@@ -242,9 +234,7 @@ def test_sample_gold_pairs_count_as_cooperbench(task_id: str, first: int, second
     for name, fid in (("feature1", first), ("feature2", second)):
         patch = task.feature(fid).gold_patch.read_text()
         git("checkout", "--quiet", "-B", name, base, cwd=repo)
-        done = subprocess.run(["git", "apply", "--index", "-"], cwd=repo, env=_ENV, input=patch,
-                              capture_output=True, text=True, check=False)
-        assert done.returncode == 0, done.stderr
+        git("apply", "--index", "-", input_text=patch, cwd=repo)
         git("commit", "--quiet", "-m", name, cwd=repo)
         patches[name] = patch
     git("checkout", "--quiet", "feature2", cwd=repo)

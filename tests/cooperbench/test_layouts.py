@@ -6,77 +6,20 @@ with its gold patch; without the import's install step they cannot
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import shutil
 import stat
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from support.gitrepo import git as _git
+from support.cooperbench_tasks import (
+    BACKENDS,
+    TASK7,
+    assert_gold_checked,
+    invoke,
+    make_task,
+)
 
-from arena_bot.cli import main
 from arena_bot.cooperbench import read_features
-
-DATA = Path(__file__).parent.parent / "data" / "cooperbench"
-TASK7 = DATA / "textkit_task" / "task7"
-OLD_SHA = "cbfe660fe43e261abb60be46140d77a25160f7d1"
-_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u",
-        "GIT_COMMITTER_EMAIL": "u@x"}
-BACKENDS = {
-    "setuptools": 'requires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
-    "hatchling": 'requires = ["hatchling"]\nbuild-backend = "hatchling.build"\n',
-    "flit_core": 'requires = ["flit_core"]\nbuild-backend = "flit_core.buildapi"\n',
-}
-
-
-
-
-def make_task(tmp: Path, *, layout: str, backend: str) -> tuple[Path, Path]:
-    """An upstream clone in ``layout`` with ``backend``, and its CooperBench task folder."""
-    upstream = tmp / "upstream"
-    shutil.copytree(DATA / "upstream", upstream)
-    if layout == "src":
-        (upstream / "src").mkdir()
-        shutil.move(upstream / "textkit", upstream / "src" / "textkit")
-    if backend != "none":  # "none": no packaging at all, as in many small repositories
-        (upstream / "pyproject.toml").write_text(
-            '[build-system]\n' + BACKENDS[backend]
-            + '\n[project]\nname = "textkit"\nversion = "0.1.0"\ndescription = "x"\n'
-        )
-    _git("init", "--quiet", "--initial-branch=main", cwd=upstream)
-    _git("add", "-A", cwd=upstream)
-    _git("commit", "--quiet", "-m", "base", cwd=upstream)
-    sha = _git("rev-parse", "HEAD", cwd=upstream).strip()
-    task = tmp / "cb" / "textkit_task" / "task3"
-    shutil.copytree(TASK7, task)
-    docker = task / "Dockerfile"
-    docker.write_text(docker.read_text().replace(OLD_SHA, sha))
-    if layout == "src":
-        for patch in task.glob("feature*/feature.patch"):
-            patch.write_text(patch.read_text().replace(" a/textkit/", " a/src/textkit/")
-                             .replace(" b/textkit/", " b/src/textkit/"))
-    return upstream, task
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
-
-
-def assert_gold_checked(output: str, task: Path) -> None:
-    """``arena dataset check`` ran every feature of ``task``: its tests fail on the bare base
-    (at least one fail-to-pass id) and pass with the gold patch, and the ids were recorded."""
-    features = sorted(int(p.name.removeprefix("feature")) for p in task.glob("feature*"))
-    assert features, task
-    for fid in features:
-        match = re.search(rf"^{task.name} feature {fid}: (\d+) fail-to-pass", output, re.M)
-        assert match and int(match.group(1)) >= 1, output
-        recorded = json.loads((task / f"feature{fid}" / "expected_tests.json").read_text())
-        assert len(recorded["fail_to_pass"]) == int(match.group(1))
-        assert not recorded["flaky"]
 
 
 def test_titles_lose_cooperbench_markdown(tmp_path: Path) -> None:

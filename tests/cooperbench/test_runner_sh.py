@@ -11,6 +11,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.cooperbench_tasks import (
+    DATA,
+    OLD_SHA,
+    TASK7,
+    assert_gold_checked,
+    invoke,
+    make_task,
+)
+from support.gitrepo import commit_folder
 
 from arena_bot.cli import main
 from arena_bot.cooperbench_runner import derive_test_step, read_test_step, split_commands
@@ -147,8 +156,6 @@ exit ${PIPESTATUS[0]}
 def test_mixed_runner_imports_and_checks_offline(tmp_path: Path, base_image: str) -> None:
     """The derived command runs for real: each feature's tests fail on the bare base and pass
     with its gold patch through the import and `arena dataset check`."""
-    from tests.cooperbench.test_layouts import assert_gold_checked, invoke, make_task
-
     upstream, task = make_task(tmp_path, layout="src", backend="setuptools")
     (task / "runner.sh").write_text(MIXED_RUNNER)
     dest = tmp_path / "root" / "dataset"
@@ -164,8 +171,6 @@ def test_mixed_runner_imports_and_checks_offline(tmp_path: Path, base_image: str
 
 
 def test_refused_runner_stops_the_import_cleanly(tmp_path: Path) -> None:
-    from tests.cooperbench.test_layouts import TASK7
-
     task = tmp_path / "cb" / "textkit_task" / "task7"
     shutil.copytree(TASK7, task)
     shutil.copy(RUNNERS / "conditional_variable.sh", task / "runner.sh")
@@ -195,17 +200,12 @@ python -m pytest tests/test_*.py -v
 
 def _subproject_task(tmp: Path) -> tuple[Path, Path]:
     """Upstream with the project under pkg-core/ in a src layout; its CooperBench folder."""
-    from tests.cooperbench.test_layouts import DATA, OLD_SHA, TASK7, _git
-
     upstream = tmp / "upstream"
     project = upstream / "pkg-core"
     shutil.copytree(DATA / "upstream", project)
     (project / "src").mkdir()
     shutil.move(project / "textkit", project / "src" / "textkit")
-    _git("init", "--quiet", "--initial-branch=main", cwd=upstream)
-    _git("add", "-A", cwd=upstream)
-    _git("commit", "--quiet", "-m", "base", cwd=upstream)
-    sha = _git("rev-parse", "HEAD", cwd=upstream).strip()
+    sha = commit_folder(upstream)
     task = tmp / "cb" / "mono_task" / "task1"
     shutil.copytree(TASK7, task)
     (task / "Dockerfile").write_text((task / "Dockerfile").read_text().replace(OLD_SHA, sha))
@@ -233,8 +233,6 @@ def test_install_folders_follow_the_runner() -> None:
 def test_subproject_runner_imports_and_checks_offline(tmp_path: Path, base_image: str) -> None:
     """The sub-project the runner installs is the one made importable (its src/ layout is
     importable through nothing else), and its tests run from its folder."""
-    from tests.cooperbench.test_layouts import assert_gold_checked, invoke
-
     upstream, task = _subproject_task(tmp_path)
     dest = tmp_path / "root" / "dataset"
     result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
@@ -266,8 +264,6 @@ def test_exported_variables_reach_the_tests() -> None:
 
 
 def test_an_invalid_derived_task_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    from tests.cooperbench.test_layouts import TASK7
-
     task = tmp_path / "cb" / "textkit_task" / "task7"
     shutil.copytree(TASK7, task)
     files = " ".join(f"tests/test_{n:04}.py" for n in range(120))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.gitrepo import git
 
 from arena_bot.cli import main
 from arena_bot.dataset import load_task
@@ -52,18 +52,15 @@ def fixture_patch(
     """
     task = load_task(fixture_task_root / "calc-fixture")
     work = tmp_path / f"src-{name}"
-    subprocess.run(["git", "clone", "--quiet", str(task.bundle), str(work)], check=True,
-                   capture_output=True)
-    subprocess.run(["git", "checkout", "--quiet", task.spec.source.commit], cwd=work,
-                   check=True, capture_output=True)
+    git("clone", "--quiet", str(task.bundle), str(work), cwd=tmp_path)
+    git("checkout", "--quiet", task.spec.source.commit, cwd=work)
     for path, (old, new) in edits.items():
         target = work / path
         text = target.read_text() if old else ""
         assert old in text
         target.write_text(text.replace(old, new, 1) if old else new)
-    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
-    diff = subprocess.run(["git", "diff", "--cached"], cwd=work, check=True,
-                          capture_output=True, text=True).stdout
+    git("add", "-A", cwd=work)
+    diff = git("diff", "--cached", cwd=work)
     patch = tmp_path / f"{name}.patch"
     patch.write_text(diff)
     return patch

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.gitrepo import git_run
 
 from arena_bot.errors import MergeError
 from arena_bot.merge.gitmerge import merge_patches
@@ -345,16 +346,8 @@ def literal_cooperbench_merge(base, patch1: str, patch2: str) -> tuple[int, int,
 
 
 def _runner(work: Path):
-    import os
-    import subprocess
-
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
-
     def run(*args: str, input_text: str | None = None, check: bool = True) -> str:
-        done = subprocess.run(["git", *args], cwd=work, env=env, input=input_text,
-                              capture_output=True, text=True, check=False)
+        done = git_run(*args, cwd=work, input_text=input_text)
         assert done.returncode == 0 or not check, done.stderr
         return done.stdout
 

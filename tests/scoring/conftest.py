@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))  # scoring_builders, scoring_chat_server
-
-from scoring_chat_server import ChatServer
+from support.chat_server import ChatServer
 
 
 @pytest.fixture

@@ -1,43 +1,31 @@
 """Incremental scoring (``arena score``) gives the bytes of the whole-board path, always.
 
-The board is a synthetic one from the scale benchmark's generator (real task folders, real
-submission folders, results stored through the real ResultStore), scored through the CLI
-as a user runs it, and compared with ``build_leaderboard`` over everything followed by
+The board is a synthetic one (support.synthetic_board, as in the scale benchmark: real task
+folders, real submission folders, results stored through the real ResultStore), scored through
+the CLI as a user runs it, and compared with ``build_leaderboard`` over everything followed by
 ``to_json`` / ``to_csv``, after every kind of change a board sees.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.synthetic_board import generate
 
 from arena_bot.cli import main
 from arena_bot.scoring import ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import to_csv, to_json
 from arena_bot.scoring.loader import load_inputs
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_scale.py"
-
-
-def _generator():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bench_scale", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_scale", module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module.generate
-
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("board")
-    _generator()(root, n_submissions=36, n_tasks=4)
+    generate(root, n_submissions=36, n_tasks=4)
     # Some submissions are not evaluated yet: their entries are pending.
     results = root / ".arena" / "results"
     for pending in sorted(results.glob("synthetic-001/*"))[:2]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from scoring_builders import make_result, make_run, make_submission, make_task
-from scoring_chat_server import ChatServer, Reply
+from support.chat_server import ChatServer, Reply
+from support.scoring_builders import make_result, make_run, make_submission, make_task
 
 from arena_bot.cli import main
 from arena_bot.dataset import load_task

@@ -1,4 +1,4 @@
-"""Seed 002's reference functions (tests/reference/seed002.py) against this engine.
+"""Seed 002's reference functions (tests/support/seed002.py) against this engine.
 
 Same random inputs on both sides; results must agree wherever the seed is well defined:
 
@@ -14,21 +14,16 @@ Same random inputs on both sides; results must agree wherever the seed is well d
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scoring_builders import make_input, make_run, make_submission, make_task
+from support import seed002
+from support.scoring_builders import make_input, make_run, make_submission, make_task
 
 from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.core import t_interval
 from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-import seed002
 
 # The seed002 policy reproduces the specification's composite exactly.
 OPTIONS = ScoringOptions(policy="seed002", weights="default")

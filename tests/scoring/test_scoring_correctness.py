@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scoring_builders import make_result, make_run, make_submission, make_task
-from scoring_chat_server import ChatServer, Reply
+from support.chat_server import ChatServer, Reply
+from support.scoring_builders import make_result, make_run, make_submission, make_task
 
 from arena_bot.models.evaluation import (
     CriterionObservation,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scoring_chat_server import ChatServer, Reply
+from support.chat_server import ChatServer, Reply
 
 from arena_bot.errors import JudgeError
 from arena_bot.scoring.judge import (

@@ -5,7 +5,7 @@ import random
 
 import pytest
 from scipy import stats as scipy_stats
-from scoring_builders import make_input, make_run, make_submission, make_task
+from support.scoring_builders import make_input, make_run, make_submission, make_task
 
 from arena_bot.errors import InputError
 from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard

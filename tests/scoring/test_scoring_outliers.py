@@ -85,7 +85,7 @@ def test_a_broken_price_table_names_file_and_line(tmp_path: Path) -> None:
 def test_scan_results_picks_the_newest_evaluation(tmp_path: Path) -> None:
     import datetime as dt
 
-    from scoring_builders import make_result, make_submission
+    from support.scoring_builders import make_result, make_submission
 
     from arena_bot.scoring.loader import scan_results
 

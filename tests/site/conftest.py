@@ -7,11 +7,12 @@ import functools
 import http.server
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.httpserver import serving
+from support.synthetic_board import generate
 
 from arena_bot.models.evaluation import (
     ConflictDetails,
@@ -31,12 +32,7 @@ ALIKE = ("GPT-4o", "gpt 4o")
 
 
 def _generate(root: Path) -> None:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import bench_scale
-    finally:
-        sys.path.pop(0)
-    bench_scale.generate(root, n_submissions=40, n_tasks=4)
+    generate(root, n_submissions=40, n_tasks=4)
     arena = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
     subprocess.run([*arena, "--root", str(root), "score", "--output", str(root / "out")],
                    check=True, capture_output=True)
@@ -127,11 +123,8 @@ def built(board: Leaderboard, project: Path, generated: Path) -> Path:
 def server(built: Path) -> Iterator[str]:
     """The built site over real HTTP (file:// would hide broken absolute links)."""
     handler = functools.partial(_QuietHandler, directory=str(built))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as base:
+        yield base
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -7,7 +7,6 @@ import http.server
 import json
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -17,6 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
+from support.httpserver import serving
 
 from arena_bot.models.leaderboard import Leaderboard
 
@@ -199,10 +199,7 @@ def test_the_404_page_works_under_a_pages_sub_path(
     site = tmp_path / "site"
     build(board, root=project, site_dir=site, site_url="https://owner.example/arena/")
     handler = functools.partial(_SubPathHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    try:
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as base:
         _open(browser, f"{base}/arena/board/tasks/no-such-task/deeper/", "404-subpath")
         assert "404" in browser.find_element(By.TAG_NAME, "h1").text
         failed = _failed_responses(browser)
@@ -214,8 +211,6 @@ def test_the_404_page_works_under_a_pages_sub_path(
         link = browser.find_element(By.CSS_SELECTOR, "a.md-header__button.md-logo")
         link.click()
         assert urlparse(browser.current_url).path == "/arena/"
-    finally:
-        httpd.shutdown()
 
 
 def _failed_responses(driver: webdriver.Chrome) -> list[str]:

@@ -243,16 +243,13 @@ class _Server(ThreadingHTTPServer):
     state: FakeGitHub
 
 
-def start(state: FakeGitHub) -> tuple[_Server, threading.Thread]:
-    """Serve ``state`` on a free localhost port; sets ``state.base``."""
+def server_for(state: FakeGitHub) -> _Server:
+    """A server of ``state`` on a free localhost port (serve it with support.httpserver's
+    ``serving``); sets ``state.base``."""
     server = _Server(("127.0.0.1", 0), _Handler)
     server.state = state
     state.base = f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    return server, thread
+    return server
 
 
 def rate_limit_failure(method: str, pattern: str) -> tuple[str, str, int, dict[str, str],
