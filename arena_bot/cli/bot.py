@@ -132,7 +132,7 @@ def _evaluate_and_score(
     """
     from arena_bot.app.scoring import score_board, write_scored
     from arena_bot.bot.workflow import commands_stopped
-    from arena_bot.cli.evaluate import run_evaluation
+    from arena_bot.cli.evaluation_output import run_evaluation
 
     if folders:
         # test names, reasons and build output are the submission's text

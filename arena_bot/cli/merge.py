@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena_bot.cli.evaluate import failure_lines
+from arena_bot.cli.evaluation_output import failure_lines
 from arena_bot.config import load_config
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError, SandboxError

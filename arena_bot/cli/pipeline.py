@@ -90,7 +90,7 @@ def _run_stages(
     valid = valid_folders(report)
 
     _stage(2, "evaluate", f"{len(valid)} valid submission(s) in Docker, --jobs {jobs}")
-    from arena_bot.cli.evaluate import run_evaluation
+    from arena_bot.cli.evaluation_output import run_evaluation
 
     run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, index=index)
 

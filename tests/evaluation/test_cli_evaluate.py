@@ -118,7 +118,7 @@ def test_failing_tests_are_listed_with_their_assertion(
 
 
 def test_failure_lines_name_tests_or_the_cause() -> None:
-    from arena_bot.cli.evaluate import failure_lines
+    from arena_bot.cli.evaluation_output import failure_lines
     from arena_bot.models.evaluation import FeatureResult, TestCaseResult
 
     cases = [TestCaseResult(name=f"tests.test_x::test_{n}", outcome="failed",
