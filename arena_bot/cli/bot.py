@@ -345,6 +345,7 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
 
 def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
     """Valid submission folders to plan (``pending``: those without a stored result)."""
+    from arena_bot.app.evaluation import planned_base_image
     from arena_bot.dataset import Dataset
     from arena_bot.errors import ArenaError
     from arena_bot.evaluation.store import ResultStore
@@ -353,7 +354,7 @@ def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
 
     dataset = Dataset(settings.dataset_dir)
     store = ResultStore(settings.results_dir)
-    base_image = _planned_base_image(settings) if pending else settings.base_image
+    base_image = planned_base_image(settings) if pending else settings.base_image
     chosen = []
     for folder in all_submission_folders(settings.submissions_dir):
         try:
@@ -366,21 +367,6 @@ def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
             continue
         chosen.append(loaded)
     return chosen
-
-
-def _planned_base_image(settings: Settings) -> str:
-    """The base image evaluation will use, as far as this machine's engine tells without
-    pulling; the configured one when no engine answers (the plan job may have none)."""
-    from arena_bot.errors import SandboxError
-    from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
-    from arena_bot.sandbox.images import local_base_image
-
-    try:
-        return local_base_image(docker_client(timeout=10), settings.base_image)
-    except SandboxError:
-        return settings.base_image
-    except ENGINE_ERRORS:
-        return settings.base_image
 
 
 @bot.command("evaluate-unit")
@@ -401,11 +387,14 @@ def evaluate_unit_cmd(
     aggregate` to assemble and store. A unit may also be given as one space-separated
     string (the matrix's `units` value).
     """
+    from arena_bot.app.evaluation import docker_evaluator
     from arena_bot.bot.units import evaluate_unit, write_unit_result
 
     ids = [u for given in units for u in given.split()]
     resolved = [_resolve_unit(settings, unit_id) for unit_id in ids]  # all checked first
-    evaluator, engine = _evaluator(settings, base_image)
+    setup = docker_evaluator(settings, base_image=base_image,
+                             progress=lambda line: click.echo(line, err=True))
+    evaluator, engine = setup.evaluator, setup.engine
     try:
         for submission, task, unit in resolved:
             result = evaluate_unit(evaluator, submission, task, unit, jobs=jobs)
@@ -438,35 +427,6 @@ def _resolve_unit(settings: Settings, unit_id: str) -> tuple[Any, Any, Any]:
     known = ", ".join(u.id for u in plan_units_of(submission))
     raise UsageError(f"unknown unit {unit_id!r}", path=folder / "submission.yaml",
                      hint=f"this submission's units are: {known}")
-
-
-def _evaluator(settings: Settings, base_image: str | None) -> tuple[Any, Any]:
-    """The Docker-backed evaluator `arena evaluate` uses, and its engine (to drain)."""
-    from arena_bot.config import load_config
-    from arena_bot.evaluation.engine import Evaluator
-    from arena_bot.evaluation.repos import BaseRepoCache
-    from arena_bot.evaluation.store import ResultStore
-    from arena_bot.sandbox.docker import DockerEngine
-    from arena_bot.sandbox.engine import docker_client
-    from arena_bot.sandbox.images import TaskImages, resolve_base_image
-
-    client = docker_client()
-    engine = DockerEngine(client)
-    engine.sweep()
-    resolved = resolve_base_image(
-        client, base_image or settings.base_image, explicit=base_image is not None,
-        progress=lambda line: click.echo(line, err=True),
-    )
-    evaluator = Evaluator(
-        engine=engine,
-        images=TaskImages(client, base_image=resolved,
-                          progress=lambda line: click.echo(line, err=True)),
-        store=ResultStore(settings.results_dir),
-        repos=BaseRepoCache(settings.cache_dir / "repos"),
-        progress=lambda line: click.echo(line, err=True),
-        patch_bytes=load_config(settings.root).config.limits.patch_bytes,
-    )
-    return evaluator, engine
 
 
 @bot.command("aggregate")

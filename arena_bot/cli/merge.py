@@ -159,25 +159,15 @@ def _base_repos(settings: Settings) -> BaseRepoCache:
 def _docker_runner(*, settings: Settings, task: TaskFolder) -> TestRunner:
     """The evaluation engine's Docker test runner for ``task`` (image built if needed)."""
     # Imported here so that `arena merge --no-tests` needs no Docker engine at all.
-    from arena_bot.evaluation.engine import make_test_runner
-    from arena_bot.sandbox.docker import DockerEngine
-    from arena_bot.sandbox.engine import docker_client
-    from arena_bot.sandbox.images import TaskImages, resolve_base_image
-
-    def progress(message: str) -> None:
-        click.echo(message, err=True)
+    from arena_bot.app.evaluation import docker_test_runner
 
     try:
-        client = docker_client()
-    except SandboxError as exc:
+        return docker_test_runner(settings, task,
+                                  progress=lambda message: click.echo(message, err=True))
+    except SandboxError as exc:  # no engine, no base image: the git part still works
         raise SandboxError(
             exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
         ) from None
-    base_image = resolve_base_image(
-        client, settings.base_image, explicit=False, progress=progress
-    )
-    image = TaskImages(client, base_image=base_image, progress=progress).ensure(task)
-    return make_test_runner(task, engine=DockerEngine(client), image=image.tag)
 
 
 def _print_summary(*, result: MergeResult, report: MergeReport, verbose: bool = False) -> None:
