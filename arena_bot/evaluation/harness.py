@@ -125,7 +125,7 @@ class ReportTrailer:
     the tester's file either way (the tests write it), it is read after every process of the
     tester is killed, and it is always cross-checked with the stream, the canaries and the
     expected ids. Lines the code under test printed earlier cannot pose as the trailer: the
-    last marker whose size matches what follows it is the one.
+    shell prints it last, and only the last marker counts.
     """
 
     path: str
@@ -141,17 +141,23 @@ class ReportTrailer:
                 f"cat {path}; else printf '\\n{self.marker}-\\n'; fi\n")
 
     def split(self, output: str) -> tuple[str, JUnitReport]:
-        """The tests' output without the trailer, and the report it carries."""
-        head, rest = output, ""
-        while self.marker in head:
-            head, _, rest = head.rpartition(self.marker)
-            size, _, report = rest.partition("\n")
-            if size == "-" and not report:
-                return head.removesuffix("\n"), JUnitReport(error=_NO_REPORT)
-            if size.isdigit() and len(report.encode("utf-8")) == int(size):
-                return head.removesuffix("\n"), parse_junit(report.encode("utf-8"))
-        return output, JUnitReport(error="the JUnit report could not be read (the test "
-                                         "process printed no complete report trailer)")
+        """The tests' output without the trailer, and the report it carries. Only the last
+        marker counts: a report that does not match its size is an error (fail closed)."""
+        head, found, rest = output.rpartition(self.marker)
+        if not found:
+            return output, JUnitReport(error="the JUnit report could not be read (the test "
+                                             "process printed no report trailer)")
+        head = head.removesuffix("\n")
+        size, _, report = rest.partition("\n")
+        if size == "-" and not report:
+            return head, JUnitReport(error=_NO_REPORT)
+        data = report.encode("utf-8")
+        if size.isdigit() and int(size) > MAX_JUNIT_BYTES:
+            return head, parse_junit(data, truncated=True)  # "larger than ..."
+        if not size.isdigit() or len(data) != int(size):
+            return head, JUnitReport(error="the JUnit report could not be read (it does not "
+                                           "match its announced size)")
+        return head, parse_junit(data)
 
 
 _NO_REPORT = "the test command wrote no JUnit report to $ARENA_JUNIT"
