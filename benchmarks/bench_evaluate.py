@@ -7,7 +7,8 @@ submission, image cache warm:
    and through the engine in-process (also timed with the container's removal, which the
    engine otherwise leaves to a background thread), against a bare ``docker run --rm`` of the
    same test command in the same image (applying the same two patches) → overhead ratio
-   (target <= 1.3). The contenders run in interleaved rounds;
+   (target <= 1.3); the contenders run in interleaved rounds, so a change in the machine's
+   load weighs on all alike;
 2. N units (one submission with N runs) with ``--jobs 1`` and ``--jobs 2``;
 3. an unchanged task is not rebuilt: ``TaskImages.ensure`` on the unchanged folder.
 
