@@ -254,7 +254,8 @@ class DockerSandbox:
 
     def write_files(self, files: Mapping[str, bytes], *, directory: str) -> None:
         """Create ``files`` under ``directory`` (root-owned, world-readable: the sandbox users
-        can read and run them but not change them)."""
+        can read and run them but not change them). Before the first command they are staged
+        for the container's first process (no exec); afterwards a root exec unpacks them."""
         folder = directory.strip("/")
         entries: list[tuple[str, bytes | None, int]] = [(folder, None, 0o755)]
         entries += [(f"{folder}/{name}", content, 0o755 if name.endswith(".sh") else 0o644)
@@ -293,6 +294,11 @@ class DockerSandbox:
         finally:
             sock.close()
         self._staged = []
+        if self.killed:
+            # kill() ran while the container was starting (Ctrl-C): it found nothing running.
+            with contextlib.suppress(docker.errors.APIError):
+                self._container.kill()
+            raise SandboxError("the sandbox was killed while it started")
         if _READY not in output:
             text = output.decode("utf-8", errors="replace").strip()
             raise SandboxError(f"the sandbox did not start (its first process said: {text[:500]})")

@@ -371,3 +371,17 @@ def test_the_kept_tail_holds_a_trailer_whole(engine: DockerEngine, base_image: s
     assert result.truncated and result.output.startswith("x" * 1400)
     assert result.output.endswith("END" * 200)
     assert "bytes of output omitted" in result.output
+
+
+def test_a_sandbox_killed_before_its_first_command_runs_nothing(
+    engine: DockerEngine, base_image: str, docker_client: docker.DockerClient
+) -> None:
+    """Ctrl-C can reach a sandbox that is created but not started yet (it starts with its
+    first command): nothing runs in it afterwards, and it is removed like any other."""
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        sandbox.kill()
+        with pytest.raises(SandboxError, match="killed"):
+            sandbox.exec(["true"], timeout=30)
+        seen = sandbox.container_id
+    engine.drain()
+    assert seen not in _sandbox_ids(docker_client)
