@@ -107,9 +107,14 @@ def reaped(command: str, *, report: ReportTrailer | None = None) -> str:
     nor touch anything afterwards. On Linux ``kill(-1)`` spares the caller, and the
     shell's ``kill`` needs no new process. With ``report``, the shell then prints the JUnit
     report last (:meth:`ReportTrailer.script`): nothing of the tester is left to change it.
+    Standard error goes into standard output first: Docker carries the two as separate pipes
+    whose chunks may arrive out of order, and nothing written before the trailer may land
+    after it. The command runs in a subshell, so an ``exit`` in it (``pytest; rc=$?; ...;
+    exit $rc``) ends only the command, never the kill or the trailer after it.
     """
     trailer = report.script() if report is not None else ""
-    return f"{command}\narena_rc=$?\nkill -KILL -1 2>/dev/null\n{trailer}exit $arena_rc"
+    return (f"exec 2>&1\n(\n{command}\n)\narena_rc=$?\nkill -KILL -1 2>/dev/null\n"
+            f"{trailer}exit $arena_rc")
 
 
 #: Room for the report and its marker line at the end of the tests' output.

@@ -387,6 +387,23 @@ def test_the_setup_command_cannot_change_what_the_owner_or_root_wrote(
     assert feature.status == "passed", (feature.reason, feature.output[-2000:])
 
 
+def test_a_test_command_ending_in_its_own_exit_still_has_its_report_read(
+    variant_root, write_submission, engine, task_images, store, repos, task_kit
+) -> None:
+    """The report comes back at the end of the tests' own output, printed by the shell after
+    the command. A command ending in ``exit $rc`` (after a burst on standard error) ends
+    only itself (it runs in a subshell): the report is read, the gold patch passes, and
+    nothing of the trailer is left in the stored output."""
+    command = (task_kit.TEST_COMMAND + "; rc=$?; head -c 300000 /dev/zero | tr \"\\0\" e >&2; "
+               "exit $rc")
+    task = _variant(variant_root, "calc-stderr", test_command=command)
+    submission = write_submission("gold", patches=[gold(task, 1)], task_id=task.id)
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    assert feature.status == "passed", (feature.reason, feature.output[-500:])
+    assert "eeee" in feature.output and "arena-junit" not in feature.output
+
+
 FORK_BOMB = (
     "import os\n"
     "    import time\n"

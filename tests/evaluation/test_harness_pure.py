@@ -142,4 +142,5 @@ def test_reaped_kills_the_tester_before_printing_the_report() -> None:
     lines = script.splitlines()
     kill = next(i for i, line in enumerate(lines) if line.startswith("kill -KILL -1"))
     report = next(i for i, line in enumerate(lines) if "arena-junit n0nce" in line)
-    assert lines[0] == "pytest" and kill < report and lines[-1] == "exit $arena_rc"
+    assert lines[:4] == ["exec 2>&1", "(", "pytest", ")"] and kill < report
+    assert lines[-1] == "exit $arena_rc"

@@ -290,12 +290,15 @@ def test_files_written_before_the_start_are_root_owned_and_unchangeable(
     """The harness's files are unpacked by the container's first process (root without any
     capability) before any command runs: neither sandbox user can change, replace or add to
     them, exactly as files written by a root exec after the start."""
-    attempts = ("echo x > /arena/h/a.txt; rm -f /arena/h/a.txt; mv /arena/h/run.sh /tmp/x; "
+    # One pipe for both streams (their order is kept): the listing comes last.
+    attempts = ("exec 2>&1; echo x > /arena/h/a.txt; rm -f /arena/h/a.txt; "
+                "mv /arena/h/run.sh /tmp/x; "
                 "touch /arena/h/new; chmod 777 /arena/h/a.txt; ls /arena/h")
     with engine.open(base_image, limits=TIGHT) as sandbox:
         sandbox.write_files({"a.txt": b"hello\n", "run.sh": b"echo ran"}, directory="/arena/h")
         first = sandbox.exec(["sh", "-c", "stat -c '%u %a %n' /arena/h /arena/h/* /proc/1; "
-                              "grep -h CapEff /proc/[0-9]*/status | sort -u"], timeout=30)
+                              "grep -h CapEff /proc/[0-9]*/status 2>/dev/null | sort -u"],
+                             timeout=30)
         owner = sandbox.exec(["sh", "-c", attempts], timeout=30)
         tester = sandbox.exec(["sh", "-c", attempts], timeout=30, user="tester")
         sandbox.write_files({"b.txt": b"later\n"}, directory="/arena/later")
@@ -339,7 +342,9 @@ def test_the_workspace_arrives_with_the_first_command_whoever_runs_it(
     assert (first.exit_code, first.output) == (7, "/workspace/repo\nhello\n1000\n")
     assert second.output == "hello\nmore\n"
     with engine.open(workspace_image, limits=TIGHT) as sandbox:
-        tester = sandbox.exec(["sh", "-c", "cat file.txt; echo x > file.txt || echo refused"],
+        # One pipe for both streams: their order is kept.
+        tester = sandbox.exec(["sh", "-c", "exec 2>&1; cat file.txt; "
+                               "echo x > file.txt || echo refused"],
                               timeout=30, workdir="/workspace/repo", user="tester")
         owner = sandbox.exec(["stat", "-c", "%u", "/workspace/repo/file.txt"], timeout=30)
     assert tester.output.splitlines()[0] == "hello" and "refused" in tester.output
