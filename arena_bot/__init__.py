@@ -9,4 +9,6 @@ __version__ = "0.1.0"
 HARNESS_VERSION = "5"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
-# 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the plugin
+# 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
+#    plugin; report read in the tests' own exec; stored output without the stream's blank
+#    lines; review flag for the package's test helpers

@@ -4,8 +4,11 @@ In one run, on a copy of a sample task (default ``slugkit-options``) with its go
 submission, image cache warm:
 
 1. one evaluation unit through ``arena evaluate --force`` (a subprocess, as a user runs it)
-   and through the engine in-process, against a bare ``docker run --rm`` of the same test
-   command in the same image (applying the same two patches) → overhead ratio (target <= 1.3);
+   and through the engine in-process (also timed with the container's removal, which the
+   engine otherwise leaves to a background thread), against a bare ``docker run --rm`` of the
+   same test command in the same image (applying the same two patches) → overhead ratio
+   (target <= 1.3); the contenders run in interleaved rounds, so a change in the machine's
+   load weighs on all alike;
 2. N units (one submission with N runs) with ``--jobs 1`` and ``--jobs 2``;
 3. an unchanged task is not rebuilt: ``TaskImages.ensure`` on the unchanged folder.
 
@@ -120,17 +123,36 @@ def main() -> None:
             (outcome,) = evaluator.evaluate(pair, force=True)
             assert outcome.result.runs[0].features[0].passed
 
+        def run_engine_removed() -> None:
+            run_engine()
+            engine.drain()
+
         run_bare(), run_cli(), run_engine()  # warm-up (page cache, first container)
-        bare = [timed(run_bare) for _ in range(args.repeat)]
-        cli = [timed(run_cli) for _ in range(args.repeat)]
-        inproc = [timed(run_engine) for _ in range(args.repeat)]
-        bare_s, cli_s, engine_s = (statistics.median(x) for x in (bare, cli, inproc))
-        print(f"task {task.id}, image {image.tag}, medians of {args.repeat} runs")
-        print(f"  bare docker run (same image, same patches + test command): {bare_s:6.2f} s")
+        engine.drain()
+        # Interleaved rounds: a change in the machine's load (other work on a shared host)
+        # weighs on every contender alike, not on whichever ran during it. Each engine run's
+        # container removal (a background step) is waited for before the next contender.
+        bare: list[float] = []
+        cli: list[float] = []
+        inproc: list[float] = []
+        removed: list[float] = []
+        for _ in range(args.repeat):
+            bare.append(timed(run_bare))
+            cli.append(timed(run_cli))
+            inproc.append(timed(run_engine))
+            engine.drain()
+            removed.append(timed(run_engine_removed))
+        bare_s, cli_s, engine_s, removed_s = (statistics.median(x)
+                                              for x in (bare, cli, inproc, removed))
+        print(f"task {task.id}, image {image.tag}, medians of {args.repeat} interleaved rounds, "
+              f"load average {os.getloadavg()[0]:.2f}")
+        print(f"  bare docker run --rm (same image, same patches + test command): {bare_s:6.2f} s")
         print(f"  arena evaluate, 1 unit (CLI subprocess, incl. startup):   {cli_s:6.2f} s"
               f"  ratio {cli_s / bare_s:.2f}")
         print(f"  evaluation engine, 1 unit (in-process):                   {engine_s:6.2f} s"
               f"  ratio {engine_s / bare_s:.2f}")
+        print(f"  the same, incl. waiting for the container's removal:     {removed_s:6.2f} s"
+              f"  ratio {removed_s / bare_s:.2f}")
 
         # 2. N units, --jobs 1 vs --jobs 2
         many_pair = [(load_submission(many), task)]

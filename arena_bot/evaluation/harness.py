@@ -6,9 +6,10 @@ submission's patch (``git apply``, else ``git apply --3way``), then the feature'
 and the canaries, and prints a structured status (:mod:`.harness_status`). The task's setup
 and test commands then run as the tester, another uid, which can read the repository but not
 change it (so no code under test rewrites a test file), with ``$ARENA_JUNIT`` pointing into a
-private folder and pytest locked down (:data:`LOCKED_DOWN_ENV`); the JUnit report is read
-back and always judged with the canaries and the expected ids. The test command is run
-directly (never piped), so its exit status survives.
+private folder and pytest locked down (:data:`LOCKED_DOWN_ENV`). The JUnit report is read
+in the same exec, once every process of the tester is killed (:func:`reaped`), and always
+judged with the canaries and the expected ids. The test command is run directly (never
+piped), so its exit status survives.
 
 Before anything runs, the patch is checked in pure Python against the task's protected paths
 (its ``protected_paths``, every file a tests patch touches, ``conftest.py`` and friends):
@@ -18,9 +19,11 @@ a patch touching one is ``rejected``, which also covers a patch pre-creating a t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 import secrets
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -97,15 +100,73 @@ class CanaryPlan:
     modules: frozenset[str] = frozenset()
 
 
-def reaped(command: str) -> str:
+def reaped(command: str, *, report: ReportTrailer | None = None) -> str:
     """``command``, then every other process of its uid killed before the shell exits.
 
     Code under test may leave processes behind (a fork bomb's sleeping children, a
     background rewriter). Killed here, they can neither hold the container's pid limit
-    (the harness must still exec to read the report) nor touch anything afterwards. On
-    Linux ``kill(-1)`` spares the caller, and the shell's ``kill`` needs no new process.
+    nor touch anything afterwards. On Linux ``kill(-1)`` spares the caller, and the
+    shell's ``kill`` needs no new process. With ``report``, the shell then prints the JUnit
+    report last (:meth:`ReportTrailer.script`): nothing of the tester is left to change it.
+    Standard error goes into standard output first: Docker carries the two as separate pipes
+    whose chunks may arrive out of order, and nothing written before the trailer may land
+    after it. The command runs in a subshell, so an ``exit`` in it (``pytest; rc=$?; ...;
+    exit $rc``) ends only the command, never the kill or the trailer after it.
     """
-    return f"{command}\narena_rc=$?\nkill -KILL -1 2>/dev/null\nexit $arena_rc"
+    trailer = report.script() if report is not None else ""
+    return (f"exec 2>&1\n(\n{command}\n)\narena_rc=$?\nkill -KILL -1 2>/dev/null\n"
+            f"{trailer}exit $arena_rc")
+
+
+#: Room for the report and its marker line at the end of the tests' output.
+_TRAILER_BYTES = MAX_JUNIT_BYTES + 256
+
+
+@dataclass(frozen=True)
+class ReportTrailer:
+    """The JUnit report printed at the end of the tests' own exec, after a marker line with
+    a per-run nonce and the report's size (``-`` when there is none).
+
+    One exec fewer than reading it with a command of its own, and no weaker: the report is
+    the tester's file either way (the tests write it), it is read after every process of the
+    tester is killed, and it is always cross-checked with the stream, the canaries and the
+    expected ids. Lines the code under test printed earlier cannot pose as the trailer: the
+    shell prints it last, and only the last marker counts.
+    """
+
+    path: str
+    nonce: str
+
+    @property
+    def marker(self) -> str:
+        return f"arena-junit {self.nonce} "
+
+    def script(self) -> str:
+        path = shlex.quote(self.path)
+        return (f"if [ -f {path} ]; then printf '\\n{self.marker}%s\\n' \"$(wc -c < {path})\"; "
+                f"cat {path}; else printf '\\n{self.marker}-\\n'; fi\n")
+
+    def split(self, output: str) -> tuple[str, JUnitReport]:
+        """The tests' output without the trailer, and the report it carries. Only the last
+        marker counts: a report that does not match its size is an error (fail closed)."""
+        head, found, rest = output.rpartition(self.marker)
+        if not found:
+            return output, JUnitReport(error="the JUnit report could not be read (the test "
+                                             "process printed no report trailer)")
+        head = head.removesuffix("\n")
+        size, _, report = rest.partition("\n")
+        if size == "-" and not report:
+            return head, JUnitReport(error=_NO_REPORT)
+        data = report.encode("utf-8")
+        if size.isdigit() and int(size) > MAX_JUNIT_BYTES:
+            return head, parse_junit(data, truncated=True)  # "larger than ..."
+        if not size.isdigit() or len(data) != int(size):
+            return head, JUnitReport(error="the JUnit report could not be read (it does not "
+                                           "match its announced size)")
+        return head, parse_junit(data)
+
+
+_NO_REPORT = "the test command wrote no JUnit report to $ARENA_JUNIT"
 
 
 def plan_canaries(tests_patch: str) -> CanaryPlan | None:
@@ -309,11 +370,20 @@ def _run_tests(sandbox: Sandbox, *, spec: Task, junit_path: str, outputs: list[s
         tests.run = setup if setup.timed_out or setup.oom_killed else None
     if tests.run is None and tests.setup_exit in (None, 0):
         remaining = max(1.0, deadline - time.monotonic())
-        tests.run = sandbox.exec(["sh", "-c", reaped(spec.tests.command)], timeout=remaining,
-                                 env=env, workdir=REPO_DIR, user="tester")
-        tests.outputs.append(tests.run.output)
-    if tests.run is not None and not tests.run.timed_out:
-        tests.report = _read_report(sandbox, junit_path)
+        trailer = ReportTrailer(path=junit_path, nonce=secrets.token_hex(12))
+        limit = sandbox_limit(sandbox)
+        run = sandbox.exec(["sh", "-c", reaped(spec.tests.command, report=trailer)],
+                           timeout=remaining, env=env, workdir=REPO_DIR, user="tester",
+                           output_limit=limit + _TRAILER_BYTES,
+                           keep_tail=limit // 4 + _TRAILER_BYTES)
+        output, report = trailer.split(run.output)
+        tests.run = dataclasses.replace(run, output=output)
+        tests.outputs.append(output)
+        if not run.timed_out:
+            tests.report = report
+    elif tests.run is not None and not tests.run.timed_out:
+        # The setup command was killed for memory: the tests never ran.
+        tests.report = JUnitReport(error=_NO_REPORT)
     return tests
 
 
@@ -490,21 +560,6 @@ def sandbox_limit(sandbox: Sandbox) -> int:
     """The sandbox's output cap (default cap when it does not say)."""
     limits = getattr(sandbox, "limits", None)
     return limits.output_bytes if isinstance(limits, SandboxLimits) else 1_000_000
-
-
-def _read_report(sandbox: Sandbox, junit_path: str) -> JUnitReport:
-    # Read with `cat` as the sandbox user: the file may be anything the tests wrote,
-    # so it is size-capped here and parsed defensively.
-    read = sandbox.exec(
-        ["sh", "-c", 'test -f "$0" || exit 66; exec cat "$0"', junit_path],
-        timeout=GIT_TIMEOUT,
-        output_limit=MAX_JUNIT_BYTES + 1,
-    )
-    if read.exit_code == 66:
-        return JUnitReport(error="the test command wrote no JUnit report to $ARENA_JUNIT")
-    if read.exit_code != 0:
-        return JUnitReport(error=f"the JUnit report could not be read ({read.output[:200]})")
-    return parse_junit(read.output.encode("utf-8"), truncated=read.truncated)
 
 
 def _result(

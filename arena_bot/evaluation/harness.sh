@@ -3,6 +3,7 @@
 # runner.sh). It runs as the owner of /workspace (uid 1000), before any submitted code:
 #   harness.sh setup NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH [TARGET SNIPPET SPOT]
 #   harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH      (criteria sandbox)
+#   harness.sh canary TARGET SNIPPET SPOT                      (tests)
 # `setup` always ends with one status line, `arena-status NONCE {json}` (read by
 # arena_bot.evaluation.harness_status; bump its VERSION with any change here). The tests
 # run afterwards in another exec, as another uid, so they can neither reach this status nor
@@ -25,12 +26,40 @@ apply_tests() {
   esac
 }
 
+# Inserts $ARENA_CANARY before the (spot mod count)-th top-level test of the file (a line
+# starting `def test` or `class Test`, not under a decorator), or appends it when there is
+# none. awk starts in a few milliseconds where python3 takes tens.
+CANARY_AWK='
+{ line[NR] = $0 }
+END {
+  n = 0
+  for (i = 1; i <= NR; i++)
+    if (line[i] ~ /^(def test|class Test)/ && (i == 1 || substr(line[i - 1], 1, 1) != "@"))
+      spots[n++] = i
+  at = n ? spots[spot % n] : 0
+  snippet = ENVIRON["ARENA_CANARY"]
+  if (at) { sub(/^\n+/, "", snippet); sub(/\n+$/, "", snippet) }
+  for (i = 1; i <= NR; i++) {
+    if (i == at) printf "%s\n\n\n", snippet
+    print line[i]
+  }
+  if (!at) printf "%s", snippet
+}'
+
 canary() {
   # Insert the canary tests (random names, one passing, one failing) into the feature's test
   # file, before a random top-level test (not always last, where a forger would look). The
   # snippet comes as an argument, never a file.
   [ "$1" = "-" ] && return 0
   [ -f "$1" ] && [ ! -L "$1" ] || { echo "the canary target $1 is not a regular file"; return 1; }
+  if command -v awk >/dev/null 2>&1 && canary_tmp=$(mktemp); then
+    # Rewritten in place (cat, not mv): the file keeps its inode and mode.
+    ARENA_CANARY="$2" awk -v spot="${3:-0}" "$CANARY_AWK" "$1" > "$canary_tmp" \
+      && cat "$canary_tmp" > "$1"
+    canary_rc=$?
+    rm -f "$canary_tmp"
+    return $canary_rc
+  fi
   if command -v python3 >/dev/null 2>&1; then
     python3 -I -S -c '
 import re, sys
@@ -86,6 +115,10 @@ case "$step" in
     rm -f .git/index.lock
     git reset --quiet --hard "$1" && git clean -fdq || exit 2
     mkdir -p "$2" || exit 2
+    ;;
+  canary)
+    # The canary insertion alone (tests compare it with the reference placement).
+    canary "$1" "$2" "$3"
     ;;
   apply)
     [ -s "$1" ] || { echo "empty patch"; exit 4; }

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from arena_bot.dataset import TaskFolder
 from arena_bot.errors import DatasetError
-from arena_bot.gitcmd import NOT_STARTED, run_git
 
 _GIT_TIMEOUT = 600
 
@@ -59,6 +58,10 @@ def _digest(path: Path) -> str:
 
 
 def _git(*args: str, task: TaskFolder) -> None:
+    # Imported here: GitPython (tens of milliseconds) loads only when a clone is made (coop
+    # runs), not with every `arena evaluate`.
+    from arena_bot.gitcmd import NOT_STARTED, run_git
+
     done = run_git(args, timeout=_GIT_TIMEOUT)
     if done.status == NOT_STARTED:
         raise DatasetError(done.stderr, path=task.root)

@@ -13,6 +13,7 @@ feature is ``tampered``; so is any ``tamper`` event.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -28,6 +29,9 @@ MARK = "arena-result"
 STREAM_LOST = 86
 #: Review events kept per run: enough to show the pattern.
 MAX_REVIEWS = 20
+#: One streamed line with the newline the plugin writes before it (absent at the very start
+#: of the output) and the one after it (absent at the very end).
+_LINE = re.compile(rf"\n?^{MARK} ([^\n]*)(?:\n|\Z)", re.MULTILINE)
 
 
 @lru_cache(maxsize=1)
@@ -88,14 +92,9 @@ def parse_stream(output: str) -> tuple[Stream, str]:
     Only lines of a nonce announced by a ``start`` event count; each run (one pytest process:
     a test command may start several) must number its lines 1, 2, 3... without a gap."""
     payloads: list[dict[str, object]] = []
-    kept: list[str] = []
-    prefix = f"{MARK} "
-    for line in output.split("\n"):
-        if not line.startswith(prefix):
-            kept.append(line)
-            continue
+    for match in _LINE.finditer(output):
         try:
-            payload = json.loads(line[len(prefix):])
+            payload = json.loads(match.group(1))
         except json.JSONDecodeError:
             continue
         if isinstance(payload, dict):
@@ -117,11 +116,10 @@ def parse_stream(output: str) -> tuple[Stream, str]:
     stream.started = bool(runs)
     stream.ended = bool(runs) and set(runs) == ended
     stream.broken = any(numbers != list(range(1, len(numbers) + 1)) for numbers in runs.values())
-    # The plugin surrounds each line with newlines so it never joins another line.
-    text = "\n".join(kept)
-    while "\n\n\n" in text:
-        text = text.replace("\n\n\n", "\n\n")
-    return stream, text
+    # The plugin surrounds each line with newlines so it never joins another line: taking
+    # out the line with the newline before it and the one after gives back pytest's own
+    # output as printed (progress dots on one line, no blank line where a line was).
+    return stream, _LINE.sub("", output)
 
 
 def _read_event(payload: dict[str, object], stream: Stream) -> None:

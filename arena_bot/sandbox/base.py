@@ -83,11 +83,14 @@ class Sandbox(Protocol):
         workdir: str | None = None,
         output_limit: int | None = None,
         user: SandboxUser = "owner",
+        keep_tail: int | None = None,
     ) -> ExecResult:
         """Run ``command`` (argv, no shell) as ``user`` and wait at most ``timeout`` seconds.
 
         On timeout the whole sandbox is killed (no process can outlive it) and later calls
-        fail with SandboxError. ``output_limit`` overrides the sandbox's output cap.
+        fail with SandboxError. ``output_limit`` overrides the sandbox's output cap; past it
+        the output's head and its last ``keep_tail`` bytes (default: a quarter of the cap)
+        are kept, so a trailer the command prints last (a report) survives whole.
         """
         ...
 

@@ -9,6 +9,15 @@ everything written there, so nothing a test writes ever reaches the host's disk)
 change). Commands run as uid 1000 (the owner of ``/workspace``) or as uid 1001, the tester,
 who can read the repository but write only ``/tmp``.
 
+Fewest round trips per sandbox (each exec costs tens of milliseconds): a sandbox is created
+at :meth:`DockerEngine.open` and started by its first command. Files written before that
+(:meth:`DockerSandbox.write_files`: the harness's) travel on the container's standard input
+and are unpacked by its first process, which runs as root without any capability (so the
+files are root-owned) before it sleeps; no command runs before they are in place. The image's
+``/workspace`` is unpacked by the first command run as the owner, in the same exec (the
+archive on its standard input, a fixed prefix before the command), or by an exec of its own
+when a tester's command comes first.
+
 Cleanup: each container carries :data:`SANDBOX_LABEL` plus the host name and process id of
 its owner. It is removed when its context ends: at once on an error or Ctrl-C, in a
 background thread after normal use (:meth:`DockerEngine.drain` waits; so does interpreter
@@ -33,6 +42,7 @@ from typing import Any
 import docker
 import docker.errors
 from docker.types import LogConfig, Ulimit
+from docker.utils.socket import frames_iter
 
 from arena_bot.errors import SandboxError
 from arena_bot.sandbox.base import ExecResult, SandboxLimits, SandboxUser
@@ -55,17 +65,44 @@ _COPY_TIMEOUT = 300.0
 #: after it exited (background processes holding it).
 _POLL = 0.5
 _GRACE = 2.0
+#: What the container's first process prints once the staged files are unpacked.
+_READY = b"arena-sandbox-ready"
+#: The container's first process: root without any capability (it can write the root-owned
+#: ``/arena`` and nothing the users own), unpacks the files staged before the start (a tar on
+#: its standard input, closed after the first attach), then only sleeps under docker-init.
+_START_SCRIPT = (
+    "tar -x --no-same-owner -C / || exit 1\n"
+    f"echo {_READY.decode()}\n"
+    "exec sleep 86400"
+)
+#: Printed by :data:`_UNPACK_SCRIPT` when the workspace could not be unpacked.
+_UNPACK_FAILED = "arena-unpack-failed"
+#: Prefix of the first owner command: unpack the image's workspace from standard input
+#: (silent unless it fails), enter the command's folder, then become the command.
+_UNPACK_SCRIPT = (
+    'out=$(tar -x --no-same-owner -C / 2>&1) || '
+    f'{{ printf "\\n{_UNPACK_FAILED} %s\\n" "$out"; exit 125; }}\n'
+    'cd "$1" || exit 126\n'
+    "shift\n"
+    'exec "$@"'
+)
 
 
 class DockerSandbox:
     """One running hardened container (see the module docstring)."""
 
-    def __init__(self, client: docker.DockerClient, container: Any, limits: SandboxLimits):
+    def __init__(self, client: docker.DockerClient, container: Any, limits: SandboxLimits,
+                 *, workspace: bytes = b"") -> None:
         self._client = client
         self._container = container
         self.limits = limits
         self.killed = False
         self._oom_kills = 0
+        self._started = False
+        #: Root-owned files for the first process to unpack: (path from /, content, mode).
+        self._staged: list[tuple[str, bytes | None, int]] = []
+        #: The image's /workspace, until the first owner command unpacks it.
+        self._workspace = workspace
 
     @property
     def container_id(self) -> str:
@@ -80,27 +117,25 @@ class DockerSandbox:
         workdir: str | None = None,
         output_limit: int | None = None,
         user: SandboxUser = "owner",
+        keep_tail: int | None = None,
     ) -> ExecResult:
         """Run ``command`` as ``user``; see :meth:`arena_bot.sandbox.base.Sandbox.exec`."""
         if self.killed:
             raise SandboxError("the sandbox was killed (timeout) and cannot run more commands")
+        self._start()
+        argv, stdin = list(command), None
+        if self._workspace and user == "owner":
+            # The first owner command unpacks the workspace itself: one exec, not two.
+            argv = ["sh", "-c", _UNPACK_SCRIPT, "arena-unpack", workdir or "/tmp", *argv]
+            stdin, workdir, self._workspace = self._workspace, None, b""
+        elif self._workspace:
+            workspace, self._workspace = self._workspace, b""
+            self.extract(workspace, directory="/", user=SANDBOX_USER)
         limit = self.limits.output_bytes if output_limit is None else output_limit
-        api = self._client.api
         started = time.monotonic()
-        try:
-            exec_id = api.exec_create(
-                self._container.id,
-                list(command),
-                user=_USERS[user],
-                environment=dict(env or {}),
-                workdir=workdir,
-                stdout=True,
-                stderr=True,
-            )["Id"]
-            stream = api.exec_start(exec_id, stream=True, demux=False)
-        except ENGINE_ERRORS as exc:
-            raise SandboxError(f"Docker could not run a command in the sandbox: {exc}") from None
-        collector = _OutputCollector(limit=limit)
+        exec_id, stream = self._start_exec(argv, user=user, env=env, workdir=workdir,
+                                           stdin=stdin)
+        collector = _OutputCollector(limit=limit, tail=keep_tail)
         # The stream is read in a worker thread so the wall-clock limit holds even when the
         # command writes nothing; past the cap the worker keeps draining (so the command is
         # never blocked on a full pipe) but stores nothing.
@@ -117,11 +152,14 @@ class DockerSandbox:
         exit_code: int | None = None
         if not timed_out:
             try:
-                exit_code = api.exec_inspect(exec_id).get("ExitCode")
+                exit_code = self._client.api.exec_inspect(exec_id).get("ExitCode")
             except ENGINE_ERRORS as exc:
                 raise SandboxError(f"Docker lost the sandbox command: {exc}") from None
         if collector.error is not None and not timed_out:
             raise SandboxError(f"reading the sandbox output failed: {collector.error}")
+        if stdin is not None and exit_code == 125 and _UNPACK_FAILED in collector.text():
+            raise SandboxError("could not copy the image's workspace into the sandbox: "
+                               + collector.text().split(_UNPACK_FAILED, 1)[1].strip()[:500])
         return ExecResult(
             exit_code=exit_code,
             output=collector.text(),
@@ -130,6 +168,28 @@ class DockerSandbox:
             oom_killed=self._oom_killed(exit_code),
             duration=duration,
         )
+
+    def _start_exec(
+        self, argv: list[str], *, user: SandboxUser, env: Mapping[str, str] | None,
+        workdir: str | None, stdin: bytes | None,
+    ) -> tuple[str, Iterator[bytes]]:
+        """Create and start an exec; its output as a stream of chunks. With ``stdin``, the
+        bytes are sent by a thread of their own (a command may write before it reads)."""
+        api = self._client.api
+        try:
+            exec_id = api.exec_create(
+                self._container.id, argv, user=_USERS[user], environment=dict(env or {}),
+                workdir=workdir, stdout=True, stderr=True, stdin=stdin is not None,
+            )["Id"]
+            if stdin is None:
+                return exec_id, api.exec_start(exec_id, stream=True, demux=False)
+            sock = api.exec_start(exec_id, socket=True)
+        except ENGINE_ERRORS as exc:
+            raise SandboxError(f"Docker could not run a command in the sandbox: {exc}") from None
+        raw = getattr(sock, "_sock", sock)
+        raw.settimeout(None)  # the wall-clock limit is the caller's (it kills the sandbox)
+        threading.Thread(target=_send, args=(raw, stdin), daemon=True).start()
+        return exec_id, _frames(sock, raw)
 
     def _wait(self, reader: threading.Thread, *, exec_id: str, deadline: float) -> bool:
         """Wait for the command; True when the deadline passed first.
@@ -194,28 +254,60 @@ class DockerSandbox:
 
     def write_files(self, files: Mapping[str, bytes], *, directory: str) -> None:
         """Create ``files`` under ``directory`` (root-owned, world-readable: the sandbox users
-        can read and run them but not change them)."""
-        parent, _, folder = directory.rstrip("/").rpartition("/")
-        buffer = io.BytesIO()
-        now = int(time.time())
-        with tarfile.open(fileobj=buffer, mode="w") as tar:
-            folder_info = tarfile.TarInfo(folder)
-            folder_info.type = tarfile.DIRTYPE
-            folder_info.mode = 0o755
-            folder_info.mtime = now
-            tar.addfile(folder_info)
-            for name, content in files.items():
-                info = tarfile.TarInfo(f"{folder}/{name}")
-                info.size = len(content)
-                info.mode = 0o755 if name.endswith(".sh") else 0o644
-                info.mtime = now
-                tar.addfile(info, io.BytesIO(content))
-        self.extract(buffer.getvalue(), directory=parent or "/", user=_ROOT_USER)
+        can read and run them but not change them). Before the first command they are staged
+        for the container's first process (no exec); afterwards a root exec unpacks them."""
+        folder = directory.strip("/")
+        entries: list[tuple[str, bytes | None, int]] = [(folder, None, 0o755)]
+        entries += [(f"{folder}/{name}", content, 0o755 if name.endswith(".sh") else 0o644)
+                    for name, content in files.items()]
+        if not self._started:
+            # Before the start: unpacked by the container's first process, no exec needed.
+            self._staged += entries
+            return
+        self.extract(_archive(entries), directory="/", user=_ROOT_USER)
+
+    def _start(self) -> None:
+        """Start the container (once): its first process unpacks the staged files (root-owned)
+        from standard input and says so before any command runs."""
+        if self._started:
+            return
+        self._started = True
+        api = self._client.api
+        try:
+            sock = api.attach_socket(self._container.id,
+                                     params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            api.start(self._container.id)
+        except ENGINE_ERRORS as exc:
+            raise SandboxError(f"Docker could not start the sandbox: {exc}") from None
+        raw = getattr(sock, "_sock", sock)
+        output = bytearray()
+        try:
+            raw.settimeout(_COPY_TIMEOUT)
+            raw.sendall(_archive(self._staged))
+            raw.shutdown(socket.SHUT_WR)
+            for _stream, chunk in frames_iter(raw, tty=False):
+                output += chunk[: max(0, 4096 - len(output))]
+                if _READY in output:
+                    break
+        except OSError as exc:
+            raise SandboxError(f"could not copy files into the sandbox: {exc}") from None
+        finally:
+            sock.close()
+        self._staged = []
+        if self.killed:
+            # kill() ran while the container was starting (Ctrl-C): it found nothing running.
+            with contextlib.suppress(docker.errors.APIError):
+                self._container.kill()
+            raise SandboxError("the sandbox was killed while it started")
+        if _READY not in output:
+            text = output.decode("utf-8", errors="replace").strip()
+            raise SandboxError(f"the sandbox did not start (its first process said: {text[:500]})")
 
     def extract(self, archive: bytes, *, directory: str, user: str) -> None:
         """Unpack the tar ``archive`` into ``directory`` with ``tar`` run in the sandbox as
         ``user``. The daemon's own copy (put_archive) cannot write into tmpfs mounts of a
         container whose root file system is read-only, so the archive goes in on stdin."""
+        self._start()
         api = self._client.api
         try:
             exec_id = api.exec_create(
@@ -250,6 +342,8 @@ class DockerSandbox:
     def kill(self) -> None:
         """Kill every process of the sandbox (used on timeout)."""
         self.killed = True
+        if not self._started:
+            return  # nothing runs yet; the killed flag stops the first command
         # An APIError means it is already dead: that is what we wanted.
         with contextlib.suppress(docker.errors.APIError):
             self._container.kill()
@@ -279,7 +373,6 @@ class DockerEngine:
             try:
                 container = self.client.containers.create(image, **self._hardening(limits))
                 workspace = self._workspace_archive(container)
-                container.start()
             except docker.errors.ImageNotFound:
                 raise SandboxError(
                     f"image {image} is not present", hint="run `arena images build`"
@@ -288,9 +381,8 @@ class DockerEngine:
                 raise SandboxError(
                     f"Docker could not start a sandbox from {image}: {exc}"
                 ) from None
-            sandbox = DockerSandbox(self.client, container, limits)
-            if workspace:
-                sandbox.extract(workspace, directory="/", user=SANDBOX_USER)
+            # Started by its first command (see the module docstring).
+            sandbox = DockerSandbox(self.client, container, limits, workspace=workspace)
             with self._open_lock:
                 self._open[sandbox.container_id] = sandbox
             yield sandbox
@@ -314,12 +406,17 @@ class DockerEngine:
             # fork bomb's killed children do not stay zombies holding the pid limit the
             # harness needs to read the report.
             "init": True,
-            "command": ["sleep", "86400"],
+            "command": ["sh", "-c", _START_SCRIPT],
             "entrypoint": [],
+            # The first process reads the staged files from standard input; attached before
+            # the start, closed after it (not detached: docker-py then sets StdinOnce).
+            "stdin_open": True,
+            "detach": False,
             # Not the image's WORKDIR: Docker would create it, root-owned, inside the empty
             # /workspace tmpfs before the image's copy goes in.
             "working_dir": "/tmp",
-            "user": SANDBOX_USER,
+            # Only the first process: every command names its user (owner or tester).
+            "user": _ROOT_USER,
             "network_disabled": True,
             "network_mode": "none",
             "cap_drop": ["ALL"],
@@ -345,7 +442,6 @@ class DockerEngine:
             },
             # The daemon keeps its own copy of the output: cap it too.
             "log_config": LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
-            "detach": True,
         }
 
     def _workspace_archive(self, container: Any) -> bytes:
@@ -404,6 +500,44 @@ class DockerEngine:
         return removed
 
 
+def _archive(entries: list[tuple[str, bytes | None, int]]) -> bytes:
+    """A tar of ``entries`` (path from /, content or ``None`` for a folder, mode)."""
+    buffer = io.BytesIO()
+    now = int(time.time())
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path, content, mode in entries:
+            info = tarfile.TarInfo(path)
+            info.mode = mode
+            info.mtime = now
+            if content is None:
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+            else:
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+def _send(raw: Any, data: bytes) -> None:
+    """Write ``data`` to an exec's standard input, then close it (the command sees EOF)."""
+    try:
+        raw.sendall(data)
+        raw.shutdown(socket.SHUT_WR)
+    except OSError:
+        # The command ended without reading it all (or the sandbox was killed): what it did
+        # is in its exit status and output; there is nobody left to send to.
+        return
+
+
+def _frames(sock: Any, raw: Any) -> Iterator[bytes]:
+    """The payloads of an attached exec's multiplexed output (stdout and stderr together)."""
+    try:
+        for _stream, chunk in frames_iter(raw, tty=False):
+            yield chunk
+    finally:
+        sock.close()
+
+
 def _remove(container: Any) -> None:
     try:
         container.remove(force=True, v=True)
@@ -434,9 +568,9 @@ class _OutputCollector:
     """Keeps at most ``limit`` bytes of a stream: its head and (a quarter of the cap) its tail,
     where test runners print their summary. Everything between is counted, then dropped."""
 
-    def __init__(self, *, limit: int) -> None:
+    def __init__(self, *, limit: int, tail: int | None = None) -> None:
         self.limit = limit
-        self.tail_limit = limit // 4
+        self.tail_limit = min(limit, limit // 4 if tail is None else tail)
         self.head_limit = limit - self.tail_limit
         self.head = bytearray()
         self.tail = bytearray()

@@ -361,6 +361,49 @@ def test_task_setup_command_runs_before_the_tests(
     assert "SETUP-RAN" in feature.output
 
 
+#: What the task's setup command (run as the tester, after the owner's steps) tries to change.
+_OWNED = ("tests/test_add.py", "tests/test_mul.py", "calc.py", "/arena/harness.sh",
+          "/arena/arena_stream.py", "/arena/changed.json", "/arena/submission.patch")
+
+
+def test_the_setup_command_cannot_change_what_the_owner_or_root_wrote(
+    variant_root, write_submission, engine, task_images, store, repos
+) -> None:
+    """The harness's files arrive with the container's start (root), the workspace with the
+    owner's first command: the tester's setup command, run after both, can change none of
+    them (nor add a file beside them), and the tests still run against what was set."""
+    attempts = " ".join(_OWNED)
+    setup = (f"for f in {attempts}; do if (echo x >> $f) 2>/dev/null; then echo WROTE $f; "
+             "else echo REFUSED $f; fi; done; "
+             "for d in /arena tests .; do touch $d/planted.py 2>/dev/null && echo WROTE $d; done; "
+             "true")
+    task = _variant(variant_root, "calc-setup-writes", setup=setup)
+    submission = write_submission("gold", patches=[gold(task, 1)], task_id=task.id)
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    assert "WROTE" not in feature.output, feature.output
+    assert sorted(line.split()[1] for line in feature.output.splitlines()
+                  if line.startswith("REFUSED")) == sorted(_OWNED)
+    assert feature.status == "passed", (feature.reason, feature.output[-2000:])
+
+
+def test_a_test_command_ending_in_its_own_exit_still_has_its_report_read(
+    variant_root, write_submission, engine, task_images, store, repos, task_kit
+) -> None:
+    """The report comes back at the end of the tests' own output, printed by the shell after
+    the command. A command ending in ``exit $rc`` (after a burst on standard error) ends
+    only itself (it runs in a subshell): the report is read, the gold patch passes, and
+    nothing of the trailer is left in the stored output."""
+    command = (task_kit.TEST_COMMAND + "; rc=$?; head -c 300000 /dev/zero | tr \"\\0\" e >&2; "
+               "exit $rc")
+    task = _variant(variant_root, "calc-stderr", test_command=command)
+    submission = write_submission("gold", patches=[gold(task, 1)], task_id=task.id)
+    feature = only_feature(evaluate(submission, task, engine=engine, task_images=task_images,
+                                    store=store, repos=repos))
+    assert feature.status == "passed", (feature.reason, feature.output[-500:])
+    assert "eeee" in feature.output and "arena-junit" not in feature.output
+
+
 FORK_BOMB = (
     "import os\n"
     "    import time\n"

@@ -3,8 +3,15 @@ files handed to the plugin and the verdict checked against the plugin's stream."
 
 from __future__ import annotations
 
-from arena_bot.evaluation.harness import _stream_verdict, cap_text, changed_files, check_protected
-from arena_bot.evaluation.junit import JUnitReport
+from arena_bot.evaluation.harness import (
+    ReportTrailer,
+    _stream_verdict,
+    cap_text,
+    changed_files,
+    check_protected,
+    reaped,
+)
+from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport
 from arena_bot.evaluation.stream import STREAM_LOST, Stream, parse_stream
 from arena_bot.evaluation.verdict import Verdict
 from arena_bot.models.evaluation import TestCaseResult
@@ -86,3 +93,54 @@ def test_a_run_the_plugin_ended_for_a_lost_stream_is_tampered() -> None:
     verdict = _stream_verdict(Verdict("no_tests", False, "no report"), stream=start,
                               report=None, run=lost, pytest_command=True)
     assert verdict.status == "tampered" and "closed or replaced" in (verdict.reason or "")
+
+
+_JUNIT = ('<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1">'
+          '<testcase classname="tests.test_x" name="test_a"/></testsuite></testsuites>')
+
+
+def _trailer(report: str | None, *, nonce: str = "n0nce") -> str:
+    size = "-" if report is None else str(len(report.encode()))
+    return f"\narena-junit {nonce} {size}\n{report or ''}"
+
+
+def test_the_report_trailer_is_split_from_the_tests_output() -> None:
+    trailer = ReportTrailer(path="/tmp/r/junit.xml", nonce="n0nce")
+    output, report = trailer.split("1 passed in 0.01s\n" + _trailer(_JUNIT))
+    assert output == "1 passed in 0.01s\n"
+    assert [(c.name, c.outcome) for c in report.cases] == [("tests.test_x::test_a", "passed")]
+    output, report = trailer.split("no junit\n" + _trailer(None))
+    assert output == "no junit\n" and "wrote no JUnit report" in (report.error or "")
+
+
+def test_a_trailer_printed_by_the_code_under_test_does_not_count() -> None:
+    """Code under test can read the nonce (the shell's command line is its own uid's) and
+    print a trailer of its own: only the last marker, printed by the shell once every
+    process of the tester is killed, is read; a forged one after it cannot exist."""
+    trailer = ReportTrailer(path="/tmp/r/junit.xml", nonce="n0nce")
+    failing = _JUNIT.replace('name="test_a"/>', 'name="test_a"><failure message="x"/></testcase>')
+    _, report = trailer.split("out\n" + _trailer(_JUNIT) + "\nmore\n" + _trailer(failing))
+    assert [c.outcome for c in report.cases] == ["failed"]
+    # The real trailer damaged (an unreadable file: no size): an error, never the forged one.
+    _, report = trailer.split(_trailer(_JUNIT) + "\narena-junit n0nce \nwc: denied\n")
+    assert report.cases == [] and "could not be read" in (report.error or "")
+
+
+def test_a_missing_or_cut_trailer_is_an_error() -> None:
+    trailer = ReportTrailer(path="/tmp/r/junit.xml", nonce="n0nce")
+    assert "no report trailer" in (trailer.split("killed\n")[1].error or "")
+    cut = _trailer(_JUNIT)[:-10]  # output lost at the end
+    assert "announced size" in (trailer.split(cut)[1].error or "")
+    other = trailer.split(_trailer(_JUNIT, nonce="other"))[1]  # another run's nonce
+    assert other.cases == [] and other.error
+    huge = f"\narena-junit n0nce {MAX_JUNIT_BYTES + 1}\n<x/>"
+    assert "larger" in (trailer.split(huge)[1].error or "")
+
+
+def test_reaped_kills_the_tester_before_printing_the_report() -> None:
+    script = reaped("pytest", report=ReportTrailer(path="/tmp/r/junit.xml", nonce="n0nce"))
+    lines = script.splitlines()
+    kill = next(i for i, line in enumerate(lines) if line.startswith("kill -KILL -1"))
+    report = next(i for i, line in enumerate(lines) if "arena-junit n0nce" in line)
+    assert lines[:4] == ["exec 2>&1", "(", "pytest", ")"] and kill < report
+    assert lines[-1] == "exit $arena_rc"

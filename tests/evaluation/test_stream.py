@@ -145,3 +145,19 @@ def test_tamper_and_review_events_are_read() -> None:
     assert [(r.file, r.line) for r in stream.reviews] == [("pkg/__init__.py", 3)]
     problem = stream_problem(_report(tests__a="failed"), stream)
     assert problem is not None and "pytest internals were replaced" in problem
+
+
+def test_taking_the_stream_out_gives_back_pytests_output_as_printed() -> None:
+    """The plugin writes each line between newlines, wherever pytest's own output stands
+    (mid-line after a progress dot, or after a finished line): taking the lines out must
+    leave no blank line and no broken progress line behind."""
+    line = _Numbered()
+    printed = ["tests/test_x.py ", ".", ".", "F", "                [100%]\n", "\n",
+               "=== 1 failed, 2 passed ===\n"]
+    streamed = line(event="start")
+    for part in printed:
+        streamed += part + line(id="tests/test_x.py::test_a", when="call", outcome="passed")
+    stream, text = parse_stream(streamed + line(event="end"))
+    assert stream.started and stream.ended and not stream.broken
+    assert text == "".join(printed)
+    assert text.count("\n\n") == 1  # only pytest's own blank line

@@ -282,3 +282,111 @@ def test_the_workspace_is_capped_in_total_and_never_reaches_the_host(
     assert "No space left on device" in result.output
     assert int(result.output.split()[-1]) <= 128
     assert before - during < 100 * 1024 * 1024, (before, during)
+
+
+def test_files_written_before_the_start_are_root_owned_and_unchangeable(
+    engine: DockerEngine, base_image: str
+) -> None:
+    """The harness's files are unpacked by the container's first process (root without any
+    capability) before any command runs: neither sandbox user can change, replace or add to
+    them, exactly as files written by a root exec after the start."""
+    # One pipe for both streams (their order is kept): the listing comes last.
+    attempts = ("exec 2>&1; echo x > /arena/h/a.txt; rm -f /arena/h/a.txt; "
+                "mv /arena/h/run.sh /tmp/x; "
+                "touch /arena/h/new; chmod 777 /arena/h/a.txt; ls /arena/h")
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        sandbox.write_files({"a.txt": b"hello\n", "run.sh": b"echo ran"}, directory="/arena/h")
+        first = sandbox.exec(["sh", "-c", "stat -c '%u %a %n' /arena/h /arena/h/* /proc/1; "
+                              "grep -h CapEff /proc/[0-9]*/status 2>/dev/null | sort -u"],
+                             timeout=30)
+        owner = sandbox.exec(["sh", "-c", attempts], timeout=30)
+        tester = sandbox.exec(["sh", "-c", attempts], timeout=30, user="tester")
+        sandbox.write_files({"b.txt": b"later\n"}, directory="/arena/later")
+        later = sandbox.exec(["sh", "-c", "stat -c '%u %a' /arena/later/b.txt; "
+                              "echo x > /arena/later/b.txt || echo refused"], timeout=30)
+    assert first.output.splitlines() == [
+        "0 755 /arena/h", "0 644 /arena/h/a.txt", "0 755 /arena/h/run.sh", "0 555 /proc/1",
+        "CapEff:\t0000000000000000",  # no process of the container holds a capability
+    ], first.output
+    for attempt in (owner, tester):
+        assert attempt.output.split()[-2:] == ["a.txt", "run.sh"], attempt.output
+        assert "new" not in attempt.output.split()
+    assert later.output.split()[:2] == ["0", "644"] and "refused" in later.output
+
+
+@pytest.fixture(scope="module")
+def workspace_image(base_image: str, docker_client: docker.DockerClient) -> str:
+    """The base image with a small repository in /workspace, as task images have one."""
+    import io
+
+    dockerfile = (f"FROM {base_image}\nRUN mkdir -p /workspace/repo && echo hello > "
+                  "/workspace/repo/file.txt && head -c 3000000 /dev/zero > /workspace/big "
+                  "&& chown -R 1000:1000 /workspace\nWORKDIR /workspace/repo\n").encode()
+    tag = "arena-test-workspace:1"
+    docker_client.images.build(fileobj=io.BytesIO(dockerfile), tag=tag, rm=True)
+    return tag
+
+
+def test_the_workspace_arrives_with_the_first_command_whoever_runs_it(
+    engine: DockerEngine, workspace_image: str
+) -> None:
+    """The image's /workspace is unpacked by the first owner command in its own exec (the
+    archive on its stdin): the command sees it from its folder, prints nothing of the unpack,
+    keeps its exit status, and later commands see the same tree. A tester's first command
+    gets it unpacked by the owner beforehand, and still cannot write there."""
+    with engine.open(workspace_image, limits=TIGHT) as sandbox:
+        first = sandbox.exec(["sh", "-c", "pwd; cat file.txt; stat -c %u file.txt; "
+                              "echo more >> file.txt; exit 7"],
+                             timeout=30, workdir="/workspace/repo")
+        second = sandbox.exec(["cat", "/workspace/repo/file.txt"], timeout=30)
+    assert (first.exit_code, first.output) == (7, "/workspace/repo\nhello\n1000\n")
+    assert second.output == "hello\nmore\n"
+    with engine.open(workspace_image, limits=TIGHT) as sandbox:
+        # One pipe for both streams: their order is kept.
+        tester = sandbox.exec(["sh", "-c", "exec 2>&1; cat file.txt; "
+                               "echo x > file.txt || echo refused"],
+                              timeout=30, workdir="/workspace/repo", user="tester")
+        owner = sandbox.exec(["stat", "-c", "%u", "/workspace/repo/file.txt"], timeout=30)
+    assert tester.output.splitlines()[0] == "hello" and "refused" in tester.output
+    assert owner.output == "1000\n"
+
+
+def test_a_workspace_that_does_not_fit_is_a_clear_error(
+    engine: DockerEngine, workspace_image: str
+) -> None:
+    """A workspace larger than its cap stops the sandbox with an engine error (never a
+    half-unpacked repository the harness would go on with), whoever's command comes first."""
+    small = SandboxLimits(workspace_mb=1)
+    for user in ("owner", "tester"):
+        with pytest.raises(SandboxError, match="could not copy") as caught, engine.open(
+            workspace_image, limits=small
+        ) as sandbox:
+            sandbox.exec(["true"], timeout=30, user=user)  # type: ignore[arg-type]
+        assert "No space left on device" in caught.value.message
+
+
+def test_the_kept_tail_holds_a_trailer_whole(engine: DockerEngine, base_image: str) -> None:
+    """``keep_tail``: past the cap, the last bytes asked for are kept whole (the report the
+    tests' shell prints last), the head as usual, what lies between is counted and dropped."""
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        result = sandbox.exec(
+            ["sh", "-c", "head -c 50000 /dev/zero | tr '\\0' x; printf 'END%.0s' $(seq 1 200)"],
+            timeout=30, output_limit=2000, keep_tail=600,
+        )
+    assert result.truncated and result.output.startswith("x" * 1400)
+    assert result.output.endswith("END" * 200)
+    assert "bytes of output omitted" in result.output
+
+
+def test_a_sandbox_killed_before_its_first_command_runs_nothing(
+    engine: DockerEngine, base_image: str, docker_client: docker.DockerClient
+) -> None:
+    """Ctrl-C can reach a sandbox that is created but not started yet (it starts with its
+    first command): nothing runs in it afterwards, and it is removed like any other."""
+    with engine.open(base_image, limits=TIGHT) as sandbox:
+        sandbox.kill()
+        with pytest.raises(SandboxError, match="killed"):
+            sandbox.exec(["true"], timeout=30)
+        seen = sandbox.container_id
+    engine.drain()
+    assert seen not in _sandbox_ids(docker_client)
