@@ -134,6 +134,8 @@ def _entry_line(entry: Entry) -> str:
     assert entry.scores is not None  # ranked entries are scored
     scores = entry.scores
     correctness = "n/a" if scores.correctness is None else f"{scores.correctness:5.1f}"
+    # The multi-run interval is over the runs' adjusted scores: it is printed beside the
+    # adjusted score, never beside the unadjusted one the ranks use.
     interval = ""
     if entry.interval is not None and entry.interval.low is not None:
         interval = f" [{entry.interval.low:.1f}, {entry.interval.high:.1f}]"
@@ -143,8 +145,8 @@ def _entry_line(entry: Entry) -> str:
         flags = f"  [{review}{', '.join(f.code for f in entry.outliers)}]"
     tie = " (tie)" if entry.rank_shared else ""
     return (
-        f"#{entry.rank}{tie} {scores.overall_unadjusted:5.1f} (adjusted {scores.overall:5.1f}, "
-        f"solved {scores.resolve_rate:4.0%}){interval}  {entry.label}  "
+        f"#{entry.rank}{tie} {scores.overall_unadjusted:5.1f} (adjusted {scores.overall:5.1f}"
+        f"{interval}, solved {scores.resolve_rate:4.0%})  {entry.label}  "
         f"eff {scores.efficiency:5.1f} speed {scores.speed:5.1f} cost {scores.cost:5.1f} "
         f"correct {correctness}{flags}"
     )

@@ -196,3 +196,41 @@ def test_a_board_without_submissions_matches_too(board: Path) -> None:
     _score(board)
     assert _written(board) == _whole_board(board)
     assert json.loads(_written(board)[0])["entries"] == []
+
+
+def test_the_pipelines_ranking_prints_each_interval_beside_the_score_it_is_about(
+    board: Path,
+) -> None:
+    """The multi-run interval is over adjusted scores: it sits beside the adjusted score."""
+    from arena_bot.cli.pipeline import render_ranking
+    from arena_bot.config import ArenaConfig
+    from arena_bot.index import Index
+    from arena_bot.models.leaderboard import Entry
+    from arena_bot.scoring.incremental import score_repository
+
+    # The synthetic tasks are "beginner": weigh that difficulty like seed 002's "advanced".
+    config = ArenaConfig.model_validate(
+        {"scoring": {"difficulty_multipliers": {"beginner": 1.2}}}
+    )
+    scored = score_repository(
+        dataset_dir=board / "dataset", submissions_dir=board / "submissions",
+        results_dir=board / ".arena" / "results", options=ScoringOptions.from_config(config),
+        index=Index(None),
+    )
+    text = render_ranking(scored)
+    ranked = [
+        Entry.model_validate_json(fragment)
+        for part in scored.parts for fragment in part.fragments()[: part.counts["ranked"]]
+    ]
+    with_interval = [e for e in ranked if e.interval is not None and e.interval.low is not None]
+    assert with_interval, "the board has multi-run entries"
+    for entry in with_interval:
+        assert entry.scores is not None and entry.interval is not None
+        assert entry.interval.high is not None and entry.interval.low is not None
+        # The adjusted score is the unadjusted one × 1.2, capped at 100.
+        assert entry.scores.overall == pytest.approx(
+            min(100.0, entry.scores.overall_unadjusted * 1.2), abs=0.01)
+        shown = (f"{entry.scores.overall_unadjusted:5.1f} (adjusted {entry.scores.overall:5.1f} "
+                 f"[{entry.interval.low:.1f}, {entry.interval.high:.1f}], solved")
+        assert shown in text, text
+        assert entry.interval.low <= entry.scores.overall <= entry.interval.high
