@@ -5,13 +5,23 @@ is most of the time (YAML parsing, hashing, JSON validation). The index keeps, i
 file under ``.arena/``:
 
 * ``files``: the sha256 of each file read, keyed by its path and stat signature (size,
-  modification time in ns, inode). A file whose signature is unchanged is not read again;
-  any change to it (git checkout, an edit, a copy) changes the signature and the file is
-  hashed afresh.
+  modification time in ns, inode, status-change time in ns). A file whose signature is
+  unchanged is not read again; any change to it (git checkout, an edit, a copy, ``touch -d``
+  or ``cp -p`` restoring an old modification time: the kernel sets the change time, which no
+  program can set back) changes the signature and the file is hashed afresh. Folders are
+  rows too (their path ends in ``/``): their listing, trusted while the folder's own
+  signature is unchanged (adding, removing or renaming an entry changes it; editing a file
+  in place does not, which is why every file keeps its own row).
 * ``memo``: values computed from content hashes only (a parsed submission, the verdict of a
   validation, the columns of a result), keyed by a namespace and a content key. Because the
   key is built from content hashes, a stale entry can never be served: changed inputs give a
   different key.
+
+What the index trusts, then, is the stat signature, and only a *settled* one: a signature
+whose modification time is less than :data:`RACY_NS` before the run started is used in the
+run but never stored, because a second change within the same timestamp tick would leave it
+unchanged (git's "racy clean" problem; file systems stamp times from a coarse clock, some
+with 1-2 s granularity). Such files are simply hashed again next time.
 
 The index is never the source of truth. Deleting it loses nothing but time (the next run
 rebuilds it from the files); a corrupt or foreign file is discarded and rebuilt; writes
@@ -25,7 +35,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,14 +45,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 #: Bump when the meaning of a stored value changes; an index of another version is rebuilt.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 INDEX_FILE = "index.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    inode INTEGER NOT NULL, sha256 TEXT NOT NULL
+    inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS memo (
     namespace TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
@@ -49,20 +60,33 @@ CREATE TABLE IF NOT EXISTS memo (
 );
 """
 
-Signature = tuple[int, int, int]
+Signature = tuple[int, int, int, int]
 M = TypeVar("M", bound=BaseModel)
 #: Files bigger than this are never cached models (the formats' own caps are smaller).
 _MAX_CACHED_BYTES = 1024 * 1024
+#: A signature modified less than this before the run started is not stored (see above).
+RACY_NS = 2_000_000_000
 
 
 def signature(stat: os.stat_result) -> Signature:
     """What identifies one version of a file without reading it."""
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
 
 
 def sha256_file(path: Path | str) -> str:
+    # One read for the small files a board is made of; hashlib.file_digest would allocate a
+    # 256 KiB buffer per file, which costs more than hashing them.
     with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        data = handle.read(_SMALL_FILE)
+        if len(data) < _SMALL_FILE:
+            return hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(data)
+        while chunk := handle.read(_SMALL_FILE):
+            digest.update(chunk)
+        return digest.hexdigest()
+
+
+_SMALL_FILE = 1 << 20
 
 
 @dataclass
@@ -90,6 +114,15 @@ class Index:
     misses: int = 0
     #: :func:`code_fingerprint`, computed once per run.
     fingerprint: str | None = None
+    #: When the run started (wall clock): signatures modified since ``started_ns - RACY_NS``
+    #: are not stored.
+    started_ns: int = field(default_factory=time.time_ns)
+    #: The signature each path had when this run looked at it, before reading it (folders
+    #: end in ``/``; ``None``: absent). What a witness of a computation is made of
+    #: (see :mod:`arena_bot.scoring.witness`).
+    observed: dict[str, Signature | None] = field(default_factory=dict)
+    _recording: list[list[str]] = field(default_factory=list)
+    _prune: list[tuple[str, frozenset[str]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.path is not None:
@@ -101,6 +134,7 @@ class Index:
         """sha256 of ``path``'s bytes, read only when its stat signature is new."""
         key = path if isinstance(path, str) and path.startswith("/") else os.path.abspath(path)
         current = signature(stat or os.stat(key))
+        self._observe(key, current)
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             self.hits += 1
@@ -118,11 +152,11 @@ class Index:
         for root in roots:
             prefix = os.path.abspath(root)
             rows = self._read_all(
-                "SELECT path, size, mtime_ns, inode, sha256 FROM files "
+                "SELECT path, size, mtime_ns, inode, ctime_ns, sha256 FROM files "
                 "WHERE path > ? AND path < ?", f"{prefix}/", f"{prefix}0",
             )
-            for path, size, mtime_ns, inode, digest in rows:
-                self._preloaded[path] = ((size, mtime_ns, inode), digest)
+            for path, size, mtime_ns, inode, ctime_ns, digest in rows:
+                self._preloaded[path] = ((size, mtime_ns, inode, ctime_ns), digest)
             self._preloaded_roots.append(f"{prefix}/")
 
     def preload_memo(self, namespace: str) -> None:
@@ -142,11 +176,17 @@ class Index:
         so an unchanged folder costs one ``stat``, not a read of its entries.
         """
         absolute = folder if folder.startswith("/") else os.path.abspath(folder)
+        key = f"{absolute}/"
         listed = self._listed.get(absolute)
         if listed is not None:  # already looked at in this run (walk, then digest)
+            self._observe(key, self.observed.get(key))
             return listed
-        key = f"{absolute}/"
-        current = signature(os.lstat(absolute))
+        try:
+            current = signature(os.lstat(absolute))
+        except OSError:
+            self._observe(key, None)
+            raise
+        self._observe(key, current)
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             text = known[1]
@@ -172,7 +212,34 @@ class Index:
 
     def forget(self, folder: Path | str) -> None:
         """Drop this run's listing of ``folder`` (the command has just written into it)."""
-        self._listed.pop(os.path.abspath(folder), None)
+        absolute = os.path.abspath(folder)
+        self._listed.pop(absolute, None)
+        self.observed.pop(f"{absolute}/", None)
+
+    def settled(self, current: Signature | None) -> bool:
+        """Whether ``current`` may be trusted by a later run (see the module's docstring)."""
+        return current is None or current[1] < self.started_ns - RACY_NS
+
+    @contextmanager
+    def recording(self) -> Iterator[list[str]]:
+        """The paths (folders ending in ``/``) looked at while the block runs, in order,
+        each with its signature in :attr:`observed`."""
+        seen: list[str] = []
+        self._recording.append(seen)
+        try:
+            yield seen
+        finally:
+            self._recording.remove(seen)
+
+    def _observe(self, key: str, current: Signature | None) -> None:
+        self.observed[key] = current
+        for seen in self._recording:
+            seen.append(key)
+
+    def prune(self, folder: str, keep: Collection[str]) -> None:
+        """Drop, when the run ends, the rows under ``folder`` (absolute) except ``keep``:
+        files that are gone. Rows are keyed as :attr:`observed` is (folders end in ``/``)."""
+        self._prune.append((f"{folder.rstrip('/')}/", frozenset(keep)))
 
     # -- memo ------------------------------------------------------------------------------
 
@@ -212,7 +279,7 @@ class Index:
         can never be asked for again: they are dropped in the same transaction.
         """
         self._close_reader()
-        if self.path is None or not (self._new_files or self._new_memo):
+        if self.path is None or not (self._new_files or self._new_memo or self._prune):
             return
         try:
             with _transaction(self.path) as db:
@@ -220,9 +287,11 @@ class Index:
                     "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
                 )
                 db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
-                    [(p, *sig, digest) for p, (sig, digest) in self._new_files.items()],
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                    [(p, *sig, digest) for p, (sig, digest) in self._new_files.items()
+                     if self.settled(sig)],
                 )
+                self._write_prunes(db)
                 if self.fingerprint is not None:
                     db.execute(
                         "DELETE FROM memo WHERE key LIKE '%:%' AND substr(key, 1, ?) != ?",
@@ -238,12 +307,35 @@ class Index:
             _discard(self.path)
         self._new_files.clear()
         self._new_memo.clear()
+        self._prune.clear()
+
+    def _write_prunes(self, db: sqlite3.Connection) -> None:
+        """Delete the rows of files that are gone (see :meth:`prune`), and the parsed models
+        and patch digests of contents no remaining file has."""
+        gone: list[tuple[str]] = []
+        for prefix, keep in self._prune:
+            rows = db.execute(
+                "SELECT path FROM files WHERE path > ? AND path < ?",
+                (prefix, f"{prefix[:-1]}0"),
+            ).fetchall()
+            gone += [(path,) for (path,) in rows
+                     if path not in keep and path not in self._new_files]
+        if not gone:
+            return
+        db.executemany("DELETE FROM files WHERE path = ?", gone)
+        if self.fingerprint is not None:
+            db.execute(
+                "DELETE FROM memo WHERE (namespace LIKE 'model:%' OR namespace = "
+                "'patch-digest') AND substr(key, ?) NOT IN (SELECT sha256 FROM files)",
+                (len(self.fingerprint) + 2,),
+            )
 
     def abandon(self) -> None:
         """Forget what this run learnt and release the stored index (nothing is written)."""
         self._close_reader()
         self._new_files.clear()
         self._new_memo.clear()
+        self._prune.clear()
 
     def _open(self) -> None:
         assert self.path is not None
@@ -254,7 +346,10 @@ class Index:
                 self._db = db
                 return
             with db:
-                db.executescript("DELETE FROM files; DELETE FROM memo;")
+                # Another version's tables may have other columns: start them afresh.
+                db.executescript(
+                    "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS memo;" + _SCHEMA
+                )
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
                 )
@@ -268,8 +363,10 @@ class Index:
         known = self._preloaded.get(key)
         if known is not None or any(key.startswith(r) for r in self._preloaded_roots):
             return known
-        row = self._read("SELECT size, mtime_ns, inode, sha256 FROM files WHERE path = ?", key)
-        return ((row[0], row[1], row[2]), row[3]) if row is not None else None
+        row = self._read(
+            "SELECT size, mtime_ns, inode, ctime_ns, sha256 FROM files WHERE path = ?", key
+        )
+        return ((row[0], row[1], row[2], row[3]), row[4]) if row is not None else None
 
     def _stored_memo(self, namespace: str, key: str) -> bytes | None:
         if namespace in self._preloaded_namespaces:

@@ -116,17 +116,17 @@ def render_ranking(board: ScoredBoard, *, top: int = 10) -> str:
             f"{part.task_id} ({task['category']}, {task['difficulty']}; baseline "
             f"{task['baseline']['source']})"
         )
-        fragments = part.fragments()
+        entries = part.entries()
         ranked = part.counts["ranked"]  # ranked entries come first, in rank order
-        for fragment in fragments[: min(top, ranked)]:
-            lines.append("  " + _entry_line(Entry.model_validate_json(fragment)))
+        for data in entries[: min(top, ranked)]:
+            lines.append("  " + _entry_line(Entry.model_validate(data)))
         if ranked > top:
             lines.append(f"  ... and {ranked - top} more ranked entries (see the files written)")
-        for fragment in fragments[ranked : ranked + top]:
-            entry = Entry.model_validate_json(fragment)
+        for data in entries[ranked : ranked + top]:
+            entry = Entry.model_validate(data)
             lines.append(f"  -  {entry.label}: {entry.status} ({entry.status_reason or ''})")
-        if len(fragments) - ranked > top:
-            lines.append(f"  ... and {len(fragments) - ranked - top} more not ranked")
+        if len(entries) - ranked > top:
+            lines.append(f"  ... and {len(entries) - ranked - top} more not ranked")
     return "\n".join(lines)
 
 

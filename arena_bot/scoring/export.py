@@ -72,18 +72,32 @@ def stream_entries(
     A board of 50,000 entries is written one task's stored text at a time, never held
     whole in memory.
     """
+    yield from stream_indented(
+        document, (indent_fragments(batch) for batch in batches)
+    )
+
+
+def indent_fragments(fragments: Sequence[str]) -> str:
+    """Entries' canonical JSON as they sit in a document's ``entries`` list, joined by
+    ``,\n`` (``""`` for none): what :func:`stream_indented` places."""
+    return ",\n".join("    " + fragment.replace("\n", "\n    ") for fragment in fragments)
+
+
+def stream_indented(document: dict[str, Any], texts: Iterable[str]) -> Iterator[str]:
+    """:func:`stream_entries` from :func:`indent_fragments` texts (stored ready to write)."""
     text = canonical({**document, "entries": [_SLOT]})
     slot = f'    "{_SLOT}"'
     before, after = text.split(slot)
     first = True
-    for batch in batches:
-        for fragment in batch:
-            if first:
-                yield before
-                first = False
-            else:
-                yield ",\n"
-            yield "    " + fragment.replace("\n", "\n    ")
+    for chunk in texts:
+        if not chunk:
+            continue
+        if first:
+            yield before
+            first = False
+        else:
+            yield ",\n"
+        yield chunk
     if first:  # no entries at all: json spells an empty list "[]"
         yield text.replace(f'[\n{slot}\n  ]', "[]")
         return
