@@ -66,6 +66,9 @@ M = TypeVar("M", bound=BaseModel)
 _MAX_CACHED_BYTES = 1024 * 1024
 #: A signature modified less than this before the run started is not stored (see above).
 RACY_NS = 2_000_000_000
+#: Files up to this size are kept in memory after hashing, up to _RECENT_BYTES in all.
+_RECENT_FILE = 256 * 1024
+_RECENT_BYTES = 32 * 1024 * 1024
 
 
 def signature(stat: os.stat_result) -> Signature:
@@ -122,6 +125,10 @@ class Index:
     #: (see :mod:`arena_bot.scoring.witness`).
     observed: dict[str, Signature | None] = field(default_factory=dict)
     _recording: list[list[str]] = field(default_factory=list)
+    #: Bytes of small files just hashed, for the parse that usually follows (one read, and
+    #: the value parsed is the one hashed); at most _RECENT_BYTES in all.
+    _recent: dict[str, bytes] = field(default_factory=dict)
+    _recent_size: int = 0
     _prune: list[tuple[str, frozenset[str]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -140,9 +147,29 @@ class Index:
             self.hits += 1
             return known[1]
         self.misses += 1
-        digest = sha256_file(path)
+        if current[0] <= _RECENT_FILE:
+            with open(key, "rb") as handle:
+                data = handle.read()
+            digest = hashlib.sha256(data).hexdigest()
+            self._remember_bytes(key, data)
+        else:
+            digest = sha256_file(path)
         self._new_files[key] = (current, digest)
         return digest
+
+    def _remember_bytes(self, key: str, data: bytes) -> None:
+        self._recent[key] = data
+        self._recent_size += len(data)
+        while self._recent_size > _RECENT_BYTES:
+            oldest = next(iter(self._recent))
+            self._recent_size -= len(self._recent.pop(oldest))
+
+    def recent_bytes(self, path: Path | str) -> bytes | None:
+        """The bytes :meth:`file_digest` just read from ``path`` in this run, once."""
+        data = self._recent.pop(os.path.abspath(path), None)
+        if data is not None:
+            self._recent_size -= len(data)
+        return data
 
     def preload(self, *roots: Path) -> None:
         """Read at once every stored file row under ``roots`` (a whole-board run asks for
@@ -548,12 +575,14 @@ def cached_model(
     model: type[M],
     index: Index | None,
     load: Callable[[Path], M],
+    parse: Callable[[Path, bytes], M] | None = None,
 ) -> M:
     """``load(path)``, or the model stored for these exact file bytes by an earlier run.
 
     ``load`` parses and validates the file (raising on a bad one, which is never stored); a
     stored value is re-validated from JSON, which is several times faster than YAML with line
-    tracking. Only a file that loaded cleanly is ever stored.
+    tracking. Only a file that loaded cleanly is ever stored. ``parse`` does what ``load``
+    does from the bytes the index has just hashed (the file is not read twice).
     """
     if index is None:
         return load(path)
@@ -569,7 +598,8 @@ def cached_model(
     stored = index.lookup(namespace, key)
     if stored is not None:
         return model.model_validate_json(stored)
-    value = load(path)
+    data = index.recent_bytes(path) if parse is not None else None
+    value = parse(path, data) if parse is not None and data is not None else load(path)
     index.store(namespace, key, value.model_dump_json().encode())
     return value
 

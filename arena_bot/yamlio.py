@@ -92,15 +92,32 @@ _CLoader: type[Any] | None = getattr(yaml, "CSafeLoader", None)
 def _c_parser_is_safe(text: str) -> bool:
     """Whether ``text`` can go to libyaml's C parser without losing a safety rule.
 
-    The C composer cannot be hooked, so the rules it would skip are ruled out on the text:
-    no ``&`` or ``*`` means no anchor and no alias can exist, and at most MAX_YAML_DEPTH
-    brackets means flow nesting stays within the cap (block nesting is bounded by the size
-    cap through indentation, and is checked again while walking the nodes). Anything else
-    takes the pure-Python loader, which refuses it with its exact message and line.
+    The C composer cannot be hooked, so the rules it would skip are ruled out first: no
+    anchor and no alias token (no ``&`` or ``*`` in the text at all, or, when there is one,
+    as in a glob ``"tests/*"``, none among the tokens libyaml's scanner reads), and at most
+    MAX_YAML_DEPTH brackets, so flow nesting stays within the cap (block nesting is bounded
+    by the size cap through indentation, and is checked again while walking the nodes).
+    Anything else takes the pure-Python loader, which refuses it with its exact message
+    and line.
     """
-    if _CLoader is None or "&" in text or "*" in text:
+    if _CLoader is None or text.count("[") + text.count("{") > MAX_YAML_DEPTH:
         return False
-    return text.count("[") + text.count("{") <= MAX_YAML_DEPTH
+    return ("&" not in text and "*" not in text) or _no_anchor_tokens(text)
+
+
+def _no_anchor_tokens(text: str) -> bool:
+    """Whether libyaml's scanner finds no anchor or alias in ``text`` (nor an error)."""
+    assert _CLoader is not None
+    scanner = _CLoader(text)
+    try:
+        while scanner.check_token():
+            if isinstance(scanner.get_token(), (yaml.AnchorToken, yaml.AliasToken)):
+                return False
+    except yaml.YAMLError:
+        return False  # the strict loader reports it in its own words
+    finally:
+        scanner.dispose()
+    return True
 
 
 def _walk(
@@ -140,8 +157,19 @@ def _walk(
             yield from _walk(item, (*loc, index), lines, path, depth + 1)
 
 
-def read_text_capped(path: Path, *, limit: int, what: str) -> str:
-    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8."""
+def read_text_capped(path: Path, *, limit: int, what: str, data: bytes | None = None) -> str:
+    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8.
+
+    ``data``: the file's bytes, already read (by the index, which hashed them).
+    """
+    if data is not None:
+        if len(data) > limit:
+            raise InputError(
+                f"{what} is {len(data):,} bytes, over the limit of {limit:,} bytes",
+                path=path,
+                hint="keep the file small; large logs belong in a trajectory file",
+            )
+        return _decoded(data, path=path, what=what)
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -158,6 +186,10 @@ def read_text_capped(path: Path, *, limit: int, what: str) -> str:
         )
     with path.open("rb") as handle:
         raw = handle.read(limit + 1)
+    return _decoded(raw, path=path, what=what)
+
+
+def _decoded(raw: bytes, *, path: Path, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -170,9 +202,11 @@ def read_text_capped(path: Path, *, limit: int, what: str) -> str:
         ) from None
 
 
-def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES) -> LoadedYaml:
-    """Load one YAML document from ``path`` safely, with line numbers."""
-    text = read_text_capped(path, limit=limit, what="YAML file")
+def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES, data: bytes | None = None
+              ) -> LoadedYaml:
+    """Load one YAML document from ``path`` (or its bytes ``data``) safely, with line
+    numbers."""
+    text = read_text_capped(path, limit=limit, what="YAML file", data=data)
     return parse_yaml(text, path=path)
 
 

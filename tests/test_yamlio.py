@@ -184,6 +184,11 @@ def test_the_c_parser_is_used_only_where_no_rule_is_lost() -> None:
     assert not _c_parser_is_safe("a: &x 1\n")  # a possible anchor
     assert not _c_parser_is_safe("a: *x\n")  # a possible alias
     assert not _c_parser_is_safe("a: " + "[" * 65 + "]" * 65)  # deep flow nesting
+    # Stars and ampersands inside scalars are no anchors: a task's globs take the C parser.
+    assert _c_parser_is_safe('protected:\n  - "tests/*"\n  - "**/conftest.py"\nb: R&D\n')
+    assert not _c_parser_is_safe('a: ["x", &y 1]\n')
+    assert not _c_parser_is_safe("a: [1, *y]\n")
+    assert not _c_parser_is_safe('a: "*unclosed\n')  # the strict loader words the error
     # Duplicate keys and non-string keys are still caught on the C parser's nodes.
     with pytest.raises(InputError, match="duplicate key"):
         parse_yaml("a: 1\nb: [1]\na: 2\n", path=P)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Iterable, Iterator, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 from arena_bot.models.leaderboard import Entry, Leaderboard
@@ -27,8 +29,73 @@ CSV_COLUMNS = (
 
 
 def canonical(data: object) -> str:
-    """The one JSON spelling of everything published: sorted keys, 2-space indent."""
+    """The one JSON spelling of everything published: sorted keys, 2-space indent.
+
+    Exactly ``json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)``, about twice
+    as fast: with an indent, :mod:`json` encodes in Python through generators, and a board
+    of 50,000 entries is mostly this. Anything but plain JSON data with text keys goes to
+    :func:`json.dumps` itself.
+    """
+    out: list[str] = []
+    try:
+        _encode(data, out, "\n")
+        return "".join(out)
+    except _NotPlain:
+        pass
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+class _NotPlain(Exception):
+    """A value :func:`canonical` leaves to :func:`json.dumps`."""
+
+
+def _encode(value: object, out: list[str], newline: str) -> None:
+    if isinstance(value, str):
+        out.append(encode_basestring(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        if value != value or value in (math.inf, -math.inf):
+            raise _NotPlain
+        out.append(float.__repr__(value))
+    elif isinstance(value, dict):
+        _encode_items(value, out, newline)
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        opening = "[" + inner
+        for item in value:
+            out.append(opening)
+            opening = "," + inner
+            _encode(item, out, inner)
+        out.append(newline + "]")
+    else:
+        raise _NotPlain
+
+
+def _encode_items(value: dict[Any, Any], out: list[str], newline: str) -> None:
+    if not value:
+        out.append("{}")
+        return
+    if not all(isinstance(key, str) for key in value):
+        raise _NotPlain  # json.dumps turns such keys into text its own way
+    inner = newline + "  "
+    opening = "{" + inner
+    for key in sorted(value):
+        out.append(opening)
+        opening = "," + inner
+        out.append(encode_basestring(key))
+        out.append(": ")
+        _encode(value[key], out, inner)
+    out.append(newline + "}")
 
 
 def verified_only(leaderboard: Leaderboard) -> Leaderboard:
