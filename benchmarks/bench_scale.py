@@ -227,6 +227,9 @@ def bench(
         generate(root, n_submissions=size, n_tasks=n_tasks)
         print(f"\n{size:,} submissions over {n_tasks} tasks "
               f"(generated in {time.perf_counter() - start:.1f} s)")
+        # A repository's files are not seconds old when it is scored; the index never stores
+        # a signature younger than 2 s (see arena_bot.index), so let the new files settle.
+        time.sleep(2.5)
         arena = [*ARENA, "--root", str(root)]
         index_file = root / ".arena" / "index.sqlite"
         index_file.unlink(missing_ok=True)
