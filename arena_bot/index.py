@@ -68,7 +68,7 @@ _MAX_CACHED_BYTES = 1024 * 1024
 RACY_NS = 2_000_000_000
 #: Files up to this size are kept in memory after hashing, up to _RECENT_BYTES in all.
 _RECENT_FILE = 256 * 1024
-_RECENT_BYTES = 32 * 1024 * 1024
+_RECENT_BYTES = 8 * 1024 * 1024
 
 
 def signature(stat: os.stat_result) -> Signature:
@@ -111,7 +111,7 @@ class Index:
     _preloaded_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
     #: Listings taken in this run. A run is one command: a folder changed by the command
     #: itself (the result store's writes) must be listed afresh, see :meth:`forget`.
-    _listed: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    _listed: dict[str, tuple[Signature, list[tuple[str, str]]]] = field(default_factory=dict)
     _preloaded_namespaces: set[str] = field(default_factory=set)
     hits: int = 0
     misses: int = 0
@@ -204,10 +204,10 @@ class Index:
         """
         absolute = folder if folder.startswith("/") else os.path.abspath(folder)
         key = f"{absolute}/"
-        listed = self._listed.get(absolute)
-        if listed is not None:  # already looked at in this run (walk, then digest)
-            self._observe(key, self.observed.get(key))
-            return listed
+        cached = self._listed.get(absolute)
+        if cached is not None:  # already looked at in this run (walk, then digest)
+            self._observe(key, cached[0])
+            return cached[1]
         try:
             current = signature(os.lstat(absolute))
         except OSError:
@@ -218,7 +218,7 @@ class Index:
         if known is not None and known[0] == current:
             text = known[1]
             listed = [(item[:-2], item[-1]) for item in text.split("\0")] if text else []
-            self._listed[absolute] = listed
+            self._listed[absolute] = (current, listed)
             return listed
         entries: list[tuple[str, str]] = []
         with os.scandir(key[:-1]) as scan:
@@ -234,7 +234,7 @@ class Index:
                 entries.append((entry.name, kind))
         entries.sort()
         self._new_files[key] = (current, "\0".join(f"{name}\x01{kind}" for name, kind in entries))
-        self._listed[absolute] = entries
+        self._listed[absolute] = (current, entries)
         return entries
 
     def forget(self, folder: Path | str) -> None:
@@ -257,6 +257,11 @@ class Index:
             yield seen
         finally:
             self._recording.remove(seen)
+
+    def release(self, seen: Collection[str]) -> None:
+        """Forget the signatures of ``seen`` (a witness has been made of them)."""
+        for key in seen:
+            self.observed.pop(key, None)
 
     def _observe(self, key: str, current: Signature | None) -> None:
         self.observed[key] = current

@@ -273,6 +273,7 @@ def _key_task(
         recorded = set(seen)
         for root in (walk.top, os.path.abspath(store.root), os.path.abspath(task.root.parent)):
             index.prune(f"{root}/{task.id}", recorded)
+        index.release(recorded)  # a board has hundreds of thousands of paths
     return key, folders
 
 
