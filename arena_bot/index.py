@@ -130,6 +130,7 @@ class Index:
     _recent: dict[str, bytes] = field(default_factory=dict)
     _recent_size: int = 0
     _prune: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    _retain: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.path is not None:
@@ -268,6 +269,11 @@ class Index:
         for seen in self._recording:
             seen.append(key)
 
+    def retain(self, namespace: str, keys: Collection[str]) -> None:
+        """Drop, when the run ends, every value of ``namespace`` but those of ``keys`` (the
+        board's parts and summary of an earlier state will not be asked for again)."""
+        self._retain[namespace] = frozenset(keys)
+
     def prune(self, folder: str, keep: Collection[str]) -> None:
         """Drop, when the run ends, the rows under ``folder`` (absolute) except ``keep``:
         files that are gone. Rows are keyed as :attr:`observed` is (folders end in ``/``)."""
@@ -311,7 +317,8 @@ class Index:
         can never be asked for again: they are dropped in the same transaction.
         """
         self._close_reader()
-        if self.path is None or not (self._new_files or self._new_memo or self._prune):
+        if self.path is None or not (self._new_files or self._new_memo or self._prune
+                                     or self._retain):
             return
         try:
             with _transaction(self.path) as db:
@@ -324,6 +331,14 @@ class Index:
                      if self.settled(sig)],
                 )
                 self._write_prunes(db)
+                for namespace, keys in self._retain.items():
+                    stored = db.execute(
+                        "SELECT key FROM memo WHERE namespace = ?", (namespace,)
+                    ).fetchall()
+                    db.executemany(
+                        "DELETE FROM memo WHERE namespace = ? AND key = ?",
+                        [(namespace, key) for (key,) in stored if key not in keys],
+                    )
                 if self.fingerprint is not None:
                     db.execute(
                         "DELETE FROM memo WHERE key LIKE '%:%' AND substr(key, 1, ?) != ?",
@@ -340,6 +355,7 @@ class Index:
         self._new_files.clear()
         self._new_memo.clear()
         self._prune.clear()
+        self._retain.clear()
 
     def _write_prunes(self, db: sqlite3.Connection) -> None:
         """Delete the rows of files that are gone (see :meth:`prune`), and the parsed models
@@ -368,6 +384,7 @@ class Index:
         self._new_files.clear()
         self._new_memo.clear()
         self._prune.clear()
+        self._retain.clear()
 
     def _open(self) -> None:
         assert self.path is not None

@@ -251,8 +251,12 @@ def score_repository(
         index.store(_NAMESPACE, key, part.blob)
         parts.append(part)
         rescored.append(task.id)
-    return _assemble(parts, tasks, options, rescored, unchecked=unchecked, index=index,
-                     common=common)
+    board = _assemble(parts, tasks, options, rescored, unchecked=unchecked, index=index,
+                      common=common)
+    if keep is None:  # the whole board: earlier states' parts will not be asked for again
+        index.retain(_NAMESPACE, [part.key for part in parts])
+        index.retain(_SUMMARY, [f"{common}:{board.digest}"])
+    return board
 
 
 def _key_task(

@@ -344,7 +344,10 @@ def test_rows_of_a_removed_submission_leave_the_index(board: Path) -> None:
     db = sqlite3.connect(board / ".arena" / "index.sqlite")
     try:
         paths = [path for (path,) in db.execute("SELECT path FROM files")]
+        values = dict(db.execute("SELECT namespace, COUNT(*) FROM memo GROUP BY namespace"))
     finally:
         db.close()
     assert not [path for path in paths if gone.name in path]
     assert [path for path in paths if "/submissions/synthetic-001/" in path]
+    # The parts and summary of the board before the removal are gone too.
+    assert values["task-board"] == 4 and values["board-summary"] == 1
