@@ -265,9 +265,11 @@ class Index:
             self.observed.pop(key, None)
 
     def _observe(self, key: str, current: Signature | None) -> None:
-        self.observed[key] = current
-        for seen in self._recording:
-            seen.append(key)
+        # Only while a witness is being recorded: a whole board has hundreds of thousands.
+        if self._recording:
+            self.observed[key] = current
+            for seen in self._recording:
+                seen.append(key)
 
     def retain(self, namespace: str, keys: Collection[str]) -> None:
         """Drop, when the run ends, every value of ``namespace`` but those of ``keys`` (the
@@ -339,7 +341,7 @@ class Index:
                         "DELETE FROM memo WHERE namespace = ? AND key = ?",
                         [(namespace, key) for (key,) in stored if key not in keys],
                     )
-                if self.fingerprint is not None:
+                if self.fingerprint is not None and self._new_memo:
                     db.execute(
                         "DELETE FROM memo WHERE key LIKE '%:%' AND substr(key, 1, ?) != ?",
                         (len(self.fingerprint) + 1, f"{self.fingerprint}:"),

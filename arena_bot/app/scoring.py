@@ -217,7 +217,7 @@ def _write_task_files(folder: Path, scored: ScoredBoard) -> int:
     written = 0
     for part in scored.parts:
         path = folder / f"{part.task_id}.json"
-        if manifest.get(part.task_id) == part.key and path.is_file():
+        if part.key and manifest.get(part.task_id) == part.key and path.is_file():
             continue
         _write_chunks(path, task_file_chunks(part))
         written += 1

@@ -226,12 +226,12 @@ def score_repository(
     keep = {os.path.abspath(folder) for folder in only} if only is not None else None
     store = ResultStore(results_dir, index)
     common = f"{code_fingerprint(index)}:{options_digest(options)}"
-    keyed: dict[str, tuple[str, list[str]]] = {}
+    keyed: dict[str, tuple[str, list[str], Witness]] = {}
     slow = []
     for task in tasks:
         witness = stored_witness(index, common, task.id) if keep is None else None
         if witness is not None and witness.holds():
-            keyed[task.id] = (witness.key, witness.folders)
+            keyed[task.id] = (witness.key, witness.folders, witness)
         else:
             slow.append(task)
     if len(slow) > _BULK_TASKS:
@@ -242,13 +242,19 @@ def score_repository(
     parts: list[TaskPart] = []
     rescored: list[str] = []
     for task in tasks:
-        key, folders = keyed[task.id]
+        key, folders, witness = keyed[task.id]
         stored = index.lookup(_NAMESPACE, key)
         if stored is not None:
             parts.append(TaskPart(blob=stored, key=key))
             continue
         part = _score_task(task, folders, store, index, options, key)
-        index.store(_NAMESPACE, key, part.blob)
+        if witness.holds():
+            index.store(_NAMESPACE, key, part.blob)
+        else:
+            # A file changed while the task was scored: this part may hold the new bytes, so
+            # neither it nor anything made from it (the summary, the files' manifests) may be
+            # remembered under the key of the old ones.
+            part = TaskPart(blob=part.blob, key="")
         parts.append(part)
         rescored.append(task.id)
     board = _assemble(parts, tasks, options, rescored, unchecked=unchecked, index=index,
@@ -262,7 +268,7 @@ def score_repository(
 def _key_task(
     task: TaskFolder, *, walk: _Walk, store: ResultStore, index: Index, common: str,
     keep: set[str] | None,
-) -> tuple[str, list[str]]:
+) -> tuple[str, list[str], Witness]:
     """The task's key the slow way (hashing what changed), with a witness for next time,
     and the index's rows of files under the task that are gone dropped."""
     with index.recording() as seen:
@@ -270,15 +276,15 @@ def _key_task(
         if keep is not None:
             folders = [folder for folder in folders if folder in keep]
         key = _task_key(task, folders, store, index, common)
+    witness = Witness.of(key=key, folders=folders, seen=seen, index=index)
     if keep is None:
-        witness = Witness.of(key=key, folders=folders, seen=seen, index=index)
-        if witness is not None:
+        if witness.settled:
             store_witness(index, common, task.id, witness)
         recorded = set(seen)
         for root in (walk.top, os.path.abspath(store.root), os.path.abspath(task.root.parent)):
             index.prune(f"{root}/{task.id}", recorded)
         index.release(recorded)  # a board has hundreds of thousands of paths
-    return key, folders
+    return key, folders, witness
 
 
 class _Walk:
@@ -404,7 +410,8 @@ def _assemble(
     digest = hashlib.sha256(f"{common}\n{sorted(unchecked.items())}\n".encode())
     for part in parts:
         digest.update(f"{part.task_id}\0{part.key}\n".encode())
-    board_digest = digest.hexdigest()
+    # A part without a key (see score_repository) taints the board: nothing is remembered.
+    board_digest = digest.hexdigest() if all(part.key for part in parts) else ""
 
     def compute() -> bytes:
         head = Leaderboard(
@@ -419,7 +426,9 @@ def _assemble(
         summary.pop("entries")
         return json.dumps(summary, ensure_ascii=False).encode()
 
-    summary = json.loads(index.memo(_SUMMARY, f"{common}:{board_digest}", compute))
+    summary = json.loads(
+        index.memo(_SUMMARY, f"{common}:{board_digest}", compute) if board_digest else compute()
+    )
     return ScoredBoard(summary=summary, parts=parts, rescored=rescored, digest=board_digest)
 
 

@@ -49,19 +49,20 @@ class Witness:
     folders: list[str]
     #: Path, signature spelt as text ("" when the path was absent), alternating.
     checks: list[str]
+    #: Every signature is old enough to be trusted by a later run (only then is it stored).
+    settled: bool = True
 
     @classmethod
     def of(cls, *, key: str, folders: Sequence[str], seen: Sequence[str], index: Index
-           ) -> Witness | None:
-        """The witness of a key computed while ``seen`` was recorded; ``None`` when one of
-        its signatures is too recent to be trusted later."""
+           ) -> Witness:
+        """The witness of a key computed while ``seen`` was recorded."""
         checks: list[str] = []
+        settled = True
         for path in dict.fromkeys(seen):
             current = index.observed.get(path)
-            if not index.settled(current):
-                return None
+            settled = settled and index.settled(current)
             checks += (path, _spelt(current))
-        return cls(key=key, folders=list(folders), checks=checks)
+        return cls(key=key, folders=list(folders), checks=checks, settled=settled)
 
     def holds(self) -> bool:
         """Whether every path still has the signature recorded."""

@@ -351,3 +351,29 @@ def test_rows_of_a_removed_submission_leave_the_index(board: Path) -> None:
     assert [path for path in paths if "/submissions/synthetic-001/" in path]
     # The parts and summary of the board before the removal are gone too.
     assert values["task-board"] == 4 and values["board-summary"] == 1
+
+
+def test_a_file_changed_while_its_task_is_scored_is_never_remembered_wrongly(
+    board: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submission edited between the moment its task is keyed and the moment it is
+    scored: the part (made from the new bytes) must not be stored under the old bytes' key,
+    or putting the old bytes back would publish the edited numbers."""
+    import arena_bot.scoring.incremental as incremental
+
+    spec = sorted((board / "submissions" / "synthetic-002").iterdir())[0] / "submission.yaml"
+    original = spec.read_text(encoding="utf-8")
+    edited = original.replace("tool_calls:", "tool_calls: 1 #", 1)
+    real = incremental._score_task
+
+    def edit_then_score(task, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if task.id == "synthetic-002":
+            spec.write_text(edited, encoding="utf-8")
+        return real(task, *args, **kwargs)
+
+    monkeypatch.setattr(incremental, "_score_task", edit_then_score)
+    _score(board)
+    monkeypatch.setattr(incremental, "_score_task", real)
+    spec.write_text(original, encoding="utf-8")  # the bytes the first run was keyed on
+    _score(board)
+    assert _written(board) == _whole_board(board)
