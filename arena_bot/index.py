@@ -148,12 +148,14 @@ class Index:
             self.hits += 1
             return known[1]
         self.misses += 1
+        data = None
         if current[0] <= _RECENT_FILE:
             with open(key, "rb") as handle:
-                data = handle.read()
+                data = handle.read(_RECENT_FILE + 1)
+        if data is not None and len(data) <= _RECENT_FILE:
             digest = hashlib.sha256(data).hexdigest()
             self._remember_bytes(key, data)
-        else:
+        else:  # big, or grown since its stat: hashed in chunks, never held whole
             digest = sha256_file(path)
         self._new_files[key] = (current, digest)
         return digest
