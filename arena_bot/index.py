@@ -5,13 +5,23 @@ is most of the time (YAML parsing, hashing, JSON validation). The index keeps, i
 file under ``.arena/``:
 
 * ``files``: the sha256 of each file read, keyed by its path and stat signature (size,
-  modification time in ns, inode). A file whose signature is unchanged is not read again;
-  any change to it (git checkout, an edit, a copy) changes the signature and the file is
-  hashed afresh.
+  modification time in ns, inode, status-change time in ns). A file whose signature is
+  unchanged is not read again; any change to it (git checkout, an edit, a copy, ``touch -d``
+  or ``cp -p`` restoring an old modification time: the kernel sets the change time, which no
+  program can set back) changes the signature and the file is hashed afresh. Folders are
+  rows too (their path ends in ``/``): their listing, trusted while the folder's own
+  signature is unchanged (adding, removing or renaming an entry changes it; editing a file
+  in place does not, which is why every file keeps its own row).
 * ``memo``: values computed from content hashes only (a parsed submission, the verdict of a
   validation, the columns of a result), keyed by a namespace and a content key. Because the
   key is built from content hashes, a stale entry can never be served: changed inputs give a
   different key.
+
+What the index trusts, then, is the stat signature, and only a *settled* one: a signature
+whose modification time is less than :data:`RACY_NS` before the run started is used in the
+run but never stored, because a second change within the same timestamp tick would leave it
+unchanged (git's "racy clean" problem; file systems stamp times from a coarse clock, some
+with 1-2 s granularity). Such files are simply hashed again next time.
 
 The index is never the source of truth. Deleting it loses nothing but time (the next run
 rebuilds it from the files); a corrupt or foreign file is discarded and rebuilt; writes
@@ -25,7 +35,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,14 +45,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 #: Bump when the meaning of a stored value changes; an index of another version is rebuilt.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 INDEX_FILE = "index.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    inode INTEGER NOT NULL, sha256 TEXT NOT NULL
+    inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS memo (
     namespace TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
@@ -49,20 +60,36 @@ CREATE TABLE IF NOT EXISTS memo (
 );
 """
 
-Signature = tuple[int, int, int]
+Signature = tuple[int, int, int, int]
 M = TypeVar("M", bound=BaseModel)
 #: Files bigger than this are never cached models (the formats' own caps are smaller).
 _MAX_CACHED_BYTES = 1024 * 1024
+#: A signature modified less than this before the run started is not stored (see above).
+RACY_NS = 2_000_000_000
+#: Files up to this size are kept in memory after hashing, up to _RECENT_BYTES in all.
+_RECENT_FILE = 256 * 1024
+_RECENT_BYTES = 8 * 1024 * 1024
 
 
 def signature(stat: os.stat_result) -> Signature:
     """What identifies one version of a file without reading it."""
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
 
 
 def sha256_file(path: Path | str) -> str:
+    # One read for the small files a board is made of; hashlib.file_digest would allocate a
+    # 256 KiB buffer per file, which costs more than hashing them.
     with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        data = handle.read(_SMALL_FILE)
+        if len(data) < _SMALL_FILE:
+            return hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(data)
+        while chunk := handle.read(_SMALL_FILE):
+            digest.update(chunk)
+        return digest.hexdigest()
+
+
+_SMALL_FILE = 1 << 20
 
 
 @dataclass
@@ -84,12 +111,26 @@ class Index:
     _preloaded_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
     #: Listings taken in this run. A run is one command: a folder changed by the command
     #: itself (the result store's writes) must be listed afresh, see :meth:`forget`.
-    _listed: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    _listed: dict[str, tuple[Signature, list[tuple[str, str]]]] = field(default_factory=dict)
     _preloaded_namespaces: set[str] = field(default_factory=set)
     hits: int = 0
     misses: int = 0
     #: :func:`code_fingerprint`, computed once per run.
     fingerprint: str | None = None
+    #: When the run started (wall clock): signatures modified since ``started_ns - RACY_NS``
+    #: are not stored.
+    started_ns: int = field(default_factory=time.time_ns)
+    #: The signature each path had when this run looked at it, before reading it (folders
+    #: end in ``/``; ``None``: absent). What a witness of a computation is made of
+    #: (see :mod:`arena_bot.scoring.witness`).
+    observed: dict[str, Signature | None] = field(default_factory=dict)
+    _recording: list[list[str]] = field(default_factory=list)
+    #: Bytes of small files just hashed, for the parse that usually follows (one read, and
+    #: the value parsed is the one hashed); at most _RECENT_BYTES in all.
+    _recent: dict[str, bytes] = field(default_factory=dict)
+    _recent_size: int = 0
+    _prune: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    _retain: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.path is not None:
@@ -101,14 +142,37 @@ class Index:
         """sha256 of ``path``'s bytes, read only when its stat signature is new."""
         key = path if isinstance(path, str) and path.startswith("/") else os.path.abspath(path)
         current = signature(stat or os.stat(key))
+        self._observe(key, current)
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             self.hits += 1
             return known[1]
         self.misses += 1
-        digest = sha256_file(path)
+        data = None
+        if current[0] <= _RECENT_FILE:
+            with open(key, "rb") as handle:
+                data = handle.read(_RECENT_FILE + 1)
+        if data is not None and len(data) <= _RECENT_FILE:
+            digest = hashlib.sha256(data).hexdigest()
+            self._remember_bytes(key, data)
+        else:  # big, or grown since its stat: hashed in chunks, never held whole
+            digest = sha256_file(path)
         self._new_files[key] = (current, digest)
         return digest
+
+    def _remember_bytes(self, key: str, data: bytes) -> None:
+        self._recent[key] = data
+        self._recent_size += len(data)
+        while self._recent_size > _RECENT_BYTES:
+            oldest = next(iter(self._recent))
+            self._recent_size -= len(self._recent.pop(oldest))
+
+    def recent_bytes(self, path: Path | str) -> bytes | None:
+        """The bytes :meth:`file_digest` just read from ``path`` in this run, once."""
+        data = self._recent.pop(os.path.abspath(path), None)
+        if data is not None:
+            self._recent_size -= len(data)
+        return data
 
     def preload(self, *roots: Path) -> None:
         """Read at once every stored file row under ``roots`` (a whole-board run asks for
@@ -118,11 +182,11 @@ class Index:
         for root in roots:
             prefix = os.path.abspath(root)
             rows = self._read_all(
-                "SELECT path, size, mtime_ns, inode, sha256 FROM files "
+                "SELECT path, size, mtime_ns, inode, ctime_ns, sha256 FROM files "
                 "WHERE path > ? AND path < ?", f"{prefix}/", f"{prefix}0",
             )
-            for path, size, mtime_ns, inode, digest in rows:
-                self._preloaded[path] = ((size, mtime_ns, inode), digest)
+            for path, size, mtime_ns, inode, ctime_ns, digest in rows:
+                self._preloaded[path] = ((size, mtime_ns, inode, ctime_ns), digest)
             self._preloaded_roots.append(f"{prefix}/")
 
     def preload_memo(self, namespace: str) -> None:
@@ -142,16 +206,22 @@ class Index:
         so an unchanged folder costs one ``stat``, not a read of its entries.
         """
         absolute = folder if folder.startswith("/") else os.path.abspath(folder)
-        listed = self._listed.get(absolute)
-        if listed is not None:  # already looked at in this run (walk, then digest)
-            return listed
         key = f"{absolute}/"
-        current = signature(os.lstat(absolute))
+        cached = self._listed.get(absolute)
+        if cached is not None:  # already looked at in this run (walk, then digest)
+            self._observe(key, cached[0])
+            return cached[1]
+        try:
+            current = signature(os.lstat(absolute))
+        except OSError:
+            self._observe(key, None)
+            raise
+        self._observe(key, current)
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             text = known[1]
             listed = [(item[:-2], item[-1]) for item in text.split("\0")] if text else []
-            self._listed[absolute] = listed
+            self._listed[absolute] = (current, listed)
             return listed
         entries: list[tuple[str, str]] = []
         with os.scandir(key[:-1]) as scan:
@@ -167,12 +237,51 @@ class Index:
                 entries.append((entry.name, kind))
         entries.sort()
         self._new_files[key] = (current, "\0".join(f"{name}\x01{kind}" for name, kind in entries))
-        self._listed[absolute] = entries
+        self._listed[absolute] = (current, entries)
         return entries
 
     def forget(self, folder: Path | str) -> None:
         """Drop this run's listing of ``folder`` (the command has just written into it)."""
-        self._listed.pop(os.path.abspath(folder), None)
+        absolute = os.path.abspath(folder)
+        self._listed.pop(absolute, None)
+        self.observed.pop(f"{absolute}/", None)
+
+    def settled(self, current: Signature | None) -> bool:
+        """Whether ``current`` may be trusted by a later run (see the module's docstring)."""
+        return current is None or current[1] < self.started_ns - RACY_NS
+
+    @contextmanager
+    def recording(self) -> Iterator[list[str]]:
+        """The paths (folders ending in ``/``) looked at while the block runs, in order,
+        each with its signature in :attr:`observed`."""
+        seen: list[str] = []
+        self._recording.append(seen)
+        try:
+            yield seen
+        finally:
+            self._recording.remove(seen)
+
+    def release(self, seen: Collection[str]) -> None:
+        """Forget the signatures of ``seen`` (a witness has been made of them)."""
+        for key in seen:
+            self.observed.pop(key, None)
+
+    def _observe(self, key: str, current: Signature | None) -> None:
+        # Only while a witness is being recorded: a whole board has hundreds of thousands.
+        if self._recording:
+            self.observed[key] = current
+            for seen in self._recording:
+                seen.append(key)
+
+    def retain(self, namespace: str, keys: Collection[str]) -> None:
+        """Drop, when the run ends, every value of ``namespace`` but those of ``keys`` (the
+        board's parts and summary of an earlier state will not be asked for again)."""
+        self._retain[namespace] = frozenset(keys)
+
+    def prune(self, folder: str, keep: Collection[str]) -> None:
+        """Drop, when the run ends, the rows under ``folder`` (absolute) except ``keep``:
+        files that are gone. Rows are keyed as :attr:`observed` is (folders end in ``/``)."""
+        self._prune.append((f"{folder.rstrip('/')}/", frozenset(keep)))
 
     # -- memo ------------------------------------------------------------------------------
 
@@ -212,7 +321,8 @@ class Index:
         can never be asked for again: they are dropped in the same transaction.
         """
         self._close_reader()
-        if self.path is None or not (self._new_files or self._new_memo):
+        if self.path is None or not (self._new_files or self._new_memo or self._prune
+                                     or self._retain):
             return
         try:
             with _transaction(self.path) as db:
@@ -220,10 +330,20 @@ class Index:
                     "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
                 )
                 db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
-                    [(p, *sig, digest) for p, (sig, digest) in self._new_files.items()],
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                    [(p, *sig, digest) for p, (sig, digest) in self._new_files.items()
+                     if self.settled(sig)],
                 )
-                if self.fingerprint is not None:
+                self._write_prunes(db)
+                for namespace, keys in self._retain.items():
+                    stored = db.execute(
+                        "SELECT key FROM memo WHERE namespace = ?", (namespace,)
+                    ).fetchall()
+                    db.executemany(
+                        "DELETE FROM memo WHERE namespace = ? AND key = ?",
+                        [(namespace, key) for (key,) in stored if key not in keys],
+                    )
+                if self.fingerprint is not None and self._new_memo:
                     db.execute(
                         "DELETE FROM memo WHERE key LIKE '%:%' AND substr(key, 1, ?) != ?",
                         (len(self.fingerprint) + 1, f"{self.fingerprint}:"),
@@ -238,12 +358,37 @@ class Index:
             _discard(self.path)
         self._new_files.clear()
         self._new_memo.clear()
+        self._prune.clear()
+        self._retain.clear()
+
+    def _write_prunes(self, db: sqlite3.Connection) -> None:
+        """Delete the rows of files that are gone (see :meth:`prune`), and the parsed models
+        and patch digests of contents no remaining file has."""
+        gone: list[tuple[str]] = []
+        for prefix, keep in self._prune:
+            rows = db.execute(
+                "SELECT path FROM files WHERE path > ? AND path < ?",
+                (prefix, f"{prefix[:-1]}0"),
+            ).fetchall()
+            gone += [(path,) for (path,) in rows
+                     if path not in keep and path not in self._new_files]
+        if not gone:
+            return
+        db.executemany("DELETE FROM files WHERE path = ?", gone)
+        if self.fingerprint is not None:
+            db.execute(
+                "DELETE FROM memo WHERE (namespace LIKE 'model:%' OR namespace = "
+                "'patch-digest') AND substr(key, ?) NOT IN (SELECT sha256 FROM files)",
+                (len(self.fingerprint) + 2,),
+            )
 
     def abandon(self) -> None:
         """Forget what this run learnt and release the stored index (nothing is written)."""
         self._close_reader()
         self._new_files.clear()
         self._new_memo.clear()
+        self._prune.clear()
+        self._retain.clear()
 
     def _open(self) -> None:
         assert self.path is not None
@@ -254,7 +399,10 @@ class Index:
                 self._db = db
                 return
             with db:
-                db.executescript("DELETE FROM files; DELETE FROM memo;")
+                # Another version's tables may have other columns: start them afresh.
+                db.executescript(
+                    "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS memo;" + _SCHEMA
+                )
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
                 )
@@ -268,8 +416,10 @@ class Index:
         known = self._preloaded.get(key)
         if known is not None or any(key.startswith(r) for r in self._preloaded_roots):
             return known
-        row = self._read("SELECT size, mtime_ns, inode, sha256 FROM files WHERE path = ?", key)
-        return ((row[0], row[1], row[2]), row[3]) if row is not None else None
+        row = self._read(
+            "SELECT size, mtime_ns, inode, ctime_ns, sha256 FROM files WHERE path = ?", key
+        )
+        return ((row[0], row[1], row[2], row[3]), row[4]) if row is not None else None
 
     def _stored_memo(self, namespace: str, key: str) -> bytes | None:
         if namespace in self._preloaded_namespaces:
@@ -451,12 +601,14 @@ def cached_model(
     model: type[M],
     index: Index | None,
     load: Callable[[Path], M],
+    parse: Callable[[Path, bytes], M] | None = None,
 ) -> M:
     """``load(path)``, or the model stored for these exact file bytes by an earlier run.
 
     ``load`` parses and validates the file (raising on a bad one, which is never stored); a
     stored value is re-validated from JSON, which is several times faster than YAML with line
-    tracking. Only a file that loaded cleanly is ever stored.
+    tracking. Only a file that loaded cleanly is ever stored. ``parse`` does what ``load``
+    does from the bytes the index has just hashed (the file is not read twice).
     """
     if index is None:
         return load(path)
@@ -472,7 +624,8 @@ def cached_model(
     stored = index.lookup(namespace, key)
     if stored is not None:
         return model.model_validate_json(stored)
-    value = load(path)
+    data = index.recent_bytes(path) if parse is not None else None
+    value = parse(path, data) if parse is not None and data is not None else load(path)
     index.store(namespace, key, value.model_dump_json().encode())
     return value
 

@@ -52,13 +52,17 @@ def _parse(path: Path) -> Submission:
     return validate_model(Submission, load_yaml(path))
 
 
+def _parse_bytes(path: Path, data: bytes) -> Submission:
+    return validate_model(Submission, load_yaml(path, data=data))
+
+
 def load_submission(root: Path, index: Index | None = None) -> SubmissionFolder:
     """Parse and type-check one submission folder (cross-checks live in validation).
 
     With an ``index``, a ``submission.yaml`` whose bytes an earlier run already parsed is
     not parsed again.
     """
-    spec = cached_model(root / SUBMISSION_FILE, Submission, index, _parse)
+    spec = cached_model(root / SUBMISSION_FILE, Submission, index, _parse, _parse_bytes)
     return SubmissionFolder(root=root, spec=spec)
 
 

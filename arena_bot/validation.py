@@ -627,8 +627,11 @@ class _SubmissionCheck:
             )
 
     def load(self) -> Submission | None:
+        index = self.validator.index
+        # The verdict's key has just hashed the file: parse those bytes, do not read again.
+        data = index.recent_bytes(self.yaml_path) if index is not None else None
         try:
-            self.source = load_yaml(self.yaml_path)
+            self.source = load_yaml(self.yaml_path, data=data)
         except ArenaError as exc:
             self.add("yaml", exc.message, line=exc.line, hint=exc.hint)
             return None

@@ -15,7 +15,9 @@ Contributor YAML is untrusted. This loader:
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
+import re
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -92,15 +94,32 @@ _CLoader: type[Any] | None = getattr(yaml, "CSafeLoader", None)
 def _c_parser_is_safe(text: str) -> bool:
     """Whether ``text`` can go to libyaml's C parser without losing a safety rule.
 
-    The C composer cannot be hooked, so the rules it would skip are ruled out on the text:
-    no ``&`` or ``*`` means no anchor and no alias can exist, and at most MAX_YAML_DEPTH
-    brackets means flow nesting stays within the cap (block nesting is bounded by the size
-    cap through indentation, and is checked again while walking the nodes). Anything else
-    takes the pure-Python loader, which refuses it with its exact message and line.
+    The C composer cannot be hooked, so the rules it would skip are ruled out first: no
+    anchor and no alias token (no ``&`` or ``*`` in the text at all, or, when there is one,
+    as in a glob ``"tests/*"``, none among the tokens libyaml's scanner reads), and at most
+    MAX_YAML_DEPTH brackets, so flow nesting stays within the cap (block nesting is bounded
+    by the size cap through indentation, and is checked again while walking the nodes).
+    Anything else takes the pure-Python loader, which refuses it with its exact message
+    and line.
     """
-    if _CLoader is None or "&" in text or "*" in text:
+    if _CLoader is None or text.count("[") + text.count("{") > MAX_YAML_DEPTH:
         return False
-    return text.count("[") + text.count("{") <= MAX_YAML_DEPTH
+    return ("&" not in text and "*" not in text) or _no_anchor_tokens(text)
+
+
+def _no_anchor_tokens(text: str) -> bool:
+    """Whether libyaml's scanner finds no anchor or alias in ``text`` (nor an error)."""
+    assert _CLoader is not None
+    scanner = _CLoader(text)
+    try:
+        while scanner.check_token():
+            if isinstance(scanner.get_token(), (yaml.AnchorToken, yaml.AliasToken)):
+                return False
+    except yaml.YAMLError:
+        return False  # the strict loader reports it in its own words
+    finally:
+        scanner.dispose()
+    return True
 
 
 def _walk(
@@ -140,8 +159,19 @@ def _walk(
             yield from _walk(item, (*loc, index), lines, path, depth + 1)
 
 
-def read_text_capped(path: Path, *, limit: int, what: str) -> str:
-    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8."""
+def read_text_capped(path: Path, *, limit: int, what: str, data: bytes | None = None) -> str:
+    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8.
+
+    ``data``: the file's bytes, already read (by the index, which hashed them).
+    """
+    if data is not None:
+        if len(data) > limit:
+            raise InputError(
+                f"{what} is {len(data):,} bytes, over the limit of {limit:,} bytes",
+                path=path,
+                hint="keep the file small; large logs belong in a trajectory file",
+            )
+        return _decoded(data, path=path, what=what)
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -158,6 +188,10 @@ def read_text_capped(path: Path, *, limit: int, what: str) -> str:
         )
     with path.open("rb") as handle:
         raw = handle.read(limit + 1)
+    return _decoded(raw, path=path, what=what)
+
+
+def _decoded(raw: bytes, *, path: Path, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -170,9 +204,11 @@ def read_text_capped(path: Path, *, limit: int, what: str) -> str:
         ) from None
 
 
-def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES) -> LoadedYaml:
-    """Load one YAML document from ``path`` safely, with line numbers."""
-    text = read_text_capped(path, limit=limit, what="YAML file")
+def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES, data: bytes | None = None
+              ) -> LoadedYaml:
+    """Load one YAML document from ``path`` (or its bytes ``data``) safely, with line
+    numbers."""
+    text = read_text_capped(path, limit=limit, what="YAML file", data=data)
     return parse_yaml(text, path=path)
 
 
@@ -188,6 +224,10 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
             if node is None:
                 raise InputError("YAML file is empty", path=path, line=1)
             lines: dict[Loc, int] = {}
+            built = _quick_build(node, path) if fast else None
+            if built is not None:
+                data, lines = built
+                return LoadedYaml(path=path, data=data, lines=lines)
             for _ in _walk(node, (), lines, path):
                 pass
             try:
@@ -228,6 +268,84 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
 
 
 _CONSTRUCTOR_ERRORS = (ValueError, TypeError, KeyError, AttributeError, OverflowError, IndexError)
+
+_STR, _INT, _FLOAT, _BOOL, _NULL, _MAP, _SEQ = (
+    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq")
+)
+_PLAIN_FLOAT = re.compile(r"[0-9]+\.[0-9]+")
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_PLAIN_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+class _NotQuick(Exception):
+    """A document :func:`_quick_build` leaves to the walk and PyYAML's constructor."""
+
+
+def _quick_build(node: yaml.Node, path: Path) -> tuple[Any, dict[Loc, int]] | None:
+    """The document's data and lines in one pass over the nodes, or ``None``.
+
+    The same data as :func:`_walk` followed by ``SafeConstructor.construct_document``, for
+    the documents the formats are made of (mappings, lists, text, whole and decimal
+    numbers, booleans, nulls): PyYAML's constructor is pure Python and was most of the
+    time of a cold board. Any other value (a date, a signed or special number, another
+    tag, a merge key) and any problem leave the document to that exact path, which gives
+    every message as before.
+    """
+    lines: dict[Loc, int] = {}
+    try:
+        return _quick(node, (), lines, 1), lines
+    except (_NotQuick, *_CONSTRUCTOR_ERRORS):  # e.g. ``!!bool maybe``: said the slow way
+        return None
+
+
+def _quick(node: yaml.Node, loc: Loc, lines: dict[Loc, int], depth: int) -> Any:
+    lines.setdefault(loc, node.start_mark.line + 1)
+    if depth > MAX_YAML_DEPTH:
+        raise _NotQuick
+    tag = node.tag
+    if isinstance(node, yaml.ScalarNode):
+        return _quick_scalar(tag, node.value)
+    if isinstance(node, yaml.MappingNode) and tag == _MAP:
+        data: dict[Any, Any] = {}
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.value in seen:
+                raise _NotQuick
+            if key_node.tag not in (_STR, _INT, _BOOL, _NULL, _FLOAT):  # a merge key, ...
+                raise _NotQuick
+            key = key_node.value
+            seen.add(key)
+            lines[(*loc, key)] = key_node.start_mark.line + 1
+            data[_quick_scalar(key_node.tag, key)] = _quick(
+                value_node, (*loc, key), lines, depth + 1
+            )
+        return data
+    if isinstance(node, yaml.SequenceNode) and tag == _SEQ:
+        items = []
+        for index, item in enumerate(node.value):
+            lines[(*loc, index)] = item.start_mark.line + 1
+            items.append(_quick(item, (*loc, index), lines, depth + 1))
+        return items
+    raise _NotQuick
+
+
+def _quick_scalar(tag: str, value: str) -> Any:
+    if tag == _STR:
+        return value
+    if tag == _INT and value.isascii() and value.isdigit() and (value[0] != "0" or value == "0"):
+        return int(value)
+    if tag == _FLOAT and _PLAIN_FLOAT.fullmatch(value):
+        return float(value)
+    if tag == _BOOL:
+        return yaml.SafeLoader.bool_values[value.lower()]
+    if tag == _NULL:
+        return None
+    if tag == _TIMESTAMP and _PLAIN_DATE.fullmatch(value):
+        try:
+            return dt.date(int(value[:4]), int(value[5:7]), int(value[8:]))
+        except ValueError:  # 2025-02-30: the constructor's path names the value and line
+            raise _NotQuick from None
+    raise _NotQuick
 
 
 def _first_unreadable_scalar(root: yaml.Node) -> yaml.ScalarNode | None:

@@ -17,6 +17,7 @@ read off directly.
     .venv/bin/python benchmarks/bench_scale.py                     # 5,000 submissions
     .venv/bin/python benchmarks/bench_scale.py --sizes 5000 25000 50000 100000 --score-only
     .venv/bin/python benchmarks/bench_scale.py --keep /tmp/board   # keep the repository
+    .venv/bin/python benchmarks/bench_scale.py --baseline /path/to/old/arena  # before/after
 
 Targets (issue 12, one core): score over 50,000 results under 5 s and 500 MB; validate of
 all 50,000 under 10 s; of one PR's submissions under 0.5 s; --help/--version under 0.3 s;
@@ -40,7 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # A script run puts only benchmarks/ on sys.path; the synthetic board is the test suite's
 # helper (tests/support/synthetic_board.py), imported the way the tests import it.
 sys.path.insert(0, str(ROOT / "tests"))
-from support.synthetic_board import BASE_IMAGE, add_submission, generate  # noqa: E402
+from support.synthetic_board import (  # noqa: E402
+    BASE_IMAGE,
+    NEW_ARRIVAL,
+    add_submission,
+    generate,
+)
 
 ARENA = [str(Path(sys.executable).with_name("arena"))]
 
@@ -72,16 +78,58 @@ def run(args: list[str], *, cwd: Path) -> Measure:
     return Measure(seconds=seconds, max_rss_mb=usage.ru_maxrss / 1024, status=code)
 
 
-def report(size: int, name: str, measure: Measure, *, per_nlogn: bool = False) -> None:
+def reset(root: Path) -> None:
+    """The board as generated: no index, no output, no new arrival (to time another bot)."""
+    for path in [root / "out", *root.glob(f"submissions/*/{NEW_ARRIVAL}"),
+                 *root.glob(f".arena/results/*/{NEW_ARRIVAL}")]:
+        shutil.rmtree(path, ignore_errors=True)
+    for path in (root / ".arena").glob("index.sqlite*"):
+        path.unlink()
+
+
+def report(size: int, name: str, measures: list[Measure], *, per_nlogn: bool = False) -> None:
+    """One row: the figures of each bot timed, and the ratio of the last to the first."""
+    cells = []
+    for measure in measures:
+        flag = "" if measure.status == 0 else f" (exit {measure.status})"
+        cells.append(f"{measure.seconds:8.2f} s {measure.max_rss_mb:6.0f} MB{flag}")
     extra = ""
-    if per_nlogn:
-        extra = f"  {measure.seconds / (size * math.log2(size)) * 1e6:.3f} µs per n·log2 n"
-    flag = "" if measure.status == 0 else f"  (exit {measure.status})"
-    print(f"  {name:<34} {measure.seconds:8.2f} s  {measure.max_rss_mb:7.0f} MB{extra}{flag}")
+    if len(measures) == 2 and measures[1].seconds > 0:
+        extra = f"  x{measures[0].seconds / measures[1].seconds:.1f} faster"
+    elif per_nlogn:
+        extra = f"  {measures[0].seconds / (size * math.log2(size)) * 1e6:.3f} µs per n·log2 n"
+    print(f"  {name:<34} {' | '.join(cells)}{extra}")
+
+
+def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool
+          ) -> dict[str, Measure]:
+    """Every command of the table, in order, as one bot on the board at ``root``."""
+    board = [*arena, "--root", str(root)]
+    out = ["--output", str(root / "out")]
+    rows = {
+        "arena score (no index yet)": run([*board, "score", *out], cwd=root),
+        "arena score (index warm)": run([*board, "score", *out], cwd=root),
+    }
+    add_submission(root)
+    rows["arena score (one new submission)"] = run([*board, "score", *out], cwd=root)
+    if score_only:
+        return rows
+    (root / ".arena" / "index.sqlite").unlink(missing_ok=True)
+    rows["arena validate (all, no index)"] = run([*board, "validate"], cwd=root)
+    rows["arena validate (all, again)"] = run([*board, "validate"], cwd=root)
+    some = sorted((root / "submissions").glob("*/*"))[:3]
+    rows["arena validate (one PR: 3)"] = run([*board, "validate", *map(str, some)], cwd=root)
+    if pipeline:
+        rows["arena pipeline (all cached)"] = run(
+            [*board, "pipeline", "--base-image", BASE_IMAGE, *out], cwd=root)
+    rows["arena --help"] = run([*arena, "--help"], cwd=root)
+    rows["arena --version"] = run([*arena, "--version"], cwd=root)
+    return rows
 
 
 def bench(
-    size: int, *, n_tasks: int, pipeline: bool, keep: Path | None, score_only: bool = False
+    size: int, *, n_tasks: int, pipeline: bool, keep: Path | None, score_only: bool = False,
+    baseline: list[str] | None = None,
 ) -> None:
     root = keep or Path(tempfile.mkdtemp(prefix="arena-scale-"))
     if keep is not None and keep.exists():
@@ -90,37 +138,31 @@ def bench(
         start = time.perf_counter()
         generate(root, n_submissions=size, n_tasks=n_tasks)
         print(f"\n{size:,} submissions over {n_tasks} tasks "
-              f"(generated in {time.perf_counter() - start:.1f} s)")
-        arena = [*ARENA, "--root", str(root)]
-        index_file = root / ".arena" / "index.sqlite"
-        index_file.unlink(missing_ok=True)
-        report(size, "arena score (no index yet)",
-               run([*arena, "score", "--output", str(root / "out")], cwd=root), per_nlogn=True)
-        report(size, "arena score (index warm)",
-               run([*arena, "score", "--output", str(root / "out")], cwd=root), per_nlogn=True)
-        add_submission(root)
-        report(size, "arena score (one new submission)",
-               run([*arena, "score", "--output", str(root / "out")], cwd=root))
+              f"(generated in {time.perf_counter() - start:.1f} s; load average "
+              f"{os.getloadavg()[0]:.2f})")
+        # A repository's files are not seconds old when it is scored; the index never stores
+        # a signature younger than 2 s (see arena_bot.index), so let the new files settle.
+        time.sleep(2.5)
+        bots = [ARENA] if baseline is None else [baseline, ARENA]
+        if baseline is not None:
+            print(f"  {'':<34} {'before (--baseline)':>24} | {'after (this bot)':>24}")
+        runs = []
+        for bot in bots:
+            reset(root)
+            runs.append(_rows(root, bot, score_only=score_only, pipeline=pipeline))
+        for name in runs[0]:
+            report(size, name, [rows[name] for rows in runs],
+                   per_nlogn=name.startswith("arena score (") and "new" not in name)
         size_mb = (root / "out" / "leaderboard.json").stat().st_size / 1e6
         print(f"  {'leaderboard.json (full export)':<34} {size_mb:8.1f} MB")
         largest = max(p.stat().st_size for p in (root / "out" / "tasks").glob("*.json"))
         print(f"  {'largest tasks/<task>.json':<34} {largest / 1e6:8.2f} MB")
         summary_mb = (root / "out" / "board.json").stat().st_size / 1e6
         print(f"  {'board.json (no entries)':<34} {summary_mb:8.2f} MB")
-        if score_only:
-            return
-        report(size, "arena validate (all, first)", run([*arena, "validate"], cwd=root))
-        report(size, "arena validate (all, again)", run([*arena, "validate"], cwd=root))
-        print(f"  {'.arena/index.sqlite':<34} {index_file.stat().st_size / 1e6:8.1f} MB")
-        some = sorted((root / "submissions").glob("*/*"))[:3]
-        report(size, "arena validate (one PR: 3)",
-               run([*arena, "validate", *map(str, some)], cwd=root))
-        if pipeline:
-            report(size, "arena pipeline (all cached)",
-                   run([*arena, "pipeline", "--base-image", BASE_IMAGE,
-                        "--output", str(root / "out")], cwd=root))
-        report(size, "arena --help", run([*ARENA, "--help"], cwd=root))
-        report(size, "arena --version", run([*ARENA, "--version"], cwd=root))
+        index_file = root / ".arena" / "index.sqlite"
+        if index_file.exists():
+            print(f"  {'.arena/index.sqlite':<34} {index_file.stat().st_size / 1e6:8.1f} MB")
+        print(f"  (load average at the end: {os.getloadavg()[0]:.2f})")
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
@@ -134,10 +176,15 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="write the repository here and keep it")
     parser.add_argument("--score-only", action="store_true",
                         help="time arena score only (the growth table: 5k to 100k)")
+    parser.add_argument(
+        "--baseline", help="another bot's arena command (e.g. a script running an older "
+        "checkout): every row is timed for it first, then for this one, on the same board, "
+        "and the ratio printed (figures taken minutes apart on a shared machine mislead)")
     args = parser.parse_args()
+    baseline = args.baseline.split() if args.baseline else None
     for size in args.sizes:
         bench(size, n_tasks=min(args.tasks, size), pipeline=args.pipeline, keep=args.keep,
-              score_only=args.score_only)
+              score_only=args.score_only, baseline=baseline)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -14,13 +15,26 @@ from arena_bot.evaluation.digest import folder_digest as reference_digest
 from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index
 
 
+def settle(root: Path) -> Path:
+    """Date everything under ``root`` an hour back: files that were not just written.
+
+    The index never stores a signature modified within RACY_NS of the run's start (a second
+    change in the same timestamp tick would go unseen), so fresh files are hashed again by
+    the next run; these tests are about settled files.
+    """
+    old = time.time_ns() - 3600 * 10**9
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, ns=(old, old), follow_symlinks=False)
+    return root
+
+
 def _tree(root: Path) -> Path:
     (root / "sub" / "deeper").mkdir(parents=True)
     (root / "a.txt").write_text("alpha")
     (root / "sub" / "b.patch").write_text("beta")
     (root / "sub" / "deeper" / "c").write_bytes(b"\x00\x01")
     (root / "link").symlink_to(root / "a.txt")
-    return root
+    return settle(root)
 
 
 def test_folder_digest_equals_the_evaluation_digest(tmp_path: Path) -> None:
@@ -227,3 +241,90 @@ def test_arena_index_show_names_a_corrupt_index_without_repairing_it(tmp_path: P
     assert shown.returncode == 0, shown.stderr
     assert "not a readable index" in shown.stdout and "Traceback" not in shown.stderr
     assert (cache / INDEX_FILE).read_bytes().startswith(b"not sqlite")
+
+
+def test_an_index_of_an_older_version_is_rebuilt_with_the_new_columns(tmp_path: Path) -> None:
+    import sqlite3
+
+    cache = tmp_path / ".arena"
+    cache.mkdir()
+    db = sqlite3.connect(cache / INDEX_FILE)
+    db.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('version', '1');"
+        "CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER"
+        " NOT NULL, inode INTEGER NOT NULL, sha256 TEXT NOT NULL);"
+        "CREATE TABLE memo (namespace TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,"
+        " PRIMARY KEY (namespace, key));"
+    )
+    db.commit()
+    db.close()
+    root = _tree(tmp_path / "t")
+    with open_index(cache) as index:
+        assert folder_digest(root, index) == reference_digest(root)
+    with open_index(cache) as index:  # what the first run learnt was stored
+        folder_digest(root, index)
+        assert (index.hits, index.misses) == (3, 0)
+
+
+def test_a_fresh_signature_is_used_but_never_stored(tmp_path: Path) -> None:
+    """A file changed twice within one timestamp tick keeps its signature; so a signature
+    younger than RACY_NS is not trusted by a later run (git's racy-clean rule)."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "fresh.txt").write_text("one")
+    cache = tmp_path / ".arena"
+    with open_index(cache) as index:
+        first = folder_digest(root, index)
+        assert folder_digest(root, index) == first and index.hits == 1  # used in the run
+    with open_index(cache) as index:
+        folder_digest(root, index)
+        assert index.misses == 1  # hashed again: it was not stored
+    settle(root)
+    with open_index(cache) as index:
+        folder_digest(root, index)
+    with open_index(cache) as index:
+        folder_digest(root, index)
+        assert (index.hits, index.misses) == (1, 0)
+
+
+def test_a_file_restored_to_its_old_size_and_time_is_read_again(tmp_path: Path) -> None:
+    """``cp -p`` / ``touch -d`` can give new bytes the old size and modification time; the
+    change time, which no program can set, is part of the signature."""
+    root = _tree(tmp_path / "t")
+    cache = tmp_path / ".arena"
+    with open_index(cache) as index:
+        first = folder_digest(root, index)
+    target = root / "a.txt"
+    before = target.stat()
+    time.sleep(0.01)
+    target.write_text("ALPHA")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (target.stat().st_size, target.stat().st_mtime_ns, target.stat().st_ino) == (
+        before.st_size, before.st_mtime_ns, before.st_ino)
+    with open_index(cache) as index:
+        assert folder_digest(root, index) == reference_digest(root) != first
+
+
+def test_rows_of_files_that_are_gone_are_pruned(tmp_path: Path) -> None:
+    import sqlite3
+
+    root = _tree(tmp_path / "t")
+    cache = tmp_path / ".arena"
+    with open_index(cache) as index:
+        folder_digest(root, index)
+    (root / "sub" / "b.patch").unlink()
+    with open_index(cache) as index, index.recording() as seen:
+        folder_digest(root, index)
+        index.prune(str(root), seen)
+
+    def rows() -> set[str]:
+        db = sqlite3.connect(cache / INDEX_FILE)
+        try:
+            return {path for (path,) in db.execute("SELECT path FROM files")}
+        finally:
+            db.close()
+
+    stored = rows()
+    assert str(root / "sub" / "b.patch") not in stored
+    assert str(root / "a.txt") in stored and str(root / "sub" / "deeper" / "c") in stored

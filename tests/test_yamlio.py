@@ -184,6 +184,53 @@ def test_the_c_parser_is_used_only_where_no_rule_is_lost() -> None:
     assert not _c_parser_is_safe("a: &x 1\n")  # a possible anchor
     assert not _c_parser_is_safe("a: *x\n")  # a possible alias
     assert not _c_parser_is_safe("a: " + "[" * 65 + "]" * 65)  # deep flow nesting
+    # Stars and ampersands inside scalars are no anchors: a task's globs take the C parser.
+    assert _c_parser_is_safe('protected:\n  - "tests/*"\n  - "**/conftest.py"\nb: R&D\n')
+    assert not _c_parser_is_safe('a: ["x", &y 1]\n')
+    assert not _c_parser_is_safe("a: [1, *y]\n")
+    assert not _c_parser_is_safe('a: "*unclosed\n')  # the strict loader words the error
     # Duplicate keys and non-string keys are still caught on the C parser's nodes.
     with pytest.raises(InputError, match="duplicate key"):
         parse_yaml("a: 1\nb: [1]\na: 2\n", path=P)
+
+
+QUICK_CASES = [
+    "a: 1\nb: 1.5\nc: true\nd: ~\ne: text\nf: 2026-01-05\n",
+    "n: [0, 7, 10, 007, 0x1F, 1_000, -3, +4, 0.5, .5, 1e3, -1.5, .inf, .NaN, 12:30]\n",
+    "b: [yes, No, on, OFF, TRUE, y, n]\nk:\n  1: one\n  true: t\n  ~: none\n  2.5: f\n",
+    "d: [2026-02-30, 2026-1-5, 2026-01-05T10:00:00Z, 2026-01-05 10:00:00]\n",
+    "s: !!str 12\nt: !!binary aGVsbG8=\nu: !!set {a, b}\nv: !!omap [{a: 1}]\n",
+    "m:\n  <<: {x: 1}\n  y: 2\n",
+    "'quoted key': \"x\"\n? complex\n: value\nempty:\nnested:\n  - [1, [2, [3]]]\n",
+    "dup: 1\nother: 2\ndup: 3\n",
+    "list:\n- a\n- b: c\n  d: [e]\n",
+]
+
+
+@pytest.mark.parametrize("text", QUICK_CASES, ids=range(len(QUICK_CASES)))
+def test_the_quick_builder_gives_pyyamls_values_types_and_lines(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena_bot.yamlio as yamlio
+
+    def spelt(outcome: object) -> str:
+        return repr(outcome)  # 1, 1.0 and True differ here, unlike with ==
+
+    quick = spelt(_outcome(text, P))
+    monkeypatch.setattr(yamlio, "_quick_build", lambda node, path: None)
+    assert quick == spelt(_outcome(text, P))
+
+
+def test_the_quick_builder_takes_a_submission_whole() -> None:
+    import yaml
+
+    from arena_bot.yamlio import _quick_build
+
+    text = next(p for p in SHIPPED_YAML if p.name == "submission.yaml"
+                and "invalid" not in str(p)).read_text(encoding="utf-8")
+    loader = yaml.CSafeLoader(text)
+    try:
+        node = loader.get_single_node()
+    finally:
+        loader.dispose()
+    assert _quick_build(node, P) is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,48 +131,93 @@ class WrittenBoard:
     folder: Path
     #: ``tasks/<task>.json`` files rewritten (the others were up to date).
     task_files: int = 0
+    #: The board-wide files rewritten (``None``: all of them, unconditionally).
+    rewritten: tuple[str, ...] | None = None
 
     @property
     def export(self) -> Path:
         return self.folder / "leaderboard.json"
 
 
+#: In the output folder: what each board-wide file was computed from, and the signature the
+#: file had once written (an edited or replaced file is written again).
+MANIFEST = ".written.json"
+
+
 def write_scored(scored: ScoredBoard, folder: Path) -> WrittenBoard:
-    """Write the full export, the summary and one file per task.
+    """Write the full export, the summary and one file per task, each only when what it is
+    computed from changed (or the file on disk is not the one written).
 
     ``leaderboard.json`` / ``leaderboard.csv`` hold everything (for download);
     ``board.json`` is the board without entries and ``tasks/<task>.json`` one task's entries,
-    so no page has to load a file that grows with the whole board. Task files whose content
-    did not change are not rewritten.
+    so no page has to load a file that grows with the whole board. Every file is written to
+    a temporary file and renamed into place: a reader (or a kill) never sees half a file.
     """
-    _write_chunks(folder / "leaderboard.json", scored.json_chunks())
-    _write_chunks(folder / "leaderboard.csv", scored.csv_chunks())
-    _write(folder / "board.json", canonical(scored.summary) + "\n")
+    manifest = _read_json(folder / MANIFEST)
+    files: dict[str, Callable[[], Iterable[str]]] = {
+        "leaderboard.json": scored.json_chunks,
+        "leaderboard.csv": scored.csv_chunks,
+        "board.json": lambda: [canonical(scored.summary) + "\n"],
+        "methodology.md": lambda: [methodology_from_board(scored.summary, _entries(scored))],
+    }
+    rewritten: list[str] = []
+    for name, chunks in files.items():
+        path = folder / name
+        if _up_to_date(path, manifest.get(name), scored.digest):
+            continue
+        _write_chunks(path, chunks())
+        manifest[name] = [scored.digest, _signature_of(path)]
+        rewritten.append(name)
     written = _write_task_files(folder / "tasks", scored)
-    _write(folder / "methodology.md", methodology_from_board(scored.summary, _entries(scored)))
-    return WrittenBoard(folder=folder, task_files=written)
+    if rewritten:
+        _write(folder / MANIFEST, canonical(manifest) + "\n")
+    return WrittenBoard(folder=folder, task_files=written, rewritten=tuple(rewritten))
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _signature_of(path: Path) -> str:
+    try:
+        found = path.stat()
+    except OSError:
+        return ""
+    return f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_ctime_ns}"
+
+
+def _up_to_date(path: Path, recorded: object, digest: str) -> bool:
+    """Whether ``path`` is the file written from ``digest`` and untouched since."""
+    if not digest or not isinstance(recorded, list) or len(recorded) != 2:
+        return False
+    return bool(recorded[0] == digest and recorded[1] == _signature_of(path) != "")
 
 
 def _entries(scored: ScoredBoard) -> Iterator[dict[str, Any]]:
     """The entries in JSON form, one task at a time (the methodology example needs one)."""
     for part in scored.parts:
         if part.counts.get("scored", 0) >= 2:
-            yield from (json.loads(fragment) for fragment in part.fragments())
+            yield from part.entries()
             return
 
 
 def _write_task_files(folder: Path, scored: ScoredBoard) -> int:
-    """``tasks/<task>.json`` for every task whose file is missing or out of date."""
+    """``tasks/<task>.json`` for every task whose file is missing or out of date.
+
+    ``digests.json`` records, per task, the key its file was computed from (the task's
+    inputs, the scoring options and the bot's version).
+    """
     manifest_path = folder / "digests.json"
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        manifest = {}
-    current = {part.task_id: part.input_digest for part in scored.parts}
+    manifest = _read_json(manifest_path)
+    current = {part.task_id: part.key for part in scored.parts}
     written = 0
     for part in scored.parts:
         path = folder / f"{part.task_id}.json"
-        if manifest.get(part.task_id) == part.input_digest and path.is_file():
+        if part.key and manifest.get(part.task_id) == part.key and path.is_file():
             continue
         _write_chunks(path, task_file_chunks(part))
         written += 1
@@ -181,7 +226,8 @@ def _write_task_files(folder: Path, scored: ScoredBoard) -> int:
         # The manifest is a file on disk: never let a name in it reach outside the folder.
         if isinstance(stale, str) and path.parent == folder and not stale.startswith("."):
             path.unlink(missing_ok=True)
-    _write(manifest_path, canonical(current) + "\n")
+    if current != manifest:
+        _write(manifest_path, canonical(current) + "\n")
     return written
 
 
@@ -197,6 +243,7 @@ def write_board(board: Leaderboard, folder: Path) -> WrittenBoard:
 
 def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
     """What a command prints after :func:`write_scored`."""
+    export = f"{written.export} and {written.folder / 'leaderboard.csv'}"
     return [
         f"{len(scored.parts)} task(s): {scored.count('scored')} scored, "
         f"{scored.count('pending')} pending, {scored.count('error')} failed evaluation, "
@@ -204,7 +251,7 @@ def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
         f"rescored {len(scored.rescored)} task(s) whose inputs changed, reused "
         f"{len(scored.parts) - len(scored.rescored)}; rewrote {written.task_files} task file(s)",
         *(f"note: {note}" for note in scored.notes),
-        f"wrote {written.export} and {written.folder / 'leaderboard.csv'}",
+        f"wrote {export}" if written.rewritten != () else f"{export} are up to date",
     ]
 
 

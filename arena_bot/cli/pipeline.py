@@ -116,17 +116,17 @@ def render_ranking(board: ScoredBoard, *, top: int = 10) -> str:
             f"{part.task_id} ({task['category']}, {task['difficulty']}; baseline "
             f"{task['baseline']['source']})"
         )
-        fragments = part.fragments()
+        entries = part.entries()
         ranked = part.counts["ranked"]  # ranked entries come first, in rank order
-        for fragment in fragments[: min(top, ranked)]:
-            lines.append("  " + _entry_line(Entry.model_validate_json(fragment)))
+        for data in entries[: min(top, ranked)]:
+            lines.append("  " + _entry_line(Entry.model_validate(data)))
         if ranked > top:
             lines.append(f"  ... and {ranked - top} more ranked entries (see the files written)")
-        for fragment in fragments[ranked : ranked + top]:
-            entry = Entry.model_validate_json(fragment)
+        for data in entries[ranked : ranked + top]:
+            entry = Entry.model_validate(data)
             lines.append(f"  -  {entry.label}: {entry.status} ({entry.status_reason or ''})")
-        if len(fragments) - ranked > top:
-            lines.append(f"  ... and {len(fragments) - ranked - top} more not ranked")
+        if len(entries) - ranked > top:
+            lines.append(f"  ... and {len(entries) - ranked - top} more not ranked")
     return "\n".join(lines)
 
 
@@ -134,6 +134,8 @@ def _entry_line(entry: Entry) -> str:
     assert entry.scores is not None  # ranked entries are scored
     scores = entry.scores
     correctness = "n/a" if scores.correctness is None else f"{scores.correctness:5.1f}"
+    # The multi-run interval is over the runs' adjusted scores: it is printed beside the
+    # adjusted score, never beside the unadjusted one the ranks use.
     interval = ""
     if entry.interval is not None and entry.interval.low is not None:
         interval = f" [{entry.interval.low:.1f}, {entry.interval.high:.1f}]"
@@ -143,8 +145,8 @@ def _entry_line(entry: Entry) -> str:
         flags = f"  [{review}{', '.join(f.code for f in entry.outliers)}]"
     tie = " (tie)" if entry.rank_shared else ""
     return (
-        f"#{entry.rank}{tie} {scores.overall_unadjusted:5.1f} (adjusted {scores.overall:5.1f}, "
-        f"solved {scores.resolve_rate:4.0%}){interval}  {entry.label}  "
+        f"#{entry.rank}{tie} {scores.overall_unadjusted:5.1f} (adjusted {scores.overall:5.1f}"
+        f"{interval}, solved {scores.resolve_rate:4.0%})  {entry.label}  "
         f"eff {scores.efficiency:5.1f} speed {scores.speed:5.1f} cost {scores.cost:5.1f} "
         f"correct {correctness}{flags}"
     )

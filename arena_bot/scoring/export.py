@@ -9,7 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Iterable, Iterator, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 from arena_bot.models.leaderboard import Entry, Leaderboard
@@ -27,8 +29,73 @@ CSV_COLUMNS = (
 
 
 def canonical(data: object) -> str:
-    """The one JSON spelling of everything published: sorted keys, 2-space indent."""
+    """The one JSON spelling of everything published: sorted keys, 2-space indent.
+
+    Exactly ``json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)``, about twice
+    as fast: with an indent, :mod:`json` encodes in Python through generators, and a board
+    of 50,000 entries is mostly this. Anything but plain JSON data with text keys goes to
+    :func:`json.dumps` itself.
+    """
+    out: list[str] = []
+    try:
+        _encode(data, out, "\n")
+        return "".join(out)
+    except _NotPlain:
+        pass
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+class _NotPlain(Exception):
+    """A value :func:`canonical` leaves to :func:`json.dumps`."""
+
+
+def _encode(value: object, out: list[str], newline: str) -> None:
+    if isinstance(value, str):
+        out.append(encode_basestring(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        if value != value or value in (math.inf, -math.inf):
+            raise _NotPlain
+        out.append(float.__repr__(value))
+    elif isinstance(value, dict):
+        _encode_items(value, out, newline)
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        opening = "[" + inner
+        for item in value:
+            out.append(opening)
+            opening = "," + inner
+            _encode(item, out, inner)
+        out.append(newline + "]")
+    else:
+        raise _NotPlain
+
+
+def _encode_items(value: dict[Any, Any], out: list[str], newline: str) -> None:
+    if not value:
+        out.append("{}")
+        return
+    if not all(isinstance(key, str) for key in value):
+        raise _NotPlain  # json.dumps turns such keys into text its own way
+    inner = newline + "  "
+    opening = "{" + inner
+    for key in sorted(value):
+        out.append(opening)
+        opening = "," + inner
+        out.append(encode_basestring(key))
+        out.append(": ")
+        _encode(value[key], out, inner)
+    out.append(newline + "}")
 
 
 def verified_only(leaderboard: Leaderboard) -> Leaderboard:
@@ -72,18 +139,32 @@ def stream_entries(
     A board of 50,000 entries is written one task's stored text at a time, never held
     whole in memory.
     """
+    yield from stream_indented(
+        document, (indent_fragments(batch) for batch in batches)
+    )
+
+
+def indent_fragments(fragments: Sequence[str]) -> str:
+    """Entries' canonical JSON as they sit in a document's ``entries`` list, joined by
+    ``,\n`` (``""`` for none): what :func:`stream_indented` places."""
+    return ",\n".join("    " + fragment.replace("\n", "\n    ") for fragment in fragments)
+
+
+def stream_indented(document: dict[str, Any], texts: Iterable[str]) -> Iterator[str]:
+    """:func:`stream_entries` from :func:`indent_fragments` texts (stored ready to write)."""
     text = canonical({**document, "entries": [_SLOT]})
     slot = f'    "{_SLOT}"'
     before, after = text.split(slot)
     first = True
-    for batch in batches:
-        for fragment in batch:
-            if first:
-                yield before
-                first = False
-            else:
-                yield ",\n"
-            yield "    " + fragment.replace("\n", "\n    ")
+    for chunk in texts:
+        if not chunk:
+            continue
+        if first:
+            yield before
+            first = False
+        else:
+            yield ",\n"
+        yield chunk
     if first:  # no entries at all: json spells an empty list "[]"
         yield text.replace(f'[\n{slot}\n  ]', "[]")
         return

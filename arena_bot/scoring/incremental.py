@@ -31,6 +31,7 @@ import os
 import zlib
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,13 @@ from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore, content_address
 from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.models.leaderboard import Leaderboard, TaskBoard
-from arena_bot.scoring.export import csv_header, csv_rows, entry_fragment, stream_entries
+from arena_bot.scoring.export import (
+    csv_header,
+    csv_rows,
+    entry_fragment,
+    indent_fragments,
+    stream_indented,
+)
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.leaderboard import (
     AggregateRow,
@@ -54,72 +61,104 @@ from arena_bot.scoring.leaderboard import (
     task_input_digest,
 )
 from arena_bot.scoring.loader import submission_input
+from arena_bot.scoring.witness import Witness, store_witness, stored_witness
 from arena_bot.submissions import SUBMISSION_FILE, load_submission
 
 _NAMESPACE = "task-board"
+_SUMMARY = "board-summary"
 
 
 @dataclass(frozen=True)
 class TaskPart:
     """One task's share of the leaderboard, as stored in the index.
 
-    The entries' text stays compressed until it is written (:meth:`fragments`), so a whole
-    board's parts fit in a few megabytes.
+    Stored as four compressed sections (the task's board and counts; the aggregate rows;
+    the CSV rows; the entries as they sit in ``leaderboard.json``), each decoded only when
+    something needs it: a board whose files are up to date reads the first alone.
     """
 
-    task_id: str
-    input_digest: str
-    board: dict[str, Any]
-    csv: str
-    rows: list[AggregateRow]
-    #: scored / pending / error / review counts for the summary line.
-    counts: dict[str, int]
-    #: zlib-compressed JSON list of each entry's canonical JSON, in board order.
-    entries_blob: bytes
+    blob: bytes
+    #: The key the part is stored under (:func:`task_key`): what it was computed from.
+    key: str = ""
 
-    def fragments(self) -> list[str]:
-        fragments: list[str] = json.loads(zlib.decompress(self.entries_blob))
-        return fragments
+    @cached_property
+    def _sections(self) -> list[bytes]:
+        sections, at = [], 0
+        for _ in range(3):
+            size = int.from_bytes(self.blob[at : at + 4], "big")
+            sections.append(self.blob[at + 4 : at + 4 + size])
+            at += 4 + size
+        sections.append(self.blob[at:])
+        return sections
 
-    def encode(self) -> bytes:
-        meta = zlib.compress(json.dumps({
-            "task_id": self.task_id, "input_digest": self.input_digest, "board": self.board,
-            "csv": self.csv, "rows": [row.to_list() for row in self.rows],
-            "counts": self.counts,
-        }, ensure_ascii=False).encode(), 1)
-        return len(meta).to_bytes(4, "big") + meta + self.entries_blob
+    @cached_property
+    def _meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] = json.loads(zlib.decompress(self._sections[0]))
+        return meta
+
+    @property
+    def task_id(self) -> str:
+        return str(self._meta["task_id"])
+
+    @property
+    def input_digest(self) -> str:
+        return str(self._meta["input_digest"])
+
+    @property
+    def board(self) -> dict[str, Any]:
+        board: dict[str, Any] = self._meta["board"]
+        return board
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """scored / ranked / pending / error / review counts for the summary line."""
+        counts: dict[str, int] = self._meta["counts"]
+        return counts
+
+    @cached_property
+    def rows(self) -> list[AggregateRow]:
+        return [AggregateRow.from_list(row)
+                for row in json.loads(zlib.decompress(self._sections[1]))]
+
+    @property
+    def csv(self) -> str:
+        return zlib.decompress(self._sections[2]).decode()
+
+    @property
+    def entries_text(self) -> str:
+        """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them."""
+        return zlib.decompress(self._sections[3]).decode()
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The entries in JSON form, in board order."""
+        entries: list[dict[str, Any]] = json.loads(f"[{self.entries_text}]")
+        return entries
 
     @classmethod
-    def decode(cls, blob: bytes) -> TaskPart:
-        size = int.from_bytes(blob[:4], "big")
-        data = json.loads(zlib.decompress(blob[4 : 4 + size]))
-        return cls(
-            task_id=data["task_id"], input_digest=data["input_digest"], board=data["board"],
-            csv=data["csv"], rows=[AggregateRow.from_list(row) for row in data["rows"]],
-            counts=data["counts"], entries_blob=blob[4 + size :],
-        )
-
-    @classmethod
-    def of(cls, board: Leaderboard, digest: str) -> TaskPart:
+    def of(cls, board: Leaderboard, digest: str, key: str = "") -> TaskPart:
         """The part of a one-task board."""
         (task,) = board.tasks
         entries = board.entries
-        fragments = [entry_fragment(entry) for entry in entries]
-        return cls(
-            task_id=task.task_id,
-            input_digest=digest,
-            board=task.model_dump(mode="json"),
-            csv=csv_rows(board),
-            rows=aggregate_rows(entries),
-            counts={
+        meta = {
+            "task_id": task.task_id, "input_digest": digest,
+            "board": task.model_dump(mode="json"),
+            "counts": {
                 "scored": sum(1 for e in entries if e.status == "scored"),
                 "ranked": sum(1 for e in entries if e.rank is not None),
                 "pending": sum(1 for e in entries if e.status == "pending"),
                 "error": sum(1 for e in entries if e.status == "error"),
                 "review": sum(1 for e in entries if e.needs_review),
             },
-            entries_blob=zlib.compress(json.dumps(fragments, ensure_ascii=False).encode(), 1),
-        )
+        }
+        sections = [
+            zlib.compress(json.dumps(meta, ensure_ascii=False).encode(), 1),
+            zlib.compress(json.dumps([row.to_list() for row in aggregate_rows(entries)],
+                                     ensure_ascii=False).encode(), 1),
+            zlib.compress(csv_rows(board).encode(), 1),
+        ]
+        text = indent_fragments([entry_fragment(entry) for entry in entries])
+        blob = b"".join(len(section).to_bytes(4, "big") + section for section in sections)
+        return cls(blob=blob + zlib.compress(text.encode(), 1), key=key)
 
 
 @dataclass(frozen=True)
@@ -130,6 +169,9 @@ class ScoredBoard:
     summary: dict[str, Any]
     parts: list[TaskPart]
     rescored: list[str]
+    #: What the whole board was computed from (every task key, the options, the bot's
+    #: version): equal digests, equal files. Written beside the files it made.
+    digest: str = ""
 
     def count(self, what: str) -> int:
         return sum(part.counts[what] for part in self.parts)
@@ -140,7 +182,7 @@ class ScoredBoard:
 
     def json_chunks(self) -> Iterator[str]:
         """``leaderboard.json``, the bytes of :func:`~arena_bot.scoring.export.to_json`."""
-        yield from stream_entries(self.summary, (part.fragments() for part in self.parts))
+        yield from stream_indented(self.summary, (part.entries_text for part in self.parts))
         yield "\n"
 
     def csv_chunks(self) -> Iterator[str]:
@@ -148,6 +190,10 @@ class ScoredBoard:
         yield csv_header()
         for part in self.parts:
             yield part.csv
+
+
+#: Above this many tasks to key the slow way, the index's rows are read in bulk.
+_BULK_TASKS = 20
 
 
 def score_repository(
@@ -163,60 +209,128 @@ def score_repository(
 
     ``only`` restricts the board to these submission folders (the pipeline passes the
     valid ones); by default every submission under ``submissions_dir`` is scored.
+
+    A task whose witness (:mod:`.witness`) still holds costs a ``stat`` per file and
+    nothing else; the others are walked, keyed and (when their key is new) scored again.
     """
-    index.preload(submissions_dir, dataset_dir, results_dir)
     dataset = Dataset(dataset_dir, index)
     tasks = dataset.all()
     if not tasks:
         raise InputError(
             "no tasks found", path=dataset_dir, hint="run from the repository root or pass --root"
         )
-    folders = _folders_by_task(submissions_dir, {task.id for task in tasks}, index)
+    walk = _Walk(submissions_dir, {task.id for task in tasks}, index)
     unchecked = {task.id: task.unchecked_features() for task in tasks}
     tasks = [task for task in tasks if not unchecked[task.id]]
-    if only is not None:
-        keep = {os.path.abspath(folder) for folder in only}
-        folders = {
-            task_id: [f for f in found if f in keep] for task_id, found in folders.items()
-        }
+    walk.check_others(scored={task.id for task in tasks})
+    keep = {os.path.abspath(folder) for folder in only} if only is not None else None
     store = ResultStore(results_dir, index)
     common = f"{code_fingerprint(index)}:{options_digest(options)}"
+    keyed: dict[str, tuple[str, list[str], Witness]] = {}
+    slow = []
+    for task in tasks:
+        witness = stored_witness(index, common, task.id) if keep is None else None
+        if witness is not None and witness.holds():
+            keyed[task.id] = (witness.key, witness.folders, witness)
+        else:
+            slow.append(task)
+    if len(slow) > _BULK_TASKS:
+        index.preload(submissions_dir, dataset_dir, results_dir)
+    for task in slow:
+        keyed[task.id] = _key_task(task, walk=walk, store=store, index=index, common=common,
+                                   keep=keep)
     parts: list[TaskPart] = []
     rescored: list[str] = []
     for task in tasks:
-        key = _task_key(task, folders.get(task.id, []), store, index, common)
+        key, folders, witness = keyed[task.id]
         stored = index.lookup(_NAMESPACE, key)
         if stored is not None:
-            parts.append(TaskPart.decode(stored))
+            parts.append(TaskPart(blob=stored, key=key))
             continue
-        part = _score_task(task, folders.get(task.id, []), store, index, options)
-        index.store(_NAMESPACE, key, part.encode())
+        part = _score_task(task, folders, store, index, options, key)
+        if witness.holds():
+            index.store(_NAMESPACE, key, part.blob)
+        else:
+            # A file changed while the task was scored: this part may hold the new bytes, so
+            # neither it nor anything made from it (the summary, the files' manifests) may be
+            # remembered under the key of the old ones.
+            part = TaskPart(blob=part.blob, key="")
         parts.append(part)
         rescored.append(task.id)
-    return _assemble(parts, tasks, options, rescored, unchecked=unchecked)
+    board = _assemble(parts, tasks, options, rescored, unchecked=unchecked, index=index,
+                      common=common)
+    if keep is None:  # the whole board: earlier states' parts will not be asked for again
+        index.retain(_NAMESPACE, [part.key for part in parts])
+        index.retain(_SUMMARY, [f"{common}:{board.digest}"])
+    return board
 
 
-def _folders_by_task(
-    submissions_dir: Path, task_ids: set[str], index: Index
-) -> dict[str, list[str]]:
-    """``submissions/<task>/<id>/`` folders holding a submission.yaml, by task, sorted
-    (absolute paths, as text: a board has tens of thousands).
+def _key_task(
+    task: TaskFolder, *, walk: _Walk, store: ResultStore, index: Index, common: str,
+    keep: set[str] | None,
+) -> tuple[str, list[str], Witness]:
+    """The task's key the slow way (hashing what changed), with a witness for next time,
+    and the index's rows of files under the task that are gone dropped."""
+    with index.recording() as seen:
+        folders = walk.folders(task.id)
+        if keep is not None:
+            folders = [folder for folder in folders if folder in keep]
+        key = _task_key(task, folders, store, index, common)
+    witness = Witness.of(key=key, folders=folders, seen=seen, index=index)
+    if keep is None:
+        if witness.settled:
+            store_witness(index, common, task.id, witness)
+        recorded = set(seen)
+        for root in (walk.top, os.path.abspath(store.root), os.path.abspath(task.root.parent)):
+            index.prune(f"{root}/{task.id}", recorded)
+        index.release(recorded)  # a board has hundreds of thousands of paths
+    return key, folders, witness
+
+
+class _Walk:
+    """``submissions/<task>/<id>/`` folders holding a submission.yaml, task by task.
 
     Walks with the index's folder listings: an unchanged folder costs one ``stat``.
+    Submissions must sit exactly there, under a task of the dataset: anything else is an
+    error naming the file.
     """
-    found: dict[str, list[str]] = {}
-    if not submissions_dir.is_dir():
-        return found
-    top = os.path.abspath(submissions_dir)
-    stack = [(top, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        entries = index.listing(folder)
-        if depth > 0 and (SUBMISSION_FILE, "f") in entries:
-            _check_placement(folder, depth, submissions_dir, task_ids)
-            found.setdefault(os.path.basename(os.path.dirname(folder)), []).append(folder)
-        stack.extend((f"{folder}/{name}", depth + 1) for name, kind in entries if kind == "d")
-    return {task_id: sorted(folders) for task_id, folders in found.items()}
+
+    def __init__(self, submissions_dir: Path, task_ids: set[str], index: Index) -> None:
+        self.submissions_dir = submissions_dir
+        self.top = os.path.abspath(submissions_dir)
+        self.task_ids = task_ids
+        self.index = index
+        try:
+            entries = index.listing(self.top)
+        except OSError:
+            entries = []
+        self.children = [name for name, kind in entries if kind == "d"]
+
+    def check_others(self, *, scored: set[str]) -> None:
+        """Walk the folders no scored task covers (an unknown task's, an unchecked one's):
+        misplaced submissions there are errors too."""
+        for name in self.children:
+            if name not in scored:
+                self.folders(name)
+
+    def folders(self, task_id: str) -> list[str]:
+        """The submission folders of one task (absolute paths as text, sorted).
+
+        The task's folder is listed even when absent, so that a witness records its absence.
+        """
+        found: list[str] = []
+        stack = [(f"{self.top}/{task_id}", 1)]
+        while stack:
+            folder, depth = stack.pop()
+            try:
+                entries = self.index.listing(folder)
+            except OSError:
+                continue
+            if depth > 1 and (SUBMISSION_FILE, "f") in entries:
+                _check_placement(folder, depth, self.submissions_dir, self.task_ids)
+                found.append(folder)
+            stack.extend((f"{folder}/{name}", depth + 1) for name, kind in entries if kind == "d")
+        return sorted(found)
 
 
 def _check_placement(folder: str, depth: int, submissions_dir: Path, task_ids: set[str]) -> None:
@@ -263,6 +377,7 @@ def _score_task(
     store: ResultStore,
     index: Index,
     options: ScoringOptions,
+    key: str,
 ) -> TaskPart:
     items: list[SubmissionInput] = []
     for folder in folders:
@@ -277,7 +392,7 @@ def _score_task(
         items.append(submission_input(submission, store.lookup(submission, task), index))
     inputs = ScoringInputs(tasks={task.id: task.spec}, submissions=items)
     board = build_leaderboard(inputs, options=options)
-    return TaskPart.of(board, task_input_digest(task.spec, items))
+    return TaskPart.of(board, task_input_digest(task.spec, items), key)
 
 
 def _assemble(
@@ -286,23 +401,38 @@ def _assemble(
     options: ScoringOptions,
     rescored: list[str],
     *,
-    unchecked: Mapping[str, Sequence[int]] | None = None,
+    unchecked: Mapping[str, Sequence[int]],
+    index: Index,
+    common: str,
 ) -> ScoredBoard:
-    rows = [row for part in parts for row in part.rows]
-    head = Leaderboard(
-        input_digest=combine_digests(options, [part.input_digest for part in parts]),
-        options=leaderboard_options(options),
-        tasks=[TaskBoard.model_validate(part.board) for part in parts],
-        entries=[],
-        tools=aggregates(rows, options),
-        notes=board_notes([task.spec for task in tasks], options, unchecked),
+    """The board-wide summary (aggregates, notes, input digest), remembered by the digest
+    of everything it is made of: unchanged parts, unchanged summary."""
+    digest = hashlib.sha256(f"{common}\n{sorted(unchecked.items())}\n".encode())
+    for part in parts:
+        digest.update(f"{part.task_id}\0{part.key}\n".encode())
+    # A part without a key (see score_repository) taints the board: nothing is remembered.
+    board_digest = digest.hexdigest() if all(part.key for part in parts) else ""
+
+    def compute() -> bytes:
+        head = Leaderboard(
+            input_digest=combine_digests(options, [part.input_digest for part in parts]),
+            options=leaderboard_options(options),
+            tasks=[TaskBoard.model_validate(part.board) for part in parts],
+            entries=[],
+            tools=aggregates([row for part in parts for row in part.rows], options),
+            notes=board_notes([task.spec for task in tasks], options, unchecked),
+        )
+        summary = head.model_dump(mode="json")
+        summary.pop("entries")
+        return json.dumps(summary, ensure_ascii=False).encode()
+
+    summary = json.loads(
+        index.memo(_SUMMARY, f"{common}:{board_digest}", compute) if board_digest else compute()
     )
-    summary = head.model_dump(mode="json")
-    summary.pop("entries")
-    return ScoredBoard(summary=summary, parts=parts, rescored=rescored)
+    return ScoredBoard(summary=summary, parts=parts, rescored=rescored, digest=board_digest)
 
 
 def task_file_chunks(part: TaskPart) -> Iterator[str]:
     """``tasks/<task>.json``: one task's board and its entries (what a task page loads)."""
-    yield from stream_entries({"schema_version": 1, "task": part.board}, [part.fragments()])
+    yield from stream_indented({"schema_version": 1, "task": part.board}, [part.entries_text])
     yield "\n"

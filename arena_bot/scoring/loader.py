@@ -73,7 +73,8 @@ def _patch_digest(path: Path, index: Index | None) -> str | None:
     def compute() -> bytes:
         # Validation enforces arena.yaml's patch limit; here only the hard ceiling any
         # configuration allows (the dataset's own cap) guards memory.
-        text = read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch")
+        data = index.recent_bytes(path) if index is not None else None
+        text = read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch", data=data)
         return (patch_digest(text) or "").encode()
 
     if index is None:

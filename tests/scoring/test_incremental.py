@@ -9,7 +9,10 @@ the CLI as a user runs it, and compared with ``build_leaderboard`` over everythi
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,15 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = root / ".arena" / "results"
     for pending in sorted(results.glob("synthetic-001/*"))[:2]:
         shutil.rmtree(pending)
+    return _settle(root)
+
+
+def _settle(root: Path) -> Path:
+    """Date the board an hour back: files that were not just written (the index stores no
+    signature younger than RACY_NS; the copy of each test keeps these times)."""
+    old = time.time_ns() - 3600 * 10**9
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, ns=(old, old), follow_symlinks=False)
     return root
 
 
@@ -184,3 +196,172 @@ def test_a_board_without_submissions_matches_too(board: Path) -> None:
     _score(board)
     assert _written(board) == _whole_board(board)
     assert json.loads(_written(board)[0])["entries"] == []
+
+
+def test_the_pipelines_ranking_prints_each_interval_beside_the_score_it_is_about(
+    board: Path,
+) -> None:
+    """The multi-run interval is over adjusted scores: it sits beside the adjusted score."""
+    from arena_bot.cli.pipeline import render_ranking
+    from arena_bot.config import ArenaConfig
+    from arena_bot.index import Index
+    from arena_bot.models.leaderboard import Entry
+    from arena_bot.scoring.incremental import score_repository
+
+    # The synthetic tasks are "beginner": weigh that difficulty like seed 002's "advanced".
+    config = ArenaConfig.model_validate(
+        {"scoring": {"difficulty_multipliers": {"beginner": 1.2}}}
+    )
+    scored = score_repository(
+        dataset_dir=board / "dataset", submissions_dir=board / "submissions",
+        results_dir=board / ".arena" / "results", options=ScoringOptions.from_config(config),
+        index=Index(None),
+    )
+    text = render_ranking(scored)
+    ranked = [
+        Entry.model_validate(data)
+        for part in scored.parts for data in part.entries()[: part.counts["ranked"]]
+    ]
+    with_interval = [e for e in ranked if e.interval is not None and e.interval.low is not None]
+    assert with_interval, "the board has multi-run entries"
+    for entry in with_interval:
+        assert entry.scores is not None and entry.interval is not None
+        assert entry.interval.high is not None and entry.interval.low is not None
+        # The adjusted score is the unadjusted one × 1.2, capped at 100.
+        assert entry.scores.overall == pytest.approx(
+            min(100.0, entry.scores.overall_unadjusted * 1.2), abs=0.01)
+        shown = (f"{entry.scores.overall_unadjusted:5.1f} (adjusted {entry.scores.overall:5.1f} "
+                 f"[{entry.interval.low:.1f}, {entry.interval.high:.1f}], solved")
+        assert shown in text, text
+        assert entry.interval.low <= entry.scores.overall <= entry.interval.high
+
+
+def _in_process(root: Path) -> tuple[int, int]:
+    """Score ``root`` with its index; (hits, misses) of the index during the run."""
+    from arena_bot.index import code_fingerprint, open_index
+    from arena_bot.scoring.incremental import score_repository
+
+    with open_index(root / ".arena") as index:
+        code_fingerprint(index)  # the bot's own files: looked up on every run
+        index.hits = index.misses = 0
+        score_repository(
+            dataset_dir=root / "dataset", submissions_dir=root / "submissions",
+            results_dir=root / ".arena" / "results", options=ScoringOptions(), index=index,
+        )
+        return index.hits, index.misses
+
+
+def test_an_unchanged_board_is_checked_by_stat_alone(board: Path) -> None:
+    _score(board)
+    hits, misses = _in_process(board)
+    # Per task: its witness, its part and its task.yaml (digest and model), plus the board
+    # summary and the submissions folder; no file of any submission is looked up.
+    assert misses == 0 and hits <= 4 * 4 + 4, (hits, misses)
+
+
+def _same_size_edit(path: Path, old: str, new: str) -> None:
+    """Edit ``path`` in place to the same size, then give it back its modification time."""
+    assert len(old) == len(new)
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    time.sleep(0.01)
+    with path.open("r+", encoding="utf-8") as handle:  # in place: same inode
+        handle.write(text.replace(old, new, 1))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size, before.st_mtime_ns, before.st_ino)
+
+
+def test_a_stale_index_never_publishes_a_wrong_number(board: Path) -> None:
+    """Files edited in place to the same size with their modification time restored (their
+    folders' times do not move): the next board is still the whole-board path's."""
+    _score(board)
+    _score(board)
+    folder = sorted((board / "submissions" / "synthetic-002").iterdir())[1]
+    _same_size_edit(folder / "change.patch", "+NOTE = ", "+NOTA = ")
+    result = next((board / ".arena" / "results" / "synthetic-003").glob("*/*.json"))
+    text = result.read_text(encoding="utf-8")
+    flipped = ('"passed": true', '"passed": fals') if '"passed": true' in text else (
+        '"tests_failed": 2', '"tests_failed": 3')
+    _same_size_edit(result, *flipped)
+    output = _score(board)
+    assert _rescored(output) == 2
+    assert _written(board) == _whole_board(board)
+
+
+def test_files_are_written_only_when_what_they_hold_changed(board: Path) -> None:
+    _score(board)
+    out = board / ".arena"
+    names = ("leaderboard.json", "leaderboard.csv", "board.json", "methodology.md")
+
+    def times() -> dict[str, int]:
+        found = {name: (out / name).stat().st_mtime_ns for name in names}
+        found.update({p.name: p.stat().st_mtime_ns for p in (out / "tasks").glob("*.json")})
+        return found
+
+    first = times()
+    assert "are up to date" in _score(board)
+    assert times() == first
+    # A hand-edited export is written again; the rest stays.
+    (out / "leaderboard.csv").write_text("edited\n", encoding="utf-8")
+    _score(board)
+    assert _written(board) == _whole_board(board)
+    again = times()
+    assert [n for n in first if first[n] != again[n]] == ["leaderboard.csv"]
+    # One new submission: the board-wide files and that task's file, nothing else.
+    source = sorted((board / "submissions" / "synthetic-000").iterdir())[0]
+    shutil.copytree(source, board / "submissions" / "synthetic-000" / "2026-999999_new-one")
+    output = _score(board)
+    assert _rescored(output) == 1 and "rewrote 1 task file(s)" in output
+    assert _written(board) == _whole_board(board)
+    last = times()
+    changed = sorted(n for n in again if again[n] != last[n])
+    assert changed == sorted([*names, "digests.json", "synthetic-000.json"])
+
+
+def test_rows_of_a_removed_submission_leave_the_index(board: Path) -> None:
+    _score(board)
+    gone = sorted((board / "submissions" / "synthetic-001").iterdir())[-1]
+    shutil.rmtree(gone)
+    shutil.rmtree(board / ".arena" / "results" / "synthetic-001" / gone.name,
+                  ignore_errors=True)
+    _score(board)
+    assert _written(board) == _whole_board(board)
+    db = sqlite3.connect(board / ".arena" / "index.sqlite")
+    try:
+        paths = [path for (path,) in db.execute("SELECT path FROM files")]
+        values = dict(db.execute("SELECT namespace, COUNT(*) FROM memo GROUP BY namespace"))
+    finally:
+        db.close()
+    assert not [path for path in paths if gone.name in path]
+    assert [path for path in paths if "/submissions/synthetic-001/" in path]
+    # The parts and summary of the board before the removal are gone too.
+    assert values["task-board"] == 4 and values["board-summary"] == 1
+
+
+def test_a_file_changed_while_its_task_is_scored_is_never_remembered_wrongly(
+    board: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submission edited between the moment its task is keyed and the moment it is
+    scored: the part (made from the new bytes) must not be stored under the old bytes' key,
+    or putting the old bytes back would publish the edited numbers."""
+    import arena_bot.scoring.incremental as incremental
+
+    spec = sorted((board / "submissions" / "synthetic-002").iterdir())[0] / "submission.yaml"
+    original = spec.read_text(encoding="utf-8")
+    edited = original.replace("tool_calls:", "tool_calls: 1 #", 1)
+    real = incremental._score_task
+
+    def edit_then_score(task, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if task.id == "synthetic-002":
+            spec.write_text(edited, encoding="utf-8")
+        return real(task, *args, **kwargs)
+
+    monkeypatch.setattr(incremental, "_score_task", edit_then_score)
+    _score(board)
+    monkeypatch.setattr(incremental, "_score_task", real)
+    spec.write_text(original, encoding="utf-8")  # the bytes the first run was keyed on
+    _score(board)
+    assert _written(board) == _whole_board(board)

@@ -147,10 +147,14 @@ def generate(root: Path, *, n_submissions: int, n_tasks: int, seed: int = 7) -> 
         store.save(load_submission(folder), key, result)
 
 
+#: The folder name of the submission :func:`add_submission` adds.
+NEW_ARRIVAL = "2026-999999_new-arrival"
+
+
 def add_submission(root: Path) -> None:
     """A new submission lands (copied from an existing one, with its stored result)."""
     source = sorted((root / "submissions").glob("*/*"))[0]
-    target = source.with_name("2026-999999_new-arrival")
+    target = source.with_name(NEW_ARRIVAL)
     shutil.copytree(source, target)
     results = root / ".arena" / "results" / source.parent.name
     shutil.copytree(results / source.name, results / target.name)

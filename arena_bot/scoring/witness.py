@@ -1,0 +1,113 @@
+"""Witnesses: what a task's part of the board was computed from, by stat signature.
+
+A warm ``arena score`` must still notice any change to any file of the board, but it need
+not hash anything to do so. When a task's key (:func:`.incremental.task_key`) is computed,
+the index records every path it looked at (every folder listed, every file digested) with
+the stat signature it had *before* it was read (:attr:`arena_bot.index.Index.observed`).
+That list, with the key, is the task's witness. The next run ``stat``\\s each path of the
+witness: if every signature is the one recorded, every input is the one the key was
+computed from, so the key (and the part stored under it) still holds; one difference, and
+the task is keyed afresh the slow way.
+
+This trusts exactly what :mod:`arena_bot.index` trusts (an unchanged size, modification and
+change time and inode mean unchanged bytes; an unchanged folder signature means unchanged
+entries), and only settled signatures: a witness with a path modified within
+:data:`~arena_bot.index.RACY_NS` of the run's start is not stored. Paths are checked one
+by one, files with ``stat`` and folders with ``lstat`` (as they were observed): a folder's
+signature only covers its entries, never the bytes of a file edited in place.
+
+Witnesses are memo rows keyed by the bot's code fingerprint, the scoring options and the
+task id, so a new bot version or configuration never uses an old one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena_bot.index import Index, Signature
+
+_NAMESPACE = "task-witness"
+
+
+def _spelt(current: Signature | None) -> str:
+    if current is None:
+        return ""
+    size, mtime_ns, inode, ctime_ns = current
+    return f"{size}:{mtime_ns}:{inode}:{ctime_ns}"
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A task key and the signatures of everything it was computed from."""
+
+    key: str
+    #: The submission folders scored (absolute paths, sorted).
+    folders: list[str]
+    #: Path, signature spelt as text ("" when the path was absent), alternating.
+    checks: list[str]
+    #: Every signature is old enough to be trusted by a later run (only then is it stored).
+    settled: bool = True
+
+    @classmethod
+    def of(cls, *, key: str, folders: Sequence[str], seen: Sequence[str], index: Index
+           ) -> Witness:
+        """The witness of a key computed while ``seen`` was recorded."""
+        checks: list[str] = []
+        settled = True
+        for path in dict.fromkeys(seen):
+            current = index.observed.get(path)
+            settled = settled and index.settled(current)
+            checks += (path, _spelt(current))
+        return cls(key=key, folders=list(folders), checks=checks, settled=settled)
+
+    def holds(self) -> bool:
+        """Whether every path still has the signature recorded."""
+        checks = self.checks
+        stat, lstat = os.stat, os.lstat
+        for position in range(0, len(checks), 2):
+            path = checks[position]
+            try:
+                found = lstat(path[:-1]) if path.endswith("/") else stat(path)
+            except OSError:
+                if checks[position + 1]:
+                    return False
+                continue
+            spelt = f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_ctime_ns}"
+            if spelt != checks[position + 1]:
+                return False
+        return True
+
+    def encode(self) -> bytes:
+        return zlib.compress(
+            json.dumps([self.key, self.folders, self.checks]).encode(errors="surrogateescape"),
+            1,
+        )
+
+    @classmethod
+    def decode(cls, blob: bytes) -> Witness:
+        key, folders, checks = json.loads(zlib.decompress(blob).decode(errors="surrogateescape"))
+        return cls(key=key, folders=folders, checks=checks)
+
+
+def witness_key(common: str, task_id: str) -> str:
+    """The memo key of a task's witness (``common``: fingerprint and options digest)."""
+    return f"{common}:{task_id}"
+
+
+def stored_witness(index: Index, common: str, task_id: str) -> Witness | None:
+    """The task's witness from an earlier run, if any."""
+    blob = index.lookup(_NAMESPACE, witness_key(common, task_id))
+    if blob is None:
+        return None
+    try:
+        return Witness.decode(blob)
+    except (ValueError, zlib.error):
+        return None  # a damaged row costs a slow key, never a wrong one
+
+
+def store_witness(index: Index, common: str, task_id: str, witness: Witness) -> None:
+    index.store(_NAMESPACE, witness_key(common, task_id), witness.encode())
