@@ -11,13 +11,13 @@ path.
 
 In a pytest process this gate takes every path entry inside the repository off ``sys.path``
 and keeps them in :data:`ARENA_HELD`; the harness's plugin (``arena_stream``) puts them back
-where they were once it is loaded and has its snapshot. Until then nothing can be imported
+where they were once it is loaded. Until then nothing can be imported
 from the repository: pytest, its dependencies, the standard library and the plugin come from
 the image. Other processes (a test's own ``python -m mypkg``) keep their path as it is.
 
 Runs in the task image's own Python (3.8 and up): standard library only. It must never fail
-start-up: anything unexpected leaves the path as it was (the plugin then reports the missing
-gate and the run is ``tampered``).
+start-up: anything unexpected leaves the path as it was (the plugin still reports modules
+of the repository loaded before it).
 """
 
 import contextlib
@@ -26,10 +26,9 @@ import sys
 
 #: The repository's checkout in the sandbox (set to the harness's REPO_DIR when copied).
 REPO = "/workspace/repo"
-#: (index, entry) of every sys.path entry held back, in their original order.
+#: (index, entry) of every sys.path entry held back, in their original order; the plugin
+#: knows the gate ran by finding this list on the ``sitecustomize`` module.
 ARENA_HELD = []  # type: list[tuple[int, str]]
-#: Set once the gate has looked at this process (the plugin checks it ran).
-ARENA_GATE = {"pytest": False}
 
 _PYTEST_NAMES = ("pytest", "py.test")
 
@@ -88,12 +87,11 @@ def _chain():
 
 
 def _install():
-    try:
+    # Never break start-up. A failure here leaves the path as it was; the plugin's check of
+    # repository modules loaded before it still stands behind it.
+    with contextlib.suppress(Exception):
         if _runs_pytest(_command_line()):
-            ARENA_GATE["pytest"] = True
             _hold()
-    except Exception:  # never break start-up; the plugin reports a gate that did not act
-        ARENA_GATE["pytest"] = False
     with contextlib.suppress(Exception):
         _chain()
 

@@ -497,10 +497,7 @@ def _gate():
     """The harness's start-up gate (``/arena/sitecustomize.py``), or ``None`` when it did not
     run in this process (``python -S``, or another ``sitecustomize`` first on the path)."""
     gate = sys.modules.get("sitecustomize")
-    if isinstance(getattr(gate, "ARENA_GATE", None), dict) and \
-            isinstance(getattr(gate, "ARENA_HELD", None), list):
-        return gate
-    return None
+    return gate if isinstance(getattr(gate, "ARENA_HELD", None), list) else None
 
 
 def _restore_repo_path(repo, gate):
