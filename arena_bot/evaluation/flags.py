@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena_bot.evaluation.ast_flags import python_flags
@@ -86,41 +87,41 @@ def review_flags(patch: Patch, *, protected: ProtectedPaths) -> list[ReviewFlag]
     into test machinery, as :class:`ReviewFlag` records (at most :data:`MAX_FLAGS`)."""
     flags: list[ReviewFlag] = []
     seen: set[tuple[str, int, str]] = set()
+    for key in _findings(patch, protected=protected):
+        if key in seen:
+            continue
+        seen.add(key)
+        path, line, reason = key
+        flags.append(ReviewFlag(file=path, line=line, reason=reason))
+        if len(flags) >= MAX_FLAGS:
+            break
+    return flags
+
+
+def _findings(patch: Patch, *, protected: ProtectedPaths) -> Iterator[tuple[str, int, str]]:
+    """(file, line, reason) of each finding, in order: the text rules line by line, then per
+    file a changed test-support module and the syntax tree's findings."""
     for added in _added_lines(patch, protected=protected):
         text = unicodedata.normalize("NFKC", added.text)
-        reasons = [reason for pattern, reason in _RULES if pattern.search(text)]
+        for pattern, reason in _RULES:
+            if pattern.search(text):
+                yield added.path, added.line, reason
         for literal in _PATH_LITERAL.findall(text):
             candidate = literal.removeprefix("./").lstrip("/")
             if "/" in candidate and protected.rule_for(candidate) is not None:
-                reasons.append(f"names a protected test path ({literal})")
+                yield added.path, added.line, f"names a protected test path ({literal})"
             elif candidate.startswith(("tests/", "test/")) or "/tests/" in candidate:
-                reasons.append(f"names a test path ({literal})")
-        for reason in reasons:
-            key = (added.path, added.line, reason)
-            if key in seen:
-                continue
-            seen.add(key)
-            flags.append(ReviewFlag(file=added.path, line=added.line, reason=reason))
-            if len(flags) >= MAX_FLAGS:
-                return flags
-    # What survives renaming and spelling in pieces: the syntax tree of the added Python.
+                yield added.path, added.line, f"names a test path ({literal})"
     for file in patch.files:
         if file.new_path is None or protected.rule_for(file.path) is not None:
             continue
         if _TEST_SUPPORT.search(file.path) and file.hunks:
-            flags.append(ReviewFlag(
-                file=file.path, line=file.hunks[0].new_start,
-                reason="changes a test-support module of the package (tests import its "
-                "helpers: a lenient one turns failing tests into passing ones)"))
+            yield (file.path, file.hunks[0].new_start,
+                   "changes a test-support module of the package (tests import its "
+                   "helpers: a lenient one turns failing tests into passing ones)")
+        # What survives renaming and spelling in pieces: the syntax tree of the added Python.
         for flag in python_flags(file):
-            key = (file.path, flag.line, flag.reason)
-            if key in seen:
-                continue
-            seen.add(key)
-            flags.append(ReviewFlag(file=file.path, line=flag.line, reason=flag.reason))
-            if len(flags) >= MAX_FLAGS:
-                return flags
-    return flags
+            yield file.path, flag.line, flag.reason
 
 
 def _added_lines(patch: Patch, *, protected: ProtectedPaths) -> list[_Added]:

@@ -137,6 +137,17 @@ def test_a_change_to_the_packages_test_helpers_is_flagged(path: str) -> None:
     assert any("test-support module" in reason for reason in reasons), (path, reasons)
 
 
+def test_flags_stop_at_their_cap_whatever_found_them() -> None:
+    # 49 text findings, then the test-support finding and the syntax tree's: 50, no more.
+    from arena_bot.evaluation.flags import MAX_FLAGS
+
+    lines = [f"import atexit as a{i}" for i in range(MAX_FLAGS - 1)] + ["import gc"]
+    patch = parse_patch(patch_adding("pkg/testing.py", *lines))
+    flags = review_flags(patch, protected=PROTECTED)
+    assert len(flags) == MAX_FLAGS
+    assert "test-support module" in flags[-1].reason
+
+
 @pytest.mark.parametrize("path", ["pkg/contesting.py", "pkg/attestation.py", "pkg/fixture.py"])
 def test_ordinary_modules_are_not_test_helpers(path: str) -> None:
     patch = parse_patch(patch_adding(path, "def value():", "    return 1"))
