@@ -94,26 +94,19 @@ def restore(
     if commit is None:
         return RestoreOutcome(found=False, restored=0, present=0, skipped=[])
     snapshot = snapshot_to is not None and _restore_snapshot(repo, commit, snapshot_to)
-    listed = _git(repo, "ls-tree", "-r", "-z", "-l", commit, "--", f"{TREE_FOLDER}/",
-                  what=f"list {branch}")
-    assert listed is not None
     wanted: list[tuple[str, Path]] = []
     present = 0
     skipped: list[str] = []
-    for line in listed.decode().split("\0"):
-        if not line:
-            continue
-        meta, name = line.split("\t", 1)
-        mode, kind, blob, size = meta.split()
-        relative = name.removeprefix(f"{TREE_FOLDER}/")
+    for entry in _tree_entries(repo, commit, f"{TREE_FOLDER}/", what=f"list {branch}"):
+        relative = entry.name.removeprefix(f"{TREE_FOLDER}/")
         # regular files of the store's layout only: no symlinks, odd names or giant files
-        if (mode != "100644" or kind != "blob" or not _RESULT_PATH.match(relative)
-                or ".." in relative.split("/") or int(size) > MAX_FILE_BYTES):
-            skipped.append(name)
+        if (not entry.plain_file or not _RESULT_PATH.match(relative)
+                or ".." in relative.split("/")):
+            skipped.append(entry.name)
         elif (results_dir / relative).exists():
             present += 1
         else:
-            wanted.append((blob, results_dir / relative))
+            wanted.append((entry.blob, results_dir / relative))
     for data, target in zip(_blobs(repo, [b for b, _ in wanted]), wanted, strict=True):
         _write_atomically(target[1], data)
     return RestoreOutcome(found=True, restored=len(wanted), present=present, skipped=skipped,
@@ -122,18 +115,38 @@ def restore(
 
 def _restore_snapshot(repo: Path, commit: str, target: Path) -> bool:
     """Write the branch's ``snapshot.json`` (a plain file of sane size only) to ``target``."""
-    listed = _git(repo, "ls-tree", "-z", "-l", commit, "--", SNAPSHOT_FILE,
-                  what="list the data branch's snapshot")
-    assert listed is not None
-    entry = listed.decode().rstrip("\0")
-    if not entry:
+    found = [entry for entry in _tree_entries(repo, commit, SNAPSHOT_FILE, recursive=False,
+                                              what="list the data branch's snapshot")
+             if entry.plain_file]
+    if not found:
         return False
-    mode, kind, blob, size = entry.split("\t", 1)[0].split()
-    if mode != "100644" or kind != "blob" or int(size) > MAX_FILE_BYTES:
-        return False
-    for data in _blobs(repo, [blob]):
+    for data in _blobs(repo, [found[0].blob]):
         _write_atomically(target, data)
     return True
+
+
+@dataclass(frozen=True)
+class _TreeEntry:
+    name: str
+    blob: str
+    #: A regular file (no symlink, no submodule) no larger than MAX_FILE_BYTES.
+    plain_file: bool
+
+
+def _tree_entries(
+    repo: Path, commit: str, path: str, *, what: str, recursive: bool = True
+) -> Iterator[_TreeEntry]:
+    """The entries of ``commit``'s tree at ``path`` (``git ls-tree -l``)."""
+    listed = _git(repo, "ls-tree", *(["-r"] if recursive else []), "-z", "-l", commit, "--",
+                  path, what=what)
+    assert listed is not None
+    for line in listed.decode().split("\0"):
+        if not line:
+            continue
+        meta, name = line.split("\t", 1)
+        mode, kind, blob, size = meta.split()
+        yield _TreeEntry(name=name, blob=blob, plain_file=mode == "100644" and kind == "blob"
+                         and int(size) <= MAX_FILE_BYTES)
 
 
 def _blobs(repo: Path, ids: list[str]) -> Iterator[bytes]:
@@ -247,20 +260,17 @@ def _build_tree(
             )
             _git(repo, "update-index", "--add", "--index-info", stdin=entries.encode(),
                  env=env, what="stage the result files")
-        readme = _git(repo, "hash-object", "-w", "--stdin", stdin=_README.encode(),
-                      what="store the README")
-        assert readme is not None
-        _git(repo, "update-index", "--add", "--cacheinfo",
-             f"100644,{readme.decode().strip()},README.md", env=env, what="stage the README")
+        _stage(repo, "README.md", _README.encode(), env=env)
         if snapshot is not None:
-            _stage_file(repo, snapshot, SNAPSHOT_FILE, env=env)
+            _stage(repo, SNAPSHOT_FILE, snapshot.read_bytes(), env=env)
         tree = _git(repo, "write-tree", env=env, what="write the data branch's tree")
         assert tree is not None
         return tree.decode().strip(), len(existing) + len(new), len(new)
 
 
-def _stage_file(repo: Path, source: Path, name: str, *, env: Mapping[str, str]) -> None:
-    blob = _git(repo, "hash-object", "-w", "--", str(source), what=f"store {source.name}")
+def _stage(repo: Path, name: str, data: bytes, *, env: Mapping[str, str]) -> None:
+    """Store ``data`` as a blob and stage it at ``name`` in the private index ``env`` names."""
+    blob = _git(repo, "hash-object", "-w", "--stdin", stdin=data, what=f"store {name}")
     assert blob is not None
     _git(repo, "update-index", "--add", "--cacheinfo",
          f"100644,{blob.decode().strip()},{name}", env=env, what=f"stage {name}")
