@@ -268,20 +268,18 @@ def published_snapshot(settings: Settings) -> Path:
     return settings.cache_dir / "published-snapshot.json"
 
 
-def _previous_snapshot(path: Path) -> Path | None:
-    """``path`` when it holds a readable snapshot; a damaged one is a warning, not a failed
-    publish (the Changes page then starts a new history, and says so)."""
+def _previous_snapshot(path: Path) -> Any:
+    """The snapshot kept at ``path`` (a ``Snapshot``), read once; ``None`` when there is none
+    or it is damaged: a warning, not a failed publish (the Changes page then starts a new
+    history, and says so)."""
     from arena_bot.errors import InputError
     from arena_bot.site.history import read_previous
 
-    if not path.is_file():
-        return None
     try:
-        read_previous(path)
+        return read_previous(path)
     except InputError as exc:
         click.echo(f"warning: the last published snapshot is not used: {exc}", err=True)
         return None
-    return path
 
 
 def _keep_snapshot(output: Path, target: Path) -> None:

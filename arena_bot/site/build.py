@@ -145,12 +145,14 @@ def check_site_url(site_url: str) -> str:
 
 def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
           mkdocs: bool = True, raw_json: str | None = None, site_url: str | None = None,
-          previous: Path | None = None, results: Path | None = None) -> BuildTimes:
+          previous: Path | history.Snapshot | None = None,
+          results: Path | None = None) -> BuildTimes:
     """Render the pages into ``root/site`` and build the static site into ``site_dir``.
 
-    ``previous`` is the last published ``board/snapshot.json`` (default: the one in
-    ``site_dir`` from the last build there) for the Changes page; ``results`` the stored
-    evaluation results, for per-feature and merge details on task pages.
+    ``previous`` is the last published ``board/snapshot.json``, or that snapshot already read
+    (default: the one in ``site_dir`` from the last build there) for the Changes page;
+    ``results`` the stored evaluation results, for per-feature and merge details on task
+    pages.
     """
     src = board if isinstance(board, BoardSource) else BoardSource(board=board)
     project = root / "site"
@@ -160,7 +162,8 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
     start = time.perf_counter()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     built_from = commit_of(root)
-    before = history.read_previous(previous or site_dir / GENERATED / history.SNAPSHOT)
+    before = (previous if isinstance(previous, history.Snapshot)
+              else history.read_previous(previous or site_dir / GENERATED / history.SNAPSHOT))
     snapshot = history.next_snapshot(src.board, before, built_from=built_from, updated=stamp)
     details = evaluation_details(src.board, results) if results is not None else {}
     extra = RenderInputs(root=root, built_from=built_from, updated=stamp, snapshot=snapshot,
