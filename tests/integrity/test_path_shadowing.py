@@ -10,11 +10,10 @@ and could adjust pytest before the plugin's snapshot. The harness's start-up gat
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from support.gitrepo import git
+from support.workbench import Workbench
 
 from arena_bot.dataset import TaskFolder, load_task
 from arena_bot.evaluation.engine import make_test_runner
@@ -38,19 +37,6 @@ def _variant(tmp: Path, prefix: str) -> TaskFolder:
     return load_task(folder)
 
 
-def _patch(task: TaskFolder, tmp: Path, files: dict[str, str]) -> str:
-    repo = tmp / "work"
-    assert task.bundle is not None
-    subprocess.run(["git", "clone", "--quiet", str(task.bundle), str(repo)], check=True,
-                   capture_output=True)
-    git("checkout", "--quiet", task.spec.source.commit, cwd=repo)
-    for path, content in files.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(content)
-    git("add", "-A", "--force", cwd=repo)
-    return git("diff", "--cached", "HEAD", cwd=repo)
-
-
 @pytest.fixture(scope="module")
 def on_path(tmp_path_factory: pytest.TempPathFactory, engine, task_images
             ) -> tuple[TaskFolder, TestRunner]:
@@ -63,7 +49,7 @@ def test_a_pytest_package_on_the_tasks_pythonpath_is_never_imported(
     on_path: tuple[TaskFolder, TestRunner], tmp_path: Path
 ) -> None:
     task, run = on_path
-    attack = _patch(task, tmp_path, {
+    attack = Workbench(task, tmp_path).diff({
         "pytest/__init__.py": (SHADOW / "pytest_on_pythonpath.py").read_text()})
     for feature_id in task.spec.feature_ids():
         result = run(attack, feature_id)
