@@ -76,6 +76,12 @@ def signature(stat: os.stat_result) -> Signature:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
 
 
+def spell(found: Signature | None) -> str:
+    """A signature as text, ``""`` for a missing file: how task witnesses and the board's
+    output manifest keep it."""
+    return "" if found is None else "{}:{}:{}:{}".format(*found)
+
+
 def sha256_file(path: Path | str) -> str:
     # One read for the small files a board is made of; hashlib.file_digest would allocate a
     # 256 KiB buffer per file, which costs more than hashing them.

@@ -15,7 +15,7 @@ from typing import Any
 
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
 from arena_bot.errors import InputError
-from arena_bot.index import Index
+from arena_bot.index import Index, signature, spell
 from arena_bot.methodology import methodology_from_board
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring import ScoringOptions, build_leaderboard
@@ -184,10 +184,9 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _signature_of(path: Path) -> str:
     try:
-        found = path.stat()
+        return spell(signature(path.stat()))
     except OSError:
         return ""
-    return f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_ctime_ns}"
 
 
 def _up_to_date(path: Path, recorded: object, digest: str) -> bool:

@@ -28,16 +28,9 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena_bot.index import Index, Signature
+from arena_bot.index import Index, spell
 
 _NAMESPACE = "task-witness"
-
-
-def _spelt(current: Signature | None) -> str:
-    if current is None:
-        return ""
-    size, mtime_ns, inode, ctime_ns = current
-    return f"{size}:{mtime_ns}:{inode}:{ctime_ns}"
 
 
 @dataclass(frozen=True)
@@ -61,7 +54,7 @@ class Witness:
         for path in dict.fromkeys(seen):
             current = index.observed.get(path)
             settled = settled and index.settled(current)
-            checks += (path, _spelt(current))
+            checks += (path, spell(current))
         return cls(key=key, folders=list(folders), checks=checks, settled=settled)
 
     def holds(self) -> bool:
@@ -76,6 +69,7 @@ class Witness:
                 if checks[position + 1]:
                     return False
                 continue
+            # index.spell(index.signature(found)), spelt inline: this loop is the warm run.
             spelt = f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_ctime_ns}"
             if spelt != checks[position + 1]:
                 return False
