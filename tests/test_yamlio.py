@@ -217,20 +217,80 @@ def test_the_quick_builder_gives_pyyamls_values_types_and_lines(
         return repr(outcome)  # 1, 1.0 and True differ here, unlike with ==
 
     quick = spelt(_outcome(text, P))
-    monkeypatch.setattr(yamlio, "_quick_build", lambda node, path: None)
+    monkeypatch.setattr(yamlio, "_quick_parse", lambda text, path: yamlio._NOT_QUICK)
     assert quick == spelt(_outcome(text, P))
 
 
 def test_the_quick_builder_takes_a_submission_whole() -> None:
-    import yaml
-
-    from arena_bot.yamlio import _quick_build
+    from arena_bot.yamlio import _NOT_QUICK, _quick_parse
 
     text = next(p for p in SHIPPED_YAML if p.name == "submission.yaml"
                 and "invalid" not in str(p)).read_text(encoding="utf-8")
-    loader = yaml.CSafeLoader(text)
+    assert _quick_parse(text, P) is not _NOT_QUICK
+
+
+#: Plain scalars whose YAML 1.1 type is easy to get wrong: booleans in every spelling,
+#: nulls, ints in bases 2/8/16 and sexagesimal, underscores, leading zeros, signs, special
+#: floats, dates and timestamps (valid and impossible), non-ASCII digits, merge and value
+#: keys, and text that merely starts like one of them.
+ODD_SCALARS = [
+    "yes", "Yes", "YES", "yEs", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "oFF",
+    "y", "Y", "n", "N", "o", "true", "True", "TRUE", "tRUE", "false", "False", "FALSE",
+    "null", "Null", "NULL", "nULL", "~", "none", "None", "0", "00", "-0", "+0", "7", "007",
+    "08", "09", "010", "0x10", "0X10", "0xG", "0x", "0b101", "0b2", "0o17", "1_000", "1__0",
+    "1_", "-3", "+4", "12:30", "1:2:3", "190:20:30", "1:60", "20:59.5", ".inf", "-.inf",
+    "+.Inf", ".INF", ".iNF", ".nan", ".NaN", ".NAN", "nan", "inf", "1e3", "1.0e3", "1.0e+3",
+    "1.e-3", "1.", ".5", "-.5", "+.5", "0.5", "00.5", "1_0.5", "3.14_15", "1.2.3", "1e",
+    "e1", "123", "1234567890123456789012345", "2026-01-05", "2026-1-5", "2026-01-05T10:00:00Z",
+    "2026-01-05 10:00:00", "2026-01-05t10:00:00.5+02:00", "2026-02-30", "9999-99-99",
+    "\u0661\u0662", "\u00b2", "\uff10", "\u00bd", "=", "<<", "v1.0", "1.0.0", "1-2",
+    "on-call", "no_way", "Null pointer", "~home", "yes please", "-", "+", ".", "...x",
+    "1 2", "TRUE!", "2026", "20260105", "0.0", "-0.0", "6.02e+23", "1_2:30",
+]
+
+
+@pytest.mark.parametrize("value", ODD_SCALARS)
+def test_plain_scalar_typing_is_pyyamls(value: str) -> None:
+    import yaml
+
+    from arena_bot.yamlio import _plain_tag
+
+    reference = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+    assert _plain_tag(value) == reference
+    assert _plain_tag(value) == reference  # remembered: the same answer twice
+
+
+@pytest.mark.parametrize("value", ODD_SCALARS)
+def test_odd_scalars_load_as_pyyamls_safe_loader_loads_them(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quick path, the exact path and ``yaml.safe_load`` agree on value and type (as
+    keys, values and list items, plain and quoted), or the document is refused."""
+    import yaml
+
+    import arena_bot.yamlio as yamlio
+
+    text = f"a: {value}\nb: [{value}, '{value}']\n{value}: k\nc:\n  - {value}\n"
+    quick = repr(_outcome(text, P))
+    monkeypatch.setattr(yamlio, "_quick_parse", lambda text, path: yamlio._NOT_QUICK)
+    assert quick == repr(_outcome(text, P))
     try:
-        node = loader.get_single_node()
-    finally:
-        loader.dispose()
-    assert _quick_build(node, P) is not None
+        expected = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError):
+        assert quick.startswith("('error'")
+        return
+    if not quick.startswith("('error'"):
+        assert quick.startswith(repr((expected,))[:-2])
+
+
+def test_lines_are_found_on_demand_and_match_the_exact_path(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena_bot.yamlio as yamlio
+
+    text = SUBMISSION + "extra:\n  - {x: 1}\n  -\n    y: [2, 3]\n"
+    quick = parse_yaml(text, path=P)
+    monkeypatch.setattr(yamlio, "_quick_parse", lambda text, path: yamlio._NOT_QUICK)
+    exact = parse_yaml(text, path=P)
+    assert list(quick.lines.items()) == list(exact.lines.items())
+    assert quick.line_of(("extra", 1, "y", 1)) == 18
