@@ -61,24 +61,58 @@ def _encode(value: object, out: list[str], newline: str) -> None:
     elif isinstance(value, int):
         out.append(int.__repr__(value))
     elif isinstance(value, float):
-        if value != value or value in (math.inf, -math.inf):
+        if value != value or value in _INFINITIES:
             raise _NotPlain
         out.append(float.__repr__(value))
     elif isinstance(value, dict):
         _encode_items(value, out, newline)
     elif isinstance(value, list | tuple):
-        if not value:
-            out.append("[]")
-            return
-        inner = newline + "  "
-        opening = "[" + inner
-        for item in value:
-            out.append(opening)
-            opening = "," + inner
-            _encode(item, out, inner)
-        out.append(newline + "]")
+        _encode_list(value, out, newline)
     else:
         raise _NotPlain
+
+
+_INFINITIES = (math.inf, -math.inf)
+
+
+def _plain_text(value: object) -> str | None:
+    """The spelling of a value of an exact scalar class, or ``None`` for anything else
+    (containers, subclasses: :func:`_encode` spells those). Called once per value of a
+    board, so the common classes are tested by identity, first."""
+    cls = value.__class__
+    if cls is str:
+        return encode_basestring(value)
+    if cls is float:
+        if value != value or value in _INFINITIES:
+            raise _NotPlain
+        return float.__repr__(value)  # type: ignore[arg-type]
+    if cls is int:
+        return int.__repr__(value)  # type: ignore[arg-type]
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return None
+
+
+def _encode_list(value: list[Any] | tuple[Any, ...], out: list[str], newline: str) -> None:
+    if not value:
+        out.append("[]")
+        return
+    inner = newline + "  "
+    opening = "[" + inner
+    comma = "," + inner
+    for item in value:
+        text = _plain_text(item)
+        if text is None:
+            out.append(opening)
+            _encode(item, out, inner)
+        else:
+            out.append(opening + text)
+        opening = comma
+    out.append(newline + "]")
 
 
 def _encode_items(value: dict[Any, Any], out: list[str], newline: str) -> None:
@@ -89,12 +123,16 @@ def _encode_items(value: dict[Any, Any], out: list[str], newline: str) -> None:
         raise _NotPlain  # json.dumps turns such keys into text its own way
     inner = newline + "  "
     opening = "{" + inner
+    comma = "," + inner
     for key in sorted(value):
-        out.append(opening)
-        opening = "," + inner
-        out.append(encode_basestring(key))
-        out.append(": ")
-        _encode(value[key], out, inner)
+        item = value[key]
+        text = _plain_text(item)
+        if text is None:
+            out.append(f"{opening}{encode_basestring(key)}: ")
+            _encode(item, out, inner)
+        else:
+            out.append(f"{opening}{encode_basestring(key)}: {text}")
+        opening = comma
     out.append(newline + "}")
 
 
