@@ -81,13 +81,13 @@ def _plain_text(value: object) -> str | None:
     board, so the common classes are tested by identity, first."""
     cls = value.__class__
     if cls is str:
-        return encode_basestring(value)
+        return encode_basestring(value)  # type: ignore[arg-type]
     if cls is float:
         if value != value or value in _INFINITIES:
             raise _NotPlain
-        return float.__repr__(value)  # type: ignore[arg-type]
+        return float.__repr__(value)
     if cls is int:
-        return int.__repr__(value)  # type: ignore[arg-type]
+        return int.__repr__(value)
     if value is None:
         return "null"
     if value is True:
