@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,39 @@ def test_scan_results_picks_the_newest_evaluation(tmp_path: Path) -> None:
     assert list(chosen) == [("demo", "s")]
     assert chosen[("demo", "s")].runs[0].features[0].passed is False
     assert scan_results(tmp_path / "missing") == {}
+
+
+_REFERENCE_NOISE = re.compile(
+    r"^(index |similarity index|rename from|rename to|From |Date: |Subject: )")
+
+
+def _reference_normalize(text: str) -> str:
+    """normalize_patch as first written (a regular expression per line)."""
+    lines = []
+    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = raw.rstrip()
+        if not line or _REFERENCE_NOISE.match(line):
+            continue
+        if re.match(r"^@@ [^@]* @@.*$", line):
+            line = line[: line.index("@@", 2) + 2]
+        lines.append(line)
+    return "\n".join(lines)
+
+
+TRICKY_LINES = [
+    "@@ -1,3 +1,3 @@ def main():", "@@ -1 +1 @@", "@@@ -1 +1 +1 @@@ merge", "@@ no end",
+    "@@  @@", "@@ -1 @ +1 @@ x", "@@ -1 +1 @@@@", " @@ -1 +1 @@ x", "index", "index x",
+    " index x", "Index x", "similarity index 90%", "rename from a", "From x", "From:",
+    "Date: today", "Subject: [PATCH]", "+index 1", "-From me", "trailing \u00a0\u2003",
+    "\t", "a\rb", "a\r\r\nb", "\x0c", "x\x1c", "", "+", "-", " ",
+]
+
+
+def test_normalize_patch_equals_the_per_line_pattern_version() -> None:
+    import random
+
+    rng = random.Random(12)
+    for _ in range(500):
+        text = "\n".join(rng.choice(TRICKY_LINES) for _ in range(rng.randint(0, 12)))
+        text += rng.choice(["", "\n", "\r\n", "\r"])
+        assert normalize_patch(text) == _reference_normalize(text), repr(text)
