@@ -24,11 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
-
-import requests
+from typing import TYPE_CHECKING, Any, Literal
 
 from arena_bot.errors import JudgeError
+
+if TYPE_CHECKING:  # imported where a request is made: every `arena score` imports this
+    import requests  # module, and requests alone took a tenth of a second to load
 
 #: Seed 004: LLM judge temperature 0.1, code judge 0.3.
 LLM_JUDGE_TEMPERATURE = 0.1
@@ -76,6 +77,8 @@ class ChatClient:
         session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        import requests
+
         self.config = config
         self._session = session or requests.Session()
         self._sleep = sleep
@@ -86,6 +89,8 @@ class ChatClient:
 
     def complete(self, *, messages: list[ChatMessage], temperature: float) -> str:
         """The assistant's answer text; JudgeError when it stays empty or the call fails."""
+        import requests
+
         payload: dict[str, Any] = {
             "model": self.config.model,
             "temperature": temperature,
