@@ -698,8 +698,10 @@ class _SubmissionCheck:
         created_by_patches: set[str] = set()
         all_parsed = True
         for number, name in enumerate(run.patches):
-            line = self.line("runs", index, "patches", number)
-            patch = self.check_patch(name=name, line=line, task=task)
+            # The line is looked up only for a message: finding lines means composing the
+            # YAML again, and a valid submission never needs one.
+            loc = ("runs", index, "patches", number)
+            patch = self.check_patch(name=name, loc=loc, task=task)
             if patch is None or not patch.ok:
                 all_parsed = False
                 continue
@@ -707,7 +709,7 @@ class _SubmissionCheck:
                 f.new_path for f in patch.files if f.status == "added" and f.new_path
             )
             if task is not None:
-                self.check_not_gold(patch=patch, name=name, line=line, task=task)
+                self.check_not_gold(patch=patch, name=name, loc=loc, task=task)
             self.check_new_test_files(patch=patch, name=name)
         if run.trajectory:
             self.check_trajectory(
@@ -759,7 +761,7 @@ class _SubmissionCheck:
                     )
 
     def check_not_gold(
-        self, *, patch: Patch, name: str, line: int | None, task: TaskFolder
+        self, *, patch: Patch, name: str, loc: tuple[str | int, ...], task: TaskFolder
     ) -> None:
         """Warn when a patch makes exactly the changes of a feature's public gold patch."""
         mine = _changes(patch)
@@ -770,18 +772,20 @@ class _SubmissionCheck:
                     f"patch {name!r} makes exactly the changes of feature {feature.id}'s "
                     "gold patch (feature.patch) in the dataset",
                     severity="warning",
-                    line=line,
+                    line=self.line(*loc),
                     hint="submit the tool's own work; a maintainer reviews copies",
                 )
                 return
 
-    def check_patch(self, *, name: str, line: int | None, task: TaskFolder | None) -> Patch | None:
+    def check_patch(
+        self, *, name: str, loc: tuple[str | int, ...], task: TaskFolder | None
+    ) -> Patch | None:
         path = self.folder / name
         if not path.exists() and not path.is_symlink():
             self.add(
                 "missing-patch",
                 f"patch file {name!r} is not in the submission folder",
-                line=line,
+                line=self.line(*loc),
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
             return None
