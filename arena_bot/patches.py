@@ -19,6 +19,7 @@ turns everything unexpected into a problem with its line number instead of guess
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -536,18 +537,22 @@ class _Parser:
             int(match.group(3)),
             int(match.group(4) if match.group(4) is not None else 1),
         )
-        self.index += 1
         old_left, new_left = old_count, new_count
         body: list[str] = []
-        while (old_left > 0 or new_left > 0) and self.index < len(self.lines):
-            line = _strip_eol(self.lines[self.index])
+        # The loop every line of every patch goes through: locals only (the same steps as
+        # the rest of the parser, with _strip_eol written out).
+        lines, index, end = self.lines, self.index + 1, len(self.lines)
+        added = removed = 0
+        while (old_left > 0 or new_left > 0) and index < end:
+            raw = lines[index]
+            line = raw.rstrip("\r\n") if raw.endswith("\n") else raw.rstrip("\r")
             head = line[:1]
             if head == "-" and old_left > 0:
                 old_left -= 1
-                self.section.removed += 1
+                removed += 1
             elif head == "+" and new_left > 0:
                 new_left -= 1
-                self.section.added += 1
+                added += 1
             elif (head == " " or line == "") and old_left > 0 and new_left > 0:
                 # An empty line is a context line whose trailing space an editor removed.
                 old_left -= 1
@@ -557,7 +562,10 @@ class _Parser:
             else:
                 break
             body.append(line)
-            self.index += 1
+            index += 1
+        self.index = index
+        self.section.added += added
+        self.section.removed += removed
         if old_left > 0 or new_left > 0:
             self.problem(
                 "bad-hunk",
@@ -636,8 +644,20 @@ class _Parser:
         )
 
 
+#: Names up to this long are remembered (by :func:`unsafe_path_reason`, :func:`fold_path`):
+#: a board's patches touch the same few files of each task again and again, and a cap
+#: keeps a hostile patch's long names from being held.
+_REMEMBERED_NAME_CHARS = 512
+
+
 def unsafe_path_reason(path: str) -> str | None:
     """Why ``path`` (repository-relative, POSIX) is unsafe to write, or ``None``."""
+    if len(path) <= _REMEMBERED_NAME_CHARS:
+        return _remembered_unsafe_path_reason(path)
+    return _unsafe_path_reason(path)
+
+
+def _unsafe_path_reason(path: str) -> str | None:
     if not path:
         return "empty path"
     if _INVISIBLE.search(path):
@@ -656,6 +676,9 @@ def unsafe_path_reason(path: str) -> str | None:
     if any(part.lower() == ".git" for part in parts):
         return "writes inside the .git folder"
     return None
+
+
+_remembered_unsafe_path_reason = functools.lru_cache(maxsize=8192)(_unsafe_path_reason)
 
 
 # -- protected paths ---------------------------------------------------------------------
@@ -708,7 +731,22 @@ _CONFUSABLES = str.maketrans(
 def fold_path(path: str) -> str:
     """``path`` reduced to what it looks like: NFKC-normalised, Cyrillic/Greek look-alike
     letters mapped to Latin, case-folded. Protection compares folded paths."""
+    if len(path) <= _REMEMBERED_NAME_CHARS:
+        return _remembered_fold(path)
+    return _fold(path)
+
+
+def _fold(path: str) -> str:
     return unicodedata.normalize("NFKC", path).translate(_CONFUSABLES).casefold()
+
+
+_remembered_fold = functools.lru_cache(maxsize=8192)(_fold)
+
+
+def _path_parts(path: str) -> list[str]:
+    """``PurePosixPath(path).parts`` without the root: the same names, split as pathlib
+    splits them (empty and ``.`` components dropped), without building a path object."""
+    return [part for part in path.split("/") if part and part != "."]
 
 
 @dataclass(frozen=True)
@@ -731,23 +769,38 @@ class ProtectedPaths:
     patterns: tuple[str, ...] = ()
     exact: frozenset[str] = frozenset()
 
-    def rule_for(self, path: str) -> str | None:
-        """The rule that protects ``path`` (a repository-relative path), or ``None``."""
-        folded = fold_path(path)
-        if folded in {fold_path(p) for p in self.exact}:
-            return "a file of the task's tests patch"
-        for part in PurePosixPath(folded).parts:
-            if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
-                return f"{part} (changes how tests run)"
+    @functools.cached_property
+    def _folded_exact(self) -> frozenset[str]:
+        return frozenset(fold_path(p) for p in self.exact)
+
+    @functools.cached_property
+    def _folded_patterns(self) -> tuple[tuple[str, str, str | None], ...]:
+        """Each pattern with its folded glob and, for ``folder/*`` and ``folder/**``, the
+        folded folder it protects whole (``None`` otherwise)."""
+        rules = []
         for pattern in self.patterns:
-            if fnmatch.fnmatchcase(folded, fold_path(pattern)):
-                return f"protected path pattern {pattern!r}"
             # ``tests/*`` protects the folder: a file in a sub-folder or the folder itself
             # (replaced by a file or a symlink) is protected too.
             folder = pattern.removesuffix("/**").removesuffix("/*")
-            if folder != pattern and not any(c in folder for c in "*?[") and (
-                folded == fold_path(folder) or folded.startswith(fold_path(folder) + "/")
-            ):
+            whole = (
+                fold_path(folder)
+                if folder != pattern and not any(c in folder for c in "*?[") else None
+            )
+            rules.append((pattern, fold_path(pattern), whole))
+        return tuple(rules)
+
+    def rule_for(self, path: str) -> str | None:
+        """The rule that protects ``path`` (a repository-relative path), or ``None``."""
+        folded = fold_path(path)
+        if folded in self._folded_exact:
+            return "a file of the task's tests patch"
+        for part in _path_parts(folded):
+            if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
+                return f"{part} (changes how tests run)"
+        for pattern, folded_pattern, whole in self._folded_patterns:
+            if fnmatch.fnmatchcase(folded, folded_pattern):
+                return f"protected path pattern {pattern!r}"
+            if whole is not None and (folded == whole or folded.startswith(whole + "/")):
                 return f"protected path pattern {pattern!r}"
         return None
 
@@ -757,13 +810,17 @@ class ProtectedPaths:
         for file in patch.files:
             for path in file.paths:
                 rule = self.rule_for(path)
-                if rule is None and PurePosixPath(fold_path(path)).name in (
-                    PYTEST_CONFIG_CONTENT_FILES
-                ):
+                if rule is None and _path_name(fold_path(path)) in PYTEST_CONFIG_CONTENT_FILES:
                     rule = _pytest_settings_rule(file)
                 if rule is not None:
                     found.append(ProtectedViolation(path=path, rule=rule, line=file.line))
         return found
+
+
+def _path_name(path: str) -> str:
+    """``PurePosixPath(path).name``: the last of :func:`_path_parts` (``""`` for none)."""
+    parts = _path_parts(path)
+    return parts[-1] if parts else ""
 
 
 def _pytest_settings_rule(file: FilePatch) -> str | None:

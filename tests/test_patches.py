@@ -420,3 +420,57 @@ def test_git_apply_touches_only_paths_the_parser_reports(
         input=text.encode(), cwd=work, capture_output=True, check=False,
     ).stdout.decode("utf-8", errors="replace")
     assert "120000" not in summary and "160000" not in summary, (summary, text)
+
+
+def _reference_rule_for(protected: ProtectedPaths, path: str) -> str | None:
+    """ProtectedPaths.rule_for as first written (pathlib parts, folding on every call)."""
+    import fnmatch
+    from pathlib import PurePosixPath
+
+    from arena_bot.patches import ALWAYS_PROTECTED_NAMES, ALWAYS_PROTECTED_SUFFIXES, fold_path
+
+    folded = fold_path(path)
+    if folded in {fold_path(p) for p in protected.exact}:
+        return "a file of the task's tests patch"
+    for part in PurePosixPath(folded).parts:
+        if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
+            return f"{part} (changes how tests run)"
+    for pattern in protected.patterns:
+        if fnmatch.fnmatchcase(folded, fold_path(pattern)):
+            return f"protected path pattern {pattern!r}"
+        folder = pattern.removesuffix("/**").removesuffix("/*")
+        if folder != pattern and not any(c in folder for c in "*?[") and (
+            folded == fold_path(folder) or folded.startswith(fold_path(folder) + "/")
+        ):
+            return f"protected path pattern {pattern!r}"
+    return None
+
+
+#: Pieces of names that pathlib splits, folds or matches in its own way: empty and "."
+#: components, a root, look-alike letters (Cyrillic е, the ﬁ ligature, fullwidth letters,
+#: ß, dotless ı), names protected anywhere, and very long names (not remembered).
+NAME_PIECES = [
+    "", ".", "..", "tests", "Tests", "t\u0435sts", "TESTS", "src", "\ufb01le.py", "ﬁle.py",
+    "conftest.py", "CONFTEST.PY", "x.pth", "pkg.dist-info", "a.egg-info", "pyproject.toml",
+    "setup.cfg", "stra\u00dfe", "\uff54ests", "\u0131t.py", "sitecustomize.py", "a b",
+    "x" * 600, "data", "**", "*",
+]
+
+
+def test_protected_rules_equal_the_pathlib_reference() -> None:
+    import random
+    from pathlib import PurePosixPath
+
+    from arena_bot.patches import _path_name
+
+    rng = random.Random(7)
+    protected = ProtectedPaths(
+        patterns=("tests/*", "data/**", "src/*.py", "T\u0435sts/fixtures/*", "docs/[ab]*"),
+        exact=frozenset({"tests/test_x.py", "Src/Keep.PY", "\ufb01le.py"}),
+    )
+    for _ in range(3000):
+        parts = [rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 4))]
+        path = rng.choice(["", "/", "//"]) + "/".join(parts) + rng.choice(["", "/", "/."])
+        assert protected.rule_for(path) == _reference_rule_for(protected, path), repr(path)
+        assert _path_name(path) == PurePosixPath(path).name, repr(path)
+        assert protected.rule_for(path) == protected.rule_for(path)  # remembered folds
