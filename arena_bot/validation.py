@@ -35,6 +35,7 @@ from arena_bot.patches import (
     Patch,
     PatchProblemCode,
     ProtectedPaths,
+    ProtectedViolation,
     load_patch,
     protected_paths_for,
     unquote_git_name,
@@ -530,6 +531,9 @@ class _SubmissionCheck:
     folder: Path
     found: list[Diagnostic] = field(default_factory=list)
     source: LoadedYaml | None = None
+    #: Patch files already read and checked, by name: runs often share one patch file,
+    #: which is read, parsed and checked against the task's protection once.
+    patches: dict[str, tuple[Patch, list[ProtectedViolation]]] = field(default_factory=dict)
 
     @property
     def yaml_path(self) -> Path:
@@ -789,8 +793,7 @@ class _SubmissionCheck:
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
             return None
-        limits = self.validator.config.limits
-        patch = load_patch(path, max_bytes=limits.patch_bytes, max_lines=limits.patch_lines)
+        patch, violations = self.read_patch(name=name, task=task)
         for problem in patch.problems:
             self.add(
                 patch_diagnostic_code(problem.code),
@@ -799,8 +802,7 @@ class _SubmissionCheck:
                 line=problem.line,
                 hint=_PATCH_HINTS.get(problem.code),
             )
-        if task is not None and patch.files:
-            violations = self.validator.protected_for(task).violations(patch)
+        if violations:
             if len(violations) > MAX_PROTECTED_REPORTED:
                 self.add(
                     "protected-path",
@@ -819,6 +821,23 @@ class _SubmissionCheck:
                     "remove that file from the patch",
                 )
         return patch
+
+    def read_patch(
+        self, *, name: str, task: TaskFolder | None
+    ) -> tuple[Patch, list[ProtectedViolation]]:
+        """The patch file ``name`` parsed, and the task's protected paths it touches (read
+        once per submission: every run naming it gets the same diagnostics, added once)."""
+        if name not in self.patches:
+            limits = self.validator.config.limits
+            patch = load_patch(
+                self.folder / name, max_bytes=limits.patch_bytes, max_lines=limits.patch_lines
+            )
+            violations = (
+                self.validator.protected_for(task).violations(patch)
+                if task is not None and patch.files else []
+            )
+            self.patches[name] = (patch, violations)
+        return self.patches[name]
 
     def check_trajectory(self, *, name: str, line: int | None) -> None:
         path = self.folder / name

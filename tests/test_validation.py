@@ -214,6 +214,26 @@ def test_a_bad_patch_shared_by_two_runs_is_reported_once(root: Path) -> None:
     assert len(diagnostics) == len(set(diagnostics))
 
 
+
+def test_runs_sharing_a_protected_patch_get_the_diagnostics_of_one_run(root: Path) -> None:
+    """A patch file named by several runs is read and checked once: the diagnostics are
+    those of a single run naming it, and a missing file is still reported at each run's
+    own line."""
+    bad = (INVALID / "patch-touches-tests" / "run-1.patch").read_text()
+    single = _check(write_submission(root, patches={"run-1.patch": bad}), root)
+    data = valid_data()
+    data["runs"].append({**data["runs"][0], "id": "run-2"})
+    shutil.rmtree(root / "submissions" / "demo" / "good")
+    shared = _check(write_submission(root, data=data, patches={"run-1.patch": bad}), root)
+    assert [d for d in shared if d.code == "protected-path"] == [
+        d for d in single if d.code == "protected-path"]
+    assert any(d.code == "protected-path" for d in shared)
+
+    shutil.rmtree(root / "submissions" / "demo" / "good")
+    missing = _check(write_submission(root, data=data, patches={}), root)
+    lines = [d.line for d in missing if d.code == "missing-patch"]
+    assert len(lines) == 2 and lines[0] != lines[1], missing
+
 def test_patch_file_that_is_a_symlink(root: Path) -> None:
     folder = write_submission(root, patches={})
     (folder / "real.txt").write_text(GOOD_PATCH)
