@@ -119,12 +119,16 @@ def _encode_items(value: dict[Any, Any], out: list[str], newline: str) -> None:
     if not value:
         out.append("{}")
         return
-    if not all(isinstance(key, str) for key in value):
-        raise _NotPlain  # json.dumps turns such keys into text its own way
+    try:
+        keys = sorted(value)
+    except TypeError:  # keys of mixed types: json.dumps refuses them in its own words
+        raise _NotPlain from None
     inner = newline + "  "
     opening = "{" + inner
     comma = "," + inner
-    for key in sorted(value):
+    for key in keys:
+        if key.__class__ is not str and not isinstance(key, str):
+            raise _NotPlain  # json.dumps turns such keys into text its own way
         item = value[key]
         text = _plain_text(item)
         if text is None:
