@@ -194,6 +194,37 @@ class Validator:
     _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
         default_factory=dict
     )
+    #: Per task, what every submission of it asks again (a board has thousands per task):
+    #: the loaded task or why it cannot be loaded, and which features have recorded ids.
+    _tasks: dict[str, TaskFolder | ArenaError | None] = field(default_factory=dict)
+    _recorded: dict[tuple[str, int], bool] = field(default_factory=dict)
+    _resolved_root: Path | None = None
+
+    def task_outcome(self, task_id: str) -> TaskFolder | ArenaError | None:
+        """The task ``task_id`` of the dataset, the error loading it, or ``None`` when the
+        dataset has no such task (looked up once per validator)."""
+        if task_id not in self._tasks:
+            outcome: TaskFolder | ArenaError | None = None
+            if self.dataset.has(task_id):
+                try:
+                    outcome = self.dataset.get(task_id)
+                except ArenaError as exc:
+                    outcome = exc
+            self._tasks[task_id] = outcome
+        return self._tasks[task_id]
+
+    def expected_tests_recorded(self, task: TaskFolder, feature: int) -> bool:
+        """Whether the task's feature has its expected test ids recorded (looked up once)."""
+        key = (task.id, feature)
+        if key not in self._recorded:
+            self._recorded[key] = task.feature(feature).expected_tests.is_file()
+        return self._recorded[key]
+
+    def resolved_root(self) -> Path:
+        """``submissions_root`` with its links resolved (once per validator)."""
+        if self._resolved_root is None:
+            self._resolved_root = self.submissions_root.resolve()
+        return self._resolved_root
 
     def gold_changes(
         self, *, task: TaskFolder, feature: int
@@ -610,7 +641,7 @@ class _SubmissionCheck:
     def check_layout(self) -> None:
         root = self.validator.submissions_root
         try:
-            at_home = self.folder.resolve().parent.parent == root.resolve()
+            at_home = self.folder.resolve().parent.parent == self.validator.resolved_root()
         except OSError:
             at_home = False
         if not at_home:
@@ -653,7 +684,8 @@ class _SubmissionCheck:
 
     def task(self, spec: Submission) -> TaskFolder | None:
         dataset = self.validator.dataset
-        if not dataset.has(spec.task):
+        outcome = self.validator.task_outcome(spec.task)
+        if outcome is None:
             known = ", ".join(dataset.task_ids()) or "none"
             self.add(
                 "unknown-task",
@@ -662,9 +694,8 @@ class _SubmissionCheck:
                 hint="use the id of a folder under dataset/",
             )
             return None
-        try:
-            return dataset.get(spec.task)
-        except ArenaError as exc:
+        if isinstance(outcome, ArenaError):
+            exc = outcome
             self.add(
                 "broken-task",
                 f"task {spec.task!r} cannot be loaded ({exc.location()}: {exc.message})",
@@ -672,6 +703,7 @@ class _SubmissionCheck:
                 hint="this is a problem of the dataset, not of the submission: tell a maintainer",
             )
             return None
+        return outcome
 
     def check_features(self, *, spec: Submission, task: TaskFolder) -> None:
         known = task.spec.feature_ids()
@@ -683,7 +715,7 @@ class _SubmissionCheck:
                     line=self.line("features", index),
                     hint="list feature ids from the task's task.yaml",
                 )
-            elif not task.feature(feature).expected_tests.is_file():
+            elif not self.validator.expected_tests_recorded(task, feature):
                 # Without recorded ids the verdict would rest on the exit status, the report
                 # and the canaries only: the task stays off the board until they exist.
                 self.add(

@@ -308,6 +308,25 @@ def test_broken_task_is_reported_on_the_submission(root: Path) -> None:
     assert "tell a maintainer" in (diagnostic.hint or "")
 
 
+
+def test_every_submission_of_a_broken_or_unknown_task_is_told_so(root: Path) -> None:
+    """The task is looked up once per run; each of its submissions still gets the message."""
+    from arena_bot.validation import Validator
+
+    (root / "dataset" / "demo" / "feature2" / "tests.patch").unlink()
+    folders = [write_submission(root, name) for name in ("first", "second")]
+    validator = Validator(dataset=Dataset(root / "dataset"),
+                          submissions_root=root / "submissions")
+    for folder in folders:
+        (diagnostic,) = validator.submission(folder)
+        assert diagnostic.code == "broken-task"
+        assert diagnostic.path == folder / "submission.yaml"
+    data = valid_data()
+    data["task"] = "nowhere"
+    for name in ("third", "fourth"):
+        codes = {d.code for d in validator.submission(write_submission(root, name, data=data))}
+        assert "unknown-task" in codes
+
 # -- plausibility warnings (seed 002) ------------------------------------------------------
 
 
