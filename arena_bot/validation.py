@@ -894,13 +894,17 @@ class _SubmissionCheck:
 
     def check_folder_contents(self, *, referenced: set[str], spec_loaded: bool) -> None:
         total = 0
-        for entry in sorted(self.folder.iterdir()):
+        # Names sorted as text (the order of sorted paths of one folder); a Path is built
+        # only for an entry a message names.
+        top = os.fspath(self.folder)
+        for name in sorted(os.listdir(top)):
             try:
-                info = entry.lstat()
+                info = os.lstat(f"{top}/{name}")
             except OSError:
                 continue
+            entry = self.folder / name
             if stat.S_ISLNK(info.st_mode):
-                if entry.name not in referenced:  # referenced links get a precise message
+                if name not in referenced:  # referenced links get a precise message
                     self.add("symlink", "symbolic links are not allowed in a submission",
                              path=entry, hint="commit the file itself")
                 continue
@@ -923,7 +927,7 @@ class _SubmissionCheck:
                     path=entry,
                     hint="submissions hold data only: `chmod -x` the file",
                 )
-            if spec_loaded and entry.name not in referenced | ALLOWED_EXTRA_FILES:
+            if spec_loaded and name not in referenced | ALLOWED_EXTRA_FILES:
                 self.add(
                     "unexpected-file",
                     "file is not referenced by submission.yaml",

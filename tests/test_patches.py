@@ -222,6 +222,35 @@ def test_load_patch_refuses_symlinks_missing_and_non_utf8(tmp_path: Path) -> Non
     assert [(p.code, p.line) for p in latin_problems] == [("not-utf8", 5)]
 
 
+
+def test_read_patch_text_words_every_refusal_as_pathlib_did(tmp_path: Path) -> None:
+    """One lstat replaced is_symlink/exists/is_file/stat: each kind of path keeps its
+    message (a dangling link, a folder, a FIFO, a name under a file, a NUL, the size cap)."""
+    import os
+
+    from arena_bot.patches import read_patch_text
+
+    real = tmp_path / "real.patch"
+    real.write_text("x" * 50)
+    (tmp_path / "dangling.patch").symlink_to(tmp_path / "gone")
+    (tmp_path / "folder.patch").mkdir()
+    os.mkfifo(tmp_path / "fifo.patch")
+    cases = {
+        "dangling.patch": "patch file is a symbolic link; commit the file itself",
+        "folder.patch": "patch path is not a regular file",
+        "fifo.patch": "patch path is not a regular file",
+        "real.patch/under": "patch file is missing (not found)",
+        "nul\0.patch": "patch file is missing (not found)",
+        "absent.patch": "patch file is missing (not found)",
+    }
+    for name, message in cases.items():
+        text, problem = read_patch_text(tmp_path / name)
+        assert text == "" and problem is not None, name
+        assert (problem.code, problem.message) == ("not-a-file", message), name
+    text, problem = read_patch_text(real, max_bytes=10)
+    assert problem is not None and problem.message == "patch is 50 bytes, over the limit of 10"
+    assert read_patch_text(real, max_bytes=50) == ("x" * 50, None)
+
 def _task_folder(root: Path, *, protected: list[str]) -> TaskFolder:
     spec = Task.model_validate(
         {
