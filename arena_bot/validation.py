@@ -13,6 +13,7 @@ Cross-submission checks (duplicates, outliers against other runs) belong to scor
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -566,7 +567,7 @@ class _SubmissionCheck:
     #: which is read, parsed and checked against the task's protection once.
     patches: dict[str, tuple[Patch, list[ProtectedViolation]]] = field(default_factory=dict)
 
-    @property
+    @functools.cached_property
     def yaml_path(self) -> Path:
         return self.folder / SUBMISSION_FILE
 
