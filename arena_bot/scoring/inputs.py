@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +31,18 @@ class SubmissionInput:
     patch_digests: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Ids of the runs whose figures agree with their transcript (see :mod:`.verification`).
     verified_runs: frozenset[str] = frozenset()
+
+    @functools.cached_property
+    def digested(self) -> bytes:
+        """Everything of this submission that scoring reads, as
+        :func:`~arena_bot.scoring.leaderboard.task_input_digest` hashes it (spelt once: a
+        task's digest is taken more than once while it is scored)."""
+        return b"".join((
+            self.key.encode(),
+            self.spec.model_dump_json().encode(),
+            self.result.model_dump_json().encode() if self.result else b"-",
+            json.dumps(sorted(self.patch_digests.items())).encode(),
+        ))
 
 
 @dataclass(frozen=True, kw_only=True)

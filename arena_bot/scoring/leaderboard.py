@@ -656,10 +656,7 @@ def task_input_digest(task: Task, items: Sequence[SubmissionInput]) -> str:
     """SHA-256 over one task and everything of its submissions that scoring reads."""
     digest = hashlib.sha256(task.model_dump_json().encode())
     for item in sorted(items, key=lambda s: s.key):
-        digest.update(item.key.encode())
-        digest.update(item.spec.model_dump_json().encode())
-        digest.update(item.result.model_dump_json().encode() if item.result else b"-")
-        digest.update(json.dumps(sorted(item.patch_digests.items())).encode())
+        digest.update(item.digested)
     return digest.hexdigest()
 
 
