@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena_bot.app.batch import batch_collection
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
 from arena_bot.errors import InputError
 from arena_bot.index import Index, signature, spell
@@ -67,14 +68,15 @@ def score_board(
     whose inputs did not change since the last run is reused from the index."""
     if results is not None and not results.is_dir():
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
-    return score_repository(
-        dataset_dir=settings.dataset_dir,
-        submissions_dir=settings.submissions_dir,
-        results_dir=results or settings.results_dir,
-        options=scoring_options(settings),
-        index=index,
-        only=list(only) if only is not None else None,
-    )
+    with batch_collection():
+        return score_repository(
+            dataset_dir=settings.dataset_dir,
+            submissions_dir=settings.submissions_dir,
+            results_dir=results or settings.results_dir,
+            options=scoring_options(settings),
+            index=index,
+            only=list(only) if only is not None else None,
+        )
 
 
 def board_from_disk(
@@ -92,20 +94,21 @@ def board_from_disk(
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
-    inputs = load_inputs(
-        dataset_dir=settings.dataset_dir,
-        submissions_dir=settings.submissions_dir,
-        results_dir=results or settings.results_dir,
-        match=match,  # type: ignore[arg-type]
-        only=only,
-        index=index,
-    )
-    if not inputs.tasks and not inputs.unchecked:
-        raise InputError(
-            "no tasks found", path=settings.dataset_dir,
-            hint="run from the repository root or pass --root",
+    with batch_collection():
+        inputs = load_inputs(
+            dataset_dir=settings.dataset_dir,
+            submissions_dir=settings.submissions_dir,
+            results_dir=results or settings.results_dir,
+            match=match,  # type: ignore[arg-type]
+            only=only,
+            index=index,
         )
-    return build_leaderboard(inputs, options=scoring_options(settings))
+        if not inputs.tasks and not inputs.unchecked:
+            raise InputError(
+                "no tasks found", path=settings.dataset_dir,
+                hint="run from the repository root or pass --root",
+            )
+        return build_leaderboard(inputs, options=scoring_options(settings))
 
 
 def _write(path: Path, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena_bot.app.batch import batch_collection
 from arena_bot.config import load_config
 from arena_bot.dataset import Dataset
 from arena_bot.errors import UsageError
@@ -46,7 +47,8 @@ def validate_submissions(
             )
         # An empty submissions/ folder is valid: nothing to check.
         paths = all_submission_folders(settings.submissions_dir, index)
-    return validate_paths(
-        tuple(paths), dataset=dataset, submissions_root=settings.submissions_dir, index=index,
-        config=config,
-    )
+    with batch_collection():
+        return validate_paths(
+            tuple(paths), dataset=dataset, submissions_root=settings.submissions_dir,
+            index=index, config=config,
+        )
