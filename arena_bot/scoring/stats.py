@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from arena_bot.models.leaderboard import Summary
+from arena_bot.scoring.t_table import t_quantile
 
 #: Seed 004 §6: significance level of the comparison.
 ALPHA = 0.05
@@ -24,11 +25,9 @@ EffectSize = Literal["negligible", "small", "medium", "large"]
 
 def t_critical(*, df: int, confidence: float = 0.95) -> float:
     """Two-sided critical t value for ``df`` degrees of freedom (seed 002 fixes 2.776)."""
-    # scipy.stats.t.ppf computes the same; scipy.special loads in a third of the time, and
-    # only when a statistic is computed (see core.t_interval).
-    from scipy import special
-
-    return float(special.stdtrit(df, 0.5 + confidence / 2.0))
+    # scipy.stats.t.ppf computes the same (see t_table: scipy is imported only when the
+    # table does not hold the value).
+    return float(t_quantile(df, 0.5 + confidence / 2.0))
 
 
 def summarize(
