@@ -164,6 +164,7 @@ class Index:
         else:  # big, or grown since its stat: hashed in chunks, never held whole
             digest = sha256_file(path)
         self._new_files[key] = (current, digest)
+        self._preloaded.pop(key, None)  # superseded: a fresh checkout replaces every row
         return digest
 
     def _remember_bytes(self, key: str, data: bytes) -> None:
@@ -243,6 +244,7 @@ class Index:
                 entries.append((entry.name, kind))
         entries.sort()
         self._new_files[key] = (current, "\0".join(f"{name}\x01{kind}" for name, kind in entries))
+        self._preloaded.pop(key, None)
         self._listed[absolute] = (current, entries)
         return entries
 
@@ -335,10 +337,10 @@ class Index:
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
                 )
-                db.executemany(
+                db.executemany(  # a generator: a fresh checkout writes every row anew
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                    [(p, *sig, digest) for p, (sig, digest) in self._new_files.items()
-                     if self.settled(sig)],
+                    ((p, *sig, digest) for p, (sig, digest) in self._new_files.items()
+                     if self.settled(sig)),
                 )
                 self._write_prunes(db)
                 for namespace, keys in self._retain.items():

@@ -91,6 +91,40 @@ def test_cold_and_warm_runs_write_the_whole_board_bytes(board: Path) -> None:
     assert _written(board) == _whole_board(board)
 
 
+def _fresh_checkout(root: Path) -> None:
+    """Every file written anew at the same path (a CI runner's checkout; the index comes
+    back from the cache): no stored signature matches any more."""
+    copy = root.with_name("checkout")
+    shutil.copytree(root, copy, symlinks=True)
+    shutil.rmtree(root)
+    copy.rename(root)
+    _settle(root)
+
+
+def test_a_fresh_checkout_with_the_index_kept_rescores_nothing_it_had(board: Path) -> None:
+    _score(board)
+    _fresh_checkout(board)
+    index = board / ".arena" / "index.sqlite"
+    stale = sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    assert _rescored(_score(board)) == 0  # every file hashed again, every part found
+    assert _written(board) == _whole_board(board)
+    # Each file's row now holds its new signature, and no more rows than before.
+    rows = sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    assert rows == stale
+    assert _rescored(_score(board)) == 0
+
+
+def test_a_fresh_checkout_with_a_changed_submission_rescores_its_task(board: Path) -> None:
+    _score(board)
+    _fresh_checkout(board)
+    target = sorted((board / "submissions" / "synthetic-003").iterdir())[0]
+    spec = target / "submission.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("tool_calls:", "tool_calls: 2 #"),
+                    encoding="utf-8")
+    assert _rescored(_score(board)) == 1
+    assert _written(board) == _whole_board(board)
+
+
 def test_an_edited_submission_rescores_its_task_only(board: Path) -> None:
     _score(board)
     target = sorted((board / "submissions" / "synthetic-002").iterdir())[0]
