@@ -600,8 +600,27 @@ def code_fingerprint(index: Index) -> str:
     so upgrading or editing the bot never serves a value an older version computed.
     """
     if index.fingerprint is None:
-        index.fingerprint = folder_digest(Path(__file__).resolve().parent, index)
+        index.fingerprint = source_digest(Path(__file__).resolve().parent, index)
     return index.fingerprint
+
+
+def source_digest(root: Path, index: Index) -> str:
+    """sha256 over the relative paths and digests of a package's files, bytecode left out.
+
+    Compiled files (``__pycache__/``) are not the code: their headers carry the source's
+    modification time, which every install and every checkout changes, and Python writes
+    more of them as a run imports more modules. Counting them made each CI runner (pip
+    compiles at install) and each first import of a module look like a new version of the
+    bot, so nothing remembered was ever served.
+    """
+    digest = hashlib.sha256()
+    for parts, path in regular_files(os.path.abspath(root), index):
+        if "__pycache__" in parts or parts[-1].endswith((".pyc", ".pyo")):
+            continue
+        relative = "/".join(parts).encode(errors="surrogateescape")
+        digest.update(len(relative).to_bytes(4, "big") + relative)
+        digest.update(bytes.fromhex(index.file_digest(path)))
+    return digest.hexdigest()
 
 
 def cached_model(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena_bot.evaluation.digest import folder_digest as reference_digest
-from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index
+from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index, source_digest
 
 
 def settle(root: Path) -> Path:
@@ -328,3 +329,23 @@ def test_rows_of_files_that_are_gone_are_pruned(tmp_path: Path) -> None:
     stored = rows()
     assert str(root / "sub" / "b.patch") not in stored
     assert str(root / "a.txt") in stored and str(root / "sub" / "deeper" / "c") in stored
+
+
+def test_the_bots_fingerprint_ignores_bytecode_and_sees_every_source_edit(tmp_path: Path) -> None:
+    """pip compiles the package at install and Python writes more bytecode as a run imports
+    modules; neither is a new version of the bot (each CI runner would start cold)."""
+    import compileall
+
+    import arena_bot
+
+    package = tmp_path / "arena_bot"
+    shutil.copytree(Path(arena_bot.__file__).parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = source_digest(package, Index(None))
+    assert compileall.compile_dir(package, quiet=1, force=True)
+    assert list(package.rglob("__pycache__/*.pyc"))  # bytecode is really there
+    assert source_digest(package, Index(None)) == before
+    (package / "scoring" / "core.py").write_text(
+        (package / "scoring" / "core.py").read_text(encoding="utf-8") + "\n# edited\n",
+        encoding="utf-8")
+    assert source_digest(package, Index(None)) != before
