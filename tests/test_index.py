@@ -11,22 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support.settle import settle
 
 from arena_bot.evaluation.digest import folder_digest as reference_digest
 from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index, source_digest
-
-
-def settle(root: Path) -> Path:
-    """Date everything under ``root`` an hour back: files that were not just written.
-
-    The index never stores a signature modified within RACY_NS of the run's start (a second
-    change in the same timestamp tick would go unseen), so fresh files are hashed again by
-    the next run; these tests are about settled files.
-    """
-    old = time.time_ns() - 3600 * 10**9
-    for path in [root, *root.rglob("*")]:
-        os.utime(path, ns=(old, old), follow_symlinks=False)
-    return root
 
 
 def _tree(root: Path) -> Path:

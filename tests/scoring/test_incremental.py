@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.settle import settle
 from support.synthetic_board import generate
 
 from arena_bot.cli import main
@@ -33,16 +34,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = root / ".arena" / "results"
     for pending in sorted(results.glob("synthetic-001/*"))[:2]:
         shutil.rmtree(pending)
-    return _settle(root)
-
-
-def _settle(root: Path) -> Path:
-    """Date the board an hour back: files that were not just written (the index stores no
-    signature younger than RACY_NS; the copy of each test keeps these times)."""
-    old = time.time_ns() - 3600 * 10**9
-    for path in [root, *root.rglob("*")]:
-        os.utime(path, ns=(old, old), follow_symlinks=False)
-    return root
+    return settle(root)
 
 
 @pytest.fixture()
@@ -98,7 +90,7 @@ def _fresh_checkout(root: Path) -> None:
     shutil.copytree(root, copy, symlinks=True)
     shutil.rmtree(root)
     copy.rename(root)
-    _settle(root)
+    settle(root)
 
 
 def test_a_fresh_checkout_with_the_index_kept_rescores_nothing_it_had(board: Path) -> None:
