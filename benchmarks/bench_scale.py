@@ -141,8 +141,11 @@ def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool
     some = sorted((root / "submissions").glob("*/*"))[:3]
     rows["arena validate (one PR: 3)"] = run([*board, "validate", *map(str, some)], cwd=root)
     if pipeline:
-        rows["arena pipeline (all cached)"] = run(
-            [*board, "pipeline", "--base-image", BASE_IMAGE, *out], cwd=root)
+        pipeline_args = [*board, "pipeline", "--base-image", BASE_IMAGE, *out]
+        # The index holds verdicts but no task parts here (it was cleared before validate):
+        # the first run scores the board afresh, the second has nothing to redo.
+        rows["arena pipeline (all cached)"] = run(pipeline_args, cwd=root)
+        rows["arena pipeline (all cached, again)"] = run(pipeline_args, cwd=root)
     rows["arena --help"] = run([*arena, "--help"], cwd=root)
     rows["arena --version"] = run([*arena, "--version"], cwd=root)
     return rows
