@@ -89,6 +89,18 @@ def reset(root: Path) -> None:
         path.unlink()
 
 
+#: What any run on a fresh checkout must do at least: list every folder of the board and read
+#: and hash every file once (no parsing, no index). Printed beside the fresh-checkout row.
+_FLOOR = """
+import hashlib, os
+for top in ("submissions", "dataset", ".arena/results"):
+    for folder, _, files in os.walk(top):
+        for name in files:
+            with open(os.path.join(folder, name), "rb") as handle:
+                hashlib.sha256(handle.read()).hexdigest()
+"""
+
+
 def fresh_checkout(root: Path) -> None:
     """The board as a CI runner sees it: every file written anew (new inodes, change and
     modification times), the index restored from the Actions cache at the same path.
@@ -131,6 +143,7 @@ def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool
     rows["arena score (one new submission)"] = run([*board, "score", *out], cwd=root)
     fresh_checkout(root)
     rows["arena score (fresh checkout + index)"] = run([*board, "score", *out], cwd=root)
+    rows["floor: list + read + hash every file"] = run([sys.executable, "-c", _FLOOR], cwd=root)
     if score_only:
         return rows
     (root / ".arena" / "index.sqlite").unlink(missing_ok=True)
