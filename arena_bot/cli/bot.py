@@ -249,7 +249,11 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     data = output / "data"
     if data.exists():
         shutil.rmtree(data)
-    shutil.copytree(board_dir, data)
+    from arena_bot.app.scoring import MANIFEST
+
+    # The manifest of what `arena score` wrote (sizes, times, inodes) is the writer's own
+    # bookkeeping, not data for readers.
+    shutil.copytree(board_dir, data, ignore=shutil.ignore_patterns(MANIFEST))
     index_page = output / "index.html"
     if not index_page.exists():  # the site build writes the real one
         index_page.write_text(
@@ -327,7 +331,6 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
 
     from arena_bot.bot.plan import shard, units_for
     from arena_bot.bot.workflow import set_outputs
-
     from arena_bot.index import open_index
 
     # The publish workflow's plan job restores the index from the cache: unchanged
