@@ -164,6 +164,7 @@ class Index:
         else:  # big, or grown since its stat: hashed in chunks, never held whole
             digest = sha256_file(path)
         self._new_files[key] = (current, digest)
+        self._preloaded.pop(key, None)  # superseded: a fresh checkout replaces every row
         return digest
 
     def _remember_bytes(self, key: str, data: bytes) -> None:
@@ -243,6 +244,7 @@ class Index:
                 entries.append((entry.name, kind))
         entries.sort()
         self._new_files[key] = (current, "\0".join(f"{name}\x01{kind}" for name, kind in entries))
+        self._preloaded.pop(key, None)
         self._listed[absolute] = (current, entries)
         return entries
 
@@ -335,10 +337,10 @@ class Index:
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),)
                 )
-                db.executemany(
+                db.executemany(  # a generator: a fresh checkout writes every row anew
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                    [(p, *sig, digest) for p, (sig, digest) in self._new_files.items()
-                     if self.settled(sig)],
+                    ((p, *sig, digest) for p, (sig, digest) in self._new_files.items()
+                     if self.settled(sig)),
                 )
                 self._write_prunes(db)
                 for namespace, keys in self._retain.items():
@@ -598,8 +600,27 @@ def code_fingerprint(index: Index) -> str:
     so upgrading or editing the bot never serves a value an older version computed.
     """
     if index.fingerprint is None:
-        index.fingerprint = folder_digest(Path(__file__).resolve().parent, index)
+        index.fingerprint = source_digest(Path(__file__).resolve().parent, index)
     return index.fingerprint
+
+
+def source_digest(root: Path, index: Index) -> str:
+    """sha256 over the relative paths and digests of a package's files, bytecode left out.
+
+    Compiled files (``__pycache__/``) are not the code: their headers carry the source's
+    modification time, which every install and every checkout changes, and Python writes
+    more of them as a run imports more modules. Counting them made each CI runner (pip
+    compiles at install) and each first import of a module look like a new version of the
+    bot, so nothing remembered was ever served.
+    """
+    digest = hashlib.sha256()
+    for parts, path in regular_files(os.path.abspath(root), index):
+        if "__pycache__" in parts or parts[-1].endswith((".pyc", ".pyo")):
+            continue
+        relative = "/".join(parts).encode(errors="surrogateescape")
+        digest.update(len(relative).to_bytes(4, "big") + relative)
+        digest.update(bytes.fromhex(index.file_digest(path)))
+    return digest.hexdigest()
 
 
 def cached_model(

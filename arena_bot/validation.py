@@ -173,9 +173,10 @@ class ValidationReport:
 class Validator:
     """Validation against one dataset; caches each task's protected paths across submissions.
 
-    With an ``index``, a submission whose folder, dataset, bot version and date are exactly as
-    in an earlier run gets that run's verdict without being checked again (see
-    :meth:`_memo_key` for what the key covers).
+    With an ``index``, a submission whose folder, dataset and bot version are exactly as in an
+    earlier run gets that run's verdict without being checked again (see :meth:`_memo_key`
+    for what the key covers). The one check that depends on the day it runs (a date in the
+    future) is applied to the remembered verdict afresh, so a verdict survives midnight.
     """
 
     dataset: Dataset
@@ -190,6 +191,8 @@ class Validator:
     remember: bool = False
     _prices_key: str | None = None
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
+    #: The memo keys of the verdicts this validator gave (what a whole-board run keeps).
+    verdict_keys: list[str] = field(default_factory=list)
     _dataset_state: str | None = None
 
     _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
@@ -257,30 +260,45 @@ class Validator:
     def submission(self, folder: Path) -> list[Diagnostic]:
         """Every problem of one submission folder (see :func:`validate_submission`)."""
         if self.index is None or not self.remember:
-            return self._check(folder)
-        key = self._memo_key(folder, self.index)
-        stored = self.index.lookup(_MEMO_NAMESPACE, key)
-        if stored is not None:
-            return _decode_diagnostics(stored, folder)
-        found = self._check(folder)
-        self.index.store(_MEMO_NAMESPACE, key, _encode_diagnostics(found, folder))
-        return found
+            verdict = self._check(folder)
+        else:
+            key = self._memo_key(folder, self.index)
+            self.verdict_keys.append(key)
+            stored = self.index.lookup(_MEMO_NAMESPACE, key)
+            if stored is not None:
+                verdict = _decode_verdict(stored, folder)
+            else:
+                verdict = self._check(folder)
+                self.index.store(_MEMO_NAMESPACE, key, _encode_verdict(verdict, folder))
+        return [*verdict.found, *self._future_date(folder, verdict.dated)]
 
-    def _check(self, folder: Path) -> list[Diagnostic]:
+    def _check(self, folder: Path) -> _Verdict:
         check = _SubmissionCheck(validator=self, folder=folder)
         check.run()
-        return check.found
+        return _Verdict(found=check.found, dated=check.dated)
+
+    def _future_date(
+        self, folder: Path, dated: tuple[dt.date, int | None] | None
+    ) -> list[Diagnostic]:
+        """The check that depends on the day it runs: never part of a remembered verdict."""
+        if dated is None or dated[0] <= self.today + dt.timedelta(days=1):
+            return []
+        date, line = dated
+        return [Diagnostic(
+            severity="error", code="future-date",
+            message=f"date {date.isoformat()} is in the future",
+            path=folder / SUBMISSION_FILE, line=line, hint="use the date the runs were made",
+        )]
 
     def _memo_key(self, folder: Path, index: Index) -> str:
-        """Everything a verdict depends on: the bot's code and configuration, today's date
-        (the future-date check), where the folder sits, every entry of it and every file of
-        the dataset."""
+        """Everything a verdict depends on: the bot's code and configuration, where the folder
+        sits, every entry of it and every file of the dataset. Not the day: the future-date
+        check is applied to the verdict after it is remembered (see :meth:`_future_date`)."""
         if self._dataset_state is None:
             self._dataset_state = tree_state(self.dataset.root, index)
         parts = (
             self.config.digest(),
             self._prices_digest(),
-            str(self.today),
             os.path.abspath(folder),
             os.path.abspath(self.submissions_root),
             tree_state(folder, index),
@@ -295,23 +313,30 @@ _MEMO_NAMESPACE = "validation"
 _BULK = 100
 
 
-def _encode_diagnostics(found: list[Diagnostic], folder: Path) -> bytes:
-    """Diagnostics as JSON, paths inside ``folder`` stored relative to it."""
+@dataclass(frozen=True)
+class _Verdict:
+    """What checking one folder found, and the date the day-dependent check compares."""
+
+    found: list[Diagnostic]
+    dated: tuple[dt.date, int | None] | None
+
+
+def _encode_verdict(verdict: _Verdict, folder: Path) -> bytes:
+    """A verdict as JSON, paths inside ``folder`` stored relative to it (the same folder may
+    sit elsewhere in another checkout)."""
 
     def where(path: Path | None) -> str | None:
         if path is None:
             return None
         return f"@/{path.relative_to(folder)}" if path.is_relative_to(folder) else str(path)
 
-    return json.dumps(
-        [
-            [d.severity, d.code, d.message, where(d.path), d.line, d.hint]
-            for d in found
-        ]
-    ).encode()
+    dated = None if verdict.dated is None else [verdict.dated[0].isoformat(), verdict.dated[1]]
+    found = [[d.severity, d.code, d.message, where(d.path), d.line, d.hint]
+             for d in verdict.found]
+    return json.dumps({"dated": dated, "found": found}).encode()
 
 
-def _decode_diagnostics(stored: bytes, folder: Path) -> list[Diagnostic]:
+def _decode_verdict(stored: bytes, folder: Path) -> _Verdict:
     def path_of(text: str | None) -> Path | None:
         if text is None:
             return None
@@ -319,13 +344,18 @@ def _decode_diagnostics(stored: bytes, folder: Path) -> list[Diagnostic]:
             return folder
         return folder / text[2:] if text.startswith("@/") else Path(text)
 
-    return [
-        Diagnostic(
-            severity=severity, code=code, message=message, path=path_of(path), line=line,
-            hint=hint,
-        )
-        for severity, code, message, path, line, hint in json.loads(stored)
-    ]
+    value = json.loads(stored)
+    dated = value["dated"]
+    return _Verdict(
+        found=[
+            Diagnostic(
+                severity=severity, code=code, message=message, path=path_of(path), line=line,
+                hint=hint,
+            )
+            for severity, code, message, path, line, hint in value["found"]
+        ],
+        dated=None if dated is None else (dt.date.fromisoformat(dated[0]), dated[1]),
+    )
 
 
 def validate_submission(
@@ -356,10 +386,13 @@ def validate_paths(
     today: dt.date | None = None,
     index: Index | None = None,
     config: ArenaConfig = DEFAULT_CONFIG,
+    whole_board: bool = False,
 ) -> ValidationReport:
     """Validate the submission folders named by ``paths`` (folders, files in them, trees).
 
-    ``index`` remembers verdicts of unchanged folders (see :class:`Validator`).
+    ``index`` remembers verdicts of unchanged folders (see :class:`Validator`). With
+    ``whole_board`` (``paths`` are every submission), the index keeps only this run's
+    verdicts: those of removed or changed folders would never be asked for again.
     """
     validator = Validator(
         dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
@@ -390,6 +423,8 @@ def validate_paths(
         SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
         for folder in folders
     )
+    if whole_board and index is not None and validator.remember:
+        index.retain(_MEMO_NAMESPACE, validator.verdict_keys)
     return ValidationReport(submissions=reports, other=tuple(other))
 
 
@@ -566,6 +601,8 @@ class _SubmissionCheck:
     #: Patch files already read and checked, by name: runs often share one patch file,
     #: which is read, parsed and checked against the task's protection once.
     patches: dict[str, tuple[Patch, list[ProtectedViolation]]] = field(default_factory=dict)
+    #: The submission's date and its line, once the whole file has been checked.
+    dated: tuple[dt.date, int | None] | None = None
 
     @functools.cached_property
     def yaml_path(self) -> Path:
@@ -631,13 +668,8 @@ class _SubmissionCheck:
             self.check_features(spec=spec, task=task)
         for index, run in enumerate(spec.runs):
             self.check_run(run=run, index=index, task=task)
-        if spec.date > self.validator.today + dt.timedelta(days=1):
-            self.add(
-                "future-date",
-                f"date {spec.date.isoformat()} is in the future",
-                line=self.line("date"),
-                hint="use the date the runs were made",
-            )
+        # Compared with today by the validator, after the verdict is remembered.
+        self.dated = (spec.date, self.line("date"))
 
     def check_layout(self) -> None:
         root = self.validator.submissions_root

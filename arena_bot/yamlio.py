@@ -44,17 +44,19 @@ class LoadedYaml:
 
     A document the quick path parsed keeps its text and finds its lines only when asked
     (a message pointing at a line): most documents are never asked, and recording a line
-    per node was a third of parsing them.
+    per node was a third of parsing them. The lines of its top-level keys are kept (a few
+    entries): validation asks for the ``date`` line of every submission.
     """
 
     def __init__(
         self, *, path: Path, data: Any, lines: dict[Loc, int] | None = None,
-        text: str | None = None,
+        text: str | None = None, top_lines: dict[Loc, int] | None = None,
     ) -> None:
         self.path = path
         self.data = data
         self._lines = lines
         self._text = text
+        self._top = top_lines
 
     @property
     def lines(self) -> dict[Loc, int]:
@@ -65,8 +67,11 @@ class LoadedYaml:
 
     def line_of(self, loc: Loc) -> int | None:
         """The line of ``loc`` or of its nearest enclosing node."""
-        lines = self.lines
         loc = tuple(loc)
+        if self._lines is None and self._top is not None and len(loc) <= 1:
+            # The entries of length 0 and 1 are those of the whole map (see _record_lines).
+            return self._top.get(loc, self._top.get(()))
+        lines = self.lines
         while loc:
             if loc in lines:
                 return lines[loc]
@@ -237,9 +242,10 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
     fast = _CLoader is not None and _c_parser_is_safe(text)
     with _yaml_errors(path):
         if fast:
-            data = _quick_parse(text, path)
-            if data is not _NOT_QUICK:
-                return LoadedYaml(path=path, data=data, text=text)
+            quick = _quick_parse(text, path)
+            if quick is not _NOT_QUICK:
+                data, top = quick
+                return LoadedYaml(path=path, data=data, text=text, top_lines=top)
         loader = _CLoader(text) if fast and _CLoader is not None else _StrictLoader(text)
         try:
             node = loader.get_single_node()
@@ -328,7 +334,8 @@ class _QuickLoader(_CLoader or yaml.SafeLoader):  # type: ignore[misc]
 
 
 def _quick_parse(text: str, path: Path) -> Any:
-    """The document's data in one pass over libyaml's nodes, or :data:`_NOT_QUICK`.
+    """The document's data in one pass over libyaml's nodes, with the lines of its top
+    level (see :class:`LoadedYaml`), or :data:`_NOT_QUICK`.
 
     The same data as :func:`_walk` followed by ``SafeConstructor.construct_document``, for
     the documents the formats are made of (mappings, lists, text, whole and decimal
@@ -346,9 +353,12 @@ def _quick_parse(text: str, path: Path) -> Any:
     if node is None:
         raise InputError("YAML file is empty", path=path, line=1)
     try:
-        return _quick(node, 1)
+        data = _quick(node, 1)
     except (_NotQuick, *_CONSTRUCTOR_ERRORS):  # e.g. ``!!bool maybe``: said the slow way
         return _NOT_QUICK
+    top: dict[Loc, int] = {}
+    _record_lines(node, (), top, levels=1)
+    return data, top
 
 
 def _quick(node: yaml.Node, depth: int) -> Any:
@@ -462,19 +472,22 @@ def _lines_of(text: str) -> dict[Loc, int]:
     return lines
 
 
-def _record_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
-    # The order and values of :func:`_walk`'s recording, on a document known to be valid.
+def _record_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int], levels: int = -1) -> None:
+    # The order and values of :func:`_walk`'s recording, on a document known to be valid;
+    # ``levels`` (when not negative) stops it that many levels down.
     lines.setdefault(loc, node.start_mark.line + 1)
+    if levels == 0:
+        return
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             here = (*loc, key_node.value)
             lines[here] = key_node.start_mark.line + 1
-            _record_lines(value_node, here, lines)
+            _record_lines(value_node, here, lines, levels - 1)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             here = (*loc, index)
             lines[here] = item.start_mark.line + 1
-            _record_lines(item, here, lines)
+            _record_lines(item, here, lines, levels - 1)
 
 
 def _first_unreadable_scalar(root: yaml.Node) -> yaml.ScalarNode | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -10,22 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support.settle import settle
 
 from arena_bot.evaluation.digest import folder_digest as reference_digest
-from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index
-
-
-def settle(root: Path) -> Path:
-    """Date everything under ``root`` an hour back: files that were not just written.
-
-    The index never stores a signature modified within RACY_NS of the run's start (a second
-    change in the same timestamp tick would go unseen), so fresh files are hashed again by
-    the next run; these tests are about settled files.
-    """
-    old = time.time_ns() - 3600 * 10**9
-    for path in [root, *root.rglob("*")]:
-        os.utime(path, ns=(old, old), follow_symlinks=False)
-    return root
+from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index, source_digest
 
 
 def _tree(root: Path) -> Path:
@@ -328,3 +317,23 @@ def test_rows_of_files_that_are_gone_are_pruned(tmp_path: Path) -> None:
     stored = rows()
     assert str(root / "sub" / "b.patch") not in stored
     assert str(root / "a.txt") in stored and str(root / "sub" / "deeper" / "c") in stored
+
+
+def test_the_bots_fingerprint_ignores_bytecode_and_sees_every_source_edit(tmp_path: Path) -> None:
+    """pip compiles the package at install and Python writes more bytecode as a run imports
+    modules; neither is a new version of the bot (each CI runner would start cold)."""
+    import compileall
+
+    import arena_bot
+
+    package = tmp_path / "arena_bot"
+    shutil.copytree(Path(arena_bot.__file__).parent, package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = source_digest(package, Index(None))
+    assert compileall.compile_dir(package, quiet=1, force=True)
+    assert list(package.rglob("__pycache__/*.pyc"))  # bytecode is really there
+    assert source_digest(package, Index(None)) == before
+    (package / "scoring" / "core.py").write_text(
+        (package / "scoring" / "core.py").read_text(encoding="utf-8") + "\n# edited\n",
+        encoding="utf-8")
+    assert source_digest(package, Index(None)) != before

@@ -123,12 +123,54 @@ def test_a_changed_dataset_is_checked_again(filled: Path) -> None:
     assert _codes(_agree(filled), "good")
 
 
-def test_the_date_is_part_of_the_key(filled: Path) -> None:
+def test_a_remembered_verdict_is_dated_afresh_each_day(
+    filled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The day is not part of the key (a board would be validated cold every midnight): the
+    future-date check is applied to the remembered verdict, with the file's line."""
     data = valid_data()
     data["date"] = TODAY + dt.timedelta(days=3)
     write_submission(filled, "good", data=data)
-    assert "future-date" in _codes(_agree(filled), "good")
-    assert "future-date" not in _codes(_agree(filled, today=TODAY + dt.timedelta(days=5)), "good")
+    today = _agree(filled)
+    assert "future-date" in _codes(today, "good")
+    (flag,) = [d for d in today if d.code == "future-date"]
+    assert flag.line is not None and flag.path is not None and flag.path.name == "submission.yaml"
+
+    import arena_bot.validation as validation
+
+    def never(self: object) -> None:
+        raise AssertionError("checked again although nothing changed but the day")
+
+    monkeypatch.setattr(validation._SubmissionCheck, "run", never)
+    later = _verdict(filled, cached=True, today=TODAY + dt.timedelta(days=5))
+    assert "future-date" not in _codes(later, "good")
+    assert _verdict(filled, cached=True, today=TODAY) == today
+    monkeypatch.undo()
+    assert later == _verdict(filled, cached=False, today=TODAY + dt.timedelta(days=5))
+
+
+def test_a_whole_board_run_keeps_only_the_verdicts_of_the_board(filled: Path) -> None:
+    import sqlite3
+
+    def whole_board() -> int:
+        with open_index(filled / ".arena") as index:
+            validate_paths(
+                [filled / "submissions"], dataset=Dataset(filled / "dataset", index),
+                submissions_root=filled / "submissions", today=TODAY, index=index,
+                whole_board=True,
+            )
+        return int(sqlite3.connect(filled / ".arena" / "index.sqlite").execute(
+            "SELECT COUNT(*) FROM memo WHERE namespace = 'validation'").fetchone()[0])
+
+    folders = len(list((filled / "submissions" / "demo").iterdir()))
+    _agree(filled)  # a run over some paths adds, never drops
+    data = valid_data()
+    data["runs"][0]["iterations"] = 4
+    write_submission(filled, "good", data=data)  # the old verdict is now unreachable
+    _agree(filled)
+    assert whole_board() == folders
+    shutil.rmtree(filled / "submissions" / "demo" / "unknown-key")
+    assert whole_board() == folders - 1
 
 
 def test_a_moved_folder_is_checked_again(filled: Path) -> None:

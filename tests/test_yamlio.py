@@ -289,8 +289,20 @@ def test_lines_are_found_on_demand_and_match_the_exact_path(
     import arena_bot.yamlio as yamlio
 
     text = SUBMISSION + "extra:\n  - {x: 1}\n  -\n    y: [2, 3]\n"
-    quick = parse_yaml(text, path=P)
+    quick_parse = yamlio._quick_parse
     monkeypatch.setattr(yamlio, "_quick_parse", lambda text, path: yamlio._NOT_QUICK)
     exact = parse_yaml(text, path=P)
-    assert list(quick.lines.items()) == list(exact.lines.items())
-    assert quick.line_of(("extra", 1, "y", 1)) == 18
+
+    def quick() -> yamlio.LoadedYaml:
+        data, top = quick_parse(text, P)
+        return yamlio.LoadedYaml(path=P, data=data, text=text, top_lines=top)
+
+    top_level = [(), ("task",), ("date",), ("runs",), ("extra",), ("nope",), (0,)]
+    for loc in [*exact.lines, *top_level, ("runs", 0, "nope"), ("extra", 1, "y", 1, 7)]:
+        loaded = quick()
+        assert loaded.line_of(loc) == exact.line_of(loc), loc
+        # Top-level questions are answered without composing the YAML again.
+        assert (loaded._lines is None) == (len(loc) <= 1), loc
+    loaded = quick()
+    assert list(loaded.lines.items()) == list(exact.lines.items())
+    assert loaded.line_of(("extra", 1, "y", 1)) == 18

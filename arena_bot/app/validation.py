@@ -25,10 +25,14 @@ def validate_submissions(
     index: Index,
     paths: Sequence[Path] = (),
     changed_files: Sequence[str] | None = None,
+    whole_board: bool = False,
 ) -> ValidationReport:
     """Validate ``paths`` (submission folders, files in them, folders of them), the lines of
     ``git diff --name-status`` a PR produced (``changed_files``), or, given neither, every
-    submission under ``submissions/``, against the repository's arena.yaml."""
+    submission under ``submissions/``, against the repository's arena.yaml.
+
+    ``whole_board``: ``paths`` are every submission (the index then drops the verdicts of
+    folders no longer there); implied when neither is given."""
     dataset = Dataset(settings.dataset_dir, index)
     config = load_config(settings.root).config
     if changed_files is not None:
@@ -47,8 +51,9 @@ def validate_submissions(
             )
         # An empty submissions/ folder is valid: nothing to check.
         paths = all_submission_folders(settings.submissions_dir, index)
+        whole_board = True
     with batch_collection():
         return validate_paths(
             tuple(paths), dataset=dataset, submissions_root=settings.submissions_dir,
-            index=index, config=config,
+            index=index, config=config, whole_board=whole_board,
         )

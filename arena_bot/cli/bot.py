@@ -249,7 +249,11 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     data = output / "data"
     if data.exists():
         shutil.rmtree(data)
-    shutil.copytree(board_dir, data)
+    from arena_bot.app.scoring import MANIFEST
+
+    # The manifest of what `arena score` wrote (sizes, times, inodes) is the writer's own
+    # bookkeeping, not data for readers.
+    shutil.copytree(board_dir, data, ignore=shutil.ignore_patterns(MANIFEST))
     index_page = output / "index.html"
     if not index_page.exists():  # the site build writes the real one
         index_page.write_text(
@@ -327,9 +331,13 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
 
     from arena_bot.bot.plan import shard, units_for
     from arena_bot.bot.workflow import set_outputs
+    from arena_bot.index import open_index
 
-    specs = [(loaded.key, loaded.spec.setting, loaded.spec.features)
-             for loaded in _planned_submissions(settings, pending=pending)]
+    # The publish workflow's plan job restores the index from the cache: unchanged
+    # submissions are then hashed, not parsed again (a large board's plan took minutes).
+    with open_index(settings.cache_dir) as index:
+        specs = [(loaded.key, loaded.spec.setting, loaded.spec.features)
+                 for loaded in _planned_submissions(settings, pending=pending, index=index)]
     units = units_for(specs)
     matrix = json.dumps({"include": shard(units, max_jobs)}, sort_keys=True)
     click.echo(matrix)
@@ -341,7 +349,7 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
     set_outputs(os.environ, outputs)
 
 
-def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
+def _planned_submissions(settings: Settings, *, pending: bool, index: Any) -> list[Any]:
     """Valid submission folders to plan (``pending``: those without a stored result)."""
     from arena_bot.app.evaluation import planned_base_image
     from arena_bot.dataset import Dataset
@@ -350,13 +358,13 @@ def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
     from arena_bot.submissions import load_submission
     from arena_bot.validation import all_submission_folders
 
-    dataset = Dataset(settings.dataset_dir)
-    store = ResultStore(settings.results_dir)
+    dataset = Dataset(settings.dataset_dir, index)
+    store = ResultStore(settings.results_dir, index)
     base_image = planned_base_image(settings) if pending else settings.base_image
     chosen = []
-    for folder in all_submission_folders(settings.submissions_dir):
+    for folder in all_submission_folders(settings.submissions_dir, index):
         try:
-            loaded = load_submission(folder)
+            loaded = load_submission(folder, index)
             task = dataset.get(loaded.spec.task) if pending else None
         except ArenaError as exc:
             click.echo(f"skipped (invalid): {exc}", err=True)

@@ -85,7 +85,7 @@ def _run_stages(
 ) -> tuple[ValidationReport, ScoredBoard]:
     """Validate, evaluate and score; print each stage's outcome."""
     _stage(1, "validate", f"{len(folders)} submission(s)")
-    report = validate_submissions(settings, index=index, paths=folders)
+    report = validate_submissions(settings, index=index, paths=folders, whole_board=True)
     click.echo(render(report, fmt="text", root=settings.root, color=sys.stdout.isatty()))
     valid = valid_folders(report)
 

@@ -18,8 +18,10 @@ def test_bench_scale_generates_a_board_the_commands_accept(tmp_path: Path) -> No
     )
     out = done.stdout
     for name in ("arena score (no index yet)", "arena score (index warm)",
-                 "arena score (one new submission)", "arena validate (all, no index)",
-                 "arena validate (all, again)", "arena validate (one PR: 3)", "arena --help"):
+                 "arena score (one new submission)", "arena score (fresh checkout + index)",
+                 "arena validate (all, no index)", "arena validate (all, again)",
+                 "arena validate (fresh checkout + index)", "arena validate (one PR: 3)",
+                 "arena --help"):
         assert name in out
     # Every command succeeded on the generated data (a failure is printed with "exit").
     assert "exit" not in out and "!" not in out, out

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+from support.settle import settle
 
 from arena_bot.bot.plan import aggregate, shard, units_for
 from arena_bot.cli import main
@@ -74,3 +77,32 @@ def test_plan_on_the_sample_data(tmp_path: Path) -> None:
     assert len(matrix["include"]) == 3
     assert any("#coop-" in job["units"] for job in matrix["include"])
     assert out.read_text().startswith("matrix={")
+
+
+def test_a_second_plan_parses_no_submission_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The publish workflow's plan job restores the index from the cache: a plan over an
+    unchanged board hashes the files and parses none of them (it parsed every one)."""
+    root = tmp_path / "repo"
+    for part in ("dataset", "submissions", "arena.yaml"):
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, root / part, symlinks=True)
+        elif source.exists():
+            shutil.copy2(source, root / part)
+    args = ["--root", str(root), "bot", "plan", "--max-jobs", "3"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    settle(root)  # the index stores no signature seconds old
+
+    import arena_bot.submissions as submissions
+
+    def parse(*_: object) -> None:
+        raise AssertionError("parsed again although unchanged")
+
+    monkeypatch.setattr(submissions, "_parse", parse)
+    monkeypatch.setattr(submissions, "_parse_bytes", parse)
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert again.stdout == first.stdout

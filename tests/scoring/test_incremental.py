@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.settle import settle
 from support.synthetic_board import generate
 
 from arena_bot.cli import main
@@ -33,16 +34,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = root / ".arena" / "results"
     for pending in sorted(results.glob("synthetic-001/*"))[:2]:
         shutil.rmtree(pending)
-    return _settle(root)
-
-
-def _settle(root: Path) -> Path:
-    """Date the board an hour back: files that were not just written (the index stores no
-    signature younger than RACY_NS; the copy of each test keeps these times)."""
-    old = time.time_ns() - 3600 * 10**9
-    for path in [root, *root.rglob("*")]:
-        os.utime(path, ns=(old, old), follow_symlinks=False)
-    return root
+    return settle(root)
 
 
 @pytest.fixture()
@@ -88,6 +80,40 @@ def test_cold_and_warm_runs_write_the_whole_board_bytes(board: Path) -> None:
     assert statuses == {"scored", "pending"}
     second = _score(board)
     assert _rescored(second) == 0
+    assert _written(board) == _whole_board(board)
+
+
+def _fresh_checkout(root: Path) -> None:
+    """Every file written anew at the same path (a CI runner's checkout; the index comes
+    back from the cache): no stored signature matches any more."""
+    copy = root.with_name("checkout")
+    shutil.copytree(root, copy, symlinks=True)
+    shutil.rmtree(root)
+    copy.rename(root)
+    settle(root)
+
+
+def test_a_fresh_checkout_with_the_index_kept_rescores_nothing_it_had(board: Path) -> None:
+    _score(board)
+    _fresh_checkout(board)
+    index = board / ".arena" / "index.sqlite"
+    stale = sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    assert _rescored(_score(board)) == 0  # every file hashed again, every part found
+    assert _written(board) == _whole_board(board)
+    # Each file's row now holds its new signature, and no more rows than before.
+    rows = sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    assert rows == stale
+    assert _rescored(_score(board)) == 0
+
+
+def test_a_fresh_checkout_with_a_changed_submission_rescores_its_task(board: Path) -> None:
+    _score(board)
+    _fresh_checkout(board)
+    target = sorted((board / "submissions" / "synthetic-003").iterdir())[0]
+    spec = target / "submission.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("tool_calls:", "tool_calls: 2 #"),
+                    encoding="utf-8")
+    assert _rescored(_score(board)) == 1
     assert _written(board) == _whole_board(board)
 
 
