@@ -17,12 +17,20 @@ New files are parsed whole. For a changed file only the hunks are known (the hos
 have the patched tree), so each hunk's new side is parsed tolerantly: dedented, with leading
 lines dropped until it parses. Only nodes on added lines are reported, with their line in
 the patched file.
+
+Python nested deeper than the parser can build a tree of (``x = ------...1``, a few hundred
+thousand characters of it) is itself flagged: otherwise it would hide the rest of its hunk
+from these checks. Parsing is serialised: CPython 3.11 keeps the AST builder's recursion
+depth once per interpreter, not per thread (python/cpython#106905 and its relatives), and the
+evaluator runs ``--jobs`` features in threads; two parses at once could fail an honest
+submission's run with ``SystemError: AST constructor recursion depth mismatch``.
 """
 
 from __future__ import annotations
 
 import ast
 import textwrap
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -46,6 +54,10 @@ _INTERNALS = frozenset({"__closure__", "cell_contents", "__globals__", "__defaul
                         "tb_frame"})
 #: Hunks larger than this are not worth re-parsing line by line.
 _MAX_ATTEMPTS = 40
+#: One parse at a time in this process (see the module's note).
+_PARSE_LOCK = threading.Lock()
+_TOO_DEEP = ("Python nested too deeply to build a syntax tree of (the syntax-tree checks "
+             "cannot read this hunk: review it by hand)")
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,10 @@ def python_flags(file: FilePatch) -> list[AstFlag]:
         return []
     found: dict[tuple[int, str], AstFlag] = {}
     for tree, line_map, added, top_level in _fragments(file):
+        if tree is None:  # too deep to parse: flagged on its first added line
+            first = min(added)
+            found.setdefault((first, _TOO_DEEP), AstFlag(line=first, reason=_TOO_DEEP))
+            continue
         for flag in _visit(tree, top_level=top_level):
             line = line_map.get(flag.line)
             if line is not None and line in added:
@@ -69,12 +85,20 @@ def python_flags(file: FilePatch) -> list[AstFlag]:
     return sorted(found.values(), key=lambda f: (f.line, f.reason))
 
 
-def _fragments(file: FilePatch) -> Iterator[tuple[ast.Module, dict[int, int], set[int], bool]]:
+def _fragments(
+    file: FilePatch,
+) -> Iterator[tuple[ast.Module | None, dict[int, int], set[int], bool]]:
     """Parsed pieces of the patched file: (tree, fragment line -> file line, added file
-    lines, whether the fragment's top level is the module's)."""
+    lines, whether the fragment's top level is the module's). The tree is None for a hunk
+    with added lines nested too deeply to parse."""
     for hunk in file.hunks:
         lines, numbers, added = _new_side(hunk)
-        parsed = _parse_tolerantly(lines)
+        try:
+            parsed = _parse_tolerantly(lines)
+        except _TooDeep:
+            if added:
+                yield None, {}, added, False
+            continue
         if parsed is None:
             continue
         tree, first, indent = parsed
@@ -119,7 +143,7 @@ def _parse_tolerantly(lines: list[str]) -> tuple[ast.Module, int, int] | None:
         end = len(chunk)
         while end > 0:
             try:
-                return ast.parse("\n".join(text.split("\n")[:end])), first, indent
+                return _parse("\n".join(text.split("\n")[:end])), first, indent
             except SyntaxError as exc:
                 if exc.lineno is None or exc.lineno <= 1 or exc.lineno - 1 >= end:
                     break
@@ -128,6 +152,19 @@ def _parse_tolerantly(lines: list[str]) -> tuple[ast.Module, int, int] | None:
                 return None
         first += 1
     return None
+
+
+class _TooDeep(Exception):
+    """The parser ran out of stack or memory building the tree (hostile nesting)."""
+
+
+def _parse(source: str) -> ast.Module:
+    """``ast.parse``, one at a time, with exhaustion turned into :class:`_TooDeep`."""
+    with _PARSE_LOCK:
+        try:
+            return ast.parse(source)
+        except (RecursionError, MemoryError) as exc:
+            raise _TooDeep from exc
 
 
 def _visit(tree: ast.Module, *, top_level: bool) -> Iterator[AstFlag]:

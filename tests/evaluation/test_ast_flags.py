@@ -3,7 +3,14 @@ where they point, and what honest code they leave alone."""
 
 from __future__ import annotations
 
+import ast
+import gc
+import sys
 import textwrap
+import threading
+from collections.abc import Callable
+
+import pytest
 
 from arena_bot.evaluation.ast_flags import python_flags
 from arena_bot.evaluation.flags import review_flags
@@ -151,3 +158,69 @@ def test_reaching_into_closures_globals_and_frames_is_flagged() -> None:
         """)
     for line in range(1, 7):
         assert any("internals" in reason for reason in found[line]), (line, found)
+
+
+def _deep_call(depth: int, work: Callable[[], object]) -> None:
+    """``work`` called ``depth`` Python frames further down (the race needs two parses
+    started at different depths)."""
+    if depth:
+        _deep_call(depth - 1, work)
+    else:
+        work()
+
+
+def test_a_parse_in_another_thread_never_fails_an_honest_patch() -> None:
+    """CPython 3.11's syntax-tree builder keeps its depth count once per interpreter. A parse
+    that gives up the interpreter midway (here: a collector callback that waits, as a
+    finaliser doing I/O would) let another thread's parse reset that count, and an honest
+    feature's run failed with SystemError (seen in CI: the evaluator runs features in
+    threads). Staged deterministically: the first collection inside the main thread's parse
+    lets the other thread parse, and waits (at most 1 s) for it to finish."""
+    body = "".join(f"def f{i}(x):\n    return [x, (x, {{x: x}})]\n" for i in range(10))
+    (file,) = parse_patch(_new_file(body)).files
+    main = threading.current_thread()
+    go, done = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def pause_inside_parse(phase: str, info: dict[str, int]) -> None:
+        if (phase == "start" and threading.current_thread() is main and not go.is_set()
+                and sys._getframe(1).f_code is ast.parse.__code__):
+            go.set()
+            done.wait(timeout=1)
+
+    def other() -> None:
+        go.wait(timeout=10)
+        try:
+            _deep_call(15, lambda: python_flags(file))
+        except BaseException as exc:  # asserted below
+            errors.append(exc)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    threshold = gc.get_threshold()
+    gc.callbacks.append(pause_inside_parse)
+    gc.set_threshold(1)
+    flags = None
+    try:
+        flags = python_flags(file)
+    except BaseException as exc:  # asserted below
+        errors.append(exc)
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(pause_inside_parse)
+        go.set()
+        thread.join()
+    assert go.is_set() and errors == [] and flags == []
+
+
+@pytest.mark.parametrize("added", [
+    "x = " + "-" * 300_000 + "1",  # the parser runs out of memory (MemoryError)
+    "x = 0" + " + 0" * 210_000,  # the tree builder runs out of depth (RecursionError)
+])
+def test_python_too_deep_to_parse_is_flagged_not_an_error(added: str) -> None:
+    """Nesting that exhausts the parser would otherwise crash the feature's run (or, caught
+    silently, hide its hunk from every syntax-tree check): it is a flag on its line."""
+    found = _reasons(f"import os\n{added}\nfrom ctypes import CDLL\n")
+    assert found == {1: [found[1][0]]} and "nested too deeply" in found[1][0]
