@@ -290,7 +290,8 @@ def test_files_written_before_the_start_are_root_owned_and_unchangeable(
     """The harness's files are unpacked by the container's first process (root without any
     capability) before any command runs: neither sandbox user can change, replace or add to
     them, exactly as files written by a root exec after the start."""
-    # One pipe for both streams (their order is kept): the listing comes last.
+    # One pipe for both streams (Docker copies stdout and stderr separately: across two pipes
+    # their order is not kept, CI once saw the shell's error before stat's line).
     attempts = ("exec 2>&1; echo x > /arena/h/a.txt; rm -f /arena/h/a.txt; "
                 "mv /arena/h/run.sh /tmp/x; "
                 "touch /arena/h/new; chmod 777 /arena/h/a.txt; ls /arena/h")
@@ -302,7 +303,7 @@ def test_files_written_before_the_start_are_root_owned_and_unchangeable(
         owner = sandbox.exec(["sh", "-c", attempts], timeout=30)
         tester = sandbox.exec(["sh", "-c", attempts], timeout=30, user="tester")
         sandbox.write_files({"b.txt": b"later\n"}, directory="/arena/later")
-        later = sandbox.exec(["sh", "-c", "stat -c '%u %a' /arena/later/b.txt; "
+        later = sandbox.exec(["sh", "-c", "exec 2>&1; stat -c '%u %a' /arena/later/b.txt; "
                               "echo x > /arena/later/b.txt || echo refused"], timeout=30)
     assert first.output.splitlines() == [
         "0 755 /arena/h", "0 644 /arena/h/a.txt", "0 755 /arena/h/run.sh", "0 555 /proc/1",
