@@ -271,6 +271,18 @@ class Index:
         finally:
             self._recording.remove(seen)
 
+    def note(self, path: Path | str, stat: os.stat_result | None = None) -> None:
+        """Record ``path``'s signature (``None``: absent) for the witness being recorded: a
+        file read outside the index (a stored result) that a computation depended on."""
+        if not self._recording:
+            return
+        key = os.path.abspath(path)
+        try:
+            current: Signature | None = signature(stat or os.stat(key))
+        except OSError:
+            current = None
+        self._observe(key, current)
+
     def release(self, seen: Collection[str]) -> None:
         """Forget the signatures of ``seen`` (a witness has been made of them)."""
         for key in seen:

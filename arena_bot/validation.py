@@ -391,8 +391,9 @@ def validate_paths(
     """Validate the submission folders named by ``paths`` (folders, files in them, trees).
 
     ``index`` remembers verdicts of unchanged folders (see :class:`Validator`). With
-    ``whole_board`` (``paths`` are every submission), the index keeps only this run's
-    verdicts: those of removed or changed folders would never be asked for again.
+    ``whole_board`` (``paths`` are every submission folder, as :func:`all_submission_folders`
+    returns them: not searched again), the index keeps only this run's verdicts: those of
+    removed or changed folders would never be asked for again.
     """
     validator = Validator(
         dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
@@ -400,6 +401,8 @@ def validate_paths(
     )
     folders: dict[Path, None] = {}
     other: list[Diagnostic] = []
+    if whole_board:  # every submission folder, as all_submission_folders found them
+        folders, paths = dict.fromkeys(paths), ()
     for path in paths:
         found = _submission_folders_under(path)
         if not found:

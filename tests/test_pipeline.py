@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from support.settle import settle
 
 from arena_bot.cli import main
 from arena_bot.models.evaluation import EvaluationResult
@@ -132,3 +133,46 @@ def test_pipeline_reuses_results_and_reports_invalid_submissions(
     assert "(cached)" in evaluate_stage
     assert "broken_yaml" not in evaluate_stage
     assert (sample_root / "out" / "leaderboard.json").read_bytes() == before
+
+
+@pytest.mark.docker
+def test_unchanged_tasks_are_counted_by_witness_and_any_change_is_seen(
+    sample_root: Path, base_image: str, first_run: Result, tmp_path: Path
+) -> None:
+    """A task all of whose results were found stored is remembered with the signature of
+    every file that decided it; while none changes, the next run counts its submissions
+    without loading them. A touched task file, or a stored result removed, is seen: that
+    task is looked at again (and the missing result evaluated again), never counted."""
+    assert first_run.exit_code == 0, first_run.output
+    board = tmp_path / "board"
+    shutil.copytree(sample_root, board)
+    settle(board)  # a board a user runs is not seconds old (see tests/support/settle.py)
+
+    def evaluate_stage(result: Result) -> str:
+        assert result.exit_code == 0, result.output
+        return result.output.split("2/3 evaluate")[1].split("3/3 score")[0]
+
+    remembered = evaluate_stage(run_pipeline(board, base_image))
+    assert all(f"{key} (cached)" in remembered for key in sample_keys())
+    assert "unchanged since" not in remembered
+    before = (board / "out" / "leaderboard.json").read_bytes()
+
+    counted = evaluate_stage(run_pipeline(board, base_image))
+    assert f"{len(sample_keys())} submission(s) of 3 task(s) unchanged" in counted
+    assert "(cached)" not in counted and "submission / run" not in counted  # no empty table
+    assert (board / "out" / "leaderboard.json").read_bytes() == before
+
+    (board / "dataset" / "ttlcache-bugs" / "task.yaml").touch()  # same bytes, new stat
+    stored = next((board / ".arena" / "results" / NOT_APPLYING).glob("*.json"))
+    stored.unlink()
+    seen = evaluate_stage(run_pipeline(board, base_image))
+    untouched = {key for key in sample_keys() if key.startswith("slugkit-options/")}
+    assert f"{len(untouched)} submission(s) of 1 task(s) unchanged" in seen
+    looked_at = sample_keys() - untouched - {NOT_APPLYING}  # and found stored
+    assert all(f"{key} (cached)" in seen for key in looked_at)
+    assert f"{NOT_APPLYING} run" in seen and f"{NOT_APPLYING} (cached)" not in seen
+    assert stored.exists()  # evaluated again and stored
+    # The same board: only the digest of its inputs moved (the new result's time is new).
+    after = json.loads((board / "out" / "leaderboard.json").read_bytes())
+    assert after.pop("input_digest") != json.loads(before).pop("input_digest")
+    assert after == {k: v for k, v in json.loads(before).items() if k != "input_digest"}

@@ -17,7 +17,7 @@ from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, w
 
 from arena_bot.dataset import Dataset
 from arena_bot.index import open_index
-from arena_bot.validation import Diagnostic, validate_paths
+from arena_bot.validation import Diagnostic, all_submission_folders, validate_paths
 
 TODAY = dt.date(2026, 11, 23)
 
@@ -155,7 +155,8 @@ def test_a_whole_board_run_keeps_only_the_verdicts_of_the_board(filled: Path) ->
     def whole_board() -> int:
         with open_index(filled / ".arena") as index:
             validate_paths(
-                [filled / "submissions"], dataset=Dataset(filled / "dataset", index),
+                all_submission_folders(filled / "submissions", index),
+                dataset=Dataset(filled / "dataset", index),
                 submissions_root=filled / "submissions", today=TODAY, index=index,
                 whole_board=True,
             )

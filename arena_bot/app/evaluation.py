@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,22 +13,43 @@ from arena_bot.errors import InputError, SandboxError
 from arena_bot.evaluation.engine import Evaluator, Outcome, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.index import Index
+from arena_bot.index import Index, code_fingerprint
 from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
+from arena_bot.scoring.witness import Witness, store_witness, stored_witness
 from arena_bot.settings import Settings
 from arena_bot.submissions import SubmissionFolder, load_submission
+
+#: Whose witnesses (:mod:`arena_bot.scoring.witness`) say that a task's submissions all have
+#: stored results: the memo namespace.
+_WITNESS = "evaluation-witness"
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """Submissions an earlier run found stored results for, none of whose inputs changed
+    since (checked by ``stat``, see :func:`evaluate_submissions`): counted, not loaded."""
+
+    submissions: int = 0
+    tasks: int = 0
+    #: Feature runs passed, of ``feature_runs`` (as the table's last line counts them).
+    passed: int = 0
+    feature_runs: int = 0
 
 
 @dataclass(frozen=True)
 class EvaluationRun:
     """What one evaluation call did: each submission's outcome, and the sandbox containers
-    of interrupted earlier runs it removed first."""
+    of interrupted earlier runs it removed first.
+
+    With ``summarize_unchanged``, the outcomes of tasks whose witness held are not loaded:
+    ``unchanged`` counts them instead."""
 
     outcomes: list[Outcome]
     swept: int = 0
+    unchanged: Unchanged | None = None
 
 
 def evaluate_submissions(
@@ -39,18 +61,78 @@ def evaluate_submissions(
     force: bool,
     index: Index | None = None,
     progress: Callable[[str], None] = lambda _line: None,
+    summarize_unchanged: bool = False,
 ) -> EvaluationRun:
     """Evaluate the submissions in ``folders`` in Docker and store their results.
 
     ``index`` spares re-reading and re-hashing files an earlier stage or run already read;
     ``progress`` receives what is being done (image builds, the base image chosen, units).
+
+    ``summarize_unchanged`` (the pipeline, over a whole board): a task all of whose
+    submissions had stored results is remembered with a witness, the signature of every
+    file that decided it (the submissions' and the task's files, the stored results); when
+    the next run finds every signature unchanged (one ``stat`` each), nothing of the task
+    is loaded, keyed or read, and its submissions are counted in ``unchanged``.
     """
     dataset = Dataset(settings.dataset_dir, index)
-    pairs = [_pair(load_submission(folder, index), dataset) for folder in folders]
+    if not (summarize_unchanged and index is not None and not force):
+        pairs = [_pair(load_submission(folder, index), dataset) for folder in folders]
+        setup = docker_evaluator(settings, base_image=base_image, index=index,
+                                 progress=progress)
+        outcomes = setup.evaluator.evaluate(pairs, jobs=jobs, force=force)
+        setup.engine.drain()
+        return EvaluationRun(outcomes=outcomes, swept=setup.swept)
     setup = docker_evaluator(settings, base_image=base_image, index=index, progress=progress)
-    outcomes = setup.evaluator.evaluate(pairs, jobs=jobs, force=force)
+    evaluator = setup.evaluator
+    common = ":".join([code_fingerprint(index), evaluator.images.base_image,
+                       os.path.abspath(settings.dataset_dir),
+                       os.path.abspath(settings.results_dir)])
+    groups: dict[str, list[Path]] = {}
+    for folder in folders:
+        task_id = os.path.basename(os.path.dirname(os.path.abspath(folder)))
+        groups.setdefault(task_id, []).append(folder)
+    found: dict[Path, Outcome] = {}
+    missing: list[tuple[SubmissionFolder, TaskFolder]] = []
+    unchanged = Unchanged()
+    for task_id, group in groups.items():
+        names = sorted(os.path.abspath(folder) for folder in group)
+        witness = stored_witness(index, common, task_id, namespace=_WITNESS)
+        if witness is not None and witness.folders == names and witness.holds():
+            submissions, passed, runs = (int(n) for n in witness.key.split(":"))
+            unchanged = Unchanged(
+                submissions=unchanged.submissions + submissions, tasks=unchanged.tasks + 1,
+                passed=unchanged.passed + passed, feature_runs=unchanged.feature_runs + runs,
+            )
+            continue
+        with index.recording() as seen:
+            outcomes = []
+            for folder in group:
+                pair = _pair(load_submission(folder, index), dataset)
+                outcome = evaluator.stored(*pair)
+                if outcome is None:
+                    missing.append(pair)
+                else:
+                    found[folder] = outcome
+                    outcomes.append(outcome)
+        if len(outcomes) == len(group):
+            passed, runs = _feature_counts(outcomes)
+            witness = Witness.of(key=f"{len(group)}:{passed}:{runs}", folders=names,
+                                 seen=seen, index=index)
+            if witness.settled:
+                store_witness(index, common, task_id, witness, namespace=_WITNESS)
+        index.release(seen)
+    for outcome in evaluator.evaluate(missing, jobs=jobs):
+        found[outcome.submission.root] = outcome
     setup.engine.drain()
-    return EvaluationRun(outcomes=outcomes, swept=setup.swept)
+    return EvaluationRun(outcomes=[found[folder] for folder in folders if folder in found],
+                         swept=setup.swept, unchanged=unchanged)
+
+
+def _feature_counts(outcomes: Sequence[Outcome]) -> tuple[int, int]:
+    """(feature runs passed, feature runs) of ``outcomes``, as the table counts them."""
+    runs = [run for outcome in outcomes for run in outcome.result.runs]
+    return (sum(f.passed for run in runs for f in run.tested_features),
+            sum(len(run.tested_features) for run in runs))
 
 
 @dataclass(frozen=True)

@@ -27,18 +27,30 @@ def run_evaluation(
     force: bool,
     index: Index | None = None,
     verbose: bool = False,
+    summarize_unchanged: bool = False,
 ) -> list[Outcome]:
     """Evaluate the submissions in ``folders`` (:func:`~arena_bot.app.evaluation.
-    evaluate_submissions`), print the table, return the outcomes."""
+    evaluate_submissions`), print the table, return the outcomes (``summarize_unchanged``:
+    tasks unchanged since a run that found all their results stored are one line, and
+    their outcomes are not returned)."""
     run = evaluate_submissions(
         settings, folders, jobs=jobs, base_image=base_image, force=force, index=index,
         progress=lambda line: click.echo(line, err=True),
+        summarize_unchanged=summarize_unchanged,
     )
     if run.swept:
         click.echo(f"removed {run.swept} leftover sandbox container(s) of interrupted runs")
     if verbose:
         click.echo(render_outputs(run.outcomes))
-    click.echo(render_table(run.outcomes))
+    if run.unchanged is not None and run.unchanged.submissions:
+        unchanged = run.unchanged
+        click.echo(
+            f"{unchanged.submissions} submission(s) of {unchanged.tasks} task(s) unchanged "
+            f"since their results were stored (not listed; `arena evaluate FOLDER` shows "
+            f"one): {unchanged.passed}/{unchanged.feature_runs} feature runs passed"
+        )
+    if run.outcomes or run.unchanged is None or not run.unchanged.submissions:
+        click.echo(render_table(run.outcomes))
     click.echo(f"results: {settings.results_dir}")
     sys.stdout.flush()
     return run.outcomes

@@ -53,10 +53,9 @@ def pipeline(
             "no submissions/ folder here", path=settings.submissions_dir,
             hint="run from the repository root or pass --root",
         )
-    folders = all_submission_folders(settings.submissions_dir)
-
     # One index for the three stages: each file is read and hashed once.
     with open_index(settings.cache_dir) as index:
+        folders = all_submission_folders(settings.submissions_dir, index)
         report, board = _run_stages(
             settings, folders, index, jobs=jobs, base_image=base_image, force=force
         )
@@ -92,10 +91,13 @@ def _run_stages(
     _stage(2, "evaluate", f"{len(valid)} valid submission(s) in Docker, --jobs {jobs}")
     from arena_bot.cli.evaluation_output import run_evaluation
 
-    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, index=index)
+    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, index=index,
+                   summarize_unchanged=True)
 
     _stage(3, "score", "baselines, scores, ranks, intervals, outliers")
-    board = score_board(settings, index=index, only=valid)
+    # Every submission valid: the whole board, whose unchanged tasks are reused by witness.
+    only = None if len(valid) == len(folders) else valid
+    board = score_board(settings, index=index, only=only)
     click.echo(render_ranking(board))
     return report, board
 

@@ -264,14 +264,12 @@ class Evaluator:
         pending: dict[int, _Pending] = {}
         units: list[Unit] = []
         for index, (submission, task) in enumerate(pairs):
-            files = self.store.index if self.store is not None else None
-            key = input_key(submission, task, self.images.base_image, index=files)
-            if self.store is not None and not force:
-                stored = self.store.get(submission, key)
-                if stored is not None:
+            key = self._key(submission, task)
+            if not force:
+                cached = self._cached(submission, key)
+                if cached is not None:
                     self.progress(f"{submission.key}: cached")
-                    outcomes[index] = Outcome(submission=submission, result=stored, cached=True,
-                                              path=self.store.path_for(submission, key))
+                    outcomes[index] = cached
                     continue
             pending[index] = _Pending(submission=submission, task=task, key=key,
                                       started=time.monotonic())
@@ -286,6 +284,24 @@ class Evaluator:
             outcomes[index] = Outcome(submission=state.submission, result=result, cached=False,
                                       path=path)
         return [outcomes[index] for index in sorted(outcomes)]
+
+    def stored(self, submission: SubmissionFolder, task: TaskFolder) -> Outcome | None:
+        """The stored result of evaluating ``submission`` on ``task`` as things are now (the
+        same inputs, base image and harness), as a cached outcome; ``None`` when absent."""
+        return self._cached(submission, self._key(submission, task))
+
+    def _key(self, submission: SubmissionFolder, task: TaskFolder) -> InputKey:
+        files = self.store.index if self.store is not None else None
+        return input_key(submission, task, self.images.base_image, index=files)
+
+    def _cached(self, submission: SubmissionFolder, key: InputKey) -> Outcome | None:
+        if self.store is None:
+            return None
+        stored = self.store.get(submission, key)
+        if stored is None:
+            return None
+        return Outcome(submission=submission, result=stored, cached=True,
+                       path=self.store.path_for(submission, key))
 
     def _run_all(self, units: list[Unit], *, pending: dict[int, _Pending], jobs: int) -> None:
         workers = max(1, min(jobs, len(units)))

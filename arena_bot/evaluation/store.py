@@ -197,7 +197,15 @@ class ResultStore:
         # A file that cannot be read as a result is treated as absent (and overwritten on
         # the next run) rather than trusted.
         try:
-            if path.stat().st_size > MAX_RESULT_BYTES:
+            stat = path.stat()
+        except OSError:
+            if self.index is not None:
+                self.index.note(path)  # absent: a witness records that too
+            return None
+        if self.index is not None:
+            self.index.note(path, stat)  # before the read (see arena_bot.scoring.witness)
+        try:
+            if stat.st_size > MAX_RESULT_BYTES:
                 return None
             return EvaluationResult.model_validate_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):

@@ -92,9 +92,12 @@ def witness_key(common: str, task_id: str) -> str:
     return f"{common}:{task_id}"
 
 
-def stored_witness(index: Index, common: str, task_id: str) -> Witness | None:
-    """The task's witness from an earlier run, if any."""
-    blob = index.lookup(_NAMESPACE, witness_key(common, task_id))
+def stored_witness(
+    index: Index, common: str, task_id: str, *, namespace: str = _NAMESPACE
+) -> Witness | None:
+    """The task's witness from an earlier run, if any (``namespace``: whose witness; the
+    default is scoring's)."""
+    blob = index.lookup(namespace, witness_key(common, task_id))
     if blob is None:
         return None
     try:
@@ -103,5 +106,7 @@ def stored_witness(index: Index, common: str, task_id: str) -> Witness | None:
         return None  # a damaged row costs a slow key, never a wrong one
 
 
-def store_witness(index: Index, common: str, task_id: str, witness: Witness) -> None:
-    index.store(_NAMESPACE, witness_key(common, task_id), witness.encode())
+def store_witness(
+    index: Index, common: str, task_id: str, witness: Witness, *, namespace: str = _NAMESPACE
+) -> None:
+    index.store(namespace, witness_key(common, task_id), witness.encode())
