@@ -686,6 +686,7 @@ def tree_state(root: Path, index: Index) -> str:
         return hashlib.sha256(b"absent").hexdigest()
     digest = hashlib.sha256(f"root {top.st_mode:o}\n".encode())
     if os.path.islink(top_path):
+        index.note(top_path)  # a witness of a link never holds (stat follows it): checked
         digest.update(os.readlink(top_path).encode(errors="surrogateescape"))
         return digest.hexdigest()
     stack = [(top_path, "")]
@@ -705,6 +706,8 @@ def tree_state(root: Path, index: Index) -> str:
                 digest.update(f"{shown}\0vanished\n".encode(errors="surrogateescape"))
                 continue
             digest.update(f"{shown}\0{stat.st_mode:o}\0".encode(errors="surrogateescape"))
+            if kind == "o":
+                index.note(path, stat)  # its mode counts, and no listing or digest covers it
             if kind == "l":
                 digest.update(os.readlink(path).encode(errors="surrogateescape"))
             elif kind == "d":

@@ -12,6 +12,7 @@ Cross-submission checks (duplicates, outliers against other runs) belong to scor
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
@@ -42,6 +43,7 @@ from arena_bot.patches import (
     unquote_git_name,
 )
 from arena_bot.scoring.prices import PriceTable, load_price_table
+from arena_bot.scoring.witness import Witness, store_witness, stored_witness, witness_key
 from arena_bot.submissions import SUBMISSION_FILE, submission_folders
 from arena_bot.verification import Tolerances, VerificationCode, verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
@@ -272,6 +274,25 @@ class Validator:
                 self.index.store(_MEMO_NAMESPACE, key, _encode_verdict(verdict, folder))
         return [*verdict.found, *self._future_date(folder, verdict.dated)]
 
+    def remembered(self, folder: Path, key: str) -> list[Diagnostic] | None:
+        """The verdict remembered under ``key`` for ``folder`` (a witness vouched for the
+        key), with the day's check; ``None`` when the index no longer holds it."""
+        stored = self.index.lookup(_MEMO_NAMESPACE, key) if self.index is not None else None
+        if stored is None:
+            return None
+        self.verdict_keys.append(key)
+        verdict = _decode_verdict(stored, folder)
+        return [*verdict.found, *self._future_date(folder, verdict.dated)]
+
+    def board_state(self, index: Index) -> str:
+        """What every verdict depends on besides its own folder: the configuration, the
+        price table, where the board sits and every file of the dataset."""
+        if self._dataset_state is None:
+            self._dataset_state = tree_state(self.dataset.root, index)
+        parts = (self.config.digest(), self._prices_digest(),
+                 os.path.abspath(self.submissions_root), self._dataset_state)
+        return hashlib.sha256("\0".join(parts).encode(errors="surrogateescape")).hexdigest()
+
     def _check(self, folder: Path) -> _Verdict:
         check = _SubmissionCheck(validator=self, folder=folder)
         check.run()
@@ -309,6 +330,61 @@ class Validator:
 
 
 _MEMO_NAMESPACE = "validation"
+#: Whose witnesses (:mod:`arena_bot.scoring.witness`) vouch for a task folder's verdict keys.
+_WITNESS = "validation-witness"
+#: After this many task folders keyed the slow way, the index's rows are read in bulk.
+_SLOW_FOLDERS = 4
+
+
+def _by_witness(validator: Validator, folders: list[Path], index: Index
+                ) -> dict[Path, list[Diagnostic]]:
+    """A whole board's verdicts, one task folder at a time.
+
+    A folder's verdict is remembered under a key made of everything it depends on (see
+    :meth:`Validator._memo_key`); computing that key digests every entry of the folder. A
+    task folder whose keys were all computed is remembered with a witness: the signature of
+    every path the keys were made from, and of the task folder's own entries. While every
+    signature is unchanged (one ``stat`` each), the keys still hold and the verdicts are
+    looked up without digesting anything; any difference, and the task folder is keyed
+    again. What is trusted is what :mod:`arena_bot.index` trusts.
+    """
+    common = f"{code_fingerprint(index)}:{validator.board_state(index)}"
+    groups: dict[str, list[Path]] = {}
+    for folder in folders:
+        groups.setdefault(os.path.dirname(os.path.abspath(folder)), []).append(folder)
+    found: dict[Path, list[Diagnostic]] = {}
+    witnesses: list[str] = []
+    slow = 0
+    for parent, group in groups.items():
+        names = [os.path.abspath(folder) for folder in group]
+        witnesses.append(witness_key(common, parent))
+        witness = stored_witness(index, common, parent, namespace=_WITNESS)
+        if witness is not None and witness.folders == names and witness.holds():
+            keys = witness.key.split("\n")
+            remembered: dict[Path, list[Diagnostic]] = {}
+            for folder, key in zip(group, keys, strict=False):
+                verdict = validator.remembered(folder, key)
+                if verdict is not None:
+                    remembered[folder] = verdict
+            if len(remembered) == len(group) == len(keys):
+                found.update(remembered)
+                continue
+        slow += 1
+        if slow == _SLOW_FOLDERS:  # many to key: the rows in one scan, not a query per file
+            index.preload(validator.submissions_root, validator.dataset.root)
+        with index.recording() as seen:
+            with contextlib.suppress(OSError):  # a folder added, removed or replaced shows
+                index.listing(parent)
+            start = len(validator.verdict_keys)
+            for folder in group:
+                found[folder] = validator.submission(folder)
+            keys = validator.verdict_keys[start:]
+        witness = Witness.of(key="\n".join(keys), folders=names, seen=seen, index=index)
+        if witness.settled and len(keys) == len(group):
+            store_witness(index, common, parent, witness, namespace=_WITNESS)
+        index.release(seen)
+    index.retain(_WITNESS, witnesses)
+    return found
 #: Above this many folders, validation reads the index in bulk.
 _BULK = 100
 
@@ -420,14 +496,19 @@ def validate_paths(
         # A whole-board run: remember verdicts, and read the stored rows in two scans
         # instead of a query per file.
         validator.remember = True
-        index.preload(submissions_root, dataset.root)
         index.preload_memo(_MEMO_NAMESPACE)
-    reports = tuple(
-        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
-        for folder in folders
-    )
+        if not whole_board:  # a whole board preloads when a witness first fails
+            index.preload(submissions_root, dataset.root)
     if whole_board and index is not None and validator.remember:
+        verdicts = _by_witness(validator, list(folders), index)
+        reports = tuple(SubmissionReport(folder=folder, diagnostics=tuple(verdicts[folder]))
+                        for folder in folders)
         index.retain(_MEMO_NAMESPACE, validator.verdict_keys)
+    else:
+        reports = tuple(
+            SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
+            for folder in folders
+        )
     return ValidationReport(submissions=reports, other=tuple(other))
 
 

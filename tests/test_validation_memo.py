@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, write_submission
+from support.settle import settle
 
 from arena_bot.dataset import Dataset
 from arena_bot.index import open_index
@@ -41,6 +42,17 @@ def remember_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(validation, "_BULK", 0)
 
 
+#: How the remembering runs ask: for paths (verdicts by memo key alone), or for the whole
+#: board (task folders vouched for by witness: see validation._by_witness). Every test runs
+#: both ways.
+_MODE = {"whole_board": False}
+
+
+@pytest.fixture(autouse=True, params=["paths", "whole board"])
+def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(_MODE, "whole_board", request.param == "whole board")
+
+
 def _verdict(root: Path, *, cached: bool, today: dt.date = TODAY) -> list[Diagnostic]:
     paths = [root / "submissions"]
     if not cached:
@@ -50,9 +62,13 @@ def _verdict(root: Path, *, cached: bool, today: dt.date = TODAY) -> list[Diagno
         )
         return report.diagnostics
     with open_index(root / ".arena") as index:
+        whole_board = _MODE["whole_board"]
+        if whole_board:
+            paths = all_submission_folders(root / "submissions", index)
         report = validate_paths(
             paths, dataset=Dataset(root / "dataset", index),
             submissions_root=root / "submissions", today=today, index=index,
+            whole_board=whole_board,
         )
     return report.diagnostics
 
@@ -68,6 +84,7 @@ def filled(root: Path) -> Path:
     write_submission(root, "good")
     for name in ("unknown-key", "patch-symlink", "malformed-yaml", "missing-patch"):
         shutil.copytree(INVALID / name, root / "submissions" / "demo" / name)
+    settle(root)  # old enough to be remembered, as a board is (each test then changes one)
     first = _verdict(root, cached=True)
     assert _verdict(root, cached=True) == first == _verdict(root, cached=False)
     assert (root / ".arena" / "index.sqlite").is_file()
@@ -209,3 +226,30 @@ def test_a_prs_few_submissions_are_checked_directly(
         "SELECT COUNT(*) FROM memo WHERE namespace = 'validation'"
     ).fetchone()[0]
     assert rows == 0  # nothing remembered, so no digest of the whole dataset was needed
+
+
+def test_an_unchanged_board_is_vouched_for_without_keying_a_folder(
+    filled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole board whose task folders' witnesses hold computes no verdict key (nothing is
+    digested) and gives the verdicts a fresh validation gives; one edited file, and its
+    task folder is keyed again."""
+    import arena_bot.validation as validation
+
+    monkeypatch.setitem(_MODE, "whole_board", True)
+    fresh = _verdict(filled, cached=False)
+    assert _verdict(filled, cached=True) == fresh  # witnesses stored (if not yet)
+    keyed: list[Path] = []
+    memo_key = validation.Validator._memo_key
+
+    def counting(self: validation.Validator, folder: Path, index: object) -> str:
+        keyed.append(folder)
+        return memo_key(self, folder, index)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(validation.Validator, "_memo_key", counting)
+    assert _verdict(filled, cached=True) == fresh and keyed == []
+    data = valid_data()
+    data["runs"][0]["tool_calls"] = "many"
+    write_submission(filled, "good", data=data)
+    assert "schema" in _codes(_verdict(filled, cached=True), "good")
+    assert len(keyed) == len(all_submission_folders(filled / "submissions"))  # one task

@@ -18,7 +18,7 @@ from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
-from arena_bot.scoring.witness import Witness, store_witness, stored_witness
+from arena_bot.scoring.witness import Witness, store_witness, stored_witness, witness_key
 from arena_bot.settings import Settings
 from arena_bot.submissions import SubmissionFolder, load_submission
 
@@ -121,6 +121,7 @@ def evaluate_submissions(
             if witness.settled:
                 store_witness(index, common, task_id, witness, namespace=_WITNESS)
         index.release(seen)
+    index.retain(_WITNESS, [witness_key(common, task_id) for task_id in groups])
     for outcome in evaluator.evaluate(missing, jobs=jobs):
         found[outcome.submission.root] = outcome
     setup.engine.drain()

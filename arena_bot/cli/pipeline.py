@@ -118,17 +118,17 @@ def render_ranking(board: ScoredBoard, *, top: int = 10) -> str:
             f"{part.task_id} ({task['category']}, {task['difficulty']}; baseline "
             f"{task['baseline']['source']})"
         )
-        entries = part.entries()
         ranked = part.counts["ranked"]  # ranked entries come first, in rank order
-        for data in entries[: min(top, ranked)]:
+        for data in part.entries_between(0, min(top, ranked)):
             lines.append("  " + _entry_line(Entry.model_validate(data)))
         if ranked > top:
             lines.append(f"  ... and {ranked - top} more ranked entries (see the files written)")
-        for data in entries[ranked : ranked + top]:
+        for data in part.entries_between(ranked, ranked + top):
             entry = Entry.model_validate(data)
             lines.append(f"  -  {entry.label}: {entry.status} ({entry.status_reason or ''})")
-        if len(entries) - ranked > top:
-            lines.append(f"  ... and {len(entries) - ranked - top} more not ranked")
+        unranked = part.counts["entries"] - ranked
+        if unranked > top:
+            lines.append(f"  ... and {unranked - top} more not ranked")
     return "\n".join(lines)
 
 

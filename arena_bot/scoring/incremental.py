@@ -111,7 +111,8 @@ class TaskPart:
 
     @property
     def counts(self) -> dict[str, int]:
-        """scored / ranked / pending / error / review counts for the summary line."""
+        """entries / scored / ranked / pending / error / review counts (the summary line,
+        the pipeline's first look)."""
         counts: dict[str, int] = self._meta["counts"]
         return counts
 
@@ -134,6 +135,24 @@ class TaskPart:
         entries: list[dict[str, Any]] = json.loads(f"[{self.entries_text}]")
         return entries
 
+    def entries_between(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """``entries()[start:stop]``, decoding only those (the pipeline's first look shows
+        ten of a task's thousands). Each entry's text starts a line with exactly four
+        spaces and ``{`` (see :func:`~arena_bot.scoring.export.indent_fragments`): its own
+        lines are indented deeper, and JSON strings hold no raw newline."""
+        text = self.entries_text
+        if not text or stop <= start:
+            return []
+        bounds = [0]
+        while len(bounds) <= stop:
+            found = text.find("\n    {", bounds[-1])
+            if found < 0:
+                break
+            bounds.append(found + 1)
+        bounds.append(len(text))
+        return [json.loads(text[bounds[i]:bounds[i + 1]].rstrip(",\n"))
+                for i in range(start, min(stop, len(bounds) - 1))]
+
     @classmethod
     def of(cls, board: Leaderboard, digest: str, key: str = "") -> TaskPart:
         """The part of a one-task board."""
@@ -143,6 +162,7 @@ class TaskPart:
             "task_id": task.task_id, "input_digest": digest,
             "board": task.model_dump(mode="json"),
             "counts": {
+                "entries": len(entries),
                 "scored": sum(1 for e in entries if e.status == "scored"),
                 "ranked": sum(1 for e in entries if e.rank is not None),
                 "pending": sum(1 for e in entries if e.status == "pending"),

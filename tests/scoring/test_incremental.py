@@ -391,3 +391,21 @@ def test_a_file_changed_while_its_task_is_scored_is_never_remembered_wrongly(
     spec.write_text(original, encoding="utf-8")  # the bytes the first run was keyed on
     _score(board)
     assert _written(board) == _whole_board(board)
+
+
+def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(board: Path) -> None:
+    """The pipeline's first look decodes only the entries it shows: any slice equals the
+    slice of the whole list (entries holding nested objects, lists and multi-line text)."""
+    from arena_bot.index import Index
+    from arena_bot.scoring.incremental import score_repository
+
+    scored = score_repository(
+        dataset_dir=board / "dataset", submissions_dir=board / "submissions",
+        results_dir=board / ".arena" / "results", options=ScoringOptions(), index=Index(None),
+    )
+    for part in scored.parts:
+        entries = part.entries()
+        assert part.counts["entries"] == len(entries) > 2
+        for start, stop in [(0, 1), (0, 10), (1, 3), (2, len(entries)), (len(entries) - 1,
+                            len(entries) + 5), (0, 10**6), (3, 3), (5, 2)]:
+            assert part.entries_between(start, stop) == entries[start:stop], (start, stop)
