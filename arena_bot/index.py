@@ -115,6 +115,7 @@ class Index:
     _new_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
     _preloaded: dict[str, tuple[Signature, str]] = field(default_factory=dict)
     _preloaded_roots: list[str] = field(default_factory=list)
+    _preloaded_listing_roots: list[str] = field(default_factory=list)
     _preloaded_memo: dict[tuple[str, str], bytes] = field(default_factory=dict)
     #: Listings taken in this run. A run is one command: a folder changed by the command
     #: itself (the result store's writes) must be listed afresh, see :meth:`forget`.
@@ -138,6 +139,10 @@ class Index:
     #: slot freed before it, which made a fresh checkout's 150,000 hashes quadratic-ish).
     _recent: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     _recent_size: int = 0
+    #: Signatures (spelt) witnesses found in this run, by path: a later witness of the same
+    #: run trusts them (see :meth:`arena_bot.scoring.witness.Witness.holds`); what this run
+    #: writes is dropped from it (:meth:`forget`). Absent paths are never kept.
+    verified: dict[str, str] = field(default_factory=dict)
     _prune: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     _retain: dict[str, frozenset[str]] = field(default_factory=dict)
 
@@ -198,6 +203,20 @@ class Index:
                 self._preloaded[path] = ((size, mtime_ns, inode, ctime_ns), digest)
             self._preloaded_roots.append(f"{prefix}/")
 
+    def preload_listings(self, root: Path) -> None:
+        """Read at once the stored listing of every folder under ``root`` (a walk of the
+        whole board lists all of them), not the rows of its files."""
+        if self._db is None:
+            return
+        prefix = os.path.abspath(root)
+        rows = self._read_all(
+            "SELECT path, size, mtime_ns, inode, ctime_ns, sha256 FROM files "
+            "WHERE path >= ? AND path < ? AND substr(path, -1) = '/'", f"{prefix}/", f"{prefix}0",
+        )
+        for path, size, mtime_ns, inode, ctime_ns, digest in rows:
+            self._preloaded[path] = ((size, mtime_ns, inode, ctime_ns), digest)
+        self._preloaded_listing_roots.append(f"{prefix}/")
+
     def preload_memo(self, namespace: str) -> None:
         """Read at once every stored value of ``namespace`` (for whole-board runs)."""
         for key, value in self._read_all(
@@ -250,11 +269,22 @@ class Index:
         self._listed[absolute] = (current, entries)
         return entries
 
-    def forget(self, folder: Path | str) -> None:
-        """Drop this run's listing of ``folder`` (the command has just written into it)."""
+    def forget(self, folder: Path | str, written: Path | str | None = None) -> None:
+        """Drop this run's listing of ``folder`` (the command has just written into it,
+        ``written`` if named), and what this run verified of it, the file and the folders
+        above it (a folder made on the way changed its parent's entries)."""
         absolute = os.path.abspath(folder)
         self._listed.pop(absolute, None)
         self.observed.pop(f"{absolute}/", None)
+        if written is not None:
+            self.verified.pop(os.path.abspath(written), None)
+        here = absolute
+        while True:
+            self.verified.pop(f"{here}/", None)
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
 
     def settled(self, current: Signature | None) -> bool:
         """Whether ``current`` may be trusted by a later run (see the module's docstring)."""
@@ -438,6 +468,8 @@ class Index:
         known = self._preloaded.get(key)
         if known is not None or any(key.startswith(r) for r in self._preloaded_roots):
             return known
+        if key.endswith("/") and any(key.startswith(r) for r in self._preloaded_listing_roots):
+            return None
         row = self._read(
             "SELECT size, mtime_ns, inode, ctime_ns, sha256 FROM files WHERE path = ?", key
         )

@@ -82,6 +82,7 @@ def submission_folders(root: Path, index: Index | None = None) -> list[Path]:
         return sorted(found)
     if not root.is_dir():
         return []
+    index.preload_listings(root)
     folders: list[str] = []
     stack = [os.path.abspath(root)]
     while stack:

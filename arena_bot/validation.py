@@ -359,7 +359,7 @@ def _by_witness(validator: Validator, folders: list[Path], index: Index
         names = [os.path.abspath(folder) for folder in group]
         witnesses.append(witness_key(common, parent))
         witness = stored_witness(index, common, parent, namespace=_WITNESS)
-        if witness is not None and witness.folders == names and witness.holds():
+        if witness is not None and witness.folders == names and witness.holds(index.verified):
             keys = witness.key.split("\n")
             remembered: dict[Path, list[Diagnostic]] = {}
             for folder, key in zip(group, keys, strict=False):

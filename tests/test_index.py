@@ -177,8 +177,13 @@ def test_submission_folders_found_through_the_index_equal_a_plain_walk(tmp_path:
     os.symlink("/etc/hostname", root / "t3" / "e" / "submission.yaml")  # still a folder
     os.symlink(root / "t1", root / "t9")  # a linked folder is not followed
     (root / "t1" / "empty").mkdir()
+    settle(root)  # stored, then read back in one scan (Index.preload_listings)
     with open_index(tmp_path / "cache") as index:
         assert submission_folders(root, index) == submission_folders(root)
+    expected = submission_folders(root)
+    with pytest.MonkeyPatch.context() as patch, open_index(tmp_path / "cache") as index:
+        patch.setattr("arena_bot.index.os.scandir", None)  # every listing is a stored one
+        assert submission_folders(root, index) == expected
     (root / "t2" / "new").mkdir()
     (root / "t2" / "new" / "submission.yaml").write_text("task: x\n")
     with open_index(tmp_path / "cache") as index:
@@ -337,3 +342,43 @@ def test_the_bots_fingerprint_ignores_bytecode_and_sees_every_source_edit(tmp_pa
         (package / "scoring" / "core.py").read_text(encoding="utf-8") + "\n# edited\n",
         encoding="utf-8")
     assert source_digest(package, Index(None)) != before
+
+
+def test_a_witness_trusts_what_another_verified_in_the_run_never_what_the_run_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pipeline's three stages check mostly the same paths: a signature one witness
+    found is not looked up again by the next, except for what the run itself wrote (a result
+    stored by the evaluation stage) and paths that were absent."""
+    from arena_bot.scoring.witness import Witness
+
+    (tmp_path / "a.txt").write_text("a")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "r.json").write_text("{}")
+    index = Index(None)
+    with index.recording() as seen:
+        index.file_digest(tmp_path / "a.txt")
+        index.listing(str(results))
+        index.note(results / "r.json")
+        index.note(results / "later.json")  # absent
+    witness = Witness.of(key="k", folders=[], seen=seen, index=index)
+    assert witness.holds(index.verified)
+    assert set(index.verified) == {str(tmp_path / "a.txt"), f"{results}/", str(results / "r.json")}
+
+    def no_stat(path: str) -> os.stat_result:
+        raise AssertionError(f"{path} looked at again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "stat", no_stat)
+        patch.setattr(os, "lstat", no_stat)
+        with pytest.raises(AssertionError, match=r"later\.json"):  # absent: always looked at
+            witness.holds(index.verified)
+    (results / "later.json").write_text("{}")
+    assert not witness.holds(index.verified)  # an absent path that appeared is seen
+    (results / "later.json").unlink()
+    time.sleep(0.01)
+    (results / "r.json").write_text('{"new": 1}')  # the run stores a result...
+    index.forget(results, written=results / "r.json")  # ...as ResultStore.save does
+    assert not witness.holds(index.verified)
+    assert not witness.holds()

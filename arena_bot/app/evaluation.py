@@ -97,7 +97,7 @@ def evaluate_submissions(
     for task_id, group in groups.items():
         names = sorted(os.path.abspath(folder) for folder in group)
         witness = stored_witness(index, common, task_id, namespace=_WITNESS)
-        if witness is not None and witness.folders == names and witness.holds():
+        if witness is not None and witness.folders == names and witness.holds(index.verified):
             submissions, passed, runs = (int(n) for n in witness.key.split(":"))
             unchanged = Unchanged(
                 submissions=unchanged.submissions + submissions, tasks=unchanged.tasks + 1,

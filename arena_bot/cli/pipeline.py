@@ -119,11 +119,13 @@ def render_ranking(board: ScoredBoard, *, top: int = 10) -> str:
             f"{task['baseline']['source']})"
         )
         ranked = part.counts["ranked"]  # ranked entries come first, in rank order
-        for data in part.entries_between(0, min(top, ranked)):
+        best, unranked_first = part.entries_between((0, min(top, ranked)),
+                                                    (ranked, ranked + top))
+        for data in best:
             lines.append("  " + _entry_line(Entry.model_validate(data)))
         if ranked > top:
             lines.append(f"  ... and {ranked - top} more ranked entries (see the files written)")
-        for data in part.entries_between(ranked, ranked + top):
+        for data in unranked_first:
             entry = Entry.model_validate(data)
             lines.append(f"  -  {entry.label}: {entry.status} ({entry.status_reason or ''})")
         unranked = part.counts["entries"] - ranked

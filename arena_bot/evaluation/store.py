@@ -187,7 +187,7 @@ class ResultStore:
                 os.fsync(temp.fileno())
             os.replace(temp_name, target)
             if self.index is not None:
-                self.index.forget(target.parent)
+                self.index.forget(target.parent, written=target)
         except BaseException:
             Path(temp_name).unlink(missing_ok=True)
             raise

@@ -135,23 +135,25 @@ class TaskPart:
         entries: list[dict[str, Any]] = json.loads(f"[{self.entries_text}]")
         return entries
 
-    def entries_between(self, start: int, stop: int) -> list[dict[str, Any]]:
-        """``entries()[start:stop]``, decoding only those (the pipeline's first look shows
-        ten of a task's thousands). Each entry's text starts a line with exactly four
-        spaces and ``{`` (see :func:`~arena_bot.scoring.export.indent_fragments`): its own
-        lines are indented deeper, and JSON strings hold no raw newline."""
+    def entries_between(self, *ranges: tuple[int, int]) -> list[list[dict[str, Any]]]:
+        """``entries()[start:stop]`` for each ``(start, stop)``, decoding only those (the
+        pipeline's first look shows ten of a task's thousands). Each entry's text starts a
+        line with exactly four spaces and ``{`` (see :func:`~arena_bot.scoring.export.
+        indent_fragments`): its own lines are indented deeper, and JSON strings hold no raw
+        newline."""
         text = self.entries_text
-        if not text or stop <= start:
-            return []
+        last = max((stop for _, stop in ranges), default=0)
         bounds = [0]
-        while len(bounds) <= stop:
+        while text and len(bounds) <= last:
             found = text.find("\n    {", bounds[-1])
             if found < 0:
                 break
             bounds.append(found + 1)
         bounds.append(len(text))
-        return [json.loads(text[bounds[i]:bounds[i + 1]].rstrip(",\n"))
-                for i in range(start, min(stop, len(bounds) - 1))]
+        count = len(bounds) - 1 if text else 0
+        return [[json.loads(text[bounds[i]:bounds[i + 1]].rstrip(",\n"))
+                 for i in range(max(start, 0), min(stop, count))]
+                for start, stop in ranges]
 
     @classmethod
     def of(cls, board: Leaderboard, digest: str, key: str = "") -> TaskPart:
@@ -250,7 +252,7 @@ def score_repository(
     slow = []
     for task in tasks:
         witness = stored_witness(index, common, task.id) if keep is None else None
-        if witness is not None and witness.holds():
+        if witness is not None and witness.holds(index.verified):
             keyed[task.id] = (witness.key, witness.folders, witness)
         else:
             slow.append(task)

@@ -57,12 +57,21 @@ class Witness:
             checks += (path, spell(current))
         return cls(key=key, folders=list(folders), checks=checks, settled=settled)
 
-    def holds(self) -> bool:
-        """Whether every path still has the signature recorded."""
+    def holds(self, verified: dict[str, str] | None = None) -> bool:
+        """Whether every path still has the signature recorded.
+
+        ``verified`` (:attr:`arena_bot.index.Index.verified`): signatures already found in
+        this run by another witness (the pipeline's three stages check mostly the same
+        paths); a path found there with the recorded signature is not looked at again, and
+        each path looked at is added. Leave it out to look at every path now (a check that
+        nothing changed *during* a computation must).
+        """
         checks = self.checks
         stat, lstat = os.stat, os.lstat
         for position in range(0, len(checks), 2):
             path = checks[position]
+            if verified is not None and verified.get(path) == checks[position + 1]:
+                continue
             try:
                 found = lstat(path[:-1]) if path.endswith("/") else stat(path)
             except OSError:
@@ -73,6 +82,8 @@ class Witness:
             spelt = f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_ctime_ns}"
             if spelt != checks[position + 1]:
                 return False
+            if verified is not None:
+                verified[path] = spelt
         return True
 
     def encode(self) -> bytes:
