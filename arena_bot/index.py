@@ -191,31 +191,29 @@ class Index:
     def preload(self, *roots: Path) -> None:
         """Read at once every stored file row under ``roots`` (a whole-board run asks for
         nearly all of them; one range scan beats a query per file)."""
-        if self._db is None:
-            return
         for root in roots:
-            prefix = os.path.abspath(root)
-            rows = self._read_all(
-                "SELECT path, size, mtime_ns, inode, ctime_ns, sha256 FROM files "
-                "WHERE path > ? AND path < ?", f"{prefix}/", f"{prefix}0",
-            )
-            for path, size, mtime_ns, inode, ctime_ns, digest in rows:
-                self._preloaded[path] = ((size, mtime_ns, inode, ctime_ns), digest)
-            self._preloaded_roots.append(f"{prefix}/")
+            self._preloaded_roots += self._preload_rows(root, "path > ?")
 
     def preload_listings(self, root: Path) -> None:
         """Read at once the stored listing of every folder under ``root`` (a walk of the
         whole board lists all of them), not the rows of its files."""
+        self._preloaded_listing_roots += self._preload_rows(
+            root, "path >= ? AND substr(path, -1) = '/'"
+        )
+
+    def _preload_rows(self, root: Path, where: str) -> list[str]:
+        """The stored rows under ``root`` that ``where`` (given ``root/`` as its one
+        parameter) selects, into the preloaded rows; ``[root/]`` (none without a store)."""
         if self._db is None:
-            return
+            return []
         prefix = os.path.abspath(root)
         rows = self._read_all(
             "SELECT path, size, mtime_ns, inode, ctime_ns, sha256 FROM files "
-            "WHERE path >= ? AND path < ? AND substr(path, -1) = '/'", f"{prefix}/", f"{prefix}0",
+            f"WHERE {where} AND path < ?", f"{prefix}/", f"{prefix}0",
         )
         for path, size, mtime_ns, inode, ctime_ns, digest in rows:
             self._preloaded[path] = ((size, mtime_ns, inode, ctime_ns), digest)
-        self._preloaded_listing_roots.append(f"{prefix}/")
+        return [f"{prefix}/"]
 
     def preload_memo(self, namespace: str) -> None:
         """Read at once every stored value of ``namespace`` (for whole-board runs)."""

@@ -195,7 +195,7 @@ class Validator:
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
     #: The memo keys of the verdicts this validator gave (what a whole-board run keeps).
     verdict_keys: list[str] = field(default_factory=list)
-    _dataset_state: str | None = None
+    _board_state: str | None = None
 
     _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
         default_factory=dict
@@ -287,11 +287,13 @@ class Validator:
     def board_state(self, index: Index) -> str:
         """What every verdict depends on besides its own folder: the configuration, the
         price table, where the board sits and every file of the dataset."""
-        if self._dataset_state is None:
-            self._dataset_state = tree_state(self.dataset.root, index)
-        parts = (self.config.digest(), self._prices_digest(),
-                 os.path.abspath(self.submissions_root), self._dataset_state)
-        return hashlib.sha256("\0".join(parts).encode(errors="surrogateescape")).hexdigest()
+        if self._board_state is None:
+            parts = (self.config.digest(), self._prices_digest(),
+                     os.path.abspath(self.submissions_root),
+                     tree_state(self.dataset.root, index))
+            digest = hashlib.sha256("\0".join(parts).encode(errors="surrogateescape"))
+            self._board_state = digest.hexdigest()
+        return self._board_state
 
     def _check(self, folder: Path) -> _Verdict:
         check = _SubmissionCheck(validator=self, folder=folder)
@@ -315,16 +317,7 @@ class Validator:
         """Everything a verdict depends on: the bot's code and configuration, where the folder
         sits, every entry of it and every file of the dataset. Not the day: the future-date
         check is applied to the verdict after it is remembered (see :meth:`_future_date`)."""
-        if self._dataset_state is None:
-            self._dataset_state = tree_state(self.dataset.root, index)
-        parts = (
-            self.config.digest(),
-            self._prices_digest(),
-            os.path.abspath(folder),
-            os.path.abspath(self.submissions_root),
-            tree_state(folder, index),
-            self._dataset_state,
-        )
+        parts = (self.board_state(index), os.path.abspath(folder), tree_state(folder, index))
         digest = hashlib.sha256("\0".join(parts).encode(errors="surrogateescape"))
         return f"{code_fingerprint(index)}:{digest.hexdigest()}"
 
@@ -385,6 +378,8 @@ def _by_witness(validator: Validator, folders: list[Path], index: Index
         index.release(seen)
     index.retain(_WITNESS, witnesses)
     return found
+
+
 #: Above this many folders, validation reads the index in bulk.
 _BULK = 100
 
