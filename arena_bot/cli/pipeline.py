@@ -19,7 +19,7 @@ from arena_bot.diagnostics import render
 from arena_bot.errors import UsageError
 from arena_bot.index import Index, open_index
 from arena_bot.models.leaderboard import Entry
-from arena_bot.scoring.incremental import ScoredBoard
+from arena_bot.scoring.incremental import PREVIEW, ScoredBoard
 from arena_bot.settings import Settings
 from arena_bot.validation import ValidationReport, all_submission_folders
 
@@ -106,10 +106,11 @@ def _stage(number: int, name: str, detail: str) -> None:
     click.secho(f"\n== {number}/3 {name}: {detail}", bold=True)
 
 
-def render_ranking(board: ScoredBoard, *, top: int = 10) -> str:
+def render_ranking(board: ScoredBoard, *, top: int = PREVIEW) -> str:
     """Per task, its best ``top`` entries by rank and what is not ranked: a first look.
 
-    Only the entries shown are decoded; the full board is in the files written.
+    Only the entries shown are decoded (from each part's preview); the full board is in
+    the files written.
     """
     lines = []
     for part in board.parts:

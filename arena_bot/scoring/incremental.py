@@ -65,6 +65,9 @@ from arena_bot.scoring.witness import Witness, store_witness, stored_witness
 from arena_bot.submissions import SUBMISSION_FILE, load_submission
 
 _NAMESPACE = "task-board"
+#: How many of a task's first ranked and first unranked entries its part keeps apart, for
+#: the pipeline's first look (:meth:`TaskPart.entries_between`).
+PREVIEW = 10
 _SUMMARY = "board-summary"
 
 
@@ -72,9 +75,11 @@ _SUMMARY = "board-summary"
 class TaskPart:
     """One task's share of the leaderboard, as stored in the index.
 
-    Stored as four compressed sections (the task's board and counts; the aggregate rows;
-    the CSV rows; the entries as they sit in ``leaderboard.json``), each decoded only when
-    something needs it: a board whose files are up to date reads the first alone.
+    Stored as five compressed sections (the task's board and counts; the aggregate rows;
+    the CSV rows; the preview: the first :data:`PREVIEW` ranked and unranked entries; the
+    entries as they sit in ``leaderboard.json``), each decoded only when something needs
+    it: a board whose files are up to date reads the first alone, the pipeline's first look
+    the preview.
     """
 
     blob: bytes
@@ -84,7 +89,7 @@ class TaskPart:
     @cached_property
     def _sections(self) -> list[bytes]:
         sections, at = [], 0
-        for _ in range(3):
+        for _ in range(4):
             size = int.from_bytes(self.blob[at : at + 4], "big")
             sections.append(self.blob[at + 4 : at + 4 + size])
             at += 4 + size
@@ -128,7 +133,14 @@ class TaskPart:
     @property
     def entries_text(self) -> str:
         """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them."""
-        return zlib.decompress(self._sections[3]).decode()
+        return zlib.decompress(self._sections[4]).decode()
+
+    @cached_property
+    def _preview(self) -> dict[int, dict[str, Any]]:
+        """The previewed entries by position in the board (see :meth:`of`)."""
+        windows, entries = json.loads(zlib.decompress(self._sections[3]))
+        positions = [i for start, stop in windows for i in range(start, stop)]
+        return dict(zip(positions, entries, strict=True))
 
     def entries(self) -> list[dict[str, Any]]:
         """The entries in JSON form, in board order."""
@@ -140,7 +152,13 @@ class TaskPart:
         pipeline's first look shows ten of a task's thousands). Each entry's text starts a
         line with exactly four spaces and ``{`` (see :func:`~arena_bot.scoring.export.
         indent_fragments`): its own lines are indented deeper, and JSON strings hold no raw
-        newline."""
+        newline. Ranges within the preview (the first :data:`PREVIEW` ranked and unranked
+        entries) are answered from it, without the entries section."""
+        count = self.counts["entries"]
+        wanted = [range(max(start, 0), min(stop, count)) for start, stop in ranges]
+        preview = self._preview
+        if all(i in preview for positions in wanted for i in positions):
+            return [[preview[i] for i in positions] for positions in wanted]
         text = self.entries_text
         last = max((stop for _, stop in ranges), default=0)
         bounds = [0]
@@ -160,25 +178,33 @@ class TaskPart:
         """The part of a one-task board."""
         (task,) = board.tasks
         entries = board.entries
+        ranked = sum(1 for e in entries if e.rank is not None)
         meta = {
             "task_id": task.task_id, "input_digest": digest,
             "board": task.model_dump(mode="json"),
             "counts": {
                 "entries": len(entries),
                 "scored": sum(1 for e in entries if e.status == "scored"),
-                "ranked": sum(1 for e in entries if e.rank is not None),
+                "ranked": ranked,
                 "pending": sum(1 for e in entries if e.status == "pending"),
                 "error": sum(1 for e in entries if e.status == "error"),
                 "review": sum(1 for e in entries if e.needs_review),
             },
         }
+        fragments = [entry_fragment(entry) for entry in entries]
+        # Ranked entries come first, in rank order: the preview is the head of each kind.
+        windows = [(0, min(PREVIEW, ranked)), (ranked, min(ranked + PREVIEW, len(entries)))]
+        preview = (f"[{json.dumps(windows)}, ["
+                   + ",".join(f for start, stop in windows for f in fragments[start:stop])
+                   + "]]")
         sections = [
             zlib.compress(json.dumps(meta, ensure_ascii=False).encode(), 1),
             zlib.compress(json.dumps([row.to_list() for row in aggregate_rows(entries)],
                                      ensure_ascii=False).encode(), 1),
             zlib.compress(csv_rows(board).encode(), 1),
+            zlib.compress(preview.encode(), 1),
         ]
-        text = indent_fragments([entry_fragment(entry) for entry in entries])
+        text = indent_fragments(fragments)
         blob = b"".join(len(section).to_bytes(4, "big") + section for section in sections)
         return cls(blob=blob + zlib.compress(text.encode(), 1), key=key)
 

@@ -393,12 +393,19 @@ def test_a_file_changed_while_its_task_is_scored_is_never_remembered_wrongly(
     assert _written(board) == _whole_board(board)
 
 
-def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(board: Path) -> None:
+@pytest.mark.parametrize("preview", [1, 10])
+def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(
+    board: Path, preview: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The pipeline's first look decodes only the entries it shows: any slice equals the
-    slice of the whole list (entries holding nested objects, lists and multi-line text)."""
+    slice of the whole list (entries holding nested objects, lists and multi-line text),
+    whether it lies in the part's preview or past it; a slice within the preview is
+    answered without decoding the entries."""
     from arena_bot.index import Index
-    from arena_bot.scoring.incremental import score_repository
+    from arena_bot.scoring import incremental
+    from arena_bot.scoring.incremental import TaskPart, score_repository
 
+    monkeypatch.setattr(incremental, "PREVIEW", preview)
     scored = score_repository(
         dataset_dir=board / "dataset", submissions_dir=board / "submissions",
         results_dir=board / ".arena" / "results", options=ScoringOptions(), index=Index(None),
@@ -410,3 +417,19 @@ def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(board: Path) -> 
                   (len(entries) - 1, len(entries) + 5), (0, 10**6), (3, 3), (5, 2)]
         assert part.entries_between(*ranges) == [entries[a:b] for a, b in ranges]
         assert part.entries_between((1, 2)) == [entries[1:2]]
+        ranked = part.counts["ranked"]
+        first_look = [(0, min(preview, ranked)), (ranked, ranked + preview)]
+        expected = [entries[a:b] for a, b in first_look]
+        with monkeypatch.context() as patched:
+            patched.setattr(TaskPart, "entries_text", property(_not_decoded))
+            assert part.entries_between(*first_look) == expected
+            outside = [i for i in range(len(entries))
+                       if not (i < min(preview, ranked) or ranked <= i < ranked + preview)]
+            assert outside or preview > 1  # three or more entries: one past a preview of 1
+            for i in outside[:1]:  # past the preview: the entries are decoded
+                with pytest.raises(AssertionError, match="entries decoded"):
+                    part.entries_between((i, i + 1))
+
+
+def _not_decoded(_part: object) -> str:
+    raise AssertionError("entries decoded")
