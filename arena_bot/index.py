@@ -77,6 +77,15 @@ def signature(stat: os.stat_result) -> Signature:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
 
 
+def absolute_path(path: Path | str) -> str:
+    """``os.path.abspath(path)``, without normalising a path that is already absolute and
+    normal (a whole board's folders are: this is asked of each of them several times)."""
+    text = os.fspath(path)
+    if text[:1] == "/" and "/." not in text and "//" not in text and text[-1:] != "/":
+        return text
+    return os.path.abspath(text)
+
+
 def spell(found: Signature | None) -> str:
     """A signature as text, ``""`` for a missing file: how task witnesses and the board's
     output manifest keep it."""
@@ -139,9 +148,10 @@ class Index:
     #: slot freed before it, which made a fresh checkout's 150,000 hashes quadratic-ish).
     _recent: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     _recent_size: int = 0
-    #: Signatures (spelt) witnesses found in this run, by path: a later witness of the same
-    #: run trusts them (see :meth:`arena_bot.scoring.witness.Witness.holds`); what this run
-    #: writes is dropped from it (:meth:`forget`). Absent paths are never kept.
+    #: Signatures (spelt) witnesses and listings found in this run, by path: a later
+    #: witness of the same run trusts them (see :meth:`arena_bot.scoring.witness.Witness.
+    #: holds`); what this run writes is dropped from it (:meth:`forget`). Absent paths are
+    #: never kept.
     verified: dict[str, str] = field(default_factory=dict)
     _prune: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     _retain: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -243,6 +253,8 @@ class Index:
             self._observe(key, None)
             raise
         self._observe(key, current)
+        # What this run found, as a witness would have: the next witness need not look.
+        self.verified[key] = f"{current[0]}:{current[1]}:{current[2]}:{current[3]}"
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             text = known[1]

@@ -28,7 +28,7 @@ from typing import Literal, NewType, get_args
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import ArenaError
-from arena_bot.index import Index, code_fingerprint, tree_state
+from arena_bot.index import Index, absolute_path, code_fingerprint, tree_state
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run, Submission
 from arena_bot.patches import (
@@ -43,7 +43,7 @@ from arena_bot.patches import (
     unquote_git_name,
 )
 from arena_bot.scoring.prices import PriceTable, load_price_table
-from arena_bot.scoring.witness import Witness, store_witness, stored_witness, witness_key
+from arena_bot.scoring.witness import Witnesses
 from arena_bot.submissions import SUBMISSION_FILE, submission_folders
 from arena_bot.verification import Tolerances, VerificationCode, verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
@@ -193,9 +193,14 @@ class Validator:
     remember: bool = False
     _prices_key: str | None = None
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
-    #: The memo keys of the verdicts this validator gave (what a whole-board run keeps).
+    #: The memo keys of the verdicts this validator gave (what a whole-board run keeps),
+    #: and each verdict as stored (what a task folder's witness carries).
     verdict_keys: list[str] = field(default_factory=list)
+    verdicts: list[bytes] = field(default_factory=list)
     _board_state: str | None = None
+    #: Stored verdicts that found nothing, decoded: they do not depend on the folder (most
+    #: of a board's are, and many are the same bytes: a date and its line).
+    _clean: dict[bytes, _Verdict] = field(default_factory=dict)
 
     _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
         default_factory=dict
@@ -265,24 +270,32 @@ class Validator:
             verdict = self._check(folder)
         else:
             key = self._memo_key(folder, self.index)
-            self.verdict_keys.append(key)
             stored = self.index.lookup(_MEMO_NAMESPACE, key)
             if stored is not None:
-                verdict = _decode_verdict(stored, folder)
+                verdict = self._decoded(stored, folder)
             else:
                 verdict = self._check(folder)
-                self.index.store(_MEMO_NAMESPACE, key, _encode_verdict(verdict, folder))
+                stored = _encode_verdict(verdict, folder)
+                self.index.store(_MEMO_NAMESPACE, key, stored)
+            self.verdict_keys.append(key)
+            self.verdicts.append(stored)
         return [*verdict.found, *self._future_date(folder, verdict.dated)]
 
-    def remembered(self, folder: Path, key: str) -> list[Diagnostic] | None:
-        """The verdict remembered under ``key`` for ``folder`` (a witness vouched for the
-        key), with the day's check; ``None`` when the index no longer holds it."""
-        stored = self.index.lookup(_MEMO_NAMESPACE, key) if self.index is not None else None
-        if stored is None:
-            return None
+    def vouched(self, folder: Path, key: str, stored: bytes) -> list[Diagnostic]:
+        """The verdict ``stored`` under ``key`` for ``folder``, which a witness vouched for
+        (see :func:`_by_witness`), with the day's check."""
         self.verdict_keys.append(key)
-        verdict = _decode_verdict(stored, folder)
+        self.verdicts.append(stored)
+        verdict = self._decoded(stored, folder)
         return [*verdict.found, *self._future_date(folder, verdict.dated)]
+
+    def _decoded(self, stored: bytes, folder: Path) -> _Verdict:
+        verdict = self._clean.get(stored)
+        if verdict is None:
+            verdict = _decode_verdict(stored, folder)
+            if not verdict.found:
+                self._clean[stored] = verdict
+        return verdict
 
     def board_state(self, index: Index) -> str:
         """What every verdict depends on besides its own folder: the configuration, the
@@ -336,35 +349,37 @@ def _by_witness(validator: Validator, folders: list[Path], index: Index
     A folder's verdict is remembered under a key made of everything it depends on (see
     :meth:`Validator._memo_key`); computing that key digests every entry of the folder. A
     task folder whose keys were all computed is remembered with a witness: the signature of
-    every path the keys were made from, and of the task folder's own entries. While every
-    signature is unchanged (one ``stat`` each), the keys still hold and the verdicts are
-    looked up without digesting anything; any difference, and the task folder is keyed
-    again. What is trusted is what :mod:`arena_bot.index` trusts.
+    every path the keys were made from, and of the task folder's own entries, carrying the
+    keys and the verdicts stored under them. While every signature is unchanged (one
+    ``stat`` each), the keys still hold and the verdicts are the ones carried: nothing is
+    digested or looked up; any difference, and the task folder is keyed again. What is
+    trusted is what :mod:`arena_bot.index` trusts.
     """
-    common = f"{code_fingerprint(index)}:{validator.board_state(index)}"
-    groups: dict[str, list[Path]] = {}
+    witnesses = Witnesses(index, _WITNESS, f"{code_fingerprint(index)}:"
+                                           f"{validator.board_state(index)}")
+    groups: dict[str, tuple[list[Path], list[str]]] = {}
     for folder in folders:
-        groups.setdefault(os.path.dirname(os.path.abspath(folder)), []).append(folder)
+        name = absolute_path(folder)
+        group, names = groups.setdefault(os.path.dirname(name), ([], []))
+        group.append(folder)
+        names.append(name)
     found: dict[Path, list[Diagnostic]] = {}
-    witnesses: list[str] = []
     slow = 0
-    for parent, group in groups.items():
-        names = [os.path.abspath(folder) for folder in group]
-        witnesses.append(witness_key(common, parent))
-        witness = stored_witness(index, common, parent, namespace=_WITNESS)
-        if witness is not None and witness.folders == names and witness.holds(index.verified):
-            keys = witness.key.split("\n")
-            remembered: dict[Path, list[Diagnostic]] = {}
-            for folder, key in zip(group, keys, strict=False):
-                verdict = validator.remembered(folder, key)
-                if verdict is not None:
-                    remembered[folder] = verdict
-            if len(remembered) == len(group) == len(keys):
-                found.update(remembered)
+    for parent, (group, names) in groups.items():
+        witness = witnesses.holding(parent, names)
+        carried = _carried(witness.key, len(group)) if witness is not None else None
+        if carried is not None:
+            start = len(validator.verdict_keys)
+            try:
+                for folder, (key, stored) in zip(group, carried, strict=True):
+                    found[folder] = validator.vouched(folder, key, stored)
                 continue
+            except (ValueError, TypeError, KeyError):  # damaged: keyed again below
+                del validator.verdict_keys[start:], validator.verdicts[start:]
         slow += 1
         if slow == _SLOW_FOLDERS:  # many to key: the rows in one scan, not a query per file
             index.preload(validator.submissions_root, validator.dataset.root)
+            index.preload_memo(_MEMO_NAMESPACE)
         with index.recording() as seen:
             with contextlib.suppress(OSError):  # a folder added, removed or replaced shows
                 index.listing(parent)
@@ -372,12 +387,24 @@ def _by_witness(validator: Validator, folders: list[Path], index: Index
             for folder in group:
                 found[folder] = validator.submission(folder)
             keys = validator.verdict_keys[start:]
-        witness = Witness.of(key="\n".join(keys), folders=names, seen=seen, index=index)
-        if witness.settled and len(keys) == len(group):
-            store_witness(index, common, parent, witness, namespace=_WITNESS)
-        index.release(seen)
-    index.retain(_WITNESS, witnesses)
+            verdicts = [stored.decode("latin-1") for stored in validator.verdicts[start:]]
+        witnesses.remember(parent, key=json.dumps([keys, verdicts]), folders=names, seen=seen,
+                           complete=len(keys) == len(group))
+    witnesses.retain()
     return found
+
+
+def _carried(text: str, count: int) -> list[tuple[str, bytes]] | None:
+    """The ``count`` memo keys and stored verdicts a witness carries (``None``: damaged;
+    the task folder is then keyed again)."""
+    try:
+        keys, verdicts = json.loads(text)
+        if not (len(keys) == len(verdicts) == count
+                and {*map(type, keys), *map(type, verdicts)} <= {str}):
+            return None
+    except (ValueError, TypeError):
+        return None
+    return [(key, stored.encode("latin-1")) for key, stored in zip(keys, verdicts, strict=True)]
 
 
 #: Above this many folders, validation reads the index in bulk.
@@ -491,8 +518,8 @@ def validate_paths(
         # A whole-board run: remember verdicts, and read the stored rows in two scans
         # instead of a query per file.
         validator.remember = True
-        index.preload_memo(_MEMO_NAMESPACE)
-        if not whole_board:  # a whole board preloads when a witness first fails
+        if not whole_board:  # a whole board preloads when several witnesses fail
+            index.preload_memo(_MEMO_NAMESPACE)
             index.preload(submissions_root, dataset.root)
     if whole_board and index is not None and validator.remember:
         verdicts = _by_witness(validator, list(folders), index)

@@ -8,8 +8,10 @@ second verdict equals a fresh validation without any index.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,7 @@ from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, w
 from support.settle import settle
 
 from arena_bot.dataset import Dataset
-from arena_bot.index import open_index
+from arena_bot.index import Index, open_index
 from arena_bot.validation import Diagnostic, all_submission_folders, validate_paths
 
 TODAY = dt.date(2026, 11, 23)
@@ -101,6 +103,20 @@ def test_remembered_verdicts_equal_fresh_ones(filled: Path) -> None:
     assert {"schema", "yaml"} <= {d.code for d in found}
 
 
+def test_folders_with_the_same_verdict_each_get_their_own(filled: Path) -> None:
+    """Verdicts that found nothing are decoded once and shared (they name no path); one
+    that found problems names its own folder's files, however alike the stored bytes."""
+    demo = filled / "submissions" / "demo"
+    for name in ("good", "unknown-key", "missing-patch"):
+        shutil.copytree(demo / name, demo / f"{name}-again")
+    settle(filled)
+    _agree(filled)  # remembered
+    found = _agree(filled)  # served from memory
+    assert _codes(found, "good") == _codes(found, "good-again") == set()
+    for name in ("unknown-key", "missing-patch"):
+        assert _codes(found, name) == _codes(found, f"{name}-again") != set()
+
+
 def test_an_edited_file_is_checked_again(filled: Path) -> None:
     data = valid_data()
     data["runs"][0]["tool_calls"] = "many"
@@ -167,7 +183,6 @@ def test_a_remembered_verdict_is_dated_afresh_each_day(
 
 
 def test_a_whole_board_run_keeps_only_the_verdicts_of_the_board(filled: Path) -> None:
-    import sqlite3
 
     def whole_board() -> int:
         with open_index(filled / ".arena") as index:
@@ -215,7 +230,6 @@ def test_bulk_reads_of_the_index_give_the_same_verdicts(
 def test_a_prs_few_submissions_are_checked_directly(
     filled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sqlite3
 
     import arena_bot.validation as validation
 
@@ -247,9 +261,54 @@ def test_an_unchanged_board_is_vouched_for_without_keying_a_folder(
         return memo_key(self, folder, index)  # type: ignore[arg-type]
 
     monkeypatch.setattr(validation.Validator, "_memo_key", counting)
-    assert _verdict(filled, cached=True) == fresh and keyed == []
+    real_lookup = Index.lookup
+
+    def no_verdict(index: Index, namespace: str, key: str) -> bytes | None:
+        assert namespace != "validation", "a verdict was looked up"
+        return real_lookup(index, namespace, key)
+
+    with monkeypatch.context() as patched:  # the witness carries the verdicts themselves
+        patched.setattr(Index, "lookup", no_verdict)
+        assert _verdict(filled, cached=True) == fresh and keyed == []
     data = valid_data()
     data["runs"][0]["tool_calls"] = "many"
     write_submission(filled, "good", data=data)
     assert "schema" in _codes(_verdict(filled, cached=True), "good")
     assert len(keyed) == len(all_submission_folders(filled / "submissions"))  # one task
+
+
+
+#: Damaged contents of a task folder's witness, for ``n`` submission folders.
+_DAMAGED = {
+    "not json": lambda n: "not json",
+    "too few": lambda n: json.dumps([[], []]),
+    "not text": lambda n: json.dumps([["k"] * n, [5] * n]),
+    "not a verdict": lambda n: json.dumps([["k"] * n, ['{"found": 1}'] * n]),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(_DAMAGED))
+def test_a_damaged_witness_is_keyed_again(
+    filled: Path, damage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a task folder's witness carries is checked: a damaged one costs the folder's
+    keys (the verdicts are still right), never a crash."""
+    from arena_bot.scoring.witness import Witness
+
+    monkeypatch.setitem(_MODE, "whole_board", True)
+    fresh = _verdict(filled, cached=False)
+    assert _verdict(filled, cached=True) == fresh  # witnesses stored
+    db = sqlite3.connect(filled / ".arena" / "index.sqlite")
+    with db:
+        rows = db.execute(
+            "SELECT key, value FROM memo WHERE namespace = 'validation-witness'"
+        ).fetchall()
+        assert rows
+        for key, value in rows:
+            witness = Witness.decode(value)
+            damaged = Witness(key=_DAMAGED[damage](len(witness.folders)),
+                              folders=witness.folders, checks=witness.checks)
+            db.execute("UPDATE memo SET value = ? WHERE namespace = 'validation-witness' "
+                       "AND key = ?", (damaged.encode(), key))
+    db.close()
+    assert _verdict(filled, cached=True) == fresh

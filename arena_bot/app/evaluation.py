@@ -13,12 +13,12 @@ from arena_bot.errors import InputError, SandboxError
 from arena_bot.evaluation.engine import Evaluator, Outcome, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.index import Index, code_fingerprint
+from arena_bot.index import Index, absolute_path, code_fingerprint
 from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
-from arena_bot.scoring.witness import Witness, store_witness, stored_witness, witness_key
+from arena_bot.scoring.witness import Witnesses
 from arena_bot.settings import Settings
 from arena_bot.submissions import SubmissionFolder, load_submission
 
@@ -84,20 +84,23 @@ def evaluate_submissions(
         return EvaluationRun(outcomes=outcomes, swept=setup.swept)
     setup = docker_evaluator(settings, base_image=base_image, index=index, progress=progress)
     evaluator = setup.evaluator
-    common = ":".join([code_fingerprint(index), evaluator.images.base_image,
-                       os.path.abspath(settings.dataset_dir),
-                       os.path.abspath(settings.results_dir)])
-    groups: dict[str, list[Path]] = {}
+    witnesses = Witnesses(index, _WITNESS, ":".join([
+        code_fingerprint(index), evaluator.images.base_image,
+        os.path.abspath(settings.dataset_dir), os.path.abspath(settings.results_dir),
+    ]))
+    groups: dict[str, tuple[list[Path], list[str]]] = {}
     for folder in folders:
-        task_id = os.path.basename(os.path.dirname(os.path.abspath(folder)))
-        groups.setdefault(task_id, []).append(folder)
+        name = absolute_path(folder)
+        group, names = groups.setdefault(os.path.basename(os.path.dirname(name)), ([], []))
+        group.append(folder)
+        names.append(name)
     found: dict[Path, Outcome] = {}
     missing: list[tuple[SubmissionFolder, TaskFolder]] = []
     unchanged = Unchanged()
-    for task_id, group in groups.items():
-        names = sorted(os.path.abspath(folder) for folder in group)
-        witness = stored_witness(index, common, task_id, namespace=_WITNESS)
-        if witness is not None and witness.folders == names and witness.holds(index.verified):
+    for task_id, (group, unsorted) in groups.items():
+        names = sorted(unsorted)
+        witness = witnesses.holding(task_id, names)
+        if witness is not None:
             submissions, passed, runs = (int(n) for n in witness.key.split(":"))
             unchanged = Unchanged(
                 submissions=unchanged.submissions + submissions, tasks=unchanged.tasks + 1,
@@ -114,14 +117,10 @@ def evaluate_submissions(
                 else:
                     found[folder] = outcome
                     outcomes.append(outcome)
-        if len(outcomes) == len(group):
-            passed, runs = _feature_counts(outcomes)
-            witness = Witness.of(key=f"{len(group)}:{passed}:{runs}", folders=names,
-                                 seen=seen, index=index)
-            if witness.settled:
-                store_witness(index, common, task_id, witness, namespace=_WITNESS)
-        index.release(seen)
-    index.retain(_WITNESS, [witness_key(common, task_id) for task_id in groups])
+        passed, runs = _feature_counts(outcomes)
+        witnesses.remember(task_id, key=f"{len(group)}:{passed}:{runs}", folders=names,
+                           seen=seen, complete=len(outcomes) == len(group))
+    witnesses.retain()
     for outcome in evaluator.evaluate(missing, jobs=jobs):
         found[outcome.submission.root] = outcome
     setup.engine.drain()

@@ -25,8 +25,8 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from arena_bot.index import Index, spell
 
@@ -66,35 +66,44 @@ class Witness:
         each path looked at is added. Leave it out to look at every path now (a check that
         nothing changed *during* a computation must).
         """
-        checks = self.checks
         stat, lstat = os.stat, os.lstat
-        for position in range(0, len(checks), 2):
-            path = checks[position]
-            if verified is not None and verified.get(path) == checks[position + 1]:
+        known: Callable[[str], str | None] = (verified if verified is not None else {}).get
+        pairs = iter(self.checks)
+        for path, recorded in zip(pairs, pairs, strict=True):
+            if known(path) == recorded:
                 continue
             try:
-                found = lstat(path[:-1]) if path.endswith("/") else stat(path)
+                found = lstat(path[:-1]) if path[-1] == "/" else stat(path)
             except OSError:
-                if checks[position + 1]:
+                if recorded:
                     return False
                 continue
             # index.spell(index.signature(found)), spelt inline: this loop is the warm run.
             spelt = f"{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:{found.st_ctime_ns}"
-            if spelt != checks[position + 1]:
+            if spelt != recorded:
                 return False
             if verified is not None:
                 verified[path] = spelt
         return True
 
     def encode(self) -> bytes:
-        return zlib.compress(
-            json.dumps([self.key, self.folders, self.checks]).encode(errors="surrogateescape"),
-            1,
-        )
+        """The key (as JSON), the number of folders, then the folders and the checks, one
+        NUL between each: no path holds a NUL, and splitting text is far quicker than
+        decoding a JSON list (a warm run decodes hundreds of witnesses of a thousand
+        paths)."""
+        items = [json.dumps(self.key), str(len(self.folders)), *self.folders, *self.checks]
+        return zlib.compress("\0".join(items).encode(errors="surrogateescape"), 1)
 
     @classmethod
     def decode(cls, blob: bytes) -> Witness:
-        key, folders, checks = json.loads(zlib.decompress(blob).decode(errors="surrogateescape"))
+        """The witness :meth:`encode` stored; ValueError when the blob is not one."""
+        text = zlib.decompress(blob).decode(errors="surrogateescape")
+        spelt, counted, *items = text.split("\0")
+        key, count = json.loads(spelt), int(counted)
+        folders, checks = items[:count], items[count:]
+        if not (isinstance(key, str) and 0 <= count <= len(items) and len(checks) % 2 == 0
+                and "" not in folders and "" not in checks[::2]):
+            raise ValueError("not a witness")
         return cls(key=key, folders=folders, checks=checks)
 
 
@@ -113,7 +122,7 @@ def stored_witness(
         return None
     try:
         return Witness.decode(blob)
-    except (ValueError, zlib.error):
+    except (ValueError, TypeError, zlib.error):
         return None  # a damaged row costs a slow key, never a wrong one
 
 
@@ -121,3 +130,46 @@ def store_witness(
     index: Index, common: str, task_id: str, witness: Witness, *, namespace: str = _NAMESPACE
 ) -> None:
     index.store(namespace, witness_key(common, task_id), witness.encode())
+
+
+@dataclass
+class Witnesses:
+    """One run's witnesses of one namespace, by name: the loop every user of witnesses
+    shares (the folder walk, whole-board validation, the pipeline's evaluation stage).
+
+    For each name: :meth:`holding` answers with the stored witness while it holds; when it
+    does not, the caller computes under :meth:`Index.recording <arena_bot.index.Index.
+    recording>` and hands what it saw to :meth:`remember`. :meth:`retain` keeps the names
+    asked about in this run and drops the rest when the index is written.
+    """
+
+    index: Index
+    namespace: str
+    #: What every witness of the namespace depends on besides its own paths (the bot's
+    #: code fingerprint, options): a part of each key.
+    common: str
+    _names: list[str] = field(default_factory=list)
+
+    def holding(self, name: str, folders: Sequence[str] | None = None) -> Witness | None:
+        """``name``'s witness from an earlier run when every path it checks is unchanged
+        (and, given ``folders``, it was made for exactly those); else ``None``."""
+        self._names.append(witness_key(self.common, name))
+        witness = stored_witness(self.index, self.common, name, namespace=self.namespace)
+        if witness is None or (folders is not None and witness.folders != list(folders)):
+            return None
+        return witness if witness.holds(self.index.verified) else None
+
+    def remember(self, name: str, *, key: str, folders: Sequence[str], seen: Sequence[str],
+                 complete: bool = True) -> Witness:
+        """The witness of what was computed while ``seen`` was recorded, stored for the next
+        run when ``complete`` and settled; the run then forgets the signatures of ``seen``."""
+        witness = Witness.of(key=key, folders=folders, seen=seen, index=self.index)
+        if complete and witness.settled:
+            store_witness(self.index, self.common, name, witness, namespace=self.namespace)
+        self.index.release(seen)
+        return witness
+
+    def retain(self) -> None:
+        """Keep only the witnesses asked about in this run (see :meth:`Index.retain
+        <arena_bot.index.Index.retain>`)."""
+        self.index.retain(self.namespace, self._names)
