@@ -159,9 +159,26 @@ def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool
         # the first run scores the board afresh, the second has nothing to redo.
         rows["arena pipeline (all cached)"] = run(pipeline_args, cwd=root)
         rows["arena pipeline (all cached, again)"] = run(pipeline_args, cwd=root)
+        # The target is a ratio on one machine, whose wall times vary up to 2x from one
+        # minute to the next here: both warm, interleaved, medians of several pairs.
+        pairs = [(run([*board, "score", *out], cwd=root), run(pipeline_args, cwd=root))
+                 for _ in range(PAIRS)]
+        rows[f"arena score (warm, median of {PAIRS})"] = _median([s for s, _ in pairs])
+        rows[f"arena pipeline (warm, median of {PAIRS})"] = _median([p for _, p in pairs])
+        ratios = sorted(p.seconds / s.seconds for s, p in pairs)
+        print(f"  pipeline / score, warm, {PAIRS} interleaved pairs: median "
+              f"{ratios[len(ratios) // 2]:.2f}x (each: {', '.join(f'{r:.2f}' for r in ratios)})")
     rows["arena --help"] = run([*arena, "--help"], cwd=root)
     rows["arena --version"] = run([*arena, "--version"], cwd=root)
     return rows
+
+
+#: Interleaved (score, pipeline) pairs timed for the pipeline's ratio.
+PAIRS = 5
+
+
+def _median(measures: list[Measure]) -> Measure:
+    return sorted(measures, key=lambda measure: measure.seconds)[len(measures) // 2]
 
 
 def bench(

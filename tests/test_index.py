@@ -192,6 +192,67 @@ def test_submission_folders_found_through_the_index_equal_a_plain_walk(tmp_path:
     assert root / "t9" not in found and root / "t3" / "e" in found
 
 
+def test_the_walk_of_an_unchanged_board_lists_nothing_and_every_change_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a walk found under each top folder is vouched for by a witness: the next walk
+    stats the folders and decodes no listing; any change a plain walk would see (a
+    submission.yaml added to a folder that had none, one removed, a deeper folder, a top
+    folder replaced by a file or added) is seen by the next walk through the index."""
+    from arena_bot.submissions import submission_folders
+
+    root = tmp_path / "submissions"
+    for folder in ("t1/a", "t1/b", "t2/c", "t2/deeper/d", "t3/e", "t4/f", "t5/g"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "submission.yaml").write_text("task: x\n")
+    (root / "t1" / "empty").mkdir()
+    (root / "t2" / "c" / "notes").mkdir()
+    cache = tmp_path / "cache"
+    with open_index(cache) as index:  # five top folders: the slow walk preloads listings
+        assert submission_folders(root, index) == submission_folders(root)
+    settle(root)
+    with open_index(cache) as index:
+        assert submission_folders(root, index) == submission_folders(root)
+    real_listing = Index.listing
+
+    def only_the_root(index: Index, folder: str) -> list[tuple[str, str]]:
+        assert not folder.startswith(f"{root}/"), f"listed {folder}"
+        return real_listing(index, folder)
+
+    with pytest.MonkeyPatch.context() as patch, open_index(cache) as index:
+        patch.setattr(Index, "listing", only_the_root)
+        assert submission_folders(root, index) == submission_folders(root)
+        assert len(index.verified) >= 7  # what the witnesses found, for the next stage
+
+    changes = [  # (change, whether a plain walk finds other folders after it)
+        (lambda: (root / "t1" / "empty" / "submission.yaml").write_text("task: x\n"), True),
+        (lambda: (root / "t1" / "a" / "submission.yaml").unlink(), True),
+        (lambda: (root / "t2" / "c" / "notes" / "submission.yaml").write_text("x: 1\n"), True),
+        (lambda: (root / "t2" / "deeper" / "h").mkdir(), False),
+        (lambda: (root / "t2" / "deeper" / "h" / "submission.yaml").write_text("x: 1\n"), True),
+        (lambda: shutil.rmtree(root / "t4"), True),
+        (lambda: (root / "t4").write_text("a file now"), False),
+        (lambda: shutil.copytree(root / "t5", root / "t6"), True),
+        (lambda: os.symlink(root / "t5", root / "t5" / "g" / "loop"), False),  # not followed
+    ]
+    for change, differs in changes:
+        settle(root)
+        with open_index(cache) as index:  # a witness for every top folder is stored
+            before = submission_folders(root, index)
+        assert before == submission_folders(root)
+        change()
+        with open_index(cache) as index:
+            after = submission_folders(root, index)
+        assert after == submission_folders(root)
+        assert (after != before) == differs
+    monkeypatch.chdir(tmp_path)  # a relative root: the folders below it as given
+    relative = Path("submissions")
+    for _ in range(2):  # walked, then vouched for
+        with open_index(cache) as index:
+            assert submission_folders(relative, index) == submission_folders(relative)
+        assert not submission_folders(relative)[0].is_absolute()
+
+
 def _arena(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``arena`` as a user runs it (a separate process: what it prints and its exit code)."""
     env = {k: v for k, v in os.environ.items() if k != "ARENA_CACHE"}
