@@ -176,3 +176,13 @@ def test_unchanged_tasks_are_counted_by_witness_and_any_change_is_seen(
     after = json.loads((board / "out" / "leaderboard.json").read_bytes())
     assert after.pop("input_digest") != json.loads(before).pop("input_digest")
     assert after == {k: v for k, v in json.loads(before).items() if k != "input_digest"}
+
+
+def test_a_damaged_evaluation_witness_counts_nothing() -> None:
+    """What an evaluation witness's key holds is checked: a damaged one is no count (the
+    task is looked at again), never an exception out of the pipeline."""
+    from arena_bot.app.evaluation import _counted
+
+    assert _counted("3:2:4") == (3, 2, 4)
+    for key in ("", "3:2", "a:b:c", "3:2:4:5", "-1:0:0", "\u00b2:1:1", "1:2:3\n", "1::2"):
+        assert _counted(key) is None, key

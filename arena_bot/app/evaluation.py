@@ -100,8 +100,9 @@ def evaluate_submissions(
     for task_id, (group, unsorted) in groups.items():
         names = sorted(unsorted)
         witness = witnesses.holding(task_id, names)
-        if witness is not None:
-            submissions, passed, runs = (int(n) for n in witness.key.split(":"))
+        counted = _counted(witness.key) if witness is not None else None
+        if counted is not None:
+            submissions, passed, runs = counted
             unchanged = Unchanged(
                 submissions=unchanged.submissions + submissions, tasks=unchanged.tasks + 1,
                 passed=unchanged.passed + passed, feature_runs=unchanged.feature_runs + runs,
@@ -126,6 +127,16 @@ def evaluate_submissions(
     setup.engine.drain()
     return EvaluationRun(outcomes=[found[folder] for folder in folders if folder in found],
                          swept=setup.swept, unchanged=unchanged)
+
+
+def _counted(key: str) -> tuple[int, int, int] | None:
+    """(submissions, feature runs passed, feature runs) an evaluation witness's key holds;
+    ``None`` when it is damaged (the task is then looked at again)."""
+    counts = key.split(":")
+    if len(counts) != 3 or not all(count.isascii() and count.isdigit() for count in counts):
+        return None
+    submissions, passed, runs = (int(count) for count in counts)
+    return submissions, passed, runs
 
 
 def _feature_counts(outcomes: Sequence[Outcome]) -> tuple[int, int]:
