@@ -254,7 +254,7 @@ class Index:
             raise
         self._observe(key, current)
         # What this run found, as a witness would have: the next witness need not look.
-        self.verified[key] = f"{current[0]}:{current[1]}:{current[2]}:{current[3]}"
+        self.verified[key] = spell(current)
         known = self._new_files.get(key) or self._stored_file(key)
         if known is not None and known[0] == current:
             text = known[1]

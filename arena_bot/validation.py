@@ -28,7 +28,7 @@ from typing import Literal, NewType, get_args
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import ArenaError
-from arena_bot.index import Index, absolute_path, code_fingerprint, tree_state
+from arena_bot.index import Index, code_fingerprint, tree_state
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run, Submission
 from arena_bot.patches import (
@@ -43,7 +43,7 @@ from arena_bot.patches import (
     unquote_git_name,
 )
 from arena_bot.scoring.prices import PriceTable, load_price_table
-from arena_bot.scoring.witness import Witnesses
+from arena_bot.scoring.witness import Witnesses, by_parent
 from arena_bot.submissions import SUBMISSION_FILE, submission_folders
 from arena_bot.verification import Tolerances, VerificationCode, verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
@@ -357,15 +357,9 @@ def _by_witness(validator: Validator, folders: list[Path], index: Index
     """
     witnesses = Witnesses(index, _WITNESS, f"{code_fingerprint(index)}:"
                                            f"{validator.board_state(index)}")
-    groups: dict[str, tuple[list[Path], list[str]]] = {}
-    for folder in folders:
-        name = absolute_path(folder)
-        group, names = groups.setdefault(os.path.dirname(name), ([], []))
-        group.append(folder)
-        names.append(name)
     found: dict[Path, list[Diagnostic]] = {}
     slow = 0
-    for parent, (group, names) in groups.items():
+    for parent, (group, names) in by_parent(folders).items():
         witness = witnesses.holding(parent, names)
         carried = _carried(witness.key, len(group)) if witness is not None else None
         if carried is not None:

@@ -13,12 +13,12 @@ from arena_bot.errors import InputError, SandboxError
 from arena_bot.evaluation.engine import Evaluator, Outcome, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.index import Index, absolute_path, code_fingerprint
+from arena_bot.index import Index, code_fingerprint
 from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
-from arena_bot.scoring.witness import Witnesses
+from arena_bot.scoring.witness import Witnesses, by_parent
 from arena_bot.settings import Settings
 from arena_bot.submissions import SubmissionFolder, load_submission
 
@@ -88,16 +88,11 @@ def evaluate_submissions(
         code_fingerprint(index), evaluator.images.base_image,
         os.path.abspath(settings.dataset_dir), os.path.abspath(settings.results_dir),
     ]))
-    groups: dict[str, tuple[list[Path], list[str]]] = {}
-    for folder in folders:
-        name = absolute_path(folder)
-        group, names = groups.setdefault(os.path.basename(os.path.dirname(name)), ([], []))
-        group.append(folder)
-        names.append(name)
     found: dict[Path, Outcome] = {}
     missing: list[tuple[SubmissionFolder, TaskFolder]] = []
     unchanged = Unchanged()
-    for task_id, (group, unsorted) in groups.items():
+    for parent, (group, unsorted) in by_parent(folders).items():
+        task_id = os.path.basename(parent)
         names = sorted(unsorted)
         witness = witnesses.holding(task_id, names)
         counted = _counted(witness.key) if witness is not None else None

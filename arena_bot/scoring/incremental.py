@@ -160,18 +160,16 @@ class TaskPart:
         if all(i in preview for positions in wanted for i in positions):
             return [[preview[i] for i in positions] for positions in wanted]
         text = self.entries_text
-        last = max((stop for _, stop in ranges), default=0)
+        last = max((positions.stop for positions in wanted), default=0)
         bounds = [0]
-        while text and len(bounds) <= last:
+        while len(bounds) <= last:
             found = text.find("\n    {", bounds[-1])
             if found < 0:
                 break
             bounds.append(found + 1)
         bounds.append(len(text))
-        count = len(bounds) - 1 if text else 0
-        return [[json.loads(text[bounds[i]:bounds[i + 1]].rstrip(",\n"))
-                 for i in range(max(start, 0), min(stop, count))]
-                for start, stop in ranges]
+        return [[json.loads(text[bounds[i]:bounds[i + 1]].rstrip(",\n")) for i in positions]
+                for positions in wanted]
 
     @classmethod
     def of(cls, board: Leaderboard, digest: str, key: str = "") -> TaskPart:

@@ -25,10 +25,11 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from arena_bot.index import Index, spell
+from arena_bot.index import Index, absolute_path, spell
 
 _NAMESPACE = "task-witness"
 
@@ -105,6 +106,18 @@ class Witness:
                 and "" not in folders and "" not in checks[::2]):
             raise ValueError("not a witness")
         return cls(key=key, folders=folders, checks=checks)
+
+
+def by_parent(folders: Iterable[Path]) -> dict[str, tuple[list[Path], list[str]]]:
+    """``folders`` grouped by the folder holding them (absolute, as text), each group with
+    its folders' absolute paths (what a witness names), in the order given."""
+    groups: dict[str, tuple[list[Path], list[str]]] = {}
+    for folder in folders:
+        name = absolute_path(folder)
+        group, names = groups.setdefault(os.path.dirname(name), ([], []))
+        group.append(folder)
+        names.append(name)
+    return groups
 
 
 def witness_key(common: str, task_id: str) -> str:
