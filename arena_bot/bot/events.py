@@ -1,8 +1,9 @@
 """GitHub event payloads (``GITHUB_EVENT_PATH``): the few fields the bot reads.
 
 Models ignore the rest of GitHub's large payloads. For ``workflow_run`` the run's
-``head_sha`` is trusted (GitHub sets it); ``pull_requests`` is empty for fork PRs, so the PR
-number comes from the bundle and is checked against the API.
+``head_sha``, ``head_branch`` and ``head_repository`` are trusted (GitHub sets them); the PR
+is the open PR the API lists with that head (``pull_requests`` is empty for fork PRs), never
+the number the bundle names.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class _WorkflowRun(_Loose):
     event: str = "pull_request"
     conclusion: str | None = None
     pull_requests: list[_RunPullRequest] = []
+    #: The branch the evaluated commit was pushed to (in ``head_repository``).
+    head_branch: str | None = None
     #: The repository the evaluated commit came from (the fork, for a fork PR).
     head_repository: _Repository | None = None
 

@@ -27,6 +27,33 @@ class PullHead:
     sha: str
     #: ``owner/name`` of the head repository (the fork); ``None`` when it was deleted.
     repository: str | None
+    #: ``open`` or ``closed`` (merged PRs are closed).
+    state: str = "open"
+
+
+@dataclass(frozen=True)
+class OpenPull:
+    """An open PR as the API lists it: its number and its head."""
+
+    number: int
+    head: PullHead
+
+
+@dataclass(frozen=True)
+class FileListing:
+    """The files of a PR as the API lists them, and how many the PR changes in all.
+
+    GitHub lists at most 3,000 files of a PR; ``complete`` is false when the listing holds
+    fewer than the PR's ``changed_files``, so files past the cap were never seen.
+    """
+
+    paths: list[str]
+    listed: int
+    changed: int
+
+    @property
+    def complete(self) -> bool:
+        return self.listed >= self.changed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,8 +106,21 @@ def _api(action: str) -> Iterator[None]:
         message = exc.data.get("message") if isinstance(exc.data, dict) else None
         raise GitHubError(
             f"GitHub API failed to {action}: HTTP {exc.status} {message or ''}".rstrip(),
-            hint="check the workflow's permissions (pull-requests: write, issues: write)",
+            hint=_hint(exc.status),
         ) from None
+
+
+def _hint(status: int) -> str:
+    """What to do about a failed API call, by its HTTP status."""
+    if status == 404:
+        return ("GitHub has no such pull request or repository (deleted, transferred, or a "
+                "number that does not exist); check GITHUB_REPOSITORY and the PR number")
+    if status in (401, 403):
+        return ("the token was refused: the comment job needs `pull-requests: write` and "
+                "`issues: write`, and a token that has not expired")
+    if status == 422:
+        return "GitHub refused the request's content (a label or comment it does not accept)"
+    return "GitHub answered with an error; run the job again later"
 
 
 class GitHubClient:
@@ -124,20 +164,42 @@ class GitHubClient:
 
     def head(self, number: int) -> PullHead:
         """The PR's current head commit and head repository, as the API reports them."""
-        head = self._pull(number).head
-        repo = head.repo
-        return PullHead(sha=str(head.sha), repository=str(repo.full_name) if repo else None)
+        pull = self._pull(number)
+        head, repo = pull.head, pull.head.repo
+        return PullHead(sha=str(head.sha), repository=str(repo.full_name) if repo else None,
+                        state=str(pull.state))
+
+    def open_pulls_from(self, head_repository: str, branch: str) -> list[OpenPull]:
+        """The open PRs of this repository whose head is ``branch`` of ``head_repository``
+        (``owner/name``), as the API lists them (its ``head`` filter names the owner)."""
+        owner = head_repository.split("/", 1)[0]
+        found: list[OpenPull] = []
+        with _api(f"list the open pull requests from {owner}:{branch}"):
+            for pull in self._repo().get_pulls(state="open", head=f"{owner}:{branch}"):
+                repo = pull.head.repo
+                found.append(OpenPull(number=int(pull.number), head=PullHead(
+                    sha=str(pull.head.sha),
+                    repository=str(repo.full_name) if repo else None)))
+        return found
 
     def changed_files(self, number: int) -> list[str]:
-        """Every path the PR touches (all pages; renames give both old and new path)."""
+        """Every path the API lists for the PR (renames give both old and new path)."""
+        return self.file_listing(number).paths
+
+    def file_listing(self, number: int) -> FileListing:
+        """The PR's files as listed (all pages; renames give both old and new path) and its
+        ``changed_files`` count, to tell a listing cut at GitHub's cap from a whole one."""
         pull = self._pull(number)
         paths: list[str] = []
+        listed = 0
         with _api(f"list the files of pull request #{number}"):
+            changed = int(pull.changed_files)
             for item in pull.get_files():
+                listed += 1
                 paths.append(item.filename)
                 if item.previous_filename:
                     paths.append(item.previous_filename)
-        return paths
+        return FileListing(paths=paths, listed=listed, changed=changed)
 
     def upsert_comment(self, number: int, *, body: str, marker: str) -> tuple[str, bool]:
         """Edit the PR's one comment carrying ``marker``, or create it; (URL, created).

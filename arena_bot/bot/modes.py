@@ -35,6 +35,8 @@ class CommentOutcome:
     created: bool
     labels: set[str]
     gate: list[str]
+    #: Why nothing was written (the run is outdated); ``None`` when the comment was.
+    skipped: str | None = None
 
 
 def build_bundle(
@@ -90,47 +92,69 @@ def evaluate_pr_outputs(bundle: Bundle, folder: Path) -> tuple[Path, str, Commen
     return path, render_comment(view), view
 
 
-def gate_reasons(
-    bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient
-) -> list[str]:
-    """Why the bundle cannot be trusted for scores (empty: every check passed).
+def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -> int | None:
+    """The PR this run evaluated, from the event and the API; ``None`` when the run is
+    outdated (the PR has a newer head since, or was closed): nothing may be written then.
 
-    The run's ``head_sha`` and ``head_repository`` are GitHub's; the bundle's PR number
-    must name a PR whose head (per the API) is that commit in that repository, and every
-    file the PR changes (per the API) must be inside a submission folder
-    (``submissions/<task>/<submission>/``). The artifact's own claims are only ever
-    compared, never believed.
+    The run's ``head_repository``, ``head_branch`` and ``head_sha`` are GitHub's. The open
+    PRs from that branch (asked of the API) whose head is that commit in that repository are
+    the only ones this run may write to; the bundle's ``pr_number`` and ``head_sha`` are
+    only compared with them. A bundle that disagrees is rejected (an InputError) before any
+    PR is touched.
     """
     run = event.workflow_run
-    reasons: list[str] = []
-    listed = [pr.number for pr in run.pull_requests]
-    if listed and bundle.pr_number not in listed:
-        reasons.append(
-            f"the bundle names PR #{bundle.pr_number}, but the run belongs to "
-            + ", ".join(f"#{n}" for n in listed)
-        )
-        return reasons
     if bundle.head_sha != run.head_sha:
-        reasons.append("the bundle's head commit is not the commit the evaluation ran on")
-    head = client.head(bundle.pr_number)
-    if head.sha != run.head_sha:
-        reasons.append(
-            f"PR #{bundle.pr_number}'s head is {head.sha[:12]}, not the evaluated commit "
-            f"{run.head_sha[:12]} (pushed again since, or the bundle names another PR)"
+        raise InputError(
+            f"the bundle says it evaluated {bundle.head_sha[:12]}, but the run evaluated "
+            f"{run.head_sha[:12]}: rejected, no pull request was touched",
+            hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
         )
-        return reasons
-    built = run.head_repository.full_name if run.head_repository else None
-    if built is not None and head.repository != built:
-        # The same commit pushed to another fork: the run built that fork's branch, so its
-        # result may not be this PR's (e.g. a fork's own workflow run naming our PR).
-        reasons.append(
-            f"PR #{bundle.pr_number} comes from {head.repository or 'a deleted repository'}, "
-            f"but the evaluation ran on {built}"
+    if run.head_repository is None or not run.head_branch:
+        raise InputError(
+            "the run names no head repository or branch (a deleted fork?): there is no pull "
+            "request to comment on",
+            hint="a maintainer can re-run the PR evaluation once the PR has a head again",
         )
-        return reasons
-    outside = [
-        p for p in client.changed_files(bundle.pr_number) if not _under_submissions(p)
-    ]
+    built = run.head_repository.full_name
+    pulls = [p for p in client.open_pulls_from(built, run.head_branch)
+             if p.head.repository == built]
+    current = sorted(p.number for p in pulls if p.head.sha == run.head_sha)
+    if bundle.pr_number in current:
+        return bundle.pr_number
+    if current:
+        raise InputError(
+            f"the bundle names PR #{bundle.pr_number}, but this run evaluated "
+            + ", ".join(f"#{n}" for n in current)
+            + " (asked of the API): rejected, no pull request was touched",
+            hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
+        )
+    if any(p.number == bundle.pr_number for p in pulls):
+        return None  # pushed again since: the newer head's run comments
+    if pulls or client.head(bundle.pr_number).state == "open":
+        raise InputError(
+            f"the bundle names PR #{bundle.pr_number}, which is not an open pull request "
+            f"from {built}:{run.head_branch} (asked of the API): rejected, no pull request "
+            "was touched",
+            hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
+        )
+    return None  # no open PR from that branch any more (closed or merged)
+
+
+def gate_reasons(number: int, client: GitHubClient) -> list[str]:
+    """Why PR ``number``'s scores need a maintainer (empty: every check passed).
+
+    Every file the PR changes (per the API) must be inside a submission folder
+    (``submissions/<task>/<submission>/``), and the API must have listed them all.
+    """
+    reasons: list[str] = []
+    listing = client.file_listing(number)
+    if not listing.complete:
+        reasons.append(
+            f"GitHub lists only {listing.listed:,} of the {listing.changed:,} files this PR "
+            "changes, so the rest could not be checked: a maintainer must review it (or the "
+            "contributor splits it into smaller PRs)"
+        )
+    outside = [p for p in listing.paths if not _under_submissions(p)]
     if outside:
         shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10
                                            else "")
@@ -157,18 +181,36 @@ def _under_submissions(path: str) -> bool:
 def run_comment(
     *, event_path: Path, bundle_path: Path, client: GitHubClient
 ) -> CommentOutcome:
-    """comment: check the bundle against the API, render, upsert the comment, set labels."""
+    """comment: find the run's PR from the event, check the bundle against it and the API,
+    render, upsert the comment, set labels. An outdated run writes nothing."""
     event = load_event(event_path, WorkflowRunEvent)
     bundle = load_bundle(bundle_path)
-    gate = gate_reasons(bundle, event, client)
+    run = event.workflow_run
+    number = pull_of_run(bundle, event, client)
+    if number is None:
+        return _outdated(bundle.pr_number, run.head_sha)
+    gate = gate_reasons(number, client)
     view = build_view(bundle, marker=MARKER, gate=gate)
     body = render_comment(view)
-    url, created = client.upsert_comment(bundle.pr_number, body=body, marker=MARKER)
+    # Last look before writing: a push since the lookup makes this run the older one, and a
+    # comment for an older head never replaces one for a newer head.
+    if client.head(number).sha != run.head_sha:
+        return _outdated(number, run.head_sha)
+    url, created = client.upsert_comment(number, body=body, marker=MARKER)
     labels = view.labels
-    client.set_labels(bundle.pr_number, wanted=labels, managed=BOT_LABELS)
+    client.set_labels(number, wanted=labels, managed=BOT_LABELS)
     return CommentOutcome(
-        pr_number=bundle.pr_number, verdict=view.verdict, url=url, created=created,
+        pr_number=number, verdict=view.verdict, url=url, created=created,
         labels=labels, gate=gate,
+    )
+
+
+def _outdated(number: int, sha: str) -> CommentOutcome:
+    return CommentOutcome(
+        pr_number=number, verdict="", url="", created=False, labels=set(), gate=[],
+        skipped=(f"PR #{number} is no longer open at {sha[:12]} (pushed again, closed or "
+                 "merged since this evaluation): nothing written; the newer head's run "
+                 "comments"),
     )
 
 

@@ -82,8 +82,8 @@ def evaluate_pr(
     from arena_bot.bot.workflow import set_outputs, stop_commands, write_summary
     from arena_bot.config import load_config
     from arena_bot.dataset import Dataset
-    from arena_bot.diagnostics import render_github, to_model
-    from arena_bot.errors import UsageError
+    from arena_bot.diagnostics import escape_data, render_github, to_model
+    from arena_bot.errors import ArenaError, UsageError
     from arena_bot.index import open_index
     from arena_bot.validation import parse_changed_files, validate_changed_files
 
@@ -99,18 +99,25 @@ def evaluate_pr(
         )
         model = to_model(report, root=settings.root)
         changed = [s.path for s in model.submissions if s.valid]
+        board_error = None
         if run_docker:
-            leaderboard = _evaluate_and_score(
-                settings, [settings.root / p for p in changed], index,
-                jobs=jobs, base_image=base_image,
-            )
-        results = _stored_results(settings, changed, index)
+            try:
+                leaderboard = _evaluate_and_score(
+                    settings, [settings.root / p for p in changed], index,
+                    jobs=jobs, base_image=base_image,
+                )
+            except ArenaError as exc:
+                # The bundle, the summary and the annotations still go out: the comment
+                # workflow needs them whatever went wrong here.
+                board_error, leaderboard = exc, None
+        results = _stored_results(settings, changed, index) if board_error is None else []
     bundle = build_bundle(
         event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
         report=model,
         results=results,
         changed_files=[c.path for c in parse_changed_files(lines)],
-        leaderboard_path=leaderboard or settings.cache_dir / "leaderboard.json",
+        leaderboard_path=(None if board_error is not None
+                          else leaderboard or settings.cache_dir / "leaderboard.json"),
     )
     path, summary, view = evaluate_pr_outputs(bundle, output or settings.cache_dir / "bundle")
     click.echo(render_github(report, root=settings.root))  # annotations: escaped already
@@ -118,7 +125,9 @@ def evaluate_pr(
     write_summary(env, summary)
     set_outputs(env, {"verdict": view.verdict, "bundle": str(path)})
     click.echo(f"verdict: {view.verdict}; wrote {path}")
-    if not report.valid:
+    if board_error is not None:
+        click.echo(f"::error title=Agentic Arena::{escape_data(str(board_error))}")
+    if not report.valid or board_error is not None:
         sys.exit(1)
 
 
@@ -131,6 +140,7 @@ def _evaluate_and_score(
     Returns the leaderboard.json written (under the cache, never the published board).
     """
     from arena_bot.app.scoring import score_board, write_scored
+    from arena_bot.app.validation import validate_submissions
     from arena_bot.bot.workflow import commands_stopped
     from arena_bot.cli.evaluation_output import run_evaluation
 
@@ -139,7 +149,12 @@ def _evaluate_and_score(
         with commands_stopped(os.environ, click.echo):
             run_evaluation(settings, folders, jobs=jobs, base_image=base_image, force=False,
                            index=index)
-    board = score_board(settings, index=index)
+    # The board is scored as `arena pipeline` scores it: its valid submissions only. An
+    # invalid one (the PR's own, reported above) is left off instead of failing the scoring.
+    whole = validate_submissions(settings, index=index)
+    valid = [s.folder for s in whole.submissions if s.valid]
+    only = None if len(valid) == len(whole.submissions) else valid
+    board = score_board(settings, index=index, only=only)
     folder = settings.cache_dir / "pr-board"
     write_scored(board, folder)
     return folder / "leaderboard.json"
@@ -202,6 +217,9 @@ def comment(event_path: Path | None, bundle_path: Path) -> None:
         event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
         bundle_path=bundle_path, client=client,
     )
+    if outcome.skipped is not None:
+        click.echo(outcome.skipped)
+        return
     action = "created" if outcome.created else "updated"
     click.echo(f"PR #{outcome.pr_number}: {outcome.verdict}; {action} {outcome.url}")
     for reason in outcome.gate:

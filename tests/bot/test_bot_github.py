@@ -120,6 +120,8 @@ def test_a_persistent_failure_is_a_clear_error_without_the_token(
         run_comment(event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path),
                     client=client)
     assert "HTTP 404" in str(caught.value) and "#7" in str(caught.value)
+    # a missing PR is not a permissions problem
+    assert "no such pull request" in str(caught.value) and "permission" not in str(caught.value)
     assert TOKEN not in str(caught.value) and TOKEN not in repr(client)
     assert TOKEN not in repr(GitHubSettings(api_url="x", repository="a/b", token=TOKEN))
 
@@ -140,44 +142,132 @@ def test_changed_files_are_read_past_100_and_one_outside_gates_the_scores(
     assert ".github/workflows/pr-evaluate.yml" in body and "71.50" not in body
 
 
-def test_same_repo_pr_number_comes_from_the_payload_and_must_match(
+def _writes(github: FakeGitHub) -> list[tuple[str, str]]:
+    return [(m, p) for m, p in github.requests if m != "GET"]
+
+
+def test_same_repo_pr_is_the_one_the_api_lists_for_the_runs_head(
     github: FakeGitHub, client: GitHubClient, tmp_path: Path
 ) -> None:
     add_pull(github, number=8, sha=SAME_REPO_SHA)
-    add_pull(github, number=9, sha=SAME_REPO_SHA)
+    other = add_pull(github, number=9, sha=SAME_REPO_SHA)
+    other.head_ref = "another-branch"  # same commit, but not the branch the run built
     ok = run_comment(
         event_path=SAME_REPO_EVENT,
         bundle_path=write_bundle(make_bundle(pr=8, sha=SAME_REPO_SHA), tmp_path), client=client,
     )
-    assert ok.verdict == "valid"
-    foreign = run_comment(
-        event_path=SAME_REPO_EVENT,
-        bundle_path=write_bundle(make_bundle(pr=9, sha=SAME_REPO_SHA), tmp_path), client=client,
-    )
-    assert foreign.verdict == "needs review"
-    assert "#9" in foreign.gate[0] and "#8" in foreign.gate[0]
-    assert "71.50" not in _bot_comments(github, 9)[0]["body"]
+    assert ok.verdict == "valid" and ok.pr_number == 8
+    github.requests.clear()
+    with pytest.raises(InputError, match="no pull request was touched") as caught:
+        run_comment(
+            event_path=SAME_REPO_EVENT,
+            bundle_path=write_bundle(make_bundle(pr=9, sha=SAME_REPO_SHA), tmp_path),
+            client=client,
+        )
+    assert "#9" in str(caught.value) and "#8" in str(caught.value)
+    assert _writes(github) == [] and github.pulls[9].comments == []
 
 
-def test_a_forged_head_sha_gets_no_scores(
+def test_a_bundle_naming_another_pr_is_rejected_without_touching_any_pr(
     github: FakeGitHub, client: GitHubClient, tmp_path: Path
 ) -> None:
-    # the bundle names another PR (7, head differs from the run's commit): no scores there
-    add_pull(github, number=7, sha="d" * 40)
-    outcome = run_comment(
-        event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(pr=7), tmp_path),
-        client=client,
-    )
-    assert outcome.verdict == "needs review"
-    assert any("not the evaluated commit" in r for r in outcome.gate)
+    """Issue 26, point 4: fork PR #8's run uploads a bundle naming PR #7 (whose head the
+    attacker copied). The PR comes from the event, asked of the API: #8; #7 keeps its
+    scored comment and label, and #8 is not written either."""
+    victim = add_pull(github, number=7, sha=FORK_SHA, head_repo="alice/board")
+    scored = github.add_comment(7, f"{MARKER}\nscored: 71.50", user="github-actions[bot]")
+    victim.labels = [LABEL_VALID]
+    attacker = add_pull(github, number=8, sha=FORK_SHA)  # contributor/board:add-my-run
+    github.requests.clear()
+    with pytest.raises(InputError, match="no pull request was touched") as caught:
+        run_comment(event_path=FORK_EVENT,
+                    bundle_path=write_bundle(make_bundle(pr=7), tmp_path), client=client)
+    assert "#7" in str(caught.value) and "#8" in str(caught.value)
+    assert _writes(github) == []
+    assert scored["body"].endswith("scored: 71.50") and victim.labels == [LABEL_VALID]
+    assert attacker.comments == [] and attacker.labels == []
+    # the same with #8 closed: #7 is open but not from the run's branch
+    attacker.state = "closed"
+    with pytest.raises(InputError, match="not an open pull request from contributor/board"):
+        run_comment(event_path=FORK_EVENT,
+                    bundle_path=write_bundle(make_bundle(pr=7), tmp_path), client=client)
+    assert _writes(github) == [] and victim.labels == [LABEL_VALID]
+
+
+def test_a_bundle_lying_about_its_commit_is_rejected_without_touching_the_pr(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    add_pull(github)
+    with pytest.raises(InputError, match="no pull request was touched"):
+        run_comment(event_path=FORK_EVENT,
+                    bundle_path=write_bundle(make_bundle(sha="e" * 40), tmp_path),
+                    client=client)
+    assert _writes(github) == [] and github.pulls[7].comments == []
+
+
+NEWER_SHA = "c0ffee0000000000000000000000000000000009"
+
+
+def test_an_older_heads_run_never_replaces_the_newer_heads_comment(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    """Issue 26, point 5: the run of the newer head commented first; the older head's run
+    finishes later and must write nothing (not even a "needs a maintainer")."""
+    pull = add_pull(github, sha=NEWER_SHA)
+    newer = github.add_comment(7, f"{MARKER}\nscore for {NEWER_SHA[:12]}",
+                               user="github-actions[bot]")
+    pull.labels = [LABEL_VALID]
+    github.requests.clear()
+    outcome = run_comment(event_path=FORK_EVENT,
+                          bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert outcome.skipped is not None and "#7" in outcome.skipped
+    assert _writes(github) == []
+    assert newer["body"].endswith(f"score for {NEWER_SHA[:12]}") and pull.labels == [LABEL_VALID]
+
+
+def test_a_push_while_the_comment_is_prepared_stops_the_write(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    pull = add_pull(github)
+
+    def push() -> None:
+        pull.head_sha = NEWER_SHA
+
+    github.hooks.append(("GET", r".*/pulls/7/files", push))
+    outcome = run_comment(event_path=FORK_EVENT,
+                          bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert outcome.skipped is not None
+    assert _writes(github) == [] and pull.comments == []
+
+
+def test_a_closed_pr_gets_nothing(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    add_pull(github).state = "closed"
+    outcome = run_comment(event_path=FORK_EVENT,
+                          bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert outcome.skipped is not None and _writes(github) == []
+
+
+def test_a_listing_cut_at_githubs_3000_file_cap_needs_a_maintainer(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    """Issue 26, point 6: 3,001 files, the one outside submissions/ past the listing cap."""
+    files = [f"submissions/slugkit-options/s{i}/submission.yaml" for i in range(3000)]
+    add_pull(github, files=[*files, "setup.py"])
+    outcome = run_comment(event_path=FORK_EVENT,
+                          bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert outcome.verdict == "needs review" and outcome.labels == {LABEL_REVIEW}
+    assert outcome.gate == [
+        "GitHub lists only 3,000 of the 3,001 files this PR changes, so the rest could not "
+        "be checked: a maintainer must review it (or the contributor splits it into smaller "
+        "PRs)"]
     assert "71.50" not in _bot_comments(github)[0]["body"]
-    # the bundle lies about its own SHA while the PR matches the run
-    github.pulls[7].head_sha = FORK_SHA
-    lying = run_comment(
-        event_path=FORK_EVENT,
-        bundle_path=write_bundle(make_bundle(sha="e" * 40), tmp_path), client=client,
-    )
-    assert lying.verdict == "needs review" and "71.50" not in _bot_comments(github)[0]["body"]
+    # exactly at the cap every file was listed: no gate
+    github.pulls[7].files = files
+    whole = run_comment(event_path=FORK_EVENT,
+                        bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert whole.verdict == "valid" and whole.gate == []
 
 
 @pytest.mark.parametrize(
@@ -247,21 +337,20 @@ def test_a_bot_running_under_another_login_finds_its_own_comment(
     assert "71.50" in mine["body"]
 
 
-def test_a_pr_from_another_fork_than_the_run_built_gets_no_scores(
+def test_a_pr_from_another_fork_than_the_run_built_is_not_written(
     github: FakeGitHub, client: GitHubClient, tmp_path: Path
 ) -> None:
     # Same commit, but the PR's head lives in another fork than the one the run evaluated.
     add_pull(github, head_repo="someone-else/board")
-    outcome = run_comment(event_path=FORK_EVENT,
-                          bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
-    assert outcome.verdict == "needs review"
-    assert outcome.gate == ["PR #7 comes from someone-else/board, but the evaluation ran on "
-                            "contributor/board"]
-    assert "71.50" not in _bot_comments(github)[0]["body"]
+    with pytest.raises(InputError, match="not an open pull request from contributor/board"):
+        run_comment(event_path=FORK_EVENT,
+                    bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert _writes(github) == []
     github.pulls[7].head_repo = None  # the fork was deleted since
-    gone = run_comment(event_path=FORK_EVENT,
-                       bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
-    assert "a deleted repository" in gone.gate[0]
+    with pytest.raises(InputError, match="no pull request was touched"):
+        run_comment(event_path=FORK_EVENT,
+                    bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert _writes(github) == []
 
 
 @pytest.mark.parametrize("path", [

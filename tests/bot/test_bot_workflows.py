@@ -73,7 +73,7 @@ def test_every_run_step_is_one_arena_call_or_plumbing() -> None:
     run = next(s["run"] for s in _steps(ACTION) if s.get("id") == "run")
     lines = [line.strip() for line in run.splitlines() if line.strip()]
     calls = [c for c in lines if '"$ARENA"' in c]
-    assert len(calls) == 12 and all(c.startswith('"$ARENA" ') for c in calls)
+    assert len(calls) == 11 and all(c.startswith('"$ARENA" ') for c in calls)
     plumbing = [c for c in lines if c not in calls and not c.startswith("--")]
     assert all(re.fullmatch(r'set -e|case "\$MODE" in|[a-z-]+\)|\*\)|;;|esac|exit 2 ;;|'
                             r'echo ".*"( >> "\$GITHUB_OUTPUT")?|--.*', c) for c in plumbing), \
@@ -146,6 +146,9 @@ def test_only_the_publish_build_job_can_write_the_repository() -> None:
     run = next(s["run"] for s in _steps(ACTION) if s.get("id") == "run")
     publish = run[run.index("publish)"):]
     assert "store save" in publish and "store save" not in run[: run.index("publish)")]
+    # nothing is pushed before the site is known to build: one save, after `bot publish`
+    assert publish.count("store save") == 1
+    assert publish.index("bot publish") < publish.index("store save")
 
 
 def test_the_pr_workflow_is_read_only_and_secret_free() -> None:

@@ -145,3 +145,71 @@ def make_result(key: str = "slugkit-options/2026-11-02_claude-code_x", *, coop: 
     }
     data.update(changes)
     return EvaluationResult.model_validate(data).model_dump(mode="json")
+
+
+#: Real webhook payloads, verbatim: octokit/webhooks (github.com/octokit/webhooks, commit
+#: 3a58428aa5c399cf5aa12c8663aea1fb1f515254, payload-examples/api.github.com/). The event
+#: fixtures in DATA are these with only the fields below set (events_match_their_origin in
+#: tests/bot/test_bot_events.py keeps it so); ``make_events`` writes them.
+OCTOKIT = DATA / "octokit"
+
+
+def _fork_repo(full_name: str) -> dict[str, Any]:
+    owner, name = full_name.split("/")
+    return {"workflow_run.head_repository.full_name": full_name,
+            "workflow_run.head_repository.name": name,
+            "workflow_run.head_repository.owner.login": owner}
+
+
+#: fixture name -> (octokit payload, fields set on it)
+EVENT_CHANGES: dict[str, tuple[str, dict[str, Any]]] = {
+    "workflow_run_fork.json": ("workflow_run_completed.payload.json", {
+        "workflow_run.name": "PR evaluation", "workflow_run.event": "pull_request",
+        "workflow_run.head_sha": FORK_SHA, "workflow_run.head_branch": "add-my-run",
+        "workflow_run.repository.full_name": "arena/board", "repository.full_name":
+        "arena/board", "workflow_run.pull_requests": [], **_fork_repo("contributor/board")}),
+    "workflow_run_same_repo.json": ("workflow_run_completed.with-pull-requests.payload.json", {
+        "workflow_run.name": "PR evaluation", "workflow_run.event": "pull_request",
+        "workflow_run.head_sha": SAME_REPO_SHA, "workflow_run.head_branch": "add-my-run",
+        "workflow_run.repository.full_name": "arena/board", "repository.full_name":
+        "arena/board", "workflow_run.pull_requests.0.number": 8,
+        "workflow_run.pull_requests.0.head.sha": SAME_REPO_SHA,
+        "workflow_run.pull_requests.0.head.ref": "add-my-run", **_fork_repo("arena/board")}),
+    "pull_request_fork.json": ("pull_request_synchronize.payload.json", {
+        "number": 7, "pull_request.number": 7, "pull_request.head.sha": FORK_SHA,
+        "pull_request.head.ref": "add-my-run",
+        "pull_request.head.repo.full_name": "contributor/board",
+        "pull_request.base.repo.full_name": "arena/board",
+        "repository.full_name": "arena/board"}),
+}
+
+
+def adapted_event(name: str) -> dict[str, Any]:
+    """The real payload behind fixture ``name`` with its listed fields set."""
+    source, changes = EVENT_CHANGES[name]
+    data = json.loads((OCTOKIT / source).read_text(encoding="utf-8"))
+    for dotted, value in changes.items():
+        parts = dotted.split(".")
+        target: Any = data
+        for part in parts[:-1]:
+            target = target[int(part)] if part.isdigit() else target[part]
+        target[parts[-1]] = value
+    return data
+
+
+def workflow_run_event(path: Path, *, head_sha: str, head_repo: str = "contributor/board",
+                       branch: str = "add-my-run") -> Path:
+    """A real workflow_run payload (the fork fixture's) for another head, written to path."""
+    data = adapted_event("workflow_run_fork.json")
+    run = data["workflow_run"]
+    run["head_sha"], run["head_branch"] = head_sha, branch
+    run["head_repository"]["full_name"] = head_repo
+    run["head_repository"]["owner"]["login"] = head_repo.split("/")[0]
+    return write_json(path, data)
+
+
+def make_events() -> None:
+    """Write the event fixtures of EVENT_CHANGES into DATA."""
+    for name in EVENT_CHANGES:
+        (DATA / name).write_text(json.dumps(adapted_event(name), indent=2) + "\n",
+                                 encoding="utf-8")

@@ -12,6 +12,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -28,6 +29,9 @@ class FakePull:
     files: list[str] = field(default_factory=list)
     #: ``owner/name`` of the head repository (a fork by default); ``None``: deleted fork.
     head_repo: str | None = "contributor/board"
+    #: The head branch (the event fixtures' ``head_branch``).
+    head_ref: str = "add-my-run"
+    state: str = "open"
     comments: list[dict[str, Any]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
 
@@ -43,6 +47,9 @@ class FakeGitHub:
     failures: list[tuple[str, str, int, dict[str, str], dict[str, Any]]] = field(
         default_factory=list
     )
+    #: (METHOD, path regex, action) run once after a matching request was answered (a
+    #: push landing while the bot works).
+    hooks: list[tuple[str, str, Callable[[], None]]] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)
     auth_headers: set[str] = field(default_factory=set)
     base: str = ""
@@ -113,16 +120,24 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"id": 1, "name": state.repo, "full_name": f"{state.owner}/"
                              f"{state.repo}", "url": f"{state.base}{repo}",
                              "default_branch": "main"})
-            return
-        if not route.startswith(repo + "/"):
+        elif not route.startswith(repo + "/"):
             self._send(404, {"message": "Not Found"})
-            return
-        self._route(method, route[len(repo) :], query, state)
+        else:
+            self._route(method, route[len(repo) :], query, state)
+        with state.lock:
+            for i, (m, pattern, action) in enumerate(state.hooks):
+                if m == method and re.fullmatch(pattern, path):
+                    del state.hooks[i]
+                    action()
+                    break
 
     def _route(
         self, method: str, route: str, query: dict[str, list[str]], state: FakeGitHub
     ) -> None:
         base = f"{state.base}/repos/{state.owner}/{state.repo}"
+        if route == "/pulls" and method == "GET":
+            self._paged(_pull_list(state, query, base), query, f"{base}/pulls")
+            return
         match = re.fullmatch(r"/(pulls|issues)/(\d+)(/.*)?", route)
         if match and int(match.group(2)) in state.pulls:
             kind, pull, rest = match.group(1), state.pulls[int(match.group(2))], match.group(3)
@@ -131,7 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
             elif kind == "issues" and rest is None and method == "GET":
                 self._send(200, _issue_json(pull, base))
             elif kind == "pulls" and rest == "/files" and method == "GET":
-                files = [_file_json(name) for name in pull.files]
+                # GitHub lists at most 3,000 files of a PR (`changed_files` counts all)
+                files = [_file_json(name) for name in pull.files[:LISTING_CAP]]
                 self._paged(files, query, f"{base}/pulls/{pull.number}/files")
             elif kind == "issues" and rest == "/comments" and method == "GET":
                 self._paged(list(pull.comments), query, f"{base}/issues/{pull.number}/comments")
@@ -200,16 +216,41 @@ def _pull_json(pull: FakePull, base: str) -> dict[str, Any]:
         "url": f"{base}/pulls/{pull.number}",
         "id": pull.number,
         "number": pull.number,
-        "state": "open",
+        "state": pull.state,
         "title": "Add a submission",
-        "head": {"sha": pull.head_sha, "ref": "feature", "label": "fork:feature",
+        "changed_files": len(pull.files),
+        "head": {"sha": pull.head_sha, "ref": pull.head_ref,
+                 "label": f"{(pull.head_repo or 'ghost/x').split('/')[0]}:{pull.head_ref}",
                  "repo": None if pull.head_repo is None else {
                      "id": 2, "name": pull.head_repo.split("/")[1],
                      "full_name": pull.head_repo,
+                     "owner": {"login": pull.head_repo.split("/")[0]},
                      "url": f"{state_base(base)}/repos/{pull.head_repo}"}},
         "base": {"sha": "f" * 40, "ref": "main", "label": "arena:main"},
         "issue_url": f"{base}/issues/{pull.number}",
     }
+
+
+#: The most files GitHub's "list pull request files" endpoint returns.
+LISTING_CAP = 3000
+
+
+def _pull_list(state: FakeGitHub, query: dict[str, list[str]], base: str) -> list[Any]:
+    """GET /pulls: ``state`` (default open) and ``head`` (``owner:branch``) filters, as the
+    real endpoint applies them; the list's items, like GitHub's, omit ``changed_files``."""
+    wanted = query.get("state", ["open"])[0]
+    head = query.get("head", [None])[0]
+    items = []
+    for pull in sorted(state.pulls.values(), key=lambda p: -p.number):
+        if wanted != "all" and pull.state != wanted:
+            continue
+        owner = (pull.head_repo or "").split("/")[0]
+        if head is not None and (pull.head_repo is None or head != f"{owner}:{pull.head_ref}"):
+            continue
+        item = _pull_json(pull, base)
+        del item["changed_files"]
+        items.append(item)
+    return items
 
 
 def state_base(repo_url: str) -> str:
