@@ -1,0 +1,35 @@
+"""The event fixtures are real GitHub webhook payloads (octokit/webhooks' examples) with only
+the fields listed in support.botdata.EVENT_CHANGES set, and the bot reads the real ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.botdata import DATA, EVENT_CHANGES, OCTOKIT, adapted_event
+
+from arena_bot.bot.events import PullRequestEvent, WorkflowRunEvent, load_event
+
+
+@pytest.mark.parametrize("name", sorted(EVENT_CHANGES))
+def test_event_fixtures_match_their_origin(name: str) -> None:
+    assert json.loads((DATA / name).read_text(encoding="utf-8")) == adapted_event(name)
+
+
+@pytest.mark.parametrize("source", sorted(p.name for p in OCTOKIT.glob("workflow_run_*.json")))
+def test_real_workflow_run_payloads_load(source: str) -> None:
+    event = load_event(OCTOKIT / source, WorkflowRunEvent)
+    raw = json.loads((OCTOKIT / source).read_text(encoding="utf-8"))["workflow_run"]
+    run = event.workflow_run
+    assert run.head_sha == raw["head_sha"] and run.head_branch == raw["head_branch"]
+    assert run.head_repository is not None
+    assert run.head_repository.full_name == raw["head_repository"]["full_name"]
+    assert [p.number for p in run.pull_requests] == [p["number"] for p in raw["pull_requests"]]
+
+
+@pytest.mark.parametrize("source", sorted(p.name for p in OCTOKIT.glob("pull_request_*.json")))
+def test_real_pull_request_payloads_load(source: str) -> None:
+    event = load_event(OCTOKIT / source, PullRequestEvent)
+    raw = json.loads((OCTOKIT / source).read_text(encoding="utf-8"))
+    assert event.number == raw["number"]
+    assert event.pull_request.head.sha == raw["pull_request"]["head"]["sha"]
