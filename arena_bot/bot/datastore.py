@@ -185,7 +185,8 @@ def save(
             return SaveOutcome(pushed=False, commit=parent, files=files, added=0)
         commit = _commit(repo, tree=tree, parent=parent, message=message)
         pushed = _git(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}",
-                      what=f"push {branch} to {remote}", allow_fail=attempt < PUSH_ATTEMPTS)
+                      what=f"push {branch} to {remote}", allow_fail=attempt < PUSH_ATTEMPTS,
+                      env=remote_auth(repo, os.environ))
         if pushed is not None:
             return SaveOutcome(pushed=True, commit=commit, files=files, added=added)
     raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
@@ -196,8 +197,9 @@ def save(
 
 def _fetch(repo: Path, *, remote: str, branch: str) -> str | None:
     """The branch's commit on ``remote`` (fetched), or ``None`` when it does not exist."""
+    auth = remote_auth(repo, os.environ)
     listed = _git(repo, "ls-remote", "--heads", remote, f"refs/heads/{branch}",
-                  what=f"list the branches of {remote}")
+                  what=f"list the branches of {remote}", env=auth)
     assert listed is not None
     if not listed.strip():
         return None
@@ -205,11 +207,35 @@ def _fetch(repo: Path, *, remote: str, branch: str) -> str | None:
     # depth 1: only the current tree is ever needed, not the branch's history
     _git(repo, "fetch", "--quiet", "--no-tags", "--depth=1", remote,
          f"+refs/heads/{branch}:{local_ref}",
-         what=f"fetch {branch} from {remote}")
+         what=f"fetch {branch} from {remote}", env=auth)
     commit = _git(repo, "rev-parse", "--verify", f"{local_ref}^{{commit}}",
                   what=f"read {branch}")
     assert commit is not None
     return commit.decode().strip()
+
+
+def remote_auth(repo: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """Git environment that authenticates to the GitHub server with ``GITHUB_TOKEN`` for
+    one command (the data branch's ls-remote, fetch and push), as actions/checkout would.
+
+    The workflows check out with ``persist-credentials: false``, so no token sits in
+    ``.git/config`` for a later step (or an uploaded folder) to read; the token is handed
+    to these git commands alone, in the environment (``GIT_CONFIG_*``), never on a command
+    line. Nothing is added without a token, or when the checkout already keeps one (two
+    Authorization headers would be refused).
+    """
+    import base64
+
+    token = env.get("GITHUB_TOKEN", "")
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    if not token or "GIT_CONFIG_COUNT" in env:
+        return {}
+    key = f"http.{server}/.extraheader"
+    if run_git(["config", "--get-all", key], cwd=repo).ok:
+        return {}
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": key,
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
 
 
 def _tree_of(repo: Path, commit: str) -> str:
@@ -304,7 +330,7 @@ def _git(
         f"git could not {what}: {detail[-1] if detail else f'exit {done.status}'}",
         path=repo,
         hint="check the remote is reachable; to save, the publish job needs "
-        "`contents: write` and a checkout that keeps its credentials",
+        "`contents: write` and the token in GITHUB_TOKEN (the action passes its `token`)",
     )
 
 

@@ -88,15 +88,78 @@ CURRENT_MAJORS = {"actions/checkout": 6, "actions/setup-python": 6, "actions/cac
                   "actions/upload-artifact": 7, "actions/download-artifact": 8,
                   "actions/upload-pages-artifact": 5, "actions/deploy-pages": 5}
 
+_PINNED = re.compile(r"uses: (?P<name>[\w./-]+)@(?P<sha>[0-9a-f]{40}) # v(?P<version>[\d.]+)$")
+
+
+def _uses_lines(path: Path) -> list[str]:
+    return [line.strip().removeprefix("- ") for line in path.read_text(encoding="utf-8")
+            .splitlines() if line.strip().removeprefix("- ").startswith("uses: ")]
+
 
 @pytest.mark.parametrize("path", [*WORKFLOWS, ACTION], ids=lambda p: p.name)
-def test_official_actions_are_on_current_majors(path: Path) -> None:
+def test_actions_are_pinned_to_a_commit_of_a_current_major(path: Path) -> None:
+    """A tag can be moved to other code; a commit SHA cannot. The comment names the release
+    the SHA was taken from (looked up in each action's repository)."""
+    for line in _uses_lines(path):
+        if re.fullmatch(r"uses: \./( # .*)?", line):
+            continue
+        pinned = _PINNED.fullmatch(line)
+        assert pinned, f"{path.name}: not pinned to a commit SHA: {line}"
+        name, version = pinned["name"], pinned["version"]
+        assert name in CURRENT_MAJORS, f"{path.name}: unknown action {name}"
+        assert int(version.split(".")[0]) >= CURRENT_MAJORS[name], line
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_least_privilege_credentials_and_concurrency(path: Path) -> None:
+    data = _load(path)
+    # nothing at workflow level; each job names what it needs
+    assert data["permissions"] == {}, f"{path.name}: permissions: {{}} at the top"
+    for name, job in data["jobs"].items():
+        assert "permissions" in job, f"{path.name}: job {name} names no permissions"
     for step in _steps(path):
-        name, _, version = step.get("uses", "").partition("@")
-        if name in CURRENT_MAJORS:
-            assert int(version.removeprefix("v")) >= CURRENT_MAJORS[name], f"{name}@{version}"
-        else:
-            assert name in ("", "./"), f"{path.name}: unknown action {name}"
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") == "false", path.name
+    assert data["concurrency"]["group"], path.name
+
+
+def test_comment_jobs_of_one_pr_never_run_at_once() -> None:
+    group = _load(REPO / ".github" / "workflows" / "pr-comment.yml")["concurrency"]
+    assert "github.event.workflow_run.head_repository.full_name" in group["group"]
+    assert "github.event.workflow_run.head_branch" in group["group"]
+
+
+def _zizmor() -> str:
+    found = shutil.which("zizmor") or str(Path(sys.executable).parent / "zizmor")
+    assert Path(found).is_file(), "install the dev extras: zizmor"
+    return found
+
+
+def test_zizmor_finds_nothing_unanswered() -> None:
+    """zizmor (offline, pedantic): every finding left is answered by an ignore comment
+    beside it saying why."""
+    done = subprocess.run(
+        [_zizmor(), "--offline", "--no-progress", "--persona", "pedantic",
+         *map(str, WORKFLOWS), str(ACTION)],
+        cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for path in [*WORKFLOWS, ACTION]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "zizmor: ignore[" in line:
+                reason = line.split("zizmor: ignore[", 1)[1].split("]", 1)[1].strip()
+                before = path.read_text(encoding="utf-8").split(line)[0].splitlines()[-2:]
+                assert reason or any(b.strip().startswith("#") for b in before), (
+                    f"{path.name}: an ignored finding needs its reason: {line.strip()}")
+
+
+def test_zizmor_flags_an_unpinned_action_so_the_check_is_real(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("on: push\npermissions: {}\njobs:\n  x:\n    runs-on: ubuntu-latest\n"
+                   "    permissions: {}\n    steps:\n      - uses: actions/checkout@v6\n",
+                   encoding="utf-8")
+    done = subprocess.run([_zizmor(), "--offline", "--no-progress", str(bad)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "unpinned-uses" in done.stdout + done.stderr
 
 
 def test_publish_scales_out_above_the_threshold_and_builds_alone_below() -> None:
@@ -108,8 +171,13 @@ def test_publish_scales_out_above_the_threshold_and_builds_alone_below() -> None
     assert "fromJSON(needs.plan.outputs.matrix)" in jobs["evaluate"]["strategy"]["matrix"]
     assert "!cancelled()" in jobs["build"]["if"]  # runs when the matrix is skipped too
     assert jobs["build"]["permissions"] == {"contents": "write"}
+    # the build job pushes arena-data without keeping the token in .git/config
+    build_checkout = next(s for s in jobs["build"]["steps"]
+                          if s.get("uses", "").startswith("actions/checkout@"))
+    assert build_checkout["with"]["persist-credentials"] == "false"
     uses = [s.get("uses", "") for s in jobs["build"]["steps"]]
-    assert uses.index("./") < uses.index("actions/upload-pages-artifact@v5")
+    assert uses.index("./") < next(i for i, u in enumerate(uses)
+                                   if u.startswith("actions/upload-pages-artifact@"))
     action = _load(ACTION)
     assert {"units", "scale-out-threshold", "data-branch"} <= set(action["inputs"])
     assert {"matrix", "scale-out", "unit-results"} <= set(action["outputs"])
@@ -154,7 +222,8 @@ def test_only_the_publish_build_job_can_write_the_repository() -> None:
 def test_the_pr_workflow_is_read_only_and_secret_free() -> None:
     path = REPO / ".github" / "workflows" / "pr-evaluate.yml"
     data = _load(path)
-    assert data["permissions"] == {"contents": "read"}
+    assert data["permissions"] == {}
+    assert data["jobs"]["evaluate"]["permissions"] == {"contents": "read"}
     assert list(data["on"]) == ["pull_request"]
     assert "secrets." not in yaml.safe_dump(data)  # comments aside
 
@@ -178,5 +247,6 @@ def test_only_publish_deploys() -> None:
     p for p in WORKFLOWS if p.name != "ci.yml"], ids=lambda p: p.name)
 def test_readme_shows_the_workflow_files_to_copy(path: Path) -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    copy = path.read_text(encoding="utf-8").replace("uses: ./\n", "uses: agentic-arena/arena@v1\n")
+    copy = re.sub(r"uses: \./( # .*)?\n", "uses: agentic-arena/arena@v1\n",
+                  path.read_text(encoding="utf-8"))
     assert f"`.github/workflows/{path.name}`:\n\n```yaml\n{copy}```" in readme

@@ -177,3 +177,34 @@ def test_the_cli_commands_and_a_missing_remote(remote: Path, tmp_path: Path) -> 
     assert "git could not list the branches of nowhere" in bad.output
     with pytest.raises(DataBranchError):
         save(repo=tmp_path / "not-a-repo-at-all", results_dir=tmp_path)
+
+
+def test_save_pushes_over_http_with_the_token_handed_to_git_alone(
+    remote: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The publish job checks out with persist-credentials: false; `store save` hands
+    GITHUB_TOKEN to its own fetch and push (as an Authorization header through GIT_CONFIG_*,
+    the way actions/checkout does), so no token sits in .git/config."""
+    from support.githttp import GitServer
+    from support.httpserver import serving
+
+    token = "ghs_data_branch_token"
+    run = checkout(remote, tmp_path / "run")
+    put(run / ".arena" / "results", "a", "{}")
+    server = GitServer(remote.parent, token)
+    with serving(server):
+        git("remote", "set-url", "origin", f"{server.base}/{remote.name}", cwd=run)
+        for name in ("GIT_CONFIG_COUNT", "GITHUB_TOKEN"):
+            monkeypatch.delenv(name, raising=False)
+        with pytest.raises(DataBranchError, match="list the branches of origin"):
+            save(repo=run, results_dir=run / ".arena" / "results")
+        monkeypatch.setenv("GITHUB_TOKEN", token)
+        monkeypatch.setenv("GITHUB_SERVER_URL", server.base)
+        outcome = save(repo=run, results_dir=run / ".arena" / "results")
+        assert outcome.pushed and outcome.files == 1
+        fresh = checkout(remote, tmp_path / "fresh")
+        git("remote", "set-url", "origin", f"{server.base}/{remote.name}", cwd=fresh)
+        assert restore(repo=fresh, results_dir=fresh / ".arena" / "results").restored == 1
+    assert git("rev-parse", "arena-data", cwd=remote).strip() == outcome.commit
+    assert token not in (run / ".git" / "config").read_text()
+    assert any(a.lower().startswith("basic ") for a in server.authorizations)
