@@ -7,6 +7,7 @@ and a bundle made by a newer (or older) bot still renders what both know.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -105,6 +106,8 @@ class TaskView(_Tolerant):
 
     task_id: str
     baseline: TaskBaselineView | None = None
+    #: How many of the task's entries are ranked (``rank N of scored``).
+    scored: int | None = None
 
 
 class EntryView(_Tolerant):
@@ -126,6 +129,10 @@ class EntryView(_Tolerant):
     outliers: list[OutlierView] = []
     needs_review: bool = False
     validation: list[str] = []
+
+
+#: The names the harness gives its canary tests (evaluation.harness.plan_canaries).
+CANARY_NAME = re.compile(r"\btest_[0-9a-f]{12}\b")
 
 
 class TestView(_Tolerant):
@@ -166,6 +173,12 @@ class FeatureView(_Tolerant):
     @property
     def failures(self) -> list[TestView]:
         return [t for t in self.tests if t.outcome in ("failed", "error")]
+
+    @property
+    def canaries_in_output(self) -> bool:
+        """The raw output shows the harness's two canary tests (random ``test_`` + 12 hex
+        names, one failing on purpose), which the counts leave out."""
+        return CANARY_NAME.search(self.output) is not None
 
 
 class MergeView(_Tolerant):
@@ -234,6 +247,35 @@ class SubmissionView:
             return True
         return self.entry is not None and (self.entry.needs_review or bool(self.entry.outliers))
 
+    @property
+    def ranked_of(self) -> int | None:
+        """How many entries of its task are ranked (``None``: the bundle does not say)."""
+        return self.task.scored if self.task is not None else None
+
+    @property
+    def failing(self) -> bool:
+        """Valid, but its evaluation failed or it resolves no feature (0% resolved)."""
+        entry = self.entry
+        if not self.valid or entry is None:
+            return False
+        if entry.status == "error":
+            return True
+        return entry.scores is not None and entry.scores.resolve_rate == 0
+
+    @property
+    def outcome(self) -> str:
+        """What its heading says: valid or not, and whether it resolves anything."""
+        if not self.valid:
+            return "invalid"
+        entry = self.entry
+        if entry is not None and entry.status == "error":
+            return "valid, but its evaluation failed"
+        if self.failing:
+            return "valid, but failing: 0% resolved"
+        if entry is None or entry.scores is None:
+            return "valid, not scored yet"
+        return "valid"
+
 
 @dataclass(frozen=True)
 class CommentView:
@@ -248,6 +290,26 @@ class CommentView:
     submissions: list[SubmissionView] = field(default_factory=list)
     other: list[DiagnosticOut] = field(default_factory=list)
     unreadable_entries: int = 0
+
+    @property
+    def headline(self) -> str:
+        """The comment's heading: what is true of the PR as a whole, never "valid" alone
+        over a submission that resolves nothing."""
+        if self.gate:
+            return "needs a maintainer"
+        count = len(self.submissions)
+        if self.verdict == "invalid":
+            bad = sum(1 for s in self.submissions if not s.valid)
+            return "invalid" if count <= 1 or bad == count else f"invalid ({bad} of {count})"
+        head = "valid" if self.verdict == "valid" else "valid, needs review"
+        failing = sum(1 for s in self.submissions if s.failing)
+        if failing and count == 1:
+            head += self.submissions[0].outcome.removeprefix("valid")
+        elif failing and failing == count:
+            head += ", but all failing"
+        elif failing:
+            head += f", but {failing} of {count} failing"
+        return head
 
     @property
     def labels(self) -> set[str]:

@@ -50,7 +50,50 @@ CASES = {
         update={"results": [trim_result(make_result(KEY))]}),
     "coop.md": lambda: make_bundle().model_copy(
         update={"results": [trim_result(make_result(KEY, coop=True))]}),
+    "failing.md": lambda: _failing_bundle(),
+    "mixed.md": lambda: _mixed_bundle(),
 }
+
+#: Raw pytest output of a feature whose tests all fail, with the harness's two canaries
+#: (one passing, one failing on purpose): "3 failed" where the counts say 2.
+CANARY_OUTPUT = (
+    "tests/test_slug.py::test_unicode FAILED\ntests/test_slug.py::test_ascii FAILED\n"
+    "tests/test_slug.py::test_4f1c2a9b7d3e PASSED\n"
+    "tests/test_slug.py::test_a07be35c9d12 FAILED\n"
+    "FAILED tests/test_slug.py::test_a07be35c9d12 - assert 412 < 0\n"
+    "========= 3 failed, 1 passed in 0.12s =========")
+
+
+def _failing_bundle():  # type: ignore[no-untyped-def]
+    """Valid, scored, but resolving nothing: overall 0, 0% resolved, last of 4."""
+    scores = make_entry(KEY)["scores"] | {"overall": 0.0, "overall_unadjusted": 0.0,
+                                          "composite": 0.0, "resolve_rate": 0.0}
+    entry = make_entry(KEY, scores=scores, rank=4, percentile=12.5, statistically_tied=False)
+    result = make_result(KEY)
+    for feature in result["runs"][0]["features"]:
+        feature.update(status="failed", passed=False, tests_passed=0, tests_failed=2,
+                       review_flags=[], output=CANARY_OUTPUT,
+                       tests=[{"name": "tests/test_slug.py::test_unicode", "outcome": "failed",
+                               "message": "AssertionError"},
+                              {"name": "tests/test_slug.py::test_ascii", "outcome": "failed",
+                               "message": "AssertionError"}])
+    return make_bundle(entries=[entry]).model_copy(update={"results": [trim_result(result)]})
+
+
+def _mixed_bundle():  # type: ignore[no-untyped-def]
+    """Two submissions, one invalid; an entry with validation notes; another problem."""
+    other = "slugkit-options/2026-11-03_aider_y"
+    report = make_report(
+        (KEY, True, []),
+        (other, False, [DiagnosticOut(
+            severity="error", code="schema", path=f"submissions/{other}/submission.yaml",
+            line=7, message="runs.0.tokens.total: must be at least 0",
+            hint="report the tool's own token count")]))
+    report = report.model_copy(update={"diagnostics": [DiagnosticOut(
+        severity="error", code="outside", path="README.md", line=None,
+        message="this file is outside submissions/", hint="drop it from the PR")]})
+    entry = make_entry(KEY, validation=["transcript covers 1 of 2 runs"])
+    return make_bundle(report=report, entries=[entry])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -151,3 +194,50 @@ def test_a_submission_whose_task_is_unchecked_says_why_it_has_no_score() -> None
     assert "Not on the board yet" in body and "Not evaluated in this run" not in body
     plain = render_comment(build_view(make_bundle(entries=[]), marker=MARKER, gate=[]))
     assert "Not evaluated in this run" in plain
+
+
+def test_the_heading_says_what_is_true() -> None:
+    def headline(name: str, gate: list[str] | None = None) -> str:
+        body = render_comment(build_view(CASES[name](), marker=MARKER, gate=gate or []))
+        return body.splitlines()[1]
+
+    assert headline("valid.md") == "## Agentic Arena: valid"
+    # never "valid" alone over an overall score of 0 and 0% resolved
+    assert headline("failing.md") == "## Agentic Arena: valid, but failing: 0% resolved"
+    assert headline("mixed.md") == "## Agentic Arena: invalid \\(1 of 2\\)"
+    assert headline("flagged.md") == "## Agentic Arena: valid, needs review"
+    assert headline("gated.md", ["scope"]) == "## Agentic Arena: needs a maintainer"
+    errored = make_entry(KEY, status="error", status_reason="image build failed", scores=None,
+                         rank=None, percentile=None, statistically_tied=None)
+    body = render_comment(build_view(make_bundle(entries=[errored]), marker=MARKER, gate=[]))
+    assert "## Agentic Arena: valid, but its evaluation failed" in body
+    assert "Not scored (error): image build failed." in body
+
+
+def test_rank_says_of_how_many() -> None:
+    body = render_comment(build_view(CASES["failing.md"](), marker=MARKER, gate=[]))
+    assert "rank 4 of 4 on slugkit-options" in body
+    # a bundle without its task board still says the rank
+    bare = make_bundle().model_copy(update={"tasks": []})
+    assert "· rank 2 on slugkit-options" in render_comment(build_view(bare, marker=MARKER,
+                                                                      gate=[]))
+
+
+def test_the_canary_pattern_is_the_harness_naming() -> None:
+    """The comment explains canaries it recognises by name; the harness makes the names."""
+    from arena_bot.bot.view import CANARY_NAME
+    from arena_bot.evaluation.harness import plan_canaries
+
+    patch = ("diff --git a/tests/test_x.py b/tests/test_x.py\nnew file mode 100644\n"
+             "--- /dev/null\n+++ b/tests/test_x.py\n@@ -0,0 +1,2 @@\n+def test_a():\n"
+             "+    assert True\n")
+    for _ in range(20):
+        plan = plan_canaries(patch)
+        assert plan is not None
+        assert CANARY_NAME.fullmatch(plan.canaries.must_pass)
+        assert CANARY_NAME.fullmatch(plan.canaries.must_fail)
+    body = render_comment(build_view(CASES["failing.md"](), marker=MARKER, gate=[]))
+    assert body.count("the harness's canaries") == 2
+    plain = render_comment(build_view(CASES["tests-and-integrity.md"](), marker=MARKER,
+                                      gate=[]))
+    assert "canaries" not in plain  # no canary in that output: nothing to explain
