@@ -144,3 +144,21 @@ def test_evaluate_pr_mode_scores_the_pr_against_mains_results(
     bundle = load_bundle(Path(outputs["bundle-dir"]) / "bundle.json")
     assert [e["key"] for e in bundle.entries] == ["calc-fixture/mine"]
     assert bundle.tasks[0]["scored"] == 2
+
+
+@pytest.mark.docker
+def test_a_publish_whose_site_does_not_build_pushes_nothing(
+    remote: Path, base_image: str
+) -> None:
+    """Issue 26, point 1: the results reach arena-data only once the site has built; a
+    failed build leaves nothing half-published (the next run evaluates again)."""
+    build = checkout(remote, "broken-site")
+    config = build / "site" / "mkdocs.yml"
+    config.write_text(config.read_text() + "\nnav: {this is: [not a nav\n")
+    done, _ = run_mode(build, "publish", base_image)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "mkdocs.yml" in done.stdout + done.stderr
+    assert "calc-fixture/gold" in done.stdout  # it did evaluate before the build failed
+    branches = git("ls-remote", "--heads", str(remote), cwd=remote)
+    assert "arena-data" not in branches
+    assert not (build / "public" / "data").exists()
