@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 from support.actionrunner import Runner
-from support.botdata import OCTOKIT, adapted_event, add_pull, workflow_run_event, write_json
-from support.fakegithub import TOKEN, FakeGitHub, server_for
+from support.botdata import OCTOKIT, adapted_event, workflow_run_event, write_json
 from support.gitrepo import GIT_ENV, clone_main, git, new_remote, push_main
 from support.httpserver import serving
+from support.restgithub import Repository, RestServer
 
 from arena_bot.bot.render import MARKER
 from arena_bot.bot.view import LABEL_VALID
@@ -66,10 +66,14 @@ def action(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+TOKEN = "ghs_runner_token"
+
+
 @pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    state = FakeGitHub()
-    with serving(server_for(state)):
+def github() -> Iterator[Repository]:
+    """The independent API server (GitHub's recorded objects), not the fixture one."""
+    state = Repository(full_name="arena/board", token=TOKEN)
+    with serving(RestServer(state)):
         yield state
 
 
@@ -93,7 +97,7 @@ INSTALLED = frozenset({"install"})
 
 @pytest.mark.docker
 def test_every_mode_runs_from_the_installed_action(
-    tmp_path: Path, action: Path, github: FakeGitHub, base_image: str
+    tmp_path: Path, action: Path, github: Repository, base_image: str
 ) -> None:
     bare, seed = new_remote(tmp_path)
     for folder in ("dataset", "submissions", "site"):
@@ -170,7 +174,7 @@ def test_every_mode_runs_from_the_installed_action(
 
     # comment (workflow_run, trusted): main's checkout, the artifact downloaded as data
     changed = git("diff", "--name-only", f"{main_sha}...{pr_sha}", cwd=pr).split()
-    pull = add_pull(github, number=7, sha=pr_sha, files=changed)
+    pull = github.open_pull(7, head_sha=pr_sha, files=changed)
     trusted = clone_main(bare, tmp_path / "comment")
     (trusted / "arena-bundle").mkdir()
     shutil.copy(Path(evaluated.outputs["bundle-dir"]) / "bundle.json",
@@ -179,11 +183,12 @@ def test_every_mode_runs_from_the_installed_action(
     commented = runner.run(trusted, _job_temp(tmp_path), run_event,
                            {"mode": "comment"}, skip=INSTALLED)
     assert commented.returncode == 0, commented.log
-    assert commented.outputs["comment-url"].startswith("https://github.example/")
+    assert commented.outputs["comment-url"].startswith(
+        "https://github.com/arena/board/pull/7#issuecomment-")
     (comment,) = pull.comments
     assert comment["body"].startswith(MARKER) and "| **Overall**" in comment["body"]
     assert LABEL_VALID in pull.labels
-    assert github.auth_headers == {f"token {TOKEN}"}
+    assert github.unserved == []  # everything PyGithub asked for was served
     for name, run in (("plan", plan), ("evaluate-units", job), ("publish", published),
                       ("evaluate-pr", evaluated), ("comment", commented)):
         print(name, [line for line in run.log.splitlines() if line.startswith("--- step")])

@@ -204,3 +204,21 @@ def test_aggregate_without_a_matrix_is_a_no_op_and_needs_some_input(sample: Path
     assert not (sample / ".arena" / "results").exists()
     nothing = _arena(sample, "bot", "aggregate")
     assert nothing.exit_code == 2 and "--from FOLDER" in nothing.output
+
+
+def test_comment_rejects_a_bundle_for_another_pr_with_exit_1(
+    sample: Path, github: FakeGitHub
+) -> None:
+    from support.botdata import make_bundle
+
+    from arena_bot.bot.bundle import write_bundle
+
+    add_pull(github, number=7, sha="d" * 40)
+    add_pull(github, number=8, sha=FORK_SHA)
+    bundle = write_bundle(make_bundle(pr=7), sample / "artifact")
+    env = {"GITHUB_API_URL": github.base, "GITHUB_REPOSITORY": "arena/board",
+           "GITHUB_TOKEN": TOKEN, "GITHUB_EVENT_PATH": str(DATA / "workflow_run_fork.json")}
+    result = _arena(sample, "bot", "comment", "--bundle", str(bundle), env=env)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "no pull request was touched" in result.output
+    assert [m for m, _ in github.requests if m != "GET"] == []

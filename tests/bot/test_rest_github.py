@@ -1,0 +1,93 @@
+"""The comment mode against the independent GitHub API server (support.restgithub: GitHub's
+recorded objects, next pages under /repositories/{id}, the 3,000-file cap), with the real
+workflow_run payload: whatever PyGithub asks for is served, and the PR is the event's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.botdata import FORK_SHA, make_bundle, workflow_run_event
+from support.httpserver import serving
+from support.restgithub import Repository, RestServer
+
+from arena_bot.bot.bundle import write_bundle
+from arena_bot.bot.github import GitHubClient, GitHubSettings
+from arena_bot.bot.modes import run_comment
+from arena_bot.bot.render import MARKER
+from arena_bot.bot.view import LABEL_REVIEW, LABEL_VALID
+from arena_bot.errors import GitHubError, InputError
+
+TOKEN = "ghs_independent_server_token"
+FILE = "submissions/slugkit-options/2026-11-02_claude-code_x/submission.yaml"
+
+
+@pytest.fixture
+def repo() -> Iterator[Repository]:
+    state = Repository(full_name="arena/board", token=TOKEN)
+    with serving(RestServer(state)):
+        yield state
+
+
+def _client(repo: Repository, token: str = TOKEN) -> GitHubClient:
+    return GitHubClient(GitHubSettings(api_url=repo.base, repository=repo.full_name,
+                                       token=token), throttle=False, retries=0)
+
+
+def _writes(repo: Repository) -> list[tuple[str, str]]:
+    return [(m, p) for m, p in repo.requests if m != "GET"]
+
+
+def test_a_fork_prs_comment_and_labels(repo: Repository, tmp_path: Path) -> None:
+    pull = repo.open_pull(7, head_sha=FORK_SHA, files=[FILE])
+    event = workflow_run_event(tmp_path / "event.json", head_sha=FORK_SHA)
+    bundle = write_bundle(make_bundle(), tmp_path)
+    first = run_comment(event_path=event, bundle_path=bundle, client=_client(repo))
+    second = run_comment(event_path=event, bundle_path=bundle, client=_client(repo))
+    assert first.created and not second.created and first.url == second.url
+    (comment,) = pull.comments
+    assert comment["body"].startswith(MARKER) and "71.50" in comment["body"]
+    assert pull.labels == [LABEL_VALID]
+    assert repo.unserved == []
+
+
+def test_3001_files_are_read_to_the_cap_and_need_a_maintainer(
+    repo: Repository, tmp_path: Path
+) -> None:
+    files = [f"submissions/slugkit-options/s{i}/submission.yaml" for i in range(3000)]
+    pull = repo.open_pull(7, head_sha=FORK_SHA, files=[*files, ".github/workflows/x.yml"])
+    outcome = run_comment(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
+                          bundle_path=write_bundle(make_bundle(), tmp_path),
+                          client=_client(repo))
+    assert outcome.labels == {LABEL_REVIEW} and "3,000 of the 3,001" in outcome.gate[0]
+    assert "71.50" not in pull.comments[0]["body"]
+    pages = [p for m, p in repo.requests if "/files" in p]
+    assert len(pages) == 30 and all("/repositories/" in p for p in pages[1:])
+    assert repo.unserved == []
+
+
+def test_a_bundle_for_another_pr_and_an_outdated_run_write_nothing(
+    repo: Repository, tmp_path: Path
+) -> None:
+    victim = repo.open_pull(7, head_sha=FORK_SHA, files=[FILE], head_repo="alice/board")
+    repo.open_pull(8, head_sha=FORK_SHA, files=[FILE])
+    event = workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA)
+    with pytest.raises(InputError, match="no pull request was touched"):
+        run_comment(event_path=event, bundle_path=write_bundle(make_bundle(pr=7), tmp_path),
+                    client=_client(repo))
+    repo.pulls[8].head_sha = "c0ffee0000000000000000000000000000000009"  # pushed again
+    outdated = run_comment(event_path=event,
+                           bundle_path=write_bundle(make_bundle(pr=8), tmp_path),
+                           client=_client(repo))
+    assert outdated.skipped is not None
+    assert _writes(repo) == [] and victim.comments == []
+
+
+def test_a_wrong_token_is_a_clear_error(repo: Repository, tmp_path: Path) -> None:
+    repo.open_pull(7, head_sha=FORK_SHA, files=[FILE])
+    with pytest.raises(GitHubError, match="HTTP 401") as caught:
+        run_comment(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
+                    bundle_path=write_bundle(make_bundle(), tmp_path),
+                    client=_client(repo, token="ghs_wrong"))
+    assert "token was refused" in str(caught.value) and "ghs_wrong" not in str(caught.value)
