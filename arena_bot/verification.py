@@ -28,6 +28,7 @@ from arena_bot.transcripts.edits import (
     patched_files,
     read_activity,
     replay,
+    repo_path,
     usage_problems,
 )
 from arena_bot.transcripts.redact import find_secrets
@@ -415,6 +416,18 @@ def _replay_reasons(
     edits = list(iter_edits(activity))
     if not edits:
         return ["the transcript shows no edit tool call" + (through_shell or "")]
+    if len(activity.unanswered) > 1:
+        return [f"{len(activity.unanswered)} tool calls have no result in the transcript "
+                f"(first at {activity.unanswered[0]}): the tool writes one for every call"]
+    unread = [
+        edit for edit in edits
+        if edit.read_before is False and edit.kind != "write"
+        and base(repo_path(edit.path, cwd=activity.cwd, known=lambda n: n in submitted))
+        is not None
+    ]
+    if unread:
+        return [f"the edit at {unread[0].where} changes {unread[0].path}, which the session "
+                "never read (the tool refuses to edit a file it has not read)"]
     try:
         replayed = replay(edits, base=base, cwd=activity.cwd,
                           known=lambda name: name in submitted)

@@ -71,8 +71,9 @@ class SubmissionColumns:
     price_input: FloatArray
     price_cached: FloatArray
     price_output: FloatArray
-    #: Scored and not held for review: ranked and counted in baselines (``None``: every
-    #: scored submission). Held entries are still scored and judged for outliers.
+    #: Scored and not held for review: ranked (``None``: every scored submission). Held
+    #: entries are still scored, count in baselines (as seed 002's) and are judged for
+    #: outliers.
     ranked: BoolArray | None = None
 
     @property
@@ -600,9 +601,7 @@ def _baselines(
 ) -> BaselineArrays:
     """What the task takes: under the solved policy, what it takes to solve it (submissions
     that solved all their work), so cheap failures do not set the bar."""
-    members = scope.ranked[metrics.solved[scope.ranked] >= 1.0] if solved_policy else (
-        scope.ranked
-    )
+    members = scope.index[metrics.solved[scope.index] >= 1.0] if solved_policy else scope.index
     return compute_baselines(
         tasks=tasks,
         task_of=scope.task_of[members],

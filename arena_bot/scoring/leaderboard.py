@@ -434,7 +434,9 @@ def metrics_level(item: SubmissionInput) -> tuple[MetricsLevel, list[str]]:
             level = run_level
         reasons.extend(f"run {run.id}: {reason}" for reason in why)
         if run_level == "self-reported" and not why:
-            reasons.append(f"run {run.id}: no transcript")
+            reasons.append(f"run {run.id}: " + (
+                "no transcript" if run.transcript is None else "its transcript was not checked"
+            ))
     return level, reasons
 
 

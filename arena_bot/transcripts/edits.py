@@ -63,6 +63,9 @@ class Edit:
     chunks: tuple[PatchChunk, ...] = ()
     #: A Codex ``*** Move to:`` target.
     move_to: str | None = None
+    #: Claude Code only edits a file its session has read (or written): whether it had,
+    #: ``None`` for tools without that rule.
+    read_before: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,9 @@ class Activity:
     failed: list[int] = field(default_factory=list)
     #: Edit calls of a form this module cannot replay (e.g. SWE-agent's old ``edit N:M``).
     unreplayable: list[tuple[int, str]] = field(default_factory=list)
+    #: Tool calls the transcript never answers with a result (``where``); the tools write
+    #: a result for every call, so a real session leaves at most its last one unanswered.
+    unanswered: list[int] = field(default_factory=list)
     #: Per-request usage is not in the format (only totals): ``requests`` then hold the
     #: conversation sizes with the totals spread as given (see :func:`usage_problems`).
     totals_only: bool = False
@@ -202,6 +208,8 @@ def read_claude_code(path: Path) -> Activity:
     chains: dict[str, int] = {}  # chain -> characters of its conversation so far
     seen: dict[str, int] = {}  # message id -> index in requests
     pending: dict[str, list[int]] = {}  # tool_use id -> indices in activity.edits
+    calls: dict[str, int] = {}  # tool_use id -> line, until its result is seen
+    known: dict[str, set[str]] = {}  # chain -> files read or written in it
     for number, record in read_json_lines(path):
         if not isinstance(record, dict):
             continue
@@ -240,20 +248,31 @@ def read_claude_code(path: Path) -> Activity:
                     name = str(block.get("name", ""))
                     data = block.get("input") if isinstance(block.get("input"), dict) else {}
                     assert isinstance(data, dict)
+                    calls[str(block.get("id"))] = number
                     if name == "Bash":
                         _note_shell(activity, number, str(data.get("command", "")))
-                    made = _claude_code_edits(name, data, number)
+                    seen_files = known.setdefault(chain, set())
+                    made = [
+                        Edit(e.where, e.tool, e.path, e.kind, old=e.old, new=e.new,
+                             replace_all=e.replace_all, read_before=e.path in seen_files)
+                        for e in _claude_code_edits(name, data, number)
+                    ]
+                    if name in ("Read", "Write", "Edit", "MultiEdit"):
+                        seen_files.add(str(data.get("file_path", "")))
                     if made:
                         pending[str(block.get("id"))] = list(
                             range(len(activity.edits), len(activity.edits) + len(made)))
                         activity.edits.extend(made)
         else:
             for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    calls.pop(str(block.get("tool_use_id")), None)
                 if (isinstance(block, dict) and block.get("type") == "tool_result"
                         and block.get("is_error") is True):
                     for index in pending.get(str(block.get("tool_use_id")), []):
                         activity.failed.append(index)
         chains[chain] = chains.get(chain, 0) + len(text)
+    activity.unanswered = sorted(calls.values())
     return activity
 
 
