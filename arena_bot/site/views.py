@@ -177,6 +177,22 @@ class EntryRow:
     #: Per-feature and merge results from the stored evaluation, when the build has them.
     detail: EvaluationDetail | None = None
 
+    @property
+    def level_name(self) -> str:
+        return LEVEL_NAMES.get(self.metrics_level, self.metrics_level)
+
+    @property
+    def level_title(self) -> str:
+        """What the level means, and why it is not higher."""
+        meaning = {
+            "self-reported": "self-reported: the figures are taken on trust",
+            "transcript-consistent": "consistent with its transcript: the transcript's edits "
+            "replay to the patch, its usage is internally consistent and its figures and "
+            "models are the submission's",
+            "maintainer-repeated": "repeated by a maintainer, who saw figures in line",
+        }.get(self.metrics_level, self.metrics_level)
+        return "; ".join((meaning, *self.metrics_reasons[:3]))
+
 
 @dataclass(frozen=True)
 class FeatureCell:
