@@ -39,14 +39,17 @@ SAMPLE = REPO / "submissions" / TASK / "2026-11-04_claude-code_claude-sonnet-4-5
 CWD = "/home/maya/csvstat"
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def clone_task(task: str, where: Path) -> Path:
     """A real clone of the task's bundle at its base commit."""
-    where = tmp_path_factory.mktemp("base") / "csvstat"
-    spec = yaml.safe_load((REPO / "dataset" / TASK / "task.yaml").read_text())
-    git("clone", "-q", str(REPO / "dataset" / TASK / "repo.bundle"), str(where), cwd=REPO)
+    spec = yaml.safe_load((REPO / "dataset" / task / "task.yaml").read_text())
+    git("clone", "-q", str(REPO / "dataset" / task / "repo.bundle"), str(where), cwd=REPO)
     git("checkout", "-q", spec["source"]["commit"], cwd=where)
     return where
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return clone_task(TASK, tmp_path_factory.mktemp("base") / "csvstat")
 
 
 def level_of(folder: Path, base: Path) -> tuple[str, tuple[str, ...]]:
@@ -106,8 +109,27 @@ def validates(folder: Path, tmp_path: Path) -> bool:
 # --- the honest sample and the forgeries ---------------------------------------------
 
 
-def test_the_honest_sample_is_consistent_with_its_transcript(base: Path) -> None:
-    assert level_of(SAMPLE, base) == ("transcript-consistent", ())
+#: Every sample submission whose transcript format shows replayable edits.
+HONEST = sorted(
+    folder for folder in (REPO / "submissions").glob("*/*")
+    if (folder / "submission.yaml").is_file() and any(
+        run.get("transcript", {}).get("format") in ("claude-code", "codex", "openhands",
+                                                    "swe-agent")
+        for run in yaml.safe_load((folder / "submission.yaml").read_text())["runs"])
+)
+
+
+def test_there_are_honest_samples_of_two_formats() -> None:
+    formats = {run["transcript"]["format"] for folder in HONEST
+               for run in yaml.safe_load((folder / "submission.yaml").read_text())["runs"]}
+    assert {"claude-code", "openhands"} <= formats
+
+
+@pytest.mark.parametrize("folder", HONEST, ids=lambda f: f.name)
+def test_the_honest_samples_are_consistent_with_their_transcripts(folder: Path,
+                                                                   tmp_path: Path) -> None:
+    checkout = clone_task(folder.parent.name, tmp_path / "base")
+    assert level_of(folder, checkout) == ("transcript-consistent", ())
 
 
 def forge_usage_cut(folder: Path) -> None:

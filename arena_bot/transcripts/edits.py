@@ -651,7 +651,8 @@ def read_swe_agent(path: Path) -> Activity:
                     data = json.loads(function.get("arguments") or "{}")
                 except ValueError:
                     data = {}
-                if function.get("name") == "str_replace_editor" and isinstance(data, dict):
+                if function.get("name") in ("str_replace_editor", "file_editor") and isinstance(
+                        data, dict):
                     activity.edits.extend(_openhands_edit(data, number))
                 elif function.get("name") == "bash" and isinstance(data, dict):
                     _note_shell(activity, number, str(data.get("command", "")))
