@@ -363,6 +363,9 @@ def run_level(
         activity = read_activity(path, run.transcript.format)
     except ArenaError as exc:
         return "self-reported", (f"transcript: {exc.message}",)
+    if activity is None:
+        return "self-reported", (
+            f"the {run.transcript.format} format shows no edit tool calls that can be replayed",)
     exact = Tolerances(relative=0.0, count_slack=0.0, cost_relative=limits.cost_relative,
                        time_slack_seconds=limits.time_slack_seconds)
     reasons += [
@@ -375,10 +378,6 @@ def run_level(
         reasons.append(
             f"the submission names model(s) {', '.join(sorted(claimed)) or 'none'} but the "
             f"transcript's requests were made by {', '.join(sorted(shown)) or 'none'}")
-    if activity is None:
-        reasons.append(f"the {run.transcript.format} format shows no edit tool calls that "
-                       "can be replayed")
-        return "self-reported", tuple(reasons)
     reasons += _replay_reasons(run=run, folder=folder, activity=activity,
                                base_checkout=base_checkout)
     reasons += usage_problems(activity)

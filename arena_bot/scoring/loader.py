@@ -178,6 +178,10 @@ def load_inputs(
     )
 
 
+#: The reason :func:`run_level` gives when the task's base commit could not be had.
+_UNAVAILABLE = "the task's base commit is not available"
+
+
 def _metrics_levels(
     folder: SubmissionFolder, task: TaskFolder | None, options: ScoringOptions | None,
     index: Index | None,
@@ -214,6 +218,11 @@ def _metrics_levels(
             folder_digest(task.root, index), options.prices.digest(),
             options.config.verification.model_dump_json(), str(checkout is not None),
         ))
-        text = index.memo("metrics-levels", key, compute)
+        stored = index.lookup("metrics-levels", key)
+        text = stored if stored is not None else compute()
+        # A base checkout that could not be made (a URL out of reach) is not remembered:
+        # the next run tries again.
+        if stored is None and _UNAVAILABLE.encode() not in text:
+            index.store("metrics-levels", key, text)
     data = json.loads(text)
     return {run_id: (level, tuple(reasons)) for run_id, (level, reasons) in data.items()}

@@ -28,13 +28,14 @@ from typing import Any, Literal
 
 from arena_bot.patches import Patch
 from arena_bot.transcripts.jsonstream import iter_events, iter_items
-from arena_bot.transcripts.metrics import read_json_lines
+from arena_bot.transcripts.metrics import MAX_LINE_BYTES, open_transcript, read_json_lines
 
 #: ``replace``: ``old`` → ``new`` (once, or every time with ``replace_all``); ``write``: the
 #: whole file is ``new``; ``insert``: ``new`` after line ``insert_line`` (0 = at the top);
 #: ``patch``: a Codex ``apply_patch`` update (``chunks``); ``delete``: the file is removed;
-#: ``undo``: the file's previous edit is undone (OpenHands, SWE-agent).
-EditKind = Literal["replace", "write", "insert", "patch", "delete", "undo"]
+#: ``undo``: the file's previous edit is undone (OpenHands, SWE-agent); ``append``: ``new``
+#: added at the end (Aider's empty SEARCH: a new file, or text appended).
+EditKind = Literal["replace", "write", "insert", "patch", "delete", "undo", "append"]
 
 
 @dataclass(frozen=True)
@@ -695,8 +696,118 @@ def _swe_action(activity: Activity, action: str, where: int) -> None:
         _note_shell(activity, where, stripped)
 
 
+# --- Aider chat history ----------------------------------------------------------------
+
+_AIDER_TOKENS = re.compile(r"^> Tokens: (?P<parts>.*?)\.(?: Cost:.*)?\s*$")
+_AIDER_PART = re.compile(r"^(?P<count>[0-9.]+)(?P<unit>[kM]?) (?P<what>.+)$")
+_AIDER_UNITS = {"": 1, "k": 1_000, "M": 1_000_000}
+
+
+def read_aider_history(path: Path) -> Activity:
+    """Aider's ``.aider.chat.history.md``: ``#### `` lines are the user's, ``> `` lines
+    Aider's own output, the rest the model's replies. Edits are the replies' SEARCH/REPLACE
+    blocks, replayed only when Aider then says ``Applied edit to <file>`` for their file.
+    Each ``> Tokens:`` line closes a request (Aider rounds its figures to a tenth of a
+    thousand). The files Aider sends with each request are not in the history, so the
+    conversation is underestimated, never overestimated.
+    """
+    activity = Activity(format_name="aider-history")
+    context = 0
+    wrote = 0  # characters of the model's replies since the last request
+    reply: list[str] = []
+    reply_start = 0
+    blocks: list[Edit] = []
+    applied: set[str] = set()
+
+    def close_reply() -> None:
+        nonlocal blocks
+        for edit in blocks:
+            if edit.path not in applied:
+                activity.failed.append(len(activity.edits))
+            activity.edits.append(edit)
+        blocks = []
+        applied.clear()
+
+    with open_transcript(path) as handle:
+        number = 0
+        while raw := handle.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if text.startswith("> ") or text == ">" or text.startswith("#### ") or \
+                    text.startswith("# aider chat started"):
+                if reply:
+                    blocks.extend(_search_replace(reply, reply_start))
+                    reply = []
+                tokens = _AIDER_TOKENS.match(text.strip())
+                if tokens:
+                    figures = _aider_figures(tokens.group("parts"))
+                    read = figures.get("cache hit", 0)
+                    activity.requests.append(Request(
+                        where=number, chain="main", model="",
+                        input_tokens=figures.get("sent", 0) + read, cache_read=read,
+                        output_tokens=figures.get("received", 0),
+                        context_chars=context - wrote, output_chars=wrote,
+                    ))
+                    wrote = 0
+                elif text.startswith("> Applied edit to "):
+                    applied.add(text.removeprefix("> Applied edit to ").strip())
+                elif text.startswith("#### ") or text.startswith("# aider chat started"):
+                    close_reply()
+                context += len(text)
+                continue
+            if not reply:
+                reply_start = number
+            reply.append(text)
+            context += len(text) + 1
+            wrote += len(text) + 1
+    if reply:
+        blocks.extend(_search_replace(reply, reply_start))
+    close_reply()
+    return activity
+
+
+def _aider_figures(parts: str) -> dict[str, int]:
+    figures: dict[str, int] = {}
+    for part in parts.split(", "):
+        found = _AIDER_PART.match(part.strip())
+        if found:
+            figures[found.group("what")] = round(
+                float(found.group("count")) * _AIDER_UNITS[found.group("unit")])
+    return figures
+
+
+def _search_replace(lines: Sequence[str], first: int) -> list[Edit]:
+    """SEARCH/REPLACE blocks of one reply, the file named on the last line before the
+    block's fence (``diff``) or just inside it (``diff-fenced``)."""
+    edits: list[Edit] = []
+    i = 0
+    name = ""
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == "<<<<<<< SEARCH":
+            search: list[str] = []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "=======":
+                search.append(lines[i])
+                i += 1
+            replace: list[str] = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith(">>>>>>> REPLACE"):
+                replace.append(lines[i])
+                i += 1
+            old = "\n".join(search) + "\n" if search else ""
+            new = "\n".join(replace) + "\n" if replace else ""
+            kind: EditKind = "replace" if search else "append"
+            edits.append(Edit(first + i, "search_replace", name, kind, old=old, new=new))
+        elif line.strip() and not line.startswith("```"):
+            name = line.strip()
+        i += 1
+    return edits
+
+
 #: The format readers of this module, by transcript format name.
 READERS: dict[str, Callable[[Path], Activity]] = {
+    "aider-history": read_aider_history,
     "claude-code": read_claude_code,
     "codex": read_codex,
     "openhands": read_openhands,
@@ -789,6 +900,8 @@ def replay(
                 lines[:edit.insert_line] + edit.new.split("\n") + lines[edit.insert_line:])
         elif edit.kind == "replace":
             files[name] = _replace(name, text, edit)
+        elif edit.kind == "append":
+            files[name] = (text or "") + edit.new
         else:
             if text is None:
                 raise ReplayError(f"updates {name}, which does not exist", edit.where)
@@ -945,6 +1058,7 @@ COVER_FACTOR = 0.5
 #: definitions; each of these tools sends several thousand).
 FIRST_REQUEST_FLOOR: dict[str, int] = {
     "claude-code": 2000, "codex": 2000, "openhands": 1500, "swe-agent": 500,
+    "aider-history": 500,
 }
 
 
