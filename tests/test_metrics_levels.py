@@ -114,7 +114,7 @@ HONEST = sorted(
     folder for folder in (REPO / "submissions").glob("*/*")
     if (folder / "submission.yaml").is_file() and any(
         run.get("transcript", {}).get("format") in ("claude-code", "codex", "openhands",
-                                                    "swe-agent")
+                                                    "swe-agent", "aider-history")
         for run in yaml.safe_load((folder / "submission.yaml").read_text())["runs"])
 )
 
@@ -122,7 +122,7 @@ HONEST = sorted(
 def test_there_are_honest_samples_of_two_formats() -> None:
     formats = {run["transcript"]["format"] for folder in HONEST
                for run in yaml.safe_load((folder / "submission.yaml").read_text())["runs"]}
-    assert {"claude-code", "openhands"} <= formats
+    assert {"claude-code", "openhands", "aider-history"} <= formats
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda f: f.name)

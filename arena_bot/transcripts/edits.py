@@ -6,8 +6,8 @@ figures); this module reads the same raw formats for two other things:
 * the **edit tool calls** in order — Claude Code ``Edit`` / ``MultiEdit`` / ``Write``,
   Codex ``apply_patch`` (as a tool of its own or through ``shell``), OpenHands'
   ``str_replace_editor`` (``edit`` actions) and ``write`` actions, SWE-agent's
-  ``str_replace_editor`` — and the shell commands that may write files (which cannot be
-  replayed);
+  ``str_replace_editor``, Aider's SEARCH/REPLACE blocks — and the shell commands that may
+  write files (which cannot be replayed);
 * the **model requests** with their usage and an estimate of the conversation each was
   sent with, so :func:`usage_problems` can check that the usage could have paid for it.
 
