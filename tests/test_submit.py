@@ -283,10 +283,11 @@ def test_a_sketchy_transcript_leaves_the_entry_self_reported_with_its_reasons(
              for entry in board.entries}
     level, reasons = marks[FOLDER]
     assert level == "self-reported"
-    assert any("does not reproduce the patch" in r or "cannot be replayed" in r
-               or "never read" in r for r in reasons), reasons
-    assert any("system prompt" in r for r in reasons), reasons
-    assert marks[SAMPLE.name] == ("self-reported", ["run run-1: no transcript"])
+    # Its Edit changes __main__.py, which the session never read (Claude Code refuses that).
+    assert any("never read" in r and "slugkit/__main__.py" in r for r in reasons), reasons
+    level, reasons = marks[SAMPLE.name]
+    assert level == "self-reported" and reasons
+    assert all(reason.endswith(": no transcript") for reason in reasons)
 
 
 def test_a_secret_left_in_a_stored_transcript_fails_validation(
