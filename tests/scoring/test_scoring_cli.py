@@ -360,3 +360,21 @@ def test_a_malformed_review_file_is_a_clear_error(repo: Path, tmp_path: Path,
     assert result.exit_code == 1
     assert "reviews/demo/b-cursor.yaml" in result.output and message in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_review_naming_every_run_as_repeated_is_the_maintainer_level(repo: Path,
+                                                                      tmp_path: Path) -> None:
+    write_review(repo, "a-aider", submission="a-aider", clears=[],
+                 metrics_repeated={"runs": ["r0", "r1"], "note": "within 3%"})
+    partial = invoke(repo, "score", "--output", str(tmp_path / "partial"))
+    assert partial.exit_code == 0, partial.output
+    aider = entries(tmp_path / "partial")["a-aider"]
+    assert aider["metrics_level"] == "self-reported"  # run r2 was not repeated
+    write_review(repo, "a-aider", submission="a-aider", clears=[],
+                 metrics_repeated={"runs": ["r0", "r1", "r2"], "note": "within 3%"})
+    result = invoke(repo, "score", "--output", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    aider = entries(tmp_path / "out")["a-aider"]
+    assert aider["metrics_level"] == "maintainer-repeated" and aider["metrics_reasons"] == []
+    assert aider["review_status"] == "none" and aider["review"]["by"] == "maint-1"
+    assert aider["rank"] is not None
