@@ -480,3 +480,51 @@ def test_usage_rules_each_catch_their_contradiction() -> None:
     # cache reads beyond every context sent before
     assert "exceed every context" in problems(
         honest[0], request(2, input_tokens=60_000, cache_read=50_000, context=40_000))[0]
+
+
+OPENHANDS = REPO / "submissions" / "slugkit-options" / "2026-11-05_openhands_deepseek-v3"
+
+
+def _openhands_forgery(tmp_path: Path, change: Callable[[list[dict[str, Any]]], None]) -> Path:
+    folder = tmp_path / "oh"
+    shutil.copytree(OPENHANDS, folder)
+    events = json.loads((folder / "trajectory.json").read_text())
+    change(events)
+    (folder / "trajectory.json").write_text(json.dumps(events))
+    metrics = read_transcript(path=folder / "trajectory.json", format_name="openhands")
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    run = spec["runs"][0]
+    run["tokens"] = {"total": metrics.prompt_total + metrics.completion_tokens,
+                     "prompt": metrics.prompt_total, "completion": metrics.completion_tokens,
+                     "cached": metrics.cache_read_tokens}
+    run["tool_calls"], run["iterations"] = metrics.tool_calls, metrics.iterations
+    (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    return folder
+
+
+def _cut(events: list[dict[str, Any]]) -> None:
+    for event in events:
+        usage = event.get("llm_metrics", {}).get("accumulated_token_usage")
+        if usage:
+            for key in ("prompt_tokens", "completion_tokens", "cache_read_tokens"):
+                usage[key] //= 10
+
+
+def _through_the_shell(events: list[dict[str, Any]]) -> None:
+    for event in events:
+        if event.get("action") == "edit":
+            args = event["args"]
+            event["action"] = "run"
+            event["tool_call_metadata"]["function_name"] = "execute_bash"
+            event["args"] = {"command": f"sed -i 's/{args['old_str'][:20]}/.../' {args['path']}"}
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (_cut, "cannot carry"), (_through_the_shell, "through the shell")])
+def test_openhands_forgeries_do_not_get_the_level(change: Callable[[list[dict[str, Any]]], None],
+                                                  expected: str, tmp_path: Path) -> None:
+    checkout = clone_task("slugkit-options", tmp_path / "base")
+    folder = _openhands_forgery(tmp_path, change)
+    level, reasons = level_of(folder, checkout)
+    assert level == "self-reported"
+    assert any(expected in reason for reason in reasons), reasons
