@@ -202,6 +202,10 @@ class ReviewConfig(StrictModel):
     #: ``true``: a flagged entry is shown "under review" and takes no rank until a review
     #: file clears it. ``false``: seed 002's behaviour (flags shown, the entry still ranked).
     hold: bool = True
+    #: Robust z-score outliers (unusual among the task's peers, e.g. a cheap model) are review
+    #: flags too (``true``), or only shown as outliers (``false``: a cheap or slow honest run
+    #: is not held; seed 002's rule, consistency and duplicate flags still hold).
+    robust: bool = False
 
 
 class JudgeConfig(StrictModel):
@@ -283,6 +287,7 @@ MEANINGS = {
     "count_slack": "tool calls / iterations may differ from the transcript's by this many",
     "hold": "a flagged entry takes no rank until a review file clears it (false: seed 002, "
     "flags shown, still ranked)",
+    "robust": "robust z-score outliers are review flags too (false: shown as outliers only)",
 }
 
 

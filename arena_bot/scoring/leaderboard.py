@@ -470,25 +470,28 @@ def _held(flags: list[ReviewFlag], p: _Prepared) -> bool:
     return judge_review(flags, p.item.review, file=p.item.review_file)[0] == "under-review"
 
 
-def _outlier_flags(outliers: list[OutlierFlag], i: int, res: core.CoreResult
-                   ) -> list[ReviewFlag]:
-    """Seed 002's rule: two or more of its heuristics, or any robust / consistency /
-    duplicate flag, put every outlier flag of the entry up for review."""
+def _outlier_flags(outliers: list[OutlierFlag], i: int, res: core.CoreResult, *,
+                   robust: bool) -> list[ReviewFlag]:
+    """Seed 002's rule: two or more of its heuristics put them up for review; so does any
+    consistency or duplicate flag (and, with ``review.robust``, any robust z-score flag).
+    Robust outliers alone are otherwise shown as outliers only: unusual among peers (a
+    cheap model, a slow tool) is not a sign of cheating."""
     seed_flags = int(res.flag_seed_tokens[i]) + int(res.flag_seed_fast[i]) + int(
         res.flag_seed_single_call[i]
     )
-    if not (seed_flags >= 2 or any(f.kind != "seed" for f in outliers)):
+    counted = [f for f in outliers if f.kind != "robust" or robust]
+    if not (seed_flags >= 2 or any(f.kind != "seed" for f in counted)):
         return []
     return [
         ReviewFlag(source="metrics" if f.kind == "consistency" else "outlier", kind=f.code,
                    reason=f.reason)
-        for f in outliers
+        for f in counted
     ]
 
 
-def _review_parts(p: _Prepared, outliers: list[OutlierFlag], res: core.CoreResult, i: int
-                  ) -> _Review:
-    flags = _evaluation_flags(p) + _outlier_flags(outliers, i, res)
+def _review_parts(p: _Prepared, outliers: list[OutlierFlag], res: core.CoreResult, i: int,
+                  *, robust: bool) -> _Review:
+    flags = _evaluation_flags(p) + _outlier_flags(outliers, i, res, robust=robust)
     status, review = judge_review(flags, p.item.review, file=p.item.review_file)
     return _Review(flags=flags, status=status, review=review)
 
@@ -829,7 +832,8 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     )
     reviews = [
         _review_parts(p, _flags(i=i, p=p, res=res, offset=offsets[i], options=options,
-                                duplicates=duplicates), res, i)
+                                duplicates=duplicates), res, i,
+                      robust=options.config.review.robust)
         for i, p in enumerate(prepared)
     ]
     final = np.array([hold and r.status == "under-review" for r in reviews], dtype=bool)

@@ -140,11 +140,9 @@ def test_statistical_ties_with_the_leader() -> None:
     items.append(make_input("far", make_submission(runs=[
         make_run(f"r{j}", tokens={"total": 300_000 + j}, tool_calls=80,
                  execution_time=1500.0) for j in range(3)]), passed=False))
-    # "far" is a robust outlier too: with the review hold off (seed 002) it is ranked.
-    lb = board([make_task()], items, config=ArenaConfig(review=ReviewConfig(hold=False)))
+    lb = board([make_task()], items)
     leader = next(e for e in lb.entries if e.rank == 1)
     far = entry(lb, "demo/far")
-    assert far.review_status == "under-review"
     assert leader.statistically_tied
     assert far.statistically_tied is False
     assert far.significance_rank > 1
@@ -161,7 +159,8 @@ def test_seed_outlier_flags_need_two_for_review() -> None:
     codes = {f.code for f in quick.outliers}
     assert {"extremely_efficient_tokens", "extremely_fast", "minimal_tool_usage"} <= codes
     assert quick.review_status == "under-review" and quick.rank is None
-    assert {f.kind for f in quick.review_flags} == codes
+    # Its seed heuristics are review flags; its robust z-scores are shown as outliers only.
+    assert {f.kind for f in quick.review_flags} == {c for c in codes if not c.startswith("robust")}
     assert {f.source for f in quick.review_flags} == {"outlier"}
     one = entry(lb, "demo/one")
     assert [f.code for f in one.outliers if f.kind == "seed"] == ["minimal_tool_usage"]
@@ -184,7 +183,14 @@ def test_robust_z_flags_an_extreme_token_count() -> None:
     lb = board([make_task()], items)
     huge = entry(lb, "demo/huge")
     flag = next(f for f in huge.outliers if f.code == "robust_tokens")
-    assert "unusually high" in flag.reason and huge.review_status == "under-review"
+    assert "unusually high" in flag.reason
+    # Shown as an outlier; a review flag (holding the entry) only with review.robust.
+    assert huge.review_status == "none" and huge.rank is not None
+    strict = board([make_task()], items,
+                   config=ArenaConfig(review=ReviewConfig(robust=True)))
+    held = entry(strict, "demo/huge")
+    assert held.review_status == "under-review" and held.rank is None
+    assert [f.kind for f in held.review_flags] == ["robust_tokens"]
     assert not any(f.code == "robust_tokens" for e in lb.entries if e.key != "demo/huge"
                    for f in e.outliers)
 
