@@ -196,6 +196,18 @@ class VerificationConfig(StrictModel):
     cost_tolerance: Annotated[float, Field(ge=0, le=100)] = 0.25
 
 
+class ReviewConfig(StrictModel):
+    """What a review flag does to an entry (see the methodology page)."""
+
+    #: ``true``: a flagged entry is shown "under review" and takes no rank until a review
+    #: file clears it. ``false``: seed 002's behaviour (flags shown, the entry still ranked).
+    hold: bool = True
+    #: Robust z-score outliers (unusual among the task's peers, e.g. a cheap model) are review
+    #: flags too (``true``), or only shown as outliers (``false``: a cheap or slow honest run
+    #: is not held; seed 002's rule, consistency and duplicate flags still hold).
+    robust: bool = False
+
+
 class JudgeConfig(StrictModel):
     """The LLM judge of ``llm_judge`` / ``code_judge`` criteria (an OpenAI-style endpoint)."""
 
@@ -214,6 +226,7 @@ class ArenaConfig(StrictModel):
     outliers: OutlierConfig = OutlierConfig()
     limits: LimitsConfig = LimitsConfig()
     verification: VerificationConfig = VerificationConfig()
+    review: ReviewConfig = ReviewConfig()
     judge: JudgeConfig = JudgeConfig()
     #: A price table file (relative to the repository root) instead of the shipped one.
     prices: str | None = None
@@ -272,6 +285,9 @@ MEANINGS = {
     "tolerance": "relative difference allowed between a reported figure and the transcript's",
     "time_slack_seconds": "extra seconds allowed on wall-clock time against the transcript",
     "count_slack": "tool calls / iterations may differ from the transcript's by this many",
+    "hold": "a flagged entry takes no rank until a review file clears it (false: seed 002, "
+    "flags shown, still ranked)",
+    "robust": "robust z-score outliers are review flags too (false: shown as outliers only)",
 }
 
 

@@ -16,6 +16,8 @@ from arena_bot.bot.bundle import Bundle
 from arena_bot.bot.unit_result import UnitResult
 from arena_bot.config import ArenaConfig
 from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.models.leaderboard import Leaderboard
+from arena_bot.models.review import ReviewFile
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
 from arena_bot.site.history import Snapshot
@@ -66,6 +68,16 @@ SCHEMAS: tuple[SchemaFile, ...] = (
         name="site-snapshot.schema.json",
         model=Snapshot,
         title="Agentic Arena site snapshot (board/snapshot.json of arena site build)",
+    ),
+    SchemaFile(
+        name="review.schema.json",
+        model=ReviewFile,
+        title="Agentic Arena review file (reviews/<task>/<submission>.yaml)",
+    ),
+    SchemaFile(
+        name="leaderboard.schema.json",
+        model=Leaderboard,
+        title="Agentic Arena leaderboard (leaderboard.json of arena score)",
     ),
     SchemaFile(
         name="bot-unit-result.schema.json",

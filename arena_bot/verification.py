@@ -1,4 +1,4 @@
-"""Verified metrics: recompute a run's figures from its transcript and flag what differs.
+"""Checking a run's figures against its transcript: mismatches, and the metrics level.
 
 Pure logic over files in the submission folder (no Docker, git or GitHub). A reported figure
 that differs from the transcript's by more than ``tolerance`` (relative) is an error naming the
@@ -8,6 +8,7 @@ inflated or deflated silently.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -17,8 +18,19 @@ from arena_bot.errors import ArenaError
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run
 from arena_bot.patches import load_patch
-from arena_bot.scoring.prices import PriceTable, token_cost
+from arena_bot.scoring.prices import PriceTable, normalize_model_name, token_cost
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.transcripts.edits import (
+    Activity,
+    ReplayError,
+    differences,
+    iter_edits,
+    patched_files,
+    read_activity,
+    replay,
+    repo_path,
+    usage_problems,
+)
 from arena_bot.transcripts.redact import find_secrets
 
 _DEFAULTS = DEFAULT_CONFIG.verification
@@ -282,3 +294,148 @@ def is_verified(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE)
     return run.transcript is not None and not verify_run(
         run=run, folder=folder, tolerance=tolerance
     )
+
+
+# --- metrics levels --------------------------------------------------------------------
+
+#: A run's metrics level and, when it is ``self-reported``, every reason why.
+RunLevel = tuple[Literal["self-reported", "transcript-consistent"], tuple[str, ...]]
+
+
+def checkout_files(root: Path) -> Callable[[str], str | None]:
+    """``base(path)`` over a checkout at ``root``: a repository file's text, ``None`` when
+    there is none (a path that leaves the checkout or is not a regular file included)."""
+    top = root.resolve()
+
+    def base(name: str) -> str | None:
+        if not name or name.startswith("/") or ".." in name.split("/") or name.startswith(
+                ".git/"):
+            return None
+        path = top / name
+        try:
+            if path.is_symlink() or not path.is_file() or top not in path.resolve().parents:
+                return None
+            return path.read_bytes().decode("utf-8", errors="surrogateescape")
+        except OSError:
+            return None
+
+    return base
+
+
+def _model_names(models: Iterable[str], prices: PriceTable) -> set[str]:
+    names = set()
+    for model in models:
+        if not model or model == "<synthetic>":
+            continue
+        found = prices.lookup(model)
+        names.add(found[0] if found is not None else normalize_model_name(model))
+    return names
+
+
+def run_level(
+    *,
+    run: Run,
+    folder: Path,
+    models: Sequence[str],
+    base_checkout: Callable[[], Path] | None,
+    prices: PriceTable,
+    tolerances: Tolerances | None = None,
+) -> RunLevel:
+    """Whether ``run``'s figures are ``transcript-consistent``, with the reasons they are not.
+
+    The level needs all of: a readable transcript whose figures are exactly the reported
+    ones (time within its slack); the submission's ``models`` are the transcript's; the
+    transcript's edit tool calls, replayed on the task's base commit (``base_checkout``),
+    reproduce the run's patches; its per-request usage is internally consistent
+    (:func:`arena_bot.transcripts.edits.usage_problems`).
+    """
+    if run.transcript is None:
+        return "self-reported", ("no transcript",)
+    limits = tolerances or Tolerances()
+    findings = verify_run(run=run, folder=folder, tolerances=limits, prices=None)
+    errors = [f.message for f in findings if f.severity == "error"]
+    if errors:
+        return "self-reported", tuple(errors[:5])
+    path = folder / run.transcript.file
+    reasons: list[str] = []
+    try:
+        metrics = read_transcript(path=path, format_name=run.transcript.format)
+        activity = read_activity(path, run.transcript.format)
+    except ArenaError as exc:
+        return "self-reported", (f"transcript: {exc.message}",)
+    if activity is None:
+        return "self-reported", (
+            f"the {run.transcript.format} format shows no edit tool calls that can be replayed",)
+    exact = Tolerances(relative=0.0, count_slack=0.0, cost_relative=limits.cost_relative,
+                       time_slack_seconds=limits.time_slack_seconds)
+    reasons += [
+        f"{finding.message} (the level needs the transcript's own figures)"
+        for finding in compare_metrics(run=run, metrics=metrics, path=path, tolerances=exact)
+        if finding.code == "metric-mismatch"
+    ]
+    claimed, shown = _model_names(models, prices), _model_names(metrics.models, prices)
+    if claimed != shown:
+        reasons.append(
+            f"the submission names model(s) {', '.join(sorted(claimed)) or 'none'} but the "
+            f"transcript's requests were made by {', '.join(sorted(shown)) or 'none'}")
+    reasons += _replay_reasons(run=run, folder=folder, activity=activity,
+                               base_checkout=base_checkout)
+    reasons += usage_problems(activity)
+    return ("self-reported", tuple(reasons)) if reasons else ("transcript-consistent", ())
+
+
+def _replay_reasons(
+    *, run: Run, folder: Path, activity: Activity, base_checkout: Callable[[], Path] | None
+) -> list[str]:
+    if base_checkout is None:
+        return ["the task's base commit is not available here to replay the edits"]
+    try:
+        base = checkout_files(base_checkout())
+    except ArenaError as exc:
+        return [f"the task's base commit is not available to replay the edits: {exc.message}"]
+    submitted: dict[str, str | None] = {}
+    for name in run.patches:
+        try:
+            files = patched_files(load_patch(folder / name), base=base)
+        except ReplayError as exc:
+            return [f"{name} does not apply to the base commit (line {exc.where}): "
+                    f"{exc.message}"]
+        both = sorted(set(files) & set(submitted))
+        if both:
+            return [f"two patches change {both[0]}: the replay cannot tell their edits apart"]
+        submitted.update(files)
+    writes = [f"{where}: `{command}`" for where, command in activity.shell_writes[:2]]
+    through_shell = (
+        f"; the transcript changes files through the shell (at {'; '.join(writes)}), which "
+        "cannot be replayed" if writes else ""
+    )
+    if activity.unreplayable:
+        where, text = activity.unreplayable[0]
+        return [f"the edit at {where} (`{text}`) is of a form that cannot be replayed"]
+    edits = list(iter_edits(activity))
+    if not edits:
+        return ["the transcript shows no edit tool call" + (through_shell or "")]
+    if len(activity.unanswered) > 1:
+        return [f"{len(activity.unanswered)} tool calls have no result in the transcript "
+                f"(first at {activity.unanswered[0]}): the tool writes one for every call"]
+    unread = [
+        edit for edit in edits
+        if edit.read_before is False and edit.kind != "write"
+        and base(repo_path(edit.path, cwd=activity.cwd, known=lambda n: n in submitted))
+        is not None
+    ]
+    if unread:
+        return [f"the edit at {unread[0].where} changes {unread[0].path}, which the session "
+                "never read (the tool refuses to edit a file it has not read)"]
+    try:
+        replayed = replay(edits, base=base, cwd=activity.cwd,
+                          known=lambda name: name in submitted)
+    except ReplayError as exc:
+        return [f"the edit at {exc.where} cannot be replayed on the base commit: "
+                f"{exc.message}{through_shell}"]
+    found = differences(replayed, submitted, base=base)
+    if found:
+        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        return ["replaying the transcript's edits does not reproduce the patch: "
+                + "; ".join(found[:3]) + more + through_shell]
+    return []

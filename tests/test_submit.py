@@ -254,24 +254,40 @@ def test_mismatched_pairs_are_a_usage_error(project: Path, tmp_path: Path) -> No
     assert result.exit_code == 2 and "one --transcript per --workdir" in result.output
 
 
-def test_leaderboard_marks_verified_and_self_reported_entries(
+def test_a_sketchy_transcript_leaves_the_entry_self_reported_with_its_reasons(
     project: Path, tmp_path: Path
 ) -> None:
+    """The submitted figures agree with the transcript (validation passes), but a four-line
+    session whose Edit carries no text cannot reproduce the patch: no level, reasons
+    stated; the sample without a transcript says so."""
     from arena_bot.scoring.inputs import ScoringOptions
     from arena_bot.scoring.leaderboard import build_leaderboard
     from arena_bot.scoring.loader import load_inputs
 
     submitted(project, tmp_path)
     shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)  # no transcript
+    checkout = tmp_path / "base"
+    agent_workdir(project, checkout)
+    git("checkout", "-q", "--", ".", cwd=checkout)
+    git("reset", "-q", "--hard", cwd=checkout)
+    git("clean", "-qfd", cwd=checkout)
+    options = ScoringOptions(base_checkout=lambda task: checkout)
     inputs = load_inputs(
         dataset_dir=project / "dataset",
         submissions_dir=project / "submissions",
         results_dir=tmp_path / "results",
+        options=options,
     )
-    board = build_leaderboard(inputs, options=ScoringOptions())
-    marks = {entry.submission_id: (entry.metrics_source, entry.verified_runs)
+    board = build_leaderboard(inputs, options=options)
+    marks = {entry.submission_id: (entry.metrics_level, entry.metrics_reasons)
              for entry in board.entries}
-    assert marks == {FOLDER: ("verified", 1), SAMPLE.name: ("self-reported", 0)}
+    level, reasons = marks[FOLDER]
+    assert level == "self-reported"
+    # Its Edit changes __main__.py, which the session never read (Claude Code refuses that).
+    assert any("never read" in r and "slugkit/__main__.py" in r for r in reasons), reasons
+    level, reasons = marks[SAMPLE.name]
+    assert level == "self-reported" and reasons
+    assert all(reason.endswith(": no transcript") for reason in reasons)
 
 
 def test_a_secret_left_in_a_stored_transcript_fails_validation(
@@ -309,21 +325,6 @@ def test_transcript_of_another_run_is_refused(project: Path, tmp_path: Path) -> 
     assert "transcript-mismatch" in output and "csvstat/stats.py" in output
     assert not (project / "submissions" / TASK / FOLDER).exists()
     assert leftovers(project) == []
-
-
-def test_score_verified_only_keeps_the_marked_entries(project: Path, tmp_path: Path) -> None:
-    submitted(project, tmp_path)
-    shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)
-    out = tmp_path / "out"
-    result = CliRunner().invoke(
-        main, ["--root", str(project), "score", "--verified-only", "--output", str(out)]
-    )
-    assert result.exit_code == 0, result.output
-    board = json.loads((out / "leaderboard.json").read_text())
-    assert [e["submission_id"] for e in board["entries"]] == [FOLDER]
-    header, row = (out / "leaderboard.csv").read_text().splitlines()
-    columns = header.split(",")
-    assert row.split(",")[columns.index("metrics_source")] == "verified"
 
 
 def test_cost_three_times_off_is_a_warning_naming_the_price_table(

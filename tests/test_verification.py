@@ -130,11 +130,11 @@ def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:
     session = SAMPLES / "csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5/session.jsonl"
     metrics = read_transcript(path=session, format_name="claude-code")
     assert metrics.usage_by_model == {
-        "claude-sonnet-4-5": (410, 60000, 10000, 4000),
-        "claude-haiku-4-5": (20, 50170, 18000, 4190),
+        "claude-sonnet-4-5-20250929": (27, 149976, 1452, 1178),
+        "claude-haiku-4-5-20251001": (40, 132984, 2852, 835),
     }
-    sonnet = 410 * 3.00 + 60000 * 0.30 + 10000 * 3.75 + 4000 * 15.00
-    haiku = 20 * 1.00 + 50170 * 0.10 + 18000 * 1.25 + 4190 * 5.00
+    sonnet = 27 * 3.00 + 149976 * 0.30 + 1452 * 3.75 + 1178 * 15.00
+    haiku = 40 * 1.00 + 132984 * 0.10 + 2852 * 1.25 + 835 * 5.00
     cost = transcript_cost(metrics=metrics, prices=load_price_table())
     assert cost == pytest.approx((sonnet + haiku) / 1_000_000)
 

@@ -6,6 +6,7 @@ print what they return.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -16,6 +17,7 @@ from typing import Any
 from arena_bot.app.batch import batch_collection
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
 from arena_bot.errors import InputError
+from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.index import Index, signature, spell
 from arena_bot.methodology import methodology_from_board
 from arena_bot.models.leaderboard import Leaderboard
@@ -34,7 +36,11 @@ def scoring_options(settings: Settings) -> ScoringOptions:
     """The repository's arena.yaml (or the defaults) and the judge the settings configure."""
     config = load_config(settings.root).config
     prices = load_price_table(settings.root / config.prices) if config.prices else None
-    return ScoringOptions.from_config(config, judge=judge_for(settings, config), prices=prices)
+    options = ScoringOptions.from_config(config, judge=judge_for(settings, config), prices=prices)
+    # Transcripts' edits are replayed on a clone of the task at its base commit (made once,
+    # only when a transcript gets that far): scoring itself runs no git.
+    repos = BaseRepoCache(settings.cache_dir / "repos")
+    return dataclasses.replace(options, base_checkout=repos.get)
 
 
 def judge_for(settings: Settings, config: ArenaConfig = DEFAULT_CONFIG) -> Any:
@@ -95,6 +101,7 @@ def board_from_disk(
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
     with batch_collection():
+        options = scoring_options(settings)
         inputs = load_inputs(
             dataset_dir=settings.dataset_dir,
             submissions_dir=settings.submissions_dir,
@@ -102,13 +109,14 @@ def board_from_disk(
             match=match,  # type: ignore[arg-type]
             only=only,
             index=index,
+            options=options,
         )
         if not inputs.tasks and not inputs.unchecked:
             raise InputError(
                 "no tasks found", path=settings.dataset_dir,
                 hint="run from the repository root or pass --root",
             )
-        return build_leaderboard(inputs, options=scoring_options(settings))
+        return build_leaderboard(inputs, options=options)
 
 
 def _write(path: Path, text: str) -> None:
@@ -261,7 +269,7 @@ def describe_board(board: Leaderboard, written: WrittenBoard) -> list[str]:
     """What a command prints after :func:`write_board`."""
     count = {status: sum(1 for e in board.entries if e.status == status)
              for status in ("scored", "pending", "error")}
-    review = sum(1 for e in board.entries if e.needs_review)
+    review = sum(1 for e in board.entries if e.review_status == "under-review")
     return [
         f"{len(board.tasks)} task(s): {count['scored']} scored, {count['pending']} pending, "
         f"{count['error']} failed evaluation, {review} flagged for review",

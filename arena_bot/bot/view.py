@@ -80,6 +80,39 @@ class OutlierView(_Tolerant):
         return outlier_check(self.code, self.kind)
 
 
+class BoardFlagView(_Tolerant):
+    """A review flag as the leaderboard entry carries it."""
+
+    source: str = ""
+    kind: str = ""
+    file: str | None = None
+    line: int | None = None
+    reason: str = ""
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (or the file, or nothing)."""
+        if self.file and self.line:
+            return f"{self.file}:{self.line}"
+        return self.file or ""
+
+
+class ClearedReviewView(_Tolerant):
+    by: str = ""
+    reason: str = ""
+    date: str = ""
+    file: str = ""
+    flags_cleared: list[BoardFlagView] = []
+
+
+#: The metrics levels as the comment and the site name them.
+LEVEL_NAMES = {
+    "self-reported": "self-reported",
+    "transcript-consistent": "consistent with its transcript",
+    "maintainer-repeated": "repeated by a maintainer",
+}
+
+
 class MetricBaselineView(_Tolerant):
     """One metric's baseline (min / median / max of the task, or task.yaml's defaults)."""
 
@@ -127,8 +160,20 @@ class EntryView(_Tolerant):
     percentile: float | None = None
     statistically_tied: bool | None = None
     outliers: list[OutlierView] = []
-    needs_review: bool = False
+    review_flags: list[BoardFlagView] = []
+    review_status: str = "none"
+    review: ClearedReviewView | None = None
+    metrics_level: str = "self-reported"
+    metrics_reasons: list[str] = []
     validation: list[str] = []
+
+    @property
+    def under_review(self) -> bool:
+        return self.review_status == "under-review"
+
+    @property
+    def level_name(self) -> str:
+        return LEVEL_NAMES.get(self.metrics_level, self.metrics_level)
 
 
 #: The names the harness gives its canary tests (evaluation.harness.plan_canaries).
@@ -245,7 +290,7 @@ class SubmissionView:
     def flagged(self) -> bool:
         if self.result is not None and self.result.review_flags:
             return True
-        return self.entry is not None and (self.entry.needs_review or bool(self.entry.outliers))
+        return self.entry is not None and (self.entry.under_review or bool(self.entry.outliers))
 
     @property
     def ranked_of(self) -> int | None:

@@ -145,9 +145,10 @@ def _entry_line(entry: Entry) -> str:
     if entry.interval is not None and entry.interval.low is not None:
         interval = f" [{entry.interval.low:.1f}, {entry.interval.high:.1f}]"
     flags = ""
-    if entry.outliers:
-        review = "review: " if entry.needs_review else ""
-        flags = f"  [{review}{', '.join(f.code for f in entry.outliers)}]"
+    if entry.outliers or entry.review_flags:
+        review = "under review: " if entry.review_status == "under-review" else ""
+        codes = [f.kind for f in entry.review_flags] or [f.code for f in entry.outliers]
+        flags = f"  [{review}{', '.join(codes)}]"
     tie = " (tie)" if entry.rank_shared else ""
     return (
         f"#{entry.rank}{tie} {scores.overall_unadjusted:5.1f} (adjusted {scores.overall:5.1f}"

@@ -161,6 +161,49 @@ class OutlierFlag(RecordModel):
     kind: Literal["seed", "robust", "consistency", "duplicate"]
 
 
+#: Where a review flag came from: ``static`` — a check of the patch's text (syntax tree,
+#: protected paths); ``runtime`` — something seen while the tests ran (canaries, a tampered
+#: report); ``outlier`` — seed 002's outlier rule (see :class:`OutlierFlag`); ``metrics`` —
+#: reported figures that contradict each other or the price table.
+ReviewFlagSource = Literal["static", "runtime", "outlier", "metrics"]
+#: ``none`` — no flag; ``under-review`` — flagged and not (or not wholly) cleared: shown,
+#: not ranked; ``cleared`` — every flag cleared by a review file committed to the repository.
+ReviewStatus = Literal["none", "under-review", "cleared"]
+#: How far an entry's figures can be trusted (the weakest of its runs):
+#: ``self-reported`` — taken on trust; ``transcript-consistent`` — every run's transcript
+#: replays to its patch, its usage is internally consistent, its models are the
+#: submission's and its figures agree with it; ``maintainer-repeated`` — in addition, a
+#: maintainer repeated the run (named in a review file).
+MetricsLevel = Literal["self-reported", "transcript-consistent", "maintainer-repeated"]
+
+
+class ReviewFlag(RecordModel):
+    """Something a maintainer must look at before the entry is ranked."""
+
+    source: ReviewFlagSource
+    #: A short stable code (``test-machinery``, ``canary``, ``extremely_fast``, ...): what a
+    #: review file names to clear the flag.
+    kind: str
+    #: Repository path the flag points at (``None`` for a flag about the run or the figures).
+    file: str | None = None
+    #: 1-based line in ``file``.
+    line: int | None = None
+    reason: str
+
+
+class ClearedReview(RecordModel):
+    """A maintainer's review of the entry, from ``reviews/<task>/<submission>.yaml``."""
+
+    #: The maintainer (GitHub login) who reviewed it.
+    by: str
+    reason: str
+    date: str
+    #: The flags this review clears (as the review file names them).
+    flags_cleared: list[ReviewFlag] = Field(default_factory=list)
+    #: The review file, relative to the repository root.
+    file: str
+
+
 class PassAtK(RecordModel):
     """Unbiased pass@k over the submission's runs (a run passes when all its tests pass)."""
 
@@ -222,6 +265,7 @@ class Entry(RecordModel):
     runs: list[RunMetrics]
     scores: Scores | None = None
     correctness: list[CriterionScore] = Field(default_factory=list)
+    #: ``None`` while not scored or under review.
     rank: int | None = None
     #: Another entry of the task has the same published score (so the same rank).
     rank_shared: bool | None = None
@@ -235,17 +279,26 @@ class Entry(RecordModel):
     significance_rank: int | None = None
     pass_at_k: list[PassAtK] = Field(default_factory=list)
     outliers: list[OutlierFlag] = Field(default_factory=list)
-    #: Seed 002: two or more of its heuristics, or any robust / consistency / duplicate flag.
-    needs_review: bool = False
+    #: Every review flag of the entry: the evaluation's static and runtime flags, and its
+    #: outlier flags when seed 002's rule holds (two or more of its heuristics, or any
+    #: robust / consistency / duplicate flag). Also set on pending and errored entries
+    #: when the stored result carries flags.
+    review_flags: list[ReviewFlag] = Field(default_factory=list)
+    #: ``under-review`` entries take no rank (``rank`` is ``None``) until a review file
+    #: clears every flag (arena.yaml ``review.hold: false``: ranked, flags still shown).
+    review_status: ReviewStatus = "none"
+    #: The committed review that cleared the flags (``cleared``), or a review that no longer
+    #: covers every flag (``under-review``: the flags it does not name are still open).
+    review: ClearedReview | None = None
     #: Seed 002's ``validate_evaluation_metrics`` messages for this entry.
     validation: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
-    #: ``verified``: every run's figures were recomputed from its transcript and agree
-    #: (the "verified metrics" mark; the board can be filtered on it); ``self-reported``:
-    #: at least one run has no transcript, so its numbers are taken on trust.
-    metrics_source: Literal["verified", "self-reported"] = "self-reported"
-    #: How many of the runs were verified against a transcript.
-    verified_runs: int = 0
+    #: How far the figures can be trusted (see :data:`MetricsLevel`; the board can be
+    #: filtered on it).
+    metrics_level: MetricsLevel = "self-reported"
+    #: Why the entry has no higher level, one line per run and reason (empty at
+    #: ``maintainer-repeated``).
+    metrics_reasons: list[str] = Field(default_factory=list)
 
 
 class Summary(Interval):

@@ -104,7 +104,8 @@ class Run(StrictModel):
     patches: Annotated[list[LocalFile], Field(min_length=1, max_length=2)]
     final_answer: Annotated[str, StringConstraints(max_length=20_000)] | None = None
     trajectory: LocalFile | None = None
-    #: When given, the run's figures are checked against the transcript ("verified metrics").
+    #: When given, the run's figures are checked against the transcript, and its edits and
+    #: usage decide the entry's metrics level (see the methodology).
     transcript: Transcript | None = None
 
 

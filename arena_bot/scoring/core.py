@@ -71,6 +71,10 @@ class SubmissionColumns:
     price_input: FloatArray
     price_cached: FloatArray
     price_output: FloatArray
+    #: Scored and not held for review: ranked (``None``: every scored submission). Held
+    #: entries are still scored, count in baselines (as seed 002's) and are judged for
+    #: outliers.
+    ranked: BoolArray | None = None
 
     @property
     def count(self) -> int:
@@ -547,13 +551,21 @@ class _Scope:
     scored: BoolArray
     index: IntArray
     tasks: IntArray
+    #: The ranked submissions (scored, not held for review) and their tasks.
+    ranked: IntArray
+    ranked_tasks: IntArray
 
     @classmethod
     def of(cls, submissions: SubmissionColumns, *, tasks: TaskColumns) -> _Scope:
         index = np.flatnonzero(submissions.scored)
+        mask = submissions.scored if submissions.ranked is None else (
+            submissions.scored & submissions.ranked
+        )
+        ranked = np.flatnonzero(mask)
         return cls(
             n_subs=submissions.count, n_tasks=tasks.count, task_of=submissions.task,
             scored=submissions.scored, index=index, tasks=submissions.task[index],
+            ranked=ranked, ranked_tasks=submissions.task[ranked],
         )
 
 
@@ -617,10 +629,11 @@ def _ranks(scores: ComponentArrays, scope: _Scope) -> _Ranks:
     """Ranks and percentiles over the scored entries of each task, on the unadjusted overall
     rounded as displayed (2 decimals): within a task every entry has the same difficulty
     multiplier, and the adjusted score's clip at 100 would merge distinct scores."""
-    index, n_subs = scope.index, scope.n_subs
+    index, n_subs = scope.ranked, scope.n_subs
     rounded = np.round(scores.overall_unadjusted[index], 2)
     # Ranked in hundredths (integers): the same order, and a single integer sort.
-    overall = competition_ranks(np.round(rounded * 100), scope.tasks, n_groups=scope.n_tasks)
+    overall = competition_ranks(np.round(rounded * 100), scope.ranked_tasks,
+                                n_groups=scope.n_tasks)
     rank = np.full(n_subs, -1, dtype=np.int64)
     rank[index] = overall.rank
     shared = np.zeros(n_subs, dtype=bool)
@@ -633,7 +646,8 @@ def _ranks(scores: ComponentArrays, scope: _Scope) -> _Ranks:
     ):
         hundredths = np.round(values[index] * 100)  # as published
         ok = ~np.isnan(hundredths)
-        ranks = competition_ranks(hundredths[ok], scope.tasks[ok], n_groups=scope.n_tasks)
+        ranks = competition_ranks(hundredths[ok], scope.ranked_tasks[ok],
+                                  n_groups=scope.n_tasks)
         category[index[ok], column] = ranks.rank
     return _Ranks(rank=rank, shared=shared, percentile=percentile, category=category,
                   rounded=rounded, overall=overall)
@@ -658,7 +672,7 @@ def _intervals(
 ) -> _Intervals:
     """Multi-run intervals over the runs' overall scores, and the ties they imply (judged on
     the scale the ranks use: unadjusted)."""
-    sub, n_subs, index = runs.submission, scope.n_subs, scope.index
+    sub, n_subs, index = runs.submission, scope.n_subs, scope.ranked
     mean = group_mean(run_scores.overall, sub, n_groups=n_subs)
     std = group_sample_std(run_scores.overall, sub, n_groups=n_subs, means=mean)
     count = np.bincount(sub, minlength=n_subs).astype(np.int64)
@@ -676,7 +690,7 @@ def _intervals(
     significance_rank = np.full(n_subs, -1, dtype=np.int64)
     tied[index], significance_rank[index] = significance(
         score=ranks.rounded, rank=ranks.overall.rank, low=plain_low[index],
-        high=plain_high[index], groups=scope.tasks, n_groups=scope.n_tasks,
+        high=plain_high[index], groups=scope.ranked_tasks, n_groups=scope.n_tasks,
     )
     return _Intervals(mean=mean, std=std, min=low_value, max=high_value, count=count,
                       low=low, high=high, tied=tied, significance_rank=significance_rank)

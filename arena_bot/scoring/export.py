@@ -23,8 +23,8 @@ CSV_COLUMNS = (
     "token_efficiency", "tool_call_efficiency", "iteration_efficiency", "speed", "cost",
     "correctness", "percentile", "ci_low", "ci_high", "statistically_tied",
     "significance_rank", "pass_at_1", "tokens", "tool_calls", "iterations",
-    "execution_time", "estimated_cost", "baseline", "needs_review", "flags",
-    "metrics_source", "composite", "resolve_rate",
+    "execution_time", "estimated_cost", "baseline", "review_status", "flags",
+    "metrics_level", "composite", "resolve_rate",
 )
 
 
@@ -141,12 +141,13 @@ def _encode_items(value: dict[Any, Any], out: list[str], newline: str) -> None:
 
 
 def verified_only(leaderboard: Leaderboard) -> Leaderboard:
-    """The board filtered to entries with the "verified metrics" mark.
+    """The board filtered to entries whose metrics are at least consistent with their
+    transcripts (``metrics_level`` above ``self-reported``).
 
     Scores, ranks and baselines stay those of the whole board (filtering is a view, so a
     verified entry's score does not change with the filter).
     """
-    entries = [e for e in leaderboard.entries if e.metrics_source == "verified"]
+    entries = [e for e in leaderboard.entries if e.metrics_level != "self-reported"]
     return leaderboard.model_copy(update={"entries": entries})
 
 
@@ -254,8 +255,8 @@ def csv_rows(leaderboard: Leaderboard) -> str:
             "" if e.significance_rank is None else e.significance_rank,
             _fixed(pass1, 4), _fixed(m.tokens, 1), _fixed(m.tool_calls, 2),
             _fixed(m.iterations, 2), _fixed(m.execution_time, 2), _fixed(m.estimated_cost, 4),
-            baselines.get(e.task_id, ""), str(e.needs_review).lower(),
-            ";".join(f.code for f in e.outliers), e.metrics_source,
+            baselines.get(e.task_id, ""), e.review_status,
+            ";".join(f.code for f in e.outliers), e.metrics_level,
             _fixed(s.composite if s else None), _fixed(s.resolve_rate if s else None, 4),
         ])
     return buffer.getvalue()

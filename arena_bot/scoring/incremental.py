@@ -41,6 +41,7 @@ from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore, content_address
 from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.models.leaderboard import Leaderboard, TaskBoard
+from arena_bot.reviews import REVIEWS_FOLDER
 from arena_bot.scoring.export import (
     csv_header,
     csv_rows,
@@ -186,7 +187,7 @@ class TaskPart:
                 "ranked": ranked,
                 "pending": sum(1 for e in entries if e.status == "pending"),
                 "error": sum(1 for e in entries if e.status == "error"),
-                "review": sum(1 for e in entries if e.needs_review),
+                "review": sum(1 for e in entries if e.review_status == "under-review"),
             },
         }
         fragments = [entry_fragment(entry) for entry in entries]
@@ -321,7 +322,8 @@ def _key_task(
         folders = walk.folders(task.id)
         if keep is not None:
             folders = [folder for folder in folders if folder in keep]
-        key = _task_key(task, folders, store, index, common)
+        reviews = os.path.join(os.path.dirname(walk.top), REVIEWS_FOLDER, task.id)
+        key = _task_key(task, folders, store, index, common, reviews=reviews)
     witness = Witness.of(key=key, folders=folders, seen=seen, index=index)
     if keep is None:
         if witness.settled:
@@ -397,7 +399,8 @@ def _check_placement(folder: str, depth: int, submissions_dir: Path, task_ids: s
 
 
 def _task_key(
-    task: TaskFolder, folders: Sequence[str], store: ResultStore, index: Index, common: str
+    task: TaskFolder, folders: Sequence[str], store: ResultStore, index: Index, common: str,
+    *, reviews: str,
 ) -> str:
     task_digest = store.task_digest(task)
     results_root = os.path.abspath(store.root)
@@ -414,6 +417,16 @@ def _task_key(
         for candidate in store.candidate_names(task.id, name, content):
             path = f"{results}/{candidate}"
             digest.update(f"{candidate}\0{index.file_digest(path)}\n".encode())
+    # The task's review files (listed even when absent, so a witness sees one appear).
+    try:
+        entries = index.listing(reviews)
+    except OSError:
+        entries = []
+    for name, kind in sorted(entries):
+        path = f"{reviews}/{name}"
+        digest.update(f"review\0{name}\0{kind}\0".encode())
+        if kind == "f":
+            digest.update(f"{index.file_digest(path)}\n".encode())
     return digest.hexdigest()
 
 
@@ -435,7 +448,8 @@ def _score_task(
                 path=submission.yaml_path,
                 hint=f"move the folder to submissions/{submission.spec.task}/ or fix 'task'",
             )
-        items.append(submission_input(submission, store.lookup(submission, task), index))
+        items.append(submission_input(submission, store.lookup(submission, task), index,
+                                      task=task, options=options))
     inputs = ScoringInputs(tasks={task.id: task.spec}, submissions=items)
     board = build_leaderboard(inputs, options=options)
     return TaskPart.of(board, task_input_digest(task.spec, items), key)

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.models.leaderboard import MetricsLevel
+from arena_bot.models.review import ReviewFile
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
 from arena_bot.scoring.core import ScoringPolicy
 from arena_bot.scoring.judge import Judge
 from arena_bot.scoring.prices import PriceTable, load_price_table
 from arena_bot.scoring.weights import WeightsMode
+
+if TYPE_CHECKING:
+    from arena_bot.dataset import TaskFolder
 
 _SCORING = DEFAULT_CONFIG.scoring
 
@@ -29,8 +36,16 @@ class SubmissionInput:
     result: EvaluationResult | None
     #: run id → digests of its patch files (see :func:`.outliers.patch_digest`).
     patch_digests: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: Ids of the runs whose figures agree with their transcript (see :mod:`.verification`).
-    verified_runs: frozenset[str] = frozenset()
+    #: Each run's metrics level and, below ``maintainer-repeated``, why (see
+    #: :mod:`arena_bot.verification`): run id → (level, reasons). A run missing here is
+    #: ``self-reported``.
+    metrics_levels: Mapping[str, tuple[MetricsLevel, tuple[str, ...]]] = field(
+        default_factory=dict
+    )
+    #: The committed review file of this submission, if any, and its path relative to the
+    #: repository root.
+    review: ReviewFile | None = None
+    review_file: str = ""
 
     @functools.cached_property
     def digested(self) -> bytes:
@@ -42,6 +57,10 @@ class SubmissionInput:
             self.spec.model_dump_json().encode(),
             self.result.model_dump_json().encode() if self.result else b"-",
             json.dumps(sorted(self.patch_digests.items())).encode(),
+            json.dumps(sorted((k, v[0], list(v[1])) for k, v in self.metrics_levels.items()))
+            .encode(),
+            self.review.model_dump_json().encode() if self.review else b"-",
+            self.review_file.encode(),
         ))
 
 
@@ -74,6 +93,10 @@ class ScoringOptions:
     pass_k: tuple[int, ...] = tuple(_SCORING.pass_k)
     prices: PriceTable = field(default_factory=load_price_table)
     config: ArenaConfig = DEFAULT_CONFIG
+    #: The base checkout of a task (a folder holding its repository at the base commit), for
+    #: replaying transcripts' edits; given by the caller that may run git (``None``: no
+    #: replay, so no run reaches ``transcript-consistent``).
+    base_checkout: Callable[[TaskFolder], Path] | None = None
 
     @classmethod
     def from_config(

@@ -18,10 +18,12 @@ from typing import Any, Literal
 import numpy as np
 
 from arena_bot.errors import InputError
+from arena_bot.models.evaluation import ReviewFlag as EvaluationFlag
 from arena_bot.models.evaluation import RunResult
 from arena_bot.models.leaderboard import (
     CategoryRanks,
     CategoryWeights,
+    ClearedReview,
     CriterionScore,
     EfficiencyParts,
     Entry,
@@ -31,8 +33,10 @@ from arena_bot.models.leaderboard import (
     LeaderboardOptions,
     MeanMetrics,
     MetricBaseline,
+    MetricsLevel,
     OutlierFlag,
     PassAtK,
+    ReviewFlag,
     RunMetrics,
     Scores,
     Summary,
@@ -42,6 +46,7 @@ from arena_bot.models.leaderboard import (
 )
 from arena_bot.models.submission import Run, Submission
 from arena_bot.models.task import Task
+from arena_bot.reviews import judge_review
 from arena_bot.scoring import core
 from arena_bot.scoring.correctness import (
     CriterionOutcome,
@@ -340,7 +345,7 @@ def _interval(i: int, res: core.CoreResult, confidence: float) -> Interval:
 
 def _entry(
     *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
-    duplicates: dict[str, list[str]],
+    duplicates: dict[str, list[str]], review: _Review,
 ) -> Entry:
     spec = p.item.spec
     scored = p.status == "scored"
@@ -355,6 +360,7 @@ def _entry(
         i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates,
         metrics=metrics,
     ).entry_fields() if scored else _UNSCORED_FIELDS
+    level, reasons = metrics_level(p.item)
     return Entry(
         key=p.item.key,
         task_id=p.task.id,
@@ -372,8 +378,11 @@ def _entry(
         runs=[_run_entry(prepared, res, offset + j, scored=scored)
               for j, prepared in enumerate(p.runs)],
         **parts,
-        metrics_source=_metrics_source(p.item),
-        verified_runs=sum(1 for run in spec.runs if run.id in p.item.verified_runs),
+        review_flags=review.flags,
+        review_status=review.status,
+        review=review.review,
+        metrics_level=level,
+        metrics_reasons=reasons,
     )
 
 
@@ -401,12 +410,90 @@ def _run_entry(
     )
 
 
-def _metrics_source(item: SubmissionInput) -> Literal["verified", "self-reported"]:
-    """``verified`` only when every run was checked against its transcript and agreed."""
+_LEVELS: tuple[MetricsLevel, ...] = (
+    "self-reported", "transcript-consistent", "maintainer-repeated",
+)
+
+
+def metrics_level(item: SubmissionInput) -> tuple[MetricsLevel, list[str]]:
+    """The entry's level (its weakest run's) and why it is not higher.
+
+    ``maintainer-repeated`` when the review file names every run as repeated by the
+    maintainer; otherwise ``transcript-consistent`` when every run's transcript passed every
+    check (:mod:`arena_bot.verification`), else ``self-reported``.
+    """
     runs = item.spec.runs
-    return "verified" if runs and all(r.id in item.verified_runs for r in runs) else (
-        "self-reported"
+    repeated = item.review.metrics_repeated if item.review is not None else None
+    if repeated is not None and {r.id for r in runs} <= set(repeated.runs):
+        return "maintainer-repeated", []
+    reasons: list[str] = []
+    level: MetricsLevel = "transcript-consistent"
+    for run in runs:
+        run_level, why = item.metrics_levels.get(run.id, ("self-reported", ()))
+        if _LEVELS.index(run_level) < _LEVELS.index(level):
+            level = run_level
+        reasons.extend(f"run {run.id}: {reason}" for reason in why)
+        if run_level == "self-reported" and not why:
+            reasons.append(f"run {run.id}: " + (
+                "no transcript" if run.transcript is None else "its transcript was not checked"
+            ))
+    return level, reasons
+
+
+@dataclass(frozen=True)
+class _Review:
+    flags: list[ReviewFlag]
+    status: Literal["none", "under-review", "cleared"]
+    review: ClearedReview | None
+
+
+def _board_flag(flag: EvaluationFlag) -> ReviewFlag:
+    """An evaluation's flag as the board shows it. A flag about the test run itself (no
+    file) was seen at run time; one on a line of the patch by the static checks. Flags that
+    carry their own ``source`` / ``kind`` keep them."""
+    given = getattr(flag, "source", None)
+    source: Literal["static", "runtime"] = (
+        given if given in ("static", "runtime") else "static" if flag.file else "runtime"
     )
+    kind = getattr(flag, "kind", None) or ("patch-check" if source == "static" else "test-run")
+    return ReviewFlag(source=source, kind=str(kind), file=flag.file or None, line=flag.line,
+                      reason=flag.reason)
+
+
+def _evaluation_flags(p: _Prepared) -> list[ReviewFlag]:
+    """The static and runtime flags of the entry's stored result, each once."""
+    result = p.item.result
+    return [_board_flag(flag) for flag in result.review_flags] if result is not None else []
+
+
+def _held(flags: list[ReviewFlag], p: _Prepared) -> bool:
+    return judge_review(flags, p.item.review, file=p.item.review_file)[0] == "under-review"
+
+
+def _outlier_flags(outliers: list[OutlierFlag], i: int, res: core.CoreResult, *,
+                   robust: bool) -> list[ReviewFlag]:
+    """Seed 002's rule: two or more of its heuristics put them up for review; so does any
+    consistency or duplicate flag (and, with ``review.robust``, any robust z-score flag).
+    Robust outliers alone are otherwise shown as outliers only: unusual among peers (a
+    cheap model, a slow tool) is not a sign of cheating."""
+    seed_flags = int(res.flag_seed_tokens[i]) + int(res.flag_seed_fast[i]) + int(
+        res.flag_seed_single_call[i]
+    )
+    counted = [f for f in outliers if f.kind != "robust" or robust]
+    if not (seed_flags >= 2 or any(f.kind != "seed" for f in counted)):
+        return []
+    return [
+        ReviewFlag(source="metrics" if f.kind == "consistency" else "outlier", kind=f.code,
+                   reason=f.reason)
+        for f in counted
+    ]
+
+
+def _review_parts(p: _Prepared, outliers: list[OutlierFlag], res: core.CoreResult, i: int,
+                  *, robust: bool) -> _Review:
+    flags = _evaluation_flags(p) + _outlier_flags(outliers, i, res, robust=robust)
+    status, review = judge_review(flags, p.item.review, file=p.item.review_file)
+    return _Review(flags=flags, status=status, review=review)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -415,16 +502,15 @@ class _ScoredParts:
 
     scores: Scores
     correctness: list[CriterionScore]
-    rank: int
-    rank_shared: bool
-    category_ranks: CategoryRanks
-    percentile: float
+    rank: int | None
+    rank_shared: bool | None
+    category_ranks: CategoryRanks | None
+    percentile: float | None
     interval: Interval
-    statistically_tied: bool
-    significance_rank: int
+    statistically_tied: bool | None
+    significance_rank: int | None
     pass_at_k: list[PassAtK]
     outliers: list[OutlierFlag]
-    needs_review: bool
     validation: list[str]
     notes: list[str]
 
@@ -437,8 +523,8 @@ class _ScoredParts:
 _UNSCORED_FIELDS: dict[str, Any] = {
     "scores": None, "correctness": [], "rank": None, "rank_shared": None,
     "category_ranks": None, "percentile": None, "interval": None, "statistically_tied": None,
-    "significance_rank": None, "pass_at_k": [], "outliers": [], "needs_review": False,
-    "validation": [], "notes": [],
+    "significance_rank": None, "pass_at_k": [], "outliers": [], "validation": [],
+    "notes": [],
 }
 
 
@@ -447,32 +533,29 @@ def _scored_parts(
     duplicates: dict[str, list[str]], metrics: MeanMetrics,
 ) -> _ScoredParts:
     criteria = _criteria(p.task, p.runs)
-    seed_flags = int(res.flag_seed_tokens[i]) + int(res.flag_seed_fast[i]) + int(
-        res.flag_seed_single_call[i]
-    )
     flags = _flags(i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates)
     category = res.category_rank[i]
     n_runs = len(p.runs)
     resolved = sum(1 for r in p.runs if r.resolved)
+    ranked = int(res.rank[i]) > 0  # held for review: scored, not ranked
     return _ScoredParts(
         scores=_scores(i, res, p.task, options),
         correctness=criteria,
-        rank=int(res.rank[i]),
-        rank_shared=bool(res.rank_shared[i]),
+        rank=int(res.rank[i]) if ranked else None,
+        rank_shared=bool(res.rank_shared[i]) if ranked else None,
         category_ranks=CategoryRanks(
             efficiency=int(category[0]), speed=int(category[1]), cost=int(category[2]),
             correctness=int(category[3]) if category[3] > 0 else None,
-        ),
-        percentile=number(res.percentile[i]),
+        ) if ranked else None,
+        percentile=number(res.percentile[i]) if ranked else None,
         interval=_interval(i, res, options.confidence),
-        statistically_tied=bool(res.tied[i]),
-        significance_rank=int(res.significance_rank[i]),
+        statistically_tied=bool(res.tied[i]) if ranked else None,
+        significance_rank=int(res.significance_rank[i]) if ranked else None,
         pass_at_k=[
             PassAtK(k=k, value=number(pass_at_k(n=n_runs, c=resolved, k=k)))
             for k in options.pass_k if k <= n_runs
         ],
         outliers=flags,
-        needs_review=seed_flags >= 2 or any(f.kind != "seed" for f in flags),
         validation=_validation(i, res),
         notes=_scoring_notes(i, res, metrics, criteria),
     )
@@ -559,8 +642,8 @@ class AggregateRow:
     @classmethod
     def of(cls, entry: Entry) -> AggregateRow | None:
         """The row of a scored entry; ``None`` for pending and failed ones."""
-        if entry.status != "scored" or entry.scores is None:
-            return None
+        if entry.status != "scored" or entry.scores is None or entry.rank is None:
+            return None  # held for review: in no aggregate until cleared
         return cls(
             label=entry.label, tool=entry.tool, model=entry.model, task_id=entry.task_id,
             overall=entry.scores.overall_unadjusted,
@@ -733,17 +816,35 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     task_index = {t: k for k, t in enumerate(task_ids)}
     prepared = [_prepare(item, inputs.tasks[item.spec.task], options) for item in items]
     submissions, runs, offsets = _columns(prepared, task_index, options)
-    res = core.score_columns(
-        tasks=_task_columns(tasks, options), submissions=submissions, runs=runs,
-        options=core_options(options),
-    )
+    task_columns = _task_columns(tasks, options)
     duplicates = duplicate_patch_reasons([
         PatchRef(key=p.item.key, task_id=p.task.id, run_id=run_id, digest=d)
         for p in prepared if p.status != "error"
         for run_id, digests in sorted(p.item.patch_digests.items()) for d in digests
     ])
+    hold = options.config.review.hold
+    # Pass 1: entries held for the evaluation's own flags are not ranked; outliers (which do
+    # not depend on who is ranked) may hold more, then the ranks are made again without them.
+    held = np.array([hold and _held(_evaluation_flags(p), p) for p in prepared], dtype=bool)
+    res = core.score_columns(
+        tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~held),
+        runs=runs, options=core_options(options),
+    )
+    reviews = [
+        _review_parts(p, _flags(i=i, p=p, res=res, offset=offsets[i], options=options,
+                                duplicates=duplicates), res, i,
+                      robust=options.config.review.robust)
+        for i, p in enumerate(prepared)
+    ]
+    final = np.array([hold and r.status == "under-review" for r in reviews], dtype=bool)
+    if not np.array_equal(final, held):
+        res = core.score_columns(
+            tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~final),
+            runs=runs, options=core_options(options),
+        )
     entries = [
-        _entry(i=i, p=p, res=res, offset=offsets[i], options=options, duplicates=duplicates)
+        _entry(i=i, p=p, res=res, offset=offsets[i], options=options, duplicates=duplicates,
+               review=reviews[i])
         for i, p in enumerate(prepared)
     ]
     entries.sort(key=lambda e: (e.task_id, e.rank if e.rank is not None else 10**9, e.key))

@@ -13,22 +13,24 @@ Results are matched to submissions in one of two ways:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.dataset import Dataset
+from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.patches import DATASET_PATCH_BYTES
-from arena_bot.scoring.inputs import ScoringInputs, SubmissionInput
+from arena_bot.reviews import load_review, review_path
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
 from arena_bot.submissions import SubmissionFolder, load_submission, submission_folders
-from arena_bot.verification import is_verified
+from arena_bot.verification import RunLevel, Tolerances, run_level
 from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
@@ -99,17 +101,29 @@ def _digests(folder: SubmissionFolder, index: Index | None) -> dict[str, tuple[s
 
 
 def submission_input(
-    folder: SubmissionFolder, result: EvaluationResult | None, index: Index | None
+    folder: SubmissionFolder, result: EvaluationResult | None, index: Index | None, *,
+    task: TaskFolder | None = None, options: ScoringOptions | None = None,
 ) -> SubmissionInput:
-    """What scoring needs of one submission: its spec, result and patch digests."""
+    """What scoring needs of one submission: its spec, result, patch digests, each run's
+    metrics level (with ``task`` and ``options``) and its review file."""
+    root = repository_root(folder)
+    relative = review_path(Path(), folder.spec.task, folder.id)
+    review = load_review(root / relative, task_id=folder.spec.task, submission_id=folder.id)
     return SubmissionInput(
         key=folder.key,
         submission_id=folder.id,
         spec=folder.spec,
         result=result,
         patch_digests=_digests(folder, index),
-        verified_runs=_verified_runs(folder, index),
+        metrics_levels=_metrics_levels(folder, task, options, index),
+        review=review,
+        review_file=relative.as_posix() if review is not None else "",
     )
+
+
+def repository_root(folder: SubmissionFolder) -> Path:
+    """The repository a submission folder is in (``<root>/submissions/<task>/<id>``)."""
+    return folder.root.parent.parent.parent
 
 
 def load_inputs(
@@ -120,6 +134,7 @@ def load_inputs(
     match: ResultMatch = "store",
     only: list[Path] | None = None,
     index: Index | None = None,
+    options: ScoringOptions | None = None,
 ) -> ScoringInputs:
     """Tasks, submissions (with patch digests) and each submission's result, if any.
 
@@ -153,7 +168,8 @@ def load_inputs(
             result = store.lookup(folder, tasks[folder.spec.task], None)
         else:
             result = scanned.get((folder.spec.task, folder.id))
-        items.append(submission_input(folder, result, index))
+        items.append(submission_input(folder, result, index, task=tasks[folder.spec.task],
+                                      options=options))
     return ScoringInputs(
         tasks={task_id: folder.spec for task_id, folder in tasks.items()
                if not unchecked[task_id]},
@@ -162,22 +178,51 @@ def load_inputs(
     )
 
 
-def _verified_runs(folder: SubmissionFolder, index: Index | None) -> frozenset[str]:
-    """Runs whose reported figures agree with their stored transcript (read at the edge).
+#: The reason :func:`run_level` gives when the task's base commit could not be had.
+_UNAVAILABLE = "the task's base commit is not available"
 
-    Reading a transcript is costly; with an index the answer is remembered by the
-    submission folder's content (and the bot's code).
+
+def _metrics_levels(
+    folder: SubmissionFolder, task: TaskFolder | None, options: ScoringOptions | None,
+    index: Index | None,
+) -> dict[str, RunLevel]:
+    """Each run's metrics level (:func:`arena_bot.verification.run_level`), read at the edge.
+
+    Reading and replaying a transcript is costly; with an index the answer is remembered by
+    the submission folder's content, the task folder's, the verification settings and the
+    bot's code.
     """
-    if not any(run.transcript is not None for run in folder.spec.runs):
-        return frozenset()
+    if task is None or options is None or not any(
+        run.transcript is not None for run in folder.spec.runs
+    ):
+        return {}
+    checkout = options.base_checkout
+    tolerances = Tolerances.from_config(options.config)
 
     def compute() -> bytes:
-        runs = [run.id for run in folder.spec.runs if is_verified(run=run, folder=folder.root)]
-        return "\n".join(runs).encode()
+        levels = {
+            run.id: run_level(
+                run=run, folder=folder.root, models=folder.spec.models,
+                base_checkout=(lambda: checkout(task)) if checkout is not None else None,
+                prices=options.prices, tolerances=tolerances,
+            )
+            for run in folder.spec.runs
+        }
+        return json.dumps({k: [v[0], list(v[1])] for k, v in levels.items()}).encode()
 
     if index is None:
-        text = compute().decode()
+        text = compute()
     else:
-        key = f"{code_fingerprint(index)}:{folder_digest(folder.root, index)}"
-        text = index.memo("verified-runs", key, compute).decode()
-    return frozenset(text.split("\n")) if text else frozenset()
+        key = ":".join((
+            code_fingerprint(index), folder_digest(folder.root, index),
+            folder_digest(task.root, index), options.prices.digest(),
+            options.config.verification.model_dump_json(), str(checkout is not None),
+        ))
+        stored = index.lookup("metrics-levels", key)
+        text = stored if stored is not None else compute()
+        # A base checkout that could not be made (a URL out of reach) is not remembered:
+        # the next run tries again.
+        if stored is None and _UNAVAILABLE.encode() not in text:
+            index.store("metrics-levels", key, text)
+    data = json.loads(text)
+    return {run_id: (level, tuple(reasons)) for run_id, (level, reasons) in data.items()}

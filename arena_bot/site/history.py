@@ -69,7 +69,7 @@ def states(board: Leaderboard) -> dict[str, EntryState]:
     return {
         e.key: EntryState(task_id=e.task_id, label=e.label, status=e.status,
                           overall=e.scores.overall if e.scores else None,
-                          needs_review=e.needs_review)
+                          needs_review=e.review_status == "under-review")
         for e in board.entries
     }
 

@@ -14,7 +14,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard, ToolModelAggregate
+from arena_bot.models.leaderboard import (
+    Entry,
+    Leaderboard,
+    ReviewFlag,
+    TaskBoard,
+    ToolModelAggregate,
+)
 from arena_bot.site.history import Change, Snapshot
 
 #: How many tool / model labels the compare page's matrix holds (it grows quadratically).
@@ -161,11 +167,31 @@ class EntryRow:
     resolved: str
     flags: tuple[Flag, ...]
     needs_review: bool
-    #: ``metrics_source == "verified"``: every run's figures recomputed from a transcript.
+    #: ``metrics_level`` is ``transcript-consistent`` or ``maintainer-repeated``.
     verified: bool = False
-    verified_runs: int = 0
+    #: The entry's metrics level, its reasons, review status and review (see the Entry).
+    metrics_level: str = "self-reported"
+    metrics_reasons: tuple[str, ...] = ()
+    review_status: str = "none"
+    review: str = ""
     #: Per-feature and merge results from the stored evaluation, when the build has them.
     detail: EvaluationDetail | None = None
+
+    @property
+    def level_name(self) -> str:
+        return LEVEL_NAMES.get(self.metrics_level, self.metrics_level)
+
+    @property
+    def level_title(self) -> str:
+        """What the level means, and why it is not higher."""
+        meaning = {
+            "self-reported": "self-reported: the figures are taken on trust",
+            "transcript-consistent": "consistent with its transcript: the transcript's edits "
+            "replay to the patch, its usage is internally consistent and its figures and "
+            "models are the submission's",
+            "maintainer-repeated": "repeated by a maintainer, who saw figures in line",
+        }.get(self.metrics_level, self.metrics_level)
+        return "; ".join((meaning, *self.metrics_reasons[:3]))
 
 
 @dataclass(frozen=True)
@@ -298,10 +324,36 @@ class _Sums:
 
 def flags_of(entry: Entry) -> tuple[Flag, ...]:
     """Every reason to look at an entry by hand, for the flag marker and its tooltip."""
-    flags = [Flag(o.code, o.reason) for o in entry.outliers]
+    flags = [Flag(_flag_code(f), f.reason) for f in entry.review_flags]
+    shown = {f.kind for f in entry.review_flags}
+    flags += [Flag(o.code, o.reason) for o in entry.outliers if o.code not in shown]
     if entry.status == "error":
         flags.append(Flag("evaluation-error", entry.status_reason or "the evaluation failed"))
     return tuple(flags)
+
+
+def _flag_code(flag: ReviewFlag) -> str:
+    """``kind`` with where it points: ``kind at file:line``."""
+    where = f"{flag.file}:{flag.line}" if flag.file and flag.line else (flag.file or "")
+    return f"{flag.kind} at {where}" if where else flag.kind
+
+
+#: The metrics levels as the site and the comment name them.
+LEVEL_NAMES = {
+    "self-reported": "self-reported",
+    "transcript-consistent": "consistent with its transcript",
+    "maintainer-repeated": "repeated by a maintainer",
+}
+
+
+def review_note(entry: Entry) -> str:
+    """The review state in words (empty without flags or review)."""
+    review = entry.review
+    if entry.review_status == "under-review":
+        return "under review: not ranked until a maintainer clears the flags"
+    if entry.review_status == "cleared" and review is not None:
+        return f"cleared by @{review.by} on {review.date}: {review.reason}"
+    return ""
 
 
 def entry_row(entry: Entry, *, prefix: str, slugs: Slugs | None = None,
@@ -336,9 +388,12 @@ def entry_row(entry: Entry, *, prefix: str, slugs: Slugs | None = None,
         features=f"{passed}/{tested}" if tested else "–",
         resolved=f"{resolved}/{len(entry.runs)}" if entry.runs else "–",
         flags=flags_of(entry),
-        needs_review=entry.needs_review,
-        verified=entry.metrics_source == "verified",
-        verified_runs=entry.verified_runs,
+        needs_review=entry.review_status == "under-review",
+        verified=entry.metrics_level != "self-reported",
+        metrics_level=entry.metrics_level,
+        metrics_reasons=tuple(entry.metrics_reasons),
+        review_status=entry.review_status,
+        review=review_note(entry),
         detail=detail,
     )
 
@@ -373,7 +428,7 @@ def _filtered(board: Leaderboard) -> dict[str, dict[str, list[float]]]:
             continue
         category, difficulty = meta.get(e.task_id, ("", ""))
         keys = [f"{category}|{difficulty}", f"{category}|*", f"*|{difficulty}", "*|*"]
-        if e.metrics_source == "verified":
+        if e.metrics_level != "self-reported":
             keys += [f"{key}|verified" for key in keys]
         for key in keys:
             s = sums[key][e.label]
@@ -416,8 +471,8 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
     for e in board.entries:
         if e.scores is not None:
             submissions[e.label] += 1
-            verified[e.label] += e.metrics_source == "verified"
-        if e.needs_review:
+            verified[e.label] += e.metrics_level != "self-reported"
+        if e.review_status == "under-review":
             flags[e.label].extend(Flag(f"{e.task_id}: {f.code}", f.reason) for f in flags_of(e))
     rows = tuple(
         BoardRow(
@@ -585,8 +640,10 @@ def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
         if e.status == "error":
             rows.append(ChangeRow(e.key, href(e.task_id), e.label,
                                   "not ranked: evaluation failed", e.status_reason or "–"))
-        for flag in e.outliers:
-            what = "flagged for review" if e.needs_review else "noted"
+        for flag in flags_of(e):
+            if flag.code == "evaluation-error":
+                continue
+            what = "flagged for review" if e.review_status == "under-review" else "noted"
             rows.append(ChangeRow(e.key, href(e.task_id), e.label, f"{what} ({flag.code})",
                                   flag.reason))
     current = {t.task_id for t in board.tasks}

@@ -85,7 +85,7 @@ def test_labels_follow_the_verdict_and_leave_others_alone(
     assert outcome.verdict == "invalid"
     assert sorted(pull.labels) == sorted(["good first PR", LABEL_INVALID])
     flagged = make_entry(key, outliers=[{"code": "fast", "reason": "3 s for 40 tool calls",
-                                         "kind": "robust"}], needs_review=True)
+                                         "kind": "robust"}], review_status="under-review")
     run_comment(
         event_path=FORK_EVENT,
         bundle_path=write_bundle(make_bundle(entries=[flagged]), tmp_path), client=client,

@@ -64,7 +64,11 @@ def test_a_pr_evaluates_only_its_submission_against_mains_restored_results(
     bundle = load_bundle(tmp_path / "artifact" / "bundle.json")
     assert [e["key"] for e in bundle.entries] == ["calc-fixture/from-pr"]
     entry = bundle.entries[0]
-    assert entry["status"] == "scored" and entry["rank"] in (1, 2)
+    assert entry["status"] == "scored"
+    # Its feature-1 patch is main's (both are the gold patch): flagged as identical, so it
+    # is under review and takes no rank until a maintainer clears it.
+    assert entry["review_status"] == "under-review" and entry["rank"] is None
+    assert [f["kind"] for f in entry["review_flags"]] == ["identical_patch"]
     assert [t["task_id"] for t in bundle.tasks] == ["calc-fixture"]
     assert bundle.tasks[0]["scored"] == 2  # scored against main's entry too
     assert [r["submission_id"] for r in bundle.results] == ["from-pr"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -247,3 +248,133 @@ def test_a_task_without_recorded_expected_ids_is_not_scored(
     # (no run of the fixture has a transcript, so the verified view keeps no entry)
     assert bool(data["entries"]) is ("--verified-only" not in mode)
     assert not any("not scored" in note for note in data["notes"])
+
+
+# --- review flags, the hold and review files ---------------------------------------------
+
+
+def flag_result(repo: Path, sid: str) -> None:
+    """Store b-cursor's result again with a static flag on a patch line and a runtime one."""
+    from arena_bot.models.evaluation import ReviewFlag
+
+    store = ResultStore(repo / ".arena" / "results")
+    task = load_task(repo / "dataset" / "demo")
+    folder = load_submission(repo / "submissions" / "demo" / sid)
+    result = make_result(folder.spec, sid, passed=True)
+    flags = [ReviewFlag(file="x.py", line=3, reason="reads the calling test's frame"),
+             ReviewFlag(file="", reason="canary test passed: the report was forged")]
+    runs = [run.model_copy(update={"features": [
+        feature.model_copy(update={"review_flags": flags}) for feature in run.features]})
+        for run in result.runs]
+    store.save(folder, input_key(folder, task, DEFAULT_BASE_IMAGE),
+               result.model_copy(update={"runs": runs}))
+
+
+def write_review(repo: Path, sid: str, **fields: object) -> Path:
+    path = repo / "reviews" / "demo" / f"{sid}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"schema_version": 1, "task": "demo", "submission": sid, "reviewed_by": "maint-1",
+            "date": dt.date(2026, 11, 20),
+            "reason": "The frame walk is the logging helper's; the canary was a flaky run.",
+            "clears": [{"kind": "patch-check", "file": "x.py", "line": 3},
+                       {"kind": "test-run"}]}
+    data.update(fields)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def entries(out: Path) -> dict[str, dict]:
+    data = json.loads((out / "leaderboard.json").read_text())
+    return {e["submission_id"]: e for e in data["entries"]}
+
+
+def test_a_flagged_entry_is_held_until_a_review_file_clears_it(repo: Path,
+                                                               tmp_path: Path) -> None:
+    flag_result(repo, "b-cursor")
+    held = invoke(repo, "score", "--output", str(tmp_path / "held"))
+    assert held.exit_code == 0, held.output
+    board = entries(tmp_path / "held")
+    cursor = board["b-cursor"]
+    assert cursor["review_status"] == "under-review" and cursor["rank"] is None
+    assert cursor["percentile"] is None and cursor["scores"] is not None
+    assert cursor["review_flags"] == [
+        {"source": "static", "kind": "patch-check", "file": "x.py", "line": 3,
+         "reason": "reads the calling test's frame"},
+        {"source": "runtime", "kind": "test-run", "file": None, "line": None,
+         "reason": "canary test passed: the report was forged"},
+    ]
+    ranks = sorted(e["rank"] for e in board.values() if e["rank"] is not None)
+    assert ranks == [1, 2, 3, 4]  # the others close ranks; no gap for the held entry
+    # The task file carries the same entry (what a task page loads).
+    part = json.loads((tmp_path / "held" / "tasks" / "demo.json").read_text())
+    shown = next(e for e in part["entries"] if e["submission_id"] == "b-cursor")
+    assert shown["review_status"] == "under-review" and shown["review_flags"]
+    labels = {t["label"] for t in json.loads(
+        (tmp_path / "held" / "leaderboard.json").read_text())["tools"]}
+    assert "Cursor / gpt-5" not in labels  # no aggregate while held
+
+    # A review that names only one flag clears nothing: still held, the review shown.
+    write_review(repo, "b-cursor", clears=[{"kind": "test-run"}])
+    partial = invoke(repo, "score", "--output", str(tmp_path / "partial"))
+    assert partial.exit_code == 0, partial.output
+    cursor = entries(tmp_path / "partial")["b-cursor"]
+    assert cursor["review_status"] == "under-review" and cursor["rank"] is None
+    assert [f["kind"] for f in cursor["review"]["flags_cleared"]] == ["test-run"]
+
+    # Naming every flag (kind, file, line) clears the entry: ranked, the review shown.
+    write_review(repo, "b-cursor")
+    cleared = invoke(repo, "score", "--output", str(tmp_path / "cleared"))
+    assert cleared.exit_code == 0, cleared.output
+    cursor = entries(tmp_path / "cleared")["b-cursor"]
+    assert cursor["review_status"] == "cleared" and cursor["rank"] is not None
+    assert cursor["review"]["by"] == "maint-1"
+    assert cursor["review"]["file"] == "reviews/demo/b-cursor.yaml"
+    assert len(cursor["review"]["flags_cleared"]) == 2
+
+
+def test_review_hold_off_is_seed_002_flags_shown_and_ranked(repo: Path, tmp_path: Path
+                                                            ) -> None:
+    flag_result(repo, "b-cursor")
+    (repo / "arena.yaml").write_text("schema_version: 1\nreview:\n  hold: false\n")
+    result = invoke(repo, "score", "--output", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    cursor = entries(tmp_path / "out")["b-cursor"]
+    assert cursor["review_status"] == "under-review" and cursor["rank"] is not None
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"reason": None}, "reason"),
+    ({"reviewed_by": "not a login!"}, "reviewed_by"),
+    ({"clears": [{"kind": "x", "line": 0}]}, "clears.0.line"),
+    ({"submission": "a-aider"}, "the review names demo/a-aider but is stored as the review "
+                                "of demo/b-cursor"),
+])
+def test_a_malformed_review_file_is_a_clear_error(repo: Path, tmp_path: Path,
+                                                  fields: dict, message: str) -> None:
+    path = write_review(repo, "b-cursor", **fields)
+    if fields.get("reason", "") is None:
+        data = yaml.safe_load(path.read_text())
+        del data["reason"]
+        path.write_text(yaml.safe_dump(data))
+    result = invoke(repo, "score", "--output", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    assert "reviews/demo/b-cursor.yaml" in result.output and message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_review_naming_every_run_as_repeated_is_the_maintainer_level(repo: Path,
+                                                                      tmp_path: Path) -> None:
+    write_review(repo, "a-aider", submission="a-aider", clears=[],
+                 metrics_repeated={"runs": ["r0", "r1"], "note": "within 3%"})
+    partial = invoke(repo, "score", "--output", str(tmp_path / "partial"))
+    assert partial.exit_code == 0, partial.output
+    aider = entries(tmp_path / "partial")["a-aider"]
+    assert aider["metrics_level"] == "self-reported"  # run r2 was not repeated
+    write_review(repo, "a-aider", submission="a-aider", clears=[],
+                 metrics_repeated={"runs": ["r0", "r1", "r2"], "note": "within 3%"})
+    result = invoke(repo, "score", "--output", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    aider = entries(tmp_path / "out")["a-aider"]
+    assert aider["metrics_level"] == "maintainer-repeated" and aider["metrics_reasons"] == []
+    assert aider["review_status"] == "none" and aider["review"]["by"] == "maint-1"
+    assert aider["rank"] is not None

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats as scipy_stats
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
+from arena_bot.config import ArenaConfig, ReviewConfig
 from arena_bot.errors import InputError
 from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import to_csv, to_json
@@ -157,10 +158,17 @@ def test_seed_outlier_flags_need_two_for_review() -> None:
     quick = entry(lb, "demo/quick")
     codes = {f.code for f in quick.outliers}
     assert {"extremely_efficient_tokens", "extremely_fast", "minimal_tool_usage"} <= codes
-    assert quick.needs_review
+    assert quick.review_status == "under-review" and quick.rank is None
+    # Its seed heuristics are review flags; its robust z-scores are shown as outliers only.
+    assert {f.kind for f in quick.review_flags} == {c for c in codes if not c.startswith("robust")}
+    assert {f.source for f in quick.review_flags} == {"outlier"}
     one = entry(lb, "demo/one")
     assert [f.code for f in one.outliers if f.kind == "seed"] == ["minimal_tool_usage"]
-    assert not any(f.kind != "seed" for f in one.outliers) and not one.needs_review
+    assert not any(f.kind != "seed" for f in one.outliers)
+    assert one.review_status == "none" and not one.review_flags and one.rank is not None
+    # The held entry takes no rank: the others' ranks run 1..n without a gap.
+    ranks = sorted(e.rank for e in lb.entries if e.rank is not None)
+    assert ranks[0] == 1 and len(ranks) == len(lb.entries) - 1
 
 
 def test_robust_z_flags_an_extreme_token_count() -> None:
@@ -175,7 +183,14 @@ def test_robust_z_flags_an_extreme_token_count() -> None:
     lb = board([make_task()], items)
     huge = entry(lb, "demo/huge")
     flag = next(f for f in huge.outliers if f.code == "robust_tokens")
-    assert "unusually high" in flag.reason and huge.needs_review
+    assert "unusually high" in flag.reason
+    # Shown as an outlier; a review flag (holding the entry) only with review.robust.
+    assert huge.review_status == "none" and huge.rank is not None
+    strict = board([make_task()], items,
+                   config=ArenaConfig(review=ReviewConfig(robust=True)))
+    held = entry(strict, "demo/huge")
+    assert held.review_status == "under-review" and held.rank is None
+    assert [f.kind for f in held.review_flags] == ["robust_tokens"]
     assert not any(f.code == "robust_tokens" for e in lb.entries if e.key != "demo/huge"
                    for f in e.outliers)
 
@@ -212,7 +227,7 @@ def test_identical_patches_under_different_names_are_flagged() -> None:
     lb = board([make_task()], items)
     a = entry(lb, "demo/a")
     assert [f.code for f in a.outliers] == ["identical_patch"]
-    assert "demo/b" in a.outliers[0].reason and a.needs_review
+    assert "demo/b" in a.outliers[0].reason and a.review_status == "under-review"
     assert not entry(lb, "demo/c").outliers
 
 

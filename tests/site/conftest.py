@@ -20,7 +20,7 @@ from arena_bot.models.evaluation import (
     FeatureResult,
     MergeResult,
 )
-from arena_bot.models.leaderboard import Entry, Leaderboard
+from arena_bot.models.leaderboard import ClearedReview, Entry, Leaderboard, ReviewFlag
 
 REPO = Path(__file__).resolve().parents[2]
 #: Contributor text with HTML in it: it must show as text, never become markup.
@@ -84,8 +84,20 @@ def board(generated: Path) -> Leaderboard:
     entries = list(board.entries)
     entries[0] = entries[0].model_copy(update={"contributor": HOSTILE})
     for i in range(0, len(entries), 3):
-        entries[i] = entries[i].model_copy(update={
-            "metrics_source": "verified", "verified_runs": entries[i].run_count})
+        entries[i] = entries[i].model_copy(update={"metrics_level": "transcript-consistent"})
+    # One entry held for review (a static flag with file and line, a runtime one) and one
+    # cleared by a review file, as the scorer writes them.
+    flags = [ReviewFlag(source="static", kind="test-caller-oracle", file="pkg/core.py",
+                        line=12, reason="walks tb_frame.f_back to the calling test"),
+             ReviewFlag(source="runtime", kind="canary", reason="a canary test passed")]
+    entries[2] = entries[2].model_copy(update={
+        "review_flags": flags, "review_status": "under-review", "rank": None,
+        "percentile": None, "statistically_tied": None, "significance_rank": None})
+    entries[4] = entries[4].model_copy(update={
+        "review_flags": flags[:1], "review_status": "cleared",
+        "review": ClearedReview(by="maint-1", reason="the frame walk is the logger's",
+                                date="2026-11-20", file="reviews/x.yaml",
+                                flags_cleared=flags[:1])})
     entries[1] = entries[1].model_copy(update={"setting": "coop"})
     _coop_result(generated, entries[1])
     for i, model in zip((-1, -2), ALIKE, strict=True):

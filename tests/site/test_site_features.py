@@ -116,16 +116,34 @@ def test_verified_entries_are_marked_and_counted(built: Path, board: Leaderboard
     task = board.tasks[0]
     page = _page(built, "tasks", views.Slugs.of(board).tasks[task.task_id])
     own = [e for e in board.entries if e.task_id == task.task_id]
-    verified = [e for e in own if e.metrics_source == "verified"]
+    verified = [e for e in own if e.metrics_level != "self-reported"]
     assert 0 < len(verified) < len(own)
     for e in own:
-        flag = "1" if e.metrics_source == "verified" else "0"
+        flag = "1" if e.metrics_level != "self-reported" else "0"
         assert f'data-key="{e.key}" data-verified="{flag}"' in page
-    assert page.count("✓ verified</span>") == len(verified)
+    assert page.count("✓ consistent with its transcript</span>") == len(verified)
     home = _page(built)
     data = json.loads(re.search(r'id="ar-filter-data">(.*?)</script>', home, re.S).group(1))
     assert set(data["*|*|verified"]) == {e.label for e in board.entries
-                                         if e.metrics_source == "verified" and e.scores}
+                                         if e.metrics_level != "self-reported" and e.scores}
+
+
+def test_review_state_is_shown_where_the_entry_is(built: Path, board: Leaderboard) -> None:
+    """A held entry says "under review" instead of a rank and lists each flag with its file
+    and line; a cleared one shows who cleared it and why."""
+    held = next(e for e in board.entries if e.review_status == "under-review" and
+                e.review_flags and e.review_flags[0].kind == "test-caller-oracle")
+    cleared = next(e for e in board.entries if e.review_status == "cleared")
+    for entry, expected in ((held, ["under review</span>",
+                                    "test-caller-oracle at pkg/core.py:12",
+                                    "walks tb_frame.f_back to the calling test",
+                                    "⚑ canary"]),
+                            (cleared, ["cleared by @maint-1 on 2026-11-20: "
+                                       "the frame walk is the logger&#39;s"])):
+        page = _page(built, "tasks", views.Slugs.of(board).tasks[entry.task_id])
+        row = page.split(f'data-key="{entry.key}"', 1)[1].split("</tr>", 1)[0]
+        for text in expected:
+            assert text in row, (text, row[:400])
 
 
 # --- (e) distribution chart, per-feature results and merge analysis ------------------------

@@ -12,6 +12,7 @@ import random
 import shutil
 from pathlib import Path
 
+from arena_bot.scoring.prices import load_price_table, token_cost
 from arena_bot.settings import OFFLINE_BASE_IMAGE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,24 +25,33 @@ TEMPLATE_PATCH = (
 BASE_IMAGE = OFFLINE_BASE_IMAGE
 TOOLS = ["Claude Code", "Aider", "Cursor", "Codex CLI", "OpenHands", "SWE-agent"]
 MODELS = ["claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro", "deepseek-v3", "claude-opus-4-1"]
+_PRICES = load_price_table()
 
 
 def _submission_yaml(*, task: str, tool: str, model: str, day: int, rng: random.Random) -> str:
     runs = []
+    price = _PRICES.lookup(model)
     for index in range(rng.choice([1, 1, 1, 3])):
         prompt = rng.randint(8_000, 600_000)
         completion = rng.randint(500, 40_000)
+        cached = rng.randint(0, prompt // 2)
+        calls, iterations = rng.randint(2, 90), rng.randint(1, 8)
+        seconds = rng.uniform(20, 1200)
+        # A cost the price table finds plausible (within 25% of its rates): an honest board.
+        cost = rng.uniform(0.8, 1.25) * (
+            token_cost(price=price[1], uncached=prompt - cached, cache_read=cached,
+                       cache_write=0, output=completion) if price is not None else 0.5)
         runs.append(
             f"""  - id: run-{index + 1}
     tokens:
       total: {prompt + completion}
       prompt: {prompt}
       completion: {completion}
-      cached: {rng.randint(0, prompt // 2)}
-    tool_calls: {rng.randint(2, 90)}
-    iterations: {rng.randint(1, 8)}
-    execution_time: {rng.uniform(20, 1200):.1f}
-    estimated_cost: {rng.uniform(0.01, 2.0):.4f}
+      cached: {cached}
+    tool_calls: {calls}
+    iterations: {iterations}
+    execution_time: {seconds:.1f}
+    estimated_cost: {max(cost, 0.0001):.4f}
     success: true
     patches:
       - change.patch
