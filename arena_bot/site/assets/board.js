@@ -45,12 +45,13 @@
       var visible = !!hit && (!query || label.toLowerCase().indexOf(query) !== -1);
       row.hidden = !visible;
       if (hit) {
-        var overall = row.querySelector(".ar-overall");
+        var overall = row.querySelector(".ar-mean");
         overall.setAttribute("data-v", hit[0]);
-        overall.firstChild.textContent = hit[0].toFixed(1);
+        overall.textContent = hit[0].toFixed(1);
         var tasks = row.querySelector(".ar-tasks");
         tasks.setAttribute("data-v", hit[1]);
-        tasks.textContent = hit[1];
+        tasks.firstChild.textContent = hit[1] + "/" + tasks.getAttribute("data-of");
+        tasks.querySelector(".ar-bar span").style.width = (100 * hit[1] / tasks.getAttribute("data-of")) + "%";
       }
       if (visible) shown += 1;
     });
@@ -66,11 +67,25 @@
     var none = document.getElementById(table.id + "-none");
     if (none) none.hidden = shown > 0;
   }
+  function applyOrder() {
+    var table = document.getElementById("ar-board");
+    var wanted = document.getElementById("ar-order").value === "seed002" ? "seed-rank" : "rank";
+    var cells = table.tHead.rows[0].cells;
+    for (var i = 0; i < cells.length; i++) {
+      if (cells[i].getAttribute("data-col") === wanted) {
+        cells[i].removeAttribute("aria-sort");
+        sortBy(table, cells[i], i);
+      }
+    }
+  }
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll("input.ar-verified-only"), function (box) {
       box.addEventListener("change", function () { verifiedOnly(box); });
     });
     Array.prototype.forEach.call(document.querySelectorAll("table.ar-sortable"), makeSortable);
+    if (document.getElementById("ar-order")) {
+      document.getElementById("ar-order").addEventListener("change", applyOrder);
+    }
     if (document.getElementById("ar-filter-data")) {
       ["ar-category", "ar-difficulty", "ar-search", "ar-verified"].forEach(function (id) {
         document.getElementById(id).addEventListener("input", applyFilters);
