@@ -83,31 +83,32 @@ def win_matrices(means: dict[str, dict[str, float]],
 
 
 def fit(wins: np.ndarray, prior: float = PRIOR) -> np.ndarray:
-    """Bradley-Terry strengths (geometric mean 1) from a label × label win matrix."""
-    n = wins.shape[0]
+    """Bradley-Terry strengths (geometric mean 1) from a label × label win matrix, or from
+    a stack of them (``… × n × n``: every matrix fitted at once)."""
+    n = wins.shape[-1]
     w = wins + prior * (1 - np.eye(n))
-    games = w + w.T
-    total = w.sum(axis=1)
-    p = np.ones(n)
+    games = w + np.swapaxes(w, -1, -2)
+    total = w.sum(axis=-1)
+    p = np.ones(wins.shape[:-1])
     for _ in range(MAX_ITERATIONS):
-        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        denom = (games / (p[..., :, None] + p[..., None, :])).sum(axis=-1)
         new = total / denom
-        new /= np.exp(np.log(new).mean())
-        if np.max(np.abs(new - p) / p) < TOLERANCE:
-            p = new
-            break
+        new /= np.exp(np.log(new).mean(axis=-1, keepdims=True))
+        done = np.max(np.abs(new - p) / p) < TOLERANCE
         p = new
+        if done:
+            break
     return p
 
 
 def win_rates(p: np.ndarray) -> np.ndarray:
-    """Expected win rate (0–100) of each label against each other label."""
-    n = len(p)
+    """Expected win rate (0–100) of each label against each other label (last axis)."""
+    n = p.shape[-1]
     if n < 2:
-        return np.full(n, 50.0)
-    chance = p[:, None] / (p[:, None] + p[None, :])
-    np.fill_diagonal(chance, 0.0)
-    return 100.0 * chance.sum(axis=1) / (n - 1)
+        return np.full(p.shape, 50.0)
+    chance = p[..., :, None] / (p[..., :, None] + p[..., None, :])
+    chance = chance * (1 - np.eye(n))
+    return 100.0 * chance.sum(axis=-1) / (n - 1)
 
 
 def bradley_terry(board: Leaderboard, *, resamples: int = BOOTSTRAP) -> list[Strength]:
@@ -120,11 +121,11 @@ def bradley_terry(board: Leaderboard, *, resamples: int = BOOTSTRAP) -> list[Str
     scores = win_rates(fit(wins.sum(axis=0)))
     seed = int(hashlib.sha256(board.input_digest.encode()).hexdigest()[:8], 16)
     rng = np.random.default_rng(seed)
-    samples = np.empty((resamples, len(labels)))
-    for b in range(resamples):
-        counts = np.bincount(rng.integers(0, len(tasks), len(tasks)), minlength=len(tasks))
-        samples[b] = win_rates(fit(np.tensordot(counts, wins, axes=1)))
-    if resamples:
+    draws = rng.integers(0, len(tasks), (resamples, len(tasks)))
+    counts = np.stack([np.bincount(d, minlength=len(tasks)) for d in draws]) if resamples \
+        else np.zeros((0, len(tasks)))
+    samples = win_rates(fit(np.tensordot(counts, wins, axes=1))) if resamples else None
+    if samples is not None:
         low, high = (np.percentile(samples, q, axis=0) for q in (2.5, 97.5))
     else:
         low = high = scores

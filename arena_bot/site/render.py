@@ -170,6 +170,8 @@ def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) ->
     taken: list[tuple[float, float, float, float]] = [
         (x(v) - 5, y(p.score) - 5, x(v) + 5, y(p.score) + 5)
         for v, p in zip(values, points, strict=True)]
+    taken += [(left - 40, y(t) - 8, left - 4, y(t) + 5) for t in yticks]
+    taken += [(x(t) - 22, height - bottom + 4, x(t) + 22, height - bottom + 17) for t in xticks]
     order = sorted(range(len(points)), key=lambda i: (not _on(points[i], axis),
                                                        -points[i].score))
     labels: dict[int, str] = {}

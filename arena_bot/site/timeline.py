@@ -225,8 +225,9 @@ def _walk(value: Any, texts: list[str], tools: list[str], *, depth: int) -> None
                 if isinstance(args, str):
                     texts.append(args)
     for key in _TEXT_KEYS:
-        if key in value and not isinstance(value[key], dict | list) or (
-                key in value and isinstance(value[key], list)):
+        if key == "observation" and "content" in value:
+            continue  # OpenHands: the observation's kind; its text is the content
+        if key in value and not isinstance(value[key], dict):
             _walk(value[key], texts, tools, depth=depth + 1)
     args = value.get("args")
     if isinstance(args, dict):

@@ -46,7 +46,7 @@
       row.hidden = !visible;
       if (hit) {
         var overall = row.querySelector(".ar-mean");
-        overall.setAttribute("data-v", hit[0]);
+        overall.parentNode.setAttribute("data-v", hit[0]);
         overall.textContent = hit[0].toFixed(1);
         var tasks = row.querySelector(".ar-tasks");
         tasks.setAttribute("data-v", hit[1]);
