@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +44,20 @@ def environment() -> jinja2.Environment:
     # call costs ten times as much, seconds on a big board).
     env.globals["num"] = num
     env.globals["interval"] = interval
+    env.globals["words"] = words
     return env
+
+
+_BREAKABLE = re.compile(r"\S*[-‐/]\S*")
+
+
+def words(text: str) -> Markup:
+    """Text for a cell that wraps: the browser may break lines between words but not at
+    the hyphens or slashes inside one (a model id such as ``claude-sonnet-4-5`` stays
+    whole)."""
+    escaped = str(escape(text))
+    return Markup(_BREAKABLE.sub(lambda m: f'<span class="ar-nb">{m.group(0)}</span>',
+                                 escaped))
 
 
 def num(value: float | None, digits: int = 1) -> Markup:
@@ -115,7 +129,7 @@ def _tick_text(value: float, unit: str) -> str:
 
 #: Approximate width of one character of a chart label (10 px sans-serif), for placing
 #: labels so that they do not overlap.
-CHAR_WIDTH = 6.2
+CHAR_WIDTH = 6.6
 
 
 def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) -> str:
