@@ -25,7 +25,7 @@ from arena_bot.scoring.export import to_csv, to_json
 from arena_bot.site import views
 from arena_bot.site.history import SNAPSHOT, Snapshot
 from arena_bot.site.source import BoardSource
-from arena_bot.site.submission import SHELL, shell_markdown
+from arena_bot.site.submission import SHELL, diff_html, shell_markdown
 
 #: Where generated pages go, inside the MkDocs docs folder (git-ignored).
 GENERATED = "board"
@@ -45,6 +45,7 @@ def environment() -> jinja2.Environment:
     env.globals["num"] = num
     env.globals["interval"] = interval
     env.globals["words"] = words
+    env.globals["diff_html"] = diff_html
     return env
 
 

@@ -17,11 +17,12 @@ whose source is missing says so; nothing is fetched.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from markupsafe import Markup, escape
 
 from arena_bot.errors import ArenaError
 from arena_bot.models.evaluation import EvaluationResult, FeatureResult, MergeResult
@@ -105,7 +106,7 @@ class ReviewItem:
 @dataclass(frozen=True)
 class PatchView:
     name: str
-    lines: tuple[tuple[str, str], ...]  # css class, text
+    html: Markup
     truncated: bool
     missing: str = ""
 
@@ -209,25 +210,27 @@ def _review(entry: Entry, result: EvaluationResult | None) -> tuple[ReviewItem, 
     return tuple(items)
 
 
-_HUNK = re.compile(r"^@@ ")
+def _line_class(line: str) -> str:
+    head = line[:1]
+    if head == "+":
+        return "file" if line.startswith("+++ ") else "add"
+    if head == "-":
+        return "file" if line.startswith("--- ") else "del"
+    if head == "@":
+        return "hunk" if line.startswith("@@ ") else ""
+    if head in ("d", "i") and line.startswith(("diff --git", "index ")):
+        return "file"
+    return ""
 
 
-def diff_lines(text: str) -> tuple[tuple[str, str], ...]:
-    """A unified diff's lines with the class that colours them."""
+def diff_html(text: str) -> Markup:
+    """A unified diff as HTML lines, each with the class that colours it (escaped once as a
+    whole: a patch has thousands of lines)."""
     out = []
-    for line in text.splitlines():
-        if line.startswith(("diff --git", "+++ ", "--- ", "index ")):
-            cls = "file"
-        elif _HUNK.match(line):
-            cls = "hunk"
-        elif line.startswith("+"):
-            cls = "add"
-        elif line.startswith("-"):
-            cls = "del"
-        else:
-            cls = ""
-        out.append((cls, line))
-    return tuple(out)
+    for line in str(escape(text)).splitlines():
+        cls = _line_class(line)
+        out.append(f'<span class="{cls}">{line}</span>' if cls else line)
+    return Markup("\n".join(out))
 
 
 def _inside(folder: Path, name: str) -> Path | None:
@@ -243,14 +246,14 @@ def _inside(folder: Path, name: str) -> Path | None:
 def _patch(folder: Path, name: str) -> PatchView:
     path = _inside(folder, name)
     if path is None:
-        return PatchView(name, (), False, missing="not in the submission's folder")
+        return PatchView(name, Markup(), False, missing="not in the submission's folder")
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_PATCH + 1)
     except OSError as exc:
-        return PatchView(name, (), False, missing=f"unreadable ({exc.strerror})")
+        return PatchView(name, Markup(), False, missing=f"unreadable ({exc.strerror})")
     text = raw[:MAX_PATCH].decode("utf-8", "replace")
-    return PatchView(name, diff_lines(text), len(raw) > MAX_PATCH)
+    return PatchView(name, diff_html(text), len(raw) > MAX_PATCH)
 
 
 def _spec(folder: Path) -> tuple[dict[str, Any], str]:
@@ -324,6 +327,9 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
         page = (before.replace("<title>Submission", f"<title>{title}", 1) + body + after)
         target = site_board / "s" / slugs.entries.get(entry.key, views.slug(entry.key))
         target.mkdir(parents=True, exist_ok=True)
+        # A new file, not an old one truncated: ext4 flushes a truncated file to disk before
+        # it is written again (auto_da_alloc), ten times the cost of writing it.
+        (target / "index.html").unlink(missing_ok=True)
         (target / "index.html").write_text(page, encoding="utf-8")
         written += 1
     return written
