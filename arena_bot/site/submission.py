@@ -197,16 +197,8 @@ def _review(entry: Entry, result: EvaluationResult | None) -> tuple[ReviewItem, 
     if entry.status == "error":
         items.append(ReviewItem("evaluation", "evaluation-error", "", None,
                                 entry.status_reason or "the evaluation failed"))
-    seen: set[tuple[str, int | None, str]] = set()
-    for run in result.runs if result is not None else []:
-        features = list(run.features) + (list(run.merge.features) if run.merge else [])
-        for f in features:
-            for flag in f.review_flags:
-                key = (flag.file, flag.line, flag.reason)
-                if key not in seen:
-                    seen.add(key)
-                    items.append(ReviewItem("evaluation", "review", flag.file, flag.line,
-                                            flag.reason))
+    for flag in result.review_flags if result is not None else []:
+        items.append(ReviewItem("evaluation", "review", flag.file, flag.line, flag.reason))
     return tuple(items)
 
 

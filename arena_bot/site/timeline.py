@@ -92,12 +92,14 @@ def read_timeline(path: Path) -> Timeline:
     """The transcript at ``path`` as events; an empty timeline with a note when unreadable."""
     try:
         if path.stat().st_size > MAX_BYTES:
-            return Timeline([], note=f"the transcript is larger than {MAX_BYTES // 2**20} MiB: "
+            return Timeline([], note=f"the transcript is larger than {MAX_BYTES:,} bytes: "
                                      "download it from the submission's folder")
         with open_transcript(path) as handle:
             raw = handle.read(MAX_BYTES + 1)
     except (OSError, ArenaError, EOFError) as exc:
         return Timeline([], note=f"the transcript could not be read ({exc})")
+    if b"\x00" in raw:
+        return Timeline([], note="the transcript is not text (it holds NUL bytes)")
     text = raw.decode("utf-8", "replace")
     records = list(_json_records(text))
     if records:

@@ -276,6 +276,8 @@ class ChangeRow:
     label: str
     what: str
     why: str
+    #: The submission's own page.
+    href: str = ""
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,8 @@ class ChangeSetView:
     changes: tuple[Change, ...]
     hrefs: dict[str, str]  # task id -> task page (from the Changes page)
     counts: dict[str, int]
+    #: entry key -> its submission page, for entries still on the board.
+    pages: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -641,11 +645,12 @@ def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
     for e in board.entries:
         if e.status == "error":
             rows.append(ChangeRow(e.key, href(e.task_id), e.label,
-                                  "not ranked: evaluation failed", e.status_reason or "–"))
+                                  "not ranked: evaluation failed", e.status_reason or "–",
+                                  slugs.entry_href(e.key, "../")))
         for flag in e.outliers:
             what = "flagged for review" if e.needs_review else "noted"
             rows.append(ChangeRow(e.key, href(e.task_id), e.label, f"{what} ({flag.code})",
-                                  flag.reason))
+                                  flag.reason, slugs.entry_href(e.key, "../")))
     current = {t.task_id for t in board.tasks}
     sets = tuple(
         ChangeSetView(
@@ -655,6 +660,8 @@ def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
             hrefs={x.task_id: href(x.task_id) for x in c.changes if x.task_id in current},
             counts={kind: sum(1 for x in c.changes if x.kind == kind)
                     for kind in ("added", "removed", "rescored", "flagged", "unflagged")},
+            pages={x.key: slugs.entry_href(x.key, "../") for x in c.changes
+                   if x.key in slugs.entries},
         )
         for c in (snapshot.log if snapshot else [])
     )
