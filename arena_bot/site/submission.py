@@ -34,6 +34,8 @@ from arena_bot.yamlio import load_yaml
 #: Where a submission's HTML goes in the shell page: a raw HTML block Markdown keeps as it
 #: is (with an ``h1``, so the theme adds no title of its own).
 SLOT = '<div class="ar-submission-slot"><h1>Submission</h1></div>'
+#: The shell page's title, replaced by each submission's wherever the theme shows it.
+TITLE = "ARENA-SUBMISSION-TITLE"
 #: The shell page's folder under ``board/s/`` (no entry slug can be this: slugs of keys hold
 #: a dash between task and submission).
 SHELL = "shell"
@@ -316,7 +318,7 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
                                result=results.get(entry.key))
         body = template.render(v=view)
         title = html.escape(f"{entry.label} on {entry.task_id}")
-        page = (before.replace("<title>Submission", f"<title>{title}", 1) + body + after)
+        page = (before.replace(TITLE, title) + body + after.replace(TITLE, title))
         target = site_board / "s" / slugs.entries.get(entry.key, views.slug(entry.key))
         target.mkdir(parents=True, exist_ok=True)
         # A new file, not an old one truncated: ext4 flushes a truncated file to disk before
@@ -329,7 +331,7 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
 
 def shell_markdown() -> str:
     """The page MkDocs renders once, whose article the submissions fill."""
-    return ("---\ntitle: Submission\nsearch:\n  exclude: true\nhide:\n  - navigation\n"
+    return (f"---\ntitle: {TITLE}\nsearch:\n  exclude: true\nhide:\n  - navigation\n"
             f"  - toc\n---\n\n{SLOT}\n")
 
 
