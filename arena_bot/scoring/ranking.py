@@ -108,7 +108,8 @@ def win_rates(p: np.ndarray) -> np.ndarray:
         return np.full(p.shape, 50.0)
     chance = p[..., :, None] / (p[..., :, None] + p[..., None, :])
     chance = chance * (1 - np.eye(n))
-    return 100.0 * chance.sum(axis=-1) / (n - 1)
+    rates: np.ndarray = 100.0 * chance.sum(axis=-1) / (n - 1)
+    return rates
 
 
 def bradley_terry(board: Leaderboard, *, resamples: int = BOOTSTRAP) -> list[Strength]:
@@ -137,6 +138,6 @@ def bradley_terry(board: Leaderboard, *, resamples: int = BOOTSTRAP) -> list[Str
         Strength(label=labels[i], score=round(float(scores[i]), 2),
                  low=round(float(low[i]), 2), high=round(float(high[i]), 2), rank=rank,
                  tasks=attempted[labels[i]], of_tasks=of_tasks,
-                 meetings=int(round(meetings[i])))
+                 meetings=round(float(meetings[i])))
         for rank, i in enumerate(order, start=1)
     ]

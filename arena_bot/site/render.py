@@ -193,7 +193,7 @@ def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) ->
     for i in order:
         px, py = x(values[i]), y(points[i].score)
         for text in (points[i].label, str(i + 1)):
-            w, h = CHAR_WIDTH * len(text), 11.0
+            w = CHAR_WIDTH * len(text)
             for dx, dy, anchor in ((8, -4, "start"), (8, 10, "start"), (-8, -4, "end"),
                                    (-8, 10, "end"), (0, -9, "middle"), (0, 18, "middle")):
                 x0 = px + dx - (w if anchor == "end" else w / 2 if anchor == "middle" else 0)

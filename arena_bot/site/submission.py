@@ -267,11 +267,13 @@ def submission_view(entry: Entry, *, root: Path, task: TaskBoard | None, slugs: 
     spec, problem = _spec(folder)
     patches: list[PatchView] = []
     transcripts: list[TranscriptView] = []
-    runs = spec.get("runs") if isinstance(spec.get("runs"), list) else []
+    found = spec.get("runs")
+    runs: list[Any] = found if isinstance(found, list) else []
     for run in runs:
         if not isinstance(run, dict):
             continue
-        for name in run.get("patches") or []:
+        names = run.get("patches")
+        for name in names if isinstance(names, list) else []:
             if isinstance(name, str) and name not in {p.name for p in patches}:
                 patches.append(_patch(folder, name))
         transcript = run.get("transcript")
@@ -281,7 +283,8 @@ def submission_view(entry: Entry, *, root: Path, task: TaskBoard | None, slugs: 
                 [], note="the transcript file is not in the submission's folder")
             transcripts.append(TranscriptView(str(run.get("id", "")), transcript["file"],
                                               str(transcript.get("format", "")), timeline))
-    tool = spec.get("tool") if isinstance(spec.get("tool"), dict) else {}
+    found_tool = spec.get("tool")
+    tool: dict[str, Any] = found_tool if isinstance(found_tool, dict) else {}
     return SubmissionView(
         entry=entry,
         row=views.entry_row(entry, prefix="../../", slugs=slugs),

@@ -270,7 +270,7 @@ def _int(usage: dict[str, Any], *keys: str) -> int | None:
 
 def _markdown_events(text: str) -> Iterator[Event]:
     """Aider's chat history: ``####`` lines are the user's, the rest the assistant's."""
-    role, lines = "", []
+    role, lines = "", list[str]()
 
     def flush() -> Event | None:
         body = redact("\n".join(lines).strip())[:MAX_TEXT]

@@ -116,7 +116,7 @@ def test_thin_overlap_gives_no_verdict_and_enough_does() -> None:
     assert result.verdict == "a" and result.shared == 6
     assert result.mcnemar is not None and result.mcnemar.only_a == 6
     assert result.mcnemar.p_value == pytest.approx(0.03125)
-    assert "A ahead on scores and pass / fail over 6 shared tasks" == result.verdict_text
+    assert result.verdict_text == "A ahead on scores and pass / fail over 6 shared tasks"
 
 
 def test_shared_tasks_only_are_paired() -> None:
