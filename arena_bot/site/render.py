@@ -133,6 +133,10 @@ def _tick_text(value: float, unit: str) -> str:
 CHAR_WIDTH = 6.6
 
 
+# Charts are drawn here as static SVG rather than with a charting library: every label is a
+# DOM element whose box the browser tests check for overlaps, the charts read without
+# JavaScript, and they cost no script weight. board.js only links a hovered or focused
+# point to its line in the key.
 def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) -> str:
     """Overall score against mean cost (``axis="cost"``) or tokens per run: ticks on both
     axes, the Pareto front joined, every point numbered in the key below and named on

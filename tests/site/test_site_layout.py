@@ -262,6 +262,14 @@ def test_chart_points_are_all_identifiable(chrome: webdriver.Chrome,
             title = point.find_element(By.TAG_NAME, "title").get_attribute("textContent")
             label = key[n - 1].text.split(". ", 1)[1].split(":")[0]
             assert title.startswith(f"{n}. {label}:")
+        # Focusing a point (keyboard) marks its line in the key and its twin in the other
+        # chart.
+        chrome.execute_script("arguments[0].focus()", points[-1])
+        n = int(points[-1].get_attribute("data-n"))
+        assert "ar-hot" in (key[n - 1].get_attribute("class") or "")
+        assert len(chrome.find_elements(By.CSS_SELECTOR, f'circle.ar-hot[data-n="{n}"]')) == 2
+        chrome.execute_script("arguments[0].blur()", points[-1])
+        assert "ar-hot" not in (key[n - 1].get_attribute("class") or "")
         ticks = chrome.find_elements(By.CSS_SELECTOR, f"#{chart} text.ticklabel")
         assert len(ticks) >= 8
         assert chrome.find_elements(By.CSS_SELECTOR, f"#{chart} .pareto")

@@ -78,7 +78,28 @@
       }
     }
   }
+  function linkChart() {
+    // Pointing at (or focusing) a point marks it in both charts and its line in the key.
+    var key = document.getElementById("ar-chart-key");
+    if (!key) return;
+    function mark(n, on) {
+      Array.prototype.forEach.call(document.querySelectorAll('svg.ar-chart circle[data-n="' + n + '"]'),
+        function (c) { c.classList.toggle("ar-hot", on); });
+      var item = key.children[n - 1];
+      if (item) item.classList.toggle("ar-hot", on);
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("svg.ar-chart circle[data-n]"), function (c) {
+      var n = c.getAttribute("data-n");
+      ["mouseenter", "focus"].forEach(function (e) { c.addEventListener(e, function () { mark(n, true); }); });
+      ["mouseleave", "blur"].forEach(function (e) { c.addEventListener(e, function () { mark(n, false); }); });
+    });
+    Array.prototype.forEach.call(key.children, function (li, i) {
+      li.addEventListener("mouseenter", function () { mark(i + 1, true); });
+      li.addEventListener("mouseleave", function () { mark(i + 1, false); });
+    });
+  }
   function init() {
+    linkChart();
     Array.prototype.forEach.call(document.querySelectorAll("input.ar-verified-only"), function (box) {
       box.addEventListener("change", function () { verifiedOnly(box); });
     });
