@@ -149,6 +149,9 @@ class HomeView:
     points: tuple[ChartPoint, ...]
     pending: int
     errors: int
+    #: filter key ("category|difficulty") -> tasks on the board that match it (coverage's
+    #: denominator under a filter).
+    task_counts: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -444,6 +447,15 @@ def _mean_costs(board: Leaderboard) -> dict[str, float]:
     return {label: sum(v) / len(v) for label, v in costs.items()}
 
 
+def _task_counts(board: Leaderboard) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for t in board.tasks:
+        for key in (f"{t.category}|{t.difficulty}", f"{t.category}|*", f"*|{t.difficulty}",
+                    "*|*"):
+            counts[key] += 1
+    return dict(sorted(counts.items()))
+
+
 def _mean_tokens(board: Leaderboard) -> dict[str, float]:
     tokens: dict[str, list[float]] = defaultdict(list)
     for e in board.entries:
@@ -510,6 +522,7 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
         categories=tuple(sorted({t.category for t in board.tasks})),
         difficulties=tuple(sorted({t.difficulty for t in board.tasks})),
         filtered=_filtered(board),
+        task_counts=_task_counts(board),
         tasks=tuple(
             (slugs.tasks[t.task_id], t.title, t.category, t.difficulty, counts[t.task_id],
              t.task_id)

@@ -112,7 +112,8 @@ def test_clicking_a_header_sorts_numerically(browser: webdriver.Chrome, server: 
     assert before != ascending or len(set(ascending)) == 1
 
 
-def test_filtering_by_category_changes_the_board(browser: webdriver.Chrome, server: str) -> None:
+def test_filtering_by_category_changes_the_board(browser: webdriver.Chrome, server: str,
+                                                 board: Leaderboard) -> None:
     _open(browser, f"{server}/board/", "home-filter")
     data = json.loads(browser.find_element(By.ID, "ar-filter-data").get_attribute("textContent"))
     before = _values(browser, "coverage")
@@ -127,6 +128,10 @@ def test_filtering_by_category_changes_the_board(browser: webdriver.Chrome, serv
     tasks = {r.get_attribute("data-label"): r.find_elements(By.TAG_NAME, "td")[index].text
              for r in shown if r.is_displayed()}
     assert all(int(tasks[label].split("/")[0]) == expected[label][1] for label in visible)
+    # Coverage counts the tasks of the chosen category only.
+    of = sum(1 for t in board.tasks if t.category == category)
+    assert all(tasks[label].split("/")[1] == str(of) for label in visible)
+    assert of < len(board.tasks)
     means = {r.get_attribute("data-label"): r.find_element(By.CSS_SELECTOR, ".ar-mean").text
              for r in shown if r.is_displayed()}
     assert all(float(means[label]) == round(expected[label][0], 1) for label in visible)

@@ -38,6 +38,8 @@
     if (document.getElementById("ar-verified").checked) key += "|verified";
     var query = document.getElementById("ar-search").value.trim().toLowerCase();
     var slice = data[key] || {};
+    var counts = JSON.parse(document.getElementById("ar-filter-tasks").textContent);
+    var of = counts[key.replace("|verified", "")] || 0;
     var shown = 0;
     Array.prototype.forEach.call(board.tBodies[0].rows, function (row) {
       var label = row.getAttribute("data-label");
@@ -50,8 +52,8 @@
         overall.textContent = hit[0].toFixed(1);
         var tasks = row.querySelector(".ar-tasks");
         tasks.setAttribute("data-v", hit[1]);
-        tasks.firstChild.textContent = hit[1] + "/" + tasks.getAttribute("data-of");
-        tasks.querySelector(".ar-bar span").style.width = (100 * hit[1] / tasks.getAttribute("data-of")) + "%";
+        tasks.firstChild.textContent = hit[1] + "/" + of;
+        tasks.querySelector(".ar-bar span").style.width = (of ? 100 * hit[1] / of : 0) + "%";
       }
       if (visible) shown += 1;
     });
