@@ -146,6 +146,13 @@ def test_wide_tables_scroll_inside_with_rank_and_name_in_view(
     assert abs(first.rect["x"] - before) < 1, "the name column scrolled out of view"
     rank = chrome.find_element(By.CSS_SELECTOR, "#ar-board tbody tr td:first-child")
     assert rank.rect["x"] + rank.rect["width"] <= first.rect["x"] + 1
+    # The kept-in-view name cells hold their text (nothing spills under the next column).
+    for url in _pages(chrome, base).values():
+        chrome.get(url)
+        spilling = chrome.execute_script("""
+            return Array.from(document.querySelectorAll('.ar-sticky .ar-name, .ar-sticky td:first-child'))
+              .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.trim());""")
+        assert spilling == [], f"{url}: text spills out of its sticky cell: {spilling[:3]}"
 
 
 def _visible_column(driver: webdriver.Chrome, col: str) -> list[float]:
