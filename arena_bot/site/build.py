@@ -25,7 +25,7 @@ from arena_bot.site import history, hooks, source
 from arena_bot.site.details import evaluation_details
 from arena_bot.site.render import GENERATED, RenderInputs, render
 from arena_bot.site.source import BoardSource
-from arena_bot.site.submission import stored_results, write_pages
+from arena_bot.site.submission import kept_pages, stored_results, write_pages
 from arena_bot.site.views import Slugs
 
 CONFIG = "mkdocs.board.yml"
@@ -182,8 +182,9 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
     rendered = time.perf_counter()
     written, built = 0, rendered
     if mkdocs:
-        run_mkdocs(config)
-        built = time.perf_counter()
+        with kept_pages(site_dir / GENERATED):
+            run_mkdocs(config)
+            built = time.perf_counter()
         written = write_pages(src.board, root=root, site_board=site_dir / GENERATED,
                               slugs=Slugs.of(src.board), results=stored)
     done = time.perf_counter()

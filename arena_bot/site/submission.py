@@ -17,7 +17,9 @@ whose source is missing says so; nothing is fetched.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+import shutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -303,9 +305,41 @@ def submission_view(entry: Entry, *, root: Path, task: TaskBoard | None, slugs: 
     )
 
 
+@contextmanager
+def kept_pages(site_board: Path) -> Iterator[None]:
+    """Keep the last build's submission pages out of MkDocs' way while it builds.
+
+    ``mkdocs build`` empties the site folder first, and deleting thousands of files costs
+    seconds on a disk that discards freed blocks; the pages are moved aside (one rename)
+    and moved back afterwards under the freshly built shell, so :func:`write_pages` only
+    touches the pages that changed.
+    """
+    pages = site_board / "s"
+    aside = site_board.parent.parent / f".{site_board.parent.name}-submission-pages"
+    if aside.exists():
+        shutil.rmtree(aside)  # left by a build that failed half-way
+    if pages.is_dir():
+        pages.rename(aside)
+    yield
+    if not aside.is_dir():
+        return
+    fresh = pages / SHELL
+    if not fresh.is_dir():  # MkDocs failed before writing the shell: nothing to keep
+        shutil.rmtree(aside)
+        return
+    shutil.rmtree(aside / SHELL, ignore_errors=True)
+    fresh.rename(aside / SHELL)
+    pages.rmdir()
+    aside.rename(pages)
+
+
 def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: views.Slugs,
                 results: Mapping[str, EvaluationResult]) -> int:
-    """Fill a copy of the built shell page for every entry; return how many were written."""
+    """Fill a copy of the built shell page for every entry; return how many were written.
+
+    A page already there with the same bytes is left alone, and the pages of entries no
+    longer on the board are removed.
+    """
     from arena_bot.site.render import environment
 
     shell_file = site_board / "s" / SHELL / "index.html"
@@ -316,20 +350,34 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
     template = environment().get_template("submission.html.j2")
     tasks = {t.task_id: t for t in board.tasks}
     written = 0
+    wanted = {SHELL}
     for entry in board.entries:
         view = submission_view(entry, root=root, task=tasks.get(entry.task_id), slugs=slugs,
                                result=results.get(entry.key))
         body = template.render(v=view)
         title = html.escape(f"{entry.label} on {entry.task_id}")
         page = (before.replace(TITLE, title) + body + after.replace(TITLE, title))
-        target = site_board / "s" / slugs.entries.get(entry.key, views.slug(entry.key))
-        target.mkdir(parents=True, exist_ok=True)
-        # A new file, not an old one truncated: ext4 flushes a truncated file to disk before
-        # it is written again (auto_da_alloc), ten times the cost of writing it.
-        (target / "index.html").unlink(missing_ok=True)
-        (target / "index.html").write_text(page, encoding="utf-8")
-        written += 1
+        name = slugs.entries.get(entry.key, views.slug(entry.key))
+        wanted.add(name)
+        written += _place(site_board / "s" / name / "index.html", page.encode("utf-8"))
+    for folder in (site_board / "s").iterdir():
+        if folder.name not in wanted:
+            shutil.rmtree(folder) if folder.is_dir() else folder.unlink()
     return written
+
+
+def _place(path: Path, data: bytes) -> int:
+    """Write ``path`` unless it already holds ``data``; 1 when it was written."""
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return 0
+        # A new file, not the old one truncated: ext4 flushes a truncated file to disk
+        # before it is written again (auto_da_alloc), ten times the cost of writing it.
+        path.unlink()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return 1
 
 
 def shell_markdown() -> str:

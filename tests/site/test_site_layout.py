@@ -150,7 +150,8 @@ def test_wide_tables_scroll_inside_with_rank_and_name_in_view(
     for url in _pages(chrome, base).values():
         chrome.get(url)
         spilling = chrome.execute_script("""
-            return Array.from(document.querySelectorAll('.ar-sticky .ar-name, .ar-sticky td:first-child'))
+            return Array.from(document.querySelectorAll(
+                '.ar-sticky .ar-name, .ar-sticky td:first-child'))
               .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.trim());""")
         assert spilling == [], f"{url}: text spills out of its sticky cell: {spilling[:3]}"
 

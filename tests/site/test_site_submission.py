@@ -216,3 +216,33 @@ def test_submission_page_in_a_browser(server: str, board: Leaderboard,
 @pytest.fixture(autouse=True)
 def _samples_exist() -> None:
     assert (SAMPLES / "slugkit-options").is_dir()
+
+
+def test_a_rebuild_keeps_unchanged_pages_and_drops_removed_ones(
+    board: Leaderboard, project: Path, generated: Path, transcribed: list[str], tmp_path: Path
+) -> None:
+    from arena_bot.site.build import build
+
+    site = tmp_path / "site"
+    results = generated / ".arena" / "results"
+    first = build(board, root=project, site_dir=site, results=results)
+    assert first.submissions == len(board.entries)
+    slugs = views.Slugs.of(board)
+    pages = site / "board" / "s"
+    kept, gone, changed = (pages / slugs.entries[board.entries[i].key] / "index.html"
+                           for i in (4, 5, 6))
+    before = kept.stat().st_ino
+    again = build(board, root=project, site_dir=site, results=results)
+    assert again.submissions == 0  # nothing changed: no page rewritten
+    assert kept.stat().st_ino == before and (pages / "shell" / "index.html").is_file()
+    entries = list(board.entries)
+    entries[6] = entries[6].model_copy(update={"contributor": "someone-else"})
+    del entries[5]
+    third = build(board.model_copy(update={"entries": entries}), root=project, site_dir=site,
+                  results=results)
+    assert third.submissions == 1
+    assert not gone.parent.exists()
+    assert "someone-else" in changed.read_text(encoding="utf-8")
+    assert kept.stat().st_ino == before
+    assert not (tmp_path / ".site-submission-pages").exists()
+    assert len(list(pages.glob("*/index.html"))) == len(entries) + 1
