@@ -54,6 +54,9 @@ class Event:
     #: The tokens are running totals (OpenHands' accumulated usage): turned into this
     #: request's own when the timeline is collected.
     cumulative: bool = False
+    #: The model response this record belongs to (Claude Code writes one line per content
+    #: block of a response, each with the response's usage): its tokens count once.
+    response: str = ""
 
     @property
     def folded(self) -> bool:
@@ -111,9 +114,14 @@ def _collect(events: Iterable[Event | None]) -> Timeline:
     shown: list[Event] = []
     hidden = 0
     total_in = total_out = 0
+    responses: set[str] = set()
     for event in events:
         if event is None:
             continue
+        if event.response and not event.cumulative:
+            if event.response in responses:
+                event.input_tokens = event.output_tokens = None  # counted on its first line
+            responses.add(event.response)
         if event.cumulative:
             now_in, now_out = event.input_tokens or 0, event.output_tokens or 0
             if (now_in, now_out) == (total_in, total_out):
@@ -194,6 +202,8 @@ def _event(record: dict[str, Any]) -> Event | None:
     when = record.get("timestamp") or (inner or {}).get("timestamp") or ""
     return Event(number=0, role=role or "event", text=text, tools=[redact(t) for t in tools],
                  input_tokens=usage_in, output_tokens=usage_out, cumulative=cumulative,
+                 response=str((inner or {}).get("id") or record.get("requestId") or "")
+                 if usage_in is not None or usage_out is not None else "",
                  when=str(when)[:32] if isinstance(when, str | int | float) else "")
 
 
@@ -255,6 +265,11 @@ def _usage(record: dict[str, Any]) -> tuple[int | None, int | None, bool]:
             continue
         got_in = _int(usage, "input_tokens", "prompt_tokens")
         got_out = _int(usage, "output_tokens", "completion_tokens")
+        # Anthropic counts cached prompt tokens apart from input_tokens; they were sent too.
+        cached = [_int(usage, key) for key in ("cache_read_input_tokens",
+                                                "cache_creation_input_tokens")]
+        if got_in is not None and any(c is not None for c in cached):
+            got_in += sum(c or 0 for c in cached)
         if got_in is not None or got_out is not None:
             return got_in, got_out, cumulative
     return None, None, False

@@ -86,6 +86,9 @@ def test_transcript_timelines_of_three_formats(built: Path, board: Leaderboard,
     assert "36,000 in / 2,100 out tokens" in openhands
     assert "189,750 tokens" in openhands  # = the submission's reported total
     assert '<span class="ar-tool">' in claude and " out tokens" in claude
+    # Claude Code: cached prompt tokens counted, each response's usage once (its content
+    # blocks are separate lines): the submission's reported total again.
+    assert "146,790 tokens" in claude
     assert 'class="ar-role-user"' in aider and 'class="ar-role-assistant"' in aider
     # A page without a transcript says the metrics are self-reported.
     other = _page(built, board, board.entries[5].key)
@@ -97,21 +100,29 @@ def test_timeline_redacts_secrets_and_folds_long_outputs(tmp_path: Path) -> None
     lines = [
         {"type": "user", "message": {"role": "user", "content": f"key is {secret}"}},
         {"type": "assistant", "message": {
-            "role": "assistant", "usage": {"input_tokens": 1200, "output_tokens": 80},
+            "id": "msg_1", "role": "assistant",
+            "usage": {"input_tokens": 200, "cache_read_input_tokens": 1000,
+                      "output_tokens": 80},
             "content": [{"type": "tool_use", "name": "Bash",
                          "input": {"command": "pytest -q"}}]}},
+        {"type": "assistant", "message": {
+            "id": "msg_1", "role": "assistant",
+            "usage": {"input_tokens": 200, "cache_read_input_tokens": 1000,
+                      "output_tokens": 80},
+            "content": [{"type": "text", "text": "Running the tests."}]}},
         {"type": "user", "message": {"role": "user", "content": [
             {"type": "tool_result", "content": "\n".join(f"line {i}" for i in range(50))}]}},
     ]
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n", "utf-8")
     timeline = read_timeline(path)
-    assert [e.role for e in timeline.events] == ["user", "assistant", "user"]
+    assert [e.role for e in timeline.events] == ["user", "assistant", "assistant", "user"]
     assert secret not in timeline.events[0].text
     assert "[REDACTED:anthropic-key]" in timeline.events[0].text
     assert timeline.events[1].tools == ["Bash"]
     assert (timeline.events[1].input_tokens, timeline.events[1].output_tokens) == (1200, 80)
-    assert timeline.events[2].folded and not timeline.events[0].folded
+    assert timeline.events[2].input_tokens is None  # the same response: counted once
+    assert timeline.events[3].folded and not timeline.events[0].folded
     assert timeline.tokens == 1280 and timeline.tool_calls == 1
 
 
