@@ -19,6 +19,8 @@ Prints figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -35,6 +37,14 @@ from arena_bot.site.build import build
 REPO = Path(__file__).resolve().parents[1]
 
 ARENA = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (mkdocs): a figure that a busy
+    machine's wall clock does not blur."""
+    own, children = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
+                                                      resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _largest(folder: Path) -> int:
@@ -54,12 +64,14 @@ def bench(n_submissions: int, n_tasks: int) -> None:
         Leaderboard.model_validate_json((root / "out" / "leaderboard.json").read_bytes())
         full_read = time.perf_counter() - start
         start = time.perf_counter()
+        cpu_start = _cpu()
         loaded = source.load(root / "out")
         split_read = time.perf_counter() - start
         board = loaded.board
         times = build(loaded, root=root, site_dir=root / "site_build",
                       results=root / ".arena" / "results")
         total = time.perf_counter() - start
+        cpu = _cpu() - cpu_start
         again = time.perf_counter()
         rebuilt = build(source.load(root / "out"), root=root, site_dir=root / "site_build",
                         results=root / ".arena" / "results")
@@ -77,15 +89,20 @@ def bench(n_submissions: int, n_tasks: int) -> None:
               f"(leaderboard.json alone: {full_read:.2f} s)")
         print(f"  render (Jinja2)          {times.render:8.2f} s  ({times.pages} pages)")
         print(f"  mkdocs build --strict    {times.mkdocs:8.2f} s  ({len(html)} HTML files)")
-        print(f"  total                    {total:8.2f} s")
+        print(f"  submission pages         {times.submission_seconds:8.2f} s  "
+              f"({times.submissions} pages written into the theme's shell)")
+        print(f"  total                    {total:8.2f} s  (CPU {cpu:.2f} s, mkdocs included; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
         print(f"  second build (snapshot)  {second:8.2f} s  (render {rebuilt.render:.2f} s, "
-              f"mkdocs {rebuilt.mkdocs:.2f} s)")
+              f"mkdocs {rebuilt.mkdocs:.2f} s, {rebuilt.submissions} submission pages "
+              f"rewritten in {rebuilt.submission_seconds:.2f} s)")
         print(f"  arena site build (CLI)   {cli.seconds:8.2f} s  peak RSS {cli.max_rss_mb:.0f} MB "
               "(the largest of its processes)")
         home = (board_dir / "index.html").stat().st_size
         print(f"  home page HTML           {home / 1024:8.1f} KiB")
-        for kind in ("tasks", "tools", "models"):
-            print(f"  largest {kind[:-1]} page HTML  {_largest(board_dir / kind) / 1024:8.1f} KiB")
+        for kind in ("tasks", "tools", "models", "s"):
+            name = "submission" if kind == "s" else kind[:-1]
+            print(f"  largest {name} page HTML  {_largest(board_dir / kind) / 1024:8.1f} KiB")
         print(f"  theme assets (shared)    {assets / 1024:8.1f} KiB")
         print(f"  search index             "
               f"{(out / 'search' / 'search_index.json').stat().st_size / 1024:8.1f} KiB")

@@ -106,7 +106,7 @@ def compare(
     settings: Settings, a: str, b: str, results: Path | None, leaderboard_file: Path | None,
     fmt: str, match: str,
 ) -> None:
-    """Compare A and B: Welch's t-test, Cohen's d and a paired test on shared tasks.
+    """Compare A and B on their shared tasks: paired t-test and McNemar (a verdict needs 3).
 
     A and B are submission keys (task/submission), tool / model labels, tool names or
     model names (case-insensitive).

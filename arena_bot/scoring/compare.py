@@ -2,9 +2,21 @@
 
 A selector matches, case-insensitively, a submission key (``task/submission``), a label
 (``tool / model``), a tool name or a model name; a side is every scored entry it matches.
-A side of exactly one entry is compared on its runs' overall scores (multi-run spread);
-a side of several entries on one overall score per entry. When both sides ran 2+ common
-tasks, a paired t-test on the per-task differences (each side's mean per task) is added.
+
+Only tasks both sides attempted are compared (scores of different tasks are measured
+against different baselines, so pooling them says nothing about who is better). Each side
+is reduced to one value per shared task (its mean overall score there, and whether at
+least half of its runs there resolved the task), and the verdict comes from:
+
+- a paired t-test on the per-task score differences: its interval is clustered by task
+  (one difference per task, however many runs or submissions each side has there);
+- McNemar's exact test on the per-task pass / fail pairs (only tasks where exactly one
+  side passed count).
+
+With fewer than :data:`MIN_SHARED_TASKS` shared tasks the verdict is "not enough overlap".
+Two single submissions of the same task are the exception: there the runs are compared
+with Welch's t-test (same task, same baseline). Welch's test over the sides' pooled
+values is still computed, as a description, and never gives the verdict otherwise.
 """
 
 from __future__ import annotations
@@ -16,6 +28,10 @@ from dataclasses import dataclass
 from arena_bot.errors import InputError
 from arena_bot.models.leaderboard import Entry, Leaderboard
 from arena_bot.scoring.stats import PairedResult, WelchResult, paired_test, welch_test
+
+#: Shared tasks needed before a comparison gives a verdict.
+MIN_SHARED_TASKS = 3
+ALPHA = 0.05
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,6 +51,50 @@ class Comparison:
     paired: PairedResult | None
     paired_tasks: tuple[str, ...]
     paired_note: str | None
+    #: McNemar's exact test on per-task pass / fail (``None`` below the overlap needed).
+    mcnemar: McNemarResult | None = None
+    #: ``a`` / ``b`` (that side is significantly ahead), ``none`` (no significant
+    #: difference) or ``thin`` (not enough shared tasks for a verdict).
+    verdict: str = "thin"
+    verdict_text: str = ""
+
+    @property
+    def shared(self) -> int:
+        return len(self.paired_tasks)
+
+
+@dataclass(frozen=True, kw_only=True)
+class McNemarResult:
+    """McNemar's exact test: tasks only A passed (``only_a``) against only B (``only_b``)."""
+
+    both: int
+    only_a: int
+    only_b: int
+    neither: int
+    p_value: float
+    significant: bool
+
+
+def mcnemar(pairs: Sequence[tuple[bool, bool]], *, alpha: float = ALPHA) -> McNemarResult:
+    """Exact (binomial) McNemar test on paired pass / fail outcomes.
+
+    Known values: 0 vs 6 discordant pairs gives p = 2 · 0.5⁶ = 0.03125; no discordant pair
+    gives p = 1.
+    """
+    only_a = sum(1 for x, y in pairs if x and not y)
+    only_b = sum(1 for x, y in pairs if y and not x)
+    n = only_a + only_b
+    if n == 0:
+        p_value = 1.0
+    else:
+        from scipy import stats
+
+        p_value = float(min(1.0, 2 * stats.binom.cdf(min(only_a, only_b), n, 0.5)))
+    return McNemarResult(
+        both=sum(1 for x, y in pairs if x and y), only_a=only_a, only_b=only_b,
+        neither=sum(1 for x, y in pairs if not x and not y), p_value=p_value,
+        significant=p_value < alpha,
+    )
 
 
 def select(leaderboard: Leaderboard, selector: str) -> list[Entry]:
@@ -72,6 +132,15 @@ def _per_task(entries: Sequence[Entry]) -> dict[str, float]:
     return {task: sum(v) / len(v) for task, v in by_task.items()}
 
 
+def passed_per_task(entries: Sequence[Entry]) -> dict[str, bool]:
+    """Per task: did at least half of the side's runs there resolve it?"""
+    runs: dict[str, list[bool]] = defaultdict(list)
+    for e in entries:
+        if e.scores is not None:
+            runs[e.task_id].extend(r.resolved for r in e.runs)
+    return {task: bool(v) and 2 * sum(v) >= len(v) for task, v in runs.items()}
+
+
 def compare(leaderboard: Leaderboard, a: str, b: str) -> Comparison:
     """Welch's t-test + Cohen's d between the sides, and the paired test when possible."""
     entries_a, entries_b = select(leaderboard, a), select(leaderboard, b)
@@ -96,10 +165,48 @@ def compare(leaderboard: Leaderboard, a: str, b: str) -> Comparison:
         paired_note = paired.note
     else:
         paired_note = f"paired test needs 2+ tasks run by both sides ({len(common)} in common)"
+    pass_a, pass_b = passed_per_task(entries_a), passed_per_task(entries_b)
+    test = mcnemar([(pass_a[t], pass_b[t]) for t in common]) if common else None
+    verdict, text = _verdict(a, b, common, paired, test,
+                             welch if _same_task_runs(side_a, side_b, common) else None)
     return Comparison(
         a=side_a, b=side_b, welch=welch, welch_note=welch_note, paired=paired,
-        paired_tasks=common, paired_note=paired_note,
+        paired_tasks=common, paired_note=paired_note, mcnemar=test, verdict=verdict,
+        verdict_text=text,
     )
+
+
+def _same_task_runs(a: Side, b: Side, common: tuple[str, ...]) -> bool:
+    """Two single submissions of one task: their runs compare on the same baseline."""
+    return a.unit == b.unit == "runs" and len(common) == 1
+
+
+def _verdict(a: str, b: str, common: tuple[str, ...], paired: PairedResult | None,
+             test: McNemarResult | None, runs: WelchResult | None) -> tuple[str, str]:
+    """The one-line answer: who is ahead, and whether the shared tasks can tell."""
+    if runs is not None:
+        if not runs.significant or runs.difference == 0:
+            return "none", f"no significant difference over the runs of {common[0]}"
+        leader = a if runs.difference > 0 else b
+        return ("a" if runs.difference > 0 else "b",
+                f"{leader} ahead over the runs of {common[0]} (Welch p = {runs.p_value:.3f})")
+    if len(common) < MIN_SHARED_TASKS or paired is None:
+        return "thin", (f"not enough overlap: {len(common)} shared task"
+                        f"{'' if len(common) == 1 else 's'} (a verdict needs "
+                        f"{MIN_SHARED_TASKS})")
+    score_sig = paired.significant and paired.mean_difference != 0
+    pass_sig = test is not None and test.significant
+    if not score_sig and not pass_sig:
+        return "none", f"no significant difference over {len(common)} shared tasks"
+    if score_sig:
+        ahead = paired.mean_difference > 0
+    else:
+        assert test is not None
+        ahead = test.only_a > test.only_b
+    leader = a if ahead else b
+    which = " and ".join(n for n, ok in (("scores", score_sig), ("pass / fail", pass_sig)) if ok)
+    return ("a" if ahead else "b",
+            f"{leader} ahead on {which} over {len(common)} shared tasks")
 
 
 def _f(value: float | None, digits: int = 2) -> str:
@@ -112,8 +219,19 @@ def render_table(comparison: Comparison) -> str:
     rows: list[tuple[str, str]] = [
         ("A", f"{a.selector} ({len(a.values)} {a.unit})"),
         ("B", f"{b.selector} ({len(b.values)} {b.unit})"),
+        ("shared tasks", str(comparison.shared)),
+        ("verdict", comparison.verdict_text),
     ]
+    m = comparison.mcnemar
+    if m is not None:
+        rows += [
+            ("tasks passed by both / A only / B only / neither",
+             f"{m.both} / {m.only_a} / {m.only_b} / {m.neither}"),
+            ("McNemar exact p-value", _f(m.p_value, 4)),
+        ]
     if w is not None:
+        rows.append(("Welch (all values pooled, descriptive)", "not a verdict unless both "
+                     "sides are one submission of the same task"))
         rows += [
             ("mean A", _f(w.mean_a)),
             ("mean B", _f(w.mean_b)),
@@ -121,7 +239,7 @@ def render_table(comparison: Comparison) -> str:
             ("Welch t", _f(w.t, 3)),
             ("Welch df", _f(w.df, 1)),
             ("p-value", _f(w.p_value, 4)),
-            ("significant (p < 0.05)", "yes" if w.significant else "no"),
+            ("Welch significant (p < 0.05)", "yes" if w.significant else "no"),
             ("Cohen's d", _f(w.cohens_d, 3)),
             ("effect size", w.effect or "—"),
         ]

@@ -25,6 +25,8 @@ from arena_bot.site import history, hooks, source
 from arena_bot.site.details import evaluation_details
 from arena_bot.site.render import GENERATED, RenderInputs, render
 from arena_bot.site.source import BoardSource
+from arena_bot.site.submission import kept_pages, stored_results, write_pages
+from arena_bot.site.views import Slugs
 
 CONFIG = "mkdocs.board.yml"
 
@@ -52,6 +54,9 @@ class BuildTimes:
     pages: int
     #: One line on the change record (first build, unchanged, or what changed).
     changes: str = ""
+    #: Submission pages written after MkDocs (and the seconds that took).
+    submissions: int = 0
+    submission_seconds: float = 0.0
 
 
 def changes_line(before: history.Snapshot | None, after: history.Snapshot) -> str:
@@ -124,7 +129,8 @@ def write_config(project: Path, board: Leaderboard, site_dir: Path,
         "hooks": [str(Path(hooks.__file__).resolve())],
         "extra_css": [f"{GENERATED}/assets/board.css"],
         "extra_javascript": [f"{GENERATED}/assets/board.js"],
-        "not_in_nav": f"/{GENERATED}/tasks/\n/{GENERATED}/tools/\n/{GENERATED}/models/\n",
+        "not_in_nav": (f"/{GENERATED}/tasks/\n/{GENERATED}/tools/\n/{GENERATED}/models/\n"
+                       f"/{GENERATED}/s/\n"),
         "nav": nav(board),
     }
     if site_url:
@@ -165,7 +171,8 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
     before = (previous if isinstance(previous, history.Snapshot)
               else history.read_previous(previous or site_dir / GENERATED / history.SNAPSHOT))
     snapshot = history.next_snapshot(src.board, before, built_from=built_from, updated=stamp)
-    details = evaluation_details(src.board, results) if results is not None else {}
+    stored = stored_results(src.board, results)
+    details = evaluation_details(src.board, stored)
     extra = RenderInputs(root=root, built_from=built_from, updated=stamp, snapshot=snapshot,
                          first=before is None, details=details)
     pages = render(src, project / "docs", root=root, built_from=built_from,
@@ -173,10 +180,17 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
     config = write_config(project, src.board, site_dir,
                           check_site_url(site_url) if site_url else None)
     rendered = time.perf_counter()
+    written, built = 0, rendered
     if mkdocs:
-        run_mkdocs(config)
-    return BuildTimes(render=rendered - start, mkdocs=time.perf_counter() - rendered,
-                      pages=len(pages), changes=changes_line(before, snapshot))
+        with kept_pages(site_dir / GENERATED):
+            run_mkdocs(config)
+            built = time.perf_counter()
+        written = write_pages(src.board, root=root, site_board=site_dir / GENERATED,
+                              slugs=Slugs.of(src.board), results=stored)
+    done = time.perf_counter()
+    return BuildTimes(render=rendered - start, mkdocs=built - rendered,
+                      pages=len(pages), changes=changes_line(before, snapshot),
+                      submissions=written, submission_seconds=done - built)
 
 
 def run_mkdocs(config: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -28,18 +29,21 @@ _ORDER = ("passed", "failed", "no_tests", "timeout", "apply_failed", "rejected",
           "tampered")
 
 
-def evaluation_details(board: Leaderboard, results: Path) -> dict[str, EvaluationDetail]:
-    """Entry key -> its per-feature / merge detail, for every entry with a stored result."""
-    if not results.is_dir():
-        return {}
-    details: dict[str, EvaluationDetail] = {}
-    for entry in board.entries:
-        if entry.status == "pending":
-            continue
-        result = newest_result(results / entry.task_id / entry.submission_id)
-        if result is not None and result.runs:
-            details[entry.key] = detail_of(result.runs)
-    return details
+def evaluation_details(board: Leaderboard, results: Path | Mapping[str, EvaluationResult]
+                       ) -> dict[str, EvaluationDetail]:
+    """Entry key -> its per-feature / merge detail, for every entry with a stored result
+    (``results``: the results folder, or the newest result per entry key already read)."""
+    if isinstance(results, Path):
+        if not results.is_dir():
+            return {}
+        found = {}
+        for entry in board.entries:
+            if entry.status != "pending":
+                result = newest_result(results / entry.task_id / entry.submission_id)
+                if result is not None:
+                    found[entry.key] = result
+        results = found
+    return {key: detail_of(result.runs) for key, result in results.items() if result.runs}
 
 
 def newest_result(folder: Path) -> EvaluationResult | None:

@@ -8,6 +8,8 @@ Each template gets exactly one view-model, ``v``.
 from __future__ import annotations
 
 import json
+import math
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ from arena_bot.scoring.export import to_csv, to_json
 from arena_bot.site import views
 from arena_bot.site.history import SNAPSHOT, Snapshot
 from arena_bot.site.source import BoardSource
+from arena_bot.site.submission import SHELL, diff_html, shell_markdown
 
 #: Where generated pages go, inside the MkDocs docs folder (git-ignored).
 GENERATED = "board"
@@ -41,7 +44,21 @@ def environment() -> jinja2.Environment:
     # call costs ten times as much, seconds on a big board).
     env.globals["num"] = num
     env.globals["interval"] = interval
+    env.globals["words"] = words
+    env.globals["diff_html"] = diff_html
     return env
+
+
+_BREAKABLE = re.compile(r"\S*[-‐/]\S*")
+
+
+def words(text: str) -> Markup:
+    """Text for a cell that wraps: the browser may break lines between words but not at
+    the hyphens or slashes inside one (a model id such as ``claude-sonnet-4-5`` stays
+    whole)."""
+    escaped = str(escape(text))
+    return Markup(_BREAKABLE.sub(lambda m: f'<span class="ar-nb">{m.group(0)}</span>',
+                                 escaped))
 
 
 def num(value: float | None, digits: int = 1) -> Markup:
@@ -90,44 +107,142 @@ def methodology_view(board: Leaderboard) -> views.MethodologyView:
     return views.MethodologyView(rows=tuple(rows), weights=weights)
 
 
-def chart_svg(points: Sequence[views.ChartPoint]) -> str:
-    """Score vs mean cost per run, Pareto frontier highlighted: a static, accessible SVG."""
-    if not points:
-        return '<p class="ar-empty">No recorded costs yet.</p>'
-    width, height, pad = 640, 360, 48
-    top_cost = max(p.cost for p in points) or 1.0
-    def x(cost: float) -> float:
-        return pad + (width - 2 * pad) * cost / top_cost
-    def y(score: float) -> float:
-        return height - pad - (height - 2 * pad) * score / 100
+def nice_ticks(top: float, count: int = 5) -> list[float]:
+    """Round tick values from 0 to at least ``top`` (steps of 1, 2, 2.5 or 5 × 10ⁿ)."""
+    if top <= 0:
+        return [0.0, 1.0]
+    raw = top / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    n = math.ceil(top / step - 1e-9)
+    return [round(i * step, 10) for i in range(n + 1)]
+
+
+def _tick_text(value: float, unit: str) -> str:
+    if unit == "USD":
+        return f"${value:.3f}".rstrip("0").rstrip(".") if value else "$0"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:g}M"
+    if value >= 1_000:
+        return f"{value / 1_000:g}k"
+    return f"{value:g}"
+
+
+#: Approximate width of one character of a chart label (10 px sans-serif), for placing
+#: labels so that they do not overlap.
+CHAR_WIDTH = 6.6
+
+
+# Charts are drawn here as static SVG rather than with a charting library: every label is a
+# DOM element whose box the browser tests check for overlaps, the charts read without
+# JavaScript, and they cost no script weight. board.js only links a hovered or focused
+# point to its line in the key.
+def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) -> str:
+    """Overall score against mean cost (``axis="cost"``) or tokens per run: ticks on both
+    axes, the Pareto front joined, every point numbered in the key below and named on
+    hover; names written beside the points where they fit without overlapping."""
+    width, height = 640, 380
+    left, right, top_pad, bottom = 56, 16, 16, 52
+    values = [p.cost if axis == "cost" else p.tokens for p in points]
+    unit = "USD" if axis == "cost" else "tokens"
+    xticks = nice_ticks(max(values) or 1.0)
+    yticks = [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+    span = xticks[-1] or 1.0
+    def x(v: float) -> float:
+        return left + (width - left - right) * v / span
+    def y(v: float) -> float:
+        return height - bottom - (height - bottom - top_pad) * v / 100
+    title = ("Overall score against mean cost per run" if axis == "cost"
+             else "Overall score against mean tokens per run")
     parts = [
-        f'<svg class="ar-chart" viewBox="0 0 {width} {height}" role="img" '
-        'aria-labelledby="ar-chart-title"><title id="ar-chart-title">Overall score against '
-        'mean cost per run; the Pareto frontier (nobody cheaper and better) is highlighted'
-        '</title>',
-        f'<line class="axis" x1="{pad}" y1="{height - pad}" x2="{width - pad}" '
-        f'y2="{height - pad}"/><line class="axis" x1="{pad}" y1="{pad}" x2="{pad}" '
-        f'y2="{height - pad}"/>',
-        f'<text x="{width / 2}" y="{height - 10}" text-anchor="middle">mean cost per run '
-        f'(USD, 0 – {top_cost:.2f})</text>',
-        f'<text x="14" y="{height / 2}" transform="rotate(-90 14 {height / 2})" '
-        'text-anchor="middle">overall score (0–100)</text>',
+        f'<svg class="ar-chart" id="{ident}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-labelledby="{ident}-title"><title id="{ident}-title">{title}; the Pareto '
+        'front (nobody both cheaper and better) is joined</title>',
     ]
-    front = sorted((p for p in points if p.pareto), key=lambda p: p.cost)
+    for t in yticks:
+        parts.append(f'<line class="tick" x1="{left}" x2="{width - right}" y1="{y(t):.1f}" '
+                     f'y2="{y(t):.1f}"/><text class="ticklabel" x="{left - 6}" '
+                     f'y="{y(t) + 3:.1f}" text-anchor="end">{t:g}</text>')
+    for t in xticks:
+        parts.append(f'<line class="tick" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top_pad}" '
+                     f'y2="{height - bottom}"/><text class="ticklabel" x="{x(t):.1f}" '
+                     f'y="{height - bottom + 14}" text-anchor="middle">'
+                     f'{_tick_text(t, unit)}</text>')
+    parts += [
+        f'<line class="axis" x1="{left}" y1="{height - bottom}" x2="{width - right}" '
+        f'y2="{height - bottom}"/><line class="axis" x1="{left}" y1="{top_pad}" x2="{left}" '
+        f'y2="{height - bottom}"/>',
+        f'<text class="axislabel" x="{(left + width - right) / 2}" y="{height - 12}" '
+        f'text-anchor="middle">mean {"cost per run (USD)" if axis == "cost" else "tokens per run"}'
+        '</text>',
+        f'<text class="axislabel" x="14" y="{(height - bottom) / 2}" '
+        f'transform="rotate(-90 14 {(height - bottom) / 2})" text-anchor="middle">'
+        'overall score (0–100)</text>',
+    ]
+    on_front = [(v, p) for v, p in zip(values, points, strict=True)
+                if (p.pareto if axis == "cost" else p.pareto_tokens)]
+    front = sorted(on_front, key=lambda vp: vp[0])
     if len(front) > 1:
-        path = " ".join(f"{x(p.cost):.1f},{y(p.score):.1f}" for p in front)
+        path = " ".join(f"{x(v):.1f},{y(p.score):.1f}" for v, p in front)
         parts.append(f'<polyline class="front" points="{path}"/>')
-    for p in points:
-        label = escape(p.label)
+    # Boxes already taken (points, tick labels): labels go where they overlap none.
+    taken: list[tuple[float, float, float, float]] = [
+        (x(v) - 5, y(p.score) - 5, x(v) + 5, y(p.score) + 5)
+        for v, p in zip(values, points, strict=True)]
+    taken += [(left - 40, y(t) - 8, left - 4, y(t) + 5) for t in yticks]
+    taken += [(x(t) - 22, height - bottom + 4, x(t) + 22, height - bottom + 17) for t in xticks]
+    order = sorted(range(len(points)), key=lambda i: (not _on(points[i], axis),
+                                                       -points[i].score))
+    labels: dict[int, str] = {}
+    for i in order:
+        px, py = x(values[i]), y(points[i].score)
+        for text in (points[i].label, str(i + 1)):
+            w = CHAR_WIDTH * len(text)
+            for dx, dy, anchor in ((8, -4, "start"), (8, 10, "start"), (-8, -4, "end"),
+                                   (-8, 10, "end"), (0, -9, "middle"), (0, 18, "middle")):
+                x0 = px + dx - (w if anchor == "end" else w / 2 if anchor == "middle" else 0)
+                box = (x0, py + dy - 9, x0 + w, py + dy + 2)
+                inside = (box[0] >= left + 2 and box[2] <= width - right
+                          and box[1] >= top_pad and box[3] <= height - bottom - 2)
+                if inside and not any(_overlap(box, b) for b in taken):
+                    taken.append(box)
+                    labels[i] = (f'<text class="lbl" x="{px + dx:.1f}" y="{py + dy:.1f}" '
+                                 f'text-anchor="{anchor}">{escape(text)}</text>')
+                    break
+            if i in labels:
+                break
+    for i, (v, p) in enumerate(zip(values, points, strict=True)):
+        shown = (f"${v:.3f}" if axis == "cost" else f"{v:,.0f} tokens")
         parts.append(
-            f'<circle class="{"pareto" if p.pareto else "pt"}" cx="{x(p.cost):.1f}" '
-            f'cy="{y(p.score):.1f}" r="5"><title>{label}: {p.score:.1f} at '
-            f'${p.cost:.3f}</title></circle>'
-        )
-        if p.pareto:
-            parts.append(f'<text x="{x(p.cost) + 7:.1f}" y="{y(p.score) - 7:.1f}">{label}</text>')
+            f'<circle class="{"pareto" if _on(p, axis) else "pt"}" data-n="{i + 1}" '
+            f'cx="{x(v):.1f}" cy="{y(p.score):.1f}" r="5" tabindex="0"><title>{i + 1}. '
+            f'{escape(p.label)}: {p.score:.1f} at {shown}</title></circle>')
+    parts += [labels[i] for i in sorted(labels)]
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _on(point: views.ChartPoint, axis: str) -> bool:
+    return point.pareto if axis == "cost" else point.pareto_tokens
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def chart_svg(points: Sequence[views.ChartPoint]) -> str:
+    """Score against cost and against tokens (Pareto fronts joined), and the key that
+    names every point by its number."""
+    if not points:
+        return '<p class="ar-empty">No recorded costs yet.</p>'
+    key = "".join(
+        f'<li><b>{i}.</b> {escape(p.label)}: {p.score:.1f} · ${p.cost:.3f} · '
+        f'{p.tokens:,.0f} tokens{" · Pareto (cost)" if p.pareto else ""}'
+        f'{" · Pareto (tokens)" if p.pareto_tokens else ""}</li>'
+        for i, p in enumerate(points, start=1))
+    return (f'<div class="ar-charts"><figure>{scatter_svg(points, axis="cost", ident="ar-cost")}'
+            f'</figure><figure>{scatter_svg(points, axis="tokens", ident="ar-tokens")}</figure>'
+            f'</div><ol class="ar-key" id="ar-chart-key">{key}</ol>')
 
 
 #: Bins of the per-task score distribution: 0–10, 10–20, …, 90–100.
@@ -236,6 +351,7 @@ def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_fr
     page("pages.md", "pages.md.j2", views.index_view(board, slugs=slugs))
     page("methodology.md", "methodology.md.j2", methodology_view(board))
     page("submit.md", "submit.md.j2", None, example=_example_submission(root))
+    _write(out / "s" / f"{SHELL}.md", shell_markdown())
     json_bytes = _download(out / "leaderboard.json", source.json_file, raw_json,
                            lambda: to_json(board))
     csv_bytes = _download(out / "leaderboard.csv", source.csv_file, None, lambda: to_csv(board))

@@ -24,7 +24,7 @@ from arena_bot.models.leaderboard import (
 from arena_bot.site.history import Change, Snapshot
 
 #: How many tool / model labels the compare page's matrix holds (it grows quadratically).
-COMPARE_TOP = 8
+COMPARE_TOP = 10
 #: Flag reasons shown per row of the home board; the rest are on the Changes page.
 HOME_FLAGS = 2
 #: Submissions listed on a tool or model page (best first); the rest are on task pages and in
@@ -64,6 +64,8 @@ class Slugs:
     tasks: dict[str, str]
     tools: dict[str, str]
     models: dict[str, str]
+    #: Entry key -> its submission page's folder (under ``board/s/``).
+    entries: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, board: Leaderboard) -> Slugs:
@@ -72,7 +74,11 @@ class Slugs:
                                + [e.task_id for e in board.entries]),
             tools=unique_slugs(e.tool for e in board.entries),
             models=unique_slugs(e.model for e in board.entries),
+            entries=unique_slugs(e.key for e in board.entries),
         )
+
+    def entry_href(self, key: str, prefix: str) -> str:
+        return f"{prefix}s/{self.entries.get(key, slug(key))}/"
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -113,6 +119,14 @@ class BoardRow:
     #: Submissions of this label whose metrics were verified against transcripts.
     verified: int = 0
     submissions: int = 0
+    #: Seed 002's rank (mean overall score); ``rank`` is the Bradley-Terry order.
+    seed_rank: int = 0
+    #: Bradley-Terry score (expected win rate against the others) and bootstrap interval.
+    bt: float = 0.0
+    bt_low: float = 0.0
+    bt_high: float = 0.0
+    #: Tasks attempted of the board's task set.
+    of_tasks: int = 0
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,9 @@ class ChartPoint:
     score: float
     cost: float
     pareto: bool
+    #: Mean tokens per run, and whether the label is on the score-vs-tokens front.
+    tokens: float = 0.0
+    pareto_tokens: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,6 +155,9 @@ class HomeView:
     points: tuple[ChartPoint, ...]
     pending: int
     errors: int
+    #: filter key ("category|difficulty") -> tasks on the board that match it (coverage's
+    #: denominator under a filter).
+    task_counts: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -176,6 +196,8 @@ class EntryRow:
     review: str = ""
     #: Per-feature and merge results from the stored evaluation, when the build has them.
     detail: EvaluationDetail | None = None
+    #: The submission's own page.
+    href: str = ""
 
     @property
     def level_name(self) -> str:
@@ -249,17 +271,31 @@ class GroupView:
 
 @dataclass(frozen=True)
 class MatrixCell:
+    """Row against column: ``verdict`` is ``a`` (row ahead), ``b`` (column ahead),
+    ``none`` (no significant difference) or ``thin`` (not enough shared tasks)."""
+
+    verdict: str
     text: str
-    p_value: str
-    cohens_d: str
     shared: int
-    significant: bool
+    #: Mean per-task score difference (row − column) and its 95% interval, clustered by
+    #: task; "–" without 2+ shared tasks.
+    difference: str
+    interval: str
+    p_value: str
+    #: Tasks passed by both / row only / column only / neither, and McNemar's p-value.
+    passes: str
+    mcnemar_p: str
+
+    @property
+    def significant(self) -> bool:
+        return self.verdict in ("a", "b")
 
 
 @dataclass(frozen=True)
 class CompareView:
     labels: tuple[str, ...]
     cells: tuple[tuple[MatrixCell | None, ...], ...]
+    min_shared: int = 3
 
 
 @dataclass(frozen=True)
@@ -269,6 +305,8 @@ class ChangeRow:
     label: str
     what: str
     why: str
+    #: The submission's own page.
+    href: str = ""
 
 
 @dataclass(frozen=True)
@@ -282,6 +320,8 @@ class ChangeSetView:
     changes: tuple[Change, ...]
     hrefs: dict[str, str]  # task id -> task page (from the Changes page)
     counts: dict[str, int]
+    #: entry key -> its submission page, for entries still on the board.
+    pages: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -395,6 +435,8 @@ def entry_row(entry: Entry, *, prefix: str, slugs: Slugs | None = None,
         review_status=entry.review_status,
         review=review_note(entry),
         detail=detail,
+        href=(slugs.entry_href(entry.key, prefix) if slugs
+              else f"{prefix}s/{slug(entry.key)}/"),
     )
 
 
@@ -460,6 +502,23 @@ def _mean_costs(board: Leaderboard) -> dict[str, float]:
     return {label: sum(v) / len(v) for label, v in costs.items()}
 
 
+def _task_counts(board: Leaderboard) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for t in board.tasks:
+        for key in (f"{t.category}|{t.difficulty}", f"{t.category}|*", f"*|{t.difficulty}",
+                    "*|*"):
+            counts[key] += 1
+    return dict(sorted(counts.items()))
+
+
+def _mean_tokens(board: Leaderboard) -> dict[str, float]:
+    tokens: dict[str, list[float]] = defaultdict(list)
+    for e in board.entries:
+        if e.scores is not None:
+            tokens[e.label].append(e.metrics.tokens)
+    return {label: sum(v) / len(v) for label, v in tokens.items()}
+
+
 def home_view(board: Leaderboard, *, built_from: str, updated: str,
               slugs: Slugs | None = None) -> HomeView:
     """The overall board by tool / model, its filters and the score-vs-cost chart."""
@@ -474,9 +533,18 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
             verified[e.label] += e.metrics_level != "self-reported"
         if e.review_status == "under-review":
             flags[e.label].extend(Flag(f"{e.task_id}: {f.code}", f.reason) for f in flags_of(e))
+    from arena_bot.scoring.ranking import bradley_terry
+
+    strengths = {st.label: st for st in bradley_terry(board)}
+    leader = min(strengths.values(), key=lambda st: st.rank, default=None)
+    ordered = sorted(board.tools, key=lambda a: (strengths[a.label].rank if a.label in strengths
+                                                 else len(strengths) + a.rank))
     rows = tuple(
         BoardRow(
-            rank=a.rank, tied=a.statistically_tied, label=a.label, tool=a.tool,
+            rank=strengths[a.label].rank if a.label in strengths else a.rank,
+            tied=(a.label in strengths and leader is not None
+                  and strengths[a.label].high >= leader.low),
+            label=a.label, tool=a.tool,
             tool_href=f"tools/{slugs.tools.get(a.tool, slug(a.tool))}/", model=a.model,
             model_href=f"models/{slugs.models.get(a.model, slug(a.model))}/",
             overall=a.overall.mean,
@@ -488,12 +556,19 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
             flags=tuple(flags.get(a.label, ())[:HOME_FLAGS]),
             more_flags=max(0, len(flags.get(a.label, ())) - HOME_FLAGS),
             verified=verified[a.label], submissions=submissions[a.label],
+            seed_rank=a.rank,
+            bt=strengths[a.label].score if a.label in strengths else 0.0,
+            bt_low=strengths[a.label].low if a.label in strengths else 0.0,
+            bt_high=strengths[a.label].high if a.label in strengths else 0.0,
+            of_tasks=len(board.tasks),
         )
-        for a in board.tools
+        for a in ordered
     )
     costs = _mean_costs(board)
+    tokens = _mean_tokens(board)
     raw = [(a.label, a.overall.mean, costs[a.label]) for a in board.tools if a.label in costs]
     front = pareto(raw)
+    front_tokens = pareto([(label, score, tokens.get(label, 0.0)) for label, score, _ in raw])
     counts: dict[str, int] = defaultdict(int)
     for e in board.entries:
         counts[e.task_id] += 1
@@ -502,6 +577,7 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
         categories=tuple(sorted({t.category for t in board.tasks})),
         difficulties=tuple(sorted({t.difficulty for t in board.tasks})),
         filtered=_filtered(board),
+        task_counts=_task_counts(board),
         tasks=tuple(
             (slugs.tasks[t.task_id], t.title, t.category, t.difficulty, counts[t.task_id],
              t.task_id)
@@ -509,7 +585,8 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
         ),
         built_from=built_from,
         updated=updated,
-        points=tuple(ChartPoint(label, s, c, label in front) for label, s, c in raw),
+        points=tuple(ChartPoint(label, s, c, label in front, tokens.get(label, 0.0),
+                                label in front_tokens) for label, s, c in raw),
         pending=sum(1 for e in board.entries if e.status == "pending"),
         errors=sum(1 for e in board.entries if e.status == "error"),
     )
@@ -576,7 +653,7 @@ def _best(entries: Sequence[Entry], limit: int = GROUP_ROWS) -> list[Entry]:
 
 
 def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
-    """Row ``a`` against column ``b``: paired on shared tasks when possible, else Welch."""
+    """Row ``a`` against column ``b``, on the tasks both attempted only."""
     from arena_bot.errors import ArenaError
     from arena_bot.scoring.compare import compare
 
@@ -588,22 +665,15 @@ def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
             result = compare(board, a, b)
     except (ArenaError, ValueError):
         return None
-    shared = len(result.paired_tasks)
-    d = fmt(result.welch.cohens_d, 2) if result.welch else "–"
-    if result.paired is not None:
-        diff, p_value, significant = (result.paired.mean_difference, result.paired.p_value,
-                                      result.paired.significant)
-    elif result.welch is not None:
-        diff, p_value, significant = (result.welch.difference, result.welch.p_value,
-                                      result.welch.significant)
-    else:
-        return MatrixCell("not enough runs to compare", "–", d, shared, False)
-    if diff == 0:
-        text = "no difference"
-    else:
-        leader = a if diff > 0 else b
-        text = f"{leader} ahead, {'significant' if significant else 'not significant'}"
-    return MatrixCell(text, f"{p_value:.3f}", d, shared, significant)
+    p, m = result.paired, result.mcnemar
+    return MatrixCell(
+        verdict=result.verdict, text=result.verdict_text, shared=result.shared,
+        difference=fmt(p.mean_difference) if p else "–",
+        interval=f"{p.low:.1f} to {p.high:.1f}" if p else "–",
+        p_value=f"{p.p_value:.3f}" if p else "–",
+        passes=f"{m.both} / {m.only_a} / {m.only_b} / {m.neither}" if m else "–",
+        mcnemar_p=f"{m.p_value:.3f}" if m else "–",
+    )
 
 
 def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
@@ -612,7 +682,9 @@ def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
     Each pair is compared on a board holding only the two labels' entries: the same result
     (the comparison selects by label), without scanning the whole board 2·top² times.
     """
-    labels = tuple(a.label for a in board.tools[:top])
+    from arena_bot.scoring.ranking import bradley_terry
+
+    labels = tuple(st.label for st in bradley_terry(board, resamples=0)[:top])
     own: dict[str, list[Entry]] = defaultdict(list)
     for e in board.entries:
         if e.label in labels:
@@ -624,7 +696,9 @@ def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
     cells = tuple(
         tuple(None if a == b else _cell(a, b, pair(a, b)) for b in labels) for a in labels
     )
-    return CompareView(labels=labels, cells=cells)
+    from arena_bot.scoring.compare import MIN_SHARED_TASKS
+
+    return CompareView(labels=labels, cells=cells, min_shared=MIN_SHARED_TASKS)
 
 
 def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
@@ -639,13 +713,14 @@ def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
     for e in board.entries:
         if e.status == "error":
             rows.append(ChangeRow(e.key, href(e.task_id), e.label,
-                                  "not ranked: evaluation failed", e.status_reason or "–"))
+                                  "not ranked: evaluation failed", e.status_reason or "–",
+                                  slugs.entry_href(e.key, "../")))
         for flag in flags_of(e):
             if flag.code == "evaluation-error":
                 continue
             what = "flagged for review" if e.review_status == "under-review" else "noted"
             rows.append(ChangeRow(e.key, href(e.task_id), e.label, f"{what} ({flag.code})",
-                                  flag.reason))
+                                  flag.reason, slugs.entry_href(e.key, "../")))
     current = {t.task_id for t in board.tasks}
     sets = tuple(
         ChangeSetView(
@@ -655,6 +730,8 @@ def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
             hrefs={x.task_id: href(x.task_id) for x in c.changes if x.task_id in current},
             counts={kind: sum(1 for x in c.changes if x.kind == kind)
                     for kind in ("added", "removed", "rescored", "flagged", "unflagged")},
+            pages={x.key: slugs.entry_href(x.key, "../") for x in c.changes
+                   if x.key in slugs.entries},
         )
         for c in (snapshot.log if snapshot else [])
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import http.server
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -122,8 +123,43 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+#: Real transcripts and patches from the sample submissions, attached to synthetic ones so
+#: their pages show a timeline of each importer's format.
+TRANSCRIPTS = (
+    ("slugkit-options/2026-11-05_openhands_deepseek-v3", "trajectory.json", "openhands"),
+    ("csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5", "session.jsonl",
+     "claude-code"),
+    ("ttlcache-bugs/2026-11-08_aider_gemini-2.5-pro", "aider.chat.history.md", "aider-history"),
+)
+
+
+def with_transcripts(board: Leaderboard, generated: Path, project: Path) -> list[str]:
+    """Copy the board's submission folders into ``project`` and give the first entries a
+    real sample transcript each; return those entries' keys."""
+    import yaml
+
+    for task in (generated / "submissions").iterdir():
+        if task.is_dir():
+            shutil.copytree(task, project / "submissions" / task.name, dirs_exist_ok=True)
+    keys = []
+    for entry, (sample, name, fmt) in zip(board.entries, TRANSCRIPTS, strict=False):
+        folder = project / "submissions" / entry.task_id / entry.submission_id
+        shutil.copy(REPO / "submissions" / sample / name, folder / name)
+        spec = yaml.safe_load((folder / "submission.yaml").read_text(encoding="utf-8"))
+        spec["runs"][0]["transcript"] = {"file": name, "format": fmt}
+        (folder / "submission.yaml").write_text(yaml.safe_dump(spec, sort_keys=False),
+                                                encoding="utf-8")
+        keys.append(entry.key)
+    return keys
+
+
 @pytest.fixture(scope="session")
-def built(board: Leaderboard, project: Path, generated: Path) -> Path:
+def transcribed(board: Leaderboard, project: Path, generated: Path) -> list[str]:
+    return with_transcripts(board, generated, project)
+
+
+@pytest.fixture(scope="session")
+def built(board: Leaderboard, project: Path, generated: Path, transcribed: list[str]) -> Path:
     from arena_bot.site.build import build
 
     out = project / "site_build"
@@ -142,3 +178,54 @@ def server(built: Path) -> Iterator[str]:
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+#: The large board the layout tests read: as many submissions as the site benchmark's.
+LARGE_ENTRIES, LARGE_TASKS = 5000, 200
+#: Longer real-world names than the synthetic board's, to stress the layout.
+LONG_NAMES = (("OpenHands CodeAct", "claude-sonnet-4-5-20250929"),
+              ("Claude Code", "claude-opus-4-1-20250805"),
+              ("Codex CLI", "gpt-5-codex-high"))
+
+
+def large_board(board: Leaderboard) -> Leaderboard:
+    """5,000 entries over 200 tasks, made of the scored board's entries (each keeps its own
+    scores, runs and flags) spread over copies of its tasks, a few with long real names."""
+    tasks = [board.tasks[i % len(board.tasks)].model_copy(update={
+        "task_id": f"large-{i:03d}", "title": f"Large task {i}"}) for i in range(LARGE_TASKS)]
+    entries = []
+    for n in range(LARGE_ENTRIES):
+        e = board.entries[n % len(board.entries)]
+        task = f"large-{n % LARGE_TASKS:03d}"
+        update: dict[str, object] = {"task_id": task, "submission_id": f"s{n:05d}",
+                                     "key": f"{task}/s{n:05d}"}
+        if n % 97 < len(LONG_NAMES):
+            tool, model = LONG_NAMES[n % 97]
+            update |= {"tool": tool, "model": model, "label": f"{tool} / {model}"}
+        entries.append(e.model_copy(update=update))
+    # The labels' rows across tasks, computed by the scorer from these entries.
+    from arena_bot.scoring.inputs import ScoringOptions
+    from arena_bot.scoring.leaderboard import aggregate_rows, aggregates
+
+    tools = aggregates(aggregate_rows(entries), ScoringOptions())
+    return board.model_copy(update={"tasks": tasks, "entries": entries, "tools": tools,
+                                    "input_digest": "5" * 64})
+
+
+@pytest.fixture(scope="session")
+def large_built(board: Leaderboard, project: Path, tmp_path_factory: pytest.TempPathFactory
+                ) -> Path:
+    """The 5,000-submission board built into a site of its own (its submission pages say
+    their folders are not in the checkout: only the layout is under test here)."""
+    from arena_bot.site.build import build
+
+    out = tmp_path_factory.mktemp("large") / "site_build"
+    build(large_board(board), root=project, site_dir=out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def large_server(large_built: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(large_built))
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as base:
+        yield base

@@ -78,27 +78,45 @@ def test_home_renders_without_console_errors_or_foreign_requests(
     assert foreign == []
 
 
+def _index(driver: webdriver.Chrome, col: str) -> int:
+    headers = driver.find_elements(By.CSS_SELECTOR, "#ar-board thead th")
+    return next(i for i, h in enumerate(headers) if h.get_attribute("data-col") == col)
+
+
+def _values(driver: webdriver.Chrome, col: str) -> list[float]:
+    index = _index(driver, col)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#ar-board tbody tr")
+    return [float(r.find_elements(By.TAG_NAME, "td")[index].get_attribute("data-v"))
+            for r in rows if r.is_displayed()]
+
+
 def test_clicking_a_header_sorts_numerically(browser: webdriver.Chrome, server: str) -> None:
     _open(browser, f"{server}/board/", "home-sorted")
-    before = _column(browser, "ar-board", 10)  # tasks
-    header = browser.find_elements(By.CSS_SELECTOR, "#ar-board thead th button")[10]
+    before = _values(browser, "coverage")
+    header = browser.find_elements(By.CSS_SELECTOR, "#ar-board thead th button")[
+        _index(browser, "coverage")]
     header.click()
-    ascending = [int(v) for v in _column(browser, "ar-board", 10)]
+    ascending = _values(browser, "coverage")
     assert ascending == sorted(ascending)
+    assert [c.split("/")[0] for c in _column(browser, "ar-board", _index(browser, "coverage"))
+            ] == [str(int(v)) for v in ascending]
     header.click()
-    descending = [int(v) for v in _column(browser, "ar-board", 10)]
+    descending = _values(browser, "coverage")
     assert descending == sorted(descending, reverse=True)
-    overall = browser.find_elements(By.CSS_SELECTOR, "#ar-board thead th button")[3]
+    overall = browser.find_elements(By.CSS_SELECTOR, "#ar-board thead th button")[
+        _index(browser, "overall")]
     overall.click()
-    scores = [float(v.split()[0]) for v in _column(browser, "ar-board", 3)]
+    scores = [float(v.split()[0]) for v in _column(browser, "ar-board", _index(browser,
+                                                                              "overall"))]
     assert scores == sorted(scores)
-    assert [int(v) for v in before] != ascending or len(set(ascending)) == 1
+    assert before != ascending or len(set(ascending)) == 1
 
 
-def test_filtering_by_category_changes_the_board(browser: webdriver.Chrome, server: str) -> None:
+def test_filtering_by_category_changes_the_board(browser: webdriver.Chrome, server: str,
+                                                 board: Leaderboard) -> None:
     _open(browser, f"{server}/board/", "home-filter")
     data = json.loads(browser.find_element(By.ID, "ar-filter-data").get_attribute("textContent"))
-    before = _column(browser, "ar-board", 10)
+    before = _values(browser, "coverage")
     select = Select(browser.find_element(By.ID, "ar-category"))
     category = select.options[1].get_attribute("value")
     select.select_by_value(category)
@@ -106,10 +124,18 @@ def test_filtering_by_category_changes_the_board(browser: webdriver.Chrome, serv
     shown = browser.find_elements(By.CSS_SELECTOR, "#ar-board tbody tr")
     visible = {r.get_attribute("data-label") for r in shown if r.is_displayed()}
     assert visible == set(expected)
-    tasks = {r.get_attribute("data-label"): r.find_elements(By.TAG_NAME, "td")[10].text
+    index = _index(browser, "coverage")
+    tasks = {r.get_attribute("data-label"): r.find_elements(By.TAG_NAME, "td")[index].text
              for r in shown if r.is_displayed()}
-    assert all(int(tasks[label]) == expected[label][1] for label in visible)
-    assert _column(browser, "ar-board", 10) != before or len(visible) < len(before)
+    assert all(int(tasks[label].split("/")[0]) == expected[label][1] for label in visible)
+    # Coverage counts the tasks of the chosen category only.
+    of = sum(1 for t in board.tasks if t.category == category)
+    assert all(tasks[label].split("/")[1] == str(of) for label in visible)
+    assert of < len(board.tasks)
+    means = {r.get_attribute("data-label"): r.find_element(By.CSS_SELECTOR, ".ar-mean").text
+             for r in shown if r.is_displayed()}
+    assert all(float(means[label]) == round(expected[label][0], 1) for label in visible)
+    assert _values(browser, "coverage") != before or len(visible) < len(before)
 
 
 def test_search_narrows_the_board(browser: webdriver.Chrome, server: str) -> None:
@@ -134,6 +160,7 @@ def test_a_task_page_opens_through_its_link_and_shows_flags_and_text(
     browser.save_screenshot(str(SHOTS / "task.png"))
     flagged = browser.find_elements(By.CSS_SELECTOR, "tr.ar-flagged")
     assert flagged, "the sample board has flagged entries on its first task"
+    flagged[0].find_element(By.CSS_SELECTOR, ".ar-flagbox summary").click()
     reason = flagged[0].find_element(By.CSS_SELECTOR, ".ar-reason").text
     assert len(reason) > 10
     contributors = [c.text for c in browser.find_elements(By.CSS_SELECTOR, ".ar-contributor")]

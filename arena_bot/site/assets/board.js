@@ -38,6 +38,8 @@
     if (document.getElementById("ar-verified").checked) key += "|verified";
     var query = document.getElementById("ar-search").value.trim().toLowerCase();
     var slice = data[key] || {};
+    var counts = JSON.parse(document.getElementById("ar-filter-tasks").textContent);
+    var of = counts[key.replace("|verified", "")] || 0;
     var shown = 0;
     Array.prototype.forEach.call(board.tBodies[0].rows, function (row) {
       var label = row.getAttribute("data-label");
@@ -45,12 +47,13 @@
       var visible = !!hit && (!query || label.toLowerCase().indexOf(query) !== -1);
       row.hidden = !visible;
       if (hit) {
-        var overall = row.querySelector(".ar-overall");
-        overall.setAttribute("data-v", hit[0]);
-        overall.firstChild.textContent = hit[0].toFixed(1);
+        var overall = row.querySelector(".ar-mean");
+        overall.parentNode.setAttribute("data-v", hit[0]);
+        overall.textContent = hit[0].toFixed(1);
         var tasks = row.querySelector(".ar-tasks");
         tasks.setAttribute("data-v", hit[1]);
-        tasks.textContent = hit[1];
+        tasks.firstChild.textContent = hit[1] + "/" + of;
+        tasks.querySelector(".ar-bar span").style.width = (of ? 100 * hit[1] / of : 0) + "%";
       }
       if (visible) shown += 1;
     });
@@ -66,11 +69,46 @@
     var none = document.getElementById(table.id + "-none");
     if (none) none.hidden = shown > 0;
   }
+  function applyOrder() {
+    var table = document.getElementById("ar-board");
+    var wanted = document.getElementById("ar-order").value === "seed002" ? "seed-rank" : "rank";
+    var cells = table.tHead.rows[0].cells;
+    for (var i = 0; i < cells.length; i++) {
+      if (cells[i].getAttribute("data-col") === wanted) {
+        cells[i].removeAttribute("aria-sort");
+        sortBy(table, cells[i], i);
+      }
+    }
+  }
+  function linkChart() {
+    // Pointing at (or focusing) a point marks it in both charts and its line in the key.
+    var key = document.getElementById("ar-chart-key");
+    if (!key) return;
+    function mark(n, on) {
+      Array.prototype.forEach.call(document.querySelectorAll('svg.ar-chart circle[data-n="' + n + '"]'),
+        function (c) { c.classList.toggle("ar-hot", on); });
+      var item = key.children[n - 1];
+      if (item) item.classList.toggle("ar-hot", on);
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("svg.ar-chart circle[data-n]"), function (c) {
+      var n = c.getAttribute("data-n");
+      ["mouseenter", "focus"].forEach(function (e) { c.addEventListener(e, function () { mark(n, true); }); });
+      ["mouseleave", "blur"].forEach(function (e) { c.addEventListener(e, function () { mark(n, false); }); });
+    });
+    Array.prototype.forEach.call(key.children, function (li, i) {
+      li.addEventListener("mouseenter", function () { mark(i + 1, true); });
+      li.addEventListener("mouseleave", function () { mark(i + 1, false); });
+    });
+  }
   function init() {
+    linkChart();
     Array.prototype.forEach.call(document.querySelectorAll("input.ar-verified-only"), function (box) {
       box.addEventListener("change", function () { verifiedOnly(box); });
     });
     Array.prototype.forEach.call(document.querySelectorAll("table.ar-sortable"), makeSortable);
+    if (document.getElementById("ar-order")) {
+      document.getElementById("ar-order").addEventListener("change", applyOrder);
+    }
     if (document.getElementById("ar-filter-data")) {
       ["ar-category", "ar-difficulty", "ar-search", "ar-verified"].forEach(function (id) {
         document.getElementById(id).addEventListener("input", applyFilters);
