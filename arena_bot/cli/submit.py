@@ -90,6 +90,11 @@ def submit_command(
         click.echo("Could not read:")
         for line in outcome.missing:
             click.echo(f"  {line}")
+    if outcome.left_out:
+        click.echo("Left out of the patch (secret-bearing files; they stay in your work "
+                   "directory, never commit them):")
+        for line in outcome.left_out:
+            click.echo(f"  {line}")
     for warning in outcome.warnings:
         click.echo(f"warning: {warning.code}: {warning.message}")
     runs = ", ".join(outcome.added_runs)

@@ -67,11 +67,12 @@ def test_unknown_format_lists_known_ones(tmp_path: Path) -> None:
 
 def test_codex_rollout_uses_last_running_total() -> None:
     metrics = read_transcript(path=DATA / "codex_rollout.jsonl", format_name="codex")
-    # input_tokens includes the cached part; reasoning tokens are billed as output.
+    # input_tokens includes the cached part; output_tokens already includes the 150
+    # reasoning tokens (total_tokens = input + output), so they are not added again.
     assert metrics.prompt_tokens == 11000 - 8000
     assert metrics.cache_read_tokens == 8000
     assert metrics.cache_write_tokens == 0
-    assert metrics.completion_tokens == 500 + 150
+    assert metrics.completion_tokens == 500
     assert metrics.tool_calls == 2
     assert metrics.iterations == 2
     assert metrics.wall_clock_seconds == 30.0
