@@ -66,6 +66,14 @@ def _session_id(path: Path) -> str | None:
     return None
 
 
+def _agent_files(folder: Path, *, deep: bool) -> list[Path]:
+    """``agent-*.jsonl`` (or ``.jsonl.gz``) files in ``folder`` (and below when ``deep``)."""
+    found: list[Path] = []
+    for pattern in ("agent-*.jsonl", "agent-*.jsonl.gz"):
+        found.extend(folder.rglob(pattern) if deep else folder.glob(pattern))
+    return found
+
+
 def subagent_files(path: Path) -> list[Path]:
     """The sub-agent transcripts Claude Code 2.x wrote for the session in ``path``, sorted.
 
@@ -75,8 +83,8 @@ def subagent_files(path: Path) -> list[Path]:
     stem = _session_stem(path)
     if stem.startswith("agent-"):
         return []
-    found = sorted((path.parent / stem / "subagents").rglob("agent-*.jsonl"))
-    siblings = sorted(path.parent.glob("agent-*.jsonl"))
+    found = sorted(_agent_files(path.parent / stem / "subagents", deep=True))
+    siblings = sorted(_agent_files(path.parent, deep=False))
     if siblings:
         session = _session_id(path) or stem
         found.extend(p for p in siblings if p.is_file() and _session_id(p) == session)
