@@ -27,6 +27,7 @@ from detect_secrets.filters import heuristic
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 from detect_secrets.plugins.keyword import (
+    DENYLIST,
     QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
     REGEX_BY_FILETYPE,
     KeywordDetector,
@@ -97,6 +98,9 @@ def _detectors() -> list[tuple[str, RegexBasedDetector]]:
 
 DETECTORS = _detectors()
 KEYWORDS = KeywordDetector()
+#: detect-secrets' own keyword list as one search: a segment naming none of them is skipped
+#: before the (much slower) keyword patterns run.
+KEYWORD_HINT = re.compile("|".join(DENYLIST), re.IGNORECASE)
 #: The keyword patterns detect-secrets uses for config files (``KEY=value``, ``key: value``,
 #: quotes optional), then its quoted-value patterns.
 KEYWORD_REGEXES = {
@@ -113,9 +117,11 @@ CODE_VALUE = re.compile(
 
 def _keyword_secrets(segment: str) -> Iterator[str]:
     """``DB_PASSWORD=hunter2`` and the like, as detect-secrets reads config files."""
-    if heuristic.is_indirect_reference(segment):
+    if not KEYWORD_HINT.search(segment):
         return
     for found in KEYWORDS.analyze_string(segment, KEYWORD_REGEXES):
+        if heuristic.is_indirect_reference(segment):
+            return
         value = found.strip().strip("\"'\\")
         code = CODE_VALUE.match(value) is not None
         if (
@@ -229,12 +235,13 @@ class Redactor:
         for kind, pattern in EXTRA_PATTERNS.items():
             body = self._replace(body, kind=kind, pattern=pattern, number=number)
         found: dict[str, str] = {}
+        for kind, detector in DETECTORS:
+            for value in detector.analyze_string(body):
+                found.setdefault(value, kind)
+        # Keywords and entropy are judged per text line (a JSON string's ``\n`` ends one).
         for segment in re.split(r"\\n|\\r|\\t", body):
             if len(segment) < 8:
                 continue
-            for kind, detector in DETECTORS:
-                for value in detector.analyze_string(segment):
-                    found.setdefault(value, kind)
             for value in _keyword_secrets(segment):
                 found.setdefault(value, "secret-keyword")
             for value in _entropy_secrets(segment):
