@@ -34,7 +34,9 @@ from arena_bot.transcripts.metrics import (
     read_json_lines,
 )
 
-TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)\.(?:\s+Cost:.*)?$")
+#: The figures end at the first "." not inside a number; what follows (``Cost: ...``, Aider's
+#: trailing spaces, a stray byte) is not read.
+TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
 TOKENS_PART = re.compile(r"^(?P<count>[0-9.]+)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
@@ -97,7 +99,8 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
             number += 1
             if len(raw) > MAX_LINE_BYTES:
                 raise InputError(f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number)
-            text = decode_line(raw)[0].rstrip()
+            # A stray byte (replaced by U+FFFD) at either end does not hide the line.
+            text = decode_line(raw)[0].rstrip().strip("\ufffd")
             seen = seen or bool(text)
             if started := STARTED.match(text):
                 clock.see(started.group("stamp").replace(" ", "T"))
