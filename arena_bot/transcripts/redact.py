@@ -40,14 +40,25 @@ from arena_bot.transcripts.metrics import MAX_LINE_BYTES, open_transcript
 
 #: Kinds detect-secrets has no detector for (it knows ``sk-...T3BlbkFJ...`` OpenAI keys and
 #: ``//registry/:_authToken=npm_...`` lines only).
-#: Start of a token: not inside a word, but right after a JSON escape such as ``\n``.
-START = r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9_]))"
+
+
+def _prefixed(prefix: str, rest: str) -> re.Pattern[str]:
+    """``prefix`` + ``rest``, where ``prefix`` starts a token: not inside a word, but right
+    after a JSON escape such as ``\n``. The literal comes first so the search is fast."""
+    width = len(prefix)
+    return re.compile(
+        re.escape(prefix)
+        + f"(?:(?<![A-Za-z0-9_].{{{width}}})|(?<=\\\\[nrt].{{{width}}}))"
+        + rest
+    )
+
+
 EXTRA_PATTERNS: dict[str, re.Pattern[str]] = {
     "anthropic-key": re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    "openai-key": re.compile(START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    "huggingface-token": re.compile(START + r"hf_[A-Za-z0-9]{30,}"),
-    "npm-token": re.compile(START + r"npm_[A-Za-z0-9]{36}\b"),
-    "google-key": re.compile(START + r"AIza[0-9A-Za-z_-]{35}\b"),
+    "openai-key": _prefixed("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    "huggingface-token": _prefixed("hf_", r"[A-Za-z0-9]{30,}"),
+    "npm-token": _prefixed("npm_", r"[A-Za-z0-9]{36}\b"),
+    "google-key": _prefixed("AIza", r"[0-9A-Za-z_-]{35}\b"),
     "github-token": re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
     "bearer-token": re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._~+/-]{20,}=*"),
 }
@@ -98,9 +109,22 @@ def _detectors() -> list[tuple[str, RegexBasedDetector]]:
 
 DETECTORS = _detectors()
 KEYWORDS = KeywordDetector()
-#: detect-secrets' own keyword list as one search: a segment naming none of them is skipped
-#: before the (much slower) keyword patterns run.
-KEYWORD_HINT = re.compile("|".join(DENYLIST), re.IGNORECASE)
+#: Words one of detect-secrets' keywords (``DENYLIST``) contains: a text naming none of them is
+#: skipped before the (much slower) keyword patterns run.
+KEYWORD_WORDS = ("key", "pass", "pwd", "secret", "contrase")
+assert all(any(word in keyword for word in KEYWORD_WORDS) for keyword in DENYLIST)
+#: Detectors that only match next to a word: skipped when the line has none (their patterns
+#: are slow on long runs of letters, which tool outputs are full of).
+CREDENTIAL_WORDS = ("key", "pass", "pwd", "pw", "token", "secret")
+DETECTOR_WORDS = {
+    "cloudant-credentials": (*CREDENTIAL_WORDS, "cloudant"),
+    "ibm-cloud-iam-key": CREDENTIAL_WORDS,
+    "ibm-cos-hmac-credentials": ("secret",),
+    "softlayer-credentials": (*CREDENTIAL_WORDS, "softlayer"),
+    "mailchimp-access-key": ("-us",),
+}
+#: The same, for detectors whose word is case-sensitive (looked for in the line as written).
+DETECTOR_CASED_WORDS = {"artifactory-credentials": ("AKC", "AP")}
 #: The keyword patterns detect-secrets uses for config files (``KEY=value``, ``key: value``,
 #: quotes optional), then its quoted-value patterns.
 KEYWORD_REGEXES = {
@@ -117,7 +141,8 @@ CODE_VALUE = re.compile(
 
 def _keyword_secrets(segment: str) -> Iterator[str]:
     """``DB_PASSWORD=hunter2`` and the like, as detect-secrets reads config files."""
-    if not KEYWORD_HINT.search(segment):
+    lowered = segment.lower()
+    if not any(word in lowered for word in KEYWORD_WORDS):
         return
     for found in KEYWORDS.analyze_string(segment, KEYWORD_REGEXES):
         if heuristic.is_indirect_reference(segment):
@@ -235,14 +260,22 @@ class Redactor:
         for kind, pattern in EXTRA_PATTERNS.items():
             body = self._replace(body, kind=kind, pattern=pattern, number=number)
         found: dict[str, str] = {}
+        lowered = body.lower()
         for kind, detector in DETECTORS:
+            words = DETECTOR_WORDS.get(kind)
+            if words is not None and not any(word in lowered for word in words):
+                continue
+            cased = DETECTOR_CASED_WORDS.get(kind)
+            if cased is not None and not any(word in body for word in cased):
+                continue
             for value in detector.analyze_string(body):
                 found.setdefault(value, kind)
+        keywords = any(word in lowered for word in KEYWORD_WORDS)
         # Keywords and entropy are judged per text line (a JSON string's ``\n`` ends one).
         for segment in re.split(r"\\n|\\r|\\t", body):
             if len(segment) < 8:
                 continue
-            for value in _keyword_secrets(segment):
+            for value in _keyword_secrets(segment) if keywords else ():
                 found.setdefault(value, "secret-keyword")
             for value in _entropy_secrets(segment):
                 found.setdefault(value, "high-entropy-string")
