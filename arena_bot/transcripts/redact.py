@@ -70,6 +70,9 @@ KEY_INLINE = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----(?:[^\"\\]|\\.)*?"
     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|(?=\")|$)"
 )
+#: A line of a key's body: base64, or a PEM header such as ``Proc-Type: 4,ENCRYPTED`` (a line
+#: that is neither ends a key that lost its END line, so the rest of the file is read).
+KEY_MATERIAL = re.compile(r"^(?:> ?)?\s*(?:[A-Za-z0-9+/=]*|[A-Za-z-]+: .*)\s*$")
 #: An e-mail address; ``git@github.com:org/repo`` (an SSH remote, not an address) is not one.
 EMAIL = re.compile(
     r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b(?!:[\w~/.-])"
@@ -233,13 +236,19 @@ class Redactor:
         body = text.rstrip("\r\n")
         ending = text[len(body):]
         if self.in_key:
-            self.report.add(kind="private-key", line=number)
-            if KEY_END.search(body):
+            end = KEY_END.search(body)
+            if end is not None:
                 self.in_key = False
-                body = "[REDACTED:private-key]" + body[KEY_END.search(body).end():]  # type: ignore[union-attr]
-            else:
-                body = "[REDACTED:private-key]" if body.strip() else body
-            return (body + ending).encode("utf-8", errors="surrogateescape")
+                self.report.add(kind="private-key", line=number)
+                body = "[REDACTED:private-key]" + body[end.end():]
+                return (body + ending).encode("utf-8", errors="surrogateescape")
+            if KEY_MATERIAL.match(body):
+                if body.strip():
+                    self.report.add(kind="private-key", line=number)
+                    body = "[REDACTED:private-key]"
+                return (body + ending).encode("utf-8", errors="surrogateescape")
+            # Not key material (a key cut off without its END line): the key is over.
+            self.in_key = False
         body = self._redact(body, number)
         return (body + ending).encode("utf-8", errors="surrogateescape")
 

@@ -195,3 +195,16 @@ def test_ordinary_code_and_ssh_remotes_in_a_patch_are_not_secrets() -> None:
 ])
 def test_secret_bearing_files(path: str, secret: bool) -> None:
     assert (secret_file_reason(path) is not None) is secret
+
+
+def test_a_key_cut_off_without_its_end_line_does_not_swallow_the_rest(tmp_path: Path) -> None:
+    lines = ["-----BEGIN OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAAcutOff",
+             "", "#### thanks, now fix the tests", "> Tokens: 1.0k sent, 20 received.  ", ""]
+    source = tmp_path / "history.md"
+    source.write_text("\n".join(lines))
+    out = tmp_path / "out"
+    out.mkdir()
+    stored, _ = store_redacted(source=source, folder=out, stem="t")
+    text = stored.read_text()
+    assert "cutOff" not in text and "> Tokens: 1.0k sent, 20 received." in text
+    assert read_transcript(path=stored, format_name="aider-history").iterations == 1
