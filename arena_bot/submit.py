@@ -186,6 +186,12 @@ def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> li
             sorted(metrics.unverifiable)]
     if metrics.wall_clock_seconds <= 0 and "execution_time" not in metrics.unverifiable:
         gaps.append(f"{name}: execution_time (no timestamps; recorded as 0 = not recorded)")
+    if metrics.unread_subagents:
+        shown = ", ".join(sorted(metrics.unread_subagents)[:5])
+        gaps.append(
+            f"{name}: the usage of sub-agent(s) {shown} (their agent-<id>.jsonl files were not "
+            "found beside the session: copy the session's folder too, then submit again)"
+        )
     if cost is None:
         why = "several models" if len(metrics.models) > 1 else "model not in the price table"
         gaps.append(f"{name}: estimated_cost ({why}; recorded as 0 = not recorded)")

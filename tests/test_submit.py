@@ -396,9 +396,26 @@ def test_claude_code_sub_agent_files_are_counted_and_stored_with_the_session(
     code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
     assert code == 0, output
     assert "1 sub-agent file stored with the session: agent-a1.jsonl" in output
+    assert "were not found beside the session" not in output
     folder = project / "submissions" / TASK / FOLDER
     run = yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0]
     assert (run["tool_calls"], run["iterations"]) == (3, 3)
     assert run["tokens"]["completion"] == 540 + 60
     assert "msg_sub" in (folder / "run-1-transcript.jsonl").read_text()
     assert validate(project, folder)[0] == 0
+
+
+def test_a_session_whose_sub_agent_files_are_missing_says_so(
+    project: Path, tmp_path: Path
+) -> None:
+    session = transcript(tmp_path / "lone.jsonl", secret=False)
+    with session.open("a") as handle:
+        handle.write(json.dumps({
+            "type": "user", "uuid": "u9", "timestamp": "2026-11-20T10:01:20Z",
+            "toolUseResult": {"agentId": "a7f3", "status": "completed"},
+            "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "done"}]}}) + "\n")
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
+    assert code == 0, output
+    assert "Could not read" in output and "sub-agent(s) a7f3" in output
+    assert "copy the session's folder too" in output

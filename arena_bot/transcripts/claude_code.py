@@ -110,6 +110,8 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     usage_by_message: dict[str, dict[str, int]] = {}
     model_of_message: dict[str, str] = {}
     tool_ids: set[str] = set()
+    named_agents: set[str] = set()
+    read_agents: set[str] = set()
     for index, number, event in _events(paths):
         uuid = event.get("uuid")
         if isinstance(uuid, str):
@@ -118,6 +120,11 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
             seen_uuids.add(uuid)
         if index == 0:
             metrics.see_line(number)
+        result = event.get("toolUseResult")
+        if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+            named_agents.add(result["agentId"])
+        if event.get("isSidechain") and isinstance(event.get("agentId"), str):
+            read_agents.add(event["agentId"])
         clock.see(event.get("timestamp"))
         message = event.get("message")
         if event.get("type") != "assistant" or not isinstance(message, dict):
@@ -145,6 +152,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     metrics.iterations = len(usage_by_message)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
+    metrics.unread_subagents = named_agents - read_agents
     if len(paths) > 1:
         metrics.span_label = (
             f"{paths[0].name} and {len(paths) - 1} sub-agent file"

@@ -41,6 +41,9 @@ class TranscriptMetrics:
     edited_files: set[str] = field(default_factory=set)
     #: Figures the format cannot show (e.g. Aider has no tool calls); never flagged.
     unverifiable: set[str] = field(default_factory=set)
+    #: Sub-agents the transcript names (Claude Code's ``toolUseResult.agentId``) whose own
+    #: transcript was not found, so their usage is in no figure.
+    unread_subagents: set[str] = field(default_factory=set)
 
     @property
     def prompt_total(self) -> int:

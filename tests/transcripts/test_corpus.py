@@ -106,3 +106,15 @@ def test_stored_redacted_copy_reads_the_same_figures(
     metrics = read_transcript(path=stored, format_name=entry["format"])
     assert figures(metrics) == entry["expected"]
     assert not find_secrets(stored).changed
+
+
+def test_a_session_copied_without_its_sub_agent_files_says_which_are_missing(
+    tmp_path: Path,
+) -> None:
+    entry = next(e for e in MANIFEST if "codemie-2.1" in e["file"])
+    alone = tmp_path / Path(entry["file"]).name
+    alone.write_bytes((CORPUS / entry["file"]).read_bytes())
+    assert read_transcript(path=alone, format_name="claude-code").unread_subagents == {
+        "a485154"}
+    assert read_transcript(path=CORPUS / entry["file"],
+                           format_name="claude-code").unread_subagents == set()
