@@ -85,7 +85,7 @@ TOKEN = re.compile(
 )
 #: Identifiers the transcript formats are made of (tool-call, message, request ids): never
 #: secrets, and redacting them would merge distinct calls.
-ID_SHAPE = re.compile(r"^(?:[a-z]{2,12}[_-]|[0-9a-f]{8}-[0-9a-f]{4}-)|^[0-9a-fA-F]+$")
+ID_SHAPE = re.compile(r"^(?:[a-z][a-z0-9]{1,11}[_-]|[0-9a-f]{8}-[0-9a-f]{4}-)|^[0-9a-fA-F]+$")
 ENTROPY_LIMIT = 4.5
 #: Extends a finding over the rest of its token (detect-secrets' JWT pattern stops early).
 TOKEN_TAIL = r"[A-Za-z0-9_\-+/=]*"

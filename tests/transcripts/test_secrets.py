@@ -61,6 +61,8 @@ KEPT = [
     "cache_key = make_key(args, kwargs); ttl = 300",
     "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
     "request 0d4f9a2e-5b1c-4e8a-9f3d-7c6b5a4e3d2c",
+    "integrity sha512-Kq5sNclPz7QV2+lfQIuz5vrJnxQaY1Qgy9GcLwNQb0ZsuLvw8t3p1sJZAoaVo8pE",
+    "message msg_01XyZabcDEF123ghiJKL456 tool toolu_01A8HAUpLBqTq2rkdocEm9bf",
 ]
 TEXT = "\n".join([*(text for text, _ in PLANTED.values()), *KEPT])
 
