@@ -113,7 +113,13 @@ def write_atif(path: Path, megabytes: int) -> None:
 
 
 def _rss_mb() -> float:
-    """This process's peak RSS so far, in MB (Linux reports kilobytes)."""
+    """This process's peak RSS so far, in MB: Linux's ``VmHWM`` (``ru_maxrss`` survives
+    ``exec``, so a child would inherit the parent's peak), else ``ru_maxrss``."""
+    status = Path("/proc/self/status")
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1000
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000
 
 
