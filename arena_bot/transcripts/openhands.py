@@ -71,8 +71,9 @@ def read_openhands(path: Path) -> TranscriptMetrics:
     tool_ids: set[str] = set()
     count = 0
     saw_llm_metrics = False
-    # Per model response (when no event carries llm_metrics): usage and model.
-    by_response: dict[str, tuple[str | None, dict[str, int]]] = {}
+    # The sum of each distinct model response's usage, per model (read when no event carries
+    # llm_metrics); kept as sums, so memory does not grow with the number of responses.
+    by_model: dict[str | None, dict[str, int]] = {}
     for _line, event in iter_items(path, prefix="item"):
         count += 1
         if not isinstance(event, dict):
@@ -99,14 +100,15 @@ def read_openhands(path: Path) -> TranscriptMetrics:
             tool_ids.add(str(call.get("tool_call_id") or f"event-{event.get('id')}"))
             response = call.get("model_response")
             if isinstance(response, dict) and response.get("id"):
+                if str(response["id"]) not in responses and not saw_llm_metrics:
+                    named = response.get("model")
+                    sums = by_model.setdefault(named if isinstance(named, str) else None,
+                                               dict.fromkeys(USAGE_KEYS, 0))
+                    for key, value in _response_usage(response).items():
+                        sums[key] += value
                 responses.add(str(response["id"]))
-                named = response.get("model")
-                by_response.setdefault(
-                    str(response["id"]),
-                    (named if isinstance(named, str) else None, _response_usage(response)),
-                )
     if not saw_llm_metrics:
-        totals = _sum_responses(metrics, by_response)
+        totals = _sum_responses(metrics, by_model)
     cached = totals["cache_read_tokens"] + totals["cache_write_tokens"]
     metrics.prompt_tokens = max(totals["prompt_tokens"] - cached, 0)
     metrics.cache_read_tokens = totals["cache_read_tokens"]
@@ -120,12 +122,12 @@ def read_openhands(path: Path) -> TranscriptMetrics:
 
 
 def _sum_responses(
-    metrics: TranscriptMetrics, by_response: dict[str, tuple[str | None, dict[str, int]]]
+    metrics: TranscriptMetrics, by_model: dict[str | None, dict[str, int]]
 ) -> dict[str, int]:
     """The session's usage as the sum of its distinct model responses, charged per model."""
     totals = dict.fromkeys(USAGE_KEYS, 0)
     empty = dict.fromkeys(USAGE_KEYS, 0)
-    for model, usage in by_response.values():
+    for model, usage in by_model.items():
         metrics.add_model(model)
         _charge_step(metrics, model, empty, usage)
         for key in USAGE_KEYS:
