@@ -67,10 +67,17 @@ def _session_id(path: Path) -> str | None:
 
 
 def _agent_files(folder: Path, *, deep: bool) -> list[Path]:
-    """``agent-*.jsonl`` (or ``.jsonl.gz``) files in ``folder`` (and below when ``deep``)."""
+    """``agent-*.jsonl`` (or ``.jsonl.gz``) files in ``folder`` (and below when ``deep``);
+    symbolic links (to a file or on the way to one) are never followed."""
+    if folder.is_symlink() or not folder.is_dir():
+        return []
     found: list[Path] = []
     for pattern in ("agent-*.jsonl", "agent-*.jsonl.gz"):
-        found.extend(folder.rglob(pattern) if deep else folder.glob(pattern))
+        for path in folder.rglob(pattern) if deep else folder.glob(pattern):
+            inside = path.relative_to(folder).parents
+            if path.is_symlink() or any((folder / part).is_symlink() for part in inside):
+                continue
+            found.append(path)
     return found
 
 
@@ -83,7 +90,9 @@ def subagent_files(path: Path) -> list[Path]:
     stem = _session_stem(path)
     if stem.startswith("agent-"):
         return []
-    found = sorted(_agent_files(path.parent / stem / "subagents", deep=True))
+    session_folder = path.parent / stem
+    found = [] if session_folder.is_symlink() else sorted(
+        _agent_files(session_folder / "subagents", deep=True))
     siblings = sorted(_agent_files(path.parent, deep=False))
     if siblings:
         session = _session_id(path) or stem

@@ -118,3 +118,22 @@ def test_a_session_copied_without_its_sub_agent_files_says_which_are_missing(
         "a485154"}
     assert read_transcript(path=CORPUS / entry["file"],
                            format_name="claude-code").unread_subagents == set()
+
+
+def test_sub_agent_files_behind_a_symbolic_link_are_not_read(tmp_path: Path) -> None:
+    entry = next(e for e in MANIFEST if "codemie-2.1" in e["file"])
+    main = tmp_path / Path(entry["file"]).name
+    main.write_bytes((CORPUS / entry["file"]).read_bytes())
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "subagents").mkdir(parents=True)
+    for name in entry["subagent_files"]:
+        (elsewhere / "subagents" / Path(name).name).write_bytes((CORPUS / name).read_bytes())
+    (tmp_path / main.name.removesuffix(".jsonl.gz")).symlink_to(elsewhere)
+    assert subagent_files(main) == []
+    # A sibling of the same session (2.0 layout) would be read; through a link it is not.
+    sibling = tmp_path / "agent-a485154.jsonl.gz"
+    sibling.write_bytes((CORPUS / entry["subagent_files"][0]).read_bytes())
+    assert subagent_files(main) == [sibling]
+    sibling.unlink()
+    sibling.symlink_to(CORPUS / entry["subagent_files"][0])
+    assert subagent_files(main) == []
