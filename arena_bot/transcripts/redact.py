@@ -142,15 +142,42 @@ CODE_VALUE = re.compile(
 )
 
 
+#: An environment assignment (a shell line, a ``.env`` file) whose upper-case name says it
+#: holds a secret: its value is a literal whatever it looks like (``DB_PASSWORD=opensesame``),
+#: unless it refers to another variable or is a number (``PASSWORD_MIN_LENGTH=8``).
+ENV_SECRET = re.compile(
+    r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY"
+    r"|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*="
+    # quoted (the quote JSON-escaped inside a transcript line), or bare up to a space
+    r"(?:\\?[\"'](?P<quoted>[^\"'\\$][^\"'\\]{3,}?)\\?[\"']"
+    r"|(?P<bare>[^\s\"'$\\][^\s\"'\\]{3,}))"
+)
+
+#: Values of such an assignment that are not secrets: numbers, flags, and code (a call, an
+#: index, an attribute: ``Client(API_KEY=settings.api_key)``).
+ENV_NOT_SECRET = re.compile(
+    r"[\d.]+|(?i:true|false|none|null)|.*[()\[\]{}].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
+)
+
+
 def _keyword_secrets(segment: str) -> Iterator[str]:
     """``DB_PASSWORD=hunter2`` and the like, as detect-secrets reads config files."""
     lowered = segment.lower()
+    for assignment in ENV_SECRET.finditer(segment):
+        value = assignment.group("quoted") or assignment.group("bare")
+        if not ENV_NOT_SECRET.fullmatch(value):
+            yield value
     if not any(word in lowered for word in KEYWORD_WORDS):
         return
     for found in KEYWORDS.analyze_string(segment, KEYWORD_REGEXES):
         if heuristic.is_indirect_reference(segment):
             return
-        value = found.strip().strip("\"'\\")
+        found = found.strip()
+        if not found:
+            continue
+        # Unquoted, a value ends at a space (``A=1 B=2`` are two assignments).
+        value = found.strip("\"'\\") if found[:1] in "\"'\\" else found.split()[0]
+        value = value.strip("\"'\\")
         code = CODE_VALUE.match(value) is not None
         if (
             len(value) < 6
@@ -279,7 +306,7 @@ class Redactor:
                 continue
             for value in detector.analyze_string(body):
                 found.setdefault(value, kind)
-        keywords = any(word in lowered for word in KEYWORD_WORDS)
+        keywords = any(word in lowered for word in (*KEYWORD_WORDS, "token", "credential"))
         # Keywords and entropy are judged per text line (a JSON string's ``\n`` ends one).
         for segment in re.split(r"\\n|\\r|\\t", body):
             if len(segment) < 8:

@@ -32,6 +32,7 @@ PLANTED: dict[str, tuple[str, str]] = {
                             "Zq8vT1kLmN3pQ5rS7tU9wX2yA4bC6dE8fG0hJ2kL"),
     "aws-access-key": ("key id AKIAQ3EGTK7PYX2WNB4M", "AKIAQ3EGTK7PYX2WNB4M"),
     "db-password": ("DB_PASSWORD=hunter2-Correct-77", "hunter2-Correct-77"),
+    "env-password-word": ("export PGPASSWORD='opensesame please'", "opensesame please"),
     "postgres-url": ("DATABASE_URL=postgres://arena:Sup3rS3cretPw@db.internal:5432/app",
                      "Sup3rS3cretPw"),
     "jwt": ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ik"
@@ -63,6 +64,8 @@ KEPT = [
     "request 0d4f9a2e-5b1c-4e8a-9f3d-7c6b5a4e3d2c",
     "integrity sha512-Kq5sNclPz7QV2+lfQIuz5vrJnxQaY1Qgy9GcLwNQb0ZsuLvw8t3p1sJZAoaVo8pE",
     "message msg_01XyZabcDEF123ghiJKL456 tool toolu_01A8HAUpLBqTq2rkdocEm9bf",
+    "MAX_TOKENS=4096 PASSWORD_MIN_LENGTH=8 DB_PASSWORD=$DB_PASSWORD",
+    "client = Client(API_KEY=settings.api_key)",
 ]
 TEXT = "\n".join([*(text for text, _ in PLANTED.values()), *KEPT])
 
