@@ -27,7 +27,6 @@ from detect_secrets.filters import heuristic
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 from detect_secrets.plugins.keyword import (
-    DENYLIST,
     QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
     REGEX_BY_FILETYPE,
     KeywordDetector,
@@ -37,9 +36,6 @@ from detect_secrets.util.filetype import FileType
 
 from arena_bot.errors import InputError
 from arena_bot.transcripts.metrics import MAX_LINE_BYTES, open_transcript
-
-#: Kinds detect-secrets has no detector for (it knows ``sk-...T3BlbkFJ...`` OpenAI keys and
-#: ``//registry/:_authToken=npm_...`` lines only).
 
 
 def _prefixed(prefix: str, rest: str) -> re.Pattern[str]:
@@ -53,6 +49,8 @@ def _prefixed(prefix: str, rest: str) -> re.Pattern[str]:
     )
 
 
+#: Kinds detect-secrets has no detector for (it knows ``sk-...T3BlbkFJ...`` OpenAI keys and
+#: ``//registry/:_authToken=npm_...`` lines only, and GitHub tokens of exactly 36 characters).
 EXTRA_PATTERNS: dict[str, re.Pattern[str]] = {
     "anthropic-key": re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}"),
     "openai-key": _prefixed("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
@@ -115,7 +113,6 @@ KEYWORDS = KeywordDetector()
 #: Words one of detect-secrets' keywords (``DENYLIST``) contains: a text naming none of them is
 #: skipped before the (much slower) keyword patterns run.
 KEYWORD_WORDS = ("key", "pass", "pwd", "secret", "contrase")
-assert all(any(word in keyword for word in KEYWORD_WORDS) for keyword in DENYLIST)
 #: Detectors that only match next to a word: skipped when the line has none (their patterns
 #: are slow on long runs of letters, which tool outputs are full of).
 CREDENTIAL_WORDS = ("key", "pass", "pwd", "pw", "token", "secret")

@@ -213,3 +213,11 @@ def test_a_key_cut_off_without_its_end_line_does_not_swallow_the_rest(tmp_path: 
     text = stored.read_text()
     assert "cutOff" not in text and "> Tokens: 1.0k sent, 20 received." in text
     assert read_transcript(path=stored, format_name="aider-history").iterations == 1
+
+
+def test_the_keyword_prefilter_covers_every_keyword_detect_secrets_knows() -> None:
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    from arena_bot.transcripts.redact import KEYWORD_WORDS
+
+    assert all(any(word in keyword for word in KEYWORD_WORDS) for keyword in DENYLIST)
