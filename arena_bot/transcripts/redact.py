@@ -14,6 +14,7 @@ copy streams line by line (bounded memory) and gzip-compresses large transcripts
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import re
 import shutil
@@ -186,6 +187,23 @@ def _keyword_secrets(segment: str) -> Iterator[str]:
         yield value
 
 
+#: Where a text line ends inside a transcript line: a JSON escape (``\n``, ``\r``, ``\t``).
+LINE_BREAK = re.compile(r"\\[nrt]")
+#: The words that make a text line worth the keyword patterns.
+SEGMENT_WORDS = re.compile(r"key|pass|pwd|secret|contrase|token|credential")
+
+
+def _segments_with_words(body: str, lowered: str) -> list[str]:
+    """The text lines of ``body`` (split at JSON escapes) that hold a keyword word."""
+    hits = [match.start() for match in SEGMENT_WORDS.finditer(lowered)]
+    if not hits:
+        return []
+    starts = [0, *(match.end() for match in LINE_BREAK.finditer(body))]
+    ends = [*(start - 2 for start in starts[1:]), len(body)]
+    chosen = sorted({bisect.bisect_right(starts, hit) - 1 for hit in hits})
+    return [body[starts[i]:ends[i]] for i in chosen]
+
+
 def _entropy_secrets(segment: str) -> Iterator[str]:
     """Random-looking tokens (an AWS secret key on its own, a pasted API token)."""
     for found in TOKEN.finditer(segment):
@@ -303,15 +321,13 @@ class Redactor:
                 continue
             for value in detector.analyze_string(body):
                 found.setdefault(value, kind)
-        keywords = any(word in lowered for word in (*KEYWORD_WORDS, "token", "credential"))
-        # Keywords and entropy are judged per text line (a JSON string's ``\n`` ends one).
-        for segment in re.split(r"\\n|\\r|\\t", body):
-            if len(segment) < 8:
-                continue
-            for value in _keyword_secrets(segment) if keywords else ():
+        # Keywords are judged per text line (a JSON string's ``\n`` ends one), and only on the
+        # lines that name one.
+        for segment in _segments_with_words(body, lowered):
+            for value in _keyword_secrets(segment):
                 found.setdefault(value, "secret-keyword")
-            for value in _entropy_secrets(segment):
-                found.setdefault(value, "high-entropy-string")
+        for value in _entropy_secrets(body):
+            found.setdefault(value, "high-entropy-string")
         for value, kind in sorted(found.items(), key=lambda item: -len(item[0])):
             for piece in PLAIN_RUN.findall(value):
                 if len(piece) < 4 or "REDACTED" in piece:
