@@ -287,3 +287,46 @@ def test_a_line_of_binary_bytes_is_named_as_such(tmp_path: Path) -> None:
     assert caught.value.line == 2
     assert "not UTF-8 text" in caught.value.message
     assert "store the complete transcript file" not in str(caught.value)
+
+
+def _atif(tmp_path: Path, final: dict | None) -> Path:
+    steps = [
+        {"step_id": 1, "timestamp": "2026-03-01T10:00:00Z", "source": "user", "message": "go"},
+        {"step_id": 2, "timestamp": "2026-03-01T10:00:20Z", "source": "agent",
+         "model_name": "claude-sonnet-4-5", "message": "look",
+         "tool_calls": [{"tool_call_id": "a", "function_name": "bash", "arguments": {}},
+                        {"tool_call_id": "b", "function_name": "bash", "arguments": {}}],
+         "metrics": {"prompt_tokens": 5000, "cached_tokens": 4000, "completion_tokens": 300}},
+        {"step_id": 3, "timestamp": "2026-03-01T10:01:40Z", "source": "agent",
+         "model_name": "claude-haiku-4-5", "message": "summarise",
+         "tool_calls": [{"tool_call_id": "b", "function_name": "bash", "arguments": {}}],
+         "metrics": {"prompt_tokens": 2000, "cached_tokens": 0, "completion_tokens": 100}},
+    ]
+    document = {"schema_version": "ATIF-v1.5", "session_id": "s",
+                "agent": {"name": "terminus-2", "version": "2", "model_name": "claude-sonnet-4-5"},
+                "steps": steps}
+    if final is not None:
+        document["final_metrics"] = final
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_atif_sums_step_metrics_per_model_without_final_metrics(tmp_path: Path) -> None:
+    metrics = read_transcript(path=_atif(tmp_path, None), format_name="atif")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens) == (
+        1000 + 2000, 4000, 400)
+    assert (metrics.iterations, metrics.tool_calls, metrics.wall_clock_seconds) == (2, 2, 100.0)
+    assert metrics.models == ["claude-sonnet-4-5", "claude-haiku-4-5"]
+    assert metrics.usage_by_model == {"claude-sonnet-4-5": (1000, 4000, 0, 300),
+                                      "claude-haiku-4-5": (2000, 0, 0, 100)}
+
+
+def test_atif_final_metrics_win_field_by_field(tmp_path: Path) -> None:
+    # A timed-out call billed 1,000 prompt tokens that no step shows; no cached total given.
+    path = _atif(tmp_path, {"total_prompt_tokens": 8000, "total_completion_tokens": 400})
+    metrics = read_transcript(path=path, format_name="atif")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens) == (
+        8000 - 4000, 4000, 400)
+    # Two models: their per-step split is kept for pricing.
+    assert set(metrics.usage_by_model) == {"claude-sonnet-4-5", "claude-haiku-4-5"}
