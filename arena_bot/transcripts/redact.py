@@ -411,6 +411,7 @@ ENV_TEMPLATES = {".example", ".sample", ".template", ".dist", ".defaults", ".tmp
 SECRET_FILE_NAMES = {
     ".npmrc": "npm credentials", ".pypirc": "PyPI credentials", ".netrc": "login credentials",
     ".git-credentials": "git credentials", ".htpasswd": "password hashes",
+    ".envrc": "a direnv environment file",
     ".pgpass": "PostgreSQL passwords", "credentials.json": "credentials",
     "id_rsa": "an SSH private key", "id_dsa": "an SSH private key",
     "id_ecdsa": "an SSH private key", "id_ed25519": "an SSH private key",
@@ -418,7 +419,7 @@ SECRET_FILE_NAMES = {
 SECRET_FILE_SUFFIXES = {
     ".pem": "a key or certificate file", ".key": "a private key file",
     ".p12": "a key store", ".pfx": "a key store", ".jks": "a key store",
-    ".keystore": "a key store", ".ppk": "a PuTTY private key", ".asc": "a PGP key file",
+    ".keystore": "a key store", ".ppk": "a PuTTY private key",
 }
 
 

@@ -196,7 +196,8 @@ def test_ordinary_code_and_ssh_remotes_in_a_patch_are_not_secrets() -> None:
     (".env.example", False), ("config/.env.sample", False), ("deploy/server.pem", True),
     ("keys/id_rsa", True), ("keys/id_rsa.pub", False), ("home/.aws/credentials", True),
     (".npmrc", True), ("credentials.json", True), ("src/credentials.py", False),
-    ("docs/environment.md", False), ("src/keyboard.py", False),
+    ("docs/environment.md", False), ("src/keyboard.py", False), (".envrc", True),
+    ("KEYS.asc", False),
 ])
 def test_secret_bearing_files(path: str, secret: bool) -> None:
     assert (secret_file_reason(path) is not None) is secret
