@@ -449,6 +449,9 @@ def secret_file_reason(path: str) -> str | None:
 #: Kinds not held against a patch: code legitimately carries e-mail addresses (authors) and
 #: random-looking strings (hashes, test data); the named detectors and keywords still apply.
 NOT_IN_PATCHES = {"email", "high-entropy-string"}
+#: Credentials published as placeholders in vendors' documentation (tests use them with
+#: mocks): not held against a patch.
+DOCUMENTED_EXAMPLES = ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
 
 
 def secrets_in_patch(text: str) -> list[tuple[str, int, str]]:
@@ -466,7 +469,10 @@ def secrets_in_patch(text: str) -> list[tuple[str, int, str]]:
             if not line.startswith("+"):
                 continue
             before = {kind: len(lines) for kind, lines in report.lines.items()}
-            redactor.line(line[1:].encode("utf-8", errors="surrogateescape"), number)
+            added = line[1:]
+            for example in DOCUMENTED_EXAMPLES:
+                added = added.replace(example, "EXAMPLE")
+            redactor.line(added.encode("utf-8", errors="surrogateescape"), number)
             kinds = [kind for kind, lines in report.lines.items()
                      if len(lines) != before.get(kind, 0) and kind not in NOT_IN_PATCHES]
             if kinds:

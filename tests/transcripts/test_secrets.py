@@ -189,6 +189,10 @@ def test_ordinary_code_and_ssh_remotes_in_a_patch_are_not_secrets() -> None:
               / "2026-11-02_claude-code_claude-sonnet-4-5" / "max-length.patch").read_text()
     assert secrets_in_patch(sample) == []
     assert secrets_in_patch(_patch("\n".join([*KEPT, PLANTED["email"][0]]))) == []
+    # AWS's documented placeholder credentials, as tests with mocks use them.
+    assert secrets_in_patch(_patch(
+        'os.environ["AWS_ACCESS_KEY_ID"] = "AKIAIOSFODNN7EXAMPLE"\n'
+        'os.environ["AWS_SECRET_ACCESS_KEY"] = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"')) == []
 
 
 @pytest.mark.parametrize(("path", "secret"), [
