@@ -38,7 +38,8 @@ from arena_bot.patches import ProtectedPaths, protected_paths_for
 from arena_bot.scoring.prices import PriceTable
 from arena_bot.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
 from arena_bot.transcripts import TranscriptMetrics, read_transcript
-from arena_bot.transcripts.redact import store_redacted
+from arena_bot.transcripts.claude_code import subagent_files
+from arena_bot.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
 from arena_bot.validation import Diagnostic, validate_submission
 from arena_bot.verification import transcript_cost
 
@@ -75,6 +76,8 @@ class SubmitOutcome:
     read: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
+    #: Secret-bearing files of the work directories left out of the patches (with why).
+    left_out: list[str] = field(default_factory=list)
 
 
 def slug(text: str) -> str:
@@ -82,10 +85,14 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower().rsplit("/", 1)[-1]).strip("-.") or "x"
 
 
-def working_tree_patch(*, workdir: Path, base: str, protected: ProtectedPaths) -> str:
+def working_tree_patch(
+    *, workdir: Path, base: str, protected: ProtectedPaths, left_out: list[str] | None = None
+) -> str:
     """The working tree's changes against ``base`` (untracked files included), tests left out.
 
-    A throw-away index is used so the contributor's own staging area is never touched.
+    Secret-bearing files (``.env``, key files, credential stores) are left out too and their
+    paths appended to ``left_out`` with the reason, so the contributor is told. A throw-away
+    index is used so the contributor's own staging area is never touched.
     """
     if not is_work_tree_top(workdir):
         raise InputError(
@@ -105,6 +112,12 @@ def working_tree_patch(*, workdir: Path, base: str, protected: ProtectedPaths) -
         names = _work_tree_git(workdir, "diff", "--cached", "--name-only", "--no-renames",
                                base, "-z", env=index)
         kept = [n for n in os.fsdecode(names).split("\0") if n and protected.rule_for(n) is None]
+        for name in list(kept):
+            reason = secret_file_reason(name)
+            if reason is not None:
+                kept.remove(name)
+                if left_out is not None:
+                    left_out.append(f"{name} ({reason})")
         if not kept:
             return ""
         diff = _work_tree_git(workdir, "diff", "--cached", "--no-color", "--no-ext-diff",
@@ -173,6 +186,12 @@ def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> li
             sorted(metrics.unverifiable)]
     if metrics.wall_clock_seconds <= 0 and "execution_time" not in metrics.unverifiable:
         gaps.append(f"{name}: execution_time (no timestamps; recorded as 0 = not recorded)")
+    if metrics.unread_subagents:
+        shown = ", ".join(sorted(metrics.unread_subagents)[:5])
+        gaps.append(
+            f"{name}: the usage of sub-agent(s) {shown} (their agent-<id>.jsonl files were not "
+            "found beside the session: copy the session's folder too, then submit again)"
+        )
     if cost is None:
         why = "several models" if len(metrics.models) > 1 else "model not in the price table"
         gaps.append(f"{name}: estimated_cost ({why}; recorded as 0 = not recorded)")
@@ -235,6 +254,7 @@ def submit(
     return SubmitOutcome(
         folder=final, added_runs=added, read=read, missing=missing,
         warnings=[d for d in diagnostics if not d.is_error],
+        left_out=[item for run in built for item in run.left_out],
     )
 
 
@@ -249,6 +269,9 @@ class _ReadRun:
     source: RunSource
     described: str
     missing: list[str]
+    #: Claude Code 2.x sub-agent files stored with the session file.
+    subagents: list[Path] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
 
 
 def _read_run(
@@ -264,9 +287,21 @@ def _read_run(
             path=source.transcript,
             hint="check --format, or that this is the session of the run",
         )
+    left_out: list[str] = []
     patch = working_tree_patch(
-        workdir=source.workdir, base=task.spec.source.commit, protected=protected
+        workdir=source.workdir, base=task.spec.source.commit, protected=protected,
+        left_out=left_out,
     )
+    leaks = secrets_in_patch(patch)
+    if leaks:
+        shown = "; ".join(f"{name} ({kinds}, patch line {line})" for name, line, kinds in
+                          leaks[:5])
+        raise InputError(
+            f"the working tree's changes hold what looks like a secret: {shown}",
+            path=source.workdir,
+            hint="remove the secret from those files (read it from the environment instead) "
+            "and submit again; nothing was written",
+        )
     if not patch.strip():
         raise InputError(
             "the working tree has no changes against the task's base commit "
@@ -276,8 +311,12 @@ def _read_run(
         )
     cost = transcript_cost(metrics=metrics, prices=prices)
     label = f"run {number} ({source.transcript.name})"
+    subagents = (
+        subagent_files(source.transcript) if request.transcript_format == "claude-code" else []
+    )
     return _ReadRun(
         label=label, patch=patch, metrics=metrics, cost=cost, source=source,
+        subagents=subagents, left_out=[f"{label}: {item}" for item in left_out],
         described=f"{label}: {_describe(metrics, cost, prices)}",
         missing=_missing(metrics, cost, name=label),
     )
@@ -296,8 +335,13 @@ def _stage_runs(
         taken.add(run_id)
         (staged / f"{run_id}.patch").write_text(run.patch, encoding="utf-8")
         stored, redacted = store_redacted(
-            source=run.source.transcript, folder=staged, stem=f"{run_id}-transcript"
+            source=run.source.transcript, folder=staged, stem=f"{run_id}-transcript",
+            extra=run.subagents,
         )
+        if run.subagents:
+            read.append(f"{run_id}: {len(run.subagents)} sub-agent file"
+                        f"{'s' if len(run.subagents) > 1 else ''} stored with the session: "
+                        + ", ".join(p.name for p in run.subagents))
         if redacted.changed:
             read.append(f"{run_id}: redacted {redacted.describe()} in {stored.name}")
         runs.append(run_from_metrics(

@@ -45,6 +45,7 @@ from arena_bot.patches import (
 from arena_bot.scoring.prices import PriceTable, load_price_table
 from arena_bot.scoring.witness import Witnesses, by_parent
 from arena_bot.submissions import SUBMISSION_FILE, submission_folders
+from arena_bot.transcripts.redact import secret_file_reason, secrets_in_patch
 from arena_bot.verification import Tolerances, VerificationCode, verify_run
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 
@@ -75,6 +76,8 @@ ValidationCode = Literal[
     "outside-submissions",
     "protected-path",
     "schema",
+    "secret-file",
+    "secret-in-patch",
     "symlink",
     "task-mismatch",
     "too-large",
@@ -959,6 +962,7 @@ class _SubmissionCheck:
             )
             return None
         patch, violations = self.read_patch(name=name, task=task)
+        self.check_patch_secrets(patch=patch, path=path)
         for problem in patch.problems:
             self.add(
                 patch_diagnostic_code(problem.code),
@@ -986,6 +990,28 @@ class _SubmissionCheck:
                     "remove that file from the patch",
                 )
         return patch
+
+    def check_patch_secrets(self, *, patch: Patch, path: Path) -> None:
+        """A patch may not add secret-bearing files (.env, keys, credentials) nor secrets."""
+        for file in patch.files:
+            reason = secret_file_reason(file.path) if file.status != "deleted" else None
+            if reason is not None:
+                self.add(
+                    "secret-file", f"the patch adds or changes {file.path!r}: {reason}",
+                    path=path, line=file.line,
+                    hint="remove that file from the patch (`arena submit` leaves such files "
+                    "out) and rotate any secret it held: a pushed branch is public",
+                )
+        if not patch.files or path.is_symlink() or not path.is_file():
+            return
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        for file_name, line, kinds in secrets_in_patch(text):
+            self.add(
+                "secret-in-patch", f"an added line of {file_name!r} holds what looks like "
+                f"a secret ({kinds})", path=path, line=line,
+                hint="remove the secret (read it from the environment) and rotate it: a "
+                "pushed branch is public",
+            )
 
     def read_patch(
         self, *, name: str, task: TaskFolder | None

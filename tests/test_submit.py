@@ -339,3 +339,84 @@ def test_cost_three_times_off_is_a_warning_naming_the_price_table(
     code, output = validate(project, folder)
     assert code == 0
     assert "cost-mismatch" in output and "price table 2025-11-01" in output
+
+
+def test_secret_bearing_files_are_left_out_of_the_patch_and_named(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / ".env").write_text("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123\n")
+    (workdir / "deploy").mkdir()
+    (workdir / "deploy" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\nx\n")
+    (workdir / ".env.example").write_text("OPENAI_API_KEY=\n")  # a template: kept
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    assert "Left out of the patch" in output
+    assert ".env (an environment file (.env))" in output and "deploy/server.pem" in output
+    folder = project / "submissions" / TASK / FOLDER
+    patch = (folder / "run-1.patch").read_text()
+    assert "b/.env\n" not in patch and "server.pem" not in patch and "b/.env.example" in patch
+    assert validate(project, folder)[0] == 0
+
+
+def test_a_secret_written_into_a_source_file_is_refused(project: Path, tmp_path: Path) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / "slugkit" / "settings.py").write_text('DB_PASSWORD = "hunter2-Correct-77"\n')
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 1
+    assert "slugkit/settings.py (secret-keyword" in output and "nothing was written" in output
+    assert not (project / "submissions" / TASK).exists() and leftovers(project) == []
+
+
+def test_validation_refuses_a_patch_adding_a_secret_file_or_a_secret(
+    project: Path, tmp_path: Path
+) -> None:
+    folder = submitted(project, tmp_path)
+    patch = folder / "run-1.patch"
+    original = patch.read_text()
+    patch.write_text(original + (
+        "diff --git a/.env b/.env\nnew file mode 100644\n--- /dev/null\n+++ b/.env\n"
+        "@@ -0,0 +1 @@\n+STRIPE=sk_live_4eC39HqLyjWDarjtT1zdp7dc\n"))
+    code, output = validate(project, folder)
+    assert code == 1 and "secret-file" in output and "'.env'" in output
+    assert "secret-in-patch" in output and "stripe-access-key" in output
+
+
+def test_claude_code_sub_agent_files_are_counted_and_stored_with_the_session(
+    project: Path, tmp_path: Path
+) -> None:
+    session = transcript(tmp_path / "abc-session.jsonl", secret=False)
+    agents = tmp_path / "abc-session" / "subagents"
+    agents.mkdir(parents=True)
+    (agents / "agent-a1.jsonl").write_text(json.dumps(
+        {"type": "assistant", "uuid": "sub-1", "isSidechain": True, "agentId": "a1",
+         "timestamp": "2026-11-20T10:00:30Z",
+         "message": {"id": "msg_sub", "model": "claude-sonnet-4-5", "content": [
+             {"type": "tool_use", "id": "t-sub", "name": "Grep", "input": {}}],
+             "usage": {"input_tokens": 1000, "output_tokens": 60}}}) + "\n")
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
+    assert code == 0, output
+    assert "1 sub-agent file stored with the session: agent-a1.jsonl" in output
+    assert "were not found beside the session" not in output
+    folder = project / "submissions" / TASK / FOLDER
+    run = yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0]
+    assert (run["tool_calls"], run["iterations"]) == (3, 3)
+    assert run["tokens"]["completion"] == 540 + 60
+    assert "msg_sub" in (folder / "run-1-transcript.jsonl").read_text()
+    assert validate(project, folder)[0] == 0
+
+
+def test_a_session_whose_sub_agent_files_are_missing_says_so(
+    project: Path, tmp_path: Path
+) -> None:
+    session = transcript(tmp_path / "lone.jsonl", secret=False)
+    with session.open("a") as handle:
+        handle.write(json.dumps({
+            "type": "user", "uuid": "u9", "timestamp": "2026-11-20T10:01:20Z",
+            "toolUseResult": {"agentId": "a7f3", "status": "completed"},
+            "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "done"}]}}) + "\n")
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
+    assert code == 0, output
+    assert "Could not read" in output and "sub-agent(s) a7f3" in output
+    assert "copy the session's folder too" in output

@@ -35,7 +35,8 @@ def _pairs(workdirs: tuple[Path, ...], transcripts: tuple[Path, ...]) -> list[Ru
               help="The git working tree the agent worked in (repeat once per run).")
 @click.option("--transcript", "transcripts", type=click.Path(dir_okay=False, path_type=Path),
               multiple=True, required=True,
-              help="The agent's transcript of that run (repeat once per run, same order).")
+              help="The agent's transcript of that run (repeat once per run, same order); "
+              "Claude Code 2.x sub-agent files beside it are found and stored with it.")
 @click.option("--format", "transcript_format", type=click.Choice(sorted(READERS)),
               required=True, help="Transcript format (see the formats page).")
 @click.option("--tool", "tool_name", required=True, help='Tool name, e.g. "Claude Code".')
@@ -89,6 +90,11 @@ def submit_command(
     if outcome.missing:
         click.echo("Could not read:")
         for line in outcome.missing:
+            click.echo(f"  {line}")
+    if outcome.left_out:
+        click.echo("Left out of the patch (secret-bearing files; they stay in your work "
+                   "directory, never commit them):")
+        for line in outcome.left_out:
             click.echo(f"  {line}")
     for warning in outcome.warnings:
         click.echo(f"warning: {warning.code}: {warning.message}")

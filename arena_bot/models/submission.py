@@ -76,7 +76,7 @@ class Tokens(StrictModel):
 
 
 TranscriptFormat = Literal[
-    "aider", "aider-history", "claude-code", "codex", "generic", "openhands", "swe-agent"
+    "aider", "aider-history", "atif", "claude-code", "codex", "generic", "openhands", "swe-agent"
 ]
 
 

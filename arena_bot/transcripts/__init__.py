@@ -10,6 +10,7 @@ from pathlib import Path
 
 from arena_bot.errors import InputError
 from arena_bot.transcripts.aider import read_aider_analytics, read_aider_history
+from arena_bot.transcripts.atif import read_atif
 from arena_bot.transcripts.claude_code import read_claude_code
 from arena_bot.transcripts.codex import read_codex
 from arena_bot.transcripts.generic import read_generic
@@ -20,6 +21,7 @@ from arena_bot.transcripts.swe_agent import read_swe_agent
 READERS: dict[str, Callable[[Path], TranscriptMetrics]] = {
     "aider": read_aider_analytics,
     "aider-history": read_aider_history,
+    "atif": read_atif,
     "claude-code": read_claude_code,
     "codex": read_codex,
     "generic": read_generic,

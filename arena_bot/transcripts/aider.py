@@ -11,7 +11,10 @@ Chat history (format ``aider-history``, ``.aider.chat.history.md``): Markdown wi
 quoted line ``> Tokens: 2.3k sent, 1.0k cache write, 8.1k cache hit, 245 received. Cost: ...``
 plus ``> Applied edit to <file>`` lines (counted as tool calls). The figures are rounded to
 three significant digits (``2.3k``), within the verification tolerance. "sent" is the
-uncached input. The history has no end time, so wall-clock time is left unverified.
+uncached input. ``Cost:`` is optional (absent for models without prices) and Aider ends the
+line with two spaces (a Markdown line break); both are allowed. Bytes that are not UTF-8
+are replaced, so the lines around them are still read. The history has no end time, so
+wall-clock time is left unverified.
 """
 
 from __future__ import annotations
@@ -25,11 +28,15 @@ from arena_bot.transcripts.metrics import (
     Clock,
     TranscriptMetrics,
     as_int,
+    decode_line,
+    empty_transcript,
     open_transcript,
     read_json_lines,
 )
 
-TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>.*?)\.(?: Cost:.*)?$")
+#: The figures end at the first "." not inside a number; what follows (``Cost: ...``, Aider's
+#: trailing spaces, a stray byte) is not read.
+TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
 TOKENS_PART = re.compile(r"^(?P<count>[0-9.]+)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
@@ -85,13 +92,16 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
     """Recompute the metrics of one Aider chat history Markdown file."""
     metrics = TranscriptMetrics(unverifiable={"execution_time"})
     clock = Clock()
+    seen = False
     with open_transcript(path) as handle:
         number = 0
         while raw := handle.readline(MAX_LINE_BYTES + 1):
             number += 1
             if len(raw) > MAX_LINE_BYTES:
                 raise InputError(f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number)
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            # A stray byte (replaced by U+FFFD) at either end does not hide the line.
+            text = decode_line(raw)[0].rstrip().strip("\ufffd")
+            seen = seen or bool(text)
             if started := STARTED.match(text):
                 clock.see(started.group("stamp").replace(" ", "T"))
             elif model := MODEL.match(text):
@@ -105,4 +115,6 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
             elif text.startswith("> Applied edit to "):
                 metrics.tool_calls += 1
                 metrics.edited_files.add(text.removeprefix("> Applied edit to ").strip())
+    if not seen:
+        raise empty_transcript(path)
     return metrics

@@ -4,7 +4,9 @@ Each line is ``{"timestamp", "type", "payload"}``. ``turn_context`` payloads nam
 ``model``; ``response_item`` payloads of type ``function_call``, ``custom_tool_call``,
 ``local_shell_call`` or ``web_search_call`` are tool calls; ``event_msg`` payloads of type
 ``token_count`` carry ``info.total_token_usage``, a running total (``input_tokens`` includes
-``cached_input_tokens``; ``reasoning_output_tokens`` are billed as output). The last total is
+``cached_input_tokens``; ``output_tokens`` already includes ``reasoning_output_tokens``: in
+real rollouts ``total_tokens = input_tokens + output_tokens``, so reasoning is not added again
+and is not read). The last total is
 the session's usage, so a resumed session that replays earlier totals does not double it.
 Codex reports no cache-write figure (OpenAI caching has no write charge). Each step of the
 running total is charged to the model of the turn it happened in, so a session that switched
@@ -32,7 +34,7 @@ def _charge_step(
     step = {key: after[key] - before.get(key, 0) for key in after}
     cached = step["cached_input_tokens"]
     metrics.charge(model, uncached=step["input_tokens"] - cached, read=cached,
-                   output=step["output_tokens"] + step["reasoning_output_tokens"])
+                   output=step["output_tokens"])
 
 
 def read_codex(path: Path) -> TranscriptMetrics:
@@ -71,7 +73,6 @@ def read_codex(path: Path) -> TranscriptMetrics:
                     "input_tokens",
                     "cached_input_tokens",
                     "output_tokens",
-                    "reasoning_output_tokens",
                 )
             }
             # Each new running total is one model call; repeats (resume, rate-limit pings)
@@ -83,9 +84,7 @@ def read_codex(path: Path) -> TranscriptMetrics:
     cached = totals.get("cached_input_tokens", 0)
     metrics.prompt_tokens = max(totals.get("input_tokens", 0) - cached, 0)
     metrics.cache_read_tokens = cached
-    metrics.completion_tokens = totals.get("output_tokens", 0) + totals.get(
-        "reasoning_output_tokens", 0
-    )
+    metrics.completion_tokens = totals.get("output_tokens", 0)
     metrics.iterations = len(seen_totals)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()

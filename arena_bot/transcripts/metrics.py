@@ -41,6 +41,9 @@ class TranscriptMetrics:
     edited_files: set[str] = field(default_factory=set)
     #: Figures the format cannot show (e.g. Aider has no tool calls); never flagged.
     unverifiable: set[str] = field(default_factory=set)
+    #: Sub-agents the transcript names (Claude Code's ``toolUseResult.agentId``) whose own
+    #: transcript was not found, so their usage is in no figure.
+    unread_subagents: set[str] = field(default_factory=set)
 
     @property
     def prompt_total(self) -> int:
@@ -120,14 +123,39 @@ def open_transcript(path: Path) -> IO[bytes]:
         raise InputError(f"cannot read transcript: {exc.strerror}", path=path) from exc
 
 
+def decode_line(raw: bytes) -> tuple[str, bool]:
+    """``raw`` as text, and whether it held bytes that are not UTF-8.
+
+    Tools write UTF-8, but a command's output can carry stray bytes (a Latin-1 file cat'ed, a
+    multi-byte character cut at a buffer edge). Such bytes are replaced (U+FFFD) so the rest of
+    the line, and every model call around it, is still read.
+    """
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace"), True
+
+
+def empty_transcript(path: Path) -> InputError:
+    """The error for a transcript that holds nothing (or only blank lines)."""
+    return InputError(
+        "the transcript is empty",
+        path=path,
+        hint="pass the session file the tool wrote during the run (it was empty: was the run "
+        "logged to another file, or was the file copied before the tool finished?)",
+    )
+
+
 def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank JSONL line, one at a time.
 
     A line that is not a JSON object, too long, or cut off gives an :class:`InputError` naming
-    the file and line.
+    the file and line; a file with no line at all is refused as empty. Bytes that are not UTF-8
+    are replaced, not fatal (:func:`decode_line`).
     """
     with open_transcript(path) as handle:
         number = 0
+        seen = False
         while True:
             try:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
@@ -139,6 +167,8 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     hint="store the complete .gz file (gzip -t checks it)",
                 ) from exc
             if not raw:
+                if not seen:
+                    raise empty_transcript(path)
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES:
@@ -148,20 +178,50 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     line=number,
                     hint="the transcript is corrupt or not a JSONL transcript",
                 )
-            text = raw.strip()
+            text, replaced = decode_line(raw)
+            text = text.strip()
             if not text:
                 continue
+            seen = True
             try:
                 value = json.loads(text)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                truncated = not raw.endswith(b"\n")
-                what = "truncated JSON (file cut off?)" if truncated else f"invalid JSON: {exc}"
-                raise InputError(
-                    what, path=path, line=number, hint="store the complete transcript file"
-                ) from exc
+            except json.JSONDecodeError as exc:
+                raise _bad_line(path=path, number=number, raw=raw, replaced=replaced,
+                                exc=exc) from exc
             if not isinstance(value, dict):
-                raise InputError("expected a JSON object on each line", path=path, line=number)
+                raise InputError(
+                    "expected a JSON object on each line",
+                    path=path,
+                    line=number,
+                    hint="check --format: this is not a JSONL transcript of that tool",
+                )
             yield number, value
+
+
+def _bad_line(
+    *, path: Path, number: int, raw: bytes, replaced: bool, exc: json.JSONDecodeError
+) -> InputError:
+    if not raw.endswith(b"\n"):
+        return InputError(
+            "truncated JSON on the last line (file cut off?)",
+            path=path,
+            line=number,
+            hint="copy the transcript again after the tool has finished writing it",
+        )
+    if replaced:
+        return InputError(
+            f"line is not JSON and holds bytes that are not UTF-8 text ({exc.msg})",
+            path=path,
+            line=number,
+            hint="pass the transcript exactly as the tool wrote it (not re-encoded or "
+            "damaged), and check --format",
+        )
+    return InputError(
+        f"invalid JSON: {exc}",
+        path=path,
+        line=number,
+        hint="check --format; a hand-edited transcript must stay one JSON object per line",
+    )
 
 
 def as_int(value: object) -> int:

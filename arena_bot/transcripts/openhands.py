@@ -7,6 +7,14 @@ the response ``id``) and ``llm_metrics`` whose ``accumulated_token_usage`` is a 
 (``prompt_tokens`` includes the cache reads and writes, as LiteLLM reports them). The largest
 running total is the session's usage, so an event replayed by a resumed session adds nothing;
 iterations are distinct model responses, tool calls distinct tool call ids.
+
+Trajectories without ``llm_metrics`` (older OpenHands, and the trajectories in OpenHands' own
+tests) keep each call's usage in ``tool_call_metadata.model_response.usage`` (LiteLLM's shape:
+``prompt_tokens`` including ``cache_read_input_tokens`` (or
+``prompt_tokens_details.cached_tokens``) and ``cache_creation_input_tokens``;
+``completion_tokens``) and its model in ``model_response.model``. The action and its
+observation repeat the same response: usage is counted once per response id. Those are read
+only when no event carries ``llm_metrics``.
 """
 
 from __future__ import annotations
@@ -28,6 +36,21 @@ def _usage(event: dict[str, Any]) -> dict[str, Any] | None:
     return usage if isinstance(usage, dict) else None
 
 
+def _response_usage(response: dict[str, Any]) -> dict[str, int]:
+    """One LiteLLM response's usage as the four :data:`USAGE_KEYS` (prompt includes cache)."""
+    usage = response.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    details = usage.get("prompt_tokens_details")
+    cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    read = as_int(usage.get("cache_read_input_tokens")) or cached
+    return {
+        "prompt_tokens": as_int(usage.get("prompt_tokens")),
+        "completion_tokens": as_int(usage.get("completion_tokens")),
+        "cache_read_tokens": read,
+        "cache_write_tokens": as_int(usage.get("cache_creation_input_tokens")),
+    }
+
+
 def _charge_step(
     metrics: TranscriptMetrics, model: str | None, before: dict[str, int], after: dict[str, int]
 ) -> None:
@@ -47,6 +70,10 @@ def read_openhands(path: Path) -> TranscriptMetrics:
     responses: set[str] = set()
     tool_ids: set[str] = set()
     count = 0
+    saw_llm_metrics = False
+    # The sum of each distinct model response's usage, per model (read when no event carries
+    # llm_metrics); kept as sums, so memory does not grow with the number of responses.
+    by_model: dict[str | None, dict[str, int]] = {}
     for _line, event in iter_items(path, prefix="item"):
         count += 1
         if not isinstance(event, dict):
@@ -54,6 +81,7 @@ def read_openhands(path: Path) -> TranscriptMetrics:
         clock.see(event.get("timestamp"))
         usage = _usage(event)
         if usage is not None:
+            saw_llm_metrics = True
             model = usage.get("model") if isinstance(usage.get("model"), str) else None
             metrics.add_model(model)
             figures = {key: as_int(usage.get(key)) for key in USAGE_KEYS}
@@ -72,7 +100,15 @@ def read_openhands(path: Path) -> TranscriptMetrics:
             tool_ids.add(str(call.get("tool_call_id") or f"event-{event.get('id')}"))
             response = call.get("model_response")
             if isinstance(response, dict) and response.get("id"):
+                if str(response["id"]) not in responses and not saw_llm_metrics:
+                    named = response.get("model")
+                    sums = by_model.setdefault(named if isinstance(named, str) else None,
+                                               dict.fromkeys(USAGE_KEYS, 0))
+                    for key, value in _response_usage(response).items():
+                        sums[key] += value
                 responses.add(str(response["id"]))
+    if not saw_llm_metrics:
+        totals = _sum_responses(metrics, by_model)
     cached = totals["cache_read_tokens"] + totals["cache_write_tokens"]
     metrics.prompt_tokens = max(totals["prompt_tokens"] - cached, 0)
     metrics.cache_read_tokens = totals["cache_read_tokens"]
@@ -83,3 +119,17 @@ def read_openhands(path: Path) -> TranscriptMetrics:
     metrics.wall_clock_seconds = clock.seconds()
     metrics.span_label = f"events 1-{count}"
     return metrics
+
+
+def _sum_responses(
+    metrics: TranscriptMetrics, by_model: dict[str | None, dict[str, int]]
+) -> dict[str, int]:
+    """The session's usage as the sum of its distinct model responses, charged per model."""
+    totals = dict.fromkeys(USAGE_KEYS, 0)
+    empty = dict.fromkeys(USAGE_KEYS, 0)
+    for model, usage in by_model.items():
+        metrics.add_model(model)
+        _charge_step(metrics, model, empty, usage)
+        for key in USAGE_KEYS:
+            totals[key] += usage[key]
+    return totals

@@ -1,13 +1,20 @@
 """Secrets and e-mail addresses are redacted before a transcript is stored with a submission.
 
 Agent sessions see environment variables, config files and git logs, so a transcript can
-carry an API key. Each pattern is replaced by ``[REDACTED:<kind>]``: the replacement holds no
-quote or backslash, so a JSON line stays valid JSON and the importers read the same figures.
-The copy streams line by line (bounded memory) and gzip-compresses large transcripts.
+carry an API key. Detection is Yelp's maintained scanner ``detect-secrets``: its detectors
+(AWS, basic-auth URLs, JWTs, Stripe, GitHub, Slack, npm, private keys, ...), its keyword
+plugin (``DB_PASSWORD=...``, ``password: "..."``) and its Shannon entropy measure for
+random-looking tokens, with its own false-positive filters. A few kinds it has no detector
+for (Anthropic, OpenAI project, Hugging Face, bare npm and Google keys) are added here, and a
+private key's whole body is redacted, also when Markdown (Aider's history) spreads it over
+many lines. Each finding is replaced by ``[REDACTED:<kind>]``: the replacement holds no quote
+or backslash, so a JSON line stays valid JSON and the importers read the same figures. The
+copy streams line by line (bounded memory) and gzip-compresses large transcripts.
 """
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import re
 import shutil
@@ -16,22 +23,216 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.filters import heuristic
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+from detect_secrets.plugins.keyword import (
+    QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+    REGEX_BY_FILETYPE,
+    KeywordDetector,
+)
+from detect_secrets.settings import default_settings
+from detect_secrets.util.filetype import FileType
+
 from arena_bot.errors import InputError
 from arena_bot.transcripts.metrics import MAX_LINE_BYTES, open_transcript
 
-SECRET_PATTERNS: dict[str, re.Pattern[bytes]] = {
-    "private-key": re.compile(
-        rb"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
-    ),
-    "anthropic-key": re.compile(rb"sk-ant-[A-Za-z0-9_-]{20,}"),
-    "openai-key": re.compile(rb"sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}"),
-    "github-token": re.compile(rb"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-    "aws-key": re.compile(rb"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    "google-key": re.compile(rb"\bAIza[0-9A-Za-z_-]{35}\b"),
-    "slack-token": re.compile(rb"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    "bearer-token": re.compile(rb"(?i)(?<=bearer )[A-Za-z0-9._~+/-]{20,}=*"),
-    "email": re.compile(rb"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
+
+def _prefixed(prefix: str, rest: str) -> re.Pattern[str]:
+    """``prefix`` + ``rest``, where ``prefix`` starts a token: not inside a word, but right
+    after a JSON escape such as ``\n``. The literal comes first so the search is fast."""
+    width = len(prefix)
+    return re.compile(
+        re.escape(prefix)
+        + f"(?:(?<![A-Za-z0-9_].{{{width}}})|(?<=\\\\[nrt].{{{width}}}))"
+        + rest
+    )
+
+
+#: Kinds detect-secrets has no detector for (it knows ``sk-...T3BlbkFJ...`` OpenAI keys and
+#: ``//registry/:_authToken=npm_...`` lines only, and GitHub tokens of exactly 36 characters).
+EXTRA_PATTERNS: dict[str, re.Pattern[str]] = {
+    "anthropic-key": re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    "openai-key": _prefixed("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    "huggingface-token": _prefixed("hf_", r"[A-Za-z0-9]{30,}"),
+    "npm-token": _prefixed("npm_", r"[A-Za-z0-9]{36}\b"),
+    "google-key": _prefixed("AIza", r"[0-9A-Za-z_-]{35}\b"),
+    "github-token": re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
+    "bearer-token": re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._~+/-]{20,}=*"),
 }
+#: A private key (PEM, OpenSSH, PGP) from its BEGIN line to its END line when both are on
+#: one line (JSON with ``\n`` escapes); stops at a JSON string's closing quote otherwise.
+KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----")
+KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----")
+KEY_INLINE = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----(?:[^\"\\]|\\.)*?"
+    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|(?=\")|$)"
+)
+#: A line of a key's body: base64, or a PEM header such as ``Proc-Type: 4,ENCRYPTED`` (a line
+#: that is neither ends a key that lost its END line, so the rest of the file is read).
+KEY_MATERIAL = re.compile(r"^(?:> ?)?\s*(?:[A-Za-z0-9+/=]*|[A-Za-z-]+: .*)\s*$")
+#: An e-mail address; ``git@github.com:org/repo`` (an SSH remote, not an address) is not one.
+EMAIL = re.compile(
+    r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b(?!:[\w~/.-])"
+)
+#: Candidates for the entropy test: runs of base64/base64url characters, 20 to 200 long (longer
+#: runs are images, signatures or encrypted reasoning, not credentials). A JSON escape such as
+#: ``\n`` before a run does not glue its letter to it.
+TOKEN = re.compile(
+    r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9+/=_\\-]))[A-Za-z0-9+/_-]{20,200}={0,2}(?![A-Za-z0-9+/=_-])"
+)
+#: Identifiers the transcript formats are made of (tool-call, message, request ids): never
+#: secrets, and redacting them would merge distinct calls.
+ID_SHAPE = re.compile(r"^(?:[a-z][a-z0-9]{1,11}[_-]|[0-9a-f]{8}-[0-9a-f]{4}-)|^[0-9a-fA-F]+$")
+ENTROPY_LIMIT = 4.5
+#: Extends a finding over the rest of its token (detect-secrets' JWT pattern stops early).
+TOKEN_TAIL = r"[A-Za-z0-9_\-+/=]*"
+#: A run of text split where a JSON string escape or quote is, so a replacement never eats one.
+PLAIN_RUN = re.compile(r"(?:[^\"\\]|\\[nrt])+")
+
+
+def _slug(secret_type: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
+
+
+def _detectors() -> list[tuple[str, RegexBasedDetector]]:
+    """detect-secrets' regex detectors, except those that only make noise in transcripts."""
+    skipped = {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
+    found: list[tuple[str, RegexBasedDetector]] = []
+    mapping = get_mapping_from_secret_type_to_class()
+    for secret_type in sorted(mapping):
+        plugin_class: type[object] = mapping[secret_type]
+        if secret_type in skipped or not issubclass(plugin_class, RegexBasedDetector):
+            continue
+        found.append((_slug(secret_type), plugin_class()))
+    return found
+
+
+DETECTORS = _detectors()
+KEYWORDS = KeywordDetector()
+#: Words one of detect-secrets' keywords (``DENYLIST``) contains: a text naming none of them is
+#: skipped before the (much slower) keyword patterns run.
+KEYWORD_WORDS = ("key", "pass", "pwd", "secret", "contrase")
+#: Detectors that only match next to a word: skipped when the line has none (their patterns
+#: are slow on long runs of letters, which tool outputs are full of).
+CREDENTIAL_WORDS = ("key", "pass", "pwd", "pw", "token", "secret")
+DETECTOR_WORDS = {
+    "cloudant-credentials": (*CREDENTIAL_WORDS, "cloudant"),
+    "ibm-cloud-iam-key": CREDENTIAL_WORDS,
+    "ibm-cos-hmac-credentials": ("secret",),
+    "softlayer-credentials": (*CREDENTIAL_WORDS, "softlayer"),
+    "mailchimp-access-key": ("-us",),
+}
+#: The same, for detectors whose word is case-sensitive (looked for in the line as written).
+DETECTOR_CASED_WORDS = {"artifactory-credentials": ("AKC", "AP")}
+#: The keyword patterns detect-secrets uses for config files (``KEY=value``, ``key: value``,
+#: quotes optional), then its quoted-value patterns.
+KEYWORD_REGEXES = {
+    **REGEX_BY_FILETYPE[FileType.INI],
+    **QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+}
+#: Keyword values that are code, not secrets: a name, an attribute or a call
+#: (``password = self.password``, ``token = get_token()``), a number, a placeholder.
+CODE_VALUE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*(?:\(.*\))?|[\d.]+|<[^>]*>|\*+|x+|null|none|true|false)$",
+    re.IGNORECASE,
+)
+
+
+#: An environment assignment (a shell line, a ``.env`` file) whose upper-case name says it
+#: holds a secret: its value is a literal whatever it looks like (``DB_PASSWORD=opensesame``),
+#: unless it refers to another variable or is a number (``PASSWORD_MIN_LENGTH=8``).
+ENV_SECRET = re.compile(
+    r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY"
+    r"|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*="
+    # quoted (the quote JSON-escaped inside a transcript line), or bare up to a space
+    r"(?:\\?[\"'](?P<quoted>[^\"'\\$][^\"'\\]{3,}?)\\?[\"']"
+    r"|(?P<bare>[^\s\"'$\\][^\s\"'\\]{3,}))"
+)
+
+#: Values of such an assignment that are not secrets: numbers, flags, and code (a call, an
+#: index, an attribute: ``Client(API_KEY=settings.api_key)``).
+ENV_NOT_SECRET = re.compile(
+    r"[\d.]+|(?i:true|false|none|null)|.*[()\[\]{}].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
+)
+
+
+def _keyword_secrets(segment: str) -> Iterator[str]:
+    """``DB_PASSWORD=hunter2`` and the like, as detect-secrets reads config files."""
+    lowered = segment.lower()
+    for assignment in ENV_SECRET.finditer(segment):
+        value = assignment.group("quoted") or assignment.group("bare")
+        if not ENV_NOT_SECRET.fullmatch(value):
+            yield value
+    if not any(word in lowered for word in KEYWORD_WORDS):
+        return
+    for found in KEYWORDS.analyze_string(segment, KEYWORD_REGEXES):
+        if heuristic.is_indirect_reference(segment):
+            return
+        found = found.strip()
+        if not found:
+            continue
+        # Unquoted, a value ends at a space (``A=1 B=2`` are two assignments).
+        value = found.strip("\"'\\") if found[:1] in "\"'\\" else found.split()[0]
+        value = value.strip("\"'\\")
+        code = CODE_VALUE.match(value) is not None
+        if (
+            len(value) < 6
+            or (code and (not re.search(r"\d", value) or "." in value))
+            or heuristic.is_templated_secret(value)
+            or heuristic.is_prefixed_with_dollar_sign(value)
+        ):
+            continue
+        yield value
+
+
+#: Where a text line ends inside a transcript line: a JSON escape (``\n``, ``\r``, ``\t``).
+LINE_BREAK = re.compile(r"\\[nrt]")
+#: The words that make a text line worth the keyword patterns.
+SEGMENT_WORDS = re.compile(r"key|pass|pwd|secret|contrase|token|credential")
+
+
+def _segments_with_words(body: str, lowered: str) -> list[str]:
+    """The text lines of ``body`` (split at JSON escapes) that hold a keyword word."""
+    hits = [match.start() for match in SEGMENT_WORDS.finditer(lowered)]
+    if not hits:
+        return []
+    starts = [0, *(match.end() for match in LINE_BREAK.finditer(body))]
+    ends = [*(start - 2 for start in starts[1:]), len(body)]
+    chosen = sorted({bisect.bisect_right(starts, hit) - 1 for hit in hits})
+    return [body[starts[i]:ends[i]] for i in chosen]
+
+
+def _entropy_secrets(segment: str) -> Iterator[str]:
+    """Random-looking tokens (an AWS secret key on its own, a pasted API token)."""
+    for found in TOKEN.finditer(segment):
+        token = found.group().strip("=")
+        if (
+            ID_SHAPE.search(token)
+            or not (re.search(r"\d", token) and re.search(r"[a-z]", token)
+                    and re.search(r"[A-Z]", token))
+            or heuristic.is_sequential_string(token)
+            or heuristic.is_potential_uuid(token)
+        ):
+            continue
+        if HighEntropyStringsPlugin.calculate_shannon_entropy(
+            _ENTROPY, token
+        ) >= ENTROPY_LIMIT:
+            yield token
+
+
+class _Entropy(HighEntropyStringsPlugin):
+    secret_type = "High Entropy String"
+
+    def __init__(self) -> None:
+        super().__init__(
+            charset="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-",
+            limit=ENTROPY_LIMIT,
+        )
+
+
+_ENTROPY = _Entropy()
 
 #: Transcripts larger than this are stored gzip-compressed.
 COMPRESS_ABOVE_BYTES = 1024 * 1024
@@ -64,21 +265,92 @@ class RedactionReport:
         return "; ".join(parts)
 
 
+class Redactor:
+    """Redacts a transcript line by line, remembering an open multi-line private key."""
+
+    def __init__(self, report: RedactionReport) -> None:
+        self.report = report
+        self.in_key = False
+
+    def line(self, raw: bytes, number: int) -> bytes:
+        """``raw`` with every secret replaced; each replacement is recorded."""
+        text = raw.decode("utf-8", errors="surrogateescape")
+        body = text.rstrip("\r\n")
+        ending = text[len(body):]
+        if self.in_key:
+            end = KEY_END.search(body)
+            if end is not None:
+                self.in_key = False
+                self.report.add(kind="private-key", line=number)
+                body = "[REDACTED:private-key]" + body[end.end():]
+                return (body + ending).encode("utf-8", errors="surrogateescape")
+            if KEY_MATERIAL.match(body):
+                if body.strip():
+                    self.report.add(kind="private-key", line=number)
+                    body = "[REDACTED:private-key]"
+                return (body + ending).encode("utf-8", errors="surrogateescape")
+            # Not key material (a key cut off without its END line): the key is over.
+            self.in_key = False
+        body = self._redact(body, number)
+        return (body + ending).encode("utf-8", errors="surrogateescape")
+
+    def _replace(self, body: str, *, kind: str, pattern: re.Pattern[str], number: int) -> str:
+        body, count = pattern.subn(f"[REDACTED:{kind}]", body)
+        if count:
+            self.report.add(kind=kind, line=number)
+        return body
+
+    def _redact(self, body: str, number: int) -> str:
+        begin = KEY_BEGIN.search(body)
+        if begin and not KEY_END.search(body, begin.end()) and '"' not in body[begin.end():]:
+            # A key whose body follows on the next lines (Markdown, a pasted PEM file).
+            self.in_key = True
+            self.report.add(kind="private-key", line=number)
+            return body[: begin.start()] + "[REDACTED:private-key]"
+        body = self._replace(body, kind="private-key", pattern=KEY_INLINE, number=number)
+        for kind, pattern in EXTRA_PATTERNS.items():
+            body = self._replace(body, kind=kind, pattern=pattern, number=number)
+        found: dict[str, str] = {}
+        lowered = body.lower()
+        for kind, detector in DETECTORS:
+            words = DETECTOR_WORDS.get(kind)
+            if words is not None and not any(word in lowered for word in words):
+                continue
+            cased = DETECTOR_CASED_WORDS.get(kind)
+            if cased is not None and not any(word in body for word in cased):
+                continue
+            for value in detector.analyze_string(body):
+                found.setdefault(value, kind)
+        # Keywords are judged per text line (a JSON string's ``\n`` ends one), and only on the
+        # lines that name one.
+        for segment in _segments_with_words(body, lowered):
+            for value in _keyword_secrets(segment):
+                found.setdefault(value, "secret-keyword")
+        for value in _entropy_secrets(body):
+            found.setdefault(value, "high-entropy-string")
+        for value, kind in sorted(found.items(), key=lambda item: -len(item[0])):
+            for piece in PLAIN_RUN.findall(value):
+                if len(piece) < 4 or "REDACTED" in piece:
+                    continue
+                pattern = re.compile(re.escape(piece) + (TOKEN_TAIL if kind == "json-web-token"
+                                                         else ""))
+                body = self._replace(body, kind=kind, pattern=pattern, number=number)
+        return self._replace(body, kind="email", pattern=EMAIL, number=number)
+
+
 def redact_line(line: bytes, *, number: int, report: RedactionReport) -> bytes:
     """``line`` with every secret replaced; each replacement is recorded in ``report``."""
-    for kind, pattern in SECRET_PATTERNS.items():
-        line, count = pattern.subn(b"[REDACTED:" + kind.encode() + b"]", line)
-        if count:
-            report.add(kind=kind, line=number)
-    return line
+    with default_settings():
+        return Redactor(report).line(line, number)
 
 
 def find_secrets(path: Path) -> RedactionReport:
     """Scan a stored transcript; a non-empty report means it must not be committed."""
     report = RedactionReport()
-    with open_transcript(path) as handle:
+    redactor = Redactor(report)
+    with default_settings(), open_transcript(path) as handle:
         for number, raw in enumerate(_lines(handle, path), start=1):
-            redact_line(raw, number=number, report=report)
+            redactor.line(raw, number)
     return report
 
 
@@ -91,20 +363,31 @@ def _lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
         yield raw
 
 
-def store_redacted(*, source: Path, folder: Path, stem: str) -> tuple[Path, RedactionReport]:
+def store_redacted(
+    *, source: Path, folder: Path, stem: str, extra: list[Path] | None = None
+) -> tuple[Path, RedactionReport]:
     """Copy ``source`` into ``folder`` as ``stem`` + its suffix, redacted; gzip it when large.
 
-    Returns the stored file and what was redacted. Raises :class:`InputError` when the stored
-    file would exceed :data:`MAX_STORED_BYTES`.
+    ``extra`` files (Claude Code's sub-agent transcripts) are appended after it, each ending
+    its last line. Returns the stored file and what was redacted (line numbers of the stored
+    file). Raises :class:`InputError` when the stored file would exceed
+    :data:`MAX_STORED_BYTES`.
     """
     report = RedactionReport()
+    redactor = Redactor(report)
     suffix = "".join(s for s in source.suffixes[-1:] if s != ".gz") or ".log"
     if source.suffix == ".gz" and len(source.suffixes) > 1:
         suffix = source.suffixes[-2]
     plain = folder / f"{stem}{suffix}"
-    with open_transcript(source) as handle, plain.open("wb") as out:
-        for number, raw in enumerate(_lines(handle, source), start=1):
-            out.write(redact_line(raw, number=number, report=report))
+    number = 0
+    with default_settings(), plain.open("wb") as out:
+        for part in [source, *(extra or [])]:
+            with open_transcript(part) as handle:
+                for raw in _lines(handle, part):
+                    number += 1
+                    line = raw if raw.endswith(b"\n") else raw + b"\n"
+                    out.write(redactor.line(line, number))
+            redactor.in_key = False
     stored = plain
     if plain.stat().st_size > COMPRESS_ABOVE_BYTES:
         stored = plain.with_name(plain.name + ".gz")
@@ -119,3 +402,79 @@ def store_redacted(*, source: Path, folder: Path, stem: str) -> tuple[Path, Reda
             hint="submit the session of this run only, not a whole history",
         )
     return stored, report
+
+
+# -- secret-bearing files in a patch ------------------------------------------------------
+
+#: Templates that are committed on purpose and hold no secret.
+ENV_TEMPLATES = {".example", ".sample", ".template", ".dist", ".defaults", ".tmpl", ".in"}
+SECRET_FILE_NAMES = {
+    ".npmrc": "npm credentials", ".pypirc": "PyPI credentials", ".netrc": "login credentials",
+    ".git-credentials": "git credentials", ".htpasswd": "password hashes",
+    ".envrc": "a direnv environment file",
+    ".pgpass": "PostgreSQL passwords", "credentials.json": "credentials",
+    "id_rsa": "an SSH private key", "id_dsa": "an SSH private key",
+    "id_ecdsa": "an SSH private key", "id_ed25519": "an SSH private key",
+}
+SECRET_FILE_SUFFIXES = {
+    ".pem": "a key or certificate file", ".key": "a private key file",
+    ".p12": "a key store", ".pfx": "a key store", ".jks": "a key store",
+    ".keystore": "a key store", ".ppk": "a PuTTY private key",
+}
+
+
+def secret_file_reason(path: str) -> str | None:
+    """Why the repository path ``path`` is a secret-bearing file, or None when it is not.
+
+    ``.env`` and ``.env.*`` (templates such as ``.env.example`` excepted), key files and
+    credential stores: an agent's work directory holds them, a patch must never publish them.
+    """
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    lowered = name.lower()
+    if lowered == ".env" or lowered.startswith(".env."):
+        tail = lowered.removeprefix(".env")
+        if tail and any(tail.endswith(t) for t in ENV_TEMPLATES):
+            return None
+        return "an environment file (.env)"
+    if lowered in SECRET_FILE_NAMES:
+        return SECRET_FILE_NAMES[lowered]
+    if "/.aws/" in "/" + path.replace("\\", "/").lower() and lowered in {"credentials", "config"}:
+        return "AWS credentials"
+    for suffix, reason in SECRET_FILE_SUFFIXES.items():
+        if lowered.endswith(suffix):
+            return reason
+    return None
+
+
+#: Kinds not held against a patch: code legitimately carries e-mail addresses (authors) and
+#: random-looking strings (hashes, test data); the named detectors and keywords still apply.
+NOT_IN_PATCHES = {"email", "high-entropy-string"}
+#: Credentials published as placeholders in vendors' documentation (tests use them with
+#: mocks): not held against a patch.
+DOCUMENTED_EXAMPLES = ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+
+
+def secrets_in_patch(text: str) -> list[tuple[str, int, str]]:
+    """``(file, patch line, kinds)`` for each added line of a unified diff holding a secret."""
+    found: list[tuple[str, int, str]] = []
+    current = ""
+    report = RedactionReport()
+    redactor = Redactor(report)
+    with default_settings():
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.startswith("+++ "):
+                current = line[4:].removeprefix("b/")
+                redactor.in_key = False
+                continue
+            if not line.startswith("+"):
+                continue
+            before = {kind: len(lines) for kind, lines in report.lines.items()}
+            added = line[1:]
+            for example in DOCUMENTED_EXAMPLES:
+                added = added.replace(example, "EXAMPLE")
+            redactor.line(added.encode("utf-8", errors="surrogateescape"), number)
+            kinds = [kind for kind, lines in report.lines.items()
+                     if len(lines) != before.get(kind, 0) and kind not in NOT_IN_PATCHES]
+            if kinds:
+                found.append((current, number, ", ".join(sorted(kinds))))
+    return found

@@ -67,11 +67,12 @@ def test_unknown_format_lists_known_ones(tmp_path: Path) -> None:
 
 def test_codex_rollout_uses_last_running_total() -> None:
     metrics = read_transcript(path=DATA / "codex_rollout.jsonl", format_name="codex")
-    # input_tokens includes the cached part; reasoning tokens are billed as output.
+    # input_tokens includes the cached part; output_tokens already includes the 150
+    # reasoning tokens (total_tokens = input + output), so they are not added again.
     assert metrics.prompt_tokens == 11000 - 8000
     assert metrics.cache_read_tokens == 8000
     assert metrics.cache_write_tokens == 0
-    assert metrics.completion_tokens == 500 + 150
+    assert metrics.completion_tokens == 500
     assert metrics.tool_calls == 2
     assert metrics.iterations == 2
     assert metrics.wall_clock_seconds == 30.0
@@ -221,3 +222,111 @@ def test_oversized_single_item_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
     path.write_text('[{"content": "' + "y" * 300_000 + '"}]')
     with pytest.raises(InputError, match="larger than"):
         read_transcript(path=path, format_name="openhands")
+
+
+ALL_FORMATS = ["aider", "aider-history", "atif", "claude-code", "codex", "generic",
+               "openhands", "swe-agent"]
+
+
+@pytest.mark.parametrize("format_name", ALL_FORMATS)
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
+def test_an_empty_file_is_called_empty_in_every_format(
+    format_name: str, content: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "t.log"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=path, format_name=format_name)
+    assert caught.value.message == "the transcript is empty"
+    assert "truncated" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_aider_history_reads_lines_without_cost_and_next_to_non_utf8_bytes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.md"
+    path.write_bytes(
+        b"# aider chat started at 2026-01-01 10:00:00\n\n> Main model: gpt-4.1  \n"
+        b"caf\xe9 au lait\n> Tokens: 2.3k sent, 245 received.  \n"
+        b"> Tokens: 1.0k sent, 10 received.\xa0\xff  \n"  # stray bytes after the figures
+        b"> Tokens: 4.5k sent, 1.1k cache write, 312 received. Cost: $0.01 message, "
+        b"$0.02 session.  \n\xff\xfe> Applied edit to a.py  \n> Applied edit to b.py  \n"
+    )
+    metrics = read_transcript(path=path, format_name="aider-history")
+    assert metrics.iterations == 3
+    assert (metrics.prompt_tokens, metrics.cache_write_tokens, metrics.completion_tokens) == (
+        2300 + 1000 + 4500, 1100, 245 + 10 + 312)
+    assert metrics.tool_calls == 2 and metrics.edited_files == {"a.py", "b.py"}
+    assert metrics.models == ["gpt-4.1"]
+
+
+def test_stray_bytes_inside_a_jsonl_string_lose_no_call(tmp_path: Path) -> None:
+    lines = (DATA / "claude_code_session.jsonl").read_bytes().splitlines(keepends=True)
+    damaged = [line.replace(b'"content"', b'"note": "caf\xe9 \xff", "content"', 1)
+               for line in lines]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(damaged))
+    assert read_transcript(path=path, format_name="claude-code") == read_transcript(
+        path=DATA / "claude_code_session.jsonl", format_name="claude-code")
+
+
+def test_stray_bytes_inside_a_json_document_lose_no_event(tmp_path: Path) -> None:
+    text = (DATA / "openhands_trajectory.json").read_bytes()
+    path = tmp_path / "t.json"
+    # A Latin-1 byte and a multi-byte character cut in half, inside a string value.
+    path.write_bytes(text.replace(b'"source"', b'"note": "\xe9\xe2\x82", "source"', 1))
+    assert read_transcript(path=path, format_name="openhands") == read_transcript(
+        path=DATA / "openhands_trajectory.json", format_name="openhands")
+
+
+def test_a_line_of_binary_bytes_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type": "user"}\n\x89PNG\r\n\x1a\n\x00\x00\xff\xd8\n')
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=path, format_name="claude-code")
+    assert caught.value.line == 2
+    assert "not UTF-8 text" in caught.value.message
+    assert "store the complete transcript file" not in str(caught.value)
+
+
+def _atif(tmp_path: Path, final: dict | None) -> Path:
+    steps = [
+        {"step_id": 1, "timestamp": "2026-03-01T10:00:00Z", "source": "user", "message": "go"},
+        {"step_id": 2, "timestamp": "2026-03-01T10:00:20Z", "source": "agent",
+         "model_name": "claude-sonnet-4-5", "message": "look",
+         "tool_calls": [{"tool_call_id": "a", "function_name": "bash", "arguments": {}},
+                        {"tool_call_id": "b", "function_name": "bash", "arguments": {}}],
+         "metrics": {"prompt_tokens": 5000, "cached_tokens": 4000, "completion_tokens": 300}},
+        {"step_id": 3, "timestamp": "2026-03-01T10:01:40Z", "source": "agent",
+         "model_name": "claude-haiku-4-5", "message": "summarise",
+         "tool_calls": [{"tool_call_id": "b", "function_name": "bash", "arguments": {}}],
+         "metrics": {"prompt_tokens": 2000, "cached_tokens": 0, "completion_tokens": 100}},
+    ]
+    document = {"schema_version": "ATIF-v1.5", "session_id": "s",
+                "agent": {"name": "terminus-2", "version": "2", "model_name": "claude-sonnet-4-5"},
+                "steps": steps}
+    if final is not None:
+        document["final_metrics"] = final
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_atif_sums_step_metrics_per_model_without_final_metrics(tmp_path: Path) -> None:
+    metrics = read_transcript(path=_atif(tmp_path, None), format_name="atif")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens) == (
+        1000 + 2000, 4000, 400)
+    assert (metrics.iterations, metrics.tool_calls, metrics.wall_clock_seconds) == (2, 2, 100.0)
+    assert metrics.models == ["claude-sonnet-4-5", "claude-haiku-4-5"]
+    assert metrics.usage_by_model == {"claude-sonnet-4-5": (1000, 4000, 0, 300),
+                                      "claude-haiku-4-5": (2000, 0, 0, 100)}
+
+
+def test_atif_final_metrics_win_field_by_field(tmp_path: Path) -> None:
+    # A timed-out call billed 1,000 prompt tokens that no step shows; no cached total given.
+    path = _atif(tmp_path, {"total_prompt_tokens": 8000, "total_completion_tokens": 400})
+    metrics = read_transcript(path=path, format_name="atif")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens) == (
+        8000 - 4000, 4000, 400)
+    # Two models: their per-step split is kept for pricing.
+    assert set(metrics.usage_by_model) == {"claude-sonnet-4-5", "claude-haiku-4-5"}

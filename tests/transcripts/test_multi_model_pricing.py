@@ -53,14 +53,15 @@ def test_codex_session_that_switched_models(tmp_path: Path) -> None:
     ])
     metrics = read_transcript(path=path, format_name="codex")
     assert metrics.models == ["gpt-5", "gpt-5-mini"]
+    # output_tokens already holds the reasoning tokens: they are not added again.
     assert metrics.usage_by_model == {
-        "gpt-5": (2000, 3000, 0, 300),
-        "gpt-5-mini": (7000 - 5000, 5000, 0, 350),
+        "gpt-5": (2000, 3000, 0, 200),
+        "gpt-5-mini": (7000 - 5000, 5000, 0, 300),
     }
-    expected = (_cost("gpt-5", uncached=2000, read=3000, output=300)
-                + _cost("gpt-5-mini", uncached=2000, read=5000, output=350))
+    expected = (_cost("gpt-5", uncached=2000, read=3000, output=200)
+                + _cost("gpt-5-mini", uncached=2000, read=5000, output=300))
     assert transcript_cost(metrics=metrics, prices=PRICES) == pytest.approx(expected)
-    first_model_only = _cost("gpt-5", uncached=4000, read=8000, output=650)
+    first_model_only = _cost("gpt-5", uncached=4000, read=8000, output=500)
     assert expected != pytest.approx(first_model_only)
 
 

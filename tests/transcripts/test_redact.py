@@ -12,7 +12,7 @@ SECRETS = [
     ("anthropic-key", "sk-ant-api03-" + "A1b2" * 10),
     ("openai-key", "sk-proj-" + "Zx9_" * 8),
     ("github-token", "ghp_" + "a" * 36),
-    ("aws-key", "AKIAABCDEFGHIJKLMNOP"),
+    ("aws-access-key", "AKIAABCDEFGHIJKLMNOP"),
     ("google-key", "AIza" + "B" * 35),
     ("slack-token", "xoxb-1234567890-abcdef"),
     ("email", "maya.lindqvist@example.org"),

@@ -1,0 +1,222 @@
+"""A reference reader of each raw transcript format, written apart from ``arena_bot``'s importers.
+
+It loads each file whole with the standard library (no streaming, no shared code with
+``arena_bot.transcripts``) and computes the figures straight from each format's documentation,
+so a test comparing the two catches a mistake in either. Figures returned:
+``uncached`` (input tokens not served from a cache), ``cache_read``, ``cache_write``,
+``output``, ``tool_calls``, ``iterations``, ``seconds`` (first to last timestamp) and
+``models`` (sorted).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+def _text(path: Path) -> str:
+    data = gzip.decompress(path.read_bytes()) if path.name.endswith(".gz") else path.read_bytes()
+    return data.decode("utf-8", errors="replace")
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in _text(path).splitlines() if line.strip()]
+
+
+def _seconds(stamps: list[Any]) -> float:
+    moments = []
+    for stamp in stamps:
+        if isinstance(stamp, str):
+            try:
+                moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            moments.append(moment)
+        elif isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+            moments.append(datetime.fromtimestamp(stamp, tz=UTC))
+    return (max(moments) - min(moments)).total_seconds() if len(moments) > 1 else 0.0
+
+
+def _figures(**values: Any) -> dict[str, Any]:
+    keys = ("uncached", "cache_read", "cache_write", "output", "tool_calls", "iterations")
+    out: dict[str, Any] = {key: int(values.get(key, 0)) for key in keys}
+    out["seconds"] = round(float(values.get("seconds", 0.0)), 3)
+    out["models"] = sorted(values.get("models", set()))
+    return out
+
+
+def claude_code(files: list[Path]) -> dict[str, Any]:
+    """Every file of the session (session file and sub-agent files) given explicitly."""
+    lines = [line for path in files for line in _jsonl(path)]
+    seen: set[str] = set()
+    usage: dict[str, dict[str, int]] = {}
+    tools: set[str] = set()
+    models: set[str] = set()
+    stamps = []
+    for line in lines:
+        if line.get("uuid") in seen:
+            continue
+        if "uuid" in line:
+            seen.add(line["uuid"])
+        stamps.append(line.get("timestamp"))
+        message = line.get("message")
+        if line.get("type") != "assistant" or not isinstance(message, dict):
+            continue
+        if message.get("model") and message["model"] != "<synthetic>":
+            models.add(message["model"])
+        figures = message.get("usage") or {}
+        best = usage.setdefault(message.get("id") or f"anon-{len(usage)}", {})
+        for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+                    "output_tokens"):
+            best[key] = max(best.get(key, 0), figures.get(key) or 0)
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                tools.add(block["id"])
+    return _figures(
+        uncached=sum(u["input_tokens"] for u in usage.values()),
+        cache_read=sum(u["cache_read_input_tokens"] for u in usage.values()),
+        cache_write=sum(u["cache_creation_input_tokens"] for u in usage.values()),
+        output=sum(u["output_tokens"] for u in usage.values()),
+        tool_calls=len(tools), iterations=len(usage), seconds=_seconds(stamps), models=models,
+    )
+
+
+def codex(path: Path) -> dict[str, Any]:
+    events = _jsonl(path)
+    totals = [
+        e["payload"]["info"]["total_token_usage"] for e in events
+        if e.get("type") == "event_msg" and e["payload"].get("type") == "token_count"
+        and (e["payload"].get("info") or {}).get("total_token_usage")
+    ]
+    # The session's usage is the largest running total; reasoning is inside output_tokens.
+    last = max(totals, key=lambda t: t["input_tokens"] + t["output_tokens"], default={})
+    distinct = {(t["input_tokens"], t.get("cached_input_tokens", 0), t["output_tokens"])
+                for t in totals}
+    # A call without an id (web_search_call has none) is still one call.
+    calls = {
+        e["payload"].get("call_id") or e["payload"].get("id") or f"unnamed-{index}"
+        for index, e in enumerate(events)
+        if e.get("type") == "response_item" and e["payload"].get("type") in (
+            "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+    }
+    models = {e["payload"]["model"] for e in events
+              if e.get("type") == "turn_context" and e["payload"].get("model")}
+    cached = last.get("cached_input_tokens", 0)
+    return _figures(
+        uncached=last.get("input_tokens", 0) - cached, cache_read=cached,
+        output=last.get("output_tokens", 0), tool_calls=len(calls), iterations=len(distinct),
+        seconds=_seconds([e.get("timestamp") for e in events]), models=models,
+    )
+
+
+AIDER_UNITS = {"k": 1_000, "M": 1_000_000, "": 1}
+
+
+def aider_history(path: Path) -> dict[str, Any]:
+    sums = {"sent": 0, "received": 0, "cache hit": 0, "cache write": 0}
+    calls = edits = 0
+    models: set[str] = set()
+    for line in _text(path).splitlines():
+        line = line.strip()
+        if line.startswith("> Tokens: "):
+            calls += 1
+            figures = line.removeprefix("> Tokens: ").split(". Cost:")[0].rstrip(".")
+            for part in figures.split(", "):
+                count, what = part.split(" ", 1)
+                number = re.fullmatch(r"([\d.]+)([kM]?)", count)
+                assert number, part
+                sums[what] += round(float(number[1]) * AIDER_UNITS[number[2]])
+        elif line.startswith("> Applied edit to "):
+            edits += 1
+        elif line.startswith(("> Model: ", "> Main model: ")):
+            models.add(line.split(": ", 1)[1].split()[0])
+    return _figures(uncached=sums["sent"], cache_read=sums["cache hit"],
+                    cache_write=sums["cache write"], output=sums["received"], tool_calls=edits,
+                    iterations=calls, models=models)
+
+
+def openhands(path: Path) -> dict[str, Any]:
+    events = json.loads(_text(path))
+    metric_totals = [e["llm_metrics"]["accumulated_token_usage"] for e in events
+                     if isinstance(e.get("llm_metrics"), dict)]
+    responses: dict[str, dict[str, Any]] = {}
+    tools: set[str] = set()
+    for event in events:
+        meta = event.get("tool_call_metadata")
+        if event.get("source") == "agent" and isinstance(meta, dict):
+            tools.add(meta["tool_call_id"])
+            response = meta.get("model_response") or {}
+            if response.get("id"):
+                responses.setdefault(response["id"], response)
+    stamps = [e.get("timestamp") for e in events]
+    if metric_totals:
+        top = max(metric_totals, key=lambda t: t["prompt_tokens"] + t["completion_tokens"])
+        read, write = top.get("cache_read_tokens", 0), top.get("cache_write_tokens", 0)
+        return _figures(uncached=top["prompt_tokens"] - read - write, cache_read=read,
+                        cache_write=write, output=top["completion_tokens"],
+                        tool_calls=len(tools), iterations=len(responses),
+                        seconds=_seconds(stamps), models={t.get("model") for t in metric_totals
+                                                          if t.get("model")})
+    uncached = read_sum = write_sum = output = 0
+    for response in responses.values():
+        usage = response.get("usage") or {}
+        read = usage.get("cache_read_input_tokens") or (
+            (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        write = usage.get("cache_creation_input_tokens") or 0
+        uncached += usage.get("prompt_tokens", 0) - read - write
+        read_sum += read
+        write_sum += write
+        output += usage.get("completion_tokens", 0)
+    return _figures(uncached=uncached, cache_read=read_sum, cache_write=write_sum, output=output,
+                    tool_calls=len(tools), iterations=len(responses), seconds=_seconds(stamps),
+                    models={r["model"] for r in responses.values() if r.get("model")})
+
+
+def swe_agent(path: Path) -> dict[str, Any]:
+    data = json.loads(_text(path))
+    stats = data.get("info", {}).get("model_stats", {})
+    models = set()
+    config = data.get("replay_config")
+    if isinstance(config, str):
+        config = json.loads(config)
+    if isinstance(config, dict):
+        name = config.get("agent", {}).get("model", {}).get("name")
+        if name:
+            models.add(name)
+    actions = [step for step in data.get("trajectory", []) if (step.get("action") or "").strip()]
+    return _figures(uncached=stats.get("tokens_sent", 0), output=stats.get("tokens_received", 0),
+                    iterations=stats.get("api_calls", 0), tool_calls=len(actions), models=models)
+
+
+def atif(path: Path) -> dict[str, Any]:
+    data = json.loads(_text(path))
+    agent_steps = [s for s in data["steps"] if s.get("source") == "agent"]
+    final = data.get("final_metrics") or {}
+    prompt = sum((s.get("metrics") or {}).get("prompt_tokens", 0) for s in agent_steps)
+    cached = sum((s.get("metrics") or {}).get("cached_tokens", 0) for s in agent_steps)
+    output = sum((s.get("metrics") or {}).get("completion_tokens", 0) for s in agent_steps)
+    prompt = final.get("total_prompt_tokens", prompt)
+    cached = final.get("total_cached_tokens", cached)
+    output = final.get("total_completion_tokens", output)
+    calls = {c["tool_call_id"] for s in agent_steps for c in s.get("tool_calls") or []}
+    models = {s["model_name"] for s in agent_steps if s.get("model_name")}
+    if data.get("agent", {}).get("model_name"):
+        models.add(data["agent"]["model_name"])
+    return _figures(uncached=prompt - cached, cache_read=cached, output=output,
+                    tool_calls=len(calls), iterations=len(agent_steps),
+                    seconds=_seconds([s.get("timestamp") for s in data["steps"]]), models=models)
+
+
+def read(format_name: str, files: list[Path]) -> dict[str, Any]:
+    """The figures of one transcript (``files[0]``; Claude Code: with its sub-agent files)."""
+    if format_name == "claude-code":
+        return claude_code(files)
+    readers = {"codex": codex, "aider-history": aider_history, "openhands": openhands,
+               "swe-agent": swe_agent, "atif": atif}
+    return readers[format_name](files[0])

@@ -1,0 +1,139 @@
+"""Real transcripts from public repositories read right, field by field.
+
+``corpus/manifest.json`` names each file's origin and its expected figures, computed by the
+reference reader in ``tests/support/transcript_reference.py`` (written apart from the
+importers). Each test compares all three: the importer, the reference reader and the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.transcript_reference import read as reference_read
+
+from arena_bot.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.transcripts.claude_code import read_claude_code_files, subagent_files
+from arena_bot.transcripts.redact import find_secrets, store_redacted
+
+CORPUS = Path(__file__).parent / "corpus"
+MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())
+IDS = [entry["file"] for entry in MANIFEST]
+
+
+def figures(metrics: TranscriptMetrics) -> dict[str, Any]:
+    """The importer's metrics in the reference reader's terms."""
+    return {
+        "uncached": metrics.prompt_tokens,
+        "cache_read": metrics.cache_read_tokens,
+        "cache_write": metrics.cache_write_tokens,
+        "output": metrics.completion_tokens,
+        "tool_calls": metrics.tool_calls,
+        "iterations": metrics.iterations,
+        "seconds": round(metrics.wall_clock_seconds, 3),
+        "models": sorted(metrics.models),
+    }
+
+
+def files_of(entry: dict[str, Any]) -> list[Path]:
+    return [CORPUS / entry["file"], *(CORPUS / name for name in entry["subagent_files"])]
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=IDS)
+def test_importer_and_reference_reader_give_the_recorded_figures(entry: dict[str, Any]) -> None:
+    expected = entry["expected"]
+    assert reference_read(entry["format"], files_of(entry)) == expected
+    metrics = read_transcript(path=CORPUS / entry["file"], format_name=entry["format"])
+    assert figures(metrics) == expected
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=IDS)
+def test_every_entry_has_its_origin_and_at_least_two_per_format(entry: dict[str, Any]) -> None:
+    origin = entry["origin"]
+    assert "/" in origin["repo"] and len(origin["commit"]) == 40 and origin["paths"]
+    assert all(path.is_file() for path in files_of(entry))
+    same_format = [other for other in MANIFEST if other["format"] == entry["format"]]
+    assert len(same_format) >= 2
+    readme = (CORPUS / "README.md").read_text()
+    assert entry["file"] in readme and origin["repo"] in readme and origin["commit"] in readme
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in MANIFEST if e["format"] == "claude-code"],
+    ids=[e["file"] for e in MANIFEST if e["format"] == "claude-code"],
+)
+def test_claude_code_finds_exactly_the_sub_agent_files_of_its_layout(
+    entry: dict[str, Any],
+) -> None:
+    assert subagent_files(CORPUS / entry["file"]) == [
+        CORPUS / name for name in entry["subagent_files"]
+    ]
+
+
+def test_sub_agent_files_are_counted_not_left_out() -> None:
+    entry = next(e for e in MANIFEST if "codemie-2.1" in e["file"])
+    alone = read_claude_code_files([CORPUS / entry["file"]])
+    together = read_transcript(path=CORPUS / entry["file"], format_name="claude-code")
+    assert together.iterations > alone.iterations
+    assert together.completion_tokens > alone.completion_tokens
+    assert together.span_label.endswith("and 1 sub-agent file")
+
+
+def test_a_sub_agent_file_of_another_session_beside_it_is_not_counted(tmp_path: Path) -> None:
+    entry = next(e for e in MANIFEST if "codemie-2.0" in e["file"])
+    for path in files_of(entry):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    stranger = tmp_path / "agent-99999999.jsonl"
+    line = json.loads((tmp_path / "agent-50243ee8.jsonl").read_text().splitlines()[0])
+    line.update(sessionId="another-session", uuid="stranger-1")
+    stranger.write_text(json.dumps(line) + "\n")
+    main = tmp_path / Path(entry["file"]).name
+    assert stranger not in subagent_files(main)
+    assert figures(read_transcript(path=main, format_name="claude-code")) == entry["expected"]
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=IDS)
+def test_stored_redacted_copy_reads_the_same_figures(
+    entry: dict[str, Any], tmp_path: Path
+) -> None:
+    """What `arena submit` stores (sub-agent files appended) still gives every figure."""
+    stored, _report = store_redacted(
+        source=CORPUS / entry["file"], folder=tmp_path, stem="run-1-transcript",
+        extra=[CORPUS / name for name in entry["subagent_files"]],
+    )
+    metrics = read_transcript(path=stored, format_name=entry["format"])
+    assert figures(metrics) == entry["expected"]
+    assert not find_secrets(stored).changed
+
+
+def test_a_session_copied_without_its_sub_agent_files_says_which_are_missing(
+    tmp_path: Path,
+) -> None:
+    entry = next(e for e in MANIFEST if "codemie-2.1" in e["file"])
+    alone = tmp_path / Path(entry["file"]).name
+    alone.write_bytes((CORPUS / entry["file"]).read_bytes())
+    assert read_transcript(path=alone, format_name="claude-code").unread_subagents == {
+        "a485154"}
+    assert read_transcript(path=CORPUS / entry["file"],
+                           format_name="claude-code").unread_subagents == set()
+
+
+def test_sub_agent_files_behind_a_symbolic_link_are_not_read(tmp_path: Path) -> None:
+    entry = next(e for e in MANIFEST if "codemie-2.1" in e["file"])
+    main = tmp_path / Path(entry["file"]).name
+    main.write_bytes((CORPUS / entry["file"]).read_bytes())
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "subagents").mkdir(parents=True)
+    for name in entry["subagent_files"]:
+        (elsewhere / "subagents" / Path(name).name).write_bytes((CORPUS / name).read_bytes())
+    (tmp_path / main.name.removesuffix(".jsonl.gz")).symlink_to(elsewhere)
+    assert subagent_files(main) == []
+    # A sibling of the same session (2.0 layout) would be read; through a link it is not.
+    sibling = tmp_path / "agent-a485154.jsonl.gz"
+    sibling.write_bytes((CORPUS / entry["subagent_files"][0]).read_bytes())
+    assert subagent_files(main) == [sibling]
+    sibling.unlink()
+    sibling.symlink_to(CORPUS / entry["subagent_files"][0])
+    assert subagent_files(main) == []
