@@ -29,7 +29,7 @@ from typing import Any
 
 from arena_bot.errors import ArenaError
 from arena_bot.transcripts.metrics import open_transcript
-from arena_bot.transcripts.redact import SECRET_PATTERNS
+from arena_bot.transcripts.redact import redact_text
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_EVENTS = 400
@@ -85,10 +85,9 @@ class Timeline:
 
 
 def redact(text: str) -> str:
-    data = text.encode("utf-8", "replace")
-    for kind, pattern in SECRET_PATTERNS.items():
-        data = pattern.sub(f"[REDACTED:{kind}]".encode(), data)
-    return data.decode("utf-8", "replace")
+    """The stored transcripts' redaction (the transcript on disk is already redacted; this
+    keeps a secret out of the page should one have been missed when it was stored)."""
+    return redact_text(text)
 
 
 def read_timeline(path: Path) -> Timeline:

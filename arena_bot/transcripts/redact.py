@@ -18,7 +18,7 @@ import bisect
 import gzip
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -100,7 +100,7 @@ def _detectors() -> list[tuple[str, RegexBasedDetector]]:
     """detect-secrets' regex detectors, except those that only make noise in transcripts."""
     skipped = {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
     found: list[tuple[str, RegexBasedDetector]] = []
-    mapping = get_mapping_from_secret_type_to_class()
+    mapping: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
     for secret_type in sorted(mapping):
         plugin_class: type[object] = mapping[secret_type]
         if secret_type in skipped or not issubclass(plugin_class, RegexBasedDetector):
@@ -336,6 +336,15 @@ class Redactor:
                                                          else ""))
                 body = self._replace(body, kind=kind, pattern=pattern, number=number)
         return self._replace(body, kind="email", pattern=EMAIL, number=number)
+
+
+def redact_text(text: str) -> str:
+    """``text`` (several lines) with every secret replaced, as stored transcripts are."""
+    redactor = Redactor(RedactionReport())
+    with default_settings():
+        return b"".join(redactor.line(line, number) for number, line in enumerate(
+            text.encode("utf-8", "surrogateescape").splitlines(keepends=True), 1)
+        ).decode("utf-8", "replace")
 
 
 def redact_line(line: bytes, *, number: int, report: RedactionReport) -> bytes:
