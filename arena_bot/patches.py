@@ -18,9 +18,9 @@ turns everything unexpected into a problem with its line number instead of guess
 
 from __future__ import annotations
 
+import codecs
 import errno
 import fnmatch
-import codecs
 import functools
 import io
 import os
