@@ -22,7 +22,7 @@ import shlex
 from functools import lru_cache
 
 from arena_bot.dataset import TaskFolder
-from arena_bot.evaluation.flags import review_flags, tests_literals
+from arena_bot.evaluation.flags import literals_of_patches, review_flags
 from arena_bot.models.evaluation import ReviewFlag
 from arena_bot.patches import FilePatch, Hunk, Patch, ProtectedPaths, parse_patch
 from arena_bot.sandbox.base import Sandbox
@@ -51,7 +51,7 @@ def task_literals(task: TaskFolder) -> frozenset[str]:
 
 @lru_cache(maxsize=32)
 def _literals(texts: tuple[str, ...]) -> frozenset[str]:
-    return tests_literals(list(texts))
+    return literals_of_patches(list(texts))
 
 
 def applied_flags(sandbox: Sandbox, patch_text: str, *, protected: ProtectedPaths,

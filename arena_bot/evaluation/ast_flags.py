@@ -447,8 +447,7 @@ def _code_texts(tree: ast.Module) -> Iterator[CodeText]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
-                yield CodeText(node.lineno, f"{node.module}.{alias.name}",
-                               "imported by name", code_only=True)
+                yield CodeText(node.lineno, f"{node.module}.{alias.name}", "imported by name")
             yield CodeText(node.lineno, node.module, "imported", code_only=True)
         elif isinstance(node, ast.Import):
             for alias in node.names:

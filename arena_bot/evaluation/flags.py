@@ -114,7 +114,7 @@ def review_flags(patch: Patch, *, protected: ProtectedPaths,
     """Every added line of ``patch`` (outside the task's protected test files) that reaches
     into test machinery, as :class:`ReviewFlag` records (source ``static``, at most
     :data:`MAX_FLAGS`). ``tests_literals``: the literal values of the task's tests
-    (:func:`tests_literals`), for answer tables."""
+    (:func:`literals_of_patches`), for answer tables."""
     flags: list[ReviewFlag] = []
     seen: set[tuple[str, int, str]] = set()
     for path, line, reason, kind in _findings(patch, protected=protected,
@@ -129,7 +129,7 @@ def review_flags(patch: Patch, *, protected: ProtectedPaths,
     return flags
 
 
-def tests_literals(tests_patches: list[str]) -> frozenset[str]:
+def literals_of_patches(tests_patches: list[str]) -> frozenset[str]:
     """The literal values the Python test files of the task's tests patches add."""
     found: set[str] = set()
     for text in tests_patches:
