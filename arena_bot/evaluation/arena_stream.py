@@ -310,6 +310,8 @@ def _build_verifier(tamper, repo, changed):
             return None
         function = getattr_(obj, "__func__", obj)
         test_file = realpath(str(getattr_(item, "path", None) or getattr_(item, "fspath", "")))
+        if own(test_file):
+            return None  # a test the submission added: not one the verdict rests on
         module = getattr_(item, "module", None)
         depth = 0
         while function is not None and depth < 12:
@@ -436,21 +438,14 @@ def _trusted_dirs():
     import sysconfig
 
     dirs = set()
+    paths = sysconfig.get_paths()
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        with _suppress():
-            dirs.add(os.path.realpath(sysconfig.get_paths()[key]) + os.sep)
+        if paths.get(key):
+            dirs.add(os.path.realpath(paths[key]) + os.sep)
     for entry in sys.path:
         if entry.endswith(("site-packages", "dist-packages")):
             dirs.add(os.path.realpath(entry) + os.sep)
     return tuple(dirs) or (os.sep + "usr" + os.sep,)
-
-
-class _suppress:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return exc[0] is not None and issubclass(exc[0], Exception)
 
 
 def _from_repo_module(module, repo):
