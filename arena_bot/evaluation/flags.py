@@ -6,6 +6,19 @@ harness's ``$ARENA_*`` variables, JUnit files, entry points, or the feature's te
 Every added line of a non-test file that does is reported with its file, its line in the
 patched file and the reason, so a maintainer looks before the entry is trusted. A flag is not
 a verdict: the tests still decide pass/fail; the flag says "a human must confirm".
+
+Each :class:`~arena_bot.models.evaluation.ReviewFlag` carries ``source`` (``static``: these
+checks, before anything runs; ``runtime``: the harness's guard in the test process, or the
+verdict) and ``kind``, a stable short id of what was found:
+
+* static: ``pytest_internals``, ``skip_from_code``, ``process_control``, ``import_system``,
+  ``stack_inspection``, ``harness_files``, ``dynamic_code``, ``hidden_code``,
+  ``test_files``, ``startup_files``, ``subprocess``, ``test_support``, ``source_encoding``,
+  ``defeat_device``, ``always_equal``, ``computed_name``, ``introspection``, ``internals``,
+  ``builtins``, ``import_hook``, ``import_time_effects``, ``too_deep``, ``answer_table``,
+  ``unchecked_task`` (the task has no recorded expected ids);
+* runtime: ``tampered`` (the verdict), ``stack_inspection``, ``reads_tests``,
+  ``hidden_code``, ``dynamic_code``, ``introspection``, ``code_swap``.
 """
 
 from __future__ import annotations
