@@ -244,7 +244,7 @@ def _build_guard():
     return emit, tamper, review, origin, audit, repo, changed
 
 
-def _build_verifier(tamper, repo, changed):
+def _build_verifier(tamper, review, repo, changed):
     """What makes sure the tests that run are the protected tests: every collected test's
     function (and each function it wraps) runs a code object compiled from the bytes of
     the file it names, its globals are its module's, the names its module imports still
@@ -304,7 +304,10 @@ def _build_verifier(tamper, repo, changed):
         return path in changed
 
     def problem(item, config):
-        """Why ``item`` does not run the protected test it names, or ``None``."""
+        """Why ``item`` does not run the protected test it names: ``(True, why)`` when it
+        surely does not (tampering), ``(False, why)`` when it runs through a wrapper the
+        verifier cannot vouch for but still reaches the file's own code (a review: a
+        library such as hypothesis builds such wrappers), or ``None``."""
         obj = vars(item).get("_obj")
         if obj is None:
             return None
@@ -313,6 +316,7 @@ def _build_verifier(tamper, repo, changed):
         if own(test_file):
             return None  # a test the submission added: not one the verdict rests on
         module = getattr_(item, "module", None)
+        doubt = None
         depth = 0
         while function is not None and depth < 12:
             depth += 1
@@ -321,32 +325,35 @@ def _build_verifier(tamper, repo, changed):
                 return None  # a callable object: nothing of it claims to be the file's
             name = code.co_filename
             path = realpath(name) if name and not name.startswith("<") else name
-            if own(path):
-                return "it runs code of the submission (" + name + ")"
+            namespace = getattr_(function, "__globals__", None) or {}
+            globals_file = str(namespace.get("__file__") or "")
+            if own(path) or (globals_file and own(realpath(globals_file))):
+                return True, "it runs code of the submission (" + name + ")"
+            codes = codes_of(path, config) if not path.startswith("<") and isfile(path) else None
+            verified = codes is not None and code in codes
+            if path == test_file and verified:
+                if module is not None and namespace is not vars(module):
+                    return True, "its function runs with globals that are not its module's"
+                return None if doubt is None else (False, doubt)
             if path == test_file:
-                codes = codes_of(path, config)
-                if codes is not None and code not in codes:
-                    return ("its code is not compiled from the bytes of its file (a stand-in "
-                            "keeping the test's name)")
-                if module is not None and getattr_(function, "__globals__", None) is not (
-                        vars(module)):
-                    return "its function runs with globals that are not its module's"
-                return None
-            if path.startswith("<") or not isfile(path):
-                globals_file = str((getattr_(function, "__globals__", None) or {}).get(
-                    "__file__") or "")
-                if not globals_file.startswith(trusted) or own(realpath(globals_file)):
-                    return "it runs code compiled at run time (" + name + ")"
-            else:
-                codes = codes_of(path, config)
-                if codes is not None and code not in codes:
-                    return "it runs code that is not compiled from the bytes of " + name
-            function = getattr_(function, "__wrapped__", None)
+                doubt = doubt or ("it runs through a function claiming its file whose code is "
+                                  "not compiled from the file's bytes")
+            elif codes is not None and not verified:
+                return True, "it runs code that is not compiled from the bytes of " + name
+            elif codes is None and not path.startswith(trusted):
+                doubt = doubt or ("it runs through code compiled at run time or from outside "
+                                  "the installed packages (" + name + ")")
+            inner = getattr_(function, "__wrapped__", None)
+            if inner is None:  # hypothesis keeps the test it wraps here
+                inner = getattr_(getattr_(function, "hypothesis", None), "inner_test", None)
+            function = inner
+        if doubt is not None:
+            return True, doubt + ", and never reaches the test's own code"
         return None
 
     def record_imports(module):
-        """The names a test module imports from outside the repository, with what they
-        held (for ``pytest``: what it held when the plugin loaded)."""
+        """The names a test module imports from pytest, with what they held when the
+        plugin loaded."""
         namespace = vars(module)
         if id(namespace) in imports:
             return
@@ -358,8 +365,12 @@ def _build_verifier(tamper, repo, changed):
         except (OSError, SyntaxError, ValueError):
             return
         for node in tree.body:
+            # Only what pytest provides: libraries swap other names honestly (freezegun
+            # replaces every module's `datetime`), none swaps a test module's pytest.
             if isinstance(node, _ast.Import):
                 for alias in node.names:
+                    if alias.name.split(".")[0] not in ("pytest", "_pytest"):
+                        continue
                     top = alias.name.split(".")[0]
                     bound = alias.asname or top
                     target = alias.name if alias.asname else top
@@ -367,6 +378,8 @@ def _build_verifier(tamper, repo, changed):
                     if expected is not None and not _from_repo_module(expected, repo):
                         entries.append((namespace, bound, expected, target))
             elif isinstance(node, _ast.ImportFrom) and node.module and not node.level:
+                if node.module.split(".")[0] not in ("pytest", "_pytest"):
+                    continue
                 source = loaded.get(node.module, sys.modules.get(node.module))
                 if source is None or _from_repo_module(source, repo):
                     continue
@@ -389,9 +402,14 @@ def _build_verifier(tamper, repo, changed):
 
     def verify(items, config):
         for item in items:
-            why = problem(item, config)
-            if why is not None:
-                tamper("the test " + item.nodeid + " is not the protected test: " + why)
+            found = problem(item, config)
+            if found is not None and found[0]:
+                tamper("the test " + item.nodeid + " is not the protected test: " + found[1])
+            elif found is not None:
+                where = str(getattr_(item, "path", "") or "")
+                where = where[len(repo) + 1:] if where.startswith(repo + os.sep) else where
+                review((where, None), "the test " + item.nodeid + " may not be the protected "
+                       "test: " + found[1], "test_replaced")
             module = getattr_(item, "module", None)
             if isinstance(module, module_type):
                 record_imports(module)
@@ -794,7 +812,7 @@ def _install():
                "module ahead of the harness's on the path)")
     _restore_repo_path(repo, gate)
     snapshot = []
-    verifier = _build_verifier(tamper, repo, changed)
+    verifier = _build_verifier(tamper, _review, repo, changed)
     hooks = _hooks(emit, tamper, origin, snapshot, repo, verifier)
     globals().update(hooks)
     # Taken last, so it holds this module's own hook functions too.

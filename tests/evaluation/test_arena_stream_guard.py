@@ -478,3 +478,23 @@ class TestGroup:
     stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test)
     assert stream.tampered == [] and stream.reviews == [], output
     assert "4 passed" in output
+
+
+def test_a_hypothesis_test_is_no_tampering(tmp_path: Path) -> None:
+    """hypothesis wraps a test in a function built at run time whose code claims the test's
+    file (``impersonate``): the wrapper reaches the test's own code, so at most a review."""
+    test = """\
+from hypothesis import given, settings, strategies as st
+
+from pkg import answer
+
+
+@settings(max_examples=5, database=None)
+@given(st.integers())
+def test_answer(n):
+    assert answer() + n - n == 42
+"""
+    stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test)
+    assert stream.tampered == [], output
+    assert "1 passed" in output
+    assert all(review.kind == "test_replaced" for review in stream.reviews), stream.reviews
