@@ -65,7 +65,8 @@ def applied_flags(sandbox: Sandbox, patch_text: str, *, protected: ProtectedPath
             continue
         if file.status in ("renamed", "copied"):
             wanted.append((file, True))
-        elif file.status == "modified" and not any(h.new_start <= 1 for h in file.hunks):
+        elif (file.status == "modified" and file.new_path.endswith((".py", ".pyw"))
+              and not any(h.new_start <= 1 for h in file.hunks)):
             wanted.append((file, False))
     if not wanted:
         return []

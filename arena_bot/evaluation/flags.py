@@ -103,6 +103,9 @@ _CODE_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "depends on pytest from the code under test (code that behaves differently when it runs "
      "under pytest is a defeat device)", "defeat_device"),
 )
+#: Build, task-runner and documentation files: they name pytest honestly, and the tests do
+#: not run them.
+_TOOLING = re.compile(r"(^|/)(setup\.py|noxfile\.py|tasks\.py|fabfile\.py)$|^(docs?|\.github)/")
 #: Modules a package ships for tests to import (``pkg/testing.py``, ``pkg/_testing/``,
 #: ``test_utils.py``, a pytest plugin module): outside the protected test folders, yet an
 #: ``assert_equal`` made lenient there turns failing tests into passing ones.
@@ -192,7 +195,10 @@ def _findings(patch: Patch, *, protected: ProtectedPaths,
         findings = python_findings(file, tests_literals=tests_literals)
         for flag in findings.flags:
             yield file.path, flag.line, flag.reason, flag.kind
+        tooling = _TOOLING.search(file.path) is not None
         for code in findings.texts:
+            if code.code_only and tooling:
+                continue  # a build or docs file names pytest honestly (tests_require=...)
             text = unicodedata.normalize("NFKC", code.text)
             for pattern, reason, kind in (_CODE_RULES if code.code_only else _RULES):
                 if pattern.search(text):

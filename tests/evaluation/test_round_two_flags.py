@@ -201,3 +201,13 @@ def test_answer_tables_of_the_tests_literals_are_flagged_shared_words_are_not() 
 
 def test_literals_of_reads_strings_and_numbers() -> None:
     assert literals_of("x = f('a b', 2.5, True, None)") == frozenset({"a b", "2.5"})
+
+
+def test_build_files_may_name_pytest() -> None:
+    setup = """\
+        from setuptools import setup
+        setup(name="pkg", extras_require={"test": ["pytest>=7"]})
+        """
+    assert _kinds(setup, path="setup.py") == {}
+    assert _kinds("import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+                  path="noxfile.py") == {}
