@@ -269,33 +269,41 @@ def _build_verifier(tamper, review, repo, changed):
     compiled = {}
     imports = {}  # id(module dict) -> [(dict, name, expected object, what)]
 
-    def codes_of(path, config):
-        """Every code object compiled from ``path``'s bytes, plainly and with pytest's
-        assertion rewriting (``None`` when the file cannot be read or compiled)."""
-        if path in compiled:
-            return compiled[path]
-        found = None
-        try:
-            with open_(path, "rb") as handle:
-                source = handle.read()
-            found = set()
-            trees = [compile_(source, path, "exec", dont_inherit=True)]
+    def all_codes(top):
+        found, stack = set(), [top]
+        while stack:
+            code = stack.pop()
+            found.add(code)
+            stack.extend(c for c in code.co_consts if type_(c) is code_type)
+        return found
+
+    def compiled_from(path, code, config):
+        """Whether ``code`` is compiled from ``path``'s bytes, plainly or (tried only when
+        the plain compile lacks it) with pytest's assertion rewriting; ``None`` when the file
+        cannot be read or compiled."""
+        entry = compiled.get(path)
+        if entry is None:
+            try:
+                with open_(path, "rb") as handle:
+                    source = handle.read()
+                entry = compiled[path] = [source, all_codes(
+                    compile_(source, path, "exec", dont_inherit=True)), None]
+            except (OSError, SyntaxError, ValueError, TypeError):
+                compiled[path] = entry = [None, None, None]
+        if entry[1] is None:
+            return None
+        if code in entry[1]:
+            return True
+        if entry[2] is None:
+            entry[2] = set()
             if rewrite_asserts is not None:
                 try:
-                    tree = parse(source, filename=path)
-                    rewrite_asserts(tree, source, path, config)
-                    trees.append(compile_(tree, path, "exec", dont_inherit=True))
+                    tree = parse(entry[0], filename=path)
+                    rewrite_asserts(tree, entry[0], path, config)
+                    entry[2] = all_codes(compile_(tree, path, "exec", dont_inherit=True))
                 except Exception:
                     pass
-            stack = list(trees)
-            while stack:
-                code = stack.pop()
-                found.add(code)
-                stack.extend(c for c in code.co_consts if type_(c) is code_type)
-        except (OSError, SyntaxError, ValueError, TypeError):
-            found = None
-        compiled[path] = found
-        return found
+        return code in entry[2]
 
     def own(path):
         """Whether ``path`` is a file of the submission (relative to the repository)."""
@@ -329,8 +337,9 @@ def _build_verifier(tamper, review, repo, changed):
             globals_file = str(namespace.get("__file__") or "")
             if own(path) or (globals_file and own(realpath(globals_file))):
                 return True, "it runs code of the submission (" + name + ")"
-            codes = codes_of(path, config) if not path.startswith("<") and isfile(path) else None
-            verified = codes is not None and code in codes
+            verdict = (compiled_from(path, code, config)
+                       if not path.startswith("<") and isfile(path) else None)
+            verified = verdict is True
             if path == test_file and verified:
                 if module is not None and namespace is not vars(module):
                     return True, "its function runs with globals that are not its module's"
@@ -338,9 +347,9 @@ def _build_verifier(tamper, review, repo, changed):
             if path == test_file:
                 doubt = doubt or ("it runs through a function claiming its file whose code is "
                                   "not compiled from the file's bytes")
-            elif codes is not None and not verified:
+            elif verdict is False:
                 return True, "it runs code that is not compiled from the bytes of " + name
-            elif codes is None and not path.startswith(trusted):
+            elif verdict is None and not path.startswith(trusted):
                 doubt = doubt or ("it runs through code compiled at run time or from outside "
                                   "the installed packages (" + name + ")")
             inner = getattr_(function, "__wrapped__", None)
