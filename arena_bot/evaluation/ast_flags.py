@@ -136,15 +136,15 @@ def python_findings(file: FilePatch, *,
             first = min(added)
             found.setdefault((first, _TOO_DEEP), AstFlag(first, _TOO_DEEP, "too_deep"))
             continue
-        if not python and not _looks_like_code(tree):
-            continue
-        flags = list(_visit(tree, top_level=top_level))
+        code = python or _looks_like_code(tree)
+        # Data that parses as Python (a JSON table) is still read for answer tables.
+        flags = list(_visit(tree, top_level=top_level)) if code else []
         flags.extend(_answer_table(tree, tests_literals))
         for flag in flags:
             line = line_map.get(flag.line)
             if line is not None and line in added:
                 found.setdefault((line, flag.reason), AstFlag(line, flag.reason, flag.kind))
-        for text in _code_texts(tree):
+        for text in _code_texts(tree) if code else ():
             line = line_map.get(text.line)
             if line is not None and line in added:
                 texts.setdefault((line, text.text, text.code_only),

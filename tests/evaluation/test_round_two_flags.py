@@ -211,3 +211,10 @@ def test_build_files_may_name_pytest() -> None:
     assert _kinds(setup, path="setup.py") == {}
     assert _kinds("import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
                   path="noxfile.py") == {}
+
+
+def test_an_answer_table_kept_as_json_data_is_flagged() -> None:
+    literals = frozenset({"Hello World", "hello-world", "A  B", "a-b", "x_y z", "x-y-z"})
+    data = '{"Hello World": "hello-world", "A  B": "a-b", "x_y z": "x-y-z"}\n'
+    assert _kinds(data, path="pkg/data/answers.json", literals=literals) == {
+        1: {"answer_table"}}
