@@ -321,6 +321,11 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
     if name in ("setattr", "delattr") and node.args and _root_name(node.args[0]) in (
             "builtins", "__builtins__"):
         yield AstFlag(node.lineno, "changes the built-in names of every module", "builtins")
+    for keyword in node.keywords:
+        if keyword.arg in _COMPARISONS and _lenient_value(keyword.value, functions):
+            yield AstFlag(keyword.lineno, f"a class namespace whose {keyword.arg} returns a "
+                          "constant or ignores what it compares with (an always-equal object "
+                          "satisfies any assert)", "always_equal")
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
@@ -409,6 +414,12 @@ def _lenient_value(value: ast.AST, functions: dict[str, ast.FunctionDef]) -> boo
     if isinstance(value, ast.Name) and value.id in functions:
         function = functions[value.id]
         return _returns_constant(function) or _ignores_argument(function)
+    if isinstance(value, ast.Call):
+        if _call_name(value) in ("staticmethod", "classmethod") and len(value.args) == 1:
+            return _lenient_value(value.args[0], functions)
+        # Built by a call (functools.partialmethod, a factory): what it compares cannot
+        # be read, so it is not vouched for.
+        return True
     return False
 
 

@@ -54,6 +54,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"\bSkipTest\b|\bpytest\s*\.\s*(skip|xfail|importorskip|fail)\b|\bskip\.Exception\b"
          r"|__unittest_skip",
          "skips or fails tests from the code under test", "skip_from_code"),
+        (r"\bmock\s*\.\s*ANY\b|\bunittest\s*\.\s*mock\b",
+         "uses unittest.mock in the code under test (mock.ANY compares equal to anything)",
+         "always_equal"),
         (r"\batexit\b", "registers exit handlers (atexit)", "process_control"),
         (r"\bos\s*\.\s*_exit\b|\bos\s*\.\s*kill\b|\bsignal\s*\.\s*signal\b",
          "ends or signals the process itself", "process_control"),

@@ -218,3 +218,23 @@ def test_an_answer_table_kept_as_json_data_is_flagged() -> None:
     data = '{"Hello World": "hello-world", "A  B": "a-b", "x_y z": "x-y-z"}\n'
     assert _kinds(data, path="pkg/data/answers.json", literals=literals) == {
         1: {"answer_table"}}
+
+
+def test_more_always_equal_shapes_are_flagged() -> None:
+    found = _kinds("""\
+        import functools
+        import types
+        from unittest import mock
+
+        class A(str):
+            __eq__ = staticmethod(lambda *args: True)
+            __ne__ = functools.partialmethod(lambda self, other, answer: answer, False)
+
+        B = types.new_class("B", (int,), exec_body=lambda ns: ns.update(
+            __eq__=lambda s, o: True))
+
+        def answer():
+            return mock.ANY
+        """)
+    for line in (3, 6, 7, 10, 13):
+        assert "always_equal" in found[line], (line, found)
