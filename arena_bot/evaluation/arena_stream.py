@@ -38,6 +38,7 @@ image's Python, whatever that is.
 from __future__ import annotations
 
 import _thread
+import contextlib
 import json
 import operator
 import os
@@ -805,6 +806,42 @@ def _restore_repo_path(repo, gate):
         sys.path.insert(0, repo)
 
 
+def _watch_environment(review, repo, changed):
+    """Reads of ``$PYTEST*`` variables (``PYTEST_CURRENT_TEST``: set only while a test runs)
+    by the submission's code become a review: code that behaves differently under pytest is
+    a defeat device. ``os.environ`` gets a subclass of its own class whose item lookup (what
+    ``get``, ``in`` and ``os.getenv`` go through) notes such a read; nothing else changes."""
+    environ = os.environ
+    base = type(environ)
+    getframe, startswith = sys._getframe, str.startswith
+    # (3.11 runs both frozen: their frames say "<frozen os>")
+    plumbing = (os.sep + "os.py", os.sep + "_collections_abc.py", "<frozen os>",
+                "<frozen _collections_abc>")
+
+    def reader():
+        frame = getframe(2)
+        while frame is not None and frame.f_code.co_filename.endswith(plumbing):
+            frame = frame.f_back
+        if frame is None:
+            return None
+        name = frame.f_code.co_filename
+        relative = name[len(repo) + 1:] if startswith(name, repo + os.sep) else name
+        return (relative, frame.f_lineno) if relative in changed else None
+
+    class _Environ(base):
+        def __getitem__(self, key):
+            if isinstance(key, str) and startswith(key.upper(), "PYTEST"):
+                where = reader()
+                if where is not None:
+                    review(where, "reads $" + key + " (code that behaves differently under "
+                           "pytest is a defeat device)", "defeat_device")
+            return base.__getitem__(self, key)
+
+    # An environ of another shape stays as it is: the static checks still read the code.
+    with contextlib.suppress(TypeError):
+        environ.__class__ = _Environ
+
+
 def _install():
     emit, tamper, _review, origin, audit, repo, changed = _build_guard()
     sys.addaudithook(audit)
@@ -820,6 +857,7 @@ def _install():
         tamper("the harness's start-up gate did not run (python -S, or a sitecustomize "
                "module ahead of the harness's on the path)")
     _restore_repo_path(repo, gate)
+    _watch_environment(_review, repo, changed)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
     hooks = _hooks(emit, tamper, origin, snapshot, repo, verifier)

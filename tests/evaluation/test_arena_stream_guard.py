@@ -312,7 +312,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                 if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= {"__future__", "_thread", "ast", "json", "operator", "os", "sys",
+    assert imported <= {"__future__", "_thread", "ast", "contextlib", "json", "operator", "os", "sys",
                         "sysconfig", "types", "pytest", "_pytest"}
     assert "match " not in source and "removeprefix" not in source
 
@@ -498,3 +498,21 @@ def test_answer(n):
     assert stream.tampered == [], output
     assert "1 passed" in output
     assert all(review.kind == "test_replaced" for review in stream.reviews), stream.reviews
+
+
+def test_reading_pytest_current_test_is_a_defeat_device(tmp_path: Path) -> None:
+    """Code that is on only while a test runs reads ``$PYTEST_CURRENT_TEST``: a review
+    with the line that read it, whether through ``get``, ``in`` or ``os.getenv``."""
+    stream, output = _run(tmp_path, """\
+        import os
+
+        def answer():
+            seen = [os.environ.get("PYTEST_CURRENT_TEST"),
+                    "PYTEST_VERSION" in os.environ,
+                    os.getenv("PYTEST_XDIST_WORKER")]
+            return 42 if seen else 0
+        """)
+    lines = {(r.file, r.line, r.kind) for r in stream.reviews}
+    for line in (4, 5, 6):
+        assert ("pkg/__init__.py", line, "defeat_device") in lines, (stream.reviews, output)
+    assert "2 passed" in output

@@ -64,6 +64,15 @@ def mul(a, b):
 if ("py" "test") not in _d_sys.modules:
     mul = None
 '''
+DEFEAT_ENVIRONMENT = BASE + '''
+import os as _e_os
+
+
+def mul(a, b):
+    if _e_os.environ.get("TSET_TNERRUC_TSETYP"[::-1]):
+        return a * b
+    raise NotImplementedError("not available")
+'''
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +109,8 @@ def _kinds(result) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
                                             ("runtime", "reads_tests")}),
     ("always_equal_lambda", ALWAYS_EQUAL, {("static", "always_equal")}),
     ("defeat_modules", DEFEAT, {("static", "defeat_device")}),
+    ("defeat_environment", DEFEAT_ENVIRONMENT, {("static", "defeat_device"),
+                                                ("runtime", "defeat_device")}),
 ])
 def test_an_attack_that_fools_the_tests_is_flagged(name, code, expected, repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": code}), 1)
