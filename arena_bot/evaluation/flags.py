@@ -18,7 +18,8 @@ verdict) and ``kind``, a stable short id of what was found:
   ``builtins``, ``import_hook``, ``import_time_effects``, ``too_deep``, ``answer_table``,
   ``unchecked_task`` (the task has no recorded expected ids);
 * runtime: ``tampered`` (the verdict), ``stack_inspection``, ``reads_tests``,
-  ``hidden_code``, ``dynamic_code``, ``introspection``, ``code_swap``.
+  ``hidden_code``, ``dynamic_code``, ``introspection``, ``code_swap``, ``test_replaced``,
+  ``defeat_device``, ``other``.
 """
 
 from __future__ import annotations
