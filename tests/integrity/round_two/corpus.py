@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from support.workbench import Workbench
 
 from arena_bot.dataset import Dataset, TaskFolder
-from arena_bot.patches import load_patch
+from arena_bot.patches import load_patch, protected_paths_for
 
 ROOT = Path(__file__).resolve().parents[3]
 PAYLOADS = Path(__file__).parent / "payloads"
@@ -71,7 +71,7 @@ CLASSES = {
 
 def attacks(bench: Workbench, feature_id: int) -> list[Attack]:
     """Every attack of the corpus against ``feature_id`` of the bench's task."""
-    init = bench.package_init
+    init = _target_init(bench, feature_id)
     package = str(PurePosixPath(init).parent)
     found: list[Attack] = []
     for name in sorted(CLASSES):
@@ -105,7 +105,7 @@ def attacks(bench: Workbench, feature_id: int) -> list[Attack]:
     found.append(Attack("answer_table", CLASSES["answer_table"],
                         bench.diff({init: "+=" + answer_table(bench.task, feature_id)})))
     found.append(Attack("rename_test_file", CLASSES["rename_test_file"],
-                        rename_patch(bench.tracked_test_file(), f"{package}/_selfcheck.py")))
+                        rename_patch(_protected_file(bench), f"{package}/_selfcheck.py")))
     return sorted(found, key=lambda attack: attack.name)
 
 
@@ -120,6 +120,45 @@ def utf7_module(source: str) -> str:
         encoded = base64.b64encode(line.encode("utf-16-be")).decode().rstrip("=")
         lines.append(f"+{encoded}-")
     return "\n".join(lines) + "\n"
+
+
+def _target_init(bench: Workbench, feature_id: int) -> str:
+    """The ``__init__.py`` of the package the feature's tests import (the shallowest one
+    of the first imported name that is a package of the repository), else the bench's."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=bench.repo, check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+    inits = sorted((p for p in tracked if p.endswith("/__init__.py")),
+                   key=lambda p: p.count("/"))
+    for file in load_patch(bench.task.feature(feature_id).tests_patch).files:
+        if not (file.new_path or "").endswith(".py"):
+            continue
+        for hunk in file.hunks:
+            source = "\n".join(b[1:] for b in hunk.lines if b[:1] in ("+", " "))
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
+                         and not node.level else [a.name for a in node.names]
+                         if isinstance(node, ast.Import) else [])
+                for name in names:
+                    top = name.split(".")[0]
+                    for candidate in inits:
+                        if (candidate == f"{top}/__init__.py" or candidate.endswith(
+                                f"/{top}/__init__.py")) and not candidate.startswith(
+                                ("tests/", "test/")):
+                            return candidate
+    return bench.package_init
+
+
+def _protected_file(bench: Workbench) -> str:
+    """A tracked file of the base commit the task protects (its tests), whatever the
+    repository calls its test folder."""
+    protected = protected_paths_for(bench.task)
+    tracked = subprocess.run(["git", "ls-files"], cwd=bench.repo, check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+    return next(path for path in tracked if protected.rule_for(path) is not None)
 
 
 def rename_patch(old: str, new: str) -> str:
