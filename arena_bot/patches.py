@@ -18,12 +18,15 @@ turns everything unexpected into a problem with its line number instead of guess
 
 from __future__ import annotations
 
+import codecs
 import errno
 import fnmatch
 import functools
+import io
 import os
 import re
 import stat
+import tokenize
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -993,4 +996,54 @@ def _closing_quote(text: str) -> int | None:
         if text[i] == '"':
             return i
         i += 1
+    return None
+
+
+# -- Python's reading of a file's text ---------------------------------------------------
+
+#: Newlines as Python's tokenizer splits lines (not str.splitlines: no form feeds, no
+#: Unicode line separators).
+_PY_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def declared_encoding(head: list[str]) -> str | None:
+    """The source encoding a Python file's first two lines declare (PEP 263, read as
+    :func:`tokenize.detect_encoding` reads it), or ``None`` for UTF-8 (the default).
+    ``"unknown"`` when Python would refuse the declaration."""
+    data = b"".join(line.encode("utf-8", "surrogateescape") + b"\n" for line in head[:2])
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        return "unknown"
+    return None if encoding in ("utf-8", "utf-8-sig") else encoding
+
+
+def decode_as_python(lines: list[str], encoding: str | None) -> list[tuple[int, str]]:
+    """``lines`` (a file's text as the patch shows it) as Python reads them under
+    ``encoding``: (index of the shown line, decoded line). One shown line may decode to
+    several (UTF-7 spells a newline ``+AAo-``); a line that does not decode is kept with
+    its undecodable bytes replaced."""
+    if encoding is None:
+        return list(enumerate(lines))
+    try:
+        decoder = codecs.getincrementaldecoder(encoding)
+    except LookupError:
+        return list(enumerate(lines))
+    out: list[tuple[int, str]] = []
+    for index, line in enumerate(lines):
+        data = line.encode("utf-8", "surrogateescape")
+        try:
+            text = decoder(errors="replace").decode(data, final=True)
+        except (UnicodeError, ValueError):
+            text = line
+        out.extend((index, piece) for piece in _PY_NEWLINE.split(text))
+    return out
+
+
+def file_encoding(file: FilePatch) -> str | None:
+    """The encoding the patched file declares, when a hunk shows its first two lines."""
+    for hunk in file.hunks:
+        if hunk.new_start <= 1:
+            return declared_encoding([body[1:] for body in hunk.lines
+                                      if body[:1] in ("+", " ")][:2])
     return None

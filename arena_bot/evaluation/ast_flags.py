@@ -11,7 +11,19 @@ honest implementation of a feature has little reason to contain, whatever they a
   from string pieces: the way to reach pytest's internals without naming them;
 * ``gc``, ``ctypes``, frame inspection (``sys._getframe``, ``inspect.currentframe``...),
   changes to ``builtins``/``__builtins__``;
-* threads or timers started, and files opened for writing, when the module is imported.
+* threads or timers started, and files opened for writing, when the module is imported;
+* comparison dunders set by assignment (``__eq__ = lambda self, other: True``, an assigned
+  function, ``setattr(cls, "__eq__", ...)``, a ``type()`` namespace), import hooks (finder and
+  loader classes, modules built by hand), and answer tables (containers or ``if``/``return``
+  chains pairing literal values the task's tests use);
+* for the text rules of :mod:`.flags`: what a name stands for through an alias (``import os
+  as x; x.kill`` reads ``os.kill``; ``from sys import modules``), string constants as Python
+  builds them (escapes, implicit concatenation, pieces), and the code's own names (only code,
+  not comments, is asked whether it depends on pytest).
+
+Every file is read as Python reads it: a declared source encoding (``# coding: utf-7``) is
+decoded first (:func:`arena_bot.patches.decode_as_python`), and files whatever their name
+(Python stored in a ``.txt`` and run through ``runpy``/``exec`` is Python all the same).
 
 New files are parsed whole. For a changed file only the hunks are known (the host does not
 have the patched tree), so each hunk's new side is parsed tolerantly: dedented, with leading
@@ -29,15 +41,30 @@ submission's run with ``SystemError: AST constructor recursion depth mismatch``.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arena_bot.patches import FilePatch, Hunk
+from arena_bot.patches import FilePatch, Hunk, decode_as_python, file_encoding
 
 _COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
-                          "__contains__"})
+                          "__contains__", "__instancecheck__", "__subclasscheck__"})
+#: Methods only an import hook (a finder or a loader) defines.
+_IMPORT_HOOK_METHODS = frozenset({"find_spec", "find_module", "exec_module", "create_module",
+                                  "load_module", "source_to_code", "path_hook"})
+#: Calls that build or load a module by hand (what a hook replacing test modules does).
+_MODULE_BUILDERS = frozenset({"spec_from_loader", "module_from_spec",
+                              "spec_from_file_location", "SourceFileLoader",
+                              "SourcelessFileLoader", "FileFinder", "exec_module",
+                              "run_path", "run_module"})
+#: Modules whose attributes a plain assignment may alias (``k = os.kill``).
+_MODULES = frozenset({"os", "sys", "builtins", "inspect", "importlib", "subprocess", "signal",
+                      "atexit", "gc", "ctypes", "traceback", "linecache", "runpy", "pytest",
+                      "_pytest", "codecs", "marshal", "zlib", "base64", "types"})
+#: Built-ins that run code: a plain name of them (``run = exec``) is a call waiting to happen.
+_CODE_RUNNERS = frozenset({"exec", "eval", "compile", "__import__"})
 _CONSTANT_DUNDERS = frozenset({"__hash__", "__bool__", "__len__"})
 _WATCHED_MODULES = {
     "gc": "walks the interpreter's live objects (gc)",
@@ -62,27 +89,75 @@ _TOO_DEEP = ("Python nested too deeply to build a syntax tree of (the syntax-tre
 
 @dataclass(frozen=True)
 class AstFlag:
-    """One construct found on an added line: where (line in the patched file) and why."""
+    """One construct found on an added line: where (line in the patched file), why, and the
+    kind of finding (a short stable id, see :mod:`.flags`)."""
 
     line: int
     reason: str
+    kind: str = "other"
 
 
-def python_flags(file: FilePatch) -> list[AstFlag]:
-    """The flags of the Python a file patch adds (empty for other files)."""
-    if file.new_path is None or not file.new_path.endswith(".py"):
-        return []
+@dataclass(frozen=True)
+class CodeText:
+    """Text the code stands for on an added line, for the text rules of :mod:`.flags`: a
+    name through its alias, a string as Python builds it, a name of the code itself.
+    ``code_only``: a name or string of the code (comments and docstrings never are)."""
+
+    line: int
+    text: str
+    how: str
+    code_only: bool = False
+
+
+@dataclass(frozen=True)
+class PythonFindings:
+    flags: list[AstFlag]
+    texts: list[CodeText]
+
+
+def python_flags(file: FilePatch, *,
+                 tests_literals: frozenset[str] = frozenset()) -> list[AstFlag]:
+    """The flags of the Python a file patch adds (see :func:`python_findings`)."""
+    return python_findings(file, tests_literals=tests_literals).flags
+
+
+def python_findings(file: FilePatch, *,
+                    tests_literals: frozenset[str] = frozenset()) -> PythonFindings:
+    """The flags and code texts of the Python a file patch adds. Every file is tried, its
+    name whatever it is: text that does not parse as Python yields nothing.
+    ``tests_literals``: the literal values of the task's tests (for answer tables)."""
+    if file.new_path is None:
+        return PythonFindings([], [])
     found: dict[tuple[int, str], AstFlag] = {}
+    texts: dict[tuple[int, str, bool], CodeText] = {}
+    python = file.new_path.endswith((".py", ".pyw"))
     for tree, line_map, added, top_level in _fragments(file):
         if tree is None:  # too deep to parse: flagged on its first added line
             first = min(added)
-            found.setdefault((first, _TOO_DEEP), AstFlag(line=first, reason=_TOO_DEEP))
+            found.setdefault((first, _TOO_DEEP), AstFlag(first, _TOO_DEEP, "too_deep"))
             continue
-        for flag in _visit(tree, top_level=top_level):
+        code = python or _looks_like_code(tree)
+        # Data that parses as Python (a JSON table) is still read for answer tables.
+        flags = list(_visit(tree, top_level=top_level)) if code else []
+        flags.extend(_answer_table(tree, tests_literals))
+        for flag in flags:
             line = line_map.get(flag.line)
             if line is not None and line in added:
-                found.setdefault((line, flag.reason), AstFlag(line=line, reason=flag.reason))
-    return sorted(found.values(), key=lambda f: (f.line, f.reason))
+                found.setdefault((line, flag.reason), AstFlag(line, flag.reason, flag.kind))
+        for text in _code_texts(tree) if code else ():
+            line = line_map.get(text.line)
+            if line is not None and line in added:
+                texts.setdefault((line, text.text, text.code_only),
+                                 CodeText(line, text.text, text.how, text.code_only))
+    return PythonFindings(sorted(found.values(), key=lambda f: (f.line, f.reason)),
+                          sorted(texts.values(), key=lambda t: (t.line, t.text)))
+
+
+def _looks_like_code(tree: ast.Module) -> bool:
+    """Whether a file not named as Python holds code (an import, a definition or a call),
+    not a bare word or a ``key: value`` line that happens to parse."""
+    return any(isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef
+                          | ast.AsyncFunctionDef | ast.Call) for node in ast.walk(tree))
 
 
 def _fragments(
@@ -91,8 +166,9 @@ def _fragments(
     """Parsed pieces of the patched file: (tree, fragment line -> file line, added file
     lines, whether the fragment's top level is the module's). The tree is None for a hunk
     with added lines nested too deeply to parse."""
+    encoding = file_encoding(file)
     for hunk in file.hunks:
-        lines, numbers, added = _new_side(hunk)
+        lines, numbers, added = _new_side(hunk, encoding)
         try:
             parsed = _parse_tolerantly(lines)
         except _TooDeep:
@@ -106,10 +182,11 @@ def _fragments(
         yield tree, line_map, added, indent == 0
 
 
-def _new_side(hunk: Hunk) -> tuple[list[str], list[int], set[int]]:
-    """The hunk's lines as they are in the patched file, their line numbers, and which of
-    those numbers are added lines."""
-    lines: list[str] = []
+def _new_side(hunk: Hunk, encoding: str | None = None) -> tuple[list[str], list[int], set[int]]:
+    """The hunk's lines as Python reads them in the patched file (decoded under the file's
+    declared ``encoding``), the file line each comes from, and which of those lines are
+    added lines."""
+    shown: list[str] = []
     numbers: list[int] = []
     added: set[int] = set()
     line = hunk.new_start
@@ -117,12 +194,13 @@ def _new_side(hunk: Hunk) -> tuple[list[str], list[int], set[int]]:
         marker, text = body[:1], body[1:]
         if marker not in ("+", " "):
             continue
-        lines.append(text)
+        shown.append(text)
         numbers.append(line)
         if marker == "+":
             added.add(line)
         line += 1
-    return lines, numbers, added
+    decoded = decode_as_python(shown, encoding)
+    return [text for _, text in decoded], [numbers[index] for index, _ in decoded], added
 
 
 def _parse_tolerantly(lines: list[str]) -> tuple[ast.Module, int, int] | None:
@@ -168,60 +246,106 @@ def _parse(source: str) -> ast.Module:
 
 
 def _visit(tree: ast.Module, *, top_level: bool) -> Iterator[AstFlag]:
+    functions = {node.name: node for node in ast.walk(tree)
+                 if isinstance(node, ast.FunctionDef)}
     for node in ast.walk(tree):
-        yield from _node_flags(node)
+        yield from _node_flags(node, functions)
     if top_level:
         for statement in tree.body:
             yield from _import_time_flags(statement)
     else:
         # An indented hunk: its functions are methods of a class whose header is outside it.
         yield from _always_equal(ast.ClassDef(name="", bases=[], keywords=[], body=tree.body,
-                                              decorator_list=[]))
+                                              decorator_list=[]), functions)
 
 
-def _node_flags(node: ast.AST) -> Iterator[AstFlag]:
+def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterator[AstFlag]:
     if isinstance(node, ast.ClassDef):
-        yield from _always_equal(node)
+        yield from _always_equal(node, functions)
+        yield from _import_hook(node)
     elif isinstance(node, ast.Import | ast.ImportFrom):
         names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
             alias.name for alias in node.names]
         for name in names:
             reason = _WATCHED_MODULES.get(name.split(".")[0])
             if reason:
-                yield AstFlag(node.lineno, reason)
+                yield AstFlag(node.lineno, reason, "introspection")
     elif isinstance(node, ast.Call):
-        yield from _call_flags(node)
+        yield from _call_flags(node, functions)
     elif isinstance(node, ast.Subscript) and _pieces(node.slice):
-        yield AstFlag(node.lineno, "looks up a name spelled in pieces (hides what it reaches)")
+        yield AstFlag(node.lineno, "looks up a name spelled in pieces (hides what it reaches)",
+                      "computed_name")
     elif isinstance(node, ast.Attribute) and node.attr in ("_getframe", "_current_frames"):
-        yield AstFlag(node.lineno, "inspects the call stack (sys._getframe)")
+        yield AstFlag(node.lineno, "inspects the call stack (sys._getframe)", "stack_inspection")
     elif isinstance(node, ast.Attribute) and node.attr in _INTERNALS:
         yield AstFlag(node.lineno, f"reaches into other code's internals ({node.attr}: "
-                      "closures, globals, defaults or frames)")
+                      "closures, globals, defaults or frames)", "internals")
     elif isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
         targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
         for target in targets:
             if _builtins_target(target):
-                yield AstFlag(node.lineno, "changes the built-in names of every module")
+                yield AstFlag(node.lineno, "changes the built-in names of every module",
+                              "builtins")
+            elif isinstance(target, ast.Attribute) and target.attr in _COMPARISONS:
+                yield AstFlag(node.lineno, f"sets {target.attr} on an existing class from "
+                              "outside its body (how an object is made equal to anything)",
+                              "always_equal")
+    elif isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if (isinstance(key, ast.Constant) and key.value in _COMPARISONS
+                    and _lenient_value(value, functions)):
+                yield AstFlag(node.lineno, f"a class namespace whose {key.value} returns a "
+                              "constant or ignores what it compares with (an always-equal "
+                              "object satisfies any assert)", "always_equal")
 
 
-def _call_flags(node: ast.Call) -> Iterator[AstFlag]:
+def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterator[AstFlag]:
     name = _call_name(node)
     if name in ("setattr", "delattr") and len(node.args) >= 2 and not _literal(node.args[1]):
-        yield AstFlag(node.lineno, f"{name} with a computed attribute name")
+        yield AstFlag(node.lineno, f"{name} with a computed attribute name", "computed_name")
+    if (name == "setattr" and len(node.args) >= 2 and _literal(node.args[1])
+            and getattr(node.args[1], "value", "") in _COMPARISONS):
+        yield AstFlag(node.lineno, f"setattr of {getattr(node.args[1], 'value', '')} on a class "
+                      "(how an object is made equal to anything)", "always_equal")
     if name in ("getattr", "hasattr") and len(node.args) >= 2 and _pieces(node.args[1]):
-        yield AstFlag(node.lineno, f"{name} with a name spelled in pieces")
+        yield AstFlag(node.lineno, f"{name} with a name spelled in pieces", "computed_name")
     elif name in ("getattr", "hasattr") and len(node.args) >= 2 and (
             isinstance(node.args[1], ast.Call) or (_literal(node.args[1]) and getattr(
                 node.args[1], "value", "") in _INTERNALS)):
         yield AstFlag(node.lineno, f"{name} with a name computed by a call or naming "
-                      "another function's internals")
+                      "another function's internals", "internals")
     if name in _FRAME_CALLS and isinstance(node.func, ast.Attribute) and (
             _root_name(node.func.value) in ("sys", "inspect")):
-        yield AstFlag(node.lineno, "inspects the call stack (frames of its callers)")
+        yield AstFlag(node.lineno, "inspects the call stack (frames of its callers)",
+                      "stack_inspection")
     if name in ("setattr", "delattr") and node.args and _root_name(node.args[0]) in (
             "builtins", "__builtins__"):
-        yield AstFlag(node.lineno, "changes the built-in names of every module")
+        yield AstFlag(node.lineno, "changes the built-in names of every module", "builtins")
+    for keyword in node.keywords:
+        if keyword.arg in _COMPARISONS and _lenient_value(keyword.value, functions):
+            yield AstFlag(keyword.lineno, f"a class namespace whose {keyword.arg} returns a "
+                          "constant or ignores what it compares with (an always-equal object "
+                          "satisfies any assert)", "always_equal")
+    if name in _MODULE_BUILDERS:
+        yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
+                      "import hook replacing the test modules does", "import_hook")
+
+
+def _import_hook(node: ast.ClassDef) -> Iterator[AstFlag]:
+    """A finder or loader class: an import hook can hand the tests stand-in modules."""
+    methods = [m for m in node.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+               and m.name in _IMPORT_HOOK_METHODS]
+    bases = [b for b in node.bases if _base_name(b) in ("MetaPathFinder", "PathEntryFinder")]
+    if methods or bases:
+        line = methods[0].lineno if methods else node.lineno
+        yield AstFlag(line, "defines an import hook (a finder or loader class): it can replace "
+                      "the modules the tests import, or the tests themselves", "import_hook")
+
+
+def _base_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _import_time_flags(statement: ast.stmt) -> Iterator[AstFlag]:
@@ -235,32 +359,74 @@ def _import_time_flags(statement: ast.stmt) -> Iterator[AstFlag]:
         if name in ("Thread", "Timer") or (name == "start" and isinstance(
                 node.func, ast.Attribute) and isinstance(node.func.value, ast.Call)
                 and _call_name(node.func.value) in ("Thread", "Timer")):
-            yield AstFlag(node.lineno, "starts a thread or timer when the module is imported")
+            yield AstFlag(node.lineno, "starts a thread or timer when the module is imported",
+                          "import_time_effects")
         if name == "open" and _write_mode(node):
-            yield AstFlag(node.lineno, "opens a file for writing when the module is imported")
+            yield AstFlag(node.lineno, "opens a file for writing when the module is imported",
+                          "import_time_effects")
         if name in ("write_text", "write_bytes"):
-            yield AstFlag(node.lineno, "writes a file when the module is imported")
+            yield AstFlag(node.lineno, "writes a file when the module is imported",
+                          "import_time_effects")
 
 
-def _always_equal(node: ast.ClassDef) -> Iterator[AstFlag]:
-    """Comparison dunders that return a constant or ignore their argument; ``__hash__``,
-    ``__bool__`` and ``__len__`` returning a constant in such a class."""
+def _always_equal(node: ast.ClassDef,
+                  functions: dict[str, ast.FunctionDef]) -> Iterator[AstFlag]:
+    """Comparison dunders that return a constant or ignore their argument (defined, or
+    assigned a lambda or a function); ``__hash__``, ``__bool__`` and ``__len__`` returning
+    a constant in such a class."""
     suspicious = False
     constants: list[ast.FunctionDef] = []
     for member in node.body:
+        if isinstance(member, ast.Assign):
+            for target in member.targets:
+                if (isinstance(target, ast.Name) and target.id in _COMPARISONS
+                        and _lenient_value(member.value, functions)):
+                    suspicious = True
+                    yield AstFlag(member.lineno, f"{target.id} is assigned a function that "
+                                  "returns a constant or ignores what it compares with (an "
+                                  "always-equal object satisfies any assert)", "always_equal")
+            continue
         if not isinstance(member, ast.FunctionDef):
             continue
         if member.name in _COMPARISONS and (_returns_constant(member)
                                             or _ignores_argument(member)):
             suspicious = True
             yield AstFlag(member.lineno, f"{member.name} returns a constant or ignores what it "
-                          "compares with (an always-equal object satisfies any assert)")
+                          "compares with (an always-equal object satisfies any assert)",
+                          "always_equal")
         elif member.name in _CONSTANT_DUNDERS and _returns_constant(member):
             constants.append(member)
     if suspicious:
         for member in constants:
             yield AstFlag(member.lineno, f"{member.name} returns a constant in a class whose "
-                          "comparisons ignore their argument")
+                          "comparisons ignore their argument", "always_equal")
+
+
+def _lenient_value(value: ast.AST, functions: dict[str, ast.FunctionDef]) -> bool:
+    """Whether a comparison dunder's assigned value ignores what it compares with: a lambda
+    or a function of this code returning a constant or ignoring its argument."""
+    if isinstance(value, ast.Lambda):
+        arguments = value.args.args
+        if isinstance(value.body, ast.Constant):
+            return True
+        used = {n.id for n in ast.walk(value.body) if isinstance(n, ast.Name)}
+        return len(arguments) < 2 or arguments[1].arg not in used
+    if isinstance(value, ast.Name) and value.id in functions:
+        function = functions[value.id]
+        return _returns_constant(function) or _ignores_argument(function)
+    if isinstance(value, ast.Call):
+        if _call_name(value) in ("staticmethod", "classmethod") and len(value.args) == 1:
+            return _lenient_value(value.args[0], functions)
+        # Built by a call (functools.partialmethod, a factory): what it compares cannot
+        # be read, so it is not vouched for.
+        return True
+    return False
+
+
+def _abstract(function: ast.FunctionDef) -> bool:
+    """A body of a docstring, ``pass``, ``...`` or ``raise`` only (an abstract method)."""
+    return all(isinstance(s, ast.Pass | ast.Raise) or (isinstance(s, ast.Expr) and isinstance(
+        s.value, ast.Constant)) for s in function.body)
 
 
 def _returns_constant(function: ast.FunctionDef) -> bool:
@@ -271,12 +437,307 @@ def _returns_constant(function: ast.FunctionDef) -> bool:
 
 
 def _ignores_argument(function: ast.FunctionDef) -> bool:
+    if _abstract(function):
+        return False
     arguments = function.args.args
     if len(arguments) < 2:
-        return False
+        # ``def __eq__(self, *args)``: the argument is never named.
+        return function.args.vararg is not None and _returns_constant(function)
     other = arguments[1].arg
     used = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
     return other not in used
+
+
+# -- texts for the text rules ------------------------------------------------------------
+
+
+def _code_texts(tree: ast.Module) -> Iterator[CodeText]:
+    """What the code's names and strings stand for (see :class:`CodeText`)."""
+    aliases = _aliases(tree)
+    docstrings = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                yield CodeText(node.lineno, f"{node.module}.{alias.name}", "imported by name")
+            yield CodeText(node.lineno, node.module, "imported", code_only=True)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield CodeText(node.lineno, alias.name, "imported", code_only=True)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load | ast.Store):
+            dotted = _dotted(node)
+            if dotted is not None:
+                root, _, rest = dotted.partition(".")
+                if root in aliases:
+                    yield CodeText(node.lineno, f"{aliases[root]}.{rest}",
+                                   f"through the name {root}")
+            yield CodeText(node.lineno, node.attr, "attribute", code_only=True)
+        elif isinstance(node, ast.Name):
+            if node.id in aliases:
+                yield CodeText(node.lineno, aliases[node.id], f"through the name {node.id}")
+            if node.id in _CODE_RUNNERS:
+                yield CodeText(node.lineno, f"{node.id}(", "a built-in that runs code")
+            yield CodeText(node.lineno, node.id, "name", code_only=True)
+        elif isinstance(node, ast.Call) and _call_name(node) in ("getattr", "hasattr") and (
+                len(node.args) >= 2 and _literal(node.args[1])):
+            dotted = _dotted(node.args[0])
+            if dotted is not None:
+                root, _, rest = dotted.partition(".")
+                full = ".".join(p for p in (aliases.get(root, root), rest) if p)
+                yield CodeText(node.lineno, f"{full}.{getattr(node.args[1], 'value', '')}",
+                               "through getattr")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            if id(node) in docstrings:
+                continue
+            value = node.value if isinstance(node.value, str) else node.value.decode(
+                "latin-1")
+            yield CodeText(node.lineno, value[:2000], "as the string reads", code_only=True)
+        elif isinstance(node, ast.BinOp | ast.Call | ast.Subscript | ast.JoinedStr):
+            folded = _fold(node)
+            if folded is not None and not isinstance(node, ast.Constant):
+                yield CodeText(node.lineno, folded[:2000], "spelled in pieces",
+                               code_only=True)
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    """Local names that stand for another dotted name: ``import os as x`` (x: os),
+    ``from sys import modules`` (modules: sys.modules), ``k = os.kill`` (k: os.kill)."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.asname != alias.name:
+                    aliases[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            dotted = _dotted(node.value)
+            if dotted is None or dotted == node.targets[0].id:
+                continue
+            root, _, rest = dotted.partition(".")
+            if root in aliases or root in _CODE_RUNNERS or (rest and root in _MODULES):
+                full = ".".join(p for p in (aliases.get(root, root), rest) if p)
+                aliases.setdefault(node.targets[0].id, full)
+    return aliases
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(
+                    body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                found.add(id(body[0].value))
+    return found
+
+
+_FOLD_LIMIT = 4000
+
+
+def _fold(node: ast.AST, depth: int = 0) -> str | None:
+    """The string an expression of literals builds (``"py" + "test"``, ``"tsetyp"[::-1]``,
+    ``"".join([...])``, ``chr(112)``, ``bytes([...]).decode()``, ``"PY".lower()``), or
+    ``None`` when it is not made of literals alone."""
+    if depth > 30:
+        return None
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            return node.value
+        if isinstance(node.value, bytes):
+            return node.value.decode("latin-1")
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _fold(node.left, depth + 1), _fold(node.right, depth + 1)
+        if left is not None and right is not None and len(left) + len(right) < _FOLD_LIMIT:
+            return left + right
+        return None
+    if isinstance(node, ast.JoinedStr):
+        pieces = [_fold(v.value if isinstance(v, ast.FormattedValue) else v, depth + 1)
+                  for v in node.values]
+        return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        base = _fold(node.value, depth + 1)
+        bounds = [_int(part) for part in (node.slice.lower, node.slice.upper, node.slice.step)]
+        if base is None or any(b is False for b in bounds):
+            return None
+        lower, upper, step = (b if b is not False else None for b in bounds)
+        if step == 0:
+            return None
+        return base[lower:upper:step]
+    if isinstance(node, ast.Call):
+        return _fold_call(node, depth)
+    return None
+
+
+def _int(node: ast.AST | None) -> int | bool | None:
+    if node is None:
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int(node.operand)
+        return -inner if isinstance(inner, int) and not isinstance(inner, bool) else False
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return int(node.value)
+    return False
+
+
+def _fold_call(node: ast.Call, depth: int) -> str | None:
+    name = _call_name(node)
+    if name == "chr" and len(node.args) == 1:
+        code = _int(node.args[0])
+        return chr(code) if isinstance(code, int) and 0 <= code < 0x110000 else None
+    if not isinstance(node.func, ast.Attribute):
+        return None
+    if name == "join" and len(node.args) == 1:
+        sep = _fold(node.func.value, depth + 1)
+        items = node.args[0]
+        if sep is None or not isinstance(items, ast.List | ast.Tuple):
+            if sep is not None and isinstance(items, ast.Call) and _call_name(items) in (
+                    "reversed",) and len(items.args) == 1:
+                inner = _fold(items.args[0], depth + 1)
+                return sep.join(reversed(inner)) if inner is not None else None
+            return None
+        parts = [_fold(item, depth + 1) for item in items.elts]
+        return None if any(p is None for p in parts) else sep.join(p or "" for p in parts)
+    if name == "decode":
+        target = node.func.value
+        if isinstance(target, ast.Call) and _call_name(target) in ("bytes", "bytearray") and (
+                len(target.args) == 1 and isinstance(target.args[0], ast.List | ast.Tuple)):
+            codes = [_int(item) for item in target.args[0].elts]
+            numbers = [c for c in codes if isinstance(c, int) and not isinstance(c, bool)
+                       and 0 <= c < 256]
+            return bytes(numbers).decode("latin-1") if len(numbers) == len(codes) else None
+        return _fold(target, depth + 1)
+    if name in ("lower", "upper", "strip", "title", "casefold", "swapcase") and not node.args:
+        base = _fold(node.func.value, depth + 1)
+        return getattr(base, name)() if base is not None else None
+    if name == "replace" and len(node.args) == 2:
+        base, old, new = (_fold(part, depth + 1) for part in
+                          (node.func.value, node.args[0], node.args[1]))
+        if base is not None and old is not None and new is not None and len(base) < 500:
+            result = base.replace(old, new)
+            return result if len(result) < _FOLD_LIMIT else None
+    return None
+
+
+# -- answer tables -----------------------------------------------------------------------
+
+#: Pairs of the tests' literal values in one scope that make an answer table.
+ANSWER_PAIRS = 3
+
+
+def _answer_table(tree: ast.Module, literals: frozenset[str]) -> Iterator[AstFlag]:
+    """A scope (module, function or container) pairing literal values that the task's tests
+    use (an input and its expected output): a dict of them, a list of tuples of them, or
+    ``if x == <literal>: return <literal>`` chains. Honest code shares a word or two with
+    its tests (option names, keys); it does not hold their inputs beside their answers."""
+    if not literals:
+        return
+    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree) if isinstance(
+        n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef))]
+    seen: set[int] = set()
+    for scope in scopes:
+        pairs: list[tuple[int, str, str]] = []
+        for node in _own_nodes(scope):
+            pairs.extend(_pairs(node, literals))
+        distinct = {(a, b) for _, a, b in pairs}
+        if len(distinct) >= ANSWER_PAIRS:
+            line = min(line for line, _, _ in pairs)
+            if line in seen:
+                continue
+            seen.add(line)
+            examples = ", ".join(f"{a!r} -> {b!r}" for a, b in sorted(distinct)[:2])
+            yield AstFlag(line, f"pairs {len(distinct)} literal values of the task's tests "
+                          f"(inputs beside their expected outputs, e.g. {examples}): an "
+                          "answer table passes the tests without the feature", "answer_table")
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """Nodes of ``scope`` not inside a nested function or class."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                          | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _pairs(node: ast.AST, literals: frozenset[str]) -> Iterator[tuple[int, str, str]]:
+    if isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values, strict=True):
+            keys = _literals_in(key, literals) if key is not None else []
+            values = _literals_in(value, literals)
+            if keys and values and any(_data(v) for v in (*keys, *values)):
+                yield node.lineno, keys[0], values[0]
+    elif isinstance(node, ast.Tuple) and len(node.elts) >= 2:
+        found = [v for element in node.elts for v in _literals_in(element, literals)]
+        if len(found) >= 2 and any(_data(v) for v in found):
+            yield node.lineno, found[0], found[-1]
+    elif isinstance(node, ast.If):
+        tests = _literals_in(node.test, literals)
+        returns = [v for statement in node.body if isinstance(statement, ast.Return)
+                   and statement.value is not None
+                   for v in _literals_in(statement.value, literals)]
+        if tests and returns and any(_data(v) for v in (*tests, *returns)):
+            yield node.lineno, tests[0], returns[0]
+
+
+def _literals_in(node: ast.AST, literals: frozenset[str]) -> list[str]:
+    found = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.Constant) and not isinstance(child.value, bool) and (
+                child.value is not None):
+            text = repr(child.value) if not isinstance(child.value, str) else child.value
+            if text in literals:
+                found.append(text)
+    return found
+
+
+_WORD = re.compile(r"-{0,2}[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _data(value: str) -> bool:
+    """A literal that is data, not a name: not a plain word (``"mean"``, ``"--sep"``), not
+    a small round number."""
+    if _WORD.fullmatch(value):
+        return False
+    try:
+        number = float(value)
+    except ValueError:
+        return len(value) >= 2
+    return number not in (0, 1, 2, -1, 10, 100, 1000) and value not in ("True", "False")
+
+
+def literals_of(source: str) -> frozenset[str]:
+    """Literal values (strings as they read, numbers as ``repr``) of Python test source,
+    as :func:`_answer_table` compares them."""
+    found: set[str] = set()
+    try:
+        tree = _parse(source)
+    except (SyntaxError, ValueError, _TooDeep):
+        return frozenset()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and node.value is not None and not isinstance(
+                node.value, bool):
+            text = node.value if isinstance(node.value, str) else repr(node.value)
+            if isinstance(node.value, str | int | float) and 0 < len(text) <= 200:
+                found.add(text)
+    return frozenset(found)
 
 
 def _call_name(node: ast.Call) -> str:

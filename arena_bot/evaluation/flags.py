@@ -6,6 +6,20 @@ harness's ``$ARENA_*`` variables, JUnit files, entry points, or the feature's te
 Every added line of a non-test file that does is reported with its file, its line in the
 patched file and the reason, so a maintainer looks before the entry is trusted. A flag is not
 a verdict: the tests still decide pass/fail; the flag says "a human must confirm".
+
+Each :class:`~arena_bot.models.evaluation.ReviewFlag` carries ``source`` (``static``: these
+checks, before anything runs; ``runtime``: the harness's guard in the test process, or the
+verdict) and ``kind``, a stable short id of what was found:
+
+* static: ``pytest_internals``, ``skip_from_code``, ``process_control``, ``import_system``,
+  ``stack_inspection``, ``harness_files``, ``dynamic_code``, ``hidden_code``,
+  ``test_files``, ``startup_files``, ``subprocess``, ``test_support``, ``source_encoding``,
+  ``defeat_device``, ``always_equal``, ``computed_name``, ``introspection``, ``internals``,
+  ``builtins``, ``import_hook``, ``import_time_effects``, ``too_deep``, ``answer_table``,
+  ``unchecked_task`` (the task has no recorded expected ids);
+* runtime: ``tampered`` (the verdict), ``stack_inspection``, ``reads_tests``,
+  ``hidden_code``, ``dynamic_code``, ``introspection``, ``code_swap``, ``test_replaced``,
+  ``defeat_device``, ``other``.
 """
 
 from __future__ import annotations
@@ -15,54 +29,87 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arena_bot.evaluation.ast_flags import python_flags
+from arena_bot.evaluation.ast_flags import literals_of, python_findings
 from arena_bot.models.evaluation import ReviewFlag
-from arena_bot.patches import Patch, ProtectedPaths
+from arena_bot.patches import (
+    DATASET_PATCH_BYTES,
+    DATASET_PATCH_LINES,
+    FilePatch,
+    Patch,
+    ProtectedPaths,
+    decode_as_python,
+    file_encoding,
+    parse_patch,
+)
 
-#: (pattern, reason): checked on every added line of every non-test file.
-_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), reason)
-    for pattern, reason in (
+#: (pattern, reason, kind): checked on every added line of every non-test file (decoded as
+#: Python decodes it), and on what the code's names stand for through aliases and how its
+#: strings read (:class:`~arena_bot.evaluation.ast_flags.CodeText`).
+_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reason, kind)
+    for pattern, reason, kind in (
         (r"_pytest|\bpytest_\w+|\bpytest\s*\.\s*(hookimpl|main|exit)|\bpytest11\b",
-         "reaches into pytest internals or hooks"),
+         "reaches into pytest internals or hooks", "pytest_internals"),
         (r"pluginmanager|\bhookwrapper\b|\bTestReport\b|\bfrom_item_and_call\b",
-         "touches pytest's plugin machinery or reports"),
+         "touches pytest's plugin machinery or reports", "pytest_internals"),
         (r"\bSkipTest\b|\bpytest\s*\.\s*(skip|xfail|importorskip|fail)\b|\bskip\.Exception\b"
          r"|__unittest_skip",
-         "skips or fails tests from the code under test"),
-        (r"\batexit\b", "registers exit handlers (atexit)"),
+         "skips or fails tests from the code under test", "skip_from_code"),
+        (r"\bmock\s*\.\s*ANY\b|\bunittest\s*\.\s*mock\b",
+         "uses unittest.mock in the code under test (mock.ANY compares equal to anything)",
+         "always_equal"),
+        (r"\batexit\b", "registers exit handlers (atexit)", "process_control"),
         (r"\bos\s*\.\s*_exit\b|\bos\s*\.\s*kill\b|\bsignal\s*\.\s*signal\b",
-         "ends or signals the process itself"),
+         "ends or signals the process itself", "process_control"),
         (r"\bsys\s*\.\s*(exit|excepthook)\s*=|builtins\s*\.\s*(exit|quit)\s*=",
-         "overrides sys.exit or the interpreter's exit paths"),
+         "overrides sys.exit or the interpreter's exit paths", "process_control"),
         (r"\bsys\s*\.\s*modules\b|\bsys\s*\.\s*meta_path\b|\bsys\s*\.\s*path_hooks\b"
          r"|\bsys\s*\.\s*settrace\b|\bsys\s*\.\s*setprofile\b|\bsys\s*\.\s*addaudithook\b",
-         "rewires the import system or traces the interpreter"),
-        (r"/proc/self|/proc/\d|/proc/\{", "reads the process's own /proc entries"),
+         "rewires the import system or traces the interpreter", "import_system"),
+        (r"\binspect\s*\.\s*(stack|currentframe|getouterframes|getinnerframes|getframeinfo"
+         r"|trace|getsource\w*)\b|\btraceback\s*\.\s*(extract_stack|walk_stack|walk_tb"
+         r"|extract_tb|format_stack|print_stack|StackSummary)\b|\blinecache\b"
+         r"|\bsys\s*\.\s*_getframe\b|__traceback__|\btb_frame\b|\btb_next\b|\bf_back\b"
+         r"|\bf_locals\b|\bf_code\b|\bco_filename\b",
+         "reads the call stack, tracebacks or source lines (a test-caller oracle reads the "
+         "calling test's expected value there)", "stack_inspection"),
+        (r"/proc/self|/proc/\d|/proc/\{", "reads the process's own /proc entries",
+         "harness_files"),
         # A word of its own: ``my_arena_cache`` is not the harness's variable.
-        (r"\bARENA_\w*", "reads the harness's $ARENA_ variables"),
-        (r"/workspace\b|/arena\b|\.arena\b|\.patch\b", "reads the harness's own files"),
-        (r"junit|\.xml\b", "mentions JUnit/XML result files"),
+        (r"\bARENA_\w*", "reads the harness's $ARENA_ variables", "harness_files"),
+        (r"/workspace\b|/arena\b|\.arena\b|\.patch\b", "reads the harness's own files",
+         "harness_files"),
+        (r"junit|\.xml\b", "mentions JUnit/XML result files", "harness_files"),
         (r"entry_points|importlib\s*\.\s*metadata|pkg_resources",
-         "looks up installed entry points"),
+         "looks up installed entry points", "import_system"),
         # ``re.compile(`` is ordinary code: a method call is not the builtin.
         (r"(?<![\w.])(exec|eval|compile)\s*\(|\bbuiltins\s*\.\s*(exec|eval|compile)\b"
-         r"|__import__\s*\(|importlib\s*\.\s*import_module"
+         r"|__import__\s*\(|importlib\s*\.\s*import_module|\brunpy\b"
          r"|\bgetattr\s*\(\s*__builtins__",
-         "runs dynamically built code (could hide any of the above)"),
+         "runs dynamically built code (could hide any of the above)", "dynamic_code"),
         (r"\b(b64decode|b32decode|a85decode|fromhex|rot.?13|codecs\s*\.\s*decode"
          r"|zlib\s*\.\s*decompress|marshal\s*\.\s*loads)\b",
-         "decodes hidden data or code"),
+         "decodes hidden data or code", "hidden_code"),
         # Feature code has no reason to find files by pytest's naming rule.
         (r"""["']test_["']|["']_test\.py["']|\btest_\*|\*_test\.py|startswith\(\s*["']test_?["']"""
          r"""|endswith\(\s*["']_test(\.py)?["']""",
-         "looks for the test files by name"),
+         "looks for the test files by name", "test_files"),
         (r"\bconftest\b|\bsitecustomize\b|\busercustomize\b|\.pth\b",
-         "mentions files that change how Python or pytest start"),
+         "mentions files that change how Python or pytest start", "startup_files"),
         (r"\b(subprocess|os\s*\.\s*(system|popen|fork|spawn\w*|exec\w*))\b",
-         "starts other processes"),
+         "starts other processes", "subprocess"),
     )
 )
+#: Checked on the code's own names and strings only (never comments or docstrings):
+#: feature code has no reason to ask whether it runs under pytest.
+_CODE_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"pytest|py\.test", re.IGNORECASE),
+     "depends on pytest from the code under test (code that behaves differently when it runs "
+     "under pytest is a defeat device)", "defeat_device"),
+)
+#: Build, task-runner and documentation files: they name pytest honestly, and the tests do
+#: not run them.
+_TOOLING = re.compile(r"(^|/)(setup\.py|noxfile\.py|tasks\.py|fabfile\.py)$|^(docs?|\.github)/")
 #: Modules a package ships for tests to import (``pkg/testing.py``, ``pkg/_testing/``,
 #: ``test_utils.py``, a pytest plugin module): outside the protected test folders, yet an
 #: ``assert_equal`` made lenient there turns failing tests into passing ones.
@@ -82,46 +129,106 @@ class _Added:
     text: str
 
 
-def review_flags(patch: Patch, *, protected: ProtectedPaths) -> list[ReviewFlag]:
+def review_flags(patch: Patch, *, protected: ProtectedPaths,
+                 tests_literals: frozenset[str] = frozenset()) -> list[ReviewFlag]:
     """Every added line of ``patch`` (outside the task's protected test files) that reaches
-    into test machinery, as :class:`ReviewFlag` records (at most :data:`MAX_FLAGS`)."""
+    into test machinery, as :class:`ReviewFlag` records (source ``static``, at most
+    :data:`MAX_FLAGS`). ``tests_literals``: the literal values of the task's tests
+    (:func:`literals_of_patches`), for answer tables."""
     flags: list[ReviewFlag] = []
     seen: set[tuple[str, int, str]] = set()
-    for key in _findings(patch, protected=protected):
-        if key in seen:
+    for path, line, reason, kind in _findings(patch, protected=protected,
+                                              tests_literals=tests_literals):
+        if (path, line, reason) in seen:
             continue
-        seen.add(key)
-        path, line, reason = key
-        flags.append(ReviewFlag(file=path, line=line, reason=reason))
+        seen.add((path, line, reason))
+        flags.append(ReviewFlag(file=path, line=line, reason=reason, source="static",
+                                kind=kind))
         if len(flags) >= MAX_FLAGS:
             break
     return flags
 
 
-def _findings(patch: Patch, *, protected: ProtectedPaths) -> Iterator[tuple[str, int, str]]:
-    """(file, line, reason) of each finding, in order: the text rules line by line, then per
-    file a changed test-support module and the syntax tree's findings."""
+def literals_of_patches(tests_patches: list[str]) -> frozenset[str]:
+    """The literal values the Python test files of the task's tests patches add."""
+    found: set[str] = set()
+    for text in tests_patches:
+        patch = parse_patch(text, max_bytes=DATASET_PATCH_BYTES, max_lines=DATASET_PATCH_LINES)
+        for file in patch.files:
+            if file.new_path is None or not file.new_path.endswith(".py"):
+                continue
+            for hunk in file.hunks:
+                source = "\n".join(body[1:] for body in hunk.lines if body[:1] in ("+", " "))
+                found |= literals_of(source)
+    return frozenset(found)
+
+
+def merged(first: list[ReviewFlag], second: list[ReviewFlag]) -> list[ReviewFlag]:
+    """``first`` then the flags of ``second`` it does not have (same file, line, reason)."""
+    keys = {(f.file, f.line, f.reason) for f in first}
+    return [*first, *(f for f in second if (f.file, f.line, f.reason) not in keys)][:MAX_FLAGS]
+
+
+def _findings(patch: Patch, *, protected: ProtectedPaths,
+              tests_literals: frozenset[str]) -> Iterator[tuple[str, int, str, str]]:
+    """(file, line, reason, kind) of each finding, in order: the text rules line by line,
+    then per file its declared encoding, a changed test-support module, the syntax tree's
+    findings and the text rules on what its code stands for."""
     for added in _added_lines(patch, protected=protected):
         text = unicodedata.normalize("NFKC", added.text)
-        for pattern, reason in _RULES:
+        for pattern, reason, kind in _RULES:
             if pattern.search(text):
-                yield added.path, added.line, reason
+                yield added.path, added.line, reason, kind
         for literal in _PATH_LITERAL.findall(text):
             candidate = literal.removeprefix("./").lstrip("/")
             if "/" in candidate and protected.rule_for(candidate) is not None:
-                yield added.path, added.line, f"names a protected test path ({literal})"
+                yield (added.path, added.line, f"names a protected test path ({literal})",
+                       "test_files")
             elif candidate.startswith(("tests/", "test/")) or "/tests/" in candidate:
-                yield added.path, added.line, f"names a test path ({literal})"
+                yield added.path, added.line, f"names a test path ({literal})", "test_files"
     for file in patch.files:
         if file.new_path is None or protected.rule_for(file.path) is not None:
             continue
+        yield from _encoding_findings(file)
         if _TEST_SUPPORT.search(file.path) and file.hunks:
             yield (file.path, file.hunks[0].new_start,
                    "changes a test-support module of the package (tests import its "
-                   "helpers: a lenient one turns failing tests into passing ones)")
+                   "helpers: a lenient one turns failing tests into passing ones)",
+                   "test_support")
         # What survives renaming and spelling in pieces: the syntax tree of the added Python.
-        for flag in python_flags(file):
-            yield file.path, flag.line, flag.reason
+        findings = python_findings(file, tests_literals=tests_literals)
+        for flag in findings.flags:
+            yield file.path, flag.line, flag.reason, flag.kind
+        tooling = _TOOLING.search(file.path) is not None
+        for code in findings.texts:
+            if code.code_only and tooling:
+                continue  # a build or docs file names pytest honestly (tests_require=...)
+            text = unicodedata.normalize("NFKC", code.text)
+            for pattern, reason, kind in (_CODE_RULES if code.code_only else _RULES):
+                if pattern.search(text):
+                    yield file.path, code.line, reason, kind
+
+
+def _encoding_findings(file: FilePatch) -> Iterator[tuple[str, int, str, str]]:
+    """A declared source encoding under which Python reads the file differently from the
+    text the patch shows (``# coding: utf-7`` hides code from a reader of the diff)."""
+    encoding = file_encoding(file)
+    if encoding is None:
+        return
+    if encoding == "unknown":
+        yield (file.path, 1, "declares a source encoding Python does not know",
+               "source_encoding")
+        return
+    for hunk in file.hunks:
+        shown = [body[1:] for body in hunk.lines if body[:1] == "+"]
+        decoded: dict[int, list[str]] = {}
+        for index, text in decode_as_python(shown, encoding):
+            decoded.setdefault(index, []).append(text)
+        if any(decoded.get(i) != [line] for i, line in enumerate(shown)):
+            yield (file.path, 1, f"declares the source encoding {encoding}, under which "
+                   "Python reads this file differently from the text the patch shows (the "
+                   "checks read it decoded)", "source_encoding")
+            return
 
 
 def _added_lines(patch: Patch, *, protected: ProtectedPaths) -> list[_Added]:
@@ -131,13 +238,19 @@ def _added_lines(patch: Patch, *, protected: ProtectedPaths) -> list[_Added]:
         if file.new_path is None or protected.rule_for(path) is not None:
             # Deletions add nothing; protected files are refused before anything runs.
             continue
+        encoding = file_encoding(file)
         for hunk in file.hunks:
             new_line = hunk.new_start
+            numbered: list[tuple[int, str]] = []
             for body in hunk.lines:
                 marker, text = body[:1], body[1:]
                 if marker == "+":
-                    lines.append(_Added(path=path, line=new_line, text=text))
+                    numbered.append((new_line, text))
                     new_line += 1
                 elif marker == " ":
                     new_line += 1
+            # As Python reads them: one shown line may decode into several.
+            decoded = decode_as_python([text for _, text in numbered], encoding)
+            lines.extend(_Added(path=path, line=numbered[index][0], text=text)
+                         for index, text in decoded)
     return lines

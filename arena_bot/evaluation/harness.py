@@ -32,7 +32,8 @@ from pydantic import ValidationError
 
 from arena_bot.dataset import TaskFolder
 from arena_bot.errors import DatasetError
-from arena_bot.evaluation.flags import review_flags
+from arena_bot.evaluation.applied import applied_flags, static_flags, task_literals
+from arena_bot.evaluation.flags import merged
 from arena_bot.evaluation.harness_status import HarnessStatus, harness_script, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
 from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, collect_command
@@ -252,7 +253,7 @@ def run_feature(
         refused, reason = refusal
         return _result(feature_id, status=refused, apply_status="missing", reason=reason,
                        started=started)
-    flags = [] if tests_only else review_flags(parse_patch(patch_text), protected=protected)
+    flags = [] if tests_only else static_flags(patch_text, task=task, protected=protected)
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
     expected = load_expected_tests(task, feature_id) if judge_expected else None
     plan = plan_canaries(tests_patch.decode("utf-8", errors="replace"))
@@ -265,6 +266,10 @@ def run_feature(
                        apply_status="missing", started=started,
                        reason=_setup_failure(status, timed_out=prepared.timed_out),
                        output=setup_output)
+    if not tests_only and status.apply != "failed":
+        # What git apply wrote that the patch does not show (renames, declared encodings).
+        flags = merged(flags, applied_flags(sandbox, patch_text, protected=protected,
+                                            literals=task_literals(task), repo_dir=REPO_DIR))
     if not tests_only and _touches_config(patch_text):
         config_refusal = _config_refusal(sandbox, base_commit=spec.source.commit)
         if config_refusal is not None:
@@ -290,6 +295,7 @@ def _unchecked_task_flag(task: TaskFolder) -> ReviewFlag:
         file="", line=None,
         reason="the task has no recorded expected test ids (run `arena dataset check "
         f"{task.id}`): the verdict rests on the exit status, the report and the canaries",
+        source="static", kind="unchecked_task",
     )
 
 
@@ -431,7 +437,8 @@ def _with_flags(result: FeatureResult, flags: list[ReviewFlag]) -> FeatureResult
     extra = list(flags)
     if result.status == "tampered":
         extra.append(ReviewFlag(file="", line=None,
-                                reason=f"tampered test results: {result.reason}"))
+                                reason=f"tampered test results: {result.reason}",
+                                source="runtime", kind="tampered"))
     if not extra:
         return result
     return result.model_copy(update={"review_flags": [*result.review_flags, *extra]})
@@ -492,7 +499,8 @@ def _feature_result(
         output_truncated=truncated,
         reason=_with_disk_note(verdict.reason, output=output, sandbox=sandbox),
         review_flags=[ReviewFlag(file=r.file, line=r.line,
-                                 reason=f"while the tests ran: {r.reason}")
+                                 reason=f"while the tests ran: {r.reason}",
+                                 source="runtime", kind=r.kind)
                       for r in stream.reviews],
     )
 

@@ -57,6 +57,8 @@ class StreamReview:
     file: str
     line: int | None
     reason: str
+    #: The guard's kind of finding (``stack_inspection``, ``reads_tests``...).
+    kind: str = "other"
 
 
 @dataclass
@@ -133,7 +135,8 @@ def _read_event(payload: dict[str, object], stream: Stream) -> None:
         line = payload.get("line")
         review = StreamReview(file=str(payload.get("file", ""))[:300],
                               line=line if isinstance(line, int) else None,
-                              reason=str(payload.get("reason", ""))[:300])
+                              reason=str(payload.get("reason", ""))[:300],
+                              kind=str(payload.get("kind") or "other")[:40])
         if review not in stream.reviews and len(stream.reviews) < MAX_REVIEWS:
             stream.reviews.append(review)
     elif event is None and isinstance(payload.get("id"), str):

@@ -40,6 +40,8 @@ FeatureStatus = Literal[
     "passed", "failed", "apply_failed", "rejected", "no_tests", "timeout", "error", "tampered"
 ]
 TestOutcome = Literal["passed", "failed", "error", "skipped"]
+#: Where a review flag comes from (see :class:`ReviewFlag`).
+FlagSource = Literal["static", "runtime"]
 
 
 class TestCaseResult(RecordModel):
@@ -62,6 +64,12 @@ class ReviewFlag(RecordModel):
     #: 1-based line in the patched file, when the flag comes from one line.
     line: int | None = None
     reason: str
+    #: Who raised it: ``static`` (read from the patch and the patched files before anything
+    #: ran) or ``runtime`` (the harness's guard inside the test process, or the verdict).
+    source: FlagSource = "static"
+    #: What kind of finding, a short stable id (``always_equal``, ``import_hook``,
+    #: ``test_replaced``...: see :mod:`arena_bot.evaluation.flags`); ``other`` when unsorted.
+    kind: str = "other"
 
 
 class FeatureResult(RecordModel):

@@ -312,7 +312,8 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                 if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= {"__future__", "_thread", "json", "operator", "os", "sys", "types", "pytest"}
+    assert imported <= {"__future__", "_thread", "ast", "contextlib", "json", "operator", "os",
+                        "sys", "sysconfig", "types", "pytest", "_pytest"}
     assert "match " not in source and "removeprefix" not in source
 
 
@@ -360,3 +361,158 @@ def test_the_gate_leaves_other_processes_their_path(tmp_path: Path) -> None:
     done = _gated_run(tmp_path, files, [sys.executable, "-c",
                                         "import json; print(json.VALUE)"])
     assert done.stdout.strip() == "the repository", done.stderr
+
+
+_APPROX_TEST = """\
+import pytest
+
+from pkg import answer
+
+
+def test_answer():
+    assert answer() == pytest.approx(42.0)
+"""
+
+
+def test_a_test_modules_pytest_swapped_for_a_proxy_is_tampering(tmp_path: Path) -> None:
+    """The code under test replaces the calling test module's ``pytest`` by a proxy whose
+    approx() equals anything, on its first call (issue 25): the names the test module
+    imported are checked around every call."""
+    stream, output = _run(tmp_path, """\
+        import sys
+
+        class _Close(float):
+            def __eq__(self, other):
+                return True
+
+        class _Proxy:
+            def __init__(self, real):
+                self.real = real
+
+            def approx(self, *args, **kwargs):
+                return _Close(0.0)
+
+            def __getattr__(self, name):
+                return getattr(self.real, name)
+
+        def answer():
+            module = next(m for n, m in list(sys.modules.items()) if n.endswith("test_pkg"))
+            module.pytest = _Proxy(module.pytest)
+            return 0
+        """, test=_APPROX_TEST)
+    assert any("names the test module test_pkg imported were replaced (pytest"
+               in reason for reason in stream.tampered), (stream.tampered, output)
+
+
+def test_a_test_replaced_by_a_stand_in_is_not_the_protected_test(tmp_path: Path) -> None:
+    """An import hook of the package (imported first, here by a conftest) hands pytest the
+    test module with its tests replaced by stand-ins keeping name and signature: the
+    collected test's code is not compiled from its file's bytes."""
+    stream, output = _run(tmp_path, """\
+        import functools
+        import sys
+        from importlib.machinery import PathFinder
+
+        def answer():
+            return 0
+
+        def _stand_in(test):
+            @functools.wraps(test)
+            def stand_in(*args, **kwargs):
+                return None
+            return stand_in
+
+        class _Finder:
+            @classmethod
+            def find_spec(cls, name, path, target=None):
+                if not name.rsplit(".", 1)[-1].startswith("test_"):
+                    return None
+                spec = PathFinder.find_spec(name, path, target)
+                original = spec.loader.exec_module
+
+                def exec_module(module):
+                    original(module)
+                    for key, value in list(vars(module).items()):
+                        if key.startswith("test_"):
+                            setattr(module, key, _stand_in(value))
+
+                spec.loader.exec_module = exec_module
+                return spec
+
+        sys.meta_path.insert(0, _Finder)
+        """, conftest="import pkg\n")
+    reasons = " ".join(stream.tampered)
+    assert "tests/test_pkg.py::test_answer is not the protected test" in reasons, output
+    assert "an import hook of the submission's code is in sys.meta_path" in reasons
+
+
+def test_tests_wrapped_by_an_installed_decorator_and_pytest_names_are_no_tampering(
+    tmp_path: Path,
+) -> None:
+    """Honest shapes the verifier must accept: a test wrapped by functools.wraps in an
+    installed module (unittest.mock.patch), parametrized tests, a test class, and
+    ``from pytest import approx`` used as is."""
+    test = """\
+from unittest import mock
+
+import pytest
+from pytest import approx
+
+from pkg import answer
+
+
+@mock.patch("os.getcwd", return_value="/")
+def test_answer(_getcwd):
+    assert answer() == approx(42)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_other(n):
+    assert answer() + n == pytest.approx(42 + n)
+
+
+class TestGroup:
+    def test_method(self):
+        assert answer() == 42
+"""
+    stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test)
+    assert stream.tampered == [] and stream.reviews == [], output
+    assert "4 passed" in output
+
+
+def test_a_hypothesis_test_is_no_tampering(tmp_path: Path) -> None:
+    """hypothesis wraps a test in a function built at run time whose code claims the test's
+    file (``impersonate``): the wrapper reaches the test's own code, so at most a review."""
+    test = """\
+from hypothesis import given, settings, strategies as st
+
+from pkg import answer
+
+
+@settings(max_examples=5, database=None)
+@given(st.integers())
+def test_answer(n):
+    assert answer() + n - n == 42
+"""
+    stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test)
+    assert stream.tampered == [], output
+    assert "1 passed" in output
+    assert all(review.kind == "test_replaced" for review in stream.reviews), stream.reviews
+
+
+def test_reading_pytest_current_test_is_a_defeat_device(tmp_path: Path) -> None:
+    """Code that is on only while a test runs reads ``$PYTEST_CURRENT_TEST``: a review
+    with the line that read it, whether through ``get``, ``in`` or ``os.getenv``."""
+    stream, output = _run(tmp_path, """\
+        import os
+
+        def answer():
+            seen = [os.environ.get("PYTEST_CURRENT_TEST"),
+                    "PYTEST_VERSION" in os.environ,
+                    os.getenv("PYTEST_XDIST_WORKER")]
+            return 42 if seen else 0
+        """)
+    lines = {(r.file, r.line, r.kind) for r in stream.reviews}
+    for line in (4, 5, 6):
+        assert ("pkg/__init__.py", line, "defeat_device") in lines, (stream.reviews, output)
+    assert "2 passed" in output
