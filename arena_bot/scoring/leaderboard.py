@@ -448,16 +448,9 @@ class _Review:
 
 
 def _board_flag(flag: EvaluationFlag) -> ReviewFlag:
-    """An evaluation's flag as the board shows it. A flag about the test run itself (no
-    file) was seen at run time; one on a line of the patch by the static checks. Flags that
-    carry their own ``source`` / ``kind`` keep them."""
-    given = getattr(flag, "source", None)
-    source: Literal["static", "runtime"] = (
-        given if given in ("static", "runtime") else "static" if flag.file else "runtime"
-    )
-    kind = getattr(flag, "kind", None) or ("patch-check" if source == "static" else "test-run")
-    return ReviewFlag(source=source, kind=str(kind), file=flag.file or None, line=flag.line,
-                      reason=flag.reason)
+    """An evaluation's flag as the board shows it (its source and kind as stored)."""
+    return ReviewFlag(source=flag.source, kind=flag.kind, file=flag.file or None,
+                      line=flag.line, reason=flag.reason)
 
 
 def _evaluation_flags(p: _Prepared) -> list[ReviewFlag]:
