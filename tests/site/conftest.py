@@ -190,12 +190,17 @@ LONG_NAMES = (("OpenHands CodeAct", "claude-sonnet-4-5-20250929"),
 
 def large_board(board: Leaderboard) -> Leaderboard:
     """5,000 entries over 200 tasks, made of the scored board's entries (each keeps its own
-    scores, runs and flags) spread over copies of its tasks, a few with long real names."""
+    scores, runs and flags) spread over copies of its tasks, a few with long real names.
+
+    Task ``t`` holds 25 entries: copies of the scored board's entries ``t, t+1, …, t+24``
+    (modulo its count), so, as on a real board, each task is attempted by many labels and
+    labels share many tasks. (Taking copy ``n % len(entries)`` for task ``n % 200`` would
+    give each task copies of one scored entry only: labels would share no task.)"""
     tasks = [board.tasks[i % len(board.tasks)].model_copy(update={
         "task_id": f"large-{i:03d}", "title": f"Large task {i}"}) for i in range(LARGE_TASKS)]
     entries = []
     for n in range(LARGE_ENTRIES):
-        e = board.entries[n % len(board.entries)]
+        e = board.entries[(n + n // LARGE_TASKS) % len(board.entries)]
         task = f"large-{n % LARGE_TASKS:03d}"
         update: dict[str, object] = {"task_id": task, "submission_id": f"s{n:05d}",
                                      "key": f"{task}/s{n:05d}"}
