@@ -98,11 +98,17 @@ def mcnemar(pairs: Sequence[tuple[bool, bool]], *, alpha: float = ALPHA) -> McNe
 
 
 def select(leaderboard: Leaderboard, selector: str) -> list[Entry]:
-    """Scored entries matching ``selector`` (see the module docstring)."""
+    """Scored entries matching ``selector`` (see the module docstring). A tool, model or
+    label stands for its entries that are not held for review; a submission key names
+    its entry whatever its review status (a maintainer comparing a held entry)."""
     wanted = selector.strip().lower()
     scored = [e for e in leaderboard.entries if e.status == "scored" and e.scores is not None]
-    for field in ("key", "label", "tool", "model"):
-        found = [e for e in scored if getattr(e, field).lower() == wanted]
+    found = [e for e in scored if e.key.lower() == wanted]
+    if found:
+        return found
+    ranked = [e for e in scored if e.review_status != "under-review"]
+    for field in ("label", "tool", "model"):
+        found = [e for e in ranked if getattr(e, field).lower() == wanted]
         if found:
             return found
     labels = sorted({e.label for e in scored})

@@ -57,10 +57,13 @@ class Strength:
 
 
 def per_task_means(board: Leaderboard) -> dict[str, dict[str, float]]:
-    """task -> label -> mean overall score of the label's scored entries on that task."""
+    """task -> label -> mean overall score of the label's scored entries on that task.
+
+    An entry held for review counts in no order until a maintainer clears it (as in the
+    scorer's aggregates)."""
     sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for e in board.entries:
-        if e.status == "scored" and e.scores is not None:
+        if e.status == "scored" and e.scores is not None and e.review_status != "under-review":
             sums[e.task_id][e.label].append(e.scores.overall)
     return {task: {label: sum(v) / len(v) for label, v in by.items()}
             for task, by in sums.items()}

@@ -128,3 +128,21 @@ def test_shared_tasks_only_are_paired() -> None:
     assert result.paired_tasks == ("t0", "t1", "t2", "t3")
     assert result.verdict == "none"
     assert result.paired is not None and result.paired.mean_difference == 0
+
+
+def test_an_entry_held_for_review_moves_no_order_until_cleared() -> None:
+    tasks = [f"t{i}" for i in range(4)]
+    plan = {"Cheat": {t: (99.0, True) for t in tasks},
+            "Honest": {t: (70.0, True) for t in tasks},
+            "Other": {t: (50.0, False) for t in tasks}}
+    board = board_of(plan)
+    assert bradley_terry(board)[0].label.startswith("Cheat")
+    held = board.model_copy(update={"entries": [
+        e.model_copy(update={"review_status": "under-review", "rank": None})
+        if e.tool == "Cheat" else e for e in board.entries]})
+    assert [s.label.split(" /")[0] for s in bradley_terry(held)] == ["Honest", "Other"]
+    # By tool it is left out (nothing else to compare); by its key a maintainer still can.
+    with pytest.raises(Exception, match="matches no scored submission"):
+        compare(held, "Cheat", "Honest")
+    key = next(e.key for e in held.entries if e.tool == "Cheat" and e.task_id == "t0")
+    assert compare(held, key, "Honest").a.entries == (key,)

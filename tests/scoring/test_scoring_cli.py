@@ -261,8 +261,10 @@ def flag_result(repo: Path, sid: str) -> None:
     task = load_task(repo / "dataset" / "demo")
     folder = load_submission(repo / "submissions" / "demo" / sid)
     result = make_result(folder.spec, sid, passed=True)
-    flags = [ReviewFlag(file="x.py", line=3, reason="reads the calling test's frame"),
-             ReviewFlag(file="", reason="canary test passed: the report was forged")]
+    flags = [ReviewFlag(file="x.py", line=3, reason="reads the calling test's frame",
+                        source="static", kind="stack_inspection"),
+             ReviewFlag(file="", reason="canary test passed: the report was forged",
+                        source="runtime", kind="tampered")]
     runs = [run.model_copy(update={"features": [
         feature.model_copy(update={"review_flags": flags}) for feature in run.features]})
         for run in result.runs]
@@ -276,8 +278,8 @@ def write_review(repo: Path, sid: str, **fields: object) -> Path:
     data = {"schema_version": 1, "task": "demo", "submission": sid, "reviewed_by": "maint-1",
             "date": dt.date(2026, 11, 20),
             "reason": "The frame walk is the logging helper's; the canary was a flaky run.",
-            "clears": [{"kind": "patch-check", "file": "x.py", "line": 3},
-                       {"kind": "test-run"}]}
+            "clears": [{"kind": "stack_inspection", "file": "x.py", "line": 3},
+                       {"kind": "tampered"}]}
     data.update(fields)
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
@@ -298,9 +300,9 @@ def test_a_flagged_entry_is_held_until_a_review_file_clears_it(repo: Path,
     assert cursor["review_status"] == "under-review" and cursor["rank"] is None
     assert cursor["percentile"] is None and cursor["scores"] is not None
     assert cursor["review_flags"] == [
-        {"source": "static", "kind": "patch-check", "file": "x.py", "line": 3,
+        {"source": "static", "kind": "stack_inspection", "file": "x.py", "line": 3,
          "reason": "reads the calling test's frame"},
-        {"source": "runtime", "kind": "test-run", "file": None, "line": None,
+        {"source": "runtime", "kind": "tampered", "file": None, "line": None,
          "reason": "canary test passed: the report was forged"},
     ]
     ranks = sorted(e["rank"] for e in board.values() if e["rank"] is not None)
@@ -314,12 +316,12 @@ def test_a_flagged_entry_is_held_until_a_review_file_clears_it(repo: Path,
     assert "Cursor / gpt-5" not in labels  # no aggregate while held
 
     # A review that names only one flag clears nothing: still held, the review shown.
-    write_review(repo, "b-cursor", clears=[{"kind": "test-run"}])
+    write_review(repo, "b-cursor", clears=[{"kind": "tampered"}])
     partial = invoke(repo, "score", "--output", str(tmp_path / "partial"))
     assert partial.exit_code == 0, partial.output
     cursor = entries(tmp_path / "partial")["b-cursor"]
     assert cursor["review_status"] == "under-review" and cursor["rank"] is None
-    assert [f["kind"] for f in cursor["review"]["flags_cleared"]] == ["test-run"]
+    assert [f["kind"] for f in cursor["review"]["flags_cleared"]] == ["tampered"]
 
     # Naming every flag (kind, file, line) clears the entry: ranked, the review shown.
     write_review(repo, "b-cursor")
