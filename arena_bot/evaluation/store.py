@@ -177,20 +177,9 @@ class ResultStore:
     def save(self, submission: SubmissionFolder, key: InputKey, result: EvaluationResult) -> Path:
         """Write ``result`` atomically; return its path."""
         target = self.path_for(submission, key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        payload = result.model_dump_json(indent=2).encode("utf-8")
-        handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
-        try:
-            with os.fdopen(handle, "wb") as temp:
-                temp.write(payload)
-                temp.flush()
-                os.fsync(temp.fileno())
-            os.replace(temp_name, target)
-            if self.index is not None:
-                self.index.forget(target.parent, written=target)
-        except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
+        write_atomically(target, result.model_dump_json(indent=2).encode("utf-8"))
+        if self.index is not None:
+            self.index.forget(target.parent, written=target)
         return target
 
     def _read(self, path: Path) -> EvaluationResult | None:
@@ -210,3 +199,21 @@ class ResultStore:
             return EvaluationResult.model_validate_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):
             return None
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` through a temporary file of the same folder renamed into
+    place: readers (and a run interrupted half-way, by Ctrl-C or SIGTERM) see the old file or
+    the whole new one, never a part."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix,
+                                         dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            temp.write(data)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.replace(temp_name, target)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
