@@ -177,6 +177,7 @@ class ResultStore:
     def save(self, submission: SubmissionFolder, key: InputKey, result: EvaluationResult) -> Path:
         """Write ``result`` atomically; return its path."""
         target = self.path_for(submission, key)
+        target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(target, result.model_dump_json(indent=2).encode("utf-8"))
         if self.index is not None:
             self.index.forget(target.parent, written=target)
@@ -204,12 +205,17 @@ class ResultStore:
 def write_atomically(target: Path, data: bytes) -> None:
     """Write ``data`` to ``target`` through a temporary file of the same folder renamed into
     place: readers (and a run interrupted half-way, by Ctrl-C or SIGTERM) see the old file or
-    the whole new one, never a part."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    the whole new one, never a part. The folder must exist."""
     handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix,
                                          dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as temp:
+            # mkstemp's file is private (0600): the mode of the file replaced, else 0644.
+            try:
+                mode = target.stat().st_mode & 0o777
+            except FileNotFoundError:
+                mode = 0o644
+            os.fchmod(temp.fileno(), mode)
             temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
