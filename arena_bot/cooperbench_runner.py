@@ -119,6 +119,9 @@ def split_commands(line: str) -> list[list[str]]:
 
     ``;``, ``&&``, ``||``, ``|`` and ``&`` separate commands; a ``#`` starting a word outside
     quotes ends the line; ``$(...)`` and ``(...)`` after ``=`` stay inside their word.
+    Not :mod:`shlex`: it ends the line at a ``#`` inside a word (``tests/a#b.py``), splits
+    ``$(...)`` and ``2>&1`` apart, and in POSIX mode drops the quotes :func:`expand_word` needs
+    (a quoted ``"$VAR"`` is one word, an unquoted one is split).
     """
     commands: list[list[str]] = [[]]
     word, quote, in_word, i = "", "", False, 0

@@ -25,9 +25,18 @@ if [ ! -x .venv/bin/python ]; then
   log "creating .venv"
   "$PYTHON" -m venv .venv
 fi
-log "installing the project into .venv"
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install -q -e '.[dev,site]'
+# The install is editable: code changes need none, only a changed pyproject.toml (its
+# dependencies, entry points) does. Skipped when the one last installed is the same (~10 s).
+stamp=.venv/.arena-installed
+wanted="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] && .venv/bin/python -c 'import arena_bot' 2>/dev/null; then
+  log "the project is installed in .venv (pyproject.toml unchanged)"
+else
+  log "installing the project into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+  .venv/bin/python -m pip install -q -e '.[dev,site]'
+  echo "$wanted" > "$stamp"
+fi
 
 if [ "${ARENA_SKIP_DOCKER:-0}" != "1" ]; then
   log "checking the Docker engine"

@@ -7,8 +7,12 @@ exactly one place.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -66,14 +70,40 @@ class ArenaGroup(click.Group):
                 formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ArenaError as exc:
-            click.secho(f"error: {exc}", fg="red", err=True)
-            ctx.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            ctx.exit(130)
+        with _sigterm_as_interrupt():
+            try:
+                return super().invoke(ctx)
+            except ArenaError as exc:
+                click.secho(f"error: {exc}", fg="red", err=True)
+                ctx.exit(exc.exit_code)
+            except KeyboardInterrupt as exc:
+                # Every cleanup on the way here (containers killed and removed, temporary
+                # files of the result store deleted) has already run.
+                click.echo("interrupted", err=True)
+                ctx.exit(143 if isinstance(exc, Terminated) else 130)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as Ctrl-C is, so that the one cleanup path serves both."""
+
+
+def _raise_terminated(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the main thread while a command runs (Python's
+    default is to die at once: no container would be removed). Restored afterwards, so a
+    command invoked in-process leaves its caller's handler as it was."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 #: command name -> where it lives and its one-line help

@@ -83,6 +83,10 @@ class ImageProvider(Protocol):
         """The task's image, built if needed (thread-safe, once per content)."""
         ...
 
+    def stop(self) -> None:
+        """Stop waiting for builds (Ctrl-C): ``ensure`` then raises SandboxError at once."""
+        ...
+
 
 def _quiet(_: str) -> None:
     """Default progress sink."""
@@ -311,11 +315,14 @@ class Evaluator:
             for future in futures:
                 future.result()  # re-raises the first unexpected exception of a unit
         except BaseException:
-            # Ctrl-C or a bug: start nothing new, kill what runs (each unit's sandbox context
-            # then removes its container), and wait for the workers to finish cleaning up.
+            # Ctrl-C or a bug: start nothing new (no unit, sandbox or image build), kill what
+            # runs (each unit's sandbox context then removes its container), and wait for the
+            # workers to finish cleaning up. Every wait of a worker ends at once once its
+            # sandbox is killed or its image's build is given up.
             pool.shutdown(wait=False, cancel_futures=True)
             self.engine.kill_all()
-            pool.shutdown(wait=True)
+            self.images.stop()
+            _wait_through_interrupts(pool)
             raise
         pool.shutdown(wait=True)
 
@@ -439,6 +446,17 @@ class Evaluator:
             runs=[] if state.error else runs,
             error=state.error,
         )
+
+
+def _wait_through_interrupts(pool: ThreadPoolExecutor) -> None:
+    """Wait for the pool's workers; a second Ctrl-C does not cut the cleanup short (the
+    workers remove their containers: leaving now would leave those behind)."""
+    while True:
+        try:
+            pool.shutdown(wait=True)
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 def _unrunnable(feature_id: int, reason: str) -> FeatureResult:

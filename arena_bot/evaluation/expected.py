@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from arena_bot.dataset import TaskFolder
 from arena_bot.evaluation.harness import run_feature
+from arena_bot.evaluation.store import write_atomically
 from arena_bot.models.evaluation import FeatureResult
 from arena_bot.models.task import ExpectedTests
 from arena_bot.patches import protected_paths_for
@@ -81,7 +82,8 @@ def write_expected(task: TaskFolder, check: FeatureCheck) -> None:
     """Record ``check.expected`` in ``feature<N>/expected_tests.json`` (stable, sorted)."""
     path = task.feature(check.feature).expected_tests
     document = check.expected.model_dump(mode="json")
-    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    # Whole or not at all: a check interrupted while recording leaves the old file.
+    write_atomically(path, (json.dumps(document, indent=2, sort_keys=True) + "\n").encode())
 
 
 def _describe(what: str, result: FeatureResult) -> str:

@@ -178,19 +178,9 @@ class ResultStore:
         """Write ``result`` atomically; return its path."""
         target = self.path_for(submission, key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        payload = result.model_dump_json(indent=2).encode("utf-8")
-        handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
-        try:
-            with os.fdopen(handle, "wb") as temp:
-                temp.write(payload)
-                temp.flush()
-                os.fsync(temp.fileno())
-            os.replace(temp_name, target)
-            if self.index is not None:
-                self.index.forget(target.parent, written=target)
-        except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
+        write_atomically(target, result.model_dump_json(indent=2).encode("utf-8"))
+        if self.index is not None:
+            self.index.forget(target.parent, written=target)
         return target
 
     def _read(self, path: Path) -> EvaluationResult | None:
@@ -210,3 +200,26 @@ class ResultStore:
             return EvaluationResult.model_validate_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):
             return None
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` through a temporary file of the same folder renamed into
+    place: readers (and a run interrupted half-way, by Ctrl-C or SIGTERM) see the old file or
+    the whole new one, never a part. The folder must exist."""
+    handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix,
+                                         dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            # mkstemp's file is private (0600): the mode of the file replaced, else 0644.
+            try:
+                mode = target.stat().st_mode & 0o777
+            except FileNotFoundError:
+                mode = 0o644
+            os.fchmod(temp.fileno(), mode)
+            temp.write(data)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.replace(temp_name, target)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise

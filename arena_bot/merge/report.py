@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from arena_bot.errors import InputError
+from arena_bot.evaluation.store import write_atomically
 from arena_bot.models.common import RecordModel
 from arena_bot.models.evaluation import (
     ConflictDetails,
@@ -90,9 +91,8 @@ class MergeReport(RecordModel):
     def write(self, path: Path) -> None:
         """Write the report as indented JSON; InputError when the file cannot be written."""
         try:
-            path.write_text(
-                json.dumps(self.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
-            )
+            write_atomically(path, (json.dumps(self.model_dump(mode="json"), indent=2)
+                                    + "\n").encode())
         except OSError as exc:
             raise InputError(
                 f"cannot write the merge report: {exc.strerror}",

@@ -110,5 +110,6 @@ class SandboxEngine(Protocol):
 
     def kill_all(self) -> None:
         """Kill every sandbox this engine has open (Ctrl-C): their commands end at once and
-        each ``open`` context then removes its container."""
+        each ``open`` context then removes its container. The engine opens no sandbox after
+        this (one being created meanwhile is removed at once)."""
         ...

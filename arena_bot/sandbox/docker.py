@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
 import socket
 import tarfile
 import threading
@@ -65,6 +66,8 @@ _COPY_TIMEOUT = 300.0
 #: after it exited (background processes holding it).
 _POLL = 0.5
 _GRACE = 2.0
+#: Why a sandbox is refused (or ended at once) after :meth:`DockerEngine.kill_all`.
+_STOPPED = "the run was interrupted: no more sandboxes are started"
 #: What the container's first process prints once the staged files are unpacked.
 _READY = b"arena-sandbox-ready"
 #: The container's first process: root without any capability (it can write the root-owned
@@ -357,6 +360,8 @@ class DockerEngine:
         self._host = socket.gethostname()
         self._open: dict[str, DockerSandbox] = {}
         self._open_lock = threading.Lock()
+        #: Set by kill_all (Ctrl-C): no sandbox opens after it.
+        self._stopped = threading.Event()
         # Worker threads of an executor are joined at interpreter exit, so a pending removal
         # still happens when the program ends (or is interrupted) right after a sandbox.
         self._reaper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="arena-reaper")
@@ -370,9 +375,13 @@ class DockerEngine:
         """Start a hardened container from ``image``; remove it (and its volume) on exit."""
         container = None
         try:
+            if self._stopped.is_set():
+                raise SandboxError(_STOPPED)
             try:
-                container = self.client.containers.create(image, **self._hardening(limits))
-                workspace = self._workspace_archive(container)
+                # A Ctrl-C during the call would leave a container the daemon made but
+                # nobody knows of: it takes effect once the container is known (and removed).
+                with _signals_deferred():
+                    container = self.client.containers.create(image, **self._hardening(limits))
             except docker.errors.ImageNotFound:
                 raise SandboxError(
                     f"image {image} is not present", hint="run `arena images build`"
@@ -381,10 +390,22 @@ class DockerEngine:
                 raise SandboxError(
                     f"Docker could not start a sandbox from {image}: {exc}"
                 ) from None
-            # Started by its first command (see the module docstring).
-            sandbox = DockerSandbox(self.client, container, limits, workspace=workspace)
+            # Started by its first command (see the module docstring). Known to kill_all
+            # from the moment it exists: a kill_all that ran while it was being created is
+            # seen here, under the same lock.
+            sandbox = DockerSandbox(self.client, container, limits)
             with self._open_lock:
                 self._open[sandbox.container_id] = sandbox
+                if self._stopped.is_set():
+                    sandbox.killed = True
+            if sandbox.killed:
+                raise SandboxError(_STOPPED)
+            try:
+                sandbox._workspace = self._workspace_archive(container)
+            except ENGINE_ERRORS as exc:
+                raise SandboxError(
+                    f"Docker could not start a sandbox from {image}: {exc}"
+                ) from None
             yield sandbox
         except BaseException:
             if container is not None:
@@ -471,8 +492,10 @@ class DockerEngine:
             self._removals.pop().result()
 
     def kill_all(self) -> None:
-        """Kill every open sandbox (see :meth:`arena_bot.sandbox.base.SandboxEngine.kill_all`)."""
+        """Kill every open sandbox and open no more (see
+        :meth:`arena_bot.sandbox.base.SandboxEngine.kill_all`)."""
         with self._open_lock:
+            self._stopped.set()
             sandboxes = list(self._open.values())
         for sandbox in sandboxes:
             sandbox.kill()
@@ -538,7 +561,38 @@ def _frames(sock: Any, raw: Any) -> Iterator[bytes]:
         sock.close()
 
 
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Ctrl-C (SIGINT) and SIGTERM arriving during the block take effect right after it.
+
+    Only the main thread receives them: elsewhere this does nothing."""
+    signals = (signal.SIGINT, signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or any(
+        signal.getsignal(sig) is None for sig in signals  # a handler Python cannot restore
+    ):
+        yield
+        return
+    received: list[int] = []
+
+    def remember(signum: int, _frame: object) -> None:
+        received.append(signum)
+
+    previous = {sig: signal.signal(sig, remember) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if received:
+            signal.raise_signal(received[0])
+
+
 def _remove(container: Any) -> None:
+    with _signals_deferred():  # a second Ctrl-C must not leave the container half-removed
+        _remove_now(container)
+
+
+def _remove_now(container: Any) -> None:
     try:
         container.remove(force=True, v=True)
     except docker.errors.NotFound:

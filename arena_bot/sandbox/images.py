@@ -22,6 +22,8 @@ import tarfile
 import tempfile
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +56,9 @@ DEFAULT_MIRROR = "http://deb.debian.org/debian"
 _APT_SOURCES = Path("/etc/apt/sources.list.d/debian.sources")
 DEBIAN_KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 _LOG_TAIL_LINES = 40
+#: How often a thread waiting for a build checks whether the run was stopped (Ctrl-C).
+_STOP_POLL = 0.2
+_STOPPED = "the run was interrupted: no image is built"
 #: Label on every image this module builds, so they can be listed and pruned.
 IMAGE_LABEL = "org.agentic-arena.image"
 
@@ -306,6 +311,7 @@ class TaskImages:
         #: Failed builds, so the other units of the same task fail at once instead of
         #: rebuilding (the failure is not stored: the next command retries).
         self._failed: dict[str, SandboxError] = {}
+        self._stopped = threading.Event()
 
     def base_image_id(self) -> str:
         """Id of the base image (part of every task image's hash)."""
@@ -339,12 +345,39 @@ class TaskImages:
                 return TaskImage(tag=tag, id=str(existing.id), built=False)
             self.progress(f"building image {tag} ...")
             try:
-                image_id = self._build(task, tag=tag)
+                image_id = self._build_unless_stopped(task, tag=tag)
             except SandboxError as exc:
                 self._failed[tag] = exc
                 raise
             self.progress(f"built {tag}")
             return TaskImage(tag=tag, id=image_id, built=True)
+
+    def stop(self) -> None:
+        """Stop waiting for builds (Ctrl-C): :meth:`ensure` raises SandboxError at once,
+        in every thread. A build under way is abandoned, and the engine cancels it when
+        this process exits and its connection closes."""
+        self._stopped.set()
+
+    def _build_unless_stopped(self, task: TaskFolder, *, tag: str) -> str:
+        """:meth:`_build` in a thread of its own, waited for until it ends or :meth:`stop`
+        is called (a thread cannot be interrupted while it reads the build's stream)."""
+        if self._stopped.is_set():
+            raise SandboxError(_STOPPED)
+        done: Future[str] = Future()
+
+        def build() -> None:
+            try:
+                done.set_result(self._build(task, tag=tag))
+            except BaseException as exc:  # handed to the waiting thread
+                done.set_exception(exc)
+
+        threading.Thread(target=build, name=f"arena-build-{task.id}", daemon=True).start()
+        while True:
+            try:
+                return done.result(timeout=_STOP_POLL)
+            except FutureTimeout:
+                if self._stopped.is_set():
+                    raise SandboxError(_STOPPED) from None
 
     def _build(self, task: TaskFolder, *, tag: str) -> str:
         tail: list[str] = []

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from arena_bot.models.task import BooleanContains, ExactMatch, NumericTolerance, RegexMatch
 
@@ -31,39 +32,13 @@ Scorer = Callable[[str], MethodScore]
 
 
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insert, delete, substitute: cost 1 each), one numpy row at a time.
-
-    The in-row insertion chain ``cur[j] = min(x[j], cur[j − 1] + 1)`` is a running minimum
-    of ``x[j] − j`` plus ``j``, so each row is a few vector operations: O(len(a)·len(b))
-    work but only O(len(a)) Python steps.
-    """
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return len(a)
-    b_codes = np.frombuffer(b.encode("utf-32-le"), dtype=np.uint32)
-    offsets = np.arange(len(b) + 1)
-    previous = offsets.copy()
-    for i, char in enumerate(a, start=1):
-        substitution = previous[:-1] + (b_codes != ord(char))
-        deletion = previous[1:] + 1
-        candidate = np.empty(len(b) + 1, dtype=np.int64)
-        candidate[0] = i
-        candidate[1:] = np.minimum(substitution, deletion)
-        previous = np.minimum.accumulate(candidate - offsets) + offsets
-    return int(previous[-1])
+    """Edit distance (insert, delete, substitute: cost 1 each), by ``rapidfuzz``."""
+    return int(Levenshtein.distance(a, b))
 
 
 def similarity(a: str, b: str) -> float:
     """1 − levenshtein / longer length (1.0 for two empty strings)."""
-    longest = max(len(a), len(b))
-    if longest == 0:
-        return 1.0
-    # The distance is at least the length difference: skip the work when even the best
-    # case is below the 20% floor of the exact-match table.
-    if min(len(a), len(b)) / longest < 0.2:
-        return min(len(a), len(b)) / longest
-    return 1.0 - levenshtein(a, b) / longest
+    return float(Levenshtein.normalized_similarity(a, b))
 
 
 def exact_match(*, expected: str, text: str) -> MethodScore:

@@ -1,51 +1,70 @@
-"""Ctrl-C during ``arena evaluate``: the run stops at once and leaves no container behind."""
+"""Ctrl-C (SIGINT) and SIGTERM stop `arena evaluate`, `arena pipeline`, `arena dataset check`
+and `arena merge` at any point: while a task image builds, while a sandbox starts, while tests
+run, and while results are stored. Each time: exit status 130 (143 for SIGTERM),
+"interrupted" and no traceback, no container of the run left (looked up by this run's own
+owner label: the engine is shared), no build step left running, nothing partly written.
+
+Every case runs at once, each on its own copy of the fixture task (the matrix costs what its
+slowest case costs); each test then checks one case. How fast each command stops is the
+benchmark's figure (benchmarks/bench_interrupt.py, one case at a time); here a command must
+stop well before its tests would have ended by themselves (the task's 60 s timeout)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 
 import docker
 import pytest
+from support.interrupt import EXIT_STATUS, MATRIX, STORED, Case, Outcome, run_case
 
-from arena_bot.sandbox.docker import OWNER_PID_LABEL, SANDBOX_LABEL
+from arena_bot.dataset import TaskFolder
+from arena_bot.models.evaluation import EvaluationResult
 
 pytestmark = pytest.mark.docker
 
+#: Stopped, not run to the end: the hanging tests would take the task's timeout (60 s).
+STOPPED_WITHIN = 20.0
 
-def test_ctrl_c_stops_and_removes_containers(
-    tmp_path: Path, fixture_task, write_submission, docker_client: docker.DockerClient,
-    base_image: str,
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory, fixture_task: TaskFolder,
+             docker_client: docker.DockerClient, base_image: str) -> dict[str, Outcome]:
+    roots = {case.id: tmp_path_factory.mktemp("interrupt") for case in MATRIX}
+    with ThreadPoolExecutor(max_workers=len(MATRIX)) as pool:
+        done = list(pool.map(
+            lambda case: run_case(case, roots[case.id], fixture_task.root, docker_client,
+                                  base_image), MATRIX))
+    print("\ncommand / phase / signal -> exit status, seconds after the signal, leftovers "
+          f"({len(MATRIX)} at once)")
+    for outcome in done:
+        print(f"  {outcome.line()}")
+    return {outcome.case.id: outcome for outcome in done}
+
+
+@pytest.mark.parametrize("case", MATRIX, ids=[case.id for case in MATRIX])
+def test_signal_stops_the_command_and_leaves_nothing(
+    case: Case, outcomes: dict[str, Outcome]
 ) -> None:
-    root = tmp_path / "root"
-    shutil.copytree(fixture_task.root, root / "dataset" / fixture_task.id)
-    looping = fixture_task.feature(1).gold_patch.read_text().replace(
-        "return a * b", "while True: pass"
-    )
-    folder = write_submission("loop", patches=[looping], runs=2).root
-    shutil.copytree(folder, root / "submissions" / fixture_task.id / "loop")
-    env = {**os.environ, "ARENA_CACHE": str(root / ".arena"), "ARENA_BASE_IMAGE": base_image}
-    process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "arena"), "--root", str(root), "evaluate", "--all",
-         "--jobs", "2"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    mine = {"label": [SANDBOX_LABEL, f"{OWNER_PID_LABEL}={process.pid}"]}
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not docker_client.containers.list(filters=mine):
-        time.sleep(0.2)
-    if not docker_client.containers.list(filters=mine):
-        process.kill()
-        pytest.fail(f"no sandbox started: {process.communicate()[0]}")
-    time.sleep(1.5)  # let the tests start looping
-    process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
-    assert process.returncode == 130, output
-    assert "interrupted" in output and "Traceback" not in output
-    assert docker_client.containers.list(all=True, filters=mine) == []
-    assert not list((root / ".arena").rglob("*.json"))  # nothing half-evaluated was stored
+    outcome = outcomes[case.id]
+    assert outcome.failure is None, outcome.output
+    assert "Traceback" not in outcome.output, outcome.output
+    assert outcome.seconds < STOPPED_WITHIN, outcome.output
+    assert outcome.containers == [] and outcome.build_steps == []
+    root = outcome.root
+    # Nothing partly written: no temporary file anywhere, the expected test ids as they were.
+    assert not list(root.rglob(".tmp-*"))
+    expected = root / "dataset" / "calc-fixture" / "feature1" / "expected_tests.json"
+    assert (expected.read_bytes() if expected.exists() else None) == outcome.expected_before
+    stored = list((root / ".arena").rglob("*.json"))
+    if case.phase == "storing":
+        # Interrupted while storing (or just after): what is stored is whole.
+        assert outcome.status in (0, EXIT_STATUS[case.sig]), outcome.output
+        for path in stored:
+            assert EvaluationResult.model_validate_json(path.read_bytes()).runs
+        assert outcome.status != 0 or len(stored) == STORED
+        return
+    assert outcome.status == EXIT_STATUS[case.sig], outcome.output
+    assert "interrupted" in outcome.output
+    # Stopped before its end: no result, no report, no leaderboard.
+    assert stored == []
+    assert not (root / "report.json").exists() and not (root / "out").exists()

@@ -41,6 +41,36 @@ def test_entity_declarations_are_refused() -> None:
     assert report.cases == [] and "DOCTYPE" in (report.error or "")
 
 
+def test_declarations_are_refused_in_every_encoding() -> None:
+    """Issue 29: a UTF-16 report with an <!ENTITY> got past a search of the raw bytes and the
+    entity expanded into a test name. The parser itself refuses them now."""
+    declared = [
+        '<?xml version="1.0" encoding="{enc}"?><!DOCTYPE t [<!ENTITY x "forged">]>'
+        '<testsuite><testcase name="&x;"/></testsuite>',
+        '<?xml version="1.0" encoding="{enc}"?><!DOCTYPE t SYSTEM "file:///etc/passwd">'
+        '<testsuite><testcase name="a"/></testsuite>',
+        '<?xml version="1.0" encoding="{enc}"?><!DOCTYPE t [<!ENTITY % p SYSTEM '
+        '"http://example.org/x.dtd"> %p;]><testsuite/>',
+        '<?xml version="1.0" encoding="{enc}"?><!DOCTYPE testsuite><testsuite/>',
+    ]
+    for encoding in ("utf-8", "utf-16", "utf-16-le", "utf-16-be"):
+        for text in declared:
+            data = text.format(enc=encoding.removesuffix("-le").removesuffix("-be"))
+            raw = data.encode(encoding)
+            if encoding in ("utf-16-le", "utf-16-be"):  # with a byte order mark
+                raw = ("\ufeff" + data).encode(encoding)
+            report = parse_junit(raw)
+            assert report.cases == [], (encoding, text)
+            assert "DOCTYPE" in (report.error or ""), (encoding, text, report.error)
+    # An encoding the parser does not read is refused too, whatever it declares.
+    assert parse_junit(declared[0].format(enc="utf-32").encode("utf-32")).cases == []
+
+
+def test_a_utf16_report_without_declarations_is_read() -> None:
+    report = parse_junit(PYTEST_REPORT.decode().replace("utf-8", "utf-16").encode("utf-16"))
+    assert report.error is None and len(report.cases) == 4
+
+
 def test_broken_empty_huge_and_truncated_reports() -> None:
     assert "well-formed" in (parse_junit(b"<testsuite><testcase").error or "")
     assert "empty" in (parse_junit(b"  \n").error or "")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena_bot.dataset import TaskFolder
-from arena_bot.evaluation.store import ResultStore, input_key
+from arena_bot.evaluation.store import ResultStore, input_key, write_atomically
 from arena_bot.models.evaluation import EvaluationResult
 
 
@@ -87,3 +87,23 @@ def test_any_image_lookup_picks_the_newest_evaluation_not_the_newest_file(
     older_path = store.save(submission, old_key, make_result(old_key.input_hash))
     os.utime(older_path, (2_000_000_000, 2_000_000_000))  # the older result's file is newest
     assert ResultStore(store.root).lookup(submission, fixture_task) == newer
+
+
+def test_atomic_writes_keep_the_mode_and_leave_no_part(tmp_path: Path, monkeypatch) -> None:
+    """write_atomically (results, expected test ids, merge reports): readable as a plain
+    write's file is, the replaced file's mode kept, nothing left when interrupted."""
+    new = tmp_path / "new.json"
+    write_atomically(new, b"{}")
+    assert (new.read_bytes(), new.stat().st_mode & 0o777) == (b"{}", 0o644)
+    new.chmod(0o640)
+    write_atomically(new, b"[]")
+    assert (new.read_bytes(), new.stat().st_mode & 0o777) == (b"[]", 0o640)
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(new, b"[1]")
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir()] == ["new.json"] and new.read_bytes() == b"[]"
