@@ -85,7 +85,8 @@ def board(generated: Path) -> Leaderboard:
     entries = list(board.entries)
     entries[0] = entries[0].model_copy(update={"contributor": HOSTILE})
     for i in range(0, len(entries), 3):
-        entries[i] = entries[i].model_copy(update={"metrics_level": "transcript-consistent"})
+        entries[i] = entries[i].model_copy(update={"metrics_level": "transcript-consistent",
+                                                    "metrics_reasons": []})
     # One entry held for review (a static flag with file and line, a runtime one) and one
     # cleared by a review file, as the scorer writes them.
     flags = [ReviewFlag(source="static", kind="test-caller-oracle", file="pkg/core.py",
