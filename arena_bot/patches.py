@@ -734,7 +734,7 @@ _PYTEST_KEY = re.compile(
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|\\x([0-9a-fA-F]{2})")
 #: Letters from other scripts that look like Latin ones (the common Cyrillic and Greek
 #: confusables): ``tеsts/`` must not dodge ``tests/*``.
-_CONFUSABLES = str.maketrans(
+CONFUSABLES = _CONFUSABLES = str.maketrans(
     "аеорсухіјѕԁһ"
     "οαρυικντΑΒΕΗΙ"
     "ΚΜΝΟΡΤΧΥАВЕКМ"
@@ -788,6 +788,12 @@ class ProtectedPaths:
     @functools.cached_property
     def _folded_exact(self) -> frozenset[str]:
         return frozenset(fold_path(p) for p in self.exact)
+
+    @property
+    def folded_patterns(self) -> tuple[tuple[str, str, str | None], ...]:
+        """Each pattern, folded, with the folder it protects whole (the harness's hand-over
+        of the workspace applies the same rules inside the sandbox)."""
+        return self._folded_patterns
 
     @functools.cached_property
     def _folded_patterns(self) -> tuple[tuple[str, str, str | None], ...]:

@@ -132,9 +132,11 @@ def _indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def place(text: str, seed: int) -> tuple[str, dict[str, str]]:
+def place(text: str, seed: int, at: tuple[int, int] | None = None
+          ) -> tuple[str, dict[str, str]]:
     """``text`` with the two canaries in, and what was placed: the names of the passing and
-    failing canary and their classes (``""``: a top-level function)."""
+    failing canary and their classes (``""``: a top-level function). ``at`` picks the two
+    places by index into :func:`spots` (tests); else they are drawn from ``seed``."""
     rng = random.Random(seed)
     try:
         tree: ast.Module | None = ast.parse(text)
@@ -148,9 +150,10 @@ def place(text: str, seed: int) -> tuple[str, dict[str, str]]:
     chosen = {}
     inserts: dict[int, list[str]] = {}
     appended: list[str] = []
-    for role in ("pass", "fail"):
+    for number, role in enumerate(("pass", "fail")):
         name = make_name(rng, words, taken)
-        line, kind, cls = rng.choice(places) if places else (0, "", "")
+        line, kind, cls = ((places[at[number]] if at is not None else rng.choice(places))
+                           if places else (0, "", ""))
         chosen[role], chosen[role + "_class"] = name, cls
         if line:
             indent = _indent_of(lines[line - 1]) if kind == "method" else ""
@@ -162,6 +165,11 @@ def place(text: str, seed: int) -> tuple[str, dict[str, str]]:
         else:
             appended.extend(["", "", f"def {name}():",
                              *_body(rng, true=role == "pass", indent="    ")])
+    return _render(lines, inserts, appended, newline), chosen
+
+
+def _render(lines: list[str], inserts: dict[int, list[str]], appended: list[str],
+            newline: str) -> str:
     out: list[str] = []
     for number, original in enumerate(lines, start=1):
         for added in inserts.get(number, []):
@@ -171,7 +179,29 @@ def place(text: str, seed: int) -> tuple[str, dict[str, str]]:
         if out and not out[-1].endswith(("\n", "\r")):
             out[-1] += newline
         out.extend(added + newline for added in appended)
-    return "".join(out), chosen
+    return "".join(out)
+
+
+def place_everywhere(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """``text`` with a canary at every place :func:`spots` finds, all at once (insertions
+    at distinct statement boundaries are independent: what proves one file's every place in
+    one parse); and the ``(class, name)`` of each canary."""
+    tree = ast.parse(text)
+    lines = split_lines(text)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    rng = random.Random(0)
+    taken = _names_in(tree, text)
+    words = _test_words(tree)
+    inserts: dict[int, list[str]] = {}
+    placed: list[tuple[str, str]] = []
+    for line, kind, cls in spots(tree):
+        name = make_name(rng, words, taken)
+        indent = _indent_of(lines[line - 1]) if kind == "method" else ""
+        block = [f"{indent}def {name}({'self' if kind == 'method' else ''}):",
+                 *_body(rng, true=True, indent=indent + "    ")]
+        inserts.setdefault(line, []).extend([*block, *([""] if kind == "method" else ["", ""])])
+        placed.append((cls, name))
+    return _render(lines, inserts, [], newline), placed
 
 
 def main(argv: list[str]) -> int:

@@ -45,14 +45,19 @@ from arena_bot.evaluation.stream import (
     parse_stream,
     plugin_source,
     stream_problem,
+    workspace_source,
 )
 from arena_bot.evaluation.verdict import Canaries, Verdict, decide, without_canaries
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, FeatureStatus, ReviewFlag
 from arena_bot.models.task import ExpectedTests, Task
 from arena_bot.patches import (
+    ALWAYS_PROTECTED_NAMES,
+    ALWAYS_PROTECTED_SUFFIXES,
+    CONFUSABLES,
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
     ProtectedPaths,
+    fold_path,
     parse_patch,
     protected_paths_for,
 )
@@ -305,7 +310,8 @@ def run_feature(
                                                  spec.tests.command)
     junit_path = f"/tmp/arena-results-{secrets.token_hex(8)}/junit.xml"
     prepared = _prepare(sandbox, spec=spec, patch_text=patch_text, tests_patch=tests_patch,
-                        plan=plan, junit_path=junit_path, tests_only=tests_only)
+                        plan=plan, junit_path=junit_path, tests_only=tests_only,
+                        protected=protected)
     status, setup_output = prepared.status, prepared.output
     if status is None or status.error:
         return _result(feature_id, status="timeout" if prepared.timed_out else "error",
@@ -319,6 +325,10 @@ def run_feature(
                                        reason=config_refusal, started=started), flags)
     tests = _TestsRun(outputs=[setup_output.strip()] if setup_output.strip() else [])
     if status.tests_applied and status.apply != "failed":
+        closed = _hand_over(sandbox)
+        if closed is not None:
+            return _result(feature_id, status="error", apply_status=status.apply,
+                           started=started, reason=closed, output=setup_output)
         tests = _run_tests(sandbox, spec=spec, junit_path=junit_path, outputs=tests.outputs)
     result = _feature_result(
         sandbox, feature_id=feature_id, apply_status=status.apply,
@@ -359,9 +369,46 @@ class _Prepared:
     timed_out: bool
 
 
+#: The list of files handed to the tester (written by the owner; /tmp is sticky, so the
+#: tester can neither change nor replace it).
+_HANDOVER_LIST = "/tmp/arena-handover.list"
+
+
+def protected_rules(protected: ProtectedPaths) -> bytes:
+    """``protected`` as data for ``workspace.py`` (folded as the host folds)."""
+    return json.dumps({
+        "exact": sorted(fold_path(p) for p in protected.exact),
+        "patterns": [[folded, whole] for _, folded, whole in protected.folded_patterns],
+        "names": sorted(ALWAYS_PROTECTED_NAMES),
+        "suffixes": list(ALWAYS_PROTECTED_SUFFIXES),
+        "confusables": {str(k): v for k, v in CONFUSABLES.items()},
+    }).encode()
+
+
+def _hand_over(sandbox: Sandbox) -> str | None:
+    """Give the tests a writable workspace (:mod:`.workspace`): every file no rule protects
+    becomes the tester's, the folders stay closed. ``None``, or why the repository could not
+    be closed again (then no test runs)."""
+    script = f"python3 -I -S {HARNESS_DIR}/workspace.py"
+    args = f"{HARNESS_DIR}/protected.json {_HANDOVER_LIST}"
+    opened = sandbox.exec(["sh", "-c", f"command -v python3 >/dev/null || exit 0; "
+                           f"{script} open {args}"], timeout=GIT_TIMEOUT, workdir=REPO_DIR)
+    if opened.exit_code == 0 and not opened.timed_out:
+        # No submitted code has run yet; the tester's leftovers are killed (reaped).
+        sandbox.exec(["sh", "-c", reaped(f"[ -f {_HANDOVER_LIST} ] && {script} adopt {args}")],
+                     timeout=GIT_TIMEOUT, workdir=REPO_DIR, user="tester")
+    # Whatever happened above, every folder the list names is closed again (a failed
+    # `open` leaves the files the owner's: read-only, as without the hand-over).
+    closed = sandbox.exec(["sh", "-c", f"[ ! -f {_HANDOVER_LIST} ] || {script} close {args}"],
+                          timeout=GIT_TIMEOUT, workdir=REPO_DIR)
+    if closed.exit_code != 0 or closed.timed_out:
+        return "the harness could not close the repository's folders before the tests"
+    return None
+
+
 def _prepare(
     sandbox: Sandbox, *, spec: Task, patch_text: str, tests_patch: bytes,
-    plan: CanaryPlan | None, junit_path: str, tests_only: bool,
+    plan: CanaryPlan | None, junit_path: str, tests_only: bool, protected: ProtectedPaths,
 ) -> _Prepared:
     """Write the harness's files and run ``harness.sh setup`` as the owner, before any
     submitted code: reset, both patches, the canaries, the results folder."""
@@ -375,6 +422,8 @@ def _prepare(
     files = {"harness.sh": harness_script(), "submission.patch": patch_text.encode("utf-8"),
              "arena_stream.py": plugin_source(),
              "canary_place.py": canary_source(),
+             "workspace.py": workspace_source(),
+             "protected.json": protected_rules(protected),
              # Imported by `site` at start-up: holds the repository's path entries back
              # until the plugin is loaded (a patch cannot shadow pytest from PYTHONPATH).
              "sitecustomize.py": gate_source(REPO_DIR),

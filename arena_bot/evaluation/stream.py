@@ -45,6 +45,11 @@ def canary_source() -> bytes:
     return resources.files("arena_bot.evaluation").joinpath("canary_place.py").read_bytes()
 
 
+def workspace_source() -> bytes:
+    """The workspace hand-over's source (:mod:`.workspace`), copied into ``/arena``."""
+    return resources.files("arena_bot.evaluation").joinpath("workspace.py").read_bytes()
+
+
 def gate_source(repo: str) -> bytes:
     """The start-up gate's source for a repository checked out at ``repo``, copied into
     ``/arena`` as ``sitecustomize.py``."""
