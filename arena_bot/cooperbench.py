@@ -82,23 +82,17 @@ open(os.path.join(d, 'arena-task.pth'), 'a').write(sys.argv[1] + '\\\\n')" \\
 
 def wheel_steps(folders: tuple[str, ...] = (".",)) -> str:
     """Dockerfile steps installing the task's wheelhouse (``wheels/``: the wheels its
-    ``wheels.txt`` names, put there by the image build on the host) with ``--no-index``, then
-    each of ``folders`` editable without dependencies: no network inside the build."""
-    quoted = " ".join(shlex.quote(folder) for folder in folders)
-    return f"""\
+    ``wheels.txt`` names, put there by the image build on the host) with ``--no-index``,
+    then :func:`install_steps` (the project editable, its build backend now installed): no
+    network inside the build."""
+    return """\
 # Dependencies from the wheelhouse the host fetched (wheels.txt; `pip install --no-index`).
 COPY wheels /opt/arena/wheels
-RUN command -v python >/dev/null || ln -s "$(command -v python3)" /usr/local/bin/python
-RUN set -e; pip=$(ls /opt/arena/wheels/pip-*.whl | head -n 1); \\
-    python3 "$pip/pip" install --quiet --no-index --find-links /opt/arena/wheels \\
-        --break-system-packages --root-user-action=ignore -r /opt/arena/wheels/wheels.txt; \\
-    for project in {quoted}; do \\
-        cd "/workspace/repo/$project"; \\
-        python3 -m pip install --quiet --no-index --find-links /opt/arena/wheels \\
-            --break-system-packages --root-user-action=ignore --no-deps -e .; \\
-    done; \\
-    chown -R 1000:1000 /workspace
-"""
+RUN pip=$(ls /opt/arena/wheels/pip-*.whl | head -n 1) \\
+    && python3 "$pip/pip" install --quiet --no-index --find-links /opt/arena/wheels \\
+        --break-system-packages --root-user-action=ignore -r /opt/arena/wheels/wheels.txt
+ENV PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore
+""" + install_steps(folders)
 
 
 #: The steps for a runner that installs the repository root (the common case).

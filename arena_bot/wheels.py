@@ -55,6 +55,9 @@ def resolve_wheels(projects: list[Path], *, dest: Path) -> list[str]:
     ``name==version`` lines. A missing wheel is a DatasetError naming the package."""
     requirements = ["pip", *TEST_TOOLS]
     for project in projects:
+        if not any((project / name).is_file()
+                   for name in ("pyproject.toml", "setup.py", "setup.cfg")):
+            continue  # no packaging: made importable by a .pth line, nothing to resolve
         requirements.extend(build_requires(project))
         requirements.append(f"{project}[test]")
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
