@@ -789,12 +789,6 @@ class ProtectedPaths:
     def _folded_exact(self) -> frozenset[str]:
         return frozenset(fold_path(p) for p in self.exact)
 
-    @property
-    def folded_patterns(self) -> tuple[tuple[str, str, str | None], ...]:
-        """Each pattern, folded, with the folder it protects whole (the harness's hand-over
-        of the workspace applies the same rules inside the sandbox)."""
-        return self._folded_patterns
-
     @functools.cached_property
     def _folded_patterns(self) -> tuple[tuple[str, str, str | None], ...]:
         """Each pattern with its folded glob and, for ``folder/*`` and ``folder/**``, the

@@ -378,7 +378,6 @@ def protected_rules(protected: ProtectedPaths) -> bytes:
     """``protected`` as data for ``workspace.py`` (folded as the host folds)."""
     return json.dumps({
         "exact": sorted(fold_path(p) for p in protected.exact),
-        "patterns": [[folded, whole] for _, folded, whole in protected.folded_patterns],
         "names": sorted(ALWAYS_PROTECTED_NAMES),
         "suffixes": list(ALWAYS_PROTECTED_SUFFIXES),
         "confusables": {str(k): v for k, v in CONFUSABLES.items()},

@@ -16,26 +16,23 @@ protected is handed to the tester, in three steps no submitted code runs between
 
 Protected, so never handed over (RULES: the host's :class:`~arena_bot.patches.ProtectedPaths`
 as data, compared folded as the host folds): every file a tests patch touches, the names and
-suffixes protected everywhere (``conftest.py``, ``.pth``...), Python files under the task's
-protected patterns and in any folder holding a test module or ``conftest.py`` (helpers the
-tests import), ``.git`` and the project's configuration files. Data files under the
-protected patterns (templates, fixtures) are handed over: patches cannot change them, the
-tests may (a known limit: so may code under test while the tests run).
+suffixes protected everywhere (``conftest.py``, ``.pth``...), every Python file (code
+stays exactly as the harness set it: the submission's and the tests' alike), ``.git`` and
+the project's configuration files. Data files, also under the task's protected patterns
+(templates, fixtures), are handed over: patches cannot change them, the tests may (a known
+limit: so may code under test while the tests run).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
-import re
 import shutil
 import stat
 import subprocess
 import sys
 import unicodedata
 
-_TEST_NAME = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
 _PYTHON = (".py", ".pyc", ".pyi", ".pth", ".pyx", ".so")
 _CONFIG = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "noxfile.py")
 
@@ -44,14 +41,13 @@ def _fold(path: str, confusables: dict[int, str]) -> str:
     return unicodedata.normalize("NFKC", path).translate(confusables).casefold()
 
 
-def protected(path: str, rules: dict[str, object], test_folders: set[str]) -> bool:
+def protected(path: str, rules: dict[str, object]) -> bool:
     """Whether ``path`` (repository-relative) stays the owner's."""
     parts = path.split("/")
-    folder = "/".join(parts[:-1])
     if parts[0] == ".git" or parts[-1] in _CONFIG:
         return True
-    if path.endswith(_PYTHON) and folder in test_folders:
-        return True
+    if path.endswith(_PYTHON):
+        return True  # code stays as the harness set it (only data is the tests' to touch)
     confusables = {int(k): v for k, v in rules["confusables"].items()}  # type: ignore[attr-defined]
     folded = _fold(path, confusables)
     if folded in rules["exact"]:  # type: ignore[operator]
@@ -59,16 +55,9 @@ def protected(path: str, rules: dict[str, object], test_folders: set[str]) -> bo
     for part in folded.split("/"):
         if part in rules["names"] or part.endswith(tuple(rules["suffixes"])):  # type: ignore[operator,arg-type]
             return True
-    if not path.endswith(_PYTHON):
-        # Data under the task's protected patterns (templates, fixtures) is the tests' to
-        # touch, as upstream: patches cannot change it, the tests may (known limit: code
-        # under test may too while they run).
-        return False
-    for pattern, whole in rules["patterns"]:  # type: ignore[attr-defined]
-        if fnmatch.fnmatchcase(folded, pattern):
-            return True
-        if whole is not None and (folded == whole or folded.startswith(whole + "/")):
-            return True
+    # Data under the task's protected patterns (templates, fixtures) is the tests' to touch,
+    # as upstream: patches cannot change it, the tests may (a known limit: code under test
+    # may too while they run).
     return False
 
 
@@ -76,9 +65,7 @@ def handed_over(rules: dict[str, object]) -> list[str]:
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
                              "--exclude-standard"], capture_output=True, check=True).stdout
     paths = sorted({p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p})
-    test_folders = {"/".join(p.split("/")[:-1]) for p in paths
-                    if _TEST_NAME.match(p.rsplit("/", 1)[-1])}
-    return [p for p in paths if "\n" not in p and not protected(p, rules, test_folders)
+    return [p for p in paths if "\n" not in p and not protected(p, rules)
             and os.path.isfile(p) and not os.path.islink(p)]
 
 
