@@ -162,3 +162,10 @@ def test_a_skip_counts_only_where_gold_passed_the_id() -> None:
     # of `arena dataset check` (skips_fail=False) do not count it.
     assert not decide(**common, report=skip_report("skipped")).passed  # type: ignore[arg-type]
     assert decide(**common, report=skip_report("skipped"), skips_fail=False).passed  # type: ignore[arg-type]
+
+
+def test_a_canary_given_parameters_by_an_autouse_fixture_is_still_the_canary() -> None:
+    canaries = Canaries(must_pass="tests.test_a::test_x_y", must_fail="tests.test_a::test_y_x")
+    assert canaries.is_canary("tests.test_a::test_y_x[sqlite]")
+    assert not canaries.is_canary("tests.test_a::test_y_x_z")
+    assert not canaries.is_canary("tests.test_b::test_y_x[sqlite]")
