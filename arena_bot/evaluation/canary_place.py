@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import random
 import re
+import stat
 import sys
 import tokenize
 from io import BytesIO
@@ -204,16 +206,69 @@ def place_everywhere(text: str) -> tuple[str, list[tuple[str, str]]]:
     return _render(lines, inserts, [], newline), placed
 
 
-def main(argv: list[str]) -> int:
-    path, seed = argv[1], int(argv[2])
+def _skips_whole_module(text: str) -> bool:
+    """Whether the module skips or marks all its tests at once (``pytestmark``, a top-level
+    ``importorskip`` or ``skip``): canaries there would share that fate."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                   else [])
+        if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+            return True
+        for call in ast.walk(node) if not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and call.func.attr in ("importorskip", "skip")):
+                return True
+    return False
+
+
+def _read(path: str) -> tuple[str, str] | None:
+    """The text of the regular file ``path`` and its encoding (``None``: not a regular
+    file)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
     with open(path, "rb") as handle:
         data = handle.read()
     try:
         encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-        text = data.decode(encoding)
+        return data.decode(encoding), encoding
     except (SyntaxError, UnicodeDecodeError, LookupError):
-        encoding, text = "utf-8", data.decode("utf-8", errors="surrogateescape")
+        return data.decode("utf-8", errors="surrogateescape"), "utf-8"
+
+
+def choose_target(paths: list[str], seed: int) -> str | None:
+    """The file the canaries go into: in an order drawn from ``seed``, the first regular
+    file that does not skip or mark its whole module, else the first regular file."""
+    order = list(paths)
+    random.Random(seed ^ 0x5EED).shuffle(order)
+    readable = [p for p in order if _read(p) is not None]
+    for path in readable:
+        read = _read(path)
+        if read is not None and not _skips_whole_module(read[0]):
+            return path
+    return readable[0] if readable else None
+
+
+def main(argv: list[str]) -> int:
+    paths, seed = [p for p in argv[1].split("\n") if p], int(argv[2])
+    path = choose_target(paths, seed)
+    if path is None:
+        print(f"the canary target {argv[1]!r} is not a regular file")
+        return 1
+    read = _read(path)
+    assert read is not None
+    text, encoding = read
     placed, chosen = place(text, seed)
+    chosen["target"] = path
     with open(path, "r+b") as handle:  # in place: the file keeps its inode and mode
         handle.write(placed.encode(encoding, errors="surrogateescape"))
         handle.truncate()

@@ -101,19 +101,22 @@ class CanaryPlan:
     """Where this run's canary tests go (their names are chosen in the sandbox from the
     target file's own tests: :mod:`.canary_place`, reported in the harness's status)."""
 
-    target: str  # repository-relative test file the canaries go into
+    #: Repository-relative test files the canaries may go into (the sandbox picks one).
+    targets: tuple[str, ...]
     seed: int
     #: Stems of every Python test file of the tests patch (the feature's own tests).
     modules: frozenset[str] = frozenset()
 
     def canaries(self, placed: dict[str, str] | None) -> Canaries | None:
         """The two canaries' JUnit ids from what the placement reported (``None``: none)."""
-        if not placed or not placed.get("pass") or not placed.get("fail"):
+        if (not placed or not placed.get("pass") or not placed.get("fail")
+                or placed.get("target") not in self.targets):
             return None
+        target = placed["target"]
 
         def case_id(role: str) -> str:
             cls = placed.get(f"{role}_class") or ""
-            return junit_id("::".join(part for part in (self.target, cls, placed[role])
+            return junit_id("::".join(part for part in (target, cls, placed[role])
                                       if part))
 
         return Canaries(must_pass=case_id("pass"), must_fail=case_id("fail"))
@@ -214,9 +217,10 @@ def _collected(path: str, named: list[str] | None) -> bool:
 
 
 def plan_canaries(tests_patch: str, command: str = "") -> CanaryPlan | None:
-    """Where the two canary tests go: a Python test file the tests patch creates or changes
-    and the test command collects (chosen at random among them; else a test file the
-    command names), or ``None`` when there is none (no canaries)."""
+    """Where the two canary tests may go: the Python test files the tests patch creates or
+    changes and the test command collects (else the test files the command names; the
+    sandbox picks one at random that does not skip its whole module), or ``None`` when there
+    is none (no canaries)."""
     patch = parse_patch(tests_patch, max_bytes=DATASET_PATCH_BYTES, max_lines=DATASET_PATCH_LINES)
     targets = [
         f.new_path for f in patch.files
@@ -230,8 +234,7 @@ def plan_canaries(tests_patch: str, command: str = "") -> CanaryPlan | None:
         collected = [p for p in named if _TEST_FILE.match(PurePosixPath(p).name)]
     if not collected:
         collected = targets
-    return CanaryPlan(target=collected[secrets.randbelow(len(collected))],
-                      seed=secrets.randbelow(2**62),
+    return CanaryPlan(targets=tuple(collected), seed=secrets.randbelow(2**62),
                       modules=frozenset(PurePosixPath(t).stem for t in targets))
 
 
@@ -411,7 +414,7 @@ def _prepare(
 ) -> _Prepared:
     """Write the harness's files and run ``harness.sh setup`` as the owner, before any
     submitted code: reset, both patches, the canaries, the results folder."""
-    canary_args = ["-", "0"] if plan is None else [plan.target, str(plan.seed)]
+    canary_args = ["-", "0"] if plan is None else ["\n".join(plan.targets), str(plan.seed)]
     tests_arg = f"{HARNESS_DIR}/tests.patch"
     if not tests_patch:
         tests_arg = "-"

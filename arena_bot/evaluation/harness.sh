@@ -32,9 +32,9 @@ canary() {
   # two random places of the file's own shape, named from its own tests' words
   # (/arena/canary_place.py: parsed with ast, so a canary only ever goes at a statement
   # boundary before a test and its decorators). The names chosen go into the status.
+  # $1: the candidate files, one a line (the script picks one that runs all its tests).
   [ "$1" = "-" ] && return 0
-  [ -f "$1" ] && [ ! -L "$1" ] || { echo "the canary target $1 is not a regular file"; return 1; }
-  placed=$(python3 -I -S /arena/canary_place.py "$1" "${2:-0}") || return 1
+  placed=$(python3 -I -S /arena/canary_place.py "$1" "${2:-0}") || { echo "$placed"; return 1; }
   CANARIES=${placed#arena-canaries }
 }
 

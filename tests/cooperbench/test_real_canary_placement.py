@@ -106,7 +106,7 @@ def test_canary_placement_on_every_real_test_file(real: tuple[Path, Path],
                            check=True, capture_output=True)
             # The canaries go into a file the command collects.
             plan = plan_canaries((feature / "tests.patch").read_text(), command)
-            assert plan is not None and plan.target in named, (feature, plan)
+            assert plan is not None and set(plan.targets) <= set(named), (feature, plan)
             for path in sorted(work.rglob("*.py")):
                 if not (path.name.startswith("test_") or path.name.endswith("_test.py")):
                     continue
@@ -142,8 +142,8 @@ def test_the_target_is_collected_even_when_the_patch_starts_with_another_file() 
         f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-x\n+y\n"
         for p in ("tests/test_basic.py", "tests/test_options.py"))
     command = "python -m pytest tests/test_arguments.py tests/test_options.py -v"
-    targets = {plan.target for plan in (plan_canaries(patch, command) for _ in range(30))
-               if plan is not None}
+    plan = plan_canaries(patch, command)
+    targets = set(plan.targets) if plan is not None else set()
     assert targets == {"tests/test_options.py"}
     assert PurePosixPath("tests/test_basic.py").name not in {PurePosixPath(t).name
                                                              for t in targets}

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from arena_bot.evaluation.canary_place import place, spots
+from arena_bot.evaluation.canary_place import choose_target, place, spots
 from arena_bot.evaluation.harness import collected_paths, plan_canaries
 from arena_bot.evaluation.junit import JUnitReport
 from arena_bot.evaluation.stream import junit_id
@@ -111,12 +111,28 @@ def test_the_test_command_decides_which_files_can_hold_canaries() -> None:
     patch = "".join(
         f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-x\n+y\n"
         for p in ("tests/test_other.py", "tests/test_options.py"))
-    for _ in range(20):
-        plan = plan_canaries(patch, "python -m pytest tests/test_options.py -v")
-        assert plan is not None and plan.target == "tests/test_options.py"
+    plan = plan_canaries(patch, "python -m pytest tests/test_options.py -v")
+    assert plan is not None and plan.targets == ("tests/test_options.py",)
+    plan = plan_canaries(patch, "python -m pytest tests -v")
+    assert plan is not None and plan.targets == ("tests/test_other.py", "tests/test_options.py")
     # Nothing of the tests patch is collected: a file the command names takes them.
     plan = plan_canaries(patch, "python -m pytest tests/test_imports.py")
-    assert plan is not None and plan.target == "tests/test_imports.py"
+    assert plan is not None and plan.targets == ("tests/test_imports.py",)
+
+
+def test_the_sandbox_picks_a_target_that_runs_all_its_tests(tmp_path) -> None:
+    skipped = tmp_path / "test_skipped.py"
+    skipped.write_text("import pytest\npytestmark = pytest.mark.skipif(True, reason='x')\n\n"
+                       "def test_a():\n    pass\n")
+    optional = tmp_path / "test_optional.py"
+    optional.write_text("import pytest\nnp = pytest.importorskip('numpy')\n\n"
+                        "def test_b():\n    pass\n")
+    plain = tmp_path / "test_plain.py"
+    plain.write_text("def test_c():\n    pass\n")
+    paths = [str(skipped), str(optional), str(plain), str(tmp_path / "missing.py")]
+    assert {choose_target(paths, seed) for seed in range(30)} == {str(plain)}
+    assert choose_target([str(skipped)], 1) == str(skipped)  # nothing better: still placed
+    assert choose_target([str(tmp_path / "missing.py")], 1) is None
 
 
 def test_ids_with_colons_in_parameters_are_kept_whole() -> None:

@@ -45,13 +45,14 @@ def test_the_canaries_go_where_the_host_puts_them(engine: DockerEngine,
             reported, _, text = run.output.partition("----\n")
             expected_text, chosen = place(FILES[name], seed)
             assert text == expected_text, (name, seed)
-            assert json.loads(reported) == chosen
+            assert json.loads(reported) == {**chosen, "target": f"/tmp/test_{name}.py"}
 
 
 def test_a_target_that_is_not_a_regular_file_is_refused(engine: DockerEngine,
                                                         base_image: str) -> None:
     with engine.open(base_image, limits=SandboxLimits()) as sandbox:
-        sandbox.write_files({"harness.sh": harness_script()}, directory=HARNESS_DIR)
+        sandbox.write_files({"harness.sh": harness_script(), "canary_place.py": canary_source()},
+                            directory=HARNESS_DIR)
         run = sandbox.exec(["sh", "-c", "ln -s /etc/passwd /tmp/test_x.py && "
                             "sh /arena/harness.sh canary /tmp/test_x.py 0"], timeout=30)
     assert run.exit_code != 0 and "not a regular file" in run.output
