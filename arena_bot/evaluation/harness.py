@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fnmatch
 import json
 import re
 import secrets
@@ -192,28 +193,35 @@ _NO_REPORT = "the test command wrote no JUnit report to $ARENA_JUNIT"
 
 
 def collected_paths(command: str) -> list[str] | None:
-    """The repository paths a pytest command names (files and folders, ``::`` selectors
-    dropped), or ``None`` when it names none (pytest then collects its configured
-    ``testpaths`` or the whole tree: every test file counts)."""
+    """The repository paths (or glob patterns) a pytest command names, files and folders,
+    ``::`` selectors dropped and a ``cd DIR`` before them prefixed; ``None`` when it names
+    none (pytest then collects its configured ``testpaths`` or the whole tree: every test
+    file counts)."""
     try:
         words = shlex.split(command, comments=True)
     except ValueError:
         return None
     paths = []
-    for word in words:
-        if word.startswith("-") or "=" in word or word in ("&&", "||", ";", "|"):
+    folder = ""
+    for index, word in enumerate(words):
+        if index and words[index - 1] == "cd":
+            folder = "" if word.startswith("/") else word.removeprefix("./").rstrip("/")
+            continue
+        if word.startswith("-") or "=" in word or word in ("&&", "||", ";", "|", "cd"):
             continue
         path = word.split("::", 1)[0].removeprefix("./").rstrip("/")
         if path.endswith(".py") or (("/" in path or path in ("tests", "test", "testing"))
                                     and not path.startswith(("/", "$"))):
-            paths.append(path)
+            paths.append(f"{folder}/{path}" if folder else path)
     return paths or None
 
 
 def _collected(path: str, named: list[str] | None) -> bool:
     if named is None:
         return True
-    return any(path == item or path.startswith(item + "/") for item in named)
+    return any(path == item or path.startswith(item + "/")
+               or (any(c in item for c in "*?[") and fnmatch.fnmatchcase(path, item))
+               for item in named)
 
 
 def plan_canaries(tests_patch: str, command: str = "") -> CanaryPlan | None:
@@ -231,7 +239,8 @@ def plan_canaries(tests_patch: str, command: str = "") -> CanaryPlan | None:
     named = collected_paths(command)
     collected = [t for t in targets if _collected(t, named)]
     if not collected and named is not None:
-        collected = [p for p in named if _TEST_FILE.match(PurePosixPath(p).name)]
+        collected = [p for p in named if _TEST_FILE.match(PurePosixPath(p).name)
+                     and not any(c in p for c in "*?[")]
     if not collected:
         collected = targets
     return CanaryPlan(targets=tuple(collected), seed=secrets.randbelow(2**62),

@@ -108,6 +108,13 @@ def test_the_test_command_decides_which_files_can_hold_canaries() -> None:
         "tests/test_a.py", "tests/b"]
     assert collected_paths('python -m pytest --junitxml="$ARENA_JUNIT" -v') is None
     assert collected_paths("pytest tests/test_a.py::test_x") == ["tests/test_a.py"]
+    assert collected_paths("cd pkg-core && python -m pytest tests/test_*.py -v") == [
+        "pkg-core/tests/test_*.py"]
+    glob_patch = ("diff --git a/pkg-core/tests/test_n.py b/pkg-core/tests/test_n.py\n"
+                  "--- a/pkg-core/tests/test_n.py\n+++ b/pkg-core/tests/test_n.py\n"
+                  "@@ -1 +1 @@\n-x\n+y\n")
+    plan = plan_canaries(glob_patch, "cd pkg-core && python -m pytest tests/test_*.py -v")
+    assert plan is not None and plan.targets == ("pkg-core/tests/test_n.py",)
     patch = "".join(
         f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-x\n+y\n"
         for p in ("tests/test_other.py", "tests/test_options.py"))
