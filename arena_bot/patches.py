@@ -737,7 +737,7 @@ _PYTEST_KEY = re.compile(
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|\\x([0-9a-fA-F]{2})")
 #: Letters from other scripts that look like Latin ones (the common Cyrillic and Greek
 #: confusables): ``tеsts/`` must not dodge ``tests/*``.
-_CONFUSABLES = str.maketrans(
+CONFUSABLES = _CONFUSABLES = str.maketrans(
     "аеорсухіјѕԁһ"
     "οαρυικντΑΒΕΗΙ"
     "ΚΜΝΟΡΤΧΥАВЕКМ"

@@ -26,6 +26,9 @@ def dataset() -> None:
               "runner.sh's test step.")
 @click.option("--id", "task_id", default=None, help="Task id (default: <repo>-task<N>).")
 @click.option("--force", is_flag=True, help="Replace a task of the same id already there.")
+@click.option("--wheels/--no-wheels", default=True, show_default=True,
+              help="Resolve the project's dependencies on the host into wheels.txt (needs the "
+              "package index at import and at the first image build).")
 @click.option("--dest", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Dataset folder to write into (default: dataset/).")
 @click.pass_obj
@@ -36,6 +39,7 @@ def import_cooperbench(
     test_command: str | None,
     task_id: str | None,
     force: bool,
+    wheels: bool,
     dest: Path | None,
 ) -> None:
     """Turn the CooperBench task folder TASK_DIR into a task of this project."""
@@ -47,7 +51,7 @@ def import_cooperbench(
                    f"/{task_dir.resolve().name}; choose another with --id)")
     replacing = force and (folder / task_id).exists()
     task = import_task(task_dir, dest=folder, source=source, test_command=test_command,
-                       task_id=task_id, force=force)
+                       task_id=task_id, force=force, wheels=wheels)
     if replacing:
         click.echo(f"replaced the existing task {task.id} (--force)")
     click.echo(f"imported {task_dir} as {task.root}")
@@ -83,6 +87,8 @@ def check(
         ids, feature_id = checked.check.expected, checked.check.feature
         click.echo(f"{checked.task.id} feature {feature_id}: {len(ids.fail_to_pass)} "
                    f"fail-to-pass, {len(ids.pass_to_pass)} pass-to-pass, {len(ids.flaky)} flaky")
+        for note in checked.check.notes:
+            click.echo(f"  note: {note}")
         for problem in checked.check.problems:
             click.echo(f"  problem: {problem}")
         failing += bool(checked.check.problems)

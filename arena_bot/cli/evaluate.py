@@ -43,9 +43,9 @@ def evaluate(
 
     Prints one line per run and feature, under it each failing test with the first line of
     its assertion (or the error that kept the tests from running), and stores an
-    EvaluationResult JSON per submission under the cache (same inputs: reused). Failing
-    tests are results: the exit status is 0 whenever evaluation ran, 1 for bad input, 2 for
-    a wrong call.
+    EvaluationResult JSON per submission under the cache (same inputs: reused). Like
+    pytest, the exit status is 0 when every feature run passed, 1 otherwise (a feature that
+    did not pass, or bad input; the last line says which), 2 for a wrong call.
     """
     if all_ == bool(paths):
         raise UsageError("give SUBMISSION paths or --all (one of the two)")
@@ -54,7 +54,17 @@ def evaluate(
             raise UsageError("no submissions/ folder here", path=settings.submissions_dir,
                              hint="run from the repository root or pass --root")
         paths = (settings.submissions_dir,)
-    run_evaluation(
+    outcomes = run_evaluation(
         settings, find_submission_folders(list(paths)), jobs=jobs, base_image=base_image,
         force=force, verbose=verbose,
     )
+    runs = [(outcome, feature) for outcome in outcomes for run in outcome.result.runs
+            for feature in run.tested_features]
+    failed = [(outcome, feature) for outcome, feature in runs if not feature.passed]
+    if failed:
+        shown = ", ".join(f"{outcome.submission.root.name} feature {feature.feature} "
+                          f"{feature.status}" for outcome, feature in failed[:5])
+        more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
+        click.echo(f"{len(failed)} of {len(runs)} feature run(s) did not pass: {shown}{more}")
+        raise SystemExit(1)
+    click.echo(f"all {len(runs)} feature run(s) passed")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fnmatch
 import json
 import re
 import secrets
@@ -40,18 +41,25 @@ from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, c
 from arena_bot.evaluation.stream import (
     STREAM_LOST,
     Stream,
+    canary_source,
     gate_source,
+    junit_id,
     parse_stream,
     plugin_source,
     stream_problem,
+    workspace_source,
 )
 from arena_bot.evaluation.verdict import Canaries, Verdict, decide, without_canaries
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, FeatureStatus, ReviewFlag
 from arena_bot.models.task import ExpectedTests, Task
 from arena_bot.patches import (
+    ALWAYS_PROTECTED_NAMES,
+    ALWAYS_PROTECTED_SUFFIXES,
+    CONFUSABLES,
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
     ProtectedPaths,
+    fold_path,
     parse_patch,
     protected_paths_for,
 )
@@ -92,13 +100,28 @@ _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 
 @dataclass(frozen=True)
 class CanaryPlan:
-    """Where this run's canary tests go and what they are called."""
+    """Where this run's canary tests go (their names are chosen in the sandbox from the
+    target file's own tests: :mod:`.canary_place`, reported in the harness's status)."""
 
-    canaries: Canaries
-    target: str  # repository-relative test file the snippet is appended to
-    snippet: str
+    #: Repository-relative test files the canaries may go into (the sandbox picks one).
+    targets: tuple[str, ...]
+    seed: int
     #: Stems of every Python test file of the tests patch (the feature's own tests).
     modules: frozenset[str] = frozenset()
+
+    def canaries(self, placed: dict[str, str] | None) -> Canaries | None:
+        """The two canaries' JUnit ids from what the placement reported (``None``: none)."""
+        if (not placed or not placed.get("pass") or not placed.get("fail")
+                or placed.get("target") not in self.targets):
+            return None
+        target = placed["target"]
+
+        def case_id(role: str) -> str:
+            cls = placed.get(f"{role}_class") or ""
+            return junit_id("::".join(part for part in (target, cls, placed[role])
+                                      if part))
+
+        return Canaries(must_pass=case_id("pass"), must_fail=case_id("fail"))
 
 
 def reaped(command: str, *, report: ReportTrailer | None = None) -> str:
@@ -170,9 +193,43 @@ class ReportTrailer:
 _NO_REPORT = "the test command wrote no JUnit report to $ARENA_JUNIT"
 
 
-def plan_canaries(tests_patch: str) -> CanaryPlan | None:
-    """Two canary tests with fresh random names, appended to the first Python test file the
-    feature's tests patch creates or changes (``None`` when it has none: no canaries)."""
+def collected_paths(command: str) -> list[str] | None:
+    """The repository paths (or glob patterns) a pytest command names, files and folders,
+    ``::`` selectors dropped and a ``cd DIR`` before them prefixed; ``None`` when it names
+    none (pytest then collects its configured ``testpaths`` or the whole tree: every test
+    file counts)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return None
+    paths = []
+    folder = ""
+    for index, word in enumerate(words):
+        if index and words[index - 1] == "cd":
+            folder = "" if word.startswith("/") else word.removeprefix("./").rstrip("/")
+            continue
+        if word.startswith("-") or "=" in word or word in ("&&", "||", ";", "|", "cd"):
+            continue
+        path = word.split("::", 1)[0].removeprefix("./").rstrip("/")
+        if path.endswith(".py") or (("/" in path or path in ("tests", "test", "testing"))
+                                    and not path.startswith(("/", "$"))):
+            paths.append(f"{folder}/{path}" if folder else path)
+    return paths or None
+
+
+def _collected(path: str, named: list[str] | None) -> bool:
+    if named is None:
+        return True
+    return any(path == item or path.startswith(item + "/")
+               or (any(c in item for c in "*?[") and fnmatch.fnmatchcase(path, item))
+               for item in named)
+
+
+def plan_canaries(tests_patch: str, command: str = "") -> CanaryPlan | None:
+    """Where the two canary tests may go: the Python test files the tests patch creates or
+    changes and the test command collects (else the test files the command names; the
+    sandbox picks one at random that does not skip its whole module), or ``None`` when there
+    is none (no canaries)."""
     patch = parse_patch(tests_patch, max_bytes=DATASET_PATCH_BYTES, max_lines=DATASET_PATCH_LINES)
     targets = [
         f.new_path for f in patch.files
@@ -180,14 +237,14 @@ def plan_canaries(tests_patch: str) -> CanaryPlan | None:
     ]
     if not targets:
         return None
-    # Names look like any other test: nothing marks them as the harness's.
-    canaries = Canaries(must_pass=f"test_{secrets.token_hex(6)}",
-                        must_fail=f"test_{secrets.token_hex(6)}")
-    snippet = (
-        f"\n\ndef {canaries.must_pass}():\n    assert {secrets.randbelow(1000) + 1}\n"
-        f"\n\ndef {canaries.must_fail}():\n    assert {secrets.randbelow(1000) + 1} < 0\n"
-    )
-    return CanaryPlan(canaries=canaries, target=targets[0], snippet=snippet,
+    named = collected_paths(command)
+    collected = [t for t in targets if _collected(t, named)]
+    if not collected and named is not None:
+        collected = [p for p in named if _TEST_FILE.match(PurePosixPath(p).name)
+                     and not any(c in p for c in "*?[")]
+    if not collected:
+        collected = targets
+    return CanaryPlan(targets=tuple(collected), seed=secrets.randbelow(2**62),
                       modules=frozenset(PurePosixPath(t).stem for t in targets))
 
 
@@ -233,6 +290,7 @@ def run_feature(
     protected: ProtectedPaths | None = None,
     tests_only: bool = False,
     judge_expected: bool = True,
+    with_tests: bool = True,
 ) -> FeatureResult:
     """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox``.
 
@@ -242,7 +300,8 @@ def run_feature(
     owner wrote. ``judge_expected=False`` ignores the recorded expected ids (``arena dataset
     check``, which records them, reads raw outcomes). ``tests_only`` (dataset checks) runs
     the tests on the bare base commit: ``patch_text`` is ignored, the apply status is
-    ``missing``.
+    ``missing``; with ``with_tests=False`` as well, without the feature's tests patch (the
+    base commit's own tests, to classify ids of a module the base cannot collect).
     """
     started = time.monotonic()
     spec = task.spec
@@ -255,11 +314,17 @@ def run_feature(
                        started=started)
     flags = [] if tests_only else static_flags(patch_text, task=task, protected=protected)
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
+    if tests_only and not with_tests:
+        tests_patch = b""
     expected = load_expected_tests(task, feature_id) if judge_expected else None
-    plan = plan_canaries(tests_patch.decode("utf-8", errors="replace"))
+    # The bare base run (tests_only) is a clean run: no canaries, so a collection error
+    # there is the tests' own, and ids are classified from what the tests did.
+    plan = None if tests_only else plan_canaries(tests_patch.decode("utf-8", errors="replace"),
+                                                 spec.tests.command)
     junit_path = f"/tmp/arena-results-{secrets.token_hex(8)}/junit.xml"
     prepared = _prepare(sandbox, spec=spec, patch_text=patch_text, tests_patch=tests_patch,
-                        plan=plan, junit_path=junit_path, tests_only=tests_only)
+                        plan=plan, junit_path=junit_path, tests_only=tests_only,
+                        protected=protected)
     status, setup_output = prepared.status, prepared.output
     if status is None or status.error:
         return _result(feature_id, status="timeout" if prepared.timed_out else "error",
@@ -277,11 +342,17 @@ def run_feature(
                                        reason=config_refusal, started=started), flags)
     tests = _TestsRun(outputs=[setup_output.strip()] if setup_output.strip() else [])
     if status.tests_applied and status.apply != "failed":
+        closed = _hand_over(sandbox)
+        if closed is not None:
+            return _result(feature_id, status="error", apply_status=status.apply,
+                           started=started, reason=closed, output=setup_output)
         tests = _run_tests(sandbox, spec=spec, junit_path=junit_path, outputs=tests.outputs)
     result = _feature_result(
         sandbox, feature_id=feature_id, apply_status=status.apply,
         tests_applied=status.tests_applied, tests_only=tests_only, setup_exit=tests.setup_exit,
         run=tests.run, report=tests.report, started=started, plan=plan, expected=expected,
+        canaries=plan.canaries(status.canaries) if plan is not None else None,
+        skips_fail=judge_expected,
         output="\n".join(part for part in tests.outputs if part),
         pytest_command="pytest" in spec.tests.command,
     )
@@ -316,26 +387,66 @@ class _Prepared:
     timed_out: bool
 
 
+#: The list of files handed to the tester (written by the owner; /tmp is sticky, so the
+#: tester can neither change nor replace it).
+_HANDOVER_LIST = "/tmp/arena-handover.list"
+
+
+def protected_rules(protected: ProtectedPaths) -> bytes:
+    """``protected`` as data for ``workspace.py`` (folded as the host folds)."""
+    return json.dumps({
+        "exact": sorted(fold_path(p) for p in protected.exact),
+        "names": sorted(ALWAYS_PROTECTED_NAMES),
+        "suffixes": list(ALWAYS_PROTECTED_SUFFIXES),
+        "confusables": {str(k): v for k, v in CONFUSABLES.items()},
+    }).encode()
+
+
+def _hand_over(sandbox: Sandbox) -> str | None:
+    """Give the tests a writable workspace (:mod:`.workspace`): every file no rule protects
+    becomes the tester's, the folders stay closed. ``None``, or why the repository could not
+    be closed again (then no test runs)."""
+    script = f"python3 -I -S {HARNESS_DIR}/workspace.py"
+    args = f"{HARNESS_DIR}/protected.json {_HANDOVER_LIST}"
+    opened = sandbox.exec(["sh", "-c", f"command -v python3 >/dev/null || exit 0; "
+                           f"{script} open {args}"], timeout=GIT_TIMEOUT, workdir=REPO_DIR)
+    if opened.exit_code == 0 and not opened.timed_out:
+        # No submitted code has run yet; the tester's leftovers are killed (reaped).
+        sandbox.exec(["sh", "-c", reaped(f"[ -f {_HANDOVER_LIST} ] && {script} adopt {args}")],
+                     timeout=GIT_TIMEOUT, workdir=REPO_DIR, user="tester")
+    # Whatever happened above, every folder the list names is closed again (a failed
+    # `open` leaves the files the owner's: read-only, as without the hand-over).
+    closed = sandbox.exec(["sh", "-c", f"[ ! -f {_HANDOVER_LIST} ] || {script} close {args}"],
+                          timeout=GIT_TIMEOUT, workdir=REPO_DIR)
+    if closed.exit_code != 0 or closed.timed_out:
+        return "the harness could not close the repository's folders before the tests"
+    return None
+
+
 def _prepare(
     sandbox: Sandbox, *, spec: Task, patch_text: str, tests_patch: bytes,
-    plan: CanaryPlan | None, junit_path: str, tests_only: bool,
+    plan: CanaryPlan | None, junit_path: str, tests_only: bool, protected: ProtectedPaths,
 ) -> _Prepared:
     """Write the harness's files and run ``harness.sh setup`` as the owner, before any
     submitted code: reset, both patches, the canaries, the results folder."""
-    canary_args = (["-", "-", "0"] if plan is None
-                   else [plan.target, plan.snippet, str(secrets.randbelow(1_000_000))])
+    canary_args = ["-", "0"] if plan is None else ["\n".join(plan.targets), str(plan.seed)]
     tests_arg = f"{HARNESS_DIR}/tests.patch"
-    if len(tests_patch) <= _INLINE_PATCH_BYTES and b"\0" not in tests_patch:
+    if not tests_patch:
+        tests_arg = "-"
+    elif len(tests_patch) <= _INLINE_PATCH_BYTES and b"\0" not in tests_patch:
         with contextlib.suppress(UnicodeDecodeError):  # binary: stays a file
             tests_arg = "inline:" + tests_patch.decode("utf-8")
     files = {"harness.sh": harness_script(), "submission.patch": patch_text.encode("utf-8"),
              "arena_stream.py": plugin_source(),
+             "canary_place.py": canary_source(),
+             "workspace.py": workspace_source(),
+             "protected.json": protected_rules(protected),
              # Imported by `site` at start-up: holds the repository's path entries back
              # until the plugin is loaded (a patch cannot shadow pytest from PYTHONPATH).
              "sitecustomize.py": gate_source(REPO_DIR),
              # The plugin's guard attributes what it sees to the submission's own files.
              "changed.json": json.dumps(changed_files(patch_text)).encode()}
-    if not tests_arg.startswith("inline:"):
+    if tests_arg != "-" and not tests_arg.startswith("inline:"):
         files["tests.patch"] = tests_patch
     sandbox.write_files(files, directory=HARNESS_DIR)
     nonce = secrets.token_hex(12)
@@ -459,11 +570,17 @@ def _feature_result(
     plan: CanaryPlan | None = None,
     expected: ExpectedTests | None = None,
     pytest_command: bool = False,
+    canaries: Canaries | None = None,
+    skips_fail: bool = True,
 ) -> FeatureResult:
     """The FeatureResult of what happened, with the verdict of :func:`decide`, overruled
     by what the plugin streamed (:func:`_stream_verdict`)."""
-    canaries = plan.canaries if plan is not None else None
+    if plan is not None and canaries is None and tests_applied:
+        return _result(feature_id, status="error", apply_status=apply_status, started=started,
+                       reason="the harness placed no canary tests (its status names none)",
+                       output=output)
     verdict = decide(
+        skips_fail=skips_fail,
         expected=None if tests_only else expected,
         canaries=canaries,
         feature_modules=plan.modules if plan is not None else frozenset(),

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Agentic Arena evaluation harness (package data of arena_bot.evaluation; never the task's
 # runner.sh). It runs as the owner of /workspace (uid 1000), before any submitted code:
-#   harness.sh setup NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH [TARGET SNIPPET SPOT]
+#   harness.sh setup NONCE BASE_SHA RESULTS_DIR SUBMISSION_PATCH|- TESTS_PATCH [TARGET SEED]
 #   harness.sh prepare BASE_SHA RESULTS_DIR | apply PATCH      (criteria sandbox)
-#   harness.sh canary TARGET SNIPPET SPOT                      (tests)
+#   harness.sh canary TARGET SEED                              (tests)
 # `setup` always ends with one status line, `arena-status NONCE {json}` (read by
 # arena_bot.evaluation.harness_status; bump its VERSION with any change here). The tests
 # run afterwards in another exec, as another uid, so they can neither reach this status nor
@@ -12,8 +12,8 @@ set -u
 
 status() {
   # $1 apply status, $2 tests patch applied (true/false), $3 error code or empty
-  printf '\narena-status %s {"version": 3, "apply": "%s", "tests_applied": %s, "error": "%s"}\n' \
-    "$NONCE" "$1" "$2" "${3:-}"
+  printf '\narena-status %s {"version": 4, "apply": "%s", "tests_applied": %s, "error": "%s", "canaries": %s}\n' \
+    "$NONCE" "$1" "$2" "${3:-}" "${CANARIES:-null}"
   exit 0
 }
 
@@ -21,62 +21,21 @@ apply_tests() {
   # "inline:<patch text>": the tests patch comes as an argument, never as a file the code
   # under test could read later to tell the canaries from the feature's tests.
   case "$1" in
+    -) return 0 ;;
     inline:*) printf '%s' "${1#inline:}" | git apply --whitespace=nowarn 2>&1 ;;
     *) git apply --whitespace=nowarn "$1" 2>&1 ;;
   esac
 }
 
-# Inserts $ARENA_CANARY before the (spot mod count)-th top-level test of the file (a line
-# starting `def test` or `class Test`, not under a decorator), or appends it when there is
-# none. awk starts in a few milliseconds where python3 takes tens.
-CANARY_AWK='
-{ line[NR] = $0 }
-END {
-  n = 0
-  for (i = 1; i <= NR; i++)
-    if (line[i] ~ /^(def test|class Test)/ && (i == 1 || substr(line[i - 1], 1, 1) != "@"))
-      spots[n++] = i
-  at = n ? spots[spot % n] : 0
-  snippet = ENVIRON["ARENA_CANARY"]
-  if (at) { sub(/^\n+/, "", snippet); sub(/\n+$/, "", snippet) }
-  for (i = 1; i <= NR; i++) {
-    if (i == at) printf "%s\n\n\n", snippet
-    print line[i]
-  }
-  if (!at) printf "%s", snippet
-}'
-
 canary() {
-  # Insert the canary tests (random names, one passing, one failing) into the feature's test
-  # file, before a random top-level test (not always last, where a forger would look). The
-  # snippet comes as an argument, never a file.
+  # Insert the two canary tests (one passing, one failing) into the feature's test file at
+  # two random places of the file's own shape, named from its own tests' words
+  # (/arena/canary_place.py: parsed with ast, so a canary only ever goes at a statement
+  # boundary before a test and its decorators). The names chosen go into the status.
+  # $1: the candidate files, one a line (the script picks one that runs all its tests).
   [ "$1" = "-" ] && return 0
-  [ -f "$1" ] && [ ! -L "$1" ] || { echo "the canary target $1 is not a regular file"; return 1; }
-  if command -v awk >/dev/null 2>&1 && canary_tmp=$(mktemp); then
-    # Rewritten in place (cat, not mv): the file keeps its inode and mode.
-    ARENA_CANARY="$2" awk -v spot="${3:-0}" "$CANARY_AWK" "$1" > "$canary_tmp" \
-      && cat "$canary_tmp" > "$1"
-    canary_rc=$?
-    rm -f "$canary_tmp"
-    return $canary_rc
-  fi
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -I -S -c '
-import re, sys
-path, snippet, spot = sys.argv[1], sys.argv[2], int(sys.argv[3])
-with open(path, encoding="utf-8") as handle:
-    lines = handle.read().splitlines(keepends=True)
-spots = [i for i, line in enumerate(lines) if re.match(r"(def test|class Test)", line)
-         and (i == 0 or not lines[i - 1].startswith("@"))]
-if spots:
-    lines.insert(spots[spot % len(spots)], snippet.strip("\n") + "\n\n\n")
-else:
-    lines.append(snippet)
-with open(path, "w", encoding="utf-8") as handle:
-    handle.write("".join(lines))
-' "$1" "$2" "${3:-0}" && return 0
-  fi
-  printf '%s' "$2" >> "$1"
+  placed=$(python3 -I -S /arena/canary_place.py "$1" "${2:-0}") || { echo "$placed"; return 1; }
+  CANARIES=${placed#arena-canaries }
 }
 
 step="$1"
@@ -107,7 +66,7 @@ case "$step" in
     # The tests patch must apply as written (no 3-way): anything else means the
     # submission changed the files the tests bring.
     apply_tests "$5" || status "$applied" false
-    canary "${6:--}" "${7:--}" "${8:-0}" || status "$applied" false
+    canary "${6:--}" "${7:-0}" || status "$applied" false
     status "$applied" true
     ;;
   prepare)
@@ -118,7 +77,7 @@ case "$step" in
     ;;
   canary)
     # The canary insertion alone (tests compare it with the reference placement).
-    canary "$1" "$2" "$3"
+    canary "$1" "$2" && printf '%s\n' "$CANARIES"
     ;;
   apply)
     [ -s "$1" ] || { echo "empty patch"; exit 4; }

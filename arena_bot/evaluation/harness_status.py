@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from arena_bot.models.evaluation import ApplyStatus
 
 #: Version of the status document; bump with any change to ``harness.sh``.
-VERSION = 3
+VERSION = 4
 
 
 class HarnessStatus(BaseModel):
@@ -25,10 +25,14 @@ class HarnessStatus(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    version: Literal[3]
+    version: Literal[4]
     apply: ApplyStatus
     tests_applied: bool
     error: Literal["", "reset", "results"] = ""
+    #: What the canary placement chose (``canary_place.py``): the names of the passing and
+    #: failing canary (``pass``, ``fail``) and their classes (``pass_class``, ``fail_class``,
+    #: empty for a top-level function); ``None`` when no canary was placed.
+    canaries: dict[str, str] | None = None
 
 
 @lru_cache(maxsize=1)

@@ -40,6 +40,16 @@ def plugin_source() -> bytes:
     return resources.files("arena_bot.evaluation").joinpath("arena_stream.py").read_bytes()
 
 
+def canary_source() -> bytes:
+    """The canary placement's source (:mod:`.canary_place`), copied into ``/arena``."""
+    return resources.files("arena_bot.evaluation").joinpath("canary_place.py").read_bytes()
+
+
+def workspace_source() -> bytes:
+    """The workspace hand-over's source (:mod:`.workspace`), copied into ``/arena``."""
+    return resources.files("arena_bot.evaluation").joinpath("workspace.py").read_bytes()
+
+
 def gate_source(repo: str) -> bytes:
     """The start-up gate's source for a repository checked out at ``repo``, copied into
     ``/arena`` as ``sitecustomize.py``."""
@@ -80,8 +90,12 @@ class Stream:
 def junit_id(nodeid: str) -> str:
     """The JUnit case name pytest writes for ``nodeid`` (``tests/test_x.py::TestA::test_b``
     → ``tests.test_x.TestA::test_b``), as :func:`arena_bot.evaluation.junit.parse_junit`
-    names cases."""
-    path, *rest = nodeid.split("::")
+    names cases. Taken as pytest reports it: only the part before the first ``[`` is split
+    (a parameter id may hold ``::``, an IPv6 address), the parameters stay as they are."""
+    head, bracket, params = nodeid.partition("[")
+    path, *rest = head.split("::")
+    if rest:
+        rest[-1] += bracket + params
     if not rest:
         return nodeid
     module = str(PurePosixPath(path).with_suffix("")).replace("/", ".")

@@ -21,17 +21,33 @@ from arena_bot.models.evaluation import ApplyStatus, FeatureStatus
 from arena_bot.models.task import ExpectedTests
 
 
+def split_case(case_name: str) -> tuple[str, str]:
+    """A JUnit case name's class part and test name (``pkg.test_x.TestA::test_b[p]`` →
+    ``pkg.test_x.TestA``, ``test_b[p]``). Parameter ids may hold ``::`` (an IPv6 address):
+    only the part before the first ``[`` is split, the bracket tail stays with the name."""
+    head, bracket, tail = case_name.partition("[")
+    classname, sep, name = head.rpartition("::")
+    return (classname, name + bracket + tail) if sep else ("", case_name)
+
+
 @dataclass(frozen=True)
 class Canaries:
-    """The names (test function names) of the two canary tests of one run."""
+    """The two canary tests of one run: full JUnit case ids (``tests.test_x.TestA::test_b``)
+    as the harness placed them, or bare function names (any module)."""
 
     must_pass: str
     must_fail: str
 
+    def matches(self, canary: str, case_name: str) -> bool:
+        """Whether ``case_name`` is the canary ``canary`` (one of the two fields)."""
+        if "::" in canary:
+            # A parametrized autouse fixture gives the canary parameters too: `id[param]`.
+            return case_name == canary or case_name.startswith(canary + "[")
+        return split_case(case_name)[1].partition("[")[0] == canary
+
     def is_canary(self, case_name: str) -> bool:
         """Whether a JUnit case name (``module::name``) is one of the canaries."""
-        name = case_name.rsplit("::", 1)[-1]
-        return name in (self.must_pass, self.must_fail)
+        return self.matches(self.must_pass, case_name) or self.matches(self.must_fail, case_name)
 
 
 @dataclass(frozen=True)
@@ -53,14 +69,20 @@ def decide(
     canaries: Canaries | None = None,
     feature_modules: frozenset[str] = frozenset(),
     expected: ExpectedTests | None = None,
+    skips_fail: bool = True,
 ) -> Verdict:
     """Combine what happened into one verdict (first failing condition gives the reason).
 
     With ``canaries``, ``report`` still holds the canary cases; they are checked here and
     left out of every count (use :func:`without_canaries` for what to store).
     ``feature_modules`` are the module names (file stems, ``test_x``) of the feature's own test
-    files: a skipped test there means the feature was not shown to work (code under test can
-    raise ``SkipTest`` for exactly the calls it cannot handle), so the feature does not pass."""
+    files. Skips: with ``expected`` ids, a skip counts against the run only where the id is
+    expected (the gold patch's runs passed it; a test skipped by its own condition, such as a
+    Windows-only ``skipif``, is not expected and does not count). Without recorded ids and
+    ``skips_fail`` (a submission on an unchecked task), any skipped test of the feature's own
+    files fails the feature (code under test can raise ``SkipTest`` for exactly the calls it
+    cannot handle); ``skips_fail=False`` (the gold runs of ``arena dataset check``, which
+    decide the expected ids) does not count skips."""
     early = _before_the_report(
         apply_status=apply_status, tests_patch_applied=tests_patch_applied,
         setup_exit=setup_exit, timed_out=timed_out, oom_killed=oom_killed, report=report,
@@ -83,7 +105,8 @@ def decide(
     problem = (
         _outcome_problem(report)
         or _expected_problem(report, expected)
-        or _skipped_own_problem(report, feature_modules)
+        or (_skipped_own_problem(report, feature_modules)
+            if expected is None and skips_fail else None)
         or _exit_problem(exit_code, expected_exit=expected_exit,
                          canaries=canaries is not None)
     )
@@ -195,12 +218,8 @@ def without_canaries(report: JUnitReport, canaries: Canaries) -> JUnitReport:
 def _canary_problem(report: JUnitReport, canaries: Canaries) -> tuple[str | None, bool]:
     """Why the canaries show a forged report (or ``None``), and whether a canary came back
     with the wrong outcome (as opposed to missing)."""
-    by_name: dict[str, list[str]] = {canaries.must_pass: [], canaries.must_fail: []}
-    for case in report.cases:
-        name = case.name.rsplit("::", 1)[-1]
-        if name in by_name:
-            by_name[name].append(case.outcome)
-    passing, failing = by_name[canaries.must_pass], by_name[canaries.must_fail]
+    passing = [c.outcome for c in report.cases if canaries.matches(canaries.must_pass, c.name)]
+    failing = [c.outcome for c in report.cases if canaries.matches(canaries.must_fail, c.name)]
     wrong_fail = [outcome for outcome in failing if outcome != "failed"]
     if wrong_fail:
         return ("the harness's canary test that must fail is reported as "
@@ -221,5 +240,5 @@ def _canary_problem(report: JUnitReport, canaries: Canaries) -> tuple[str | None
 def in_modules(case_name: str, modules: frozenset[str]) -> bool:
     """Whether a JUnit case (``pkg.test_x.TestClass::test_y``) comes from one of ``modules``
     (test file stems such as ``test_x``)."""
-    classname = case_name.rsplit("::", 1)[0] if "::" in case_name else ""
+    classname = split_case(case_name)[0]
     return any(part in modules for part in classname.split("."))

@@ -36,6 +36,12 @@ from arena_bot.errors import SandboxError
 from arena_bot.evaluation.digest import folder_digest
 from arena_bot.sandbox.engine import ENGINE_ERRORS
 from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
+from arena_bot.wheels import WHEELS_FILE, fetch_wheels, wheel_files
+
+
+def wheel_cache() -> Path:
+    """Where task wheels are kept on the host (``$ARENA_WHEELS``, else the user's cache)."""
+    return Path(os.environ.get("ARENA_WHEELS") or Path.home() / ".cache" / "arena" / "wheels")
 
 Progress = Callable[[str], None]
 
@@ -380,11 +386,28 @@ class TaskImages:
                     raise SandboxError(_STOPPED) from None
 
     def _build(self, task: TaskFolder, *, tag: str) -> str:
+        requirements = task.root / WHEELS_FILE
+        if not requirements.is_file():
+            return self._build_from(task, tag=tag, context=task.root)
+        # The task's wheels (wheels.txt) are fetched on the host, never in the build: the
+        # build context is the task folder plus wheels/ holding them (installed --no-index).
+        cache = fetch_wheels(requirements, cache=wheel_cache())
+        with tempfile.TemporaryDirectory(prefix="arena-context-") as temp:
+            context = Path(temp) / "context"
+            shutil.copytree(task.root, context)
+            wheels = context / "wheels"
+            wheels.mkdir(exist_ok=True)
+            for wheel in wheel_files(requirements, cache):
+                shutil.copy2(wheel, wheels / wheel.name)
+            shutil.copy2(requirements, wheels / WHEELS_FILE)
+            return self._build_from(task, tag=tag, context=context)
+
+    def _build_from(self, task: TaskFolder, *, tag: str, context: Path) -> str:
         tail: list[str] = []
         image_id: str | None = None
         try:
             stream = self.client.api.build(
-                path=str(task.root),
+                path=str(context),
                 dockerfile="Dockerfile",
                 tag=tag,
                 buildargs={"BASE_IMAGE": self.base_image},

@@ -79,9 +79,16 @@ def test_canary_names_are_fresh_and_go_into_the_feature_test_file() -> None:
     )
     first, second = plan_canaries(tests_patch), plan_canaries(tests_patch)
     assert first is not None and second is not None
-    assert first.target == "tests/test_feature.py"
-    assert first.canaries != second.canaries
-    assert "canary" not in first.snippet  # nothing marks them as the harness's
+    assert first.targets == ("tests/test_feature.py",)
+    assert first.seed != second.seed  # the names are drawn in the sandbox from the seed
+    placed = {"pass": "test_x_y", "pass_class": "TestA", "fail": "test_y_x", "fail_class": "",
+              "target": "tests/test_feature.py"}
+    canaries = first.canaries(placed)
+    assert canaries == Canaries(must_pass="tests.test_feature.TestA::test_x_y",
+                                must_fail="tests.test_feature::test_y_x")
+    assert first.canaries(None) is None
+    # A target the plan did not offer is no placement of the harness's.
+    assert first.canaries({**placed, "target": "tests/other.py"}) is None
     assert plan_canaries("diff --git a/data.txt b/data.txt\n") is None
 
 

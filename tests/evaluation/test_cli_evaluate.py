@@ -34,7 +34,10 @@ def test_evaluate_all_prints_table_stores_results_and_reuses_them(
     repo_root: Path, base_image: str
 ) -> None:
     first = invoke(repo_root, "evaluate", "--all", "--jobs", "2", base_image=base_image)
-    assert first.exit_code == 0, first.output
+    # Like pytest: 1 when a feature did not pass, and the last line says which.
+    assert first.exit_code == 1, first.output
+    assert first.output.rstrip().endswith(
+        "1 of 2 feature run(s) did not pass: broken feature 1 apply_failed")
     lines = first.output.splitlines()
     gold_row = next(line for line in lines if "gold run1" in line)
     broken_row = next(line for line in lines if "broken run1" in line)
@@ -44,7 +47,10 @@ def test_evaluate_all_prints_table_stores_results_and_reuses_them(
     stored = sorted((repo_root / ".arena" / "results").rglob("*.json"))
     assert [p.parent.name for p in stored] == ["broken", "gold"]
     again = invoke(repo_root, "evaluate", str(repo_root / "submissions"), base_image=base_image)
-    assert again.exit_code == 0
+    assert again.exit_code == 1
+    gold = invoke(repo_root, "evaluate", str(repo_root / "submissions" / "calc-fixture" / "gold"),
+                  base_image=base_image)
+    assert gold.exit_code == 0 and "all 1 feature run(s) passed" in gold.output
     assert "gold (cached) run1" in again.output
 
 
@@ -103,7 +109,7 @@ def test_failing_tests_are_listed_with_their_assertion(
     """A contributor sees which test failed and why without opening the stored JSON;
     --verbose adds the test output (from the stored result on a cached run too)."""
     first = invoke(failing_root, "evaluate", "--all", base_image=base_image)
-    assert first.exit_code == 0, first.output
+    assert first.exit_code == 1, first.output
     lines = first.output.splitlines()
     row = next(index for index, line in enumerate(lines) if "wrong run1" in line)
     assert "failed" in lines[row]
@@ -111,7 +117,7 @@ def test_failing_tests_are_listed_with_their_assertion(
     assert detail.startswith("    ") and "test_mul: failed — assert 13 == 12" in detail
     assert "--- wrong run1 f1" not in first.output
     verbose = invoke(failing_root, "evaluate", "--all", "--verbose", base_image=base_image)
-    assert verbose.exit_code == 0, verbose.output
+    assert verbose.exit_code == 1, verbose.output
     assert "--- calc-fixture/wrong run1 f1 (failed): test output ---" in verbose.output
     assert "assert 13 == 12" in verbose.output.split("--- calc-fixture/wrong run1 f1")[1]
     assert "wrong (cached) run1" in verbose.output
@@ -177,7 +183,7 @@ def test_base_image_choice_is_said_once_per_command(
     env = {"ARENA_CACHE": str(repo_root / ".arena"), "ARENA_BASE_IMAGE": None}
     result = CliRunner().invoke(main, ["--root", str(repo_root), "evaluate", "--all",
                                        "--jobs", "2"], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the broken submission does not pass
     notes = [line for line in result.output.splitlines() if line.startswith("base image:")]
     assert "cannot be pulled" not in result.output and "pulling" not in result.output
     after = image_exists(docker_client, DEFAULT_BASE_IMAGE)
@@ -204,7 +210,7 @@ def test_no_tests_shows_the_cause(failing_root: Path, base_image: str) -> None:
     indent = command[: len(command) - len(command.lstrip())]
     spec.write_text(text.replace(command, indent + "command: python3 -c 'import nowhere_module'"))
     result = invoke(failing_root, "evaluate", "--all", base_image=base_image)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
     row = next(index for index, line in enumerate(lines) if "wrong run1" in line)
     assert "no_tests" in lines[row]

@@ -1,0 +1,118 @@
+"""A task's Python dependencies as a wheelhouse: resolved on the host, installed offline.
+
+``arena dataset import-cooperbench`` resolves what CooperBench's Dockerfile installs (the
+project with its ``test`` extra, pytest and pytest-mock) plus the project's build backend,
+with ``pip download --only-binary=:all:`` on the host, and records the exact wheels as
+``name==version`` lines in the task's ``wheels.txt``. Building the task image fetches those
+wheels on the host into a cache (:func:`fetch_wheels`; nothing is fetched when the cache has
+them, so a machine without network builds from the cache) and installs them inside the build
+with ``pip install --no-index`` (the image itself never needs a network). A dependency with
+no wheel for this platform needs a compiler or system libraries: the import says which.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from arena_bot.errors import DatasetError, SandboxError
+
+#: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it).
+PYTEST_PIN = "pytest==8.3.5"
+#: What CooperBench's Dockerfile installs besides the project (pytest-xdist is never used by
+#: the test commands and is left out).
+TEST_TOOLS = (PYTEST_PIN, "pytest-mock==3.14.0")
+WHEELS_FILE = "wheels.txt"
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-.*\.whl$")
+_TIMEOUT = 900
+
+
+def build_requires(project: Path) -> list[str]:
+    """The project's ``[build-system] requires`` (setuptools + wheel when it has none)."""
+    pyproject = project / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = {}
+        requires = data.get("build-system", {}).get("requires")
+        if isinstance(requires, list) and all(isinstance(r, str) for r in requires):
+            return list(requires)
+    return ["setuptools", "wheel"]
+
+
+def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,
+                          timeout=_TIMEOUT, check=False)
+
+
+def resolve_wheels(projects: list[Path], *, dest: Path) -> list[str]:
+    """Download (into ``dest``) the wheels that install ``projects`` with their ``test``
+    extra, the test tools, pip and the build backends; return them as sorted
+    ``name==version`` lines. A missing wheel is a DatasetError naming the package."""
+    requirements = ["pip", *TEST_TOOLS]
+    for project in projects:
+        if not any((project / name).is_file()
+                   for name in ("pyproject.toml", "setup.py", "setup.cfg")):
+            continue  # no packaging: made importable by a .pth line, nothing to resolve
+        requirements.extend(build_requires(project))
+        requirements.append(f"{project}[test]")
+    done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
+                 *requirements])
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-8:])
+        missing = re.findall(r"No matching distribution found for (\S+)", done.stderr)
+        what = (f"no wheel of {', '.join(missing)} for this platform: building it needs a "
+                "compiler or system libraries, which task images do not have"
+                if missing else "pip could not download the dependencies")
+        raise DatasetError(f"{what}:\n{tail}", hint="check the network to the package index; "
+                           "a task needing a compiler cannot be imported as it is")
+    lines = set()
+    for wheel in dest.glob("*.whl"):
+        match = _WHEEL.match(wheel.name)
+        if match:
+            lines.add(f"{match['name']}=={match['version']}")
+    return sorted(lines, key=str.lower)
+
+
+def fetch_wheels(requirements: Path, *, cache: Path) -> Path:
+    """The wheels ``requirements`` (a ``wheels.txt``) names, in ``cache`` (fetched from the
+    index only when the cache does not already have them all)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    args = ["download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(cache),
+            "-r", str(requirements)]
+    offline = _pip([*args[:1], "--no-index", "--find-links", str(cache), *args[1:]])
+    if offline.returncode == 0:
+        return cache
+    online = _pip(args)
+    if online.returncode != 0:
+        tail = "\n".join(online.stderr.strip().splitlines()[-6:])
+        raise SandboxError(
+            f"the task's wheels could not be fetched into {cache}:\n{tail}",
+            path=requirements,
+            hint="the first build needs the package index (or a cache filled elsewhere: "
+            "ARENA_CACHE)",
+        )
+    return cache
+
+
+def wheel_files(requirements: Path, cache: Path) -> list[Path]:
+    """The cached wheel files of ``requirements``' lines."""
+    wanted = {}
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        name, _, version = line.strip().partition("==")
+        if name and version:
+            wanted[(_norm(name), version)] = line
+    found = []
+    for wheel in sorted(cache.glob("*.whl")):
+        match = _WHEEL.match(wheel.name)
+        if match and (_norm(match["name"]), match["version"]) in wanted:
+            found.append(wheel)
+    return found
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
