@@ -95,6 +95,14 @@ def _codeblock(text: str) -> _Trusted:
     return _Trusted(f"{fence}text\n{text.rstrip()}\n{fence}")
 
 
+def _code(text: str) -> _Trusted:
+    """``text`` on one line as inline code no backtick run inside it can close."""
+    flat = " ".join(str(text).split())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return _Trusted(f"{ticks}{pad}{flat}{pad}{ticks}")
+
+
 def _environment() -> SandboxedEnvironment:
     env = SandboxedEnvironment(
         loader=FileSystemLoader(str(TEMPLATE_DIR)),
@@ -110,6 +118,7 @@ def _environment() -> SandboxedEnvironment:
     env.filters["safe_marker"] = lambda value: _Trusted(MARKER) if value == MARKER else value
     env.filters["pct"] = _pct
     env.filters["codeblock"] = _codeblock
+    env.filters["code"] = _code
     env.filters["baseline"] = _baseline
     return env
 

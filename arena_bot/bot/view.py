@@ -176,10 +176,6 @@ class EntryView(_Tolerant):
         return LEVEL_NAMES.get(self.metrics_level, self.metrics_level)
 
 
-#: The names the harness gives its canary tests (evaluation.harness.plan_canaries).
-CANARY_NAME = re.compile(r"\btest_[0-9a-f]{12}\b")
-
-
 class TestView(_Tolerant):
     name: str = ""
     outcome: str = ""
@@ -214,6 +210,8 @@ class FeatureView(_Tolerant):
     output_truncated: bool = False
     reason: str | None = None
     review_flags: list[ReviewFlagView] = []
+    #: The run's canary tests as the harness stored them (JUnit case ids).
+    canaries: list[str] = []
 
     @property
     def failures(self) -> list[TestView]:
@@ -221,9 +219,17 @@ class FeatureView(_Tolerant):
 
     @property
     def canaries_in_output(self) -> bool:
-        """The raw output shows the harness's two canary tests (random ``test_`` + 12 hex
-        names, one failing on purpose), which the counts leave out."""
-        return CANARY_NAME.search(self.output) is not None
+        """The raw output shows one of this run's canary tests (the counts leave them out).
+        A canary is found by its test name as a whole word (``module.Class::name`` →
+        ``name``): pytest prints it as a node id (``tests/test_x.py::Class::name``) or a
+        section header (``Class.name``), never as the JUnit id that is stored."""
+        return any(re.search(rf"(?<!\w){re.escape(_test_name(c))}(?!\w)", self.output)
+                   for c in self.canaries if _test_name(c))
+
+
+def _test_name(case_id: str) -> str:
+    """The test's own name in a JUnit case id (``pkg.test_x.TestA::test_b[p]`` → ``test_b``)."""
+    return case_id.partition("[")[0].rpartition("::")[2]
 
 
 class MergeView(_Tolerant):

@@ -619,6 +619,9 @@ def _feature_result(
                                  reason=f"while the tests ran: {r.reason}",
                                  source="runtime", kind=r.kind)
                       for r in stream.reviews],
+        # Published only now, after the run: names and places are drawn afresh for every
+        # run, so naming this run's canaries tells the next run's code under test nothing.
+        canaries=[canaries.must_pass, canaries.must_fail] if canaries is not None else [],
     )
 
 

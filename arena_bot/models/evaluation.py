@@ -96,6 +96,11 @@ class FeatureResult(RecordModel):
     #: "Needs review" flags: the patch reaches into test machinery, or the report was
     #: tampered with (canaries). Shown wherever the entry is shown.
     review_flags: list[ReviewFlag] = Field(default_factory=list)
+    #: The JUnit case ids (as in ``tests``) of the two canary tests the harness placed in
+    #: this run, the one that must pass first, the one failing on purpose second; empty when
+    #: none was placed (and in results stored before this field). Left out of ``tests`` and
+    #: the counts; named so a reader of ``output`` can tell them from the task's tests.
+    canaries: list[str] = Field(default_factory=list)
 
 
 class ConflictDetails(RecordModel):

@@ -56,3 +56,50 @@ def test_a_target_that_is_not_a_regular_file_is_refused(engine: DockerEngine,
         run = sandbox.exec(["sh", "-c", "ln -s /etc/passwd /tmp/test_x.py && "
                             "sh /arena/harness.sh canary /tmp/test_x.py 0"], timeout=30)
     assert run.exit_code != 0 and "not a regular file" in run.output
+
+
+def test_the_comment_explains_the_canaries_the_harness_stored(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    """A real run stores its two canaries' ids; the PR comment explains exactly those where
+    the raw output shows them, and nothing where it does not."""
+    from support.botdata import make_bundle, make_result
+
+    from arena_bot.bot.bundle import trim_result
+    from arena_bot.bot.render import MARKER, render_comment
+    from arena_bot.bot.view import build_view
+    from arena_bot.evaluation.engine import evaluate_submission
+
+    gold = fixture_task.feature(1).gold_patch.read_text()
+    submission = write_submission("canaries", patches=[gold])
+    result = evaluate_submission(submission, fixture_task, engine=engine, images=task_images,
+                                 store=store, repos=repos)
+    (run,) = result.runs
+    (feature,) = run.features
+    assert feature.status == "passed" and feature.exit_code == 1  # the failing canary
+    must_pass, must_fail = feature.canaries
+    assert must_pass != must_fail
+    assert {must_pass, must_fail}.isdisjoint(t.name for t in feature.tests)
+    # JUnit ids in the feature's test file, as `tests` names its cases
+    assert all(c.startswith("tests.") and "::" in c for c in feature.canaries)
+    fail_name = must_fail.rpartition("::")[2]
+    assert f"::{fail_name} - " in feature.output  # pytest's FAILED line shows it
+
+    def comment(output: str) -> str:
+        stored = result.model_dump(mode="json")
+        stored["runs"][0]["features"][0]["output"] = output
+        data = make_result()
+        data["runs"][0]["features"] = stored["runs"][0]["features"]
+        bundle = make_bundle().model_copy(update={"results": [trim_result(data)]})
+        return render_comment(build_view(bundle, marker=MARKER, gate=[]))
+
+    lines = [line for line in comment(feature.output).splitlines()
+             if "the harness's canaries" in line]
+    assert lines == [
+        f"The tests `{must_pass}` (passes) and `{must_fail}` "
+        "(fails on purpose) are the harness's canaries, placed to show the results are "
+        "real; the counts above leave them out."]
+    names = (must_pass.rpartition("::")[2], fail_name)
+    quiet = "\n".join(line for line in feature.output.splitlines()
+                      if not any(name in line for name in names))
+    assert quiet.strip() and "the harness's canaries" not in comment(quiet)
