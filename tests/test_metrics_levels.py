@@ -7,6 +7,7 @@ its reason; the edit formats of Codex, OpenHands and SWE-agent replay on a real 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -633,3 +634,29 @@ def test_openhands_forgeries_do_not_get_the_level(change: Callable[[list[dict[st
     level, reasons = level_of(folder, checkout)
     assert level == "self-reported"
     assert any(expected in reason for reason in reasons), reasons
+
+
+def test_the_aider_sample_with_its_usage_cut_to_a_tenth_has_usage_problems(
+        tmp_path: Path) -> None:
+    """Aider's check is judged on the current exchange only, but a cut to a tenth still
+    leaves replies the output cannot hold."""
+    sample = REPO / "submissions" / "ttlcache-bugs" / "2026-11-08_aider_gemini-2.5-pro"
+    history = (sample / "aider.chat.history.md").read_text()
+
+    def tenth(found: re.Match[str]) -> str:
+        value = float(found.group(1)) * (1000 if found.group(2) else 1) / 10
+        return f"{value / 1000:.1f}k" if value >= 1000 else str(int(value))
+
+    forged = "\n".join(
+        re.sub(r"([0-9.]+)(k?)(?= (?:sent|received))", tenth, line)
+        if line.startswith("> Tokens:") else line for line in history.split("\n"))
+    assert forged != history
+    honest = read_activity(sample / "aider.chat.history.md", "aider-history")
+    assert honest is not None and usage_problems(honest) == []
+    path = tmp_path / "aider.chat.history.md"
+    path.write_text(forged)
+    activity = read_activity(path, "aider-history")
+    assert activity is not None
+    problems = usage_problems(activity)
+    assert len(problems) == len(activity.requests) == 3
+    assert all("output tokens cannot hold" in problem for problem in problems)
