@@ -7,6 +7,7 @@ its reason; the edit formats of Codex, OpenHands and SWE-agent replay on a real 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -480,6 +481,111 @@ def test_usage_rules_each_catch_their_contradiction() -> None:
     # cache reads beyond every context sent before
     assert "exceed every context" in problems(
         honest[0], request(2, input_tokens=60_000, cache_read=50_000, context=40_000))[0]
+    # ...by more than the slack for a prefix cached elsewhere (sub-agent, earlier session)
+    assert problems(honest[0], request(2, input_tokens=18_000, cache_read=17_500,
+                                       context=40_000)) == []
+
+
+def _claude_response(message_id: str, blocks: list[tuple[str, int, str | None]],
+                     input_tokens: int = 20_000) -> list[dict[str, Any]]:
+    """Claude Code's lines for one response: one per content block ``(text, output
+    tokens written with it, stop_reason)``."""
+    return [{"type": "assistant", "uuid": f"{message_id}-{k}", "cwd": CWD,
+             "timestamp": "2026-11-04T14:00:00.000Z",
+             "message": {"id": message_id, "role": "assistant", "model": "claude-sonnet-4-5",
+                         "content": [{"type": "text", "text": text}], "stop_reason": stop,
+                         "usage": {"input_tokens": 3, "cache_read_input_tokens": 0,
+                                   "cache_creation_input_tokens": input_tokens,
+                                   "output_tokens": output}}}
+            for k, (text, output, stop) in enumerate(blocks)]
+
+
+def test_claude_code_output_is_checked_where_the_transcript_has_the_final_count(
+        tmp_path: Path) -> None:
+    """Claude Code writes a line per content block with the usage known so far: early
+    lines show 1-8 output tokens, the line with the stop_reason the final count."""
+    path = tmp_path / "s.jsonl"
+
+    def problems_of(*responses: list[dict[str, Any]]) -> list[str]:
+        path.write_text("".join(json.dumps(line) + "\n" for r in responses for line in r))
+        activity = read_activity(path, "claude-code")
+        assert activity is not None
+        return usage_problems(activity)
+
+    essay = "x" * 4000  # ~1,000 tokens
+    # streamed: early lines 4 tokens, the last (with stop_reason) the whole 1,100
+    assert problems_of(_claude_response("m1", [(essay, 4, None), (essay, 1100, "end_turn")
+                                               ])) == []
+    # a final count that cannot hold the reply is caught...
+    assert "output tokens cannot hold" in problems_of(
+        _claude_response("m1", [(essay, 4, None), (essay, 40, "end_turn")]))[0]
+    # ...a count written mid-stream, never finalised, is only a lower bound
+    assert problems_of(_claude_response("m1", [(essay, 4, None), (essay, 4, None)])) == []
+    # the input of every request must still carry the conversation so far
+    assert "cannot carry the conversation" in problems_of(
+        _claude_response("m1", [(essay * 20, 12_000, "end_turn")]),
+        _claude_response("m2", [("ok", 5, "end_turn")], input_tokens=9_000))[0]
+
+
+def test_codex_instructions_are_input_not_output(tmp_path: Path) -> None:
+    """The developer and user messages of a rollout (permissions, AGENTS.md) are sent to
+    the model, not written by it."""
+    path = tmp_path / "rollout.jsonl"
+    instructions = "sandbox rules " * 2000  # ~7,000 tokens
+    lines = [
+        {"type": "turn_context", "payload": {"model": "gpt-5-codex", "cwd": "/w"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "developer",
+                                              "content": [{"text": instructions}]}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": [{"text": "fix it"}]}},
+        {"type": "response_item", "payload": {"type": "function_call", "name": "shell",
+                                              "arguments": '{"command": ["ls"]}'}},
+        {"type": "event_msg", "payload": {"type": "token_count", "info": {
+            "last_token_usage": {"input_tokens": 12_000, "cached_input_tokens": 0,
+                                 "output_tokens": 40}}}},
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    activity = read_activity(path, "codex")
+    assert activity is not None
+    assert usage_problems(activity) == []
+    # the instructions still count as the conversation the input must carry
+    lines[-1]["payload"]["info"]["last_token_usage"]["input_tokens"] = 2_500
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    activity = read_activity(path, "codex")
+    assert activity is not None
+    assert "cannot carry the conversation" in usage_problems(activity)[0]
+
+
+def test_aider_requests_carry_the_current_exchange_and_the_system_prompt(
+        tmp_path: Path) -> None:
+    """Aider summarises earlier exchanges, so only the current one is judged; every
+    request (not only the first) carries Aider's system prompt."""
+    path = tmp_path / ".aider.chat.history.md"
+    long_reply = "word " * 8000  # ~10,000 tokens
+
+    def history(first: str, second: str) -> list[str]:
+        path.write_text(
+            "# aider chat started at 2025-05-04 17:02:36\n\n"
+            f"#### explain the repo\n\n{long_reply}\n\n> Tokens: {first}.\n\n"
+            f"#### now fix the bug\n\nDone.\n\n> Tokens: {second}.\n")
+        activity = read_activity(path, "aider-history")
+        assert activity is not None
+        return usage_problems(activity)
+
+    # the second request need not resend the long first exchange (it may be summarised)
+    assert history("3.2k sent, 10k received", "1.6k sent, 20 received") == []
+    # but it carries the system prompt, as does the first
+    assert "system prompt" in history("3.2k sent, 10k received", "300 sent, 20 received")[0]
+    # and the output must hold the reply
+    assert "output tokens cannot hold" in history("3.2k sent, 900 received",
+                                                  "1.6k sent, 20 received")[0]
+    # a request inside one exchange carries that exchange, replies included
+    path.write_text(
+        "#### fix the bug\n\n" + long_reply + "\n\n> Tokens: 3.2k sent, 10k received.\n"
+        "> Applied edit to a.py\n\nDone.\n\n> Tokens: 3.4k sent, 20 received.\n")
+    activity = read_activity(path, "aider-history")
+    assert activity is not None
+    assert "cannot carry the conversation" in usage_problems(activity)[0]
 
 
 OPENHANDS = REPO / "submissions" / "slugkit-options" / "2026-11-05_openhands_deepseek-v3"
@@ -528,3 +634,29 @@ def test_openhands_forgeries_do_not_get_the_level(change: Callable[[list[dict[st
     level, reasons = level_of(folder, checkout)
     assert level == "self-reported"
     assert any(expected in reason for reason in reasons), reasons
+
+
+def test_the_aider_sample_with_its_usage_cut_to_a_tenth_has_usage_problems(
+        tmp_path: Path) -> None:
+    """Aider's check is judged on the current exchange only, but a cut to a tenth still
+    leaves replies the output cannot hold."""
+    sample = REPO / "submissions" / "ttlcache-bugs" / "2026-11-08_aider_gemini-2.5-pro"
+    history = (sample / "aider.chat.history.md").read_text()
+
+    def tenth(found: re.Match[str]) -> str:
+        value = float(found.group(1)) * (1000 if found.group(2) else 1) / 10
+        return f"{value / 1000:.1f}k" if value >= 1000 else str(int(value))
+
+    forged = "\n".join(
+        re.sub(r"([0-9.]+)(k?)(?= (?:sent|received))", tenth, line)
+        if line.startswith("> Tokens:") else line for line in history.split("\n"))
+    assert forged != history
+    honest = read_activity(sample / "aider.chat.history.md", "aider-history")
+    assert honest is not None and usage_problems(honest) == []
+    path = tmp_path / "aider.chat.history.md"
+    path.write_text(forged)
+    activity = read_activity(path, "aider-history")
+    assert activity is not None
+    problems = usage_problems(activity)
+    assert len(problems) == len(activity.requests) == 3
+    assert all("output tokens cannot hold" in problem for problem in problems)

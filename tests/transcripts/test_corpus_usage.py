@@ -1,0 +1,86 @@
+"""The usage rules of the ``transcript-consistent`` level hold on real transcripts.
+
+Every transcript of ``corpus/`` (real sessions committed to public repositories, see its
+README) that shows per-request usage, and every sub-agent file beside it, must have no
+usage problem (:func:`arena_bot.transcripts.edits.usage_problems`): a rule that rejects
+what a tool really writes would deny the level to honest work. The files left out are
+named below with the reason, and each is checked to be left out for that reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena_bot.transcripts.edits import READERS, read_activity, usage_problems
+
+CORPUS = Path(__file__).parent / "corpus"
+MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())
+
+#: Corpus files the usage rules cannot be asked to pass, with the problem they give.
+EXCLUDED: dict[str, tuple[str, str]] = {
+    # Hand-written test data of a transcript viewer, not a session: sessionId
+    # "test_session", uuids and message ids "msg_001".."msg_010", whole-minute timestamps,
+    # version "1.0.0", cwd /tmp, a model Claude Code never ran (claude-3-sonnet-20240229)
+    # and a first request of 25 input tokens (no system prompt, no tool definitions).
+    "claude-code/claude-code-log-representative.jsonl": (
+        "hand-made fixture", "cannot carry the tool's system prompt"),
+    # A real Codex Desktop 0.128 rollout, but it has no token_count event at all: no usage
+    # to be consistent with (`arena submit` refuses it too).
+    "codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl.gz": (
+        "no usage", "shows no model request with usage"),
+}
+
+
+def _files() -> list[tuple[str, str]]:
+    """``(path in corpus, format)`` of every file with an activity reader."""
+    out = []
+    for entry in MANIFEST:
+        if entry["format"] not in READERS:
+            continue  # ATIF: no edit activity reader, so no level to give (checked below)
+        for name in (entry["file"], *entry["subagent_files"]):
+            out.append((name, entry["format"]))
+    return out
+
+
+FILES = _files()
+
+
+def test_the_corpus_has_real_usage_of_every_format_with_a_reader() -> None:
+    checked = {fmt for name, fmt in FILES if name not in EXCLUDED}
+    assert checked == set(READERS)
+    assert len([name for name, _ in FILES if name not in EXCLUDED]) >= 12
+
+
+@pytest.mark.parametrize(("name", "fmt"), FILES, ids=[name for name, _ in FILES])
+def test_real_transcripts_have_no_usage_problem(name: str, fmt: str) -> None:
+    activity = read_activity(CORPUS / name, fmt)
+    assert activity is not None
+    problems = usage_problems(activity)
+    if name in EXCLUDED:
+        assert any(EXCLUDED[name][1] in problem for problem in problems), problems
+        return
+    assert activity.requests, name
+    assert problems == [], problems
+
+
+def test_the_real_claude_code_sessions_include_responses_without_a_final_output_count(
+) -> None:
+    """The reason per-request output is not checked everywhere: real 2.0 and 2.1 sessions
+    leave responses whose usage was written mid-stream (no stop_reason), one of them 3
+    output tokens for a 20 kB reply."""
+    activity = read_activity(CORPUS / "claude-code/codemie-2.0/agent-36541525.jsonl",
+                             "claude-code")
+    assert activity is not None
+    (request,) = activity.requests
+    assert not request.output_final
+    assert request.output_tokens == 3 and request.output_chars > 15_000
+    session = read_activity(
+        CORPUS / "claude-code/codemie-2.1/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl.gz",
+        "claude-code")
+    assert session is not None
+    finals = [r.output_final for r in session.requests]
+    assert any(finals) and not all(finals)
