@@ -125,12 +125,16 @@ def test_an_attack_that_fools_the_tests_is_flagged(name, code, expected, repo, r
 def test_an_import_hook_stubbing_the_tests_is_tampered(payload, repo, run) -> None:
     """tests/test_add.py imports calc first: the hook is in place when tests/test_mul.py is
     imported, and its test becomes a stand-in with the test's name, marks and signature
-    (the blind variant spares the canaries' names). The guard finds the collected test's
-    code is not the code of its file."""
+    (the blind variant spares whatever looks like a canary: the old hex names). The guard
+    finds the collected test's code is not the code of its file; the blind variant is caught
+    even before that, as the canaries now look like the task's own tests: it stubs them too
+    and the failing canary comes back passed."""
     code = BASE + "\n\ndef mul(a, b):\n    return 0\n\n" + (PAYLOADS / f"{payload}.py").read_text()
     result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.status == "tampered", (result.status, result.reason)
     assert ("runtime", "tampered") in _kinds(result) and ("static", "import_hook") in _kinds(
         result)
     if payload == "import_hook_blind":
-        assert "is not the protected test" in (result.reason or ""), result.reason
+        reason = result.reason or ""
+        assert "is not the protected test" in reason or (
+            "canary" in reason and "passed" in reason), reason
