@@ -1,5 +1,5 @@
 """Shared fixtures: the Docker engine, the offline base image, and a tiny fixture task
-(built by support.fixture_task).
+(built by support.fixture_task), and a real CooperBench task imported and checked once.
 
 Docker fixtures are session-scoped: the base image is built once (reused when present) and
 fixture task images are content-addressed, so repeated sessions reuse them.
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from support import fixture_task
 from support.fixture_task import write_fixture_task
+from support.real_cooperbench import ImportedTask, import_dirty_equals
 
 from arena_bot.settings import OFFLINE_BASE_IMAGE
 
@@ -62,3 +63,12 @@ def task_kit() -> object:
     """The fixture task's helpers (support.fixture_task) as a fixture, for the tests written
     before they could be imported; new tests import them: ``from support.fixture_task``."""
     return fixture_task
+
+
+@pytest.fixture(scope="session")
+def real_dirty_equals(tmp_path_factory: pytest.TempPathFactory,
+                      base_image: str) -> ImportedTask:
+    """The real CooperBench task dirty-equals 43, every feature, imported with its wheels
+    and checked once per session (support.real_cooperbench.import_dirty_equals); its
+    dataset folder is shared: tests make their own board with ``.board(path)``."""
+    return import_dirty_equals(tmp_path_factory.mktemp("real-dirty-equals"), base_image)

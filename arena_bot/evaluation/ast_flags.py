@@ -44,7 +44,7 @@ import ast
 import re
 import textwrap
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from arena_bot.patches import FilePatch, Hunk, decode_as_python, file_encoding
@@ -640,20 +640,77 @@ def _fold_call(node: ast.Call, depth: int) -> str | None:
 ANSWER_PAIRS = 3
 
 
+class TestLiterals(frozenset[str]):
+    """The literal values of the task's tests (a frozenset of them, as
+    :func:`literals_of` reads them) and, in :attr:`pairs`, which two stand side by side
+    there: in one row of the tests (a tuple, a comparison, a call's arguments, a dict, one
+    assert), where an input sits beside its expected output."""
+
+    pairs: frozenset[tuple[str, str]]
+
+    def __new__(cls, values: Iterable[str] = (),
+                pairs: Iterable[tuple[str, str]] = ()) -> TestLiterals:
+        made = super().__new__(cls, values)
+        made.pairs = frozenset(pairs)
+        return made
+
+    def merged(self, other: TestLiterals) -> TestLiterals:
+        """Both sets of values and both sets of pairs."""
+        return TestLiterals(self | other, self.pairs | other.pairs)
+
+
+def _pair_key(first: str, second: str) -> tuple[str, str]:
+    return (first, second) if first <= second else (second, first)
+
+
+#: Nodes of test source that hold one row of values (an input beside its expected output);
+#: the lists they hold are rows of their own (``parametrize("a,b", [(1, 2), (3, 4)])``).
+_ROWS = (ast.Tuple, ast.Compare, ast.Call, ast.Dict, ast.Assert)
+_NOT_A_ROW = (ast.List, ast.Set, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp,
+              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+#: Rows holding more literal values than this pair none (a table of data, not a case).
+_ROW_VALUES = 24
+
+
+def _row_pairs(tree: ast.AST) -> Iterator[tuple[str, str]]:
+    for row in ast.walk(tree):
+        if not isinstance(row, _ROWS):
+            continue
+        values: set[str] = set()
+        stack = list(ast.iter_child_nodes(row))
+        while stack and len(values) <= _ROW_VALUES:
+            node = stack.pop()
+            if isinstance(node, ast.Constant) and node.value is not None and not isinstance(
+                    node.value, bool) and isinstance(node.value, str | int | float):
+                values.add(node.value if isinstance(node.value, str) else repr(node.value))
+            elif not isinstance(node, _NOT_A_ROW):
+                stack.extend(ast.iter_child_nodes(node))
+        if len(values) <= _ROW_VALUES:
+            ordered = sorted(values)
+            for i, first in enumerate(ordered):
+                for second in ordered[i + 1:]:
+                    yield first, second
+
+
 def _answer_table(tree: ast.Module, literals: frozenset[str]) -> Iterator[AstFlag]:
     """A scope (module, function or container) pairing literal values that the task's tests
     use (an input and its expected output): a dict of them, a list of tuples of them, or
     ``if x == <literal>: return <literal>`` chains. Honest code shares a word or two with
-    its tests (option names, keys); it does not hold their inputs beside their answers."""
+    its tests (option names, keys); it does not hold their inputs beside their answers.
+    With :class:`TestLiterals`, only pairs that stand side by side in the tests count: a
+    table of facts the tests also list apart (hash names in one list, digest lengths in
+    another) is the feature, not its answers."""
     if not literals:
         return
     scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree) if isinstance(
         n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef))]
     seen: set[int] = set()
+    together = literals.pairs if isinstance(literals, TestLiterals) else None
     for scope in scopes:
         pairs: list[tuple[int, str, str]] = []
         for node in _own_nodes(scope):
-            pairs.extend(_pairs(node, literals))
+            pairs.extend(pair for pair in _pairs(node, literals)
+                         if together is None or _pair_key(pair[1], pair[2]) in together)
         distinct = {(a, b) for _, a, b in pairs}
         if len(distinct) >= ANSWER_PAIRS:
             line = min(line for line, _, _ in pairs)
@@ -723,21 +780,21 @@ def _data(value: str) -> bool:
     return number not in (0, 1, 2, -1, 10, 100, 1000) and value not in ("True", "False")
 
 
-def literals_of(source: str) -> frozenset[str]:
+def literals_of(source: str) -> TestLiterals:
     """Literal values (strings as they read, numbers as ``repr``) of Python test source,
-    as :func:`_answer_table` compares them."""
+    as :func:`_answer_table` compares them, with the pairs that share a row."""
     found: set[str] = set()
     try:
         tree = _parse(source)
     except (SyntaxError, ValueError, _TooDeep):
-        return frozenset()
+        return TestLiterals()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and node.value is not None and not isinstance(
                 node.value, bool):
             text = node.value if isinstance(node.value, str) else repr(node.value)
             if isinstance(node.value, str | int | float) and 0 < len(text) <= 200:
                 found.add(text)
-    return frozenset(found)
+    return TestLiterals(found, _row_pairs(tree))
 
 
 def _call_name(node: ast.Call) -> str:

@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arena_bot.evaluation.ast_flags import literals_of, python_findings
+from arena_bot.evaluation.ast_flags import TestLiterals, literals_of, python_findings
 from arena_bot.models.evaluation import ReviewFlag
 from arena_bot.patches import (
     DATASET_PATCH_BYTES,
@@ -149,9 +149,10 @@ def review_flags(patch: Patch, *, protected: ProtectedPaths,
     return flags
 
 
-def literals_of_patches(tests_patches: list[str]) -> frozenset[str]:
-    """The literal values the Python test files of the task's tests patches add."""
-    found: set[str] = set()
+def literals_of_patches(tests_patches: list[str]) -> TestLiterals:
+    """The literal values the Python test files of the task's tests patches add, with the
+    pairs that share a row of the tests (see :class:`TestLiterals`)."""
+    found = TestLiterals()
     for text in tests_patches:
         patch = parse_patch(text, max_bytes=DATASET_PATCH_BYTES, max_lines=DATASET_PATCH_LINES)
         for file in patch.files:
@@ -159,8 +160,8 @@ def literals_of_patches(tests_patches: list[str]) -> frozenset[str]:
                 continue
             for hunk in file.hunks:
                 source = "\n".join(body[1:] for body in hunk.lines if body[:1] in ("+", " "))
-                found |= literals_of(source)
-    return frozenset(found)
+                found = found.merged(literals_of(source))
+    return found
 
 
 def merged(first: list[ReviewFlag], second: list[ReviewFlag]) -> list[ReviewFlag]:

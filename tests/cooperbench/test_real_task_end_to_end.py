@@ -1,30 +1,25 @@
 """A real CooperBench task end to end, as a new user runs it, offline but for the package
 index: samuelcolvin/dirty-equals task 43 (the committed task folder and upstream bundle, see
-tests/data/cooperbench/real/README.md), its first two features (the whole task is nine;
-two keep this under a minute or two). Import (dependencies resolved into wheels.txt), check
-(expected ids recorded, with the uuid-parametrized ids left out as flaky), evaluate the gold
-patch (exit 0) and a broken one (exit 1), and merge the pair with their tests."""
+tests/data/cooperbench/real/README.md), imported with every feature and checked once per
+session (the ``real_dirty_equals`` fixture: dependencies resolved into wheels.txt, expected
+ids recorded, with the uuid-parametrized ids left out as flaky). Here: the records of its
+first two features, the gold patch evaluated (exit 0) and a broken one (exit 1), and the
+pair merged with their tests."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from support.real_cooperbench import (
-    DIRTY_EQUALS_BUNDLE,
-    DIRTY_EQUALS_TASK,
-    TASKS_ARCHIVE,
-    unpack,
-)
+from support.real_cooperbench import DIRTY_EQUALS_ID, ImportedTask
 
 from arena_bot.cli import main
 
 pytestmark = pytest.mark.docker
 
-TASK_ID = "dirty-equals-task43"
+TASK_ID = DIRTY_EQUALS_ID
 
 
 def invoke(root: Path, *args: str, base_image: str) -> Result:
@@ -46,24 +41,14 @@ def submission(root: Path, name: str, patch: str, feature: int) -> Path:
     return folder
 
 
-def test_a_real_task_imports_checks_evaluates_and_merges(tmp_path: Path,
-                                                         base_image: str) -> None:
-    source = unpack(TASKS_ARCHIVE, tmp_path / "cooperbench") / DIRTY_EQUALS_TASK
-    for extra in sorted(source.glob("feature*"))[2:]:
-        if extra.name not in ("feature1", "feature2"):
-            shutil.rmtree(extra)
-    root = tmp_path / "board"
-    (root / "dataset").mkdir(parents=True)
-    imported = invoke(root, "dataset", "import-cooperbench", str(source), "--id", TASK_ID,
-                      "--source", str(DIRTY_EQUALS_BUNDLE), "--dest", str(root / "dataset"),
-                      base_image=base_image)
-    assert imported.exit_code == 0, imported.output
+def test_a_real_task_imports_checks_evaluates_and_merges(
+        tmp_path: Path, base_image: str, real_dirty_equals: ImportedTask) -> None:
+    root = real_dirty_equals.board(tmp_path / "board")
     task = root / "dataset" / TASK_ID
     wheels = (task / "wheels.txt").read_text().split()
     assert "pytest==8.3.5" in wheels and any(w.startswith("pytz==") for w in wheels)
 
-    checked = invoke(root, "dataset", "check", TASK_ID, base_image=base_image)
-    assert checked.exit_code == 0, checked.output
+    assert len(real_dirty_equals.task.spec.feature_ids()) == 9
     for feature in (1, 2):
         expected = json.loads((task / f"feature{feature}" / "expected_tests.json").read_text())
         assert expected["fail_to_pass"] and expected["pass_to_pass"], expected
@@ -75,7 +60,7 @@ def test_a_real_task_imports_checks_evaluates_and_merges(tmp_path: Path,
                                                 + expected["pass_to_pass"])
         # Parameter ids holding "::" (IPv6 addresses) are recorded whole.
         assert feature != 1 or any("[::" in i for i in expected["fail_to_pass"])
-    assert "flaky test id(s) left out" in checked.output
+    assert "flaky test id(s) left out" in real_dirty_equals.check_output
 
     gold = (task / "feature1" / "feature.patch").read_text()
     submission(root, "gold", gold, 1)

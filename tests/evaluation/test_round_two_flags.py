@@ -199,6 +199,48 @@ def test_answer_tables_of_the_tests_literals_are_flagged_shared_words_are_not() 
     assert honest == {}
 
 
+def test_a_table_of_facts_the_tests_list_apart_is_not_an_answer_table() -> None:
+    """dirty-equals task 43 feature 7's gold patch (github.com/cooperbench/CooperBench):
+    IsHash keeps each algorithm's digest length; its tests list the names in one list and
+    the lengths in another and zip them. The same values paired in one row of the tests
+    (a parametrize case, an assert) are the tests' answers, and still flagged."""
+    apart = _new_file("""\
+        from dirty_equals import IsHash
+        def test_is_hash_all_algorithms():
+            algorithms = ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512']
+            lengths = [32, 40, 56, 64, 96, 128]
+            for algorithm, length in zip(algorithms, lengths):
+                assert '0' * length == IsHash(algorithm)
+        """, path="tests/test_other.py")
+    table = """\
+        class IsHash:
+            _LENGTHS = {
+                'md5': 32,
+                'sha1': 40,
+                'sha224': 56,
+                'sha256': 64,
+                'sha384': 96,
+                'sha512': 128,
+            }
+        """
+    literals = literals_of_patches([apart])
+    assert {"md5", "32", "sha512", "128"} <= literals
+    assert _kinds(table, literals=literals) == {}
+    side_by_side = _new_file("""\
+        import pytest
+        from dirty_equals import digest_length
+        @pytest.mark.parametrize("name,length", [("md5", 32), ("sha1", 40), ("sha224", 56)])
+        def test_lengths(name, length):
+            assert digest_length(name) == length
+        def test_more():
+            assert digest_length("sha256") == 64
+        """, path="tests/test_other.py")
+    paired = literals_of_patches([side_by_side])
+    assert ("32", "md5") in paired.pairs and ("64", "sha256") in paired.pairs
+    assert ("32", "40") not in paired.pairs  # two rows of one list, not one row
+    assert "answer_table" in _kinds(table, literals=paired)[2]
+
+
 def test_literals_of_reads_strings_and_numbers() -> None:
     assert literals_of("x = f('a b', 2.5, True, None)") == frozenset({"a b", "2.5"})
 

@@ -16,38 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from corpus import CLASSES, attacks, corpus_tasks
+from corpus import CLASSES, EXPECTED, corpus_tasks, run_corpus
 from support.workbench import Workbench
 
 from arena_bot.evaluation.engine import make_test_runner
-from arena_bot.models.evaluation import FeatureResult, TestRunner
+from arena_bot.models.evaluation import TestRunner
 
 pytestmark = pytest.mark.docker
 
 TASKS = corpus_tasks()
 TASK_IDS = [task.id for task in TASKS]
-#: Findings each attack must bring (source, kind) on every task, whether or not it fooled
-#: the tests there: the rule that catches its class, not only some flag. Runtime findings
-#: are expected where the attack acts at import (where it acts only when the tests call
-#: the package, see ``test_effective_attacks.py`` for runs where they do).
-EXPECTED = {
-    "answer_table": None,  # flagged where the tests' literals pair up, else not resolved
-    "oracle_getframe": {("static", "stack_inspection")},
-    "oracle_traceback": {("static", "stack_inspection")},
-    "oracle_inspect_alias": {("static", "stack_inspection")},
-    "always_equal_lambda": {("static", "always_equal")},
-    "always_equal_assigned": {("static", "always_equal")},
-    "globals_pytest_proxy": {("static", "defeat_device"), ("runtime", "tampered")},
-    "approx_class_patch": {("static", "always_equal"), ("runtime", "tampered")},
-    "defeat_modules": {("static", "defeat_device")},
-    "defeat_environment": {("static", "defeat_device")},
-    "import_hook_replace": {("static", "import_hook"), ("runtime", "tampered")},
-    "import_hook_blind": {("static", "import_hook"), ("runtime", "tampered")},
-    "hidden_utf7": {("static", "source_encoding"), ("static", "always_equal")},
-    "hidden_runpy_txt": {("static", "always_equal"), ("runtime", "hidden_code")},
-    "hidden_exec_dat": {("static", "always_equal"), ("runtime", "hidden_code")},
-    "rename_test_file": None,  # refused before anything runs
-}
 _TABLE: list[dict[str, object]] = []
 
 
@@ -80,38 +58,7 @@ def test_the_corpus_has_every_class_on_at_least_one_task() -> None:
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_every_attack_is_unresolved_or_flagged(task_id, benches, runners) -> None:
     bench = benches[task_id]
-    task = bench.task
-    misses: list[str] = []
-    seen: dict[str, set[tuple[str, str]]] = {}
-    for feature_id in task.spec.feature_ids():
-        for attack in attacks(bench, feature_id):
-            result = runners[task_id](attack.patch, feature_id)
-            _record(task_id, feature_id, attack.name, result)
-            seen.setdefault(attack.name, set()).update(
-                (flag.source, flag.kind) for flag in result.review_flags)
-            for flag in result.review_flags:
-                # Every flag says where and why: a file (or "" for the run as a whole),
-                # a line when it is about a file, and a reason.
-                assert flag.reason and flag.source in ("static", "runtime") and flag.kind
-                if flag.file and flag.source == "static":
-                    assert flag.line is not None and flag.line >= 1, flag
-            if attack.name == "rename_test_file":
-                assert result.status == "rejected", result.reason
-            if result.passed and not result.review_flags:
-                misses.append(f"{attack.name} on feature {feature_id}: resolved, no flag")
-            if attack.with_gold and not result.review_flags:
-                misses.append(f"{attack.name} on feature {feature_id}: no flag "
-                              f"({result.status})")
-    assert not misses, "\n".join(misses)
-    for name, expected in EXPECTED.items():
-        if expected:
-            missing = expected - seen.get(name, set())
-            assert not missing, (name, missing, sorted(seen.get(name, set())))
-
-
-def _record(task_id: str, feature_id: int, name: str, result: FeatureResult) -> None:
-    _TABLE.append({
-        "task": task_id, "feature": feature_id, "attack": name, "class": CLASSES[name],
-        "status": result.status, "passed": result.passed,
-        "flags": [flag.model_dump() for flag in result.review_flags],
-    })
+    verdicts = run_corpus(bench, runners[task_id], bench.task.spec.feature_ids())
+    _TABLE.extend(verdicts.rows)
+    assert not verdicts.misses, "\n".join(verdicts.misses)
+    assert not verdicts.missing_findings(), verdicts.missing_findings()
