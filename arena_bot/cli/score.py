@@ -51,7 +51,8 @@ _match_option = click.option(
 )
 @_match_option
 @click.option("--verified-only", is_flag=True,
-              help="Keep only entries whose metrics were verified against a transcript.")
+              help="Keep only entries whose metrics are consistent with their transcripts or "
+                   "repeated by a maintainer (not self-reported).")
 @click.pass_obj
 def score(
     settings: Settings, results: Path | None, output: Path | None, match: str,
