@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "6"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "7"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -15,3 +15,4 @@ HARNESS_VERSION = "6"  # 2: canaries, review flags, wider protection (issue 8)
 # 6: flags carry source and kind; checks read the applied files decoded as Python does
 #    (renames by content), aliases, import hooks, oracles; the guard verifies the collected
 #    tests' code against the test files' bytes (issue 25)
+# 7: canary bodies derived from the target file's own tests (literals, names, assert forms)

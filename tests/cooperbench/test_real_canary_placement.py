@@ -8,6 +8,7 @@ tests. The file that takes the canaries is one the task's test command collects.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 from pathlib import Path, PurePosixPath
@@ -147,3 +148,143 @@ def test_the_target_is_collected_even_when_the_patch_starts_with_another_file() 
     assert targets == {"tests/test_options.py"}
     assert PurePosixPath("tests/test_basic.py").name not in {PurePosixPath(t).name
                                                              for t in targets}
+
+
+@pytest.fixture(scope="module")
+def real_test_texts(real: tuple[Path, Path],
+                    tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]]:
+    """Every distinct Python test file of the seven tasks, each feature's tests patch
+    applied: ``(path, text)``."""
+    tasks_root, trees = real
+    found: dict[str, str] = {}
+    for task in task_folders(tasks_root):
+        for feature in sorted(task.glob("feature*")):
+            work = tmp_path_factory.mktemp(f"{task.parent.name}-{task.name}-{feature.name}")
+            shutil.copytree(trees / base_commit(task), work, dirs_exist_ok=True)
+            subprocess.run(["git", "apply", str(feature / "tests.patch")], cwd=work,
+                           check=True, capture_output=True)
+            for path in sorted(work.rglob("*.py")):
+                if path.name.startswith("test_") or path.name.endswith("_test.py"):
+                    found.setdefault(path.read_text(encoding="utf-8"),
+                                     f"{task.parent.name}/{path.relative_to(work)}")
+    return [(path, text) for text, path in found.items()]
+
+
+def _canary_def(placed: str, name: str, cls: str) -> ast.FunctionDef:
+    tree = ast.parse(placed)
+    body = tree.body if not cls else next(
+        n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+    return next(n for n in body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def _run_alone(node: ast.FunctionDef) -> BaseException | None:
+    """Run one canary on its own: its def alone in a module whose only global is the real
+    ``pytest``; what it raised, or ``None``."""
+    module = ast.Module(body=[node], type_ignores=[])
+    space: dict[str, object] = {"pytest": pytest}
+    exec(compile(module, "<canary>", "exec"), space)
+    try:
+        space[node.name](*([None] if node.args.args else []))  # type: ignore[operator]
+    except BaseException as exc:
+        return exc
+    return None
+
+
+SEEDS = range(5)
+
+
+def test_every_canary_body_passes_or_fails_as_it_must(
+        real_test_texts: list[tuple[str, str]]) -> None:
+    """On every Python test file of the seven tasks, for many seeds: both canaries compile,
+    run alone the passing one passes and the failing one fails with its AssertionError."""
+    assert len(real_test_texts) > 50
+    checked = 0
+    bad: list[str] = []
+    for number, (path, text) in enumerate(real_test_texts):
+        for seed in (number * 1000 + k for k in SEEDS):  # other seeds in every file
+            placed, chosen = place(text, seed)
+            compile(placed, path, "exec")
+            for role in ("pass", "fail"):
+                node = _canary_def(placed, chosen[role], chosen[f"{role}_class"])
+                raised = _run_alone(node)
+                checked += 1
+                if role == "pass" and raised is not None:
+                    bad.append(f"{path} seed {seed}: the passing canary raised {raised!r}")
+                if role == "fail" and not isinstance(raised, AssertionError):
+                    bad.append(f"{path} seed {seed}: the failing canary gave {raised!r}")
+    print(f"canary bodies: {len(real_test_texts)} files x {len(SEEDS)} seeds each, "
+          f"{checked} canaries run alone, {len(bad)} wrong")
+    assert not bad, bad[:5]
+
+
+#: The bodies canary_place.py wrote before they were derived from the file (issue 25).
+OLD_TEMPLATES = re.compile(r"result = \d+ \+ \d+\nassert result == \d+|value = '[a-z]+'\n"
+                           r"assert len\(value\) == \d+|items = \[[\d, ]*\]\nassert min")
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    return {(a.asname or a.name).split(".")[0] for n in tree.body
+            if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names} - {"pytest"}
+
+
+def _tells(node: ast.FunctionDef, imported: set[str], low: int, high: int) -> dict[str, bool]:
+    """What a forger's classifier says of one test function: each tell, true when it
+    calls the test a canary."""
+    called = {n.func.id for n in ast.walk(node)
+              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    plain = all(isinstance(s, (ast.Assign, ast.Assert)) for s in node.body)
+    try:
+        raised = _run_alone(node)
+        alone = not isinstance(raised, (NameError, AttributeError, TypeError)) and not (
+            raised is not None and not isinstance(raised, AssertionError))
+    except Exception:
+        alone = False
+    return {
+        "old template bodies": bool(OLD_TEMPLATES.search(
+            "\n".join(ast.unparse(s) for s in node.body))),
+        "two statements: assign, assert": (len(node.body) == 2 and plain),
+        "calls no imported name": not (called & imported),
+        "uses no imported name": not (used & imported),
+        "only assignments and asserts": plain,
+        "length outlier (outside the file's 5-95%)": not low <= len(node.body) <= high,
+        "runs alone with builtins only": alone,
+    }
+
+
+def test_a_forgers_classifiers_against_the_canaries(
+        real_test_texts: list[tuple[str, str]]) -> None:
+    """How often simple classifiers an attacker would write single out the canaries and how
+    often they take a real test for one (printed: the methodology page's figures). The
+    templates' tells are gone; what is left is said on the methodology page."""
+    hits: dict[str, list[int]] = {}
+    real = canaries = 0
+    for _path, text in real_test_texts:
+        tree = ast.parse(text)
+        imported = _imported(tree)
+        tests = [n for n in tree.body if isinstance(n, ast.FunctionDef)
+                 and n.name.startswith("test")] + [
+            c for n in tree.body if isinstance(n, ast.ClassDef) and n.name.startswith("Test")
+            for c in n.body if isinstance(c, ast.FunctionDef) and c.name.startswith("test")]
+        if not tests:
+            continue
+        lengths = sorted(len(t.body) for t in tests)
+        low, high = lengths[len(lengths) // 20], lengths[(len(lengths) * 19) // 20]
+        for test in tests:
+            real += 1
+            for tell, said in _tells(test, imported, low, high).items():
+                hits.setdefault(tell, [0, 0])[0] += said
+        for seed in range(2):
+            placed, chosen = place(text, seed)
+            for role in ("pass", "fail"):
+                node = _canary_def(placed, chosen[role], chosen[f"{role}_class"])
+                canaries += 1
+                for tell, said in _tells(node, imported, low, high).items():
+                    hits.setdefault(tell, [0, 0])[1] += said
+    print(f"forger's classifiers: {real} real tests, {canaries} canaries")
+    for tell, (on_real, on_canaries) in hits.items():
+        print(f"  {tell}: {on_canaries / canaries:.1%} of canaries, {on_real / real:.1%} "
+              f"of real tests")
+    assert hits["old template bodies"][1] == 0
+    assert hits["two statements: assign, assert"][1] / canaries < 0.5
+    assert hits["length outlier (outside the file's 5-95%)"][1] / canaries < 0.2
