@@ -8,7 +8,9 @@ exactly one place.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -165,6 +167,10 @@ _COMMANDS: dict[str, LazyCommand] = {
 @click.pass_context
 def main(ctx: click.Context, root: Path | None) -> None:
     """Agentic Arena: validate, evaluate and score AI coding tool submissions."""
+    if os.environ.get("ARENA_DEBUG_STACKS") == "1":
+        # Diagnostics of a run that does not stop: SIGUSR1 prints every thread's stack to
+        # stderr (the interrupt tests send it before they kill a command that hangs).
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     ctx.obj = Settings.from_env(root=root)
 
 

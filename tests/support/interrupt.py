@@ -93,7 +93,7 @@ class Run:
 
     def __init__(self, root: Path, args: list[str], base_image: str) -> None:
         env = {**os.environ, "ARENA_CACHE": str(root / ".arena"),
-               "ARENA_BASE_IMAGE": base_image}
+               "ARENA_BASE_IMAGE": base_image, "ARENA_DEBUG_STACKS": "1"}
         self.process = subprocess.Popen(
             [ARENA, "--root", str(root), *args], env=env, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True,
@@ -183,6 +183,16 @@ def _reach(run: Run, ready: Callable[[], bool]) -> bool:
     return True
 
 
+def _signal_state(pid: int) -> str:
+    """The process's blocked, ignored and caught signal masks (/proc/PID/status)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError as exc:
+        return f"(no signal state: {exc})\n"
+    return "".join(line + "\n" for line in status.splitlines()
+                   if line.startswith(("SigBlk", "SigIgn", "SigCgt", "SigPnd", "ShdPnd")))
+
+
 def run_case(case: Case, root: Path, task: Path, client: docker.DockerClient,
              base_image: str) -> Outcome:
     """Run ``case`` on a copy of the task folder ``task`` under ``root`` (empty)."""
@@ -215,6 +225,10 @@ def run_case(case: Case, root: Path, task: Path, client: docker.DockerClient,
     try:
         run.process.wait(timeout=30)
     except subprocess.TimeoutExpired:
+        # Still running: say why before killing it (its signal state, every thread's stack).
+        run.lines.append(_signal_state(run.process.pid))
+        run.process.send_signal(signal.SIGUSR1)
+        time.sleep(2)
         run.process.kill()
         run.process.wait()
     outcome.seconds = time.monotonic() - sent
