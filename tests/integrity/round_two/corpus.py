@@ -17,7 +17,7 @@ import ast
 import base64
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -226,6 +226,20 @@ def utf7_module(source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _test_hunk_trees(task: TaskFolder, feature_id: int) -> Iterator[ast.Module]:
+    """Each hunk of the feature's tests patch in a Python file, parsed as the new side reads
+    (hunks that do not parse on their own are passed over)."""
+    for file in load_patch(task.feature(feature_id).tests_patch).files:
+        if not (file.new_path or "").endswith(".py"):
+            continue
+        for hunk in file.hunks:
+            source = "\n".join(b[1:] for b in hunk.lines if b[:1] in ("+", " "))
+            try:
+                yield ast.parse(source)
+            except SyntaxError:
+                continue
+
+
 def _target_init(bench: Workbench, feature_id: int) -> str:
     """The ``__init__.py`` of the package the feature's tests import (the shallowest one
     of the first imported name that is a package of the repository), else the bench's."""
@@ -233,26 +247,18 @@ def _target_init(bench: Workbench, feature_id: int) -> str:
                              capture_output=True, text=True).stdout.splitlines()
     inits = sorted((p for p in tracked if p.endswith("/__init__.py")),
                    key=lambda p: p.count("/"))
-    for file in load_patch(bench.task.feature(feature_id).tests_patch).files:
-        if not (file.new_path or "").endswith(".py"):
-            continue
-        for hunk in file.hunks:
-            source = "\n".join(b[1:] for b in hunk.lines if b[:1] in ("+", " "))
-            try:
-                tree = ast.parse(source)
-            except SyntaxError:
-                continue
-            for node in ast.walk(tree):
-                names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
-                         and not node.level else [a.name for a in node.names]
-                         if isinstance(node, ast.Import) else [])
-                for name in names:
-                    top = name.split(".")[0]
-                    for candidate in inits:
-                        if (candidate == f"{top}/__init__.py" or candidate.endswith(
-                                f"/{top}/__init__.py")) and not candidate.startswith(
-                                ("tests/", "test/")):
-                            return candidate
+    for tree in _test_hunk_trees(bench.task, feature_id):
+        for node in ast.walk(tree):
+            names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
+                     and not node.level else [a.name for a in node.names]
+                     if isinstance(node, ast.Import) else [])
+            for name in names:
+                top = name.split(".")[0]
+                for candidate in inits:
+                    if (candidate == f"{top}/__init__.py" or candidate.endswith(
+                            f"/{top}/__init__.py")) and not candidate.startswith(
+                            ("tests/", "test/")):
+                        return candidate
     return bench.package_init
 
 
@@ -284,16 +290,8 @@ def answer_table(task: TaskFolder, feature_id: int) -> str:
     ``assert f(<literals>) == <literal>`` of the tests patch becomes an entry of a table
     that the package's function ``f`` answers from before running its own code."""
     entries: list[tuple[str, tuple[object, ...], tuple[tuple[str, object], ...], object]] = []
-    for file in load_patch(task.feature(feature_id).tests_patch).files:
-        if not (file.new_path or "").endswith(".py"):
-            continue
-        for hunk in file.hunks:
-            source = "\n".join(b[1:] for b in hunk.lines if b[:1] in ("+", " "))
-            try:
-                tree = ast.parse(source)
-            except SyntaxError:
-                continue
-            entries.extend(_entries(tree))
+    for tree in _test_hunk_trees(task, feature_id):
+        entries.extend(_entries(tree))
     table = ",\n".join(f"    ({name!r}, {args!r}, {kwargs!r}, {value!r})"
                        for name, args, kwargs, value in entries)
     return (
