@@ -20,8 +20,14 @@ from pathlib import Path
 
 from arena_bot.errors import DatasetError, SandboxError
 
-#: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it).
+#: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
+#: one place its version is pinned, for task wheelhouses and the offline base image alike.
 PYTEST_PIN = "pytest==8.3.5"
+#: The offline base image's wheelhouse (``arena images base``): the pip that installs it and
+#: :data:`PYTEST_PIN` with its dependencies on the base image's Python 3.11 (exceptiongroup
+#: and tomli are for Python < 3.11 only), each pinned so that every build installs the same.
+BASE_WHEELS = ("pip==26.3", PYTEST_PIN, "iniconfig==2.3.1", "packaging==26.4",
+               "pluggy==1.7.0")
 #: What CooperBench's Dockerfile installs besides the project (pytest-xdist is never used by
 #: the test commands and is left out).
 TEST_TOOLS = (PYTEST_PIN, "pytest-mock==3.14.0")
