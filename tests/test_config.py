@@ -269,7 +269,7 @@ def test_folder_size_limit_comes_from_arena_yaml(board: Path) -> None:
 
 def test_evaluation_reads_patches_with_the_configured_limit(board: Path) -> None:
     from arena_bot.evaluation.engine import read_patch
-    from arena_bot.submissions import load_submission
+    from arena_bot.intake.submissions import load_submission
 
     submission = load_submission(sorted((board / "submissions").glob("*/*"))[0])
     name = submission.spec.runs[0].patches[0]

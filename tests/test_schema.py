@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from pydantic import BaseModel
 
 from arena_bot.cli import main
-from arena_bot.diagnostics import ReportOut
+from arena_bot.intake.diagnostics import ReportOut
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
 from arena_bot.schema import SCHEMA_DIR, SCHEMAS, drifted

@@ -23,12 +23,12 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from arena_bot import HARNESS_VERSION
-from arena_bot.dataset import TaskFolder
-from arena_bot.evaluation.digest import folder_digest
+from arena_bot.core.digest import folder_digest
 from arena_bot.index import Index
 from arena_bot.index import folder_digest as indexed_folder_digest
+from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.submissions import SubmissionFolder
+from arena_bot.tasks.dataset import TaskFolder
 
 #: Result files bigger than this are refused (they are never that large).
 MAX_RESULT_BYTES = 50_000_000

@@ -31,12 +31,12 @@ import docker
 import docker.errors
 from docker.models.images import Image
 
-from arena_bot.dataset import TaskFolder
+from arena_bot.core.digest import folder_digest
 from arena_bot.errors import SandboxError
-from arena_bot.evaluation.digest import folder_digest
 from arena_bot.sandbox.engine import ENGINE_ERRORS
 from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
-from arena_bot.wheels import WHEELS_FILE, fetch_wheels, wheel_files
+from arena_bot.tasks.dataset import TaskFolder
+from arena_bot.tasks.wheels import WHEELS_FILE, fetch_wheels, wheel_files
 
 
 def wheel_cache() -> Path:

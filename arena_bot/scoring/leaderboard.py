@@ -420,7 +420,7 @@ def metrics_level(item: SubmissionInput) -> tuple[MetricsLevel, list[str]]:
 
     ``maintainer-repeated`` when the review file names every run as repeated by the
     maintainer; otherwise ``transcript-consistent`` when every run's transcript passed every
-    check (:mod:`arena_bot.verification`), else ``self-reported``.
+    check (:mod:`arena_bot.intake.verification`), else ``self-reported``.
     """
     runs = item.spec.runs
     repeated = item.review.metrics_repeated if item.review is not None else None
