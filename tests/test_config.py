@@ -252,7 +252,7 @@ def test_a_broken_arena_yaml_leaves_the_written_methodology_alone(board: Path) -
 
 
 def test_without_scored_entries_the_example_says_so() -> None:
-    from arena_bot.methodology import render_methodology
+    from arena_bot.site.methodology import render_methodology
 
     page = render_methodology(DEFAULT_CONFIG)
     assert "No task has two scored entries yet." in page

@@ -39,9 +39,9 @@ from arena_bot import HARNESS_VERSION
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore, content_address
 from arena_bot.index import Index, code_fingerprint, folder_digest
+from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
 from arena_bot.models.leaderboard import Leaderboard, TaskBoard
-from arena_bot.reviews import REVIEWS_FOLDER
 from arena_bot.scoring.export import (
     csv_header,
     csv_rows,

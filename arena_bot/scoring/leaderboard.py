@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from arena_bot.errors import InputError
+from arena_bot.intake.reviews import judge_review
 from arena_bot.models.evaluation import ReviewFlag as EvaluationFlag
 from arena_bot.models.evaluation import RunResult
 from arena_bot.models.leaderboard import (
@@ -46,7 +47,6 @@ from arena_bot.models.leaderboard import (
 )
 from arena_bot.models.submission import Run, Submission
 from arena_bot.models.task import Task
-from arena_bot.reviews import judge_review
 from arena_bot.scoring import core
 from arena_bot.scoring.correctness import (
     CriterionOutcome,

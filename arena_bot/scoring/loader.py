@@ -24,10 +24,10 @@ from arena_bot.errors import InputError
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
+from arena_bot.intake.reviews import load_review, review_path
 from arena_bot.intake.submissions import SubmissionFolder, load_submission, submission_folders
 from arena_bot.intake.verification import RunLevel, Tolerances, run_level
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.reviews import load_review, review_path
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
 from arena_bot.tasks.dataset import Dataset, TaskFolder
