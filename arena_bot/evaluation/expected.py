@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from arena_bot.core.files import write_atomically
 from arena_bot.evaluation.harness import run_feature
-from arena_bot.evaluation.store import write_atomically
 from arena_bot.evaluation.verdict import split_case
 from arena_bot.intake.patches import protected_paths_for
 from arena_bot.models.evaluation import FeatureResult

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.evaluation.store import ResultStore, input_key, write_atomically
+from arena_bot.core.files import write_atomically
+from arena_bot.evaluation.store import ResultStore, input_key
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.tasks.dataset import TaskFolder
 
