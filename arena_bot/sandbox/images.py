@@ -2,7 +2,7 @@
 
 * :func:`build_base_image` — ``arena images base``: debootstrap Debian bookworm (minbase) from
   the machine's apt mirror into a temporary folder with python3, git and friends, pytest from
-  the package index at its pinned version (:data:`~arena_bot.wheels.BASE_WHEELS`), then
+  the package index at its pinned version (:data:`~arena_bot.tasks.wheels.BASE_WHEELS`), then
   ``docker import`` it as :data:`~arena_bot.settings.OFFLINE_BASE_IMAGE`. For machines that
   cannot pull from a registry; GitHub's runners pull the public default instead.
 * :func:`choose_base_image` / :func:`resolve_base_image` — the base image to build task images
@@ -32,12 +32,12 @@ import docker
 import docker.errors
 from docker.models.images import Image
 
-from arena_bot.dataset import TaskFolder
+from arena_bot.core.digest import folder_digest
 from arena_bot.errors import SandboxError
-from arena_bot.evaluation.digest import folder_digest
 from arena_bot.sandbox.engine import ENGINE_ERRORS
 from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
-from arena_bot.wheels import BASE_WHEELS, PYTEST_PIN, WHEELS_FILE, fetch_wheels, wheel_files
+from arena_bot.tasks.dataset import TaskFolder
+from arena_bot.tasks.wheels import BASE_WHEELS, PYTEST_PIN, WHEELS_FILE, fetch_wheels, wheel_files
 
 
 def wheel_cache() -> Path:
@@ -120,8 +120,8 @@ def build_base_image(
     """Build the offline base image with debootstrap + ``docker import``; return its id.
 
     Debian packages (:data:`BASE_PACKAGES`) come from the apt mirror; pytest from the package
-    index at its pinned version (:data:`~arena_bot.wheels.BASE_WHEELS`, fetched on the host and
-    installed ``--no-index``). Skipped (existing id returned) when the image exists and its
+    index at its pinned version (:data:`~arena_bot.tasks.wheels.BASE_WHEELS`, fetched on the
+    host and installed ``--no-index``). Skipped (existing id returned) when the image exists and its
     label names the same wheels, unless ``force``; an image built with other wheels (or
     Debian's pytest, before the pin) is rebuilt. Needs root and the ``debootstrap`` program
     (``scripts/ensure_docker.sh`` installs it).

@@ -12,7 +12,7 @@ from pathlib import Path
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
-from arena_bot.wheels import _on_index
+from arena_bot.tasks.wheels import _on_index
 
 
 def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Path) -> None:

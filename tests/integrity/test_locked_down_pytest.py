@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.dataset import Dataset
 from arena_bot.evaluation.harness import HARNESS_DIR, LOCKED_DOWN_ENV, REPO_DIR
 from arena_bot.evaluation.stream import plugin_source
 from arena_bot.sandbox.base import SandboxLimits
+from arena_bot.tasks.dataset import Dataset
 
 pytestmark = pytest.mark.docker
 

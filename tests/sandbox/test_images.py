@@ -19,7 +19,7 @@ from arena_bot.sandbox.images import (
     apt_mirror,
     resolve_base_image,
 )
-from arena_bot.wheels import BASE_WHEELS, PYTEST_PIN, TEST_TOOLS
+from arena_bot.tasks.wheels import BASE_WHEELS, PYTEST_PIN, TEST_TOOLS
 
 
 def test_apt_mirror_reads_the_deb822_source(tmp_path: Path) -> None:
