@@ -82,8 +82,8 @@ def evaluate_pr(
     from arena_bot.app.pr import changed_files_since, evaluate_pr
     from arena_bot.bot.workflow import commands_stopped, set_outputs, stop_commands, write_summary
     from arena_bot.cli.evaluation_output import run_evaluation
-    from arena_bot.diagnostics import escape_data, render_github
     from arena_bot.index import open_index
+    from arena_bot.intake.diagnostics import escape_data, render_github
 
     if run_docker and leaderboard is not None:
         raise UsageError("--evaluate scores the board itself; drop --leaderboard")
