@@ -66,3 +66,17 @@ def test_an_import_up_the_layers_a_module_without_a_layer_and_docker_outside_san
     assert "- arena_bot.loose" in result.stdout
     assert "Only sandbox imports docker-py BROKEN" in result.stdout
     assert "arena_bot.app.sneaky -> docker" in result.stdout
+
+
+def test_a_command_reaching_past_app_into_the_bot_is_caught(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "arena_bot", tmp_path / "arena_bot",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    # A command doing a use case's work itself: the bot's unit planning, inside a function.
+    (tmp_path / "arena_bot" / "cli" / "sneaky.py").write_text(
+        "def helper():\n    from arena_bot.bot.plan import units_for\n    return units_for\n"
+    )
+    result = _lint(tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert "Commands reach the bot and the merge analysis through app/ BROKEN" in result.stdout
+    assert "arena_bot.cli.sneaky -> arena_bot.bot.plan" in result.stdout
