@@ -37,6 +37,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from contextlib import contextmanager
 from typing import Any
 
@@ -487,9 +488,13 @@ class DockerEngine:
             self._open.pop(str(container.id), None)
 
     def drain(self) -> None:
-        """Wait until every container of this engine is removed; re-raise a failed removal."""
+        """Wait until every container of this engine is removed; re-raise a failed removal.
+
+        Timed waits only: Ctrl-C taken by another thread is then still seen here at once
+        (see arena_bot.evaluation.engine._wait_for_units)."""
         while self._removals:
-            self._removals.pop().result()
+            if wait_for(self._removals[-1:], timeout=_POLL).done:
+                self._removals.pop().result()
 
     def kill_all(self) -> None:
         """Kill every open sandbox and open no more (see
