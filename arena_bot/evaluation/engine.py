@@ -57,6 +57,7 @@ from arena_bot.patches import (
     read_patch_text,
 )
 from arena_bot.sandbox.base import SandboxEngine, SandboxLimits
+from arena_bot.signals import deferred_signals
 from arena_bot.submissions import SubmissionFolder
 
 Progress = Callable[[str], None]
@@ -460,12 +461,16 @@ def _wait_for_units(futures: list[Future[None]]) -> None:
     a reader thread) takes the signal off the queue. Python's C handler, run there, only
     flags it for the main thread, whose untimed lock wait the kernel then resumes: Ctrl-C
     would be seen only when a unit ends (a hanging test: its whole timeout). A timed wait
-    returns to the interpreter, which runs the handler."""
+    returns to the interpreter, which runs the handler (here: records the signal, raised as
+    the wait ends)."""
     remaining: set[Future[None]] = set(futures)
-    while remaining:
-        done, remaining = wait(remaining, timeout=_SIGNAL_POLL, return_when=FIRST_EXCEPTION)
-        for future in done:
-            future.result()
+    # Raised between two waits, never inside one (where it can break the lock code).
+    with deferred_signals() as received:
+        while remaining and not received:
+            done, remaining = wait(remaining, timeout=_SIGNAL_POLL,
+                                   return_when=FIRST_EXCEPTION)
+            for future in done:
+                future.result()
 
 
 def _wait_through_interrupts(pool: ThreadPoolExecutor) -> None:
