@@ -315,13 +315,14 @@ class Evaluator:
             futures = [pool.submit(self._run_unit, unit, pending[unit.index]) for unit in units]
             _wait_for_units(futures)
         except BaseException:
-            # Ctrl-C or a bug: start nothing new (no unit, sandbox or image build), kill what
-            # runs (each unit's sandbox context then removes its container), and wait for the
-            # workers to finish cleaning up. Every wait of a worker ends at once once its
-            # sandbox is killed or its image's build is given up.
+            # Ctrl-C or a bug: start nothing new (no unit, sandbox, image build or clone),
+            # kill what runs (each unit's sandbox context then removes its container), and
+            # wait for the workers to finish cleaning up. Every wait of a worker ends at once
+            # once its sandbox is killed, its image's build given up or its clone killed.
             pool.shutdown(wait=False, cancel_futures=True)
             self.engine.kill_all()
             self.images.stop()
+            self.repos.stop()
             _wait_through_interrupts(pool)
             raise
         pool.shutdown(wait=True)
