@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import click
@@ -78,14 +80,15 @@ def merge(
         )
         result = merge_result(outcome=outcome, features=tested)
     else:
-        result = evaluate_coop_run(
-            base_repo=base_repo,
-            base_commit=task.spec.source.commit,
-            patch1=texts[0],
-            patch2=texts[1],
-            feature_ids=feature_ids,
-            run_tests=_docker_runner(settings=settings, task=task),
-        )
+        with _docker_runner(settings=settings, task=task) as runner:
+            result = evaluate_coop_run(
+                base_repo=base_repo,
+                base_commit=task.spec.source.commit,
+                patch1=texts[0],
+                patch2=texts[1],
+                feature_ids=feature_ids,
+                run_tests=runner,
+            )
     report = MergeReport.from_result(
         result,
         repo_name=repo_name(task),
@@ -156,18 +159,22 @@ def _base_repos(settings: Settings) -> BaseRepoCache:
     return BaseRepoCache(Path(settings.cache_dir) / "repos")
 
 
-def _docker_runner(*, settings: Settings, task: TaskFolder) -> TestRunner:
-    """The evaluation engine's Docker test runner for ``task`` (image built if needed)."""
+@contextmanager
+def _docker_runner(*, settings: Settings, task: TaskFolder) -> Iterator[TestRunner]:
+    """The evaluation engine's Docker test runner for ``task`` (image built if needed); its
+    sandboxes are all removed when the block ends."""
     # Imported here so that `arena merge --no-tests` needs no Docker engine at all.
     from arena_bot.app.evaluation import docker_test_runner
 
-    try:
-        return docker_test_runner(settings, task,
-                                  progress=lambda message: click.echo(message, err=True))
-    except SandboxError as exc:  # no engine, no base image: the git part still works
-        raise SandboxError(
-            exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
-        ) from None
+    with ExitStack() as stack:
+        try:
+            runner = stack.enter_context(docker_test_runner(
+                settings, task, progress=lambda message: click.echo(message, err=True)))
+        except SandboxError as exc:  # no engine, no base image: the git part still works
+            raise SandboxError(
+                exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
+            ) from None
+        yield runner
 
 
 def _print_summary(*, result: MergeResult, report: MergeReport, verbose: bool = False) -> None:

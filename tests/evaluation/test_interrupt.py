@@ -13,6 +13,7 @@ stop well before its tests would have ended by themselves (the task's 60 s timeo
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import docker
@@ -64,11 +65,20 @@ def test_signal_stops_the_command_and_leaves_nothing(
         # lands after the command has finished, as the interpreter exits, ends the process
         # by its default action (a shell reports that as 130 / 143 too).
         assert outcome.status in (0, EXIT_STATUS[case.sig], -case.sig), outcome.output
-        for path in stored:
+        results = list((root / ".arena" / "results").rglob("*.json"))
+        for path in results:
             assert EvaluationResult.model_validate_json(path.read_bytes()).runs
-        assert outcome.status != 0 or len(stored) == STORED
-        if outcome.status == -case.sig:
-            assert len(stored) == STORED and "feature run(s) passed" in outcome.output
+        written = [path for path in [*(root / "out").rglob("*.json"), root / "report.json"]
+                   if path.is_file()]
+        for path in written:  # the leaderboard's files, the merge report: whole JSON
+            json.loads(path.read_bytes())
+        finished = outcome.status in (0, -case.sig)
+        if case.kind == "merge":
+            assert not finished or (root / "report.json").is_file()
+        else:
+            assert not finished or len(results) == STORED
+        if case.kind == "evaluate" and outcome.status == -case.sig:
+            assert "feature run(s) passed" in outcome.output
         return
     assert outcome.status == EXIT_STATUS[case.sig], outcome.output
     assert "interrupted" in outcome.output
