@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,14 +50,17 @@ def analyse_merge(
     base_repo = BaseRepoCache(settings.cache_dir / "repos").get(task)
     commit = task.spec.source.commit
     if run_tests:
-        try:
-            runner = docker_test_runner(settings, task, progress=progress)
-        except SandboxError as exc:  # no engine, no base image: the git part still works
-            raise SandboxError(
-                exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
-            ) from None
-        result = evaluate_coop_run(base_repo=base_repo, base_commit=commit, patch1=texts[0],
-                                   patch2=texts[1], feature_ids=feature_ids, run_tests=runner)
+        with ExitStack() as stack:
+            try:
+                runner = stack.enter_context(docker_test_runner(settings, task,
+                                                                progress=progress))
+            except SandboxError as exc:  # no engine, no base image: the git part still works
+                raise SandboxError(
+                    exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
+                ) from None
+            result = evaluate_coop_run(base_repo=base_repo, base_commit=commit,
+                                       patch1=texts[0], patch2=texts[1],
+                                       feature_ids=feature_ids, run_tests=runner)
     else:
         outcome = merge_patches(base_repo=base_repo, base_commit=commit, patch1=texts[0],
                                 patch2=texts[1])
