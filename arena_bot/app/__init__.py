@@ -1,7 +1,7 @@
 """The use cases, one home for each: what the command line, the bot and the site call.
 
 Each function takes the repository's :class:`~arena_bot.settings.Settings` and the adapters
-it needs (an :class:`~arena_bot.index.Index`, an engine) as parameters and returns data; it
+it needs (a :class:`~arena_bot.app.memo.Memo`, an engine) as parameters and returns data; it
 prints nothing. ``arena_bot.cli`` (click) and ``arena_bot.bot`` (GitHub) only parse their
 inputs, call one of these and present the result. Modules:
 

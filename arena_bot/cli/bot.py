@@ -9,11 +9,14 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from arena_bot.settings import Settings
+
+if TYPE_CHECKING:
+    from arena_bot.app.memo import Memo
 
 _event_option = click.option(
     "--event",
@@ -78,23 +81,23 @@ def evaluate_pr(
     Prints annotations on the offending lines, writes the job summary (the comment's
     content) and exits 1 when a submission is invalid. Needs no token.
     """
+    from arena_bot.app.memo import open_memo
     from arena_bot.bot.modes import build_bundle, env_path, evaluate_pr_outputs
     from arena_bot.bot.workflow import set_outputs, stop_commands, write_summary
     from arena_bot.config import load_config
     from arena_bot.dataset import Dataset
     from arena_bot.diagnostics import escape_data, render_github, to_model
     from arena_bot.errors import ArenaError, UsageError
-    from arena_bot.index import open_index
     from arena_bot.validation import parse_changed_files, validate_changed_files
 
     if run_docker and leaderboard is not None:
         raise UsageError("--evaluate scores the board itself; drop --leaderboard")
     env = os.environ
     lines = _changed_lines(settings.root, changed_files, base)
-    with open_index(settings.cache_dir) as index:
+    with open_memo(settings.cache_dir) as memo:
         report = validate_changed_files(
-            lines, root=settings.root, dataset=Dataset(settings.dataset_dir, index),
-            submissions_root=settings.submissions_dir, index=index,
+            lines, root=settings.root, dataset=Dataset(settings.dataset_dir),
+            submissions_root=settings.submissions_dir,
             config=load_config(settings.root).config,
         )
         model = to_model(report, root=settings.root)
@@ -103,14 +106,14 @@ def evaluate_pr(
         if run_docker:
             try:
                 leaderboard = _evaluate_and_score(
-                    settings, [settings.root / p for p in changed], index,
+                    settings, [settings.root / p for p in changed], memo,
                     jobs=jobs, base_image=base_image,
                 )
             except ArenaError as exc:
                 # The bundle, the summary and the annotations still go out: the comment
                 # workflow needs them whatever went wrong here.
                 board_error, leaderboard = exc, None
-        results = _stored_results(settings, changed, index) if board_error is None else []
+        results = _stored_results(settings, changed) if board_error is None else []
     bundle = build_bundle(
         event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
         report=model,
@@ -132,7 +135,7 @@ def evaluate_pr(
 
 
 def _evaluate_and_score(
-    settings: Settings, folders: list[Path], index: Any, *, jobs: int, base_image: str | None
+    settings: Settings, folders: list[Path], memo: Memo, *, jobs: int, base_image: str | None
 ) -> Path:
     """Evaluate only ``folders`` (the PR's valid submissions; the rest keep their stored
     results, restored from the data branch) and score every submission against them.
@@ -148,19 +151,19 @@ def _evaluate_and_score(
         # test names, reasons and build output are the submission's text
         with commands_stopped(os.environ, click.echo):
             run_evaluation(settings, folders, jobs=jobs, base_image=base_image, force=False,
-                           index=index)
+                           memo=memo)
     # The board is scored as `arena pipeline` scores it: its valid submissions only. An
     # invalid one (the PR's own, reported above) is left off instead of failing the scoring.
-    whole = validate_submissions(settings, index=index)
+    whole = validate_submissions(settings, memo=memo)
     valid = [s.folder for s in whole.submissions if s.valid]
     only = None if len(valid) == len(whole.submissions) else valid
-    board = score_board(settings, index=index, only=only)
+    board = score_board(settings, memo=memo, only=only)
     folder = settings.cache_dir / "pr-board"
     write_scored(board, folder)
     return folder / "leaderboard.json"
 
 
-def _stored_results(settings: Settings, paths: list[str], index: Any) -> list[dict[str, Any]]:
+def _stored_results(settings: Settings, paths: list[str]) -> list[dict[str, Any]]:
     """The stored evaluation results of these (valid) submission folders, as JSON data."""
     from arena_bot.scoring.loader import load_inputs
 
@@ -168,7 +171,7 @@ def _stored_results(settings: Settings, paths: list[str], index: Any) -> list[di
         return []
     inputs = load_inputs(
         dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
-        results_dir=settings.results_dir, only=[settings.root / p for p in paths], index=index,
+        results_dir=settings.results_dir, only=[settings.root / p for p in paths],
     )
     return [s.result.model_dump(mode="json") for s in inputs.submissions if s.result]
 
@@ -249,11 +252,11 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     writes the published board. A repository without the site/ project (it copied only the
     workflows) publishes the data files under a plain index page.
     """
+    from arena_bot.app.memo import open_memo
     from arena_bot.app.scoring import describe_scored, score_board, write_scored
-    from arena_bot.index import open_index
 
-    with open_index(settings.cache_dir) as index:
-        scored = score_board(settings, index=index)
+    with open_memo(settings.cache_dir) as memo:
+        scored = score_board(settings, memo=memo)
     board_dir = settings.cache_dir / "publish-board"
     for line in describe_scored(scored, write_scored(scored, board_dir)):
         click.echo(line)
@@ -267,11 +270,10 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     data = output / "data"
     if data.exists():
         shutil.rmtree(data)
-    from arena_bot.app.scoring import MANIFEST
 
     # The manifest of what `arena score` wrote (sizes, times, inodes) is the writer's own
     # bookkeeping, not data for readers.
-    shutil.copytree(board_dir, data, ignore=shutil.ignore_patterns(MANIFEST))
+    shutil.copytree(board_dir, data)
     index_page = output / "index.html"
     if not index_page.exists():  # the site build writes the real one
         index_page.write_text(
@@ -349,13 +351,9 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
 
     from arena_bot.bot.plan import shard, units_for
     from arena_bot.bot.workflow import set_outputs
-    from arena_bot.index import open_index
 
-    # The publish workflow's plan job restores the index from the cache: unchanged
-    # submissions are then hashed, not parsed again (a large board's plan took minutes).
-    with open_index(settings.cache_dir) as index:
-        specs = [(loaded.key, loaded.spec.setting, loaded.spec.features)
-                 for loaded in _planned_submissions(settings, pending=pending, index=index)]
+    specs = [(loaded.key, loaded.spec.setting, loaded.spec.features)
+             for loaded in _planned_submissions(settings, pending=pending)]
     units = units_for(specs)
     matrix = json.dumps({"include": shard(units, max_jobs)}, sort_keys=True)
     click.echo(matrix)
@@ -367,7 +365,7 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
     set_outputs(os.environ, outputs)
 
 
-def _planned_submissions(settings: Settings, *, pending: bool, index: Any) -> list[Any]:
+def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
     """Valid submission folders to plan (``pending``: those without a stored result)."""
     from arena_bot.app.evaluation import planned_base_image
     from arena_bot.dataset import Dataset
@@ -376,13 +374,13 @@ def _planned_submissions(settings: Settings, *, pending: bool, index: Any) -> li
     from arena_bot.submissions import load_submission
     from arena_bot.validation import all_submission_folders
 
-    dataset = Dataset(settings.dataset_dir, index)
-    store = ResultStore(settings.results_dir, index)
+    dataset = Dataset(settings.dataset_dir)
+    store = ResultStore(settings.results_dir)
     base_image = planned_base_image(settings) if pending else settings.base_image
     chosen = []
-    for folder in all_submission_folders(settings.submissions_dir, index):
+    for folder in all_submission_folders(settings.submissions_dir):
         try:
-            loaded = load_submission(folder, index)
+            loaded = load_submission(folder)
             task = dataset.get(loaded.spec.task) if pending else None
         except ArenaError as exc:
             click.echo(f"skipped (invalid): {exc}", err=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from arena_bot.app.memo import open_memo
 from arena_bot.app.scoring import (
     board_from_disk,
     describe_board,
@@ -19,7 +20,6 @@ from arena_bot.app.scoring import (
     write_scored,
 )
 from arena_bot.errors import InputError, JudgeError
-from arena_bot.index import open_index
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring.calibration import calibrate as run_calibration
 from arena_bot.scoring.calibration import render_report
@@ -66,14 +66,13 @@ def score(
     if match == "latest" or verified_only:
         # The filtered view and result folders gathered by other means take the
         # whole-board path (the incremental one serves the full board).
-        with open_index(settings.cache_dir) as index:
-            board = board_from_disk(settings, results=results, match=match, index=index)
+        board = board_from_disk(settings, results=results, match=match)
         if verified_only:
             board = keep_verified(board)
         _echo(describe_board(board, write_board(board, output or settings.cache_dir)))
         return
-    with open_index(settings.cache_dir) as index:
-        scored = score_board(settings, index=index, results=results)
+    with open_memo(settings.cache_dir) as memo:
+        scored = score_board(settings, memo=memo, results=results)
     _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir)))
 
 
