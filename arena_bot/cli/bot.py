@@ -349,11 +349,15 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
     """
     import json
 
+    from arena_bot.app.evaluation import planned_submissions
+    from arena_bot.app.memo import open_memo
     from arena_bot.bot.plan import shard, units_for
     from arena_bot.bot.workflow import set_outputs
 
-    specs = [(loaded.key, loaded.spec.setting, loaded.spec.features)
-             for loaded in _planned_submissions(settings, pending=pending)]
+    # The publish workflow's plan job restores the memo: an unchanged board parses nothing.
+    with open_memo(settings.cache_dir) as memo:
+        specs = planned_submissions(settings, memo=memo, pending=pending,
+                                    skipped=lambda line: click.echo(line, err=True))
     units = units_for(specs)
     matrix = json.dumps({"include": shard(units, max_jobs)}, sort_keys=True)
     click.echo(matrix)
@@ -363,32 +367,6 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
         click.echo(f"{len(units)} unit(s); threshold {threshold}: "
                    f"{'matrix' if len(units) > threshold else 'one job'}", err=True)
     set_outputs(os.environ, outputs)
-
-
-def _planned_submissions(settings: Settings, *, pending: bool) -> list[Any]:
-    """Valid submission folders to plan (``pending``: those without a stored result)."""
-    from arena_bot.app.evaluation import planned_base_image
-    from arena_bot.dataset import Dataset
-    from arena_bot.errors import ArenaError
-    from arena_bot.evaluation.store import ResultStore
-    from arena_bot.submissions import load_submission
-    from arena_bot.validation import all_submission_folders
-
-    dataset = Dataset(settings.dataset_dir)
-    store = ResultStore(settings.results_dir)
-    base_image = planned_base_image(settings) if pending else settings.base_image
-    chosen = []
-    for folder in all_submission_folders(settings.submissions_dir):
-        try:
-            loaded = load_submission(folder)
-            task = dataset.get(loaded.spec.task) if pending else None
-        except ArenaError as exc:
-            click.echo(f"skipped (invalid): {exc}", err=True)
-            continue
-        if task is not None and store.lookup(loaded, task, base_image) is not None:
-            continue
-        chosen.append(loaded)
-    return chosen
 
 
 @bot.command("evaluate-unit")

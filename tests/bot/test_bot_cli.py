@@ -128,9 +128,10 @@ def test_publish_lays_out_the_board_files(sample: Path) -> None:
     assert {e["key"].split("/")[0] for e in board["entries"]} >= {"csvstat-summaries"}
     assert (sample / "public" / "data" / "board.json").is_file()
     assert (sample / "public" / "index.html").is_file()
-    # the writer's manifest (sizes, times, inodes of this runner) is not published
-    assert (sample / ".arena" / "publish-board" / ".written.json").is_file()
-    assert not (sample / "public" / "data" / ".written.json").exists()
+    # the split files the site reads, and nothing of the writer's own
+    assert (sample / "public" / "data" / "tasks" / "digests.json").is_file()
+    assert sorted(p.name for p in (sample / "public" / "data").iterdir() if p.is_file()) == [
+        "board.json", "leaderboard.csv", "leaderboard.json", "methodology.md"]
 
 
 def test_evaluate_pr_lists_changed_files_with_git(sample: Path) -> None:
