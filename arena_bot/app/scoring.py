@@ -224,7 +224,7 @@ def board_from_disk(
 
 
 def _write(path: Path, text: str) -> None:
-    _write_bytes(path, text.encode("utf-8"))
+    _write_if_changed(path, [text])
 
 
 @dataclass(frozen=True)
@@ -277,25 +277,34 @@ def write_scored(scored: ScoredBoard, folder: Path) -> WrittenBoard:
 
 
 def _write_if_changed(path: Path, chunks: Iterable[str]) -> bool:
-    """Write ``chunks`` to ``path`` unless the file holds exactly these bytes already."""
-    data = "".join(chunks).encode("utf-8")
+    """Write ``chunks`` to ``path`` unless the file holds exactly these bytes already.
+
+    The file is compared as the chunks come (a board's export is hundreds of megabytes):
+    nothing is held but what was compared before the first difference. The bytes go to a
+    temporary file renamed into place: a reader (or a kill) never sees half a file."""
+    pending = (chunk.encode("utf-8") for chunk in chunks)
+    compared: list[bytes] = []
     try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return False
+        with path.open("rb") as handle:
+            for data in pending:
+                compared.append(data)
+                if handle.read(len(data)) != data:
+                    break
+            else:
+                if not handle.read(1):
+                    return False
     except OSError:
         pass  # absent or unreadable: written
-    _write_bytes(path, data)
-    return True
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_bytes(data)
+        with temporary.open("wb") as handle:
+            handle.writelines(compared)
+            handle.writelines(pending)
         temporary.replace(path)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=path) from None
+    return True
 
 
 def _entries(scored: ScoredBoard) -> Iterator[dict[str, Any]]:
