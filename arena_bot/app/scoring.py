@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,11 +24,11 @@ from arena_bot.methodology import methodology_from_board
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.reviews import REVIEWS_FOLDER
 from arena_bot.scoring import ScoringOptions, build_leaderboard
-from arena_bot.scoring.export import canonical, to_csv, to_json
+from arena_bot.scoring.export import canonical
 from arena_bot.scoring.incremental import (
     ScoredBoard,
     TaskPart,
-    board_summary,
+    board_head,
     score_task,
     submission_folders_by_task,
     task_file_chunks,
@@ -182,17 +181,17 @@ def score_board(
         digest.update(f"{part.task_id}\0{part.key}\n".encode())
     # A part without a key taints the board: nothing made from it is remembered.
     board_digest = digest.hexdigest() if all(part.key for part in parts) else ""
-    stored_summary = memo.get(f"board:{board_digest}") if board_digest else None
-    if stored_summary is not None:
-        summary = json.loads(stored_summary)
+    stored_head = memo.get(f"board:{board_digest}") if board_digest else None
+    if stored_head is not None:
+        head = Leaderboard.model_validate_json(stored_head)
     else:
-        summary = board_summary(parts, tasks, options, unchecked)
+        head = board_head(parts, tasks, options, unchecked)
         if board_digest:
-            memo.put(f"board:{board_digest}", json.dumps(summary).encode())
+            memo.put(f"board:{board_digest}", head.model_dump_json().encode())
     if chosen is None:  # the whole board: earlier states' parts will not be asked for again
         memo.retain("part:", {f"part:{part.key}" for part in parts})
         memo.retain("board:", {f"board:{board_digest}"})
-    return ScoredBoard(summary=summary, parts=parts, rescored=rescored, digest=board_digest)
+    return ScoredBoard(head=head, parts=parts, rescored=rescored, digest=board_digest)
 
 
 def board_from_disk(
@@ -223,10 +222,6 @@ def board_from_disk(
     return build_leaderboard(inputs, options=options)
 
 
-def _write(path: Path, text: str) -> None:
-    _write_if_changed(path, [text])
-
-
 @dataclass(frozen=True)
 class WrittenBoard:
     """Where a board's files went and what the writing did (for the caller to report)."""
@@ -234,8 +229,8 @@ class WrittenBoard:
     folder: Path
     #: ``tasks/<task>.json`` files rewritten (the others were up to date).
     task_files: int = 0
-    #: The board-wide files rewritten (``None``: all of them, unconditionally).
-    rewritten: tuple[str, ...] | None = None
+    #: The board-wide files rewritten (the others held these bytes already).
+    rewritten: tuple[str, ...] = ()
 
     @property
     def export(self) -> Path:
@@ -315,16 +310,6 @@ def _entries(scored: ScoredBoard) -> Iterator[dict[str, Any]]:
             return
 
 
-def write_board(board: Leaderboard, folder: Path) -> WrittenBoard:
-    """Write a whole typed board's leaderboard.json, leaderboard.csv and methodology.md."""
-    _write(folder / "leaderboard.json", to_json(board))
-    _write(folder / "leaderboard.csv", to_csv(board))
-    summary = board.model_dump(mode="json", exclude={"entries"})
-    entries = (entry.model_dump(mode="json") for entry in board.entries)
-    _write(folder / "methodology.md", methodology_from_board(summary, entries))
-    return WrittenBoard(folder=folder)
-
-
 def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
     """What a command prints after :func:`write_scored`."""
     export = f"{written.export} and {written.folder / 'leaderboard.csv'}"
@@ -334,19 +319,6 @@ def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
         f"{scored.count('review')} flagged for review",
         f"rescored {len(scored.rescored)} task(s) whose inputs changed, reused "
         f"{len(scored.parts) - len(scored.rescored)}; rewrote {written.task_files} task file(s)",
-        *(f"note: {note}" for note in scored.notes),
+        *(f"note: {note}" for note in scored.head.notes),
         f"wrote {export}" if written.rewritten != () else f"{export} are up to date",
-    ]
-
-
-def describe_board(board: Leaderboard, written: WrittenBoard) -> list[str]:
-    """What a command prints after :func:`write_board`."""
-    count = {status: sum(1 for e in board.entries if e.status == status)
-             for status in ("scored", "pending", "error")}
-    review = sum(1 for e in board.entries if e.review_status == "under-review")
-    return [
-        f"{len(board.tasks)} task(s): {count['scored']} scored, {count['pending']} pending, "
-        f"{count['error']} failed evaluation, {review} flagged for review",
-        *(f"note: {note}" for note in board.notes),
-        f"wrote {written.export} and {written.folder / 'leaderboard.csv'}",
     ]

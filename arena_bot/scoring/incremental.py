@@ -28,7 +28,7 @@ from typing import Any
 from arena_bot.dataset import TaskFolder
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.models.leaderboard import Leaderboard, TaskBoard
+from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 from arena_bot.scoring.export import (
     csv_header,
     csv_rows,
@@ -133,26 +133,17 @@ class TaskPart:
 
     def entries_between(self, *ranges: tuple[int, int]) -> list[list[dict[str, Any]]]:
         """``entries()[start:stop]`` for each ``(start, stop)``, decoding only those (the
-        pipeline's first look shows ten of a task's thousands). Each entry's text starts a
-        line with exactly four spaces and ``{`` (see :func:`~arena_bot.scoring.export.
-        indent_fragments`): its own lines are indented deeper, and JSON strings hold no raw
-        newline. Ranges within the preview (the first :data:`PREVIEW` ranked and unranked
-        entries) are answered from it, without the entries section."""
+        pipeline's first look shows ten of a task's thousands): each entry's text is found
+        by its recorded start. Ranges within the preview (the first :data:`PREVIEW` ranked
+        and unranked entries) are answered from it, without the entries section."""
         count = self.counts["entries"]
         wanted = [range(max(start, 0), min(stop, count)) for start, stop in ranges]
         preview = self._preview
         if all(i in preview for positions in wanted for i in positions):
             return [[preview[i] for i in positions] for positions in wanted]
         text = self.entries_text
-        last = max((positions.stop for positions in wanted), default=0)
-        bounds = [0]
-        while len(bounds) <= last:
-            found = text.find("\n    {", bounds[-1])
-            if found < 0:
-                break
-            bounds.append(found + 1)
-        bounds.append(len(text))
-        return [[json.loads(text[bounds[i]:bounds[i + 1]].rstrip(",\n")) for i in positions]
+        starts: list[int] = [*self._meta["starts"], len(text) + 2]  # as if a ",\n" followed
+        return [[json.loads(text[starts[i]:starts[i + 1] - 2]) for i in positions]
                 for positions in wanted]
 
     @classmethod
@@ -161,7 +152,7 @@ class TaskPart:
         (task,) = board.tasks
         entries = board.entries
         ranked = sum(1 for e in entries if e.rank is not None)
-        meta = {
+        meta: dict[str, Any] = {
             "task_id": task.task_id, "input_digest": digest,
             "board": task.model_dump(mode="json"),
             "counts": {
@@ -174,6 +165,13 @@ class TaskPart:
             },
         }
         fragments = [entry_fragment(entry) for entry in entries]
+        text = indent_fragments(fragments)
+        # Where each entry's text starts in ``text`` (entries are joined by ",\n").
+        starts, at = [], 0
+        for fragment in fragments:
+            starts.append(at)
+            at += len(fragment) + 4 * (fragment.count("\n") + 1) + 2
+        meta["starts"] = starts
         # Ranked entries come first, in rank order: the preview is the head of each kind.
         windows = [(0, min(PREVIEW, ranked)), (ranked, min(ranked + PREVIEW, len(entries)))]
         preview = (f"[{json.dumps(windows)}, ["
@@ -186,29 +184,50 @@ class TaskPart:
             zlib.compress(csv_rows(board).encode(), 1),
             zlib.compress(preview.encode(), 1),
         ]
-        text = indent_fragments(fragments)
         blob = b"".join(len(section).to_bytes(4, "big") + section for section in sections)
         return cls(blob=blob + zlib.compress(text.encode(), 1), key=key)
 
 
 @dataclass(frozen=True)
 class ScoredBoard:
-    """What ``arena score`` writes and prints, without a typed model per entry."""
+    """A scored board as ``arena score`` writes and prints it: the typed board without its
+    entries, and one part per task holding the task's entries ready to write."""
 
-    #: The board without its entries: what every page needs (``board.json``).
-    summary: dict[str, Any]
+    #: The board without its entries (``entries`` is empty): what every page needs.
+    head: Leaderboard
     parts: list[TaskPart]
+    #: The tasks scored in this run (the others were reused).
     rescored: list[str]
     #: What the whole board was computed from (every task key, the options, the bot's
-    #: version): equal digests, equal files. Written beside the files it made.
+    #: version): equal digests, equal files; ``""`` when unknown.
     digest: str = ""
+
+    @classmethod
+    def of(cls, board: Leaderboard) -> ScoredBoard:
+        """A whole typed board (``build_leaderboard``'s, or a view of one) as parts."""
+        by_task: dict[str, list[Entry]] = {task.task_id: [] for task in board.tasks}
+        for entry in board.entries:
+            by_task[entry.task_id].append(entry)
+        parts = [
+            TaskPart.of(Leaderboard(input_digest="", options=board.options, tasks=[task],
+                                    entries=by_task[task.task_id], tools=[], notes=[]), "")
+            for task in board.tasks
+        ]
+        head = board.model_copy(update={"entries": []})
+        return cls(head=head, parts=parts, rescored=[task.task_id for task in board.tasks])
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The head as JSON data, without ``entries`` (``board.json``)."""
+        return self.head.model_dump(mode="json", exclude={"entries"})
+
+    def board(self) -> Leaderboard:
+        """The whole typed board (every entry decoded)."""
+        entries = [Entry.model_validate(data) for part in self.parts for data in part.entries()]
+        return self.head.model_copy(update={"entries": entries})
 
     def count(self, what: str) -> int:
         return sum(part.counts[what] for part in self.parts)
-
-    @property
-    def notes(self) -> list[str]:
-        return list(self.summary["notes"])
 
     def json_chunks(self) -> Iterator[str]:
         """``leaderboard.json``, the bytes of :func:`~arena_bot.scoring.export.to_json`."""
@@ -276,14 +295,14 @@ def score_task(
     return TaskPart.of(board, task_input_digest(task.spec, items), key)
 
 
-def board_summary(
+def board_head(
     parts: Sequence[TaskPart],
     tasks: Sequence[TaskFolder],
     options: ScoringOptions,
     unchecked: Mapping[str, Sequence[int]],
-) -> dict[str, Any]:
+) -> Leaderboard:
     """The board without its entries (aggregates, notes, input digest), from the parts."""
-    head = Leaderboard(
+    return Leaderboard(
         input_digest=combine_digests(options, [part.input_digest for part in parts]),
         options=leaderboard_options(options),
         tasks=[TaskBoard.model_validate(part.board) for part in parts],
@@ -291,9 +310,6 @@ def board_summary(
         tools=aggregates([row for part in parts for row in part.rows], options),
         notes=board_notes([task.spec for task in tasks], options, unchecked),
     )
-    summary = head.model_dump(mode="json")
-    summary.pop("entries")
-    return summary
 
 
 def task_file_chunks(part: TaskPart) -> Iterator[str]:
