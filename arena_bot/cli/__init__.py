@@ -144,7 +144,7 @@ _COMMANDS: dict[str, LazyCommand] = {
     ),
     "site": LazyCommand("site", "site", "Build (build) or preview (serve) the leaderboard site."),
     "memo": LazyCommand(
-        "memo", "memo", "Show or clear the memo of earlier runs' work (.arena/memo.sqlite)."
+        "memo", "memo", "Show or clear the memo of earlier runs (.arena/)."
     ),
     "pipeline": LazyCommand(
         "pipeline", "pipeline", "Validate, evaluate (Docker) and score every submission."

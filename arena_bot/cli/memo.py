@@ -17,7 +17,7 @@ from arena_bot.settings import Settings
 
 @click.group("memo")
 def memo() -> None:
-    """Inspect or clear the memo of earlier runs' work (.arena/memo.sqlite)."""
+    """Show or clear the memo of earlier runs (.arena/)."""
 
 
 @memo.command("show")
