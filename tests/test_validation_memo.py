@@ -22,9 +22,9 @@ from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, w
 from arena_bot.app.memo import open_memo
 from arena_bot.app.validation import verdict_memo
 from arena_bot.config import DEFAULT_CONFIG
-from arena_bot.dataset import Dataset
+from arena_bot.intake.validation import Diagnostic, all_submission_folders, validate_paths
 from arena_bot.settings import Settings
-from arena_bot.validation import Diagnostic, all_submission_folders, validate_paths
+from arena_bot.tasks.dataset import Dataset
 
 TODAY = dt.date(2026, 11, 23)
 
@@ -161,7 +161,7 @@ def test_a_remembered_verdict_is_dated_afresh_each_day(
     (flag,) = [d for d in today if d.code == "future-date"]
     assert flag.line is not None and flag.path is not None and flag.path.name == "submission.yaml"
 
-    import arena_bot.validation as validation
+    import arena_bot.intake.validation as validation
 
     def never(self: object) -> None:
         raise AssertionError("checked again although nothing changed but the day")
@@ -202,7 +202,7 @@ def test_an_unchanged_board_checks_no_folder(
     filled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every verdict of an unchanged board is the memo's; one changed folder is checked."""
-    import arena_bot.validation as validation
+    import arena_bot.intake.validation as validation
 
     fresh = _verdict(filled, cached=False)
     checked: list[Path] = []

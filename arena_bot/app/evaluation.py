@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from arena_bot.app.memo import Memo, code_version, content_ids
+from arena_bot.app.memo import Memo, code_version
 from arena_bot.app.scoring import task_inputs
 from arena_bot.config import load_config
-from arena_bot.dataset import Dataset, TaskFolder
-from arena_bot.errors import ArenaError, InputError, SandboxError
+from arena_bot.errors import InputError, SandboxError
 from arena_bot.evaluation.engine import Evaluator, Outcome, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
+from arena_bot.intake.submissions import SubmissionFolder, load_submission
 from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
 from arena_bot.settings import Settings
-from arena_bot.submissions import SubmissionFolder, load_submission
-from arena_bot.validation import all_submission_folders
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 
 @dataclass(frozen=True)
@@ -209,79 +204,3 @@ def planned_base_image(settings: Settings) -> str:
         return settings.base_image
     except ENGINE_ERRORS:
         return settings.base_image
-
-
-#: One submission to plan: its key, setting and features (what units are made of).
-PlannedSpec = tuple[str, str, list[int]]
-
-
-def planned_submissions(
-    settings: Settings, *, memo: Memo, pending: bool, skipped: Callable[[str], None],
-) -> list[PlannedSpec]:
-    """Every valid submission to plan (``pending``: those without a stored result for the
-    base image evaluation will use), in folder order; ``skipped`` hears of invalid ones.
-
-    What a top folder of ``submissions/`` (a task's) gives is kept in ``memo`` under the
-    content ids of its files and of the task's (and, with ``pending``, of the stored
-    results and the base image): an unchanged board's plan parses nothing."""
-    base_image = planned_base_image(settings) if pending else settings.base_image
-    tops = {"submissions": settings.submissions_dir, "dataset": settings.dataset_dir}
-    if pending:
-        tops["results"] = settings.results_dir
-    root = os.path.abspath(settings.root)
-    prefixes = {kind: os.path.relpath(os.path.abspath(folder), root).replace(os.sep, "/") + "/"
-                for kind, folder in tops.items()}
-    digests: dict[str, Any] = {}
-    for path, found in sorted(content_ids(settings.root, list(tops.values())).items()):
-        for kind, prefix in prefixes.items():
-            if path.startswith(prefix):
-                group = path[len(prefix):].partition("/")[0]
-                digest = digests.setdefault(group, hashlib.sha256(
-                    f"{code_version()}\n{pending}\n{base_image}\n{group}\n".encode()))
-                digest.update(f"{kind}\0{path}\0{found}\n".encode())
-                break
-    top = os.path.abspath(settings.submissions_dir)
-    groups: dict[str, list[Path]] = {}
-    for folder in all_submission_folders(settings.submissions_dir):
-        relative = os.path.relpath(os.path.abspath(folder), top).replace(os.sep, "/")
-        groups.setdefault(relative.partition("/")[0], []).append(folder)
-    dataset = Dataset(settings.dataset_dir)
-    store = ResultStore(settings.results_dir)
-    chosen: list[PlannedSpec] = []
-    used: set[str] = set()
-    for group, folders in groups.items():
-        key = f"plan:{digests[group].hexdigest()}" if group in digests else ""
-        stored = memo.get(key) if key else None
-        if stored is None:
-            specs, messages = _plan_group(folders, dataset, store, pending=pending,
-                                          base_image=base_image)
-            if key:
-                memo.put(key, json.dumps([specs, messages]).encode())
-        else:
-            specs, messages = json.loads(stored)
-        if key:
-            used.add(key)
-        for message in messages:
-            skipped(message)
-        chosen += [(key_, setting, list(features)) for key_, setting, features in specs]
-    memo.retain("plan:", used)
-    return chosen
-
-
-def _plan_group(
-    folders: list[Path], dataset: Dataset, store: ResultStore, *, pending: bool,
-    base_image: str,
-) -> tuple[list[PlannedSpec], list[str]]:
-    specs: list[PlannedSpec] = []
-    messages: list[str] = []
-    for folder in folders:
-        try:
-            loaded = load_submission(folder)
-            task = dataset.get(loaded.spec.task) if pending else None
-        except ArenaError as exc:
-            messages.append(f"skipped (invalid): {exc}")
-            continue
-        if task is not None and store.lookup(loaded, task, base_image) is not None:
-            continue
-        specs.append((loaded.key, loaded.spec.setting, list(loaded.spec.features)))
-    return specs, messages

@@ -16,13 +16,12 @@ from typing import Any
 
 from arena_bot.app.memo import Memo, code_version, content_ids
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
-from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.core.prices import load_price_table
 from arena_bot.errors import InputError
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.methodology import methodology_from_board
+from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.reviews import REVIEWS_FOLDER
 from arena_bot.scoring import ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import canonical
 from arena_bot.scoring.incremental import (
@@ -36,8 +35,9 @@ from arena_bot.scoring.incremental import (
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.leaderboard import options_digest
 from arena_bot.scoring.loader import load_inputs
-from arena_bot.scoring.prices import load_price_table
 from arena_bot.settings import Settings
+from arena_bot.site.methodology import methodology_from_board
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 _RESULTS_HINT = "pass the folder `arena evaluate` wrote to (default .arena/results)"
 

@@ -9,15 +9,15 @@ from pathlib import Path
 
 from arena_bot.app.memo import Memo, code_version, content_ids
 from arena_bot.config import ArenaConfig, load_config
-from arena_bot.dataset import Dataset
 from arena_bot.errors import UsageError
-from arena_bot.settings import Settings
-from arena_bot.validation import (
+from arena_bot.intake.validation import (
     ValidationReport,
     all_submission_folders,
     validate_changed_files,
     validate_paths,
 )
+from arena_bot.settings import Settings
+from arena_bot.tasks.dataset import Dataset
 
 
 def validate_submissions(

@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from arena_bot.diagnostics import ReportOut
 from arena_bot.errors import InputError
+from arena_bot.intake.diagnostics import ReportOut
 
 #: Largest bundle file read (bytes). A real PR's bundle is a few kilobytes per submission.
 MAX_BUNDLE_BYTES = 2 * 1024 * 1024
@@ -95,6 +95,27 @@ def parse_bundle(data: Any, *, path: Path | str = "bundle.json") -> Bundle:
             path=path,
             hint="the bundle must come from `arena bot evaluate-pr`; see bot-bundle.schema.json",
         ) from None
+
+
+def board_parts(
+    path: Path, keys: set[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The leaderboard entries of ``keys`` and the task boards of their tasks (missing
+    file: none scored yet)."""
+    if not path.is_file():
+        return [], []
+    try:
+        board = json.loads(path.read_text(encoding="utf-8"))
+        entries = [e for e in board["entries"] if isinstance(e, dict) and e.get("key") in keys]
+        task_ids = {e.get("task_id") for e in entries}
+        tasks = [t for t in board.get("tasks", []) if isinstance(t, dict)
+                 and t.get("task_id") in task_ids]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(
+            "cannot read the leaderboard's entries", path=path,
+            hint="regenerate it with `arena score`",
+        ) from None
+    return entries, tasks
 
 
 def write_bundle(bundle: Bundle, folder: Path) -> Path:

@@ -25,9 +25,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from arena_bot.dataset import TaskFolder
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore
+from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 from arena_bot.scoring.export import (
     csv_header,
@@ -48,7 +48,7 @@ from arena_bot.scoring.leaderboard import (
     task_input_digest,
 )
 from arena_bot.scoring.loader import submission_input
-from arena_bot.submissions import SUBMISSION_FILE, load_submission
+from arena_bot.tasks.dataset import TaskFolder
 
 #: How many of a task's first ranked and first unranked entries its part keeps apart, for
 #: the pipeline's first look (:meth:`TaskPart.entries_between`).

@@ -19,16 +19,16 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
+from arena_bot.intake.patches import DATASET_PATCH_BYTES
+from arena_bot.intake.reviews import load_review, review_path
+from arena_bot.intake.submissions import SubmissionFolder, load_submission, submission_folders
+from arena_bot.intake.verification import RunLevel, Tolerances, run_level
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.patches import DATASET_PATCH_BYTES
-from arena_bot.reviews import load_review, review_path
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
-from arena_bot.submissions import SubmissionFolder, load_submission, submission_folders
-from arena_bot.verification import RunLevel, Tolerances, run_level
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
@@ -168,7 +168,8 @@ def load_inputs(
 def _metrics_levels(
     folder: SubmissionFolder, task: TaskFolder | None, options: ScoringOptions | None,
 ) -> dict[str, RunLevel]:
-    """Each run's metrics level (:func:`arena_bot.verification.run_level`), read at the edge."""
+    """Each run's metrics level (:func:`arena_bot.intake.verification.run_level`), read at
+    the edge."""
     if task is None or options is None or not any(
         run.transcript is not None for run in folder.spec.runs
     ):

@@ -94,7 +94,7 @@ def test_a_second_plan_parses_no_submission_again(
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 0, first.output
 
-    import arena_bot.app.evaluation as evaluation
+    import arena_bot.app.scaleout as evaluation
 
     parsed: list[Path] = []
     real = evaluation.load_submission
