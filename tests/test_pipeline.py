@@ -135,7 +135,7 @@ def test_pipeline_reuses_results_and_reports_invalid_submissions(
 
 
 @pytest.mark.docker
-def test_unchanged_tasks_are_counted_by_witness_and_any_change_is_seen(
+def test_unchanged_tasks_are_counted_from_the_memo_and_any_change_is_seen(
     sample_root: Path, base_image: str, first_run: Result, tmp_path: Path
 ) -> None:
     """A task all of whose results were found stored is remembered in the memo under the
@@ -177,9 +177,9 @@ def test_unchanged_tasks_are_counted_by_witness_and_any_change_is_seen(
     assert after == {k: v for k, v in json.loads(before).items() if k != "input_digest"}
 
 
-def test_a_damaged_evaluation_witness_counts_nothing() -> None:
-    """What an evaluation witness's key holds is checked: a damaged one is no count (the
-    task is looked at again), never an exception out of the pipeline."""
+def test_a_damaged_evaluation_count_counts_nothing() -> None:
+    """What the memo holds for a task's evaluation is checked: a damaged value is no count
+    (the task is looked at again), never an exception out of the pipeline."""
     from arena_bot.app.evaluation import _counted
 
     assert _counted("3:2:4") == (3, 2, 4)
