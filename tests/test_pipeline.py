@@ -146,6 +146,9 @@ def test_unchanged_tasks_are_counted_from_the_memo_and_any_change_is_seen(
     assert first_run.exit_code == 0, first_run.output
     board = tmp_path / "board"
     shutil.copytree(sample_root, board)
+    # A copy is the same board (its content ids are): start without the memo the earlier
+    # runs on the sample left, to see a task remembered, then counted.
+    (board / ".arena" / "memo.sqlite").unlink(missing_ok=True)
 
     def evaluate_stage(result: Result) -> str:
         assert result.exit_code == 0, result.output
