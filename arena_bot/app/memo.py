@@ -42,17 +42,23 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def content_ids(root: Path, folders: Sequence[Path]) -> dict[str, str]:
+def content_ids(root: Path, folders: Sequence[Path], *, hashed: Sequence[Path] = ()
+                ) -> dict[str, str]:
     """``{path: id}`` for every file under ``folders`` (paths relative to ``root``,
     ``/``-separated). An executable file's id starts ``x:``, a symbolic link's ``link:``
-    (the id of its target text): a mode changing changes the id, as in git."""
-    top = _work_tree_top(root)
+    (the id of its target text): a mode changing changes the id, as in git. The files under
+    ``hashed`` (the stored results, which git does not hold) are hashed without asking git:
+    listing an ignored tree through ``git status`` costs more than reading it."""
+    ids: dict[str, str] = {}
+    for folder in hashed:
+        ids.update(_hashed_under(root, folder))
+    top = _work_tree_top(root) if folders else None
     if top is None:
-        ids: dict[str, str] = {}
         for folder in folders:
             ids.update(_hashed_under(root, folder))
         return ids
-    return _git_ids(root, top, folders)
+    ids.update(_git_ids(root, top, folders))
+    return ids
 
 
 def _work_tree_top(root: Path) -> Path | None:
@@ -103,7 +109,7 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
             continue
         relative = path[len(prefix):]
         ids.pop(relative, None)
-        found = _file_id(top / path)
+        found = _file_id(os.path.join(top, path))
         if found is not None:
             ids[relative] = found
     return ids
@@ -116,7 +122,7 @@ def _hashed_under(root: Path, folder: Path) -> dict[str, str]:
         dirs.sort()
         for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(here, d)))]:
             path = os.path.join(here, name)
-            found = _file_id(Path(path))
+            found = _file_id(path)
             if found is not None:
                 ids[os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")] = found
     return ids
@@ -126,17 +132,18 @@ def _hashed_under(root: Path, folder: Path) -> dict[str, str]:
 _KINDS = {b"100755": "x:", b"120000": "link:"}
 
 
-def _file_id(path: Path) -> str | None:
+def _file_id(path: str) -> str | None:
     """A file's id as git's index would give it (see :data:`_KINDS`); ``None`` for
     anything else (a folder, a device)."""
     try:
-        found = path.lstat()
+        found = os.lstat(path)
         if stat.S_ISLNK(found.st_mode):
             return "link:" + blob_id(os.fsencode(os.readlink(path)))
         if not stat.S_ISREG(found.st_mode):
             return None
         kind = "x:" if found.st_mode & 0o111 else ""
-        return kind + blob_id(path.read_bytes())
+        with open(path, "rb") as handle:
+            return kind + blob_id(handle.read())
     except OSError:
         return None  # gone or unreadable since it was listed: not part of the board now
 

@@ -58,13 +58,15 @@ def plan(settings: Settings, *, pending: bool, max_jobs: int, memo: Memo) -> Pla
     prefixes = {kind: os.path.relpath(os.path.abspath(folder), root).replace(os.sep, "/") + "/"
                 for kind, folder in tops.items()}
     digests: dict[str, Any] = {}
-    for path, found in sorted(content_ids(settings.root, list(tops.values())).items()):
+    ids = content_ids(settings.root, [settings.submissions_dir, settings.dataset_dir],
+                      hashed=[settings.results_dir] if pending else [])
+    for path, found in sorted(ids.items()):
         for kind, prefix in prefixes.items():
             if path.startswith(prefix):
                 group = path[len(prefix):].partition("/")[0]
                 digest = digests.setdefault(group, hashlib.sha256(
                     f"{code_version()}\n{pending}\n{base_image}\n{group}\n".encode()))
-                digest.update(f"{kind}\0{path}\0{found}\n".encode())
+                digest.update(f"{kind}\0{path}\0{found}\n".encode(errors="surrogateescape"))
                 break
     top = os.path.abspath(settings.submissions_dir)
     groups: dict[str, list[Path]] = {}

@@ -84,7 +84,7 @@ class TaskInputs:
 
 def task_inputs(
     settings: Settings, tasks: Sequence[TaskFolder], results_dir: Path, common: str, *,
-    known: Collection[str], only: Collection[Path] | None = None,
+    known: Collection[str], only: Collection[Path] | None = None, subset: bool = False,
 ) -> dict[str, TaskInputs]:
     """Each task's inputs, keyed by content ids (:func:`~arena_bot.app.memo.content_ids`):
     the task folder's files, its submissions' files (``only`` these folders, if given), the
@@ -92,7 +92,12 @@ def task_inputs(
     the options). Raises InputError for a submission outside the layout."""
     tops = {"dataset": settings.dataset_dir, "submissions": settings.submissions_dir,
             "results": results_dir, "reviews": settings.root / REVIEWS_FOLDER}
-    ids = content_ids(settings.root, list(tops.values()))
+    roots = [top for kind, top in tops.items() if kind != "results"]
+    stored = [results_dir]
+    if subset:  # these tasks only: git and the hashing look at their folders alone
+        roots = [top / task.id for top in roots for task in tasks]
+        stored = [results_dir / task.id for task in tasks]
+    ids = content_ids(settings.root, roots, hashed=stored)
     # Every file by (kind of folder, task): one pass over the board's files.
     prefixes = [(kind, _relative(folder, settings.root)) for kind, folder in tops.items()]
     grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
@@ -115,13 +120,14 @@ def task_inputs(
         if keep is not None:
             folders = [folder for folder in folders if folder in keep]
         chosen = {folder.partition("/")[2] for folder in folders}
-        digest = hashlib.sha256(f"{common}\n{task.id}\n".encode())
+        lines = [f"{common}\n{task.id}\n"]
         for kind in tops:
             for inner, found in sorted(grouped.get((kind, task.id), [])):
                 if kind in ("submissions", "results") and inner.partition("/")[0] not in chosen:
                     continue
-                digest.update(f"{kind}\0{inner}\0{found}\n".encode())
-        found_inputs[task.id] = TaskInputs(folders=folders, key=digest.hexdigest())
+                lines.append(f"{kind}\0{inner}\0{found}\n")
+        key = hashlib.sha256("".join(lines).encode(errors="surrogateescape")).hexdigest()
+        found_inputs[task.id] = TaskInputs(folders=folders, key=key)
     return found_inputs
 
 
@@ -168,7 +174,8 @@ def score_board(
     if rescored:
         # A file may have changed while its task was scored: a part is remembered only
         # under the key its inputs still have now.
-        again = task_inputs(settings, tasks, results_dir, common, known=known, only=chosen)
+        again = task_inputs(settings, [task for task in tasks if task.id in rescored],
+                            results_dir, common, known=known, only=chosen, subset=True)
         for index, part in enumerate(parts):
             if part.task_id not in rescored:
                 continue

@@ -75,7 +75,7 @@ def verdict_memo(
     folders: dict[str, list[tuple[str, str]]] = {}
     for path, found in sorted(ids.items()):
         if path.startswith(dataset):
-            board.update(f"{path}\0{found}\n".encode())
+            board.update(f"{path}\0{found}\n".encode(errors="surrogateescape"))
         else:  # under each folder above it: a submission's sub-folders count
             parent = os.path.dirname(path)
             while parent:
@@ -89,9 +89,9 @@ def verdict_memo(
     def remembered(folder: Path, compute: Callable[[], bytes]) -> bytes:
         absolute = os.path.abspath(folder)
         relative = os.path.relpath(absolute, root).replace(os.sep, "/")
-        digest = hashlib.sha256(f"{common}\n{absolute}\n".encode())
+        digest = hashlib.sha256(f"{common}\n{absolute}\n".encode(errors="surrogateescape"))
         for path, found in folders.get(relative, []):
-            digest.update(f"{path}\0{found}\n".encode())
+            digest.update(f"{path}\0{found}\n".encode(errors="surrogateescape"))
         key = f"verdict:{digest.hexdigest()}"
         used.add(key)
         stored = memo.get(key)

@@ -114,9 +114,10 @@ class TaskPart:
     def csv(self) -> str:
         return zlib.decompress(self._sections[2]).decode()
 
-    @property
+    @cached_property
     def entries_text(self) -> str:
-        """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them."""
+        """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them
+        (decoded once: the export and the task's file are both made of it)."""
         return zlib.decompress(self._sections[4]).decode()
 
     @cached_property
@@ -250,20 +251,21 @@ def submission_folders_by_task(
     """
     found: dict[str, list[str]] = {}
     for path in paths:
+        if not path.endswith(SUBMISSION_FILE):
+            continue
         parts = path.split("/")
         if parts[-1] != SUBMISSION_FILE or len(parts) < 2:
             continue
-        file = submissions_dir / path
         if len(parts) != 3:
             raise InputError(
                 f"submission folders live at {submissions_dir.name}/<task>/<submission>/",
-                path=file,
+                path=submissions_dir / path,
                 hint="move the folder (`arena validate` reports the layout it expects)",
             )
         if parts[0] not in task_ids:
             raise InputError(
                 f"submission is filed under task {parts[0]!r}, which is not in the dataset",
-                path=file, hint="fix the folder or add the task under dataset/",
+                path=submissions_dir / path, hint="fix the folder or add the task under dataset/",
             )
         found.setdefault(parts[0], []).append(f"{parts[0]}/{parts[1]}")
     return {task: sorted(folders) for task, folders in found.items()}
