@@ -116,15 +116,21 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
 
 
 def _hashed_under(root: Path, folder: Path) -> dict[str, str]:
+    """The ids of every file under ``folder``, hashed here (links are not followed)."""
     ids: dict[str, str] = {}
-    base = os.path.abspath(root)
-    for here, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(here, d)))]:
-            path = os.path.join(here, name)
-            found = _file_id(path)
-            if found is not None:
-                ids[os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")] = found
+    base = os.path.relpath(os.path.abspath(folder), os.path.abspath(root)).replace(os.sep, "/")
+    stack = [(os.fspath(folder), "" if base == "." else f"{base}/")]
+    while stack:
+        here, prefix = stack.pop()
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((entry.path, f"{prefix}{entry.name}/"))
+                    elif (found := _file_id(entry.path)) is not None:
+                        ids[f"{prefix}{entry.name}"] = found
+        except OSError:  # absent or unreadable: nothing of it is part of the board
+            continue
     return ids
 
 
