@@ -15,9 +15,7 @@ Contributor YAML is untrusted. This loader:
 
 from __future__ import annotations
 
-import datetime as dt
 import difflib
-import re
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,43 +38,21 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class LoadedYaml:
-    """Parsed YAML data plus the 1-based line of every key / item path.
+    """Parsed YAML data plus the 1-based line of every key / item path."""
 
-    A document the quick path parsed keeps its text and finds its lines only when asked
-    (a message pointing at a line): most documents are never asked, and recording a line
-    per node was a third of parsing them. The lines of its top-level keys are kept (a few
-    entries): validation asks for the ``date`` line of every submission.
-    """
-
-    def __init__(
-        self, *, path: Path, data: Any, lines: dict[Loc, int] | None = None,
-        text: str | None = None, top_lines: dict[Loc, int] | None = None,
-    ) -> None:
+    def __init__(self, *, path: Path, data: Any, lines: dict[Loc, int]) -> None:
         self.path = path
         self.data = data
-        self._lines = lines
-        self._text = text
-        self._top = top_lines
-
-    @property
-    def lines(self) -> dict[Loc, int]:
-        """The line of every key / item path (computed on first use)."""
-        if self._lines is None:
-            self._lines = _lines_of(self._text or "")
-        return self._lines
+        self.lines = lines
 
     def line_of(self, loc: Loc) -> int | None:
         """The line of ``loc`` or of its nearest enclosing node."""
         loc = tuple(loc)
-        if self._lines is None and self._top is not None and len(loc) <= 1:
-            # The entries of length 0 and 1 are those of the whole map (see _record_lines).
-            return self._top.get(loc, self._top.get(()))
-        lines = self.lines
         while loc:
-            if loc in lines:
-                return lines[loc]
+            if loc in self.lines:
+                return self.lines[loc]
             loc = loc[:-1]
-        return lines.get((), None)
+        return self.lines.get((), None)
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -241,11 +217,6 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
         raise InputError("YAML file contains a NUL byte", path=path)
     fast = _CLoader is not None and _c_parser_is_safe(text)
     with _yaml_errors(path):
-        if fast:
-            quick = _quick_parse(text, path)
-            if quick is not _NOT_QUICK:
-                data, top = quick
-                return LoadedYaml(path=path, data=data, text=text, top_lines=top)
         loader = _CLoader(text) if fast and _CLoader is not None else _StrictLoader(text)
         try:
             node = loader.get_single_node()
@@ -299,195 +270,6 @@ def _yaml_errors(path: Path) -> Iterator[None]:
 
 
 _CONSTRUCTOR_ERRORS = (ValueError, TypeError, KeyError, AttributeError, OverflowError, IndexError)
-
-_STR, _INT, _FLOAT, _BOOL, _NULL, _MAP, _SEQ = (
-    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq")
-)
-_PLAIN_FLOAT = re.compile(r"[0-9]+\.[0-9]+")
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_PLAIN_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-#: The tag the quick loader gives every plain (unquoted, untagged) scalar: its YAML 1.1
-#: type is found by :func:`_plain_tag`, only for the values the builder reaches.
-_PLAIN = "arena:plain-scalar"
-#: The sentinel of a document :func:`_quick_parse` leaves to the exact path.
-_NOT_QUICK: Any = object()
-
-
-class _NotQuick(Exception):
-    """A document the quick builder leaves to the walk and PyYAML's constructor."""
-
-
-class _QuickLoader(_CLoader or yaml.SafeLoader):  # type: ignore[misc]
-    """libyaml's composer with PyYAML's implicit typing left to :func:`_plain_tag`.
-
-    The C composer asks the Python resolver for the tag of every node (about 70 calls per
-    submission, each trying up to three regular expressions): here that call only says
-    which scalars were plain, and the builder types each one once, mostly without a
-    regular expression. Nodes of this loader carry the :data:`_PLAIN` tag, so they never
-    reach PyYAML's constructor.
-    """
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode:
-            return _PLAIN if implicit[0] else _STR
-        return _MAP if kind is yaml.MappingNode else _SEQ
-
-
-def _quick_parse(text: str, path: Path) -> Any:
-    """The document's data in one pass over libyaml's nodes, with the lines of its top
-    level (see :class:`LoadedYaml`), or :data:`_NOT_QUICK`.
-
-    The same data as :func:`_walk` followed by ``SafeConstructor.construct_document``, for
-    the documents the formats are made of (mappings, lists, text, whole and decimal
-    numbers, booleans, nulls, dates): PyYAML's constructor is pure Python and was most of
-    the time of a cold board. Any other value (a signed or special number, an impossible
-    date, another tag, a merge key, a duplicate key) and any problem leave the document to
-    that exact path, which gives every message as before. Syntax errors are libyaml's,
-    raised here as on that path.
-    """
-    loader = _QuickLoader(text)
-    try:
-        node = loader.get_single_node()
-    finally:
-        loader.dispose()
-    if node is None:
-        raise InputError("YAML file is empty", path=path, line=1)
-    try:
-        data = _quick(node, 1)
-    except (_NotQuick, *_CONSTRUCTOR_ERRORS):  # e.g. ``!!bool maybe``: said the slow way
-        return _NOT_QUICK
-    top: dict[Loc, int] = {}
-    _record_lines(node, (), top, levels=1)
-    return data, top
-
-
-def _quick(node: yaml.Node, depth: int) -> Any:
-    if depth > MAX_YAML_DEPTH:
-        raise _NotQuick
-    tag = node.tag
-    if isinstance(node, yaml.ScalarNode):
-        value = node.value
-        return _quick_scalar(_plain_tag(value) if tag == _PLAIN else tag, value)
-    if isinstance(node, yaml.MappingNode) and tag == _MAP:
-        data: dict[Any, Any] = {}
-        seen: set[str] = set()
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise _NotQuick
-            key = key_node.value
-            if key in seen:
-                raise _NotQuick
-            seen.add(key)
-            key_tag = _plain_tag(key) if key_node.tag == _PLAIN else key_node.tag
-            if key_tag not in _KEY_TAGS:  # a merge key, ...
-                raise _NotQuick
-            data[_quick_scalar(key_tag, key)] = _quick(value_node, depth + 1)
-        return data
-    if isinstance(node, yaml.SequenceNode) and tag == _SEQ:
-        return [_quick(item, depth + 1) for item in node.value]
-    raise _NotQuick
-
-
-_KEY_TAGS = frozenset((_STR, _INT, _BOOL, _NULL, _FLOAT))
-
-
-def _quick_scalar(tag: str, value: str) -> Any:
-    if tag == _STR:
-        return value
-    if tag == _INT and value.isascii() and value.isdigit() and (value[0] != "0" or value == "0"):
-        return int(value)
-    if tag == _FLOAT and _PLAIN_FLOAT.fullmatch(value):
-        return float(value)
-    if tag == _BOOL:
-        return yaml.SafeLoader.bool_values[value.lower()]
-    if tag == _NULL:
-        return None
-    if tag == _TIMESTAMP and _PLAIN_DATE.fullmatch(value):
-        try:
-            return dt.date(int(value[:4]), int(value[5:7]), int(value[8:]))
-        except ValueError:  # 2025-02-30: the constructor's path names the value and line
-            raise _NotQuick from None
-    raise _NotQuick
-
-
-#: PyYAML's YAML 1.1 implicit types of plain scalars, by first character (the table its
-#: resolver uses: booleans yes/no/on/off, numbers in five notations, nulls, dates, ...).
-_IMPLICIT: dict[Any, list[tuple[str, re.Pattern[str]]]] = (
-    _CLoader or yaml.SafeLoader).yaml_implicit_resolvers
-#: First characters some implicit type may start with: any other plain scalar is text.
-_TYPED_FIRST = frozenset(first for first in _IMPLICIT if first is not None)
-_ANY_FIRST = None in _IMPLICIT
-_DIGITS = frozenset("0123456789")
-#: Remembered tags of plain scalars starting with a letter or sign (keys and words repeat
-#: across thousands of files); bounded, as the values come from strangers.
-_TAG_MEMO: dict[str, str] = {}
-_TAG_MEMO_SIZE = 4096
-
-
-def _resolved_tag(value: str) -> str:
-    """The tag PyYAML's resolver gives a plain scalar (``BaseResolver.resolve``)."""
-    resolvers = _IMPLICIT.get(value[0] if value else "", []) + _IMPLICIT.get(None, [])
-    for tag, regexp in resolvers:
-        if regexp.match(value):
-            return str(tag)
-    return _STR
-
-
-def _plain_tag(value: str) -> str:
-    """:func:`_resolved_tag`, without a regular expression for the common values.
-
-    Text whose first character no implicit type starts with is text; ASCII digits without
-    a leading zero are an int and digits with one dot a float (the first of the resolver's
-    patterns for a digit that matches them, in its order: float, int, timestamp).
-    """
-    if _ANY_FIRST:  # a resolver for any first character: no shortcut is exact
-        return _resolved_tag(value)
-    first = value[:1]
-    if first not in _TYPED_FIRST:
-        return _STR
-    if first in _DIGITS:
-        if value.isdigit() and value.isascii() and (first != "0" or len(value) == 1):
-            return _INT
-        if _PLAIN_FLOAT.fullmatch(value):
-            return _FLOAT
-        return _resolved_tag(value)
-    tag = _TAG_MEMO.get(value)
-    if tag is None:
-        tag = _resolved_tag(value)
-        if len(_TAG_MEMO) < _TAG_MEMO_SIZE and len(value) <= 64:
-            _TAG_MEMO[value] = tag
-    return tag
-
-
-def _lines_of(text: str) -> dict[Loc, int]:
-    """The lines of a document the quick path parsed (its nodes, composed again)."""
-    loader = _QuickLoader(text)
-    try:
-        node = loader.get_single_node()
-    finally:
-        loader.dispose()
-    lines: dict[Loc, int] = {}
-    if node is not None:
-        _record_lines(node, (), lines)
-    return lines
-
-
-def _record_lines(node: yaml.Node, loc: Loc, lines: dict[Loc, int], levels: int = -1) -> None:
-    # The order and values of :func:`_walk`'s recording, on a document known to be valid;
-    # ``levels`` (when not negative) stops it that many levels down.
-    lines.setdefault(loc, node.start_mark.line + 1)
-    if levels == 0:
-        return
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            here = (*loc, key_node.value)
-            lines[here] = key_node.start_mark.line + 1
-            _record_lines(value_node, here, lines, levels - 1)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            here = (*loc, index)
-            lines[here] = item.start_mark.line + 1
-            _record_lines(item, here, lines, levels - 1)
 
 
 def _first_unreadable_scalar(root: yaml.Node) -> yaml.ScalarNode | None:

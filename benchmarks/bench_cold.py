@@ -1,4 +1,4 @@
-"""The cold path: what each submission costs when nothing is remembered (no index).
+"""The cold path: what each submission costs when nothing is remembered (no memo).
 
 A first run on a machine, or the first after a bot upgrade, parses every file of the board
 afresh. ``bench_scale.py`` times whole commands; this script prints the per-file cost of
@@ -11,7 +11,7 @@ stage can be judged on its own (best of several rounds, microseconds per file):
 * ``canonical`` JSON of one leaderboard entry (what ``leaderboard.json`` is made of).
 
 With ``--commands N``, ``arena score`` and ``arena validate`` are also run cold N times
-each (the index removed before every run) and their user+system CPU seconds printed: on a
+each (the memo removed before every run) and their user+system CPU seconds printed: on a
 shared machine CPU time varies far less than wall time. ``--baseline CMD`` interleaves
 another bot's runs (e.g. the main checkout's ``.venv/bin/arena``) with this one's.
 
@@ -97,14 +97,14 @@ def cpu_seconds(args: list[str], *, cwd: Path) -> tuple[float, float]:
 
 def commands(root: Path, *, runs: int, bots: list[str]) -> None:
     """Cold ``arena score`` and ``arena validate``, each bot in turn, ``runs`` times."""
-    print(f"\ncold commands (index removed before each run), median of {runs}; "
+    print(f"\ncold commands (memo removed before each run), median of {runs}; "
           f"load average {os.getloadavg()[0]:.2f}:")
     for name, extra in (("score", ["score", "--output", str(root / "out")]),
                         ("validate", ["validate"])):
         figures: dict[str, list[tuple[float, float]]] = {bot: [] for bot in bots}
         for _ in range(runs):
             for bot in bots:
-                for stale in (root / ".arena").glob("index.sqlite*"):
+                for stale in (root / ".arena").glob("memo.sqlite*"):
                     stale.unlink()
                 figures[bot].append(cpu_seconds([bot, "--root", str(root), *extra], cwd=root))
         for bot in bots:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from support.settle import settle
 
 from arena_bot.cli import main
 from arena_bot.models.evaluation import EvaluationResult
@@ -136,17 +135,20 @@ def test_pipeline_reuses_results_and_reports_invalid_submissions(
 
 
 @pytest.mark.docker
-def test_unchanged_tasks_are_counted_by_witness_and_any_change_is_seen(
+def test_unchanged_tasks_are_counted_from_the_memo_and_any_change_is_seen(
     sample_root: Path, base_image: str, first_run: Result, tmp_path: Path
 ) -> None:
-    """A task all of whose results were found stored is remembered with the signature of
-    every file that decided it; while none changes, the next run counts its submissions
-    without loading them. A touched task file, or a stored result removed, is seen: that
-    task is looked at again (and the missing result evaluated again), never counted."""
+    """A task all of whose results were found stored is remembered in the memo under the
+    content of every file that decided it; while none changes, the next run counts its
+    submissions without loading them. A touched task file (same bytes) changes nothing; a
+    stored result removed is seen: that task is looked at again (and the missing result
+    evaluated again), never counted."""
     assert first_run.exit_code == 0, first_run.output
     board = tmp_path / "board"
     shutil.copytree(sample_root, board)
-    settle(board)  # a board a user runs is not seconds old (see tests/support/settle.py)
+    # A copy is the same board (its content ids are): start without the memo the earlier
+    # runs on the sample left, to see a task remembered, then counted.
+    (board / ".arena" / "memo.sqlite").unlink(missing_ok=True)
 
     def evaluate_stage(result: Result) -> str:
         assert result.exit_code == 0, result.output
@@ -166,8 +168,8 @@ def test_unchanged_tasks_are_counted_by_witness_and_any_change_is_seen(
     stored = next((board / ".arena" / "results" / NOT_APPLYING).glob("*.json"))
     stored.unlink()
     seen = evaluate_stage(run_pipeline(board, base_image))
-    untouched = {key for key in sample_keys() if key.startswith("slugkit-options/")}
-    assert f"{len(untouched)} submission(s) of 1 task(s) unchanged" in seen
+    untouched = {key for key in sample_keys() if not key.startswith("csvstat-summaries/")}
+    assert f"{len(untouched)} submission(s) of 2 task(s) unchanged" in seen
     looked_at = sample_keys() - untouched - {NOT_APPLYING}  # and found stored
     assert all(f"{key} (cached)" in seen for key in looked_at)
     assert f"{NOT_APPLYING} run" in seen and f"{NOT_APPLYING} (cached)" not in seen
@@ -178,9 +180,9 @@ def test_unchanged_tasks_are_counted_by_witness_and_any_change_is_seen(
     assert after == {k: v for k, v in json.loads(before).items() if k != "input_digest"}
 
 
-def test_a_damaged_evaluation_witness_counts_nothing() -> None:
-    """What an evaluation witness's key holds is checked: a damaged one is no count (the
-    task is looked at again), never an exception out of the pipeline."""
+def test_a_damaged_evaluation_count_counts_nothing() -> None:
+    """What the memo holds for a task's evaluation is checked: a damaged value is no count
+    (the task is looked at again), never an exception out of the pipeline."""
     from arena_bot.app.evaluation import _counted
 
     assert _counted("3:2:4") == (3, 2, 4)

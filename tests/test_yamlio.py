@@ -208,7 +208,7 @@ QUICK_CASES = [
 
 
 @pytest.mark.parametrize("text", QUICK_CASES, ids=range(len(QUICK_CASES)))
-def test_the_quick_builder_gives_pyyamls_values_types_and_lines(
+def test_the_c_parser_gives_the_strict_loaders_values_types_and_lines(
     text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import arena_bot.yamlio as yamlio
@@ -216,17 +216,9 @@ def test_the_quick_builder_gives_pyyamls_values_types_and_lines(
     def spelt(outcome: object) -> str:
         return repr(outcome)  # 1, 1.0 and True differ here, unlike with ==
 
-    quick = spelt(_outcome(text, P))
-    monkeypatch.setattr(yamlio, "_quick_parse", lambda text, path: yamlio._NOT_QUICK)
-    assert quick == spelt(_outcome(text, P))
-
-
-def test_the_quick_builder_takes_a_submission_whole() -> None:
-    from arena_bot.yamlio import _NOT_QUICK, _quick_parse
-
-    text = next(p for p in SHIPPED_YAML if p.name == "submission.yaml"
-                and "invalid" not in str(p)).read_text(encoding="utf-8")
-    assert _quick_parse(text, P) is not _NOT_QUICK
+    fast = spelt(_outcome(text, P))
+    monkeypatch.setattr(yamlio, "_CLoader", None)
+    assert fast == spelt(_outcome(text, P))
 
 
 #: Plain scalars whose YAML 1.1 type is easy to get wrong: booleans in every spelling,
@@ -250,29 +242,19 @@ ODD_SCALARS = [
 
 
 @pytest.mark.parametrize("value", ODD_SCALARS)
-def test_plain_scalar_typing_is_pyyamls(value: str) -> None:
-    import yaml
-
-    from arena_bot.yamlio import _plain_tag
-
-    reference = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
-    assert _plain_tag(value) == reference
-    assert _plain_tag(value) == reference  # remembered: the same answer twice
-
-
-@pytest.mark.parametrize("value", ODD_SCALARS)
 def test_odd_scalars_load_as_pyyamls_safe_loader_loads_them(
     value: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The quick path, the exact path and ``yaml.safe_load`` agree on value and type (as
-    keys, values and list items, plain and quoted), or the document is refused."""
+    """The C parser's path, the pure-Python strict loader and ``yaml.safe_load`` agree on
+    value and type (as keys, values and list items, plain and quoted), or the document is
+    refused."""
     import yaml
 
     import arena_bot.yamlio as yamlio
 
     text = f"a: {value}\nb: [{value}, '{value}']\n{value}: k\nc:\n  - {value}\n"
     quick = repr(_outcome(text, P))
-    monkeypatch.setattr(yamlio, "_quick_parse", lambda text, path: yamlio._NOT_QUICK)
+    monkeypatch.setattr(yamlio, "_CLoader", None)
     assert quick == repr(_outcome(text, P))
     try:
         expected = yaml.safe_load(text)
@@ -281,28 +263,3 @@ def test_odd_scalars_load_as_pyyamls_safe_loader_loads_them(
         return
     if not quick.startswith("('error'"):
         assert quick.startswith(repr((expected,))[:-2])
-
-
-def test_lines_are_found_on_demand_and_match_the_exact_path(
-    monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import arena_bot.yamlio as yamlio
-
-    text = SUBMISSION + "extra:\n  - {x: 1}\n  -\n    y: [2, 3]\n"
-    quick_parse = yamlio._quick_parse
-    monkeypatch.setattr(yamlio, "_quick_parse", lambda text, path: yamlio._NOT_QUICK)
-    exact = parse_yaml(text, path=P)
-
-    def quick() -> yamlio.LoadedYaml:
-        data, top = quick_parse(text, P)
-        return yamlio.LoadedYaml(path=P, data=data, text=text, top_lines=top)
-
-    top_level = [(), ("task",), ("date",), ("runs",), ("extra",), ("nope",), (0,)]
-    for loc in [*exact.lines, *top_level, ("runs", 0, "nope"), ("extra", 1, "y", 1, 7)]:
-        loaded = quick()
-        assert loaded.line_of(loc) == exact.line_of(loc), loc
-        # Top-level questions are answered without composing the YAML again.
-        assert (loaded._lines is None) == (len(loc) <= 1), loc
-    loaded = quick()
-    assert list(loaded.lines.items()) == list(exact.lines.items())
-    assert loaded.line_of(("extra", 1, "y", 1)) == 18

@@ -2,36 +2,31 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena_bot.app.memo import Memo, code_version
+from arena_bot.app.scoring import task_inputs
 from arena_bot.config import load_config
 from arena_bot.errors import InputError, SandboxError
 from arena_bot.evaluation.engine import Evaluator, Outcome, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.index import Index, code_fingerprint
 from arena_bot.intake.submissions import SubmissionFolder, load_submission
 from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
-from arena_bot.scoring.witness import Witnesses, by_parent
 from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset, TaskFolder
-
-#: Whose witnesses (:mod:`arena_bot.scoring.witness`) say that a task's submissions all have
-#: stored results: the memo namespace.
-_WITNESS = "evaluation-witness"
 
 
 @dataclass(frozen=True)
 class Unchanged:
     """Submissions an earlier run found stored results for, none of whose inputs changed
-    since (checked by ``stat``, see :func:`evaluate_submissions`): counted, not loaded."""
+    since (see :func:`evaluate_submissions`): counted, not loaded."""
 
     submissions: int = 0
     tasks: int = 0
@@ -45,7 +40,7 @@ class EvaluationRun:
     """What one evaluation call did: each submission's outcome, and the sandbox containers
     of interrupted earlier runs it removed first.
 
-    With ``summarize_unchanged``, the outcomes of tasks whose witness held are not loaded:
+    With ``summarize_unchanged``, the outcomes of tasks the memo vouched for are not loaded:
     ``unchanged`` counts them instead."""
 
     outcomes: list[Outcome]
@@ -60,43 +55,43 @@ def evaluate_submissions(
     jobs: int,
     base_image: str | None,
     force: bool,
-    index: Index | None = None,
+    memo: Memo | None = None,
     progress: Callable[[str], None] = lambda _line: None,
     summarize_unchanged: bool = False,
 ) -> EvaluationRun:
     """Evaluate the submissions in ``folders`` in Docker and store their results.
 
-    ``index`` spares re-reading and re-hashing files an earlier stage or run already read;
     ``progress`` receives what is being done (image builds, the base image chosen, units).
 
     ``summarize_unchanged`` (the pipeline, over a whole board): a task all of whose
-    submissions had stored results is remembered with a witness, the signature of every
-    file that decided it (the submissions' and the task's files, the stored results); when
-    the next run finds every signature unchanged (one ``stat`` each), nothing of the task
-    is loaded, keyed or read, and its submissions are counted in ``unchanged``.
+    submissions had stored results is remembered in ``memo`` under the content ids of
+    everything that decided it (the submissions' and the task's files, the stored results,
+    the base image, the bot's code); when the next run finds the same key, nothing of the
+    task is loaded or read, and its submissions are counted in ``unchanged``.
     """
-    dataset = Dataset(settings.dataset_dir, index)
-    if not (summarize_unchanged and index is not None and not force):
-        pairs = [_pair(load_submission(folder, index), dataset) for folder in folders]
-        setup = docker_evaluator(settings, base_image=base_image, index=index,
-                                 progress=progress)
+    dataset = Dataset(settings.dataset_dir)
+    if not (summarize_unchanged and memo is not None and not force):
+        pairs = [_pair(load_submission(folder), dataset) for folder in folders]
+        setup = docker_evaluator(settings, base_image=base_image, progress=progress)
         outcomes = setup.evaluator.evaluate(pairs, jobs=jobs, force=force)
         setup.engine.drain()
         return EvaluationRun(outcomes=outcomes, swept=setup.swept)
-    setup = docker_evaluator(settings, base_image=base_image, index=index, progress=progress)
+    setup = docker_evaluator(settings, base_image=base_image, progress=progress)
     evaluator = setup.evaluator
-    witnesses = Witnesses(index, _WITNESS, ":".join([
-        code_fingerprint(index), evaluator.images.base_image,
-        os.path.abspath(settings.dataset_dir), os.path.abspath(settings.results_dir),
-    ]))
+    groups: dict[str, list[Path]] = {}
+    for folder in folders:
+        groups.setdefault(folder.parent.name, []).append(folder)
+    tasks = [dataset.get(task_id) for task_id in sorted(groups) if dataset.has(task_id)]
+    inputs = task_inputs(settings, tasks, settings.results_dir,
+                         f"{code_version()}\n{evaluator.images.base_image}",
+                         known=dataset.task_ids(), only=folders)
     found: dict[Path, Outcome] = {}
     missing: list[tuple[SubmissionFolder, TaskFolder]] = []
     unchanged = Unchanged()
-    for parent, (group, unsorted) in by_parent(folders).items():
-        task_id = os.path.basename(parent)
-        names = sorted(unsorted)
-        witness = witnesses.holding(task_id, names)
-        counted = _counted(witness.key) if witness is not None else None
+    for task_id, group in groups.items():
+        key = f"evaluated:{inputs[task_id].key}" if task_id in inputs else ""
+        stored = memo.get(key) if key else None
+        counted = _counted(stored.decode()) if stored is not None else None
         if counted is not None:
             submissions, passed, runs = counted
             unchanged = Unchanged(
@@ -104,20 +99,18 @@ def evaluate_submissions(
                 passed=unchanged.passed + passed, feature_runs=unchanged.feature_runs + runs,
             )
             continue
-        with index.recording() as seen:
-            outcomes = []
-            for folder in group:
-                pair = _pair(load_submission(folder, index), dataset)
-                outcome = evaluator.stored(*pair)
-                if outcome is None:
-                    missing.append(pair)
-                else:
-                    found[folder] = outcome
-                    outcomes.append(outcome)
-        passed, runs = _feature_counts(outcomes)
-        witnesses.remember(task_id, key=f"{len(group)}:{passed}:{runs}", folders=names,
-                           seen=seen, complete=len(outcomes) == len(group))
-    witnesses.retain()
+        outcomes = []
+        for folder in group:
+            pair = _pair(load_submission(folder), dataset)
+            outcome = evaluator.stored(*pair)
+            if outcome is None:
+                missing.append(pair)
+            else:
+                found[folder] = outcome
+                outcomes.append(outcome)
+        if key and len(outcomes) == len(group):
+            passed, runs = _feature_counts(outcomes)
+            memo.put(key, f"{len(group)}:{passed}:{runs}".encode())
     for outcome in evaluator.evaluate(missing, jobs=jobs):
         found[outcome.submission.root] = outcome
     setup.engine.drain()
@@ -126,8 +119,8 @@ def evaluate_submissions(
 
 
 def _counted(key: str) -> tuple[int, int, int] | None:
-    """(submissions, feature runs passed, feature runs) an evaluation witness's key holds;
-    ``None`` when it is damaged (the task is then looked at again)."""
+    """(submissions, feature runs passed, feature runs) as the memo holds them; ``None`` when
+    damaged (the task is then looked at again)."""
     counts = key.split(":")
     if len(counts) != 3 or not all(count.isascii() and count.isdigit() for count in counts):
         return None
@@ -153,7 +146,7 @@ class DockerEvaluator:
 
 
 def docker_evaluator(
-    settings: Settings, *, base_image: str | None, index: Index | None = None,
+    settings: Settings, *, base_image: str | None,
     progress: Callable[[str], None] = lambda _line: None,
 ) -> DockerEvaluator:
     """The one way an evaluator is put together (`arena evaluate`, the pipeline, the bot's
@@ -169,7 +162,7 @@ def docker_evaluator(
     evaluator = Evaluator(
         engine=engine,
         images=TaskImages(client, base_image=resolved, progress=progress),
-        store=ResultStore(settings.results_dir, index),
+        store=ResultStore(settings.results_dir),
         repos=BaseRepoCache(settings.cache_dir / "repos"),
         progress=progress,
         patch_bytes=load_config(settings.root).config.limits.patch_bytes,

@@ -1,5 +1,5 @@
 """Pull-request use cases: evaluate a PR (untrusted run, no token) and comment on it
-(trusted run). Each takes its adapters (the index, the evaluation run, the GitHub client)
+(trusted run). Each takes its adapters (the memo, the evaluation run, the GitHub client)
 as parameters, so tests drive them against real repositories and a local GitHub API."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot import __version__
+from arena_bot.app.memo import Memo
 from arena_bot.app.scoring import score_board, write_scored
 from arena_bot.app.validation import validate_submissions
 from arena_bot.bot.bundle import Bundle, board_parts, load_bundle, trim_result, write_bundle
@@ -20,7 +21,6 @@ from arena_bot.bot.render import MARKER, render_comment
 from arena_bot.bot.view import BOT_LABELS, Conclusion, build_view
 from arena_bot.errors import ArenaError, InputError
 from arena_bot.gitcmd import run_git
-from arena_bot.index import Index
 from arena_bot.intake.diagnostics import to_model
 from arena_bot.intake.validation import ValidationReport, parse_changed_files
 from arena_bot.scoring.loader import load_inputs
@@ -70,7 +70,7 @@ def evaluate_pr(
     *,
     changed: list[str],
     event_path: Path,
-    index: Index,
+    memo: Memo,
     output: Path,
     leaderboard: Path | None = None,
     evaluate: Callable[[list[Path]], object] | None = None,
@@ -84,20 +84,20 @@ def evaluate_pr(
     data branch) as `arena pipeline` does, instead of reading ``leaderboard``. Whatever
     goes wrong there is ``board_error``: the bundle is written all the same.
     """
-    report = validate_submissions(settings, index=index, changed_files=changed)
+    report = validate_submissions(settings, memo=memo, changed_files=changed)
     model = to_model(report, root=settings.root)
     valid = [s.path for s in model.submissions if s.valid]
     board_error = None
     if evaluate is not None:
         try:
-            leaderboard = _evaluate_and_score(settings, valid, index, evaluate)
+            leaderboard = _evaluate_and_score(settings, valid, memo, evaluate)
         except ArenaError as exc:
             board_error = exc
     if board_error is None:
         keys = {s.key for s in model.submissions if s.valid}
         entries, tasks = board_parts(leaderboard or settings.cache_dir / "leaderboard.json",
                                      keys)
-        results = _stored_results(settings, valid, index)
+        results = _stored_results(settings, valid)
     else:
         entries, tasks, results = [], [], []
     event = load_event(event_path, PullRequestEvent)
@@ -113,7 +113,7 @@ def evaluate_pr(
 
 
 def _evaluate_and_score(
-    settings: Settings, paths: list[str], index: Index,
+    settings: Settings, paths: list[str], memo: Memo,
     evaluate: Callable[[list[Path]], object],
 ) -> Path:
     """Evaluate only ``paths`` (the PR's valid submissions; the rest keep their stored
@@ -123,21 +123,21 @@ def _evaluate_and_score(
     published board)."""
     if paths:
         evaluate([settings.root / p for p in paths])
-    whole = validate_submissions(settings, index=index)
+    whole = validate_submissions(settings, memo=memo)
     valid = [s.folder for s in whole.submissions if s.valid]
     only = None if len(valid) == len(whole.submissions) else valid
-    return write_scored(score_board(settings, index=index, only=only),
+    return write_scored(score_board(settings, memo=memo, only=only),
                         settings.cache_dir / "pr-board").export
 
 
-def _stored_results(settings: Settings, paths: list[str], index: Index) -> list[dict[str, Any]]:
+def _stored_results(settings: Settings, paths: list[str]) -> list[dict[str, Any]]:
     """The stored evaluation results of these (valid) submission folders, trimmed for the
     bundle."""
     if not paths:
         return []
     inputs = load_inputs(
         dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
-        results_dir=settings.results_dir, only=[settings.root / p for p in paths], index=index,
+        results_dir=settings.results_dir, only=[settings.root / p for p in paths],
     )
     return [trim_result(s.result.model_dump(mode="json")) for s in inputs.submissions
             if s.result]

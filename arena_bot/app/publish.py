@@ -7,9 +7,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena_bot.app.scoring import MANIFEST, WrittenBoard, score_board, write_scored
+from arena_bot.app.memo import Memo
+from arena_bot.app.scoring import WrittenBoard, score_board, write_scored
 from arena_bot.errors import InputError
-from arena_bot.index import Index
 from arena_bot.scoring.incremental import ScoredBoard
 from arena_bot.settings import Settings
 from arena_bot.site.build import BuildTimes, build, load_board
@@ -33,12 +33,12 @@ class Published:
     snapshot_problem: InputError | None
 
 
-def publish(settings: Settings, *, output: Path, site: bool, index: Index) -> Published:
+def publish(settings: Settings, *, output: Path, site: bool, memo: Memo) -> Published:
     """Score the board from the stored results, build the site into ``output`` (with
     ``site``, when the repository has its site/ project) compared with the last published
     snapshot, keep the new snapshot for `arena bot store save`, and copy the board's files
     to ``output/data/``; without a site, a plain index page links them."""
-    scored = score_board(settings, index=index)
+    scored = score_board(settings, memo=memo)
     board_dir = settings.cache_dir / "publish-board"
     written = write_scored(scored, board_dir)
     times, problem = None, None
@@ -57,8 +57,7 @@ def publish(settings: Settings, *, output: Path, site: bool, index: Index) -> Pu
     data = output / "data"
     if data.exists():
         shutil.rmtree(data)
-    # The manifest of what `arena score` wrote is the writer's own bookkeeping, not data.
-    shutil.copytree(board_dir, data, ignore=shutil.ignore_patterns(MANIFEST))
+    shutil.copytree(board_dir, data)
     index_page = output / "index.html"
     if not index_page.exists():  # the site build writes the real one
         page = environment().get_template("data-index.html.j2").render(files=DATA_FILES)

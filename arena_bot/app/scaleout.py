@@ -3,11 +3,16 @@ matrix runner, aggregate the runners' unit results into the result store."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena_bot.app.evaluation import docker_evaluator, planned_base_image
+from arena_bot.app.memo import Memo, code_version, content_ids
 from arena_bot.bot.plan import Unit, aggregate, shard, units_for
 from arena_bot.bot.unit_result import UnitResult
 from arena_bot.bot.units import (
@@ -19,7 +24,6 @@ from arena_bot.bot.units import (
 )
 from arena_bot.errors import ArenaError, UsageError
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.index import Index
 from arena_bot.intake.submissions import SubmissionFolder, load_submission
 from arena_bot.intake.validation import all_submission_folders
 from arena_bot.settings import Settings
@@ -34,28 +38,85 @@ class Plan:
     units: list[Unit]
     #: The matrix's ``include`` list (``{"shard": i, "units": "id id ..."}`` per job).
     shards: list[dict[str, object]]
-    skipped: list[ArenaError] = field(default_factory=list)
+    #: Why each invalid submission was left out.
+    skipped: list[str] = field(default_factory=list)
 
 
-def plan(settings: Settings, *, pending: bool, max_jobs: int, index: Index) -> Plan:
+def plan(settings: Settings, *, pending: bool, max_jobs: int, memo: Memo) -> Plan:
     """The units of every valid submission (``pending``: only of those without a stored
-    result for their current inputs), dealt into at most ``max_jobs`` matrix jobs; an
-    invalid submission is skipped, not fatal."""
-    dataset = Dataset(settings.dataset_dir, index)
-    store = ResultStore(settings.results_dir, index)
+    result for the base image evaluation will use), dealt into at most ``max_jobs`` matrix
+    jobs; an invalid submission is skipped (with why), not fatal.
+
+    What a top folder of ``submissions/`` (a task's) gives is kept in ``memo`` under the
+    content ids of its files and of the task's (and, with ``pending``, of the stored
+    results and the base image): an unchanged board's plan parses nothing."""
     base_image = planned_base_image(settings) if pending else settings.base_image
-    specs, skipped = [], []
-    for folder in all_submission_folders(settings.submissions_dir, index):
-        try:
-            loaded = load_submission(folder, index)
-            task = dataset.get(loaded.spec.task) if pending else None
-        except ArenaError as exc:
-            skipped.append(exc)
-            continue
-        if task is None or store.lookup(loaded, task, base_image) is None:
-            specs.append((loaded.key, loaded.spec.setting, loaded.spec.features))
+    tops = {"submissions": settings.submissions_dir, "dataset": settings.dataset_dir}
+    if pending:
+        tops["results"] = settings.results_dir
+    root = os.path.abspath(settings.root)
+    prefixes = {kind: os.path.relpath(os.path.abspath(folder), root).replace(os.sep, "/") + "/"
+                for kind, folder in tops.items()}
+    digests: dict[str, Any] = {}
+    ids = content_ids(settings.root, [settings.submissions_dir, settings.dataset_dir],
+                      hashed=[settings.results_dir] if pending else [])
+    for path, found in sorted(ids.items()):
+        for kind, prefix in prefixes.items():
+            if path.startswith(prefix):
+                group = path[len(prefix):].partition("/")[0]
+                digest = digests.setdefault(group, hashlib.sha256(
+                    f"{code_version()}\n{pending}\n{base_image}\n{group}\n".encode()))
+                digest.update(f"{kind}\0{path}\0{found}\n".encode(errors="surrogateescape"))
+                break
+    top = os.path.abspath(settings.submissions_dir)
+    groups: dict[str, list[Path]] = {}
+    for folder in all_submission_folders(settings.submissions_dir):
+        relative = os.path.relpath(os.path.abspath(folder), top).replace(os.sep, "/")
+        groups.setdefault(relative.partition("/")[0], []).append(folder)
+    dataset = Dataset(settings.dataset_dir)
+    store = ResultStore(settings.results_dir)
+    specs: list[PlannedSpec] = []
+    skipped: list[str] = []
+    used: set[str] = set()
+    for group, folders in groups.items():
+        key = f"plan:{digests[group].hexdigest()}" if group in digests else ""
+        stored = memo.get(key) if key else None
+        if stored is None:
+            found_specs, messages = _plan_group(folders, dataset, store, pending=pending,
+                                                base_image=base_image)
+            if key:
+                memo.put(key, json.dumps([found_specs, messages]).encode())
+        else:
+            found_specs, messages = json.loads(stored)
+        if key:
+            used.add(key)
+        skipped += messages
+        specs += [(name, setting, list(features)) for name, setting, features in found_specs]
+    memo.retain("plan:", used)
     units = units_for(specs)
     return Plan(units=units, shards=shard(units, max_jobs), skipped=skipped)
+
+
+#: One submission to plan: its key, setting and features (what units are made of).
+PlannedSpec = tuple[str, str, list[int]]
+
+
+def _plan_group(
+    folders: list[Path], dataset: Dataset, store: ResultStore, *, pending: bool,
+    base_image: str,
+) -> tuple[list[PlannedSpec], list[str]]:
+    specs: list[PlannedSpec] = []
+    messages: list[str] = []
+    for folder in folders:
+        try:
+            loaded = load_submission(folder)
+            task = dataset.get(loaded.spec.task) if pending else None
+        except ArenaError as exc:
+            messages.append(str(exc))
+            continue
+        if task is None or store.lookup(loaded, task, base_image) is None:
+            specs.append((loaded.key, loaded.spec.setting, list(loaded.spec.features)))
+    return specs, messages
 
 
 def evaluate_units(

@@ -7,27 +7,37 @@ print what they return.
 from __future__ import annotations
 
 import dataclasses
-import json
+import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena_bot.app.batch import batch_collection
+from arena_bot.app.memo import Memo, code_version, content_ids
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
 from arena_bot.core.prices import load_price_table
 from arena_bot.errors import InputError
 from arena_bot.evaluation.repos import BaseRepoCache
-from arena_bot.index import Index, signature, spell
+from arena_bot.evaluation.store import ResultStore
+from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring import ScoringOptions, build_leaderboard
-from arena_bot.scoring.export import canonical, to_csv, to_json
-from arena_bot.scoring.incremental import ScoredBoard, score_repository, task_file_chunks
+from arena_bot.scoring.export import canonical
+from arena_bot.scoring.incremental import (
+    ScoredBoard,
+    TaskPart,
+    board_head,
+    score_task,
+    submission_folders_by_task,
+    task_file_chunks,
+)
 from arena_bot.scoring.judge import build_judge
+from arena_bot.scoring.leaderboard import options_digest
 from arena_bot.scoring.loader import load_inputs
 from arena_bot.settings import Settings
 from arena_bot.site.methodology import methodology_from_board
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 _RESULTS_HINT = "pass the folder `arena evaluate` wrote to (default .arena/results)"
 
@@ -63,26 +73,132 @@ def judge_for(settings: Settings, config: ArenaConfig = DEFAULT_CONFIG) -> Any:
     )
 
 
+@dataclass(frozen=True)
+class TaskInputs:
+    """One task's submission folders (``<task>/<id>``) and the key of everything its part
+    of the board is computed from."""
+
+    folders: list[str]
+    key: str
+
+
+def task_inputs(
+    settings: Settings, tasks: Sequence[TaskFolder], results_dir: Path, common: str, *,
+    known: Collection[str], only: Collection[Path] | None = None, subset: bool = False,
+) -> dict[str, TaskInputs]:
+    """Each task's inputs, keyed by content ids (:func:`~arena_bot.app.memo.content_ids`):
+    the task folder's files, its submissions' files (``only`` these folders, if given), the
+    stored results and the review files under the task, and ``common`` (the bot's code,
+    the options). Raises InputError for a submission outside the layout."""
+    tops = {"dataset": settings.dataset_dir, "submissions": settings.submissions_dir,
+            "results": results_dir, "reviews": settings.root / REVIEWS_FOLDER}
+    roots = [top for kind, top in tops.items() if kind != "results"]
+    stored = [results_dir]
+    if subset:  # these tasks only: git and the hashing look at their folders alone
+        roots = [top / task.id for top in roots for task in tasks]
+        stored = [results_dir / task.id for task in tasks]
+    ids = content_ids(settings.root, roots, hashed=stored)
+    # Every file by (kind of folder, task): one pass over the board's files.
+    prefixes = [(kind, _relative(folder, settings.root)) for kind, folder in tops.items()]
+    grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path, found in ids.items():
+        for kind, prefix in prefixes:
+            if path.startswith(prefix):
+                task_id, _, inner = path[len(prefix):].partition("/")
+                grouped.setdefault((kind, task_id), []).append((inner, found))
+                break
+    by_task = submission_folders_by_task(
+        (f"{task_id}/{inner}" for (kind, task_id), files in grouped.items()
+         if kind == "submissions" for inner, _ in files),
+        settings.submissions_dir, known,
+    )
+    keep = ({os.path.relpath(os.path.abspath(folder), os.path.abspath(settings.submissions_dir))
+             for folder in only} if only is not None else None)
+    found_inputs: dict[str, TaskInputs] = {}
+    for task in tasks:
+        folders = by_task.get(task.id, [])
+        if keep is not None:
+            folders = [folder for folder in folders if folder in keep]
+        chosen = {folder.partition("/")[2] for folder in folders}
+        lines = [f"{common}\n{task.id}\n"]
+        for kind in tops:
+            for inner, found in sorted(grouped.get((kind, task.id), [])):
+                if kind in ("submissions", "results") and inner.partition("/")[0] not in chosen:
+                    continue
+                lines.append(f"{kind}\0{inner}\0{found}\n")
+        key = hashlib.sha256("".join(lines).encode(errors="surrogateescape")).hexdigest()
+        found_inputs[task.id] = TaskInputs(folders=folders, key=key)
+    return found_inputs
+
+
+def _relative(folder: Path, root: Path) -> str:
+    return os.path.relpath(os.path.abspath(folder), os.path.abspath(root)).replace(
+        os.sep, "/") + "/"
+
+
 def score_board(
     settings: Settings,
     *,
-    index: Index,
+    memo: Memo,
     results: Path | None = None,
     only: Iterable[Path] | None = None,
 ) -> ScoredBoard:
     """The whole board (or ``only`` these submission folders), scored task by task; a task
-    whose inputs did not change since the last run is reused from the index."""
+    whose inputs did not change since an earlier run is taken from ``memo``."""
     if results is not None and not results.is_dir():
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
-    with batch_collection():
-        return score_repository(
-            dataset_dir=settings.dataset_dir,
-            submissions_dir=settings.submissions_dir,
-            results_dir=results or settings.results_dir,
-            options=scoring_options(settings),
-            index=index,
-            only=list(only) if only is not None else None,
-        )
+    results_dir = results or settings.results_dir
+    options = scoring_options(settings)
+    tasks = Dataset(settings.dataset_dir).all()
+    if not tasks:
+        raise InputError("no tasks found", path=settings.dataset_dir,
+                         hint="run from the repository root or pass --root")
+    unchecked = {task.id: task.unchecked_features() for task in tasks}
+    known = set(unchecked)
+    tasks = [task for task in tasks if not unchecked[task.id]]
+    common = f"{code_version()}:{options_digest(options)}"
+    chosen = list(only) if only is not None else None
+    inputs = task_inputs(settings, tasks, results_dir, common, known=known, only=chosen)
+    store = ResultStore(results_dir)
+    parts: list[TaskPart] = []
+    rescored: list[str] = []
+    for task in tasks:
+        key = inputs[task.id].key
+        stored = memo.get(f"part:{key}")
+        if stored is not None:
+            parts.append(TaskPart(blob=stored, key=key))
+            continue
+        folders = [settings.submissions_dir / folder for folder in inputs[task.id].folders]
+        parts.append(score_task(task, folders, store, options, key))
+        rescored.append(task.id)
+    if rescored:
+        # A file may have changed while its task was scored: a part is remembered only
+        # under the key its inputs still have now.
+        again = task_inputs(settings, [task for task in tasks if task.id in rescored],
+                            results_dir, common, known=known, only=chosen, subset=True)
+        for index, part in enumerate(parts):
+            if part.task_id not in rescored:
+                continue
+            if again[part.task_id].key == part.key:
+                memo.put(f"part:{part.key}", part.blob)
+            else:
+                parts[index] = TaskPart(blob=part.blob, key="")
+    digest = hashlib.sha256(f"{common}\n{sorted(unchecked.items())}\n".encode())
+    for part in parts:
+        digest.update(f"{part.task_id}\0{part.key}\n".encode())
+    # A part without a key taints the board: nothing made from it is remembered.
+    board_digest = digest.hexdigest() if all(part.key for part in parts) else ""
+    stored_head = memo.get(f"board:{board_digest}") if board_digest else None
+    if stored_head is not None:
+        head = Leaderboard.model_validate_json(stored_head)
+    else:
+        head = board_head(parts, tasks, options, unchecked)
+        if board_digest:
+            memo.put(f"board:{board_digest}", head.model_dump_json().encode())
+    if chosen is None:  # the whole board: earlier states' parts will not be asked for again
+        memo.retain("part:", {f"part:{part.key}" for part in parts})
+        memo.retain("board:", {f"board:{board_digest}"})
+    return ScoredBoard(head=head, parts=parts, rescored=rescored, digest=board_digest)
 
 
 def board_from_disk(
@@ -91,48 +207,26 @@ def board_from_disk(
     results: Path | None = None,
     match: str = "store",
     only: list[Path] | None = None,
-    index: Index | None = None,
 ) -> Leaderboard:
-    """Score the tasks, submissions (all, or ``only`` these folders) and stored results.
-
-    ``index`` (see :mod:`arena_bot.index`) spares re-reading files an earlier run read.
-    """
+    """Score the tasks, submissions (all, or ``only`` these folders) and stored results."""
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
-    with batch_collection():
-        options = scoring_options(settings)
-        inputs = load_inputs(
-            dataset_dir=settings.dataset_dir,
-            submissions_dir=settings.submissions_dir,
-            results_dir=results or settings.results_dir,
-            match=match,  # type: ignore[arg-type]
-            only=only,
-            index=index,
-            options=options,
+    options = scoring_options(settings)
+    inputs = load_inputs(
+        dataset_dir=settings.dataset_dir,
+        submissions_dir=settings.submissions_dir,
+        results_dir=results or settings.results_dir,
+        match=match,  # type: ignore[arg-type]
+        only=only,
+        options=options,
+    )
+    if not inputs.tasks and not inputs.unchecked:
+        raise InputError(
+            "no tasks found", path=settings.dataset_dir,
+            hint="run from the repository root or pass --root",
         )
-        if not inputs.tasks and not inputs.unchecked:
-            raise InputError(
-                "no tasks found", path=settings.dataset_dir,
-                hint="run from the repository root or pass --root",
-            )
-        return build_leaderboard(inputs, options=options)
-
-
-def _write(path: Path, text: str) -> None:
-    _write_chunks(path, [text])
-
-
-def _write_chunks(path: Path, chunks: Iterable[str]) -> None:
-    """Write ``chunks`` to a temporary file beside ``path``, then rename it into place."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.tmp")
-        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
-            handle.writelines(chunks)
-        temporary.replace(path)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=path) from None
+    return build_leaderboard(inputs, options=options)
 
 
 @dataclass(frozen=True)
@@ -142,69 +236,77 @@ class WrittenBoard:
     folder: Path
     #: ``tasks/<task>.json`` files rewritten (the others were up to date).
     task_files: int = 0
-    #: The board-wide files rewritten (``None``: all of them, unconditionally).
-    rewritten: tuple[str, ...] | None = None
+    #: The board-wide files rewritten (the others held these bytes already).
+    rewritten: tuple[str, ...] = ()
 
     @property
     def export(self) -> Path:
         return self.folder / "leaderboard.json"
 
 
-#: In the output folder: what each board-wide file was computed from, and the signature the
-#: file had once written (an edited or replaced file is written again).
-MANIFEST = ".written.json"
+#: In ``tasks/``: every task's key (the site finds the split files by it).
+DIGESTS = "digests.json"
 
 
 def write_scored(scored: ScoredBoard, folder: Path) -> WrittenBoard:
-    """Write the full export, the summary and one file per task, each only when what it is
-    computed from changed (or the file on disk is not the one written).
+    """Write the full export, the summary and one file per task, each only when its bytes
+    differ from the file on disk.
 
     ``leaderboard.json`` / ``leaderboard.csv`` hold everything (for download);
     ``board.json`` is the board without entries and ``tasks/<task>.json`` one task's entries,
     so no page has to load a file that grows with the whole board. Every file is written to
     a temporary file and renamed into place: a reader (or a kill) never sees half a file.
     """
-    manifest = _read_json(folder / MANIFEST)
     files: dict[str, Callable[[], Iterable[str]]] = {
         "leaderboard.json": scored.json_chunks,
         "leaderboard.csv": scored.csv_chunks,
         "board.json": lambda: [canonical(scored.summary) + "\n"],
         "methodology.md": lambda: [methodology_from_board(scored.summary, _entries(scored))],
     }
-    rewritten: list[str] = []
-    for name, chunks in files.items():
-        path = folder / name
-        if _up_to_date(path, manifest.get(name), scored.digest):
-            continue
-        _write_chunks(path, chunks())
-        manifest[name] = [scored.digest, _signature_of(path)]
-        rewritten.append(name)
-    written = _write_task_files(folder / "tasks", scored)
-    if rewritten:
-        _write(folder / MANIFEST, canonical(manifest) + "\n")
+    rewritten = [name for name, chunks in files.items()
+                 if _write_if_changed(folder / name, chunks())]
+    tasks = folder / "tasks"
+    written = sum(_write_if_changed(tasks / f"{part.task_id}.json", task_file_chunks(part))
+                  for part in scored.parts)
+    # What the site reads the task files by (arena_bot.site.source): each task's key.
+    _write_if_changed(tasks / DIGESTS, [canonical({p.task_id: p.key for p in scored.parts})
+                                        + "\n"])
+    current = {f"{part.task_id}.json" for part in scored.parts} | {DIGESTS}
+    for stale in tasks.glob("*.json"):  # the files of tasks that left the dataset
+        if stale.name not in current:
+            stale.unlink(missing_ok=True)
     return WrittenBoard(folder=folder, task_files=written, rewritten=tuple(rewritten))
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+def _write_if_changed(path: Path, chunks: Iterable[str]) -> bool:
+    """Write ``chunks`` to ``path`` unless the file holds exactly these bytes already.
 
-
-def _signature_of(path: Path) -> str:
+    The file is compared as the chunks come (a board's export is hundreds of megabytes):
+    nothing is held but what was compared before the first difference. The bytes go to a
+    temporary file renamed into place: a reader (or a kill) never sees half a file."""
+    pending = (chunk.encode("utf-8") for chunk in chunks)
+    compared: list[bytes] = []
     try:
-        return spell(signature(path.stat()))
+        with path.open("rb") as handle:
+            for data in pending:
+                compared.append(data)
+                if handle.read(len(data)) != data:
+                    break
+            else:
+                if not handle.read(1):
+                    return False
     except OSError:
-        return ""
-
-
-def _up_to_date(path: Path, recorded: object, digest: str) -> bool:
-    """Whether ``path`` is the file written from ``digest`` and untouched since."""
-    if not digest or not isinstance(recorded, list) or len(recorded) != 2:
-        return False
-    return bool(recorded[0] == digest and recorded[1] == _signature_of(path) != "")
+        pass  # absent or unreadable: written
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.tmp")
+        with temporary.open("wb") as handle:
+            handle.writelines(compared)
+            handle.writelines(pending)
+        temporary.replace(path)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path=path) from None
+    return True
 
 
 def _entries(scored: ScoredBoard) -> Iterator[dict[str, Any]]:
@@ -213,42 +315,6 @@ def _entries(scored: ScoredBoard) -> Iterator[dict[str, Any]]:
         if part.counts.get("scored", 0) >= 2:
             yield from part.entries()
             return
-
-
-def _write_task_files(folder: Path, scored: ScoredBoard) -> int:
-    """``tasks/<task>.json`` for every task whose file is missing or out of date.
-
-    ``digests.json`` records, per task, the key its file was computed from (the task's
-    inputs, the scoring options and the bot's version).
-    """
-    manifest_path = folder / "digests.json"
-    manifest = _read_json(manifest_path)
-    current = {part.task_id: part.key for part in scored.parts}
-    written = 0
-    for part in scored.parts:
-        path = folder / f"{part.task_id}.json"
-        if part.key and manifest.get(part.task_id) == part.key and path.is_file():
-            continue
-        _write_chunks(path, task_file_chunks(part))
-        written += 1
-    for stale in sorted(set(manifest) - set(current)):  # tasks that left the dataset
-        path = folder / f"{stale}.json"
-        # The manifest is a file on disk: never let a name in it reach outside the folder.
-        if isinstance(stale, str) and path.parent == folder and not stale.startswith("."):
-            path.unlink(missing_ok=True)
-    if current != manifest:
-        _write(manifest_path, canonical(current) + "\n")
-    return written
-
-
-def write_board(board: Leaderboard, folder: Path) -> WrittenBoard:
-    """Write a whole typed board's leaderboard.json, leaderboard.csv and methodology.md."""
-    _write(folder / "leaderboard.json", to_json(board))
-    _write(folder / "leaderboard.csv", to_csv(board))
-    summary = board.model_dump(mode="json", exclude={"entries"})
-    entries = (entry.model_dump(mode="json") for entry in board.entries)
-    _write(folder / "methodology.md", methodology_from_board(summary, entries))
-    return WrittenBoard(folder=folder)
 
 
 def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
@@ -260,19 +326,6 @@ def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
         f"{scored.count('review')} flagged for review",
         f"rescored {len(scored.rescored)} task(s) whose inputs changed, reused "
         f"{len(scored.parts) - len(scored.rescored)}; rewrote {written.task_files} task file(s)",
-        *(f"note: {note}" for note in scored.notes),
+        *(f"note: {note}" for note in scored.head.notes),
         f"wrote {export}" if written.rewritten != () else f"{export} are up to date",
-    ]
-
-
-def describe_board(board: Leaderboard, written: WrittenBoard) -> list[str]:
-    """What a command prints after :func:`write_board`."""
-    count = {status: sum(1 for e in board.entries if e.status == status)
-             for status in ("scored", "pending", "error")}
-    review = sum(1 for e in board.entries if e.review_status == "under-review")
-    return [
-        f"{len(board.tasks)} task(s): {count['scored']} scored, {count['pending']} pending, "
-        f"{count['error']} failed evaluation, {review} flagged for review",
-        *(f"note: {note}" for note in board.notes),
-        f"wrote {written.export} and {written.folder / 'leaderboard.csv'}",
     ]

@@ -70,8 +70,7 @@ def evaluate_unit(
     *, jobs: int = 1,
 ) -> UnitResult:
     """Run the engine's units that make up ``unit`` (every run of the submission)."""
-    files = evaluator.store.index if evaluator.store is not None else None
-    key = input_key(submission, task, evaluator.images.base_image, index=files)
+    key = input_key(submission, task, evaluator.images.base_image)
     state = _Pending(submission=submission, task=task, key=key, started=time.monotonic())
     chosen = [u for u in plan_units(0, submission, task, patch_bytes=evaluator.patch_bytes)
               if _belongs(u, unit)]

@@ -143,8 +143,8 @@ _COMMANDS: dict[str, LazyCommand] = {
         "bot", "bot", "GitHub bot: PR evaluation, comment, publish, scale-out."
     ),
     "site": LazyCommand("site", "site", "Build (build) or preview (serve) the leaderboard site."),
-    "index": LazyCommand(
-        "index", "index", "Show or clear the index of files already read (.arena/)."
+    "memo": LazyCommand(
+        "memo", "memo", "Show or clear the memo of earlier runs (.arena/)."
     ),
     "pipeline": LazyCommand(
         "pipeline", "pipeline", "Validate, evaluate (Docker) and score every submission."

@@ -79,10 +79,10 @@ def evaluate_pr(
     Prints annotations on the offending lines, writes the job summary (the comment's
     content) and exits 1 when a submission is invalid. Needs no token.
     """
+    from arena_bot.app.memo import open_memo
     from arena_bot.app.pr import changed_files_since, evaluate_pr
     from arena_bot.bot.workflow import commands_stopped, set_outputs, stop_commands, write_summary
     from arena_bot.cli.evaluation_output import run_evaluation
-    from arena_bot.index import open_index
     from arena_bot.intake.diagnostics import escape_data, render_github
 
     if run_docker and leaderboard is not None:
@@ -93,15 +93,15 @@ def evaluate_pr(
     event = _event_path(event_path)
     changed = (changed_files.read().splitlines() if changed_files is not None
                else changed_files_since(settings.root, str(base)))
-    with open_index(settings.cache_dir) as index:
+    with open_memo(settings.cache_dir) as memo:
 
         def evaluate(folders: list[Path]) -> None:
             # test names, reasons and build output are the submission's text
             with commands_stopped(env, click.echo):
                 run_evaluation(settings, folders, jobs=jobs, base_image=base_image,
-                               force=False, index=index)
+                               force=False, memo=memo)
 
-        done = evaluate_pr(settings, changed=changed, event_path=event, index=index,
+        done = evaluate_pr(settings, changed=changed, event_path=event, memo=memo,
                            output=output or settings.cache_dir / "bundle",
                            leaderboard=leaderboard, evaluate=evaluate if run_docker else None)
     click.echo(render_github(done.report, root=settings.root))  # annotations: escaped already
@@ -180,12 +180,12 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     writes the published board. A repository without the site/ project (it copied only the
     workflows) publishes the data files under a plain index page.
     """
+    from arena_bot.app.memo import open_memo
     from arena_bot.app.publish import publish as run_publish
     from arena_bot.app.scoring import describe_scored
-    from arena_bot.index import open_index
 
-    with open_index(settings.cache_dir) as index:
-        done = run_publish(settings, output=output, site=site, index=index)
+    with open_memo(settings.cache_dir) as memo:
+        done = run_publish(settings, output=output, site=site, memo=memo)
     for line in describe_scored(done.scored, done.written):
         click.echo(line)
     if done.snapshot_problem is not None:
@@ -218,14 +218,13 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
     Scale-out: one unit per submission and feature (a coop pair stays one unit), dealt into
     at most ``--max-jobs`` matrix jobs; each job runs `arena bot evaluate-unit` on its units.
     """
+    from arena_bot.app.memo import open_memo
     from arena_bot.app.scaleout import plan as plan_units
     from arena_bot.bot.workflow import set_outputs
-    from arena_bot.index import open_index
 
-    # The publish workflow's plan job restores the index from the cache: unchanged
-    # submissions are then hashed, not parsed again (a large board's plan took minutes).
-    with open_index(settings.cache_dir) as index:
-        planned = plan_units(settings, pending=pending, max_jobs=max_jobs, index=index)
+    # The publish workflow's plan job restores the memo: an unchanged board parses nothing.
+    with open_memo(settings.cache_dir) as memo:
+        planned = plan_units(settings, pending=pending, max_jobs=max_jobs, memo=memo)
     for problem in planned.skipped:
         click.echo(f"skipped (invalid): {problem}", err=True)
     units = planned.units

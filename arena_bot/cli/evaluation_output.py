@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from arena_bot.app.evaluation import evaluate_submissions
+from arena_bot.app.memo import Memo
 from arena_bot.evaluation.engine import Outcome
-from arena_bot.index import Index
 from arena_bot.models.evaluation import FeatureResult
 from arena_bot.settings import Settings
 
@@ -25,7 +25,7 @@ def run_evaluation(
     jobs: int,
     base_image: str | None,
     force: bool,
-    index: Index | None = None,
+    memo: Memo | None = None,
     verbose: bool = False,
     summarize_unchanged: bool = False,
 ) -> list[Outcome]:
@@ -34,7 +34,7 @@ def run_evaluation(
     tasks unchanged since a run that found all their results stored are one line, and
     their outcomes are not returned)."""
     run = evaluate_submissions(
-        settings, folders, jobs=jobs, base_image=base_image, force=force, index=index,
+        settings, folders, jobs=jobs, base_image=base_image, force=force, memo=memo,
         progress=lambda line: click.echo(line, err=True),
         summarize_unchanged=summarize_unchanged,
     )

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import click
 
+from arena_bot.app.memo import Memo, open_memo
 from arena_bot.app.scoring import describe_scored, score_board, write_scored
 from arena_bot.app.validation import validate_submissions
 from arena_bot.errors import UsageError
-from arena_bot.index import Index, open_index
 from arena_bot.intake.diagnostics import render
 from arena_bot.intake.validation import ValidationReport, all_submission_folders
 from arena_bot.models.leaderboard import Entry
@@ -53,11 +53,10 @@ def pipeline(
             "no submissions/ folder here", path=settings.submissions_dir,
             hint="run from the repository root or pass --root",
         )
-    # One index for the three stages: each file is read and hashed once.
-    with open_index(settings.cache_dir) as index:
-        folders = all_submission_folders(settings.submissions_dir, index)
+    with open_memo(settings.cache_dir) as memo:
+        folders = all_submission_folders(settings.submissions_dir)
         report, board = _run_stages(
-            settings, folders, index, jobs=jobs, base_image=base_image, force=force
+            settings, folders, memo, jobs=jobs, base_image=base_image, force=force
         )
     for line in describe_scored(board, write_scored(board, output)):
         click.echo(line)
@@ -76,7 +75,7 @@ def valid_folders(report: ValidationReport) -> list[Path]:
 def _run_stages(
     settings: Settings,
     folders: list[Path],
-    index: Index,
+    memo: Memo,
     *,
     jobs: int,
     base_image: str | None,
@@ -84,20 +83,20 @@ def _run_stages(
 ) -> tuple[ValidationReport, ScoredBoard]:
     """Validate, evaluate and score; print each stage's outcome."""
     _stage(1, "validate", f"{len(folders)} submission(s)")
-    report = validate_submissions(settings, index=index, paths=folders, whole_board=True)
+    report = validate_submissions(settings, memo=memo, paths=folders, whole_board=True)
     click.echo(render(report, fmt="text", root=settings.root, color=sys.stdout.isatty()))
     valid = valid_folders(report)
 
     _stage(2, "evaluate", f"{len(valid)} valid submission(s) in Docker, --jobs {jobs}")
     from arena_bot.cli.evaluation_output import run_evaluation
 
-    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, index=index,
+    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, memo=memo,
                    summarize_unchanged=True)
 
     _stage(3, "score", "baselines, scores, ranks, intervals, outliers")
-    # Every submission valid: the whole board, whose unchanged tasks are reused by witness.
+    # Every submission valid: the whole board, whose unchanged tasks come from the memo.
     only = None if len(valid) == len(folders) else valid
-    board = score_board(settings, index=index, only=only)
+    board = score_board(settings, memo=memo, only=only)
     click.echo(render_ranking(board))
     return report, board
 

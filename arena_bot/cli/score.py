@@ -9,23 +9,22 @@ from typing import Any
 
 import click
 
+from arena_bot.app.memo import open_memo
 from arena_bot.app.scoring import (
     board_from_disk,
-    describe_board,
     describe_scored,
     judge_for,
     score_board,
-    write_board,
     write_scored,
 )
 from arena_bot.errors import InputError, JudgeError
-from arena_bot.index import open_index
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring.calibration import calibrate as run_calibration
 from arena_bot.scoring.calibration import render_report
 from arena_bot.scoring.compare import compare as run_compare
 from arena_bot.scoring.compare import render_table
 from arena_bot.scoring.export import verified_only as keep_verified
+from arena_bot.scoring.incremental import ScoredBoard
 from arena_bot.settings import Settings
 
 _RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
@@ -66,14 +65,14 @@ def score(
     if match == "latest" or verified_only:
         # The filtered view and result folders gathered by other means take the
         # whole-board path (the incremental one serves the full board).
-        with open_index(settings.cache_dir) as index:
-            board = board_from_disk(settings, results=results, match=match, index=index)
+        board = board_from_disk(settings, results=results, match=match)
         if verified_only:
             board = keep_verified(board)
-        _echo(describe_board(board, write_board(board, output or settings.cache_dir)))
+        scored = ScoredBoard.of(board)
+        _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir)))
         return
-    with open_index(settings.cache_dir) as index:
-        scored = score_board(settings, index=index, results=results)
+    with open_memo(settings.cache_dir) as memo:
+        scored = score_board(settings, memo=memo, results=results)
     _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir)))
 
 
@@ -122,6 +121,9 @@ def compare(
                 "not a leaderboard.json written by `arena score`", path=leaderboard_file,
                 hint="run `arena score` to write it again",
             ) from None
+    elif match == "store":  # the board `arena score` writes, its unchanged tasks reused
+        with open_memo(settings.cache_dir) as memo:
+            board = score_board(settings, memo=memo, results=results).board()
     else:
         board = board_from_disk(settings, results=results, match=match)
     comparison = run_compare(board, a, b)

@@ -8,8 +8,8 @@ from typing import TextIO
 
 import click
 
+from arena_bot.app.memo import open_memo
 from arena_bot.app.validation import validate_submissions
-from arena_bot.index import open_index
 from arena_bot.intake.diagnostics import OUTPUT_FORMATS, OutputFormat, render
 from arena_bot.settings import Settings
 
@@ -43,8 +43,8 @@ def validate(
     submissions/). Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.
     """
     changed = changed_files.read().splitlines() if changed_files is not None else None
-    with open_index(settings.cache_dir) as index:
-        report = validate_submissions(settings, index=index, paths=paths, changed_files=changed)
+    with open_memo(settings.cache_dir) as memo:
+        report = validate_submissions(settings, memo=memo, paths=paths, changed_files=changed)
     color = fmt == "text" and sys.stdout.isatty()
     click.echo(render(report, fmt=fmt, root=settings.root, color=color))
     if not report.valid:

@@ -296,8 +296,7 @@ class Evaluator:
         return self._cached(submission, self._key(submission, task))
 
     def _key(self, submission: SubmissionFolder, task: TaskFolder) -> InputKey:
-        files = self.store.index if self.store is not None else None
-        return input_key(submission, task, self.images.base_image, index=files)
+        return input_key(submission, task, self.images.base_image)
 
     def _cached(self, submission: SubmissionFolder, key: InputKey) -> Outcome | None:
         if self.store is None:

@@ -24,8 +24,6 @@ from pydantic import ValidationError
 from arena_bot import HARNESS_VERSION
 from arena_bot.core.digest import folder_digest
 from arena_bot.core.files import write_atomically
-from arena_bot.index import Index
-from arena_bot.index import folder_digest as indexed_folder_digest
 from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.tasks.dataset import TaskFolder
@@ -56,23 +54,17 @@ def content_hash(
     *,
     harness_version: str,
     task_digest: str | None = None,
-    index: Index | None = None,
     submission_digest: str | None = None,
 ) -> str:
     """sha256 over the harness version, the task folder's files and the submission's files.
 
     ``task_digest`` / ``submission_digest`` are the folders' digests when the caller already
-    has them; with an ``index``, files whose stat signature is known are not read again
-    (same digest).
+    has them.
     """
-
-    def digest_of(root: Path) -> str:
-        return indexed_folder_digest(root, index) if index is not None else folder_digest(root)
-
     return content_address(
         harness_version=harness_version,
-        task_digest=task_digest or digest_of(task_root),
-        submission_digest=submission_digest or digest_of(submission_root),
+        task_digest=task_digest or folder_digest(task_root),
+        submission_digest=submission_digest or folder_digest(submission_root),
     )
 
 
@@ -91,13 +83,10 @@ def input_key(
     base_image: str,
     *,
     harness_version: str = HARNESS_VERSION,
-    index: Index | None = None,
 ) -> InputKey:
     """The content address of evaluating ``submission`` on ``task`` over ``base_image``."""
     return InputKey(
-        content=content_hash(
-            submission.root, task.root, harness_version=harness_version, index=index
-        ),
+        content=content_hash(submission.root, task.root, harness_version=harness_version),
         image=hashlib.sha256(base_image.encode()).hexdigest(),
     )
 
@@ -105,9 +94,8 @@ def input_key(
 class ResultStore:
     """EvaluationResult files under one folder (``settings.results_dir``)."""
 
-    def __init__(self, root: Path, index: Index | None = None) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.index = index
         # Scoring looks up every submission of a task: hash each task folder once per store.
         self._task_digests: dict[Path, str] = {}
 
@@ -127,10 +115,10 @@ class ResultStore:
         (ties: the greater input hash), so the choice depends on the data, not on file times.
         """
         if base_image is not None:
-            return self.get(submission, input_key(submission, task, base_image, index=self.index))
+            return self.get(submission, input_key(submission, task, base_image))
         content = content_hash(
             submission.root, task.root, harness_version=HARNESS_VERSION,
-            task_digest=self.task_digest(task), index=self.index,
+            task_digest=self.task_digest(task),
         )
         results = [
             result
@@ -142,11 +130,7 @@ class ResultStore:
     def task_digest(self, task: TaskFolder) -> str:
         """The task folder's digest, computed once per store."""
         if task.root not in self._task_digests:
-            self._task_digests[task.root] = (
-                indexed_folder_digest(task.root, self.index)
-                if self.index is not None
-                else folder_digest(task.root)
-            )
+            self._task_digests[task.root] = folder_digest(task.root)
         return self._task_digests[task.root]
 
     def candidates(self, task_id: str, submission_id: str, content: str) -> list[Path]:
@@ -159,11 +143,8 @@ class ResultStore:
         folder = os.path.join(os.path.abspath(self.root), task_id, submission_id)
         prefix = f"{content[:32]}-"
         try:
-            if self.index is not None:
-                names = [name for name, _ in self.index.listing(folder)]
-            else:
-                with os.scandir(folder) as entries:
-                    names = [entry.name for entry in entries]
+            with os.scandir(folder) as entries:
+                names = [entry.name for entry in entries]
         except OSError:  # nothing stored for this submission yet
             return []
         return sorted(
@@ -179,8 +160,6 @@ class ResultStore:
         target = self.path_for(submission, key)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(target, result.model_dump_json(indent=2).encode("utf-8"))
-        if self.index is not None:
-            self.index.forget(target.parent, written=target)
         return target
 
     def _read(self, path: Path) -> EvaluationResult | None:
@@ -189,11 +168,7 @@ class ResultStore:
         try:
             stat = path.stat()
         except OSError:
-            if self.index is not None:
-                self.index.note(path)  # absent: a witness records that too
             return None
-        if self.index is not None:
-            self.index.note(path, stat)  # before the read (see arena_bot.scoring.witness)
         try:
             if stat.st_size > MAX_RESULT_BYTES:
                 return None

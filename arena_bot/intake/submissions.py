@@ -8,9 +8,7 @@ from functools import cached_property
 from pathlib import Path
 
 from arena_bot.errors import InputError
-from arena_bot.index import Index, cached_model, code_fingerprint
 from arena_bot.models.submission import Submission
-from arena_bot.scoring.witness import Witnesses
 from arena_bot.yamlio import LoadedYaml, load_yaml, validate_model
 
 SUBMISSION_FILE = "submission.yaml"
@@ -27,8 +25,7 @@ class SubmissionFolder:
     def source(self) -> LoadedYaml:
         """The parsed YAML with line numbers, for messages that point at a line.
 
-        Read again on demand: a spec served from the index carries no line numbers, and
-        most runs never need them.
+        Read again on demand: most runs never need them.
         """
         return load_yaml(self.yaml_path)
 
@@ -49,97 +46,22 @@ class SubmissionFolder:
         return self.root / name
 
 
-def _parse(path: Path) -> Submission:
-    return validate_model(Submission, load_yaml(path))
+def load_submission(root: Path) -> SubmissionFolder:
+    """Parse and type-check one submission folder (cross-checks live in validation)."""
+    return SubmissionFolder(root=root,
+                            spec=validate_model(Submission, load_yaml(root / SUBMISSION_FILE)))
 
 
-def _parse_bytes(path: Path, data: bytes) -> Submission:
-    return validate_model(Submission, load_yaml(path, data=data))
-
-
-def load_submission(root: Path, index: Index | None = None) -> SubmissionFolder:
-    """Parse and type-check one submission folder (cross-checks live in validation).
-
-    With an ``index``, a ``submission.yaml`` whose bytes an earlier run already parsed is
-    not parsed again.
-    """
-    spec = cached_model(root / SUBMISSION_FILE, Submission, index, _parse, _parse_bytes)
-    return SubmissionFolder(root=root, spec=spec)
-
-
-def submission_folders(root: Path, index: Index | None = None) -> list[Path]:
+def submission_folders(root: Path) -> list[Path]:
     """Every folder under ``root`` holding a ``submission.yaml``, sorted.
 
-    Symlinked folders are not followed: a link must not lead the bot elsewhere on disk. With
-    an ``index``, folders are listed through it (an unchanged folder costs one ``stat``
-    instead of reading its entries: a board has tens of thousands), and what was found under
-    each top folder is remembered with a witness (:mod:`arena_bot.scoring.witness`): the
-    signature of every folder listed under it. While those hold, the top folder's
-    submission folders are the ones found before, and no listing is decoded.
+    Symlinked folders are not followed: a link must not lead the bot elsewhere on disk.
     """
-    if index is None:
-        found = []
-        for here, dirs, files in os.walk(root):
-            dirs.sort()
-            if SUBMISSION_FILE in files:
-                found.append(Path(here))
-        return sorted(found)
-    if not root.is_dir():
-        return []
-    absolute = os.path.abspath(root)
-    # An absolute root's folders are returned normalised, a relative root's below it as given.
-    base = Path(absolute) if root.is_absolute() else root
     found = []
-    witnesses = Witnesses(index, _WALK, code_fingerprint(index))
-    slow = 0
-    for name, kind in index.listing(absolute):
-        if _marks(name, kind):
-            found.append(base)
-        if kind != "d":
-            continue
-        top = f"{absolute}/{name}"
-        witness = witnesses.holding(top)
-        if witness is not None and all(f == top or f.startswith(f"{top}/")
-                                       for f in witness.folders):
-            under = witness.folders
-        else:
-            slow += 1
-            if slow == _SLOW_TOPS:  # many to walk: the stored listings in one scan
-                index.preload_listings(root)
-            with index.recording() as seen:
-                under = _walk(top, index)
-            witnesses.remember(top, key="", folders=under, seen=seen)
-        # Made from the top folder's Path: parsing only what is below it.
-        top_path = base / name
-        found += (top_path / folder[len(top) + 1:] if folder != top else top_path
-                  for folder in under)
-    witnesses.retain()
-    return sorted(found)
-
-
-#: Whose witnesses (:mod:`arena_bot.scoring.witness`) vouch for the submission folders found
-#: under one top folder of the board (a task's): the memo namespace.
-_WALK = "walk-witness"
-#: After this many top folders walked entry by entry, the stored listings are read at once.
-_SLOW_TOPS = 4
-
-
-def _marks(name: str, kind: str) -> bool:
-    """Whether an entry marks its folder as a submission: a symlinked submission.yaml does
-    too (validation refuses the link)."""
-    return name == SUBMISSION_FILE and kind in ("f", "l")
-
-
-def _walk(top: str, index: Index) -> list[str]:
-    """The submission folders under ``top`` (absolute, itself included), sorted."""
-    found = []
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        entries = index.listing(folder)
-        if any(_marks(name, kind) for name, kind in entries):
-            found.append(folder)
-        stack.extend(f"{folder}/{name}" for name, kind in entries if kind == "d")
+    for here, dirs, files in os.walk(root):
+        dirs.sort()
+        if SUBMISSION_FILE in files:
+            found.append(Path(here))
     return sorted(found)
 
 

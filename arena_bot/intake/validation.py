@@ -12,15 +12,13 @@ Cross-submission checks (duplicates, outliers against other runs) belong to scor
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import functools
-import hashlib
 import json
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, NewType, get_args
@@ -28,7 +26,6 @@ from typing import Literal, NewType, get_args
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.prices import PriceTable, load_price_table
 from arena_bot.errors import ArenaError
-from arena_bot.index import Index, code_fingerprint, tree_state
 from arena_bot.intake.patches import (
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
@@ -45,7 +42,6 @@ from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_p
 from arena_bot.intake.verification import Tolerances, VerificationCode, verify_run
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run, Submission
-from arena_bot.scoring.witness import Witnesses, by_parent
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 
@@ -178,29 +174,21 @@ class ValidationReport:
 class Validator:
     """Validation against one dataset; caches each task's protected paths across submissions.
 
-    With an ``index``, a submission whose folder, dataset and bot version are exactly as in an
-    earlier run gets that run's verdict without being checked again (see :meth:`_memo_key`
-    for what the key covers). The one check that depends on the day it runs (a date in the
-    future) is applied to the remembered verdict afresh, so a verdict survives midnight.
+    ``remembered`` (the application's memo, see :mod:`arena_bot.app.validation`) may give a
+    folder the verdict an earlier run stored for the same contents: it is called with the
+    folder and the function computing the verdict's bytes. The one check that depends on
+    the day it runs (a date in the future) is applied to every verdict afresh, so a
+    remembered verdict survives midnight.
     """
 
     dataset: Dataset
     submissions_root: Path
     today: dt.date = field(default_factory=dt.date.today)
-    index: Index | None = None
     config: ArenaConfig = DEFAULT_CONFIG
     #: The price table transcripts' costs are checked against (default: the shipped one).
     prices: PriceTable | None = None
-    #: Remember verdicts in the index (whole-board runs). A PR's few submissions are checked
-    #: directly: remembering them would first cost a digest of the whole dataset.
-    remember: bool = False
-    _prices_key: str | None = None
+    remembered: Callable[[Path, Callable[[], bytes]], bytes] | None = None
     _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
-    #: The memo keys of the verdicts this validator gave (what a whole-board run keeps),
-    #: and each verdict as stored (what a task folder's witness carries).
-    verdict_keys: list[str] = field(default_factory=list)
-    verdicts: list[bytes] = field(default_factory=list)
-    _board_state: str | None = None
     #: Stored verdicts that found nothing, decoded: they do not depend on the folder (most
     #: of a board's are, and many are the same bytes: a date and its line).
     _clean: dict[bytes, _Verdict] = field(default_factory=dict)
@@ -257,11 +245,6 @@ class Validator:
             self.prices = load_price_table()
         return self.prices
 
-    def _prices_digest(self) -> str:
-        if self._prices_key is None:
-            self._prices_key = self.price_table().digest()
-        return self._prices_key
-
     def protected_for(self, task: TaskFolder) -> ProtectedPaths:
         if task.id not in self._protected:
             self._protected[task.id] = protected_paths_for(task)
@@ -269,47 +252,14 @@ class Validator:
 
     def submission(self, folder: Path) -> list[Diagnostic]:
         """Every problem of one submission folder (see :func:`validate_submission`)."""
-        if self.index is None or not self.remember:
+        if self.remembered is None:
             verdict = self._check(folder)
         else:
-            key = self._memo_key(folder, self.index)
-            stored = self.index.lookup(_MEMO_NAMESPACE, key)
-            if stored is not None:
-                verdict = self._decoded(stored, folder)
-            else:
-                verdict = self._check(folder)
-                stored = _encode_verdict(verdict, folder)
-                self.index.store(_MEMO_NAMESPACE, key, stored)
-            self.verdict_keys.append(key)
-            self.verdicts.append(stored)
-        return [*verdict.found, *self._future_date(folder, verdict.dated)]
-
-    def vouched(self, folder: Path, key: str, stored: bytes) -> list[Diagnostic]:
-        """The verdict ``stored`` under ``key`` for ``folder``, which a witness vouched for
-        (see :func:`_by_witness`), with the day's check."""
-        self.verdict_keys.append(key)
-        self.verdicts.append(stored)
-        verdict = self._decoded(stored, folder)
-        return [*verdict.found, *self._future_date(folder, verdict.dated)]
-
-    def _decoded(self, stored: bytes, folder: Path) -> _Verdict:
-        verdict = self._clean.get(stored)
-        if verdict is None:
-            verdict = _decode_verdict(stored, folder)
+            stored = self.remembered(folder, lambda: _encode_verdict(self._check(folder), folder))
+            verdict = self._clean.get(stored) or _decode_verdict(stored, folder)
             if not verdict.found:
                 self._clean[stored] = verdict
-        return verdict
-
-    def board_state(self, index: Index) -> str:
-        """What every verdict depends on besides its own folder: the configuration, the
-        price table, where the board sits and every file of the dataset."""
-        if self._board_state is None:
-            parts = (self.config.digest(), self._prices_digest(),
-                     os.path.abspath(self.submissions_root),
-                     tree_state(self.dataset.root, index))
-            digest = hashlib.sha256("\0".join(parts).encode(errors="surrogateescape"))
-            self._board_state = digest.hexdigest()
-        return self._board_state
+        return [*verdict.found, *self._future_date(folder, verdict.dated)]
 
     def _check(self, folder: Path) -> _Verdict:
         check = _SubmissionCheck(validator=self, folder=folder)
@@ -328,85 +278,6 @@ class Validator:
             message=f"date {date.isoformat()} is in the future",
             path=folder / SUBMISSION_FILE, line=line, hint="use the date the runs were made",
         )]
-
-    def _memo_key(self, folder: Path, index: Index) -> str:
-        """Everything a verdict depends on: the bot's code and configuration, where the folder
-        sits, every entry of it and every file of the dataset. Not the day: the future-date
-        check is applied to the verdict after it is remembered (see :meth:`_future_date`)."""
-        parts = (self.board_state(index), os.path.abspath(folder), tree_state(folder, index))
-        digest = hashlib.sha256("\0".join(parts).encode(errors="surrogateescape"))
-        return f"{code_fingerprint(index)}:{digest.hexdigest()}"
-
-
-_MEMO_NAMESPACE = "validation"
-#: Whose witnesses (:mod:`arena_bot.scoring.witness`) vouch for a task folder's verdict keys.
-_WITNESS = "validation-witness"
-#: After this many task folders keyed the slow way, the index's rows are read in bulk.
-_SLOW_FOLDERS = 4
-
-
-def _by_witness(validator: Validator, folders: list[Path], index: Index
-                ) -> dict[Path, list[Diagnostic]]:
-    """A whole board's verdicts, one task folder at a time.
-
-    A folder's verdict is remembered under a key made of everything it depends on (see
-    :meth:`Validator._memo_key`); computing that key digests every entry of the folder. A
-    task folder whose keys were all computed is remembered with a witness: the signature of
-    every path the keys were made from, and of the task folder's own entries, carrying the
-    keys and the verdicts stored under them. While every signature is unchanged (one
-    ``stat`` each), the keys still hold and the verdicts are the ones carried: nothing is
-    digested or looked up; any difference, and the task folder is keyed again. What is
-    trusted is what :mod:`arena_bot.index` trusts.
-    """
-    witnesses = Witnesses(index, _WITNESS, f"{code_fingerprint(index)}:"
-                                           f"{validator.board_state(index)}")
-    found: dict[Path, list[Diagnostic]] = {}
-    slow = 0
-    for parent, (group, names) in by_parent(folders).items():
-        witness = witnesses.holding(parent, names)
-        carried = _carried(witness.key, len(group)) if witness is not None else None
-        if carried is not None:
-            start = len(validator.verdict_keys)
-            try:
-                for folder, (key, stored) in zip(group, carried, strict=True):
-                    found[folder] = validator.vouched(folder, key, stored)
-                continue
-            except (ValueError, TypeError, KeyError):  # damaged: keyed again below
-                del validator.verdict_keys[start:], validator.verdicts[start:]
-        slow += 1
-        if slow == _SLOW_FOLDERS:  # many to key: the rows in one scan, not a query per file
-            index.preload(validator.submissions_root, validator.dataset.root)
-            index.preload_memo(_MEMO_NAMESPACE)
-        with index.recording() as seen:
-            with contextlib.suppress(OSError):  # a folder added, removed or replaced shows
-                index.listing(parent)
-            start = len(validator.verdict_keys)
-            for folder in group:
-                found[folder] = validator.submission(folder)
-            keys = validator.verdict_keys[start:]
-            verdicts = [stored.decode("latin-1") for stored in validator.verdicts[start:]]
-        witnesses.remember(parent, key=json.dumps([keys, verdicts]), folders=names, seen=seen,
-                           complete=len(keys) == len(group))
-    witnesses.retain()
-    return found
-
-
-def _carried(text: str, count: int) -> list[tuple[str, bytes]] | None:
-    """The ``count`` memo keys and stored verdicts a witness carries (``None``: damaged;
-    the task folder is then keyed again)."""
-    try:
-        keys, verdicts = json.loads(text)
-        if not (len(keys) == len(verdicts) == count
-                and {*map(type, keys), *map(type, verdicts)} <= {str}):
-            return None
-    except (ValueError, TypeError):
-        return None
-    return [(key, stored.encode("latin-1")) for key, stored in zip(keys, verdicts, strict=True)]
-
-
-#: Above this many folders, validation reads the index in bulk.
-_BULK = 100
-
 
 @dataclass(frozen=True)
 class _Verdict:
@@ -479,20 +350,18 @@ def validate_paths(
     dataset: Dataset,
     submissions_root: Path,
     today: dt.date | None = None,
-    index: Index | None = None,
     config: ArenaConfig = DEFAULT_CONFIG,
     whole_board: bool = False,
+    remembered: Callable[[Path, Callable[[], bytes]], bytes] | None = None,
 ) -> ValidationReport:
     """Validate the submission folders named by ``paths`` (folders, files in them, trees).
 
-    ``index`` remembers verdicts of unchanged folders (see :class:`Validator`). With
-    ``whole_board`` (``paths`` are every submission folder, as :func:`all_submission_folders`
-    returns them: not searched again), the index keeps only this run's verdicts: those of
-    removed or changed folders would never be asked for again.
+    ``whole_board``: ``paths`` are every submission folder, as :func:`all_submission_folders`
+    returns them (not searched again). ``remembered``: see :class:`Validator`.
     """
     validator = Validator(
         dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
-        index=index, config=config,
+        config=config, remembered=remembered,
     )
     folders: dict[Path, None] = {}
     other: list[Diagnostic] = []
@@ -511,23 +380,10 @@ def validate_paths(
                 )
             )
         folders.update(dict.fromkeys(found))
-    if index is not None and len(folders) > _BULK:
-        # A whole-board run: remember verdicts, and read the stored rows in two scans
-        # instead of a query per file.
-        validator.remember = True
-        if not whole_board:  # a whole board preloads when several witnesses fail
-            index.preload_memo(_MEMO_NAMESPACE)
-            index.preload(submissions_root, dataset.root)
-    if whole_board and index is not None and validator.remember:
-        verdicts = _by_witness(validator, list(folders), index)
-        reports = tuple(SubmissionReport(folder=folder, diagnostics=tuple(verdicts[folder]))
-                        for folder in folders)
-        index.retain(_MEMO_NAMESPACE, validator.verdict_keys)
-    else:
-        reports = tuple(
-            SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
-            for folder in folders
-        )
+    reports = tuple(
+        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
+        for folder in folders
+    )
     return ValidationReport(submissions=reports, other=tuple(other))
 
 
@@ -588,7 +444,6 @@ def validate_changed_files(
     dataset: Dataset,
     submissions_root: Path,
     today: dt.date | None = None,
-    index: Index | None = None,
     config: ArenaConfig = DEFAULT_CONFIG,
 ) -> ValidationReport:
     """PR mode: validate the submissions a pull request's changed files belong to.
@@ -607,7 +462,7 @@ def validate_changed_files(
     """
     validator = Validator(
         dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
-        index=index, config=config,
+        config=config,
     )
     try:
         prefix = submissions_root.resolve().relative_to(root.resolve()).as_posix()
@@ -675,10 +530,8 @@ def _review_change(
     return folder, []
 
 
-def all_submission_folders(submissions_root: Path, index: Index | None = None) -> list[Path]:
+def all_submission_folders(submissions_root: Path) -> list[Path]:
     """Every folder under ``submissions_root`` holding a ``submission.yaml`` (sorted)."""
-    if index is not None and submissions_root.is_dir():
-        return submission_folders(submissions_root, index)
     return _submission_folders_under(submissions_root)
 
 
@@ -798,11 +651,8 @@ class _SubmissionCheck:
             )
 
     def load(self) -> Submission | None:
-        index = self.validator.index
-        # The verdict's key has just hashed the file: parse those bytes, do not read again.
-        data = index.recent_bytes(self.yaml_path) if index is not None else None
         try:
-            self.source = load_yaml(self.yaml_path, data=data)
+            self.source = load_yaml(self.yaml_path)
         except ArenaError as exc:
             self.add("yaml", exc.message, line=exc.line, hint=exc.hint)
             return None

@@ -31,7 +31,6 @@ from arena_bot.scoring.grouped import (
     midrank_percentile,
     sort_groups,
 )
-from arena_bot.scoring.t_table import t_quantile
 
 #: Iglewicz & Hoaglin's modified z-score: 0.6745 · (x − median) / MAD (a constant of the
 #: method, not a setting); the threshold is ``outliers.robust_z_threshold`` in arena.yaml.
@@ -394,9 +393,9 @@ def t_interval(
     """
     ok = count >= 2
     df = np.where(ok, count - 1, 1)
-    # = scipy.stats.t.ppf; the table spares importing scipy (a fifth of a second) for the
-    # default confidence.
-    t_value = t_quantile(df, 0.5 + confidence / 2.0)
+    from scipy import stats  # imported when an interval is computed, not on every command
+
+    t_value = stats.t.ppf(0.5 + confidence / 2.0, df)
     with np.errstate(invalid="ignore", divide="ignore"):
         margin = t_value * std / np.sqrt(np.maximum(count, 1))
     low = np.where(ok, np.clip(mean - margin, 0.0, 100.0), np.nan)

@@ -9,9 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Iterable, Iterator, Sequence
-from json.encoder import encode_basestring
 from typing import Any
 
 from arena_bot.models.leaderboard import Entry, Leaderboard
@@ -29,115 +27,8 @@ CSV_COLUMNS = (
 
 
 def canonical(data: object) -> str:
-    """The one JSON spelling of everything published: sorted keys, 2-space indent.
-
-    Exactly ``json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)``, about twice
-    as fast: with an indent, :mod:`json` encodes in Python through generators, and a board
-    of 50,000 entries is mostly this. Anything but plain JSON data with text keys goes to
-    :func:`json.dumps` itself.
-    """
-    out: list[str] = []
-    try:
-        _encode(data, out, "\n")
-        return "".join(out)
-    except _NotPlain:
-        pass
+    """The one JSON spelling of everything published: sorted keys, 2-space indent."""
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
-
-
-class _NotPlain(Exception):
-    """A value :func:`canonical` leaves to :func:`json.dumps`."""
-
-
-def _encode(value: object, out: list[str], newline: str) -> None:
-    if isinstance(value, str):
-        out.append(encode_basestring(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        if value != value or value in _INFINITIES:
-            raise _NotPlain
-        out.append(float.__repr__(value))
-    elif isinstance(value, dict):
-        _encode_items(value, out, newline)
-    elif isinstance(value, list | tuple):
-        _encode_list(value, out, newline)
-    else:
-        raise _NotPlain
-
-
-_INFINITIES = (math.inf, -math.inf)
-
-
-def _plain_text(value: object) -> str | None:
-    """The spelling of a value of an exact scalar class, or ``None`` for anything else
-    (containers, subclasses: :func:`_encode` spells those). Called once per value of a
-    board, so the common classes are tested by identity, first."""
-    cls = value.__class__
-    if cls is str:
-        return encode_basestring(value)  # type: ignore[arg-type]
-    if cls is float:
-        if value != value or value in _INFINITIES:
-            raise _NotPlain
-        return float.__repr__(value)
-    if cls is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return None
-
-
-def _encode_list(value: list[Any] | tuple[Any, ...], out: list[str], newline: str) -> None:
-    if not value:
-        out.append("[]")
-        return
-    inner = newline + "  "
-    opening = "[" + inner
-    comma = "," + inner
-    for item in value:
-        text = _plain_text(item)
-        if text is None:
-            out.append(opening)
-            _encode(item, out, inner)
-        else:
-            out.append(opening + text)
-        opening = comma
-    out.append(newline + "]")
-
-
-def _encode_items(value: dict[Any, Any], out: list[str], newline: str) -> None:
-    if not value:
-        out.append("{}")
-        return
-    try:
-        keys = sorted(value)
-    except TypeError:  # keys of mixed types: json.dumps refuses them in its own words
-        raise _NotPlain from None
-    inner = newline + "  "
-    opening = "{" + inner
-    comma = "," + inner
-    for key in keys:
-        if key.__class__ is not str and not isinstance(key, str):
-            raise _NotPlain  # json.dumps turns such keys into text its own way
-        item = value[key]
-        text = _plain_text(item)
-        if text is None:
-            out.append(f"{opening}{encode_basestring(key)}: ")
-            _encode(item, out, inner)
-        else:
-            out.append(f"{opening}{encode_basestring(key)}: {text}")
-        opening = comma
-    out.append(newline + "}")
 
 
 def verified_only(leaderboard: Leaderboard) -> Leaderboard:

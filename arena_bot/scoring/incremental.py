@@ -1,23 +1,15 @@
-"""``arena score`` at board scale: rescoring in time proportional to what changed.
+"""``arena score`` at board scale: the board as one part per task.
 
 A task's part of the leaderboard (its baseline, its ranked entries, their CSV rows) depends
 only on the task and on that task's submissions and results: baselines, ranks, intervals,
 outlier and duplicate flags are all computed within one task. So the board is scored one
-task at a time, and each task's part is remembered in the index (:mod:`arena_bot.index`)
-under a key built from content hashes:
-
-* the bot's own code (:func:`~arena_bot.index.code_fingerprint`) and the scoring options;
-* every file of the task folder;
-* for each submission folder of the task: its id, every file in it, and the stored result
-  files that match its content address (name and bytes).
-
-Files are recognised by their stat signature, so an unchanged board costs a walk of the
-folders, a ``stat`` per file and one index read per task. Only a task whose key changed is
-scored again (:func:`~arena_bot.scoring.leaderboard.build_leaderboard` on that task alone);
-the board-wide parts (tool / model aggregates, the input digest, notes) are recomputed
-from small stored rows, and ``leaderboard.json`` is written by joining the stored entry
-text. The bytes written are those of the whole-board path (``build_leaderboard`` over
-everything, then :func:`~arena_bot.scoring.export.to_json`); the tests hold the two equal.
+task at a time (:func:`score_task`, :func:`~arena_bot.scoring.leaderboard.build_leaderboard`
+on that task alone), and the board-wide parts (tool / model aggregates, the input digest,
+notes) are computed from the parts' small rows (:func:`board_summary`); ``leaderboard.json``
+is written by joining the parts' entry text. The bytes written are those of the whole-board
+path (``build_leaderboard`` over everything, then :func:`~arena_bot.scoring.export.to_json`);
+the tests hold the two equal. Which parts can be reused from an earlier run is the
+application's business (:mod:`arena_bot.app.scoring`), not this module's.
 
 Submissions must sit at ``submissions/<task>/<id>/`` with ``task: <task>`` (what
 ``arena validate`` requires); anything else is an error naming the file.
@@ -25,23 +17,18 @@ Submissions must sit at ``submissions/<task>/<id>/`` with ``task: <task>`` (what
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import zlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from arena_bot import HARNESS_VERSION
 from arena_bot.errors import InputError
-from arena_bot.evaluation.store import ResultStore, content_address
-from arena_bot.index import Index, code_fingerprint, folder_digest
-from arena_bot.intake.reviews import REVIEWS_FOLDER
+from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
-from arena_bot.models.leaderboard import Leaderboard, TaskBoard
+from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 from arena_bot.scoring.export import (
     csv_header,
     csv_rows,
@@ -58,23 +45,19 @@ from arena_bot.scoring.leaderboard import (
     build_leaderboard,
     combine_digests,
     leaderboard_options,
-    options_digest,
     task_input_digest,
 )
 from arena_bot.scoring.loader import submission_input
-from arena_bot.scoring.witness import Witness, store_witness, stored_witness
-from arena_bot.tasks.dataset import Dataset, TaskFolder
+from arena_bot.tasks.dataset import TaskFolder
 
-_NAMESPACE = "task-board"
 #: How many of a task's first ranked and first unranked entries its part keeps apart, for
 #: the pipeline's first look (:meth:`TaskPart.entries_between`).
 PREVIEW = 10
-_SUMMARY = "board-summary"
 
 
 @dataclass(frozen=True)
 class TaskPart:
-    """One task's share of the leaderboard, as stored in the index.
+    """One task's share of the leaderboard, as the memo stores it.
 
     Stored as five compressed sections (the task's board and counts; the aggregate rows;
     the CSV rows; the preview: the first :data:`PREVIEW` ranked and unranked entries; the
@@ -131,9 +114,10 @@ class TaskPart:
     def csv(self) -> str:
         return zlib.decompress(self._sections[2]).decode()
 
-    @property
+    @cached_property
     def entries_text(self) -> str:
-        """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them."""
+        """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them
+        (decoded once: the export and the task's file are both made of it)."""
         return zlib.decompress(self._sections[4]).decode()
 
     @cached_property
@@ -150,26 +134,17 @@ class TaskPart:
 
     def entries_between(self, *ranges: tuple[int, int]) -> list[list[dict[str, Any]]]:
         """``entries()[start:stop]`` for each ``(start, stop)``, decoding only those (the
-        pipeline's first look shows ten of a task's thousands). Each entry's text starts a
-        line with exactly four spaces and ``{`` (see :func:`~arena_bot.scoring.export.
-        indent_fragments`): its own lines are indented deeper, and JSON strings hold no raw
-        newline. Ranges within the preview (the first :data:`PREVIEW` ranked and unranked
-        entries) are answered from it, without the entries section."""
+        pipeline's first look shows ten of a task's thousands): each entry's text is found
+        by its recorded start. Ranges within the preview (the first :data:`PREVIEW` ranked
+        and unranked entries) are answered from it, without the entries section."""
         count = self.counts["entries"]
         wanted = [range(max(start, 0), min(stop, count)) for start, stop in ranges]
         preview = self._preview
         if all(i in preview for positions in wanted for i in positions):
             return [[preview[i] for i in positions] for positions in wanted]
         text = self.entries_text
-        last = max((positions.stop for positions in wanted), default=0)
-        bounds = [0]
-        while len(bounds) <= last:
-            found = text.find("\n    {", bounds[-1])
-            if found < 0:
-                break
-            bounds.append(found + 1)
-        bounds.append(len(text))
-        return [[json.loads(text[bounds[i]:bounds[i + 1]].rstrip(",\n")) for i in positions]
+        starts: list[int] = [*self._meta["starts"], len(text) + 2]  # as if a ",\n" followed
+        return [[json.loads(text[starts[i]:starts[i + 1] - 2]) for i in positions]
                 for positions in wanted]
 
     @classmethod
@@ -178,7 +153,7 @@ class TaskPart:
         (task,) = board.tasks
         entries = board.entries
         ranked = sum(1 for e in entries if e.rank is not None)
-        meta = {
+        meta: dict[str, Any] = {
             "task_id": task.task_id, "input_digest": digest,
             "board": task.model_dump(mode="json"),
             "counts": {
@@ -191,6 +166,13 @@ class TaskPart:
             },
         }
         fragments = [entry_fragment(entry) for entry in entries]
+        text = indent_fragments(fragments)
+        # Where each entry's text starts in ``text`` (entries are joined by ",\n").
+        starts, at = [], 0
+        for fragment in fragments:
+            starts.append(at)
+            at += len(fragment) + 4 * (fragment.count("\n") + 1) + 2
+        meta["starts"] = starts
         # Ranked entries come first, in rank order: the preview is the head of each kind.
         windows = [(0, min(PREVIEW, ranked)), (ranked, min(ranked + PREVIEW, len(entries)))]
         preview = (f"[{json.dumps(windows)}, ["
@@ -203,29 +185,50 @@ class TaskPart:
             zlib.compress(csv_rows(board).encode(), 1),
             zlib.compress(preview.encode(), 1),
         ]
-        text = indent_fragments(fragments)
         blob = b"".join(len(section).to_bytes(4, "big") + section for section in sections)
         return cls(blob=blob + zlib.compress(text.encode(), 1), key=key)
 
 
 @dataclass(frozen=True)
 class ScoredBoard:
-    """What ``arena score`` writes and prints, without a typed model per entry."""
+    """A scored board as ``arena score`` writes and prints it: the typed board without its
+    entries, and one part per task holding the task's entries ready to write."""
 
-    #: The board without its entries: what every page needs (``board.json``).
-    summary: dict[str, Any]
+    #: The board without its entries (``entries`` is empty): what every page needs.
+    head: Leaderboard
     parts: list[TaskPart]
+    #: The tasks scored in this run (the others were reused).
     rescored: list[str]
     #: What the whole board was computed from (every task key, the options, the bot's
-    #: version): equal digests, equal files. Written beside the files it made.
+    #: version): equal digests, equal files; ``""`` when unknown.
     digest: str = ""
+
+    @classmethod
+    def of(cls, board: Leaderboard) -> ScoredBoard:
+        """A whole typed board (``build_leaderboard``'s, or a view of one) as parts."""
+        by_task: dict[str, list[Entry]] = {task.task_id: [] for task in board.tasks}
+        for entry in board.entries:
+            by_task[entry.task_id].append(entry)
+        parts = [
+            TaskPart.of(Leaderboard(input_digest="", options=board.options, tasks=[task],
+                                    entries=by_task[task.task_id], tools=[], notes=[]), "")
+            for task in board.tasks
+        ]
+        head = board.model_copy(update={"entries": []})
+        return cls(head=head, parts=parts, rescored=[task.task_id for task in board.tasks])
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The head as JSON data, without ``entries`` (``board.json``)."""
+        return self.head.model_dump(mode="json", exclude={"entries"})
+
+    def board(self) -> Leaderboard:
+        """The whole typed board (every entry decoded)."""
+        entries = [Entry.model_validate(data) for part in self.parts for data in part.entries()]
+        return self.head.model_copy(update={"entries": entries})
 
     def count(self, what: str) -> int:
         return sum(part.counts[what] for part in self.parts)
-
-    @property
-    def notes(self) -> list[str]:
-        return list(self.summary["notes"])
 
     def json_chunks(self) -> Iterator[str]:
         """``leaderboard.json``, the bytes of :func:`~arena_bot.scoring.export.to_json`."""
@@ -239,208 +242,47 @@ class ScoredBoard:
             yield part.csv
 
 
-#: Above this many tasks to key the slow way, the index's rows are read in bulk.
-_BULK_TASKS = 20
-
-
-def score_repository(
-    *,
-    dataset_dir: Path,
-    submissions_dir: Path,
-    results_dir: Path,
-    options: ScoringOptions,
-    index: Index,
-    only: Collection[Path] | None = None,
-) -> ScoredBoard:
-    """Score every submission against its stored result, reusing unchanged tasks' parts.
-
-    ``only`` restricts the board to these submission folders (the pipeline passes the
-    valid ones); by default every submission under ``submissions_dir`` is scored.
-
-    A task whose witness (:mod:`.witness`) still holds costs a ``stat`` per file and
-    nothing else; the others are walked, keyed and (when their key is new) scored again.
+def submission_folders_by_task(
+    paths: Iterable[str], submissions_dir: Path, task_ids: Collection[str]
+) -> dict[str, list[str]]:
+    """The submission folders (``<task>/<id>``, sorted) of each task, from the relative paths
+    of every file under ``submissions_dir``. Submissions must sit exactly at
+    ``<task>/<id>/``, under a task of the dataset: anything else is an error naming the file.
     """
-    dataset = Dataset(dataset_dir, index)
-    tasks = dataset.all()
-    if not tasks:
-        raise InputError(
-            "no tasks found", path=dataset_dir, hint="run from the repository root or pass --root"
-        )
-    walk = _Walk(submissions_dir, {task.id for task in tasks}, index)
-    unchecked = {task.id: task.unchecked_features() for task in tasks}
-    tasks = [task for task in tasks if not unchecked[task.id]]
-    walk.check_others(scored={task.id for task in tasks})
-    keep = {os.path.abspath(folder) for folder in only} if only is not None else None
-    store = ResultStore(results_dir, index)
-    common = f"{code_fingerprint(index)}:{options_digest(options)}"
-    keyed: dict[str, tuple[str, list[str], Witness]] = {}
-    slow = []
-    for task in tasks:
-        witness = stored_witness(index, common, task.id) if keep is None else None
-        if witness is not None and witness.holds(index.verified):
-            keyed[task.id] = (witness.key, witness.folders, witness)
-        else:
-            slow.append(task)
-    if len(slow) > _BULK_TASKS:
-        index.preload(submissions_dir, dataset_dir, results_dir)
-    for task in slow:
-        keyed[task.id] = _key_task(task, walk=walk, store=store, index=index, common=common,
-                                   keep=keep)
-    parts: list[TaskPart] = []
-    rescored: list[str] = []
-    for task in tasks:
-        key, folders, witness = keyed[task.id]
-        stored = index.lookup(_NAMESPACE, key)
-        if stored is not None:
-            parts.append(TaskPart(blob=stored, key=key))
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        if not path.endswith(SUBMISSION_FILE):
             continue
-        part = _score_task(task, folders, store, index, options, key)
-        if witness.holds():
-            index.store(_NAMESPACE, key, part.blob)
-        else:
-            # A file changed while the task was scored: this part may hold the new bytes, so
-            # neither it nor anything made from it (the summary, the files' manifests) may be
-            # remembered under the key of the old ones.
-            part = TaskPart(blob=part.blob, key="")
-        parts.append(part)
-        rescored.append(task.id)
-    board = _assemble(parts, tasks, options, rescored, unchecked=unchecked, index=index,
-                      common=common)
-    if keep is None:  # the whole board: earlier states' parts will not be asked for again
-        index.retain(_NAMESPACE, [part.key for part in parts])
-        index.retain(_SUMMARY, [f"{common}:{board.digest}"])
-    return board
+        parts = path.split("/")
+        if parts[-1] != SUBMISSION_FILE or len(parts) < 2:
+            continue
+        if len(parts) != 3:
+            raise InputError(
+                f"submission folders live at {submissions_dir.name}/<task>/<submission>/",
+                path=submissions_dir / path,
+                hint="move the folder (`arena validate` reports the layout it expects)",
+            )
+        if parts[0] not in task_ids:
+            raise InputError(
+                f"submission is filed under task {parts[0]!r}, which is not in the dataset",
+                path=submissions_dir / path, hint="fix the folder or add the task under dataset/",
+            )
+        found.setdefault(parts[0], []).append(f"{parts[0]}/{parts[1]}")
+    return {task: sorted(folders) for task, folders in found.items()}
 
 
-def _key_task(
-    task: TaskFolder, *, walk: _Walk, store: ResultStore, index: Index, common: str,
-    keep: set[str] | None,
-) -> tuple[str, list[str], Witness]:
-    """The task's key the slow way (hashing what changed), with a witness for next time,
-    and the index's rows of files under the task that are gone dropped."""
-    with index.recording() as seen:
-        folders = walk.folders(task.id)
-        if keep is not None:
-            folders = [folder for folder in folders if folder in keep]
-        reviews = os.path.join(os.path.dirname(walk.top), REVIEWS_FOLDER, task.id)
-        key = _task_key(task, folders, store, index, common, reviews=reviews)
-    witness = Witness.of(key=key, folders=folders, seen=seen, index=index)
-    if keep is None:
-        if witness.settled:
-            store_witness(index, common, task.id, witness)
-        recorded = set(seen)
-        for root in (walk.top, os.path.abspath(store.root), os.path.abspath(task.root.parent)):
-            index.prune(f"{root}/{task.id}", recorded)
-        index.release(recorded)  # a board has hundreds of thousands of paths
-    return key, folders, witness
-
-
-class _Walk:
-    """``submissions/<task>/<id>/`` folders holding a submission.yaml, task by task.
-
-    Walks with the index's folder listings: an unchanged folder costs one ``stat``.
-    Submissions must sit exactly there, under a task of the dataset: anything else is an
-    error naming the file.
-    """
-
-    def __init__(self, submissions_dir: Path, task_ids: set[str], index: Index) -> None:
-        self.submissions_dir = submissions_dir
-        self.top = os.path.abspath(submissions_dir)
-        self.task_ids = task_ids
-        self.index = index
-        try:
-            entries = index.listing(self.top)
-        except OSError:
-            entries = []
-        self.children = [name for name, kind in entries if kind == "d"]
-
-    def check_others(self, *, scored: set[str]) -> None:
-        """Walk the folders no scored task covers (an unknown task's, an unchecked one's):
-        misplaced submissions there are errors too."""
-        for name in self.children:
-            if name not in scored:
-                self.folders(name)
-
-    def folders(self, task_id: str) -> list[str]:
-        """The submission folders of one task (absolute paths as text, sorted).
-
-        The task's folder is listed even when absent, so that a witness records its absence.
-        """
-        found: list[str] = []
-        stack = [(f"{self.top}/{task_id}", 1)]
-        while stack:
-            folder, depth = stack.pop()
-            try:
-                entries = self.index.listing(folder)
-            except OSError:
-                continue
-            if depth > 1 and (SUBMISSION_FILE, "f") in entries:
-                _check_placement(folder, depth, self.submissions_dir, self.task_ids)
-                found.append(folder)
-            stack.extend((f"{folder}/{name}", depth + 1) for name, kind in entries if kind == "d")
-        return sorted(found)
-
-
-def _check_placement(folder: str, depth: int, submissions_dir: Path, task_ids: set[str]) -> None:
-    # Called once per submission on every run: no Path objects unless something is wrong.
-    if depth != 2:
-        raise InputError(
-            f"submission folders live at {submissions_dir.name}/<task>/<submission>/",
-            path=Path(folder) / SUBMISSION_FILE,
-            hint="move the folder (`arena validate` reports the layout it expects)",
-        )
-    task_id = os.path.basename(os.path.dirname(folder))
-    if task_id not in task_ids:
-        raise InputError(
-            f"submission is filed under task {task_id!r}, which is not in the dataset",
-            path=Path(folder) / SUBMISSION_FILE,
-            hint="fix the folder or add the task under dataset/",
-        )
-
-
-def _task_key(
-    task: TaskFolder, folders: Sequence[str], store: ResultStore, index: Index, common: str,
-    *, reviews: str,
-) -> str:
-    task_digest = store.task_digest(task)
-    results_root = os.path.abspath(store.root)
-    digest = hashlib.sha256(f"{common}\n{task.id}\n{task_digest}\n".encode())
-    for folder in folders:
-        submission_digest = folder_digest(folder, index)
-        content = content_address(
-            harness_version=HARNESS_VERSION, task_digest=task_digest,
-            submission_digest=submission_digest,
-        )
-        name = os.path.basename(folder)
-        digest.update(f"{name}\0{submission_digest}\n".encode())
-        results = os.path.join(results_root, task.id, name)
-        for candidate in store.candidate_names(task.id, name, content):
-            path = f"{results}/{candidate}"
-            digest.update(f"{candidate}\0{index.file_digest(path)}\n".encode())
-    # The task's review files (listed even when absent, so a witness sees one appear).
-    try:
-        entries = index.listing(reviews)
-    except OSError:
-        entries = []
-    for name, kind in sorted(entries):
-        path = f"{reviews}/{name}"
-        digest.update(f"review\0{name}\0{kind}\0".encode())
-        if kind == "f":
-            digest.update(f"{index.file_digest(path)}\n".encode())
-    return digest.hexdigest()
-
-
-def _score_task(
+def score_task(
     task: TaskFolder,
-    folders: Sequence[str],
+    folders: Sequence[Path],
     store: ResultStore,
-    index: Index,
     options: ScoringOptions,
-    key: str,
+    key: str = "",
 ) -> TaskPart:
+    """One task's part of the board: its submissions in ``folders`` scored against their
+    stored results."""
     items: list[SubmissionInput] = []
     for folder in folders:
-        submission = load_submission(Path(folder), index)
+        submission = load_submission(folder)
         if submission.spec.task != task.id:
             raise InputError(
                 f"task {submission.spec.task!r} does not match the folder it is in "
@@ -448,48 +290,28 @@ def _score_task(
                 path=submission.yaml_path,
                 hint=f"move the folder to submissions/{submission.spec.task}/ or fix 'task'",
             )
-        items.append(submission_input(submission, store.lookup(submission, task), index,
+        items.append(submission_input(submission, store.lookup(submission, task),
                                       task=task, options=options))
     inputs = ScoringInputs(tasks={task.id: task.spec}, submissions=items)
     board = build_leaderboard(inputs, options=options)
     return TaskPart.of(board, task_input_digest(task.spec, items), key)
 
 
-def _assemble(
-    parts: list[TaskPart],
+def board_head(
+    parts: Sequence[TaskPart],
     tasks: Sequence[TaskFolder],
     options: ScoringOptions,
-    rescored: list[str],
-    *,
     unchecked: Mapping[str, Sequence[int]],
-    index: Index,
-    common: str,
-) -> ScoredBoard:
-    """The board-wide summary (aggregates, notes, input digest), remembered by the digest
-    of everything it is made of: unchanged parts, unchanged summary."""
-    digest = hashlib.sha256(f"{common}\n{sorted(unchecked.items())}\n".encode())
-    for part in parts:
-        digest.update(f"{part.task_id}\0{part.key}\n".encode())
-    # A part without a key (see score_repository) taints the board: nothing is remembered.
-    board_digest = digest.hexdigest() if all(part.key for part in parts) else ""
-
-    def compute() -> bytes:
-        head = Leaderboard(
-            input_digest=combine_digests(options, [part.input_digest for part in parts]),
-            options=leaderboard_options(options),
-            tasks=[TaskBoard.model_validate(part.board) for part in parts],
-            entries=[],
-            tools=aggregates([row for part in parts for row in part.rows], options),
-            notes=board_notes([task.spec for task in tasks], options, unchecked),
-        )
-        summary = head.model_dump(mode="json")
-        summary.pop("entries")
-        return json.dumps(summary, ensure_ascii=False).encode()
-
-    summary = json.loads(
-        index.memo(_SUMMARY, f"{common}:{board_digest}", compute) if board_digest else compute()
+) -> Leaderboard:
+    """The board without its entries (aggregates, notes, input digest), from the parts."""
+    return Leaderboard(
+        input_digest=combine_digests(options, [part.input_digest for part in parts]),
+        options=leaderboard_options(options),
+        tasks=[TaskBoard.model_validate(part.board) for part in parts],
+        entries=[],
+        tools=aggregates([row for part in parts for row in part.rows], options),
+        notes=board_notes([task.spec for task in tasks], options, unchecked),
     )
-    return ScoredBoard(summary=summary, parts=parts, rescored=rescored, digest=board_digest)
 
 
 def task_file_chunks(part: TaskPart) -> Iterator[str]:

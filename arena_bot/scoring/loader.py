@@ -13,7 +13,6 @@ Results are matched to submissions in one of two ways:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
@@ -22,7 +21,6 @@ from pydantic import ValidationError
 
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
-from arena_bot.index import Index, code_fingerprint, folder_digest
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
 from arena_bot.intake.reviews import load_review, review_path
 from arena_bot.intake.submissions import SubmissionFolder, load_submission, submission_folders
@@ -69,23 +67,14 @@ def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:
     return chosen
 
 
-def _patch_digest(path: Path, index: Index | None) -> str | None:
-    """:func:`patch_digest` of one patch file, remembered by the file's bytes."""
-
-    def compute() -> bytes:
-        # Validation enforces arena.yaml's patch limit; here only the hard ceiling any
-        # configuration allows (the dataset's own cap) guards memory.
-        data = index.recent_bytes(path) if index is not None else None
-        text = read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch", data=data)
-        return (patch_digest(text) or "").encode()
-
-    if index is None:
-        return compute().decode() or None
-    key = f"{code_fingerprint(index)}:{index.file_digest(path)}"
-    return index.memo("patch-digest", key, compute).decode() or None
+def _patch_digest(path: Path) -> str | None:
+    """:func:`patch_digest` of one patch file. Validation enforces arena.yaml's patch limit;
+    here only the hard ceiling any configuration allows (the dataset's own cap) guards
+    memory."""
+    return patch_digest(read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch"))
 
 
-def _digests(folder: SubmissionFolder, index: Index | None) -> dict[str, tuple[str, ...]]:
+def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
     digests: dict[str, tuple[str, ...]] = {}
     for run in folder.spec.runs:
         found = []
@@ -93,7 +82,7 @@ def _digests(folder: SubmissionFolder, index: Index | None) -> dict[str, tuple[s
             path = folder.file(name)
             if not path.is_file():  # validation reports missing patches; nothing to compare
                 continue
-            digest = _patch_digest(path, index)
+            digest = _patch_digest(path)
             if digest is not None:
                 found.append(digest)
         digests[run.id] = tuple(found)
@@ -101,7 +90,7 @@ def _digests(folder: SubmissionFolder, index: Index | None) -> dict[str, tuple[s
 
 
 def submission_input(
-    folder: SubmissionFolder, result: EvaluationResult | None, index: Index | None, *,
+    folder: SubmissionFolder, result: EvaluationResult | None, *,
     task: TaskFolder | None = None, options: ScoringOptions | None = None,
 ) -> SubmissionInput:
     """What scoring needs of one submission: its spec, result, patch digests, each run's
@@ -114,8 +103,8 @@ def submission_input(
         submission_id=folder.id,
         spec=folder.spec,
         result=result,
-        patch_digests=_digests(folder, index),
-        metrics_levels=_metrics_levels(folder, task, options, index),
+        patch_digests=_digests(folder),
+        metrics_levels=_metrics_levels(folder, task, options),
         review=review,
         review_file=relative.as_posix() if review is not None else "",
     )
@@ -133,27 +122,25 @@ def load_inputs(
     results_dir: Path,
     match: ResultMatch = "store",
     only: list[Path] | None = None,
-    index: Index | None = None,
     options: ScoringOptions | None = None,
 ) -> ScoringInputs:
     """Tasks, submissions (with patch digests) and each submission's result, if any.
 
     ``only`` restricts the submissions to these folders (the pipeline passes the valid ones);
-    by default every submission under ``submissions_dir`` is scored. With an ``index``
-    (``.arena/index.sqlite``), files an earlier run read are not parsed or hashed again.
+    by default every submission under ``submissions_dir`` is scored.
     """
-    dataset = Dataset(dataset_dir, index)
+    dataset = Dataset(dataset_dir)
     tasks = {folder.id: folder for folder in dataset.all()}
     unchecked = {task_id: task.unchecked_features() for task_id, task in tasks.items()}
     folders: list[SubmissionFolder] = []
     if only is not None:
-        folders = [load_submission(p, index) for p in only]
+        folders = [load_submission(p) for p in only]
     elif submissions_dir.is_dir():
-        folders = [load_submission(p, index) for p in submission_folders(submissions_dir)]
+        folders = [load_submission(p) for p in submission_folders(submissions_dir)]
     scanned: Mapping[tuple[str, str], EvaluationResult] = (
         scan_results(results_dir) if match == "latest" else {}
     )
-    store = ResultStore(results_dir, index)
+    store = ResultStore(results_dir)
     items = []
     for folder in sorted(folders, key=lambda f: f.key):
         if folder.spec.task not in tasks:
@@ -168,7 +155,7 @@ def load_inputs(
             result = store.lookup(folder, tasks[folder.spec.task], None)
         else:
             result = scanned.get((folder.spec.task, folder.id))
-        items.append(submission_input(folder, result, index, task=tasks[folder.spec.task],
+        items.append(submission_input(folder, result, task=tasks[folder.spec.task],
                                       options=options))
     return ScoringInputs(
         tasks={task_id: folder.spec for task_id, folder in tasks.items()
@@ -178,51 +165,22 @@ def load_inputs(
     )
 
 
-#: The reason :func:`run_level` gives when the task's base commit could not be had.
-_UNAVAILABLE = "the task's base commit is not available"
-
-
 def _metrics_levels(
     folder: SubmissionFolder, task: TaskFolder | None, options: ScoringOptions | None,
-    index: Index | None,
 ) -> dict[str, RunLevel]:
-    """Each run's metrics level (:func:`arena_bot.intake.verification.run_level`), read at the edge.
-
-    Reading and replaying a transcript is costly; with an index the answer is remembered by
-    the submission folder's content, the task folder's, the verification settings and the
-    bot's code.
-    """
+    """Each run's metrics level (:func:`arena_bot.intake.verification.run_level`), read at
+    the edge."""
     if task is None or options is None or not any(
         run.transcript is not None for run in folder.spec.runs
     ):
         return {}
     checkout = options.base_checkout
     tolerances = Tolerances.from_config(options.config)
-
-    def compute() -> bytes:
-        levels = {
-            run.id: run_level(
-                run=run, folder=folder.root, models=folder.spec.models,
-                base_checkout=(lambda: checkout(task)) if checkout is not None else None,
-                prices=options.prices, tolerances=tolerances,
-            )
-            for run in folder.spec.runs
-        }
-        return json.dumps({k: [v[0], list(v[1])] for k, v in levels.items()}).encode()
-
-    if index is None:
-        text = compute()
-    else:
-        key = ":".join((
-            code_fingerprint(index), folder_digest(folder.root, index),
-            folder_digest(task.root, index), options.prices.digest(),
-            options.config.verification.model_dump_json(), str(checkout is not None),
-        ))
-        stored = index.lookup("metrics-levels", key)
-        text = stored if stored is not None else compute()
-        # A base checkout that could not be made (a URL out of reach) is not remembered:
-        # the next run tries again.
-        if stored is None and _UNAVAILABLE.encode() not in text:
-            index.store("metrics-levels", key, text)
-    data = json.loads(text)
-    return {run_id: (level, tuple(reasons)) for run_id, (level, reasons) in data.items()}
+    return {
+        run.id: run_level(
+            run=run, folder=folder.root, models=folder.spec.models,
+            base_checkout=(lambda: checkout(task)) if checkout is not None else None,
+            prices=options.prices, tolerances=tolerances,
+        )
+        for run in folder.spec.runs
+    }

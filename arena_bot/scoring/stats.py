@@ -15,7 +15,6 @@ from typing import Literal
 import numpy as np
 
 from arena_bot.models.leaderboard import Summary
-from arena_bot.scoring.t_table import t_quantile
 
 #: Seed 004 §6: significance level of the comparison.
 ALPHA = 0.05
@@ -25,9 +24,9 @@ EffectSize = Literal["negligible", "small", "medium", "large"]
 
 def t_critical(*, df: int, confidence: float = 0.95) -> float:
     """Two-sided critical t value for ``df`` degrees of freedom (seed 002 fixes 2.776)."""
-    # scipy.stats.t.ppf computes the same (see t_table: scipy is imported only when the
-    # table does not hold the value).
-    return float(t_quantile(df, 0.5 + confidence / 2.0))
+    from scipy import stats as scipy_stats
+
+    return float(scipy_stats.t.ppf(0.5 + confidence / 2.0, df))
 
 
 def summarize(

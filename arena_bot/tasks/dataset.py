@@ -7,7 +7,6 @@ from functools import cached_property
 from pathlib import Path
 
 from arena_bot.errors import DatasetError
-from arena_bot.index import Index, cached_model
 from arena_bot.models.task import Task
 from arena_bot.yamlio import load_yaml, validate_model
 
@@ -103,16 +102,12 @@ def _parse(path: Path) -> Task:
     return validate_model(Task, load_yaml(path))
 
 
-def load_task(root: Path, index: Index | None = None) -> TaskFolder:
-    """Load and check one task folder; raise DatasetError naming the missing piece.
-
-    With an ``index``, a ``task.yaml`` an earlier run parsed is not parsed again (the folder
-    checks below always run: they only look at file names).
-    """
+def load_task(root: Path) -> TaskFolder:
+    """Load and check one task folder; raise DatasetError naming the missing piece."""
     spec_path = root / TASK_FILE
     if not spec_path.is_file():
         raise DatasetError(f"no {TASK_FILE} in task folder", path=root)
-    spec = cached_model(spec_path, Task, index, _parse)
+    spec = _parse(spec_path)
     if spec.id != root.name:
         raise DatasetError(
             f"task id {spec.id!r} does not match its folder name {root.name!r}",
@@ -149,9 +144,8 @@ def load_task(root: Path, index: Index | None = None) -> TaskFolder:
 class Dataset:
     """All tasks under one ``dataset/`` folder, loaded lazily by id."""
 
-    def __init__(self, root: Path, index: Index | None = None) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.index = index
         self._cache: dict[str, TaskFolder] = {}
 
     def task_ids(self) -> list[str]:
@@ -170,7 +164,7 @@ class Dataset:
                     f"unknown task {task_id!r} (known tasks: {known})",
                     path=self.root / task_id,
                 )
-            self._cache[task_id] = load_task(self.root / task_id, self.index)
+            self._cache[task_id] = load_task(self.root / task_id)
         return self._cache[task_id]
 
     def all(self) -> list[TaskFolder]:

@@ -17,10 +17,11 @@ def test_bench_scale_generates_a_board_the_commands_accept(tmp_path: Path) -> No
         capture_output=True, text=True, timeout=600, check=True,
     )
     out = done.stdout
-    for name in ("arena score (no index yet)", "arena score (index warm)",
-                 "arena score (one new submission)", "arena score (fresh checkout + index)",
-                 "arena validate (all, no index)", "arena validate (all, again)",
-                 "arena validate (fresh checkout + index)", "arena validate (one PR: 3)",
+    for name in ("arena score (no memo yet)", "arena score (memo warm)",
+                 "arena score (one new submission)", "arena score (fresh clone + memo)",
+                 "floor: list + read + hash every file", "floor: git ls-files + git status",
+                 "arena validate (all, no memo)", "arena validate (all, again)",
+                 "arena validate (fresh clone + memo)", "arena validate (one PR: 3)",
                  "arena --help"):
         assert name in out
     # Every command succeeded on the generated data (a failure is printed with "exit").

@@ -131,9 +131,10 @@ def test_publish_lays_out_the_board_files(sample: Path) -> None:
     links = re.findall(r'href="([^"]+)"', (sample / "public" / "index.html").read_text())
     assert sorted(links) == ["data/board.json", "data/leaderboard.csv", "data/leaderboard.json"]
     assert all((sample / "public" / link).is_file() for link in links)
-    # the writer's manifest (sizes, times, inodes of this runner) is not published
-    assert (sample / ".arena" / "publish-board" / ".written.json").is_file()
-    assert not (sample / "public" / "data" / ".written.json").exists()
+    # the split files the site reads, and nothing of the writer's own
+    assert (sample / "public" / "data" / "tasks" / "digests.json").is_file()
+    assert sorted(p.name for p in (sample / "public" / "data").iterdir() if p.is_file()) == [
+        "board.json", "leaderboard.csv", "leaderboard.json", "methodology.md"]
 
 
 def test_evaluate_pr_lists_changed_files_with_git(sample: Path) -> None:

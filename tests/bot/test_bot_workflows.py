@@ -183,29 +183,29 @@ def test_publish_scales_out_above_the_threshold_and_builds_alone_below() -> None
     assert {"matrix", "scale-out", "unit-results"} <= set(action["outputs"])
 
 
-def test_publish_carries_the_index_between_runs_and_only_main_writes_it() -> None:
-    """A fresh runner matches no stored signature; without the index every merge would
-    parse, validate and score the whole board again (a cold run). The plan job only
-    restores; the build job, which runs the pipeline, saves; the PR workflow never sees it
-    (its cache scope is the PR's, and an index written there would be an untrusted one)."""
+def test_publish_carries_the_memo_between_runs_and_only_main_writes_it() -> None:
+    """Without the memo every merge would parse, validate and score the whole board again
+    (a cold run). The plan job only restores; the build job, which runs the pipeline, saves;
+    the PR workflow never sees it (its cache scope is the PR's, and a memo written there
+    would be an untrusted one)."""
     jobs = _load(REPO / ".github" / "workflows" / "publish.yml")["jobs"]
 
     def index_steps(job: str) -> list[dict[str, Any]]:
         return [s for s in jobs[job]["steps"] if s.get("with", {}).get("path", "")
-                .strip() == ".arena/index.sqlite"]
+                .strip() == ".arena/memo.sqlite"]
 
     (restore,) = index_steps("plan")
     assert restore["uses"].startswith("actions/cache/restore@")
     (cache,) = index_steps("build")
     assert cache["uses"].startswith("actions/cache@")
     for step in (restore, cache):
-        assert step["with"]["restore-keys"].strip() == "arena-index-"
-        assert step["with"]["key"].startswith("arena-index-")
+        assert step["with"]["restore-keys"].strip() == "arena-memo-"
+        assert step["with"]["key"].startswith("arena-memo-")
     build = [s.get("uses", "") for s in jobs["build"]["steps"]]
     assert build.index(cache["uses"]) < build.index("./")  # restored before the pipeline
     for path in WORKFLOWS:
         if path.name != "publish.yml":
-            assert "index.sqlite" not in path.read_text(encoding="utf-8"), path.name
+            assert "memo.sqlite" not in path.read_text(encoding="utf-8"), path.name
 
 
 def test_only_the_publish_build_job_can_write_the_repository() -> None:

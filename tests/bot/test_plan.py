@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from support.settle import settle
 
 from arena_bot.bot.plan import aggregate, shard, units_for
 from arena_bot.cli import main
@@ -82,8 +81,8 @@ def test_plan_on_the_sample_data(tmp_path: Path) -> None:
 def test_a_second_plan_parses_no_submission_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The publish workflow's plan job restores the index from the cache: a plan over an
-    unchanged board hashes the files and parses none of them (it parsed every one)."""
+    """The publish workflow's plan job restores the memo: a plan over an unchanged board
+    parses none of its files; a changed task's submissions are parsed again."""
     root = tmp_path / "repo"
     for part in ("dataset", "submissions", "arena.yaml"):
         source = ROOT / part
@@ -94,15 +93,24 @@ def test_a_second_plan_parses_no_submission_again(
     args = ["--root", str(root), "bot", "plan", "--max-jobs", "3"]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == 0, first.output
-    settle(root)  # the index stores no signature seconds old
 
-    import arena_bot.intake.submissions as submissions
+    import arena_bot.app.scaleout as evaluation
 
-    def parse(*_: object) -> None:
-        raise AssertionError("parsed again although unchanged")
+    parsed: list[Path] = []
+    real = evaluation.load_submission
 
-    monkeypatch.setattr(submissions, "_parse", parse)
-    monkeypatch.setattr(submissions, "_parse_bytes", parse)
+    def counting(folder: Path) -> object:
+        parsed.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(evaluation, "load_submission", counting)
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert again.stdout == first.stdout
+    assert parsed == []
+    spec = next((root / "submissions" / "slugkit-options").glob("*/submission.yaml"))
+    spec.write_text(spec.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    third = CliRunner().invoke(main, args)
+    assert third.exit_code == 0, third.output
+    assert third.stdout == first.stdout
+    assert parsed and {folder.parent.name for folder in parsed} == {"slugkit-options"}

@@ -12,12 +12,12 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from support.settle import settle
 from support.synthetic_board import generate
 
 from arena_bot.cli import main
@@ -34,7 +34,17 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = root / ".arena" / "results"
     for pending in sorted(results.glob("synthetic-001/*"))[:2]:
         shutil.rmtree(pending)
-    return settle(root)
+    # A leaderboard repository is a git repository; .arena/ (results, memo) is not in it.
+    (root / ".gitignore").write_text(".arena/\n", encoding="utf-8")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "board")
+    return root
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+                   cwd=root, check=True)
 
 
 @pytest.fixture()
@@ -83,26 +93,27 @@ def test_cold_and_warm_runs_write_the_whole_board_bytes(board: Path) -> None:
     assert _written(board) == _whole_board(board)
 
 
-def _fresh_checkout(root: Path) -> None:
-    """Every file written anew at the same path (a CI runner's checkout; the index comes
-    back from the cache): no stored signature matches any more."""
+def _fresh_checkout(root: Path, *, git: bool = True) -> None:
+    """What a CI runner has: a fresh clone (or, without git, a copy of the files), with
+    .arena/ (results, memo) restored where the bot keeps it."""
     copy = root.with_name("checkout")
-    shutil.copytree(root, copy, symlinks=True)
+    if git:
+        subprocess.run(["git", "clone", "-q", str(root), str(copy)], check=True)
+        shutil.copytree(root / ".arena", copy / ".arena", symlinks=True)
+    else:
+        shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
     shutil.rmtree(root)
     copy.rename(root)
-    settle(root)
 
 
-def test_a_fresh_checkout_with_the_index_kept_rescores_nothing_it_had(board: Path) -> None:
+@pytest.mark.parametrize("git", [True, False], ids=["clone", "no-git"])
+def test_a_fresh_checkout_with_the_memo_kept_rescores_nothing_it_had(
+    board: Path, git: bool
+) -> None:
     _score(board)
-    _fresh_checkout(board)
-    index = board / ".arena" / "index.sqlite"
-    stale = sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone()[0]
-    assert _rescored(_score(board)) == 0  # every file hashed again, every part found
+    _fresh_checkout(board, git=git)
+    assert _rescored(_score(board)) == 0  # every id the same, every part found
     assert _written(board) == _whole_board(board)
-    # Each file's row now holds its new signature, and no more rows than before.
-    rows = sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone()[0]
-    assert rows == stale
     assert _rescored(_score(board)) == 0
 
 
@@ -114,6 +125,22 @@ def test_a_fresh_checkout_with_a_changed_submission_rescores_its_task(board: Pat
     spec.write_text(spec.read_text(encoding="utf-8").replace("tool_calls:", "tool_calls: 2 #"),
                     encoding="utf-8")
     assert _rescored(_score(board)) == 1
+    assert _written(board) == _whole_board(board)
+
+
+def test_a_committed_change_is_seen_as_an_uncommitted_one_was(board: Path) -> None:
+    _score(board)
+    spec = sorted((board / "submissions" / "synthetic-001").iterdir())[-1] / "submission.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    assert _rescored(_score(board)) == 1  # uncommitted: hashed here
+    _git(board, "commit", "-qam", "edit")
+    assert _rescored(_score(board)) == 0  # committed: git's id is the same id
+    untracked = board / "submissions" / "synthetic-001" / "2026-999999_new-one"
+    shutil.copytree(spec.parent, untracked)
+    assert _rescored(_score(board)) == 1  # untracked files count
+    (board / ".gitignore").write_text(".arena/\nsubmissions/*/2026-999999_new-one/\n",
+                                      encoding="utf-8")
+    assert _rescored(_score(board)) == 0  # ignored ones too: the same board
     assert _written(board) == _whole_board(board)
 
 
@@ -153,13 +180,13 @@ def test_a_changed_task_rescores_it(board: Path) -> None:
     assert _written(board) == _whole_board(board)
 
 
-def test_a_damaged_index_costs_time_never_correctness(board: Path) -> None:
+def test_a_damaged_memo_costs_time_never_correctness(board: Path) -> None:
     _score(board)
-    index = board / ".arena" / "index.sqlite"
-    index.write_bytes(b"not a database" * 100)
+    memo = board / ".arena" / "memo.sqlite"
+    memo.write_bytes(b"not a database" * 100)
     assert _rescored(_score(board)) == 4
     assert _written(board) == _whole_board(board)
-    index.unlink()
+    memo.unlink()
     assert _rescored(_score(board)) == 4
     assert _written(board) == _whole_board(board)
 
@@ -228,21 +255,16 @@ def test_the_pipelines_ranking_prints_each_interval_beside_the_score_it_is_about
     board: Path,
 ) -> None:
     """The multi-run interval is over adjusted scores: it sits beside the adjusted score."""
+    from arena_bot.app.memo import Memo
+    from arena_bot.app.scoring import score_board
     from arena_bot.cli.pipeline import render_ranking
-    from arena_bot.config import ArenaConfig
-    from arena_bot.index import Index
     from arena_bot.models.leaderboard import Entry
-    from arena_bot.scoring.incremental import score_repository
+    from arena_bot.settings import Settings
 
     # The synthetic tasks are "beginner": weigh that difficulty like seed 002's "advanced".
-    config = ArenaConfig.model_validate(
-        {"scoring": {"difficulty_multipliers": {"beginner": 1.2}}}
-    )
-    scored = score_repository(
-        dataset_dir=board / "dataset", submissions_dir=board / "submissions",
-        results_dir=board / ".arena" / "results", options=ScoringOptions.from_config(config),
-        index=Index(None),
-    )
+    (board / "arena.yaml").write_text(
+        "scoring:\n  difficulty_multipliers:\n    beginner: 1.2\n", encoding="utf-8")
+    scored = score_board(Settings.from_env(root=board, env={}), memo=Memo(None))
     text = render_ranking(scored)
     ranked = [
         Entry.model_validate(data)
@@ -264,26 +286,21 @@ def test_the_pipelines_ranking_prints_each_interval_beside_the_score_it_is_about
 
 
 def _in_process(root: Path) -> tuple[int, int]:
-    """Score ``root`` with its index; (hits, misses) of the index during the run."""
-    from arena_bot.index import code_fingerprint, open_index
-    from arena_bot.scoring.incremental import score_repository
+    """Score ``root`` with its memo; (hits, misses) of the memo during the run."""
+    from arena_bot.app.memo import open_memo
+    from arena_bot.app.scoring import score_board
+    from arena_bot.settings import Settings
 
-    with open_index(root / ".arena") as index:
-        code_fingerprint(index)  # the bot's own files: looked up on every run
-        index.hits = index.misses = 0
-        score_repository(
-            dataset_dir=root / "dataset", submissions_dir=root / "submissions",
-            results_dir=root / ".arena" / "results", options=ScoringOptions(), index=index,
-        )
-        return index.hits, index.misses
+    with open_memo(root / ".arena") as memo:
+        score_board(Settings.from_env(root=root, env={}), memo=memo)
+        return memo.hits, memo.misses
 
 
-def test_an_unchanged_board_is_checked_by_stat_alone(board: Path) -> None:
+def test_an_unchanged_board_is_one_memo_read_per_task(board: Path) -> None:
     _score(board)
     hits, misses = _in_process(board)
-    # Per task: its witness, its part and its task.yaml (digest and model), plus the board
-    # summary and the submissions folder; no file of any submission is looked up.
-    assert misses == 0 and hits <= 4 * 4 + 4, (hits, misses)
+    # Per task its part, plus the board's summary: no submission is loaded or hashed.
+    assert (hits, misses) == (4 + 1, 0)
 
 
 def _same_size_edit(path: Path, old: str, new: str) -> None:
@@ -301,11 +318,15 @@ def _same_size_edit(path: Path, old: str, new: str) -> None:
         before.st_size, before.st_mtime_ns, before.st_ino)
 
 
-def test_a_stale_index_never_publishes_a_wrong_number(board: Path) -> None:
+def test_an_edit_keeping_size_and_time_never_publishes_a_wrong_number(board: Path) -> None:
     """Files edited in place to the same size with their modification time restored (their
-    folders' times do not move): the next board is still the whole-board path's."""
+    folders' times do not move): the next board is still the whole-board path's. A tracked
+    file is git's to tell: its status-change time moved (to a later second than when git
+    last looked: within that same second git's own stat check cannot tell, which is git's
+    racy-clean rule); a stored result is hashed every run."""
     _score(board)
     _score(board)
+    time.sleep(1.1)
     folder = sorted((board / "submissions" / "synthetic-002").iterdir())[1]
     _same_size_edit(folder / "change.patch", "+NOTE = ", "+NOTA = ")
     result = next((board / ".arena" / "results" / "synthetic-003").glob("*/*.json"))
@@ -348,7 +369,7 @@ def test_files_are_written_only_when_what_they_hold_changed(board: Path) -> None
     assert changed == sorted([*names, "digests.json", "synthetic-000.json"])
 
 
-def test_rows_of_a_removed_submission_leave_the_index(board: Path) -> None:
+def test_parts_of_earlier_boards_leave_the_memo(board: Path) -> None:
     _score(board)
     gone = sorted((board / "submissions" / "synthetic-001").iterdir())[-1]
     shutil.rmtree(gone)
@@ -356,16 +377,14 @@ def test_rows_of_a_removed_submission_leave_the_index(board: Path) -> None:
                   ignore_errors=True)
     _score(board)
     assert _written(board) == _whole_board(board)
-    db = sqlite3.connect(board / ".arena" / "index.sqlite")
+    db = sqlite3.connect(board / ".arena" / "memo.sqlite")
     try:
-        paths = [path for (path,) in db.execute("SELECT path FROM files")]
-        values = dict(db.execute("SELECT namespace, COUNT(*) FROM memo GROUP BY namespace"))
+        kinds = dict(db.execute("SELECT substr(key, 1, instr(key, ':') - 1) AS kind, COUNT(*) "
+                                "FROM memo GROUP BY kind"))
     finally:
         db.close()
-    assert not [path for path in paths if gone.name in path]
-    assert [path for path in paths if "/submissions/synthetic-001/" in path]
-    # The parts and summary of the board before the removal are gone too.
-    assert values["task-board"] == 4 and values["board-summary"] == 1
+    # The parts and summary of the board before the removal are gone.
+    assert kinds == {"part": 4, "board": 1}
 
 
 def test_a_file_changed_while_its_task_is_scored_is_never_remembered_wrongly(
@@ -374,21 +393,21 @@ def test_a_file_changed_while_its_task_is_scored_is_never_remembered_wrongly(
     """A submission edited between the moment its task is keyed and the moment it is
     scored: the part (made from the new bytes) must not be stored under the old bytes' key,
     or putting the old bytes back would publish the edited numbers."""
-    import arena_bot.scoring.incremental as incremental
+    import arena_bot.app.scoring as incremental
 
     spec = sorted((board / "submissions" / "synthetic-002").iterdir())[0] / "submission.yaml"
     original = spec.read_text(encoding="utf-8")
     edited = original.replace("tool_calls:", "tool_calls: 1 #", 1)
-    real = incremental._score_task
+    real = incremental.score_task
 
     def edit_then_score(task, *args, **kwargs):  # type: ignore[no-untyped-def]
         if task.id == "synthetic-002":
             spec.write_text(edited, encoding="utf-8")
         return real(task, *args, **kwargs)
 
-    monkeypatch.setattr(incremental, "_score_task", edit_then_score)
+    monkeypatch.setattr(incremental, "score_task", edit_then_score)
     _score(board)
-    monkeypatch.setattr(incremental, "_score_task", real)
+    monkeypatch.setattr(incremental, "score_task", real)
     spec.write_text(original, encoding="utf-8")  # the bytes the first run was keyed on
     _score(board)
     assert _written(board) == _whole_board(board)
@@ -402,15 +421,14 @@ def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(
     slice of the whole list (entries holding nested objects, lists and multi-line text),
     whether it lies in the part's preview or past it; a slice within the preview is
     answered without decoding the entries."""
-    from arena_bot.index import Index
+    from arena_bot.app.memo import Memo
+    from arena_bot.app.scoring import score_board
     from arena_bot.scoring import incremental
-    from arena_bot.scoring.incremental import TaskPart, score_repository
+    from arena_bot.scoring.incremental import TaskPart
+    from arena_bot.settings import Settings
 
     monkeypatch.setattr(incremental, "PREVIEW", preview)
-    scored = score_repository(
-        dataset_dir=board / "dataset", submissions_dir=board / "submissions",
-        results_dir=board / ".arena" / "results", options=ScoringOptions(), index=Index(None),
-    )
+    scored = score_board(Settings.from_env(root=board, env={}), memo=Memo(None))
     for part in scored.parts:
         entries = part.entries()
         assert part.counts["entries"] == len(entries) > 2

@@ -1,0 +1,294 @@
+"""What a run may reuse from an earlier one: content ids of the board's files, and one memo.
+
+A leaderboard repository is a git repository, so git already knows the content of every
+file: ``git ls-files --stage`` names each tracked file's blob id (read from git's index, no
+file is opened) and ``git status`` names the files that differ from it (edited, new,
+untracked or ignored), which are hashed here the way git hashes a blob. Outside a git work
+tree every file is hashed. Either way :func:`content_ids` gives one id per regular file.
+
+:class:`Memo` keeps values computed from such ids (a task's scored part, the board's
+summary), in one SQLite table under ``.arena/memo.sqlite``: ``key`` (a sha256 of everything
+the value was computed from, the bot's own code included) and ``value``. A stale value can
+never be served, because changed inputs give another key. The memo is never the source of
+truth: deleting it costs one slower run; a corrupt or foreign file is discarded; what a run
+learnt is written in one transaction when it ends, so a killed run leaves the old memo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from arena_bot.gitcmd import run_git
+
+MEMO_FILE = "memo.sqlite"
+#: Bump when the meaning of a stored value changes; a memo of another version is rebuilt.
+MEMO_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memo (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+"""
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a file of these bytes (``git hash-object``)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def content_ids(root: Path, folders: Sequence[Path], *, hashed: Sequence[Path] = ()
+                ) -> dict[str, str]:
+    """``{path: id}`` for every file under ``folders`` (paths relative to ``root``,
+    ``/``-separated). An executable file's id starts ``x:``, a symbolic link's ``link:``
+    (the id of its target text): a mode changing changes the id, as in git. The files under
+    ``hashed`` (the stored results, which git does not hold) are hashed without asking git:
+    listing an ignored tree through ``git status`` costs more than reading it."""
+    ids: dict[str, str] = {}
+    for folder in hashed:
+        ids.update(_hashed_under(root, folder))
+    top = _work_tree_top(root) if folders else None
+    if top is None:
+        for folder in folders:
+            ids.update(_hashed_under(root, folder))
+        return ids
+    ids.update(_git_ids(root, top, folders))
+    return ids
+
+
+def _work_tree_top(root: Path) -> Path | None:
+    found = run_git(["rev-parse", "--show-toplevel"], cwd=root)
+    if not found.ok:
+        return None
+    return Path(found.text.strip())
+
+
+def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
+    """Ids from git's index, then the files ``git status`` names hashed here."""
+    base = os.path.relpath(os.path.abspath(root), top)
+    prefix = "" if base == "." else f"{base}/"
+    specs = [os.path.relpath(os.path.abspath(folder), top) for folder in folders]
+    # Folders outside the work tree (a results folder elsewhere): hashed here.
+    inside = [spec for spec in specs if spec != ".." and not spec.startswith("../")]
+    ids: dict[str, str] = {}
+    for folder, spec in zip(folders, specs, strict=True):
+        if spec not in inside:
+            ids.update(_hashed_under(root, folder))
+    if not inside:
+        return ids
+    pathspecs = ["--", *(f":(literal){spec}" for spec in inside)]
+    staged = run_git(["-c", "core.quotePath=false", "ls-files", "--stage", "-z", *pathspecs],
+                     cwd=top)
+    status = run_git(["status", "--porcelain=v1", "-z", "--untracked-files=all",
+                      "--ignored=traditional", "--no-renames", *pathspecs], cwd=top)
+    if not staged.ok or not status.ok:
+        for folder, spec in zip(folders, specs, strict=True):
+            if spec in inside:
+                ids.update(_hashed_under(root, folder))
+        return ids
+    for record in staged.stdout.split(b"\0"):
+        if not record:
+            continue
+        head, _, name = record.partition(b"\t")
+        mode, blob, _stage = head.split(b" ")
+        if mode == b"160000":  # a submodule: no file here
+            continue
+        path = os.fsdecode(name)
+        if path.startswith(prefix):
+            ids[path[len(prefix):]] = _KINDS.get(mode, "") + blob.decode()
+    for record in status.stdout.split(b"\0"):
+        if len(record) < 4:
+            continue
+        path = os.fsdecode(record[3:])
+        if not path.startswith(prefix) or path.endswith("/"):
+            continue
+        relative = path[len(prefix):]
+        ids.pop(relative, None)
+        found = _file_id(os.path.join(top, path))
+        if found is not None:
+            ids[relative] = found
+    return ids
+
+
+def _hashed_under(root: Path, folder: Path) -> dict[str, str]:
+    """The ids of every file under ``folder``, hashed here (links are not followed)."""
+    ids: dict[str, str] = {}
+    base = os.path.relpath(os.path.abspath(folder), os.path.abspath(root)).replace(os.sep, "/")
+    stack = [(os.fspath(folder), "" if base == "." else f"{base}/")]
+    while stack:
+        here, prefix = stack.pop()
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((entry.path, f"{prefix}{entry.name}/"))
+                    elif (found := _file_id(entry.path)) is not None:
+                        ids[f"{prefix}{entry.name}"] = found
+        except OSError:  # absent or unreadable: nothing of it is part of the board
+            continue
+    return ids
+
+
+#: How an id spells a file's kind, as git's modes say it: a plain file has no prefix.
+_KINDS = {b"100755": "x:", b"120000": "link:"}
+
+
+def _file_id(path: str) -> str | None:
+    """A file's id as git's index would give it (see :data:`_KINDS`); ``None`` for
+    anything else (a folder, a device)."""
+    try:
+        found = os.lstat(path)
+        if stat.S_ISLNK(found.st_mode):
+            return "link:" + blob_id(os.fsencode(os.readlink(path)))
+        if not stat.S_ISREG(found.st_mode):
+            return None
+        kind = "x:" if found.st_mode & 0o111 else ""
+        with open(path, "rb") as handle:
+            return kind + blob_id(handle.read())
+    except OSError:
+        return None  # gone or unreadable since it was listed: not part of the board now
+
+
+@cache
+def code_version() -> str:
+    """sha256 over this package's source files: a memo key includes it, so an upgraded or
+    edited bot never serves a value an older one computed. Bytecode is not the code."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for here, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = os.path.join(here, name)
+            relative = os.path.relpath(path, package).encode(errors="surrogateescape")
+            digest.update(len(relative).to_bytes(4, "big") + relative)
+            with open(path, "rb") as handle:
+                digest.update(hashlib.sha256(handle.read()).digest())
+    return digest.hexdigest()
+
+
+@dataclass
+class Memo:
+    """Values keyed by content (see the module's note), backed by SQLite or by memory.
+
+    ``Memo(None)`` keeps everything in memory for one run. Rows are read as they are asked
+    for; what a run learns is written by :meth:`close`.
+    """
+
+    path: Path | None
+    _db: sqlite3.Connection | None = None
+    _new: dict[str, bytes] = field(default_factory=dict)
+    #: Key prefixes whose rows not asked for in this run are dropped by :meth:`close`.
+    _retain: dict[str, set[str]] = field(default_factory=dict)
+    hits: int = 0
+    misses: int = 0
+
+    def __post_init__(self) -> None:
+        if self.path is not None and self.path.is_file():
+            try:
+                db = sqlite3.connect(self.path, timeout=30)
+                row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+                if row is not None and row[0] == MEMO_VERSION:
+                    self._db = db
+                else:
+                    db.close()
+                    _discard(self.path)
+            except sqlite3.Error:
+                _discard(self.path)
+
+    def get(self, key: str) -> bytes | None:
+        """The value stored under ``key`` (a content key), or ``None``."""
+        value = self._new.get(key)
+        if value is None and self._db is not None:
+            try:
+                row = self._db.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error:  # damaged mid-run: stop reading it; close() rewrites it
+                self._db.close()
+                self._db = None
+                row = None
+            value = bytes(row[0]) if row is not None else None
+        if value is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return value
+
+    def put(self, key: str, value: bytes) -> None:
+        """Remember ``value``; ``key`` must be derived from content alone."""
+        self._new[key] = value
+
+    def retain(self, prefix: str, keys: set[str]) -> None:
+        """When the run ends, drop every row whose key starts with ``prefix`` but ``keys``
+        (a whole board's run: earlier states' parts will not be asked for again)."""
+        self._retain[prefix] = keys
+
+    def close(self) -> None:
+        """Write what this run learnt, in one transaction."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self.path is None or not (self._new or self._retain):
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30)
+            try:
+                with db:
+                    db.executescript(_SCHEMA)
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)",
+                               (MEMO_VERSION,))
+                    for prefix, keys in self._retain.items():
+                        stored = db.execute("SELECT key FROM memo WHERE substr(key, 1, ?) = ?",
+                                            (len(prefix), prefix)).fetchall()
+                        db.executemany("DELETE FROM memo WHERE key = ?",
+                                       [(key,) for (key,) in stored if key not in keys])
+                    db.executemany("INSERT OR REPLACE INTO memo VALUES (?, ?)",
+                                   list(self._new.items()))
+            finally:
+                db.close()
+        except (sqlite3.Error, OSError):
+            _discard(self.path)  # the memo only saves time: the next run starts clean
+        self._new.clear()
+        self._retain.clear()
+
+    def abandon(self) -> None:
+        """Release the stored memo; nothing this run learnt is written."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self._new.clear()
+        self._retain.clear()
+
+
+def _discard(path: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with suppress(OSError):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+@contextmanager
+def open_memo(cache_dir: Path | None) -> Iterator[Memo]:
+    """The memo under ``cache_dir`` (``.arena/``) for one command (``None``: in memory).
+    Written when the block ends normally; on an error nothing is written."""
+    memo = Memo(cache_dir / MEMO_FILE if cache_dir is not None else None)
+    try:
+        yield memo
+    except BaseException:
+        memo.abandon()
+        raise
+    memo.close()
+
+
+def clear_memo(cache_dir: Path) -> bool:
+    """Delete the memo under ``cache_dir``; ``True`` if there was one."""
+    path = cache_dir / MEMO_FILE
+    existed = path.exists()
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return existed

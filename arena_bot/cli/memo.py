@@ -1,0 +1,70 @@
+"""``arena memo show|clear``: look at or drop what earlier runs computed.
+
+The memo (``.arena/memo.sqlite``, see :mod:`arena_bot.app.memo`) is never the source of
+truth: clearing it loses nothing but the time the next run spends computing it again.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import click
+
+from arena_bot.app.memo import MEMO_FILE, MEMO_VERSION, clear_memo
+from arena_bot.errors import InputError
+from arena_bot.settings import Settings
+
+
+@click.group("memo")
+def memo() -> None:
+    """Show or clear the memo of earlier runs (.arena/)."""
+
+
+@memo.command("show")
+@click.pass_obj
+def show(settings: Settings) -> None:
+    """Print where the memo is, its size and what it remembers (never repairing it)."""
+    path = settings.cache_dir / MEMO_FILE
+    if not path.is_file():
+        click.echo(f"{path}: no memo yet (the next arena command builds it)")
+        return
+    click.echo(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:
+            version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            kinds = db.execute(
+                "SELECT substr(key, 1, instr(key, ':') - 1) AS kind, COUNT(*) FROM memo "
+                "GROUP BY kind ORDER BY kind").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        click.echo(f"  not a readable memo ({exc}); the next run rebuilds it")
+        return
+    found = version[0] if version else None
+    stale = "" if found == MEMO_VERSION else (
+        f" (this arena writes version {MEMO_VERSION}: the next run rebuilds it)")
+    click.echo(f"  version {found}{stale}")
+    for kind, count in kinds:
+        click.echo(f"  {count} remembered value(s) of kind {kind}")
+
+
+@memo.command("clear")
+@click.pass_obj
+def clear(settings: Settings) -> None:
+    """Delete the memo; the next run computes everything again (slower once).
+
+    Stored evaluation results under .arena/results are kept.
+    """
+    path = settings.cache_dir / MEMO_FILE
+    try:
+        existed = clear_memo(settings.cache_dir)
+    except OSError as exc:
+        raise InputError(
+            f"cannot delete the memo: {exc.strerror}", path=path,
+            hint="check the folder's permissions, or delete the file by hand",
+        ) from None
+    if existed:
+        click.echo(f"deleted {path}; results were kept")
+    else:
+        click.echo(f"{path}: no memo to delete")
