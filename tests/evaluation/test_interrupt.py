@@ -20,7 +20,9 @@ from support.interrupt import EXIT_STATUS, MATRIX, STORED, Case, Outcome, run_ca
 from arena_bot.dataset import TaskFolder
 from arena_bot.models.evaluation import EvaluationResult
 
-pytestmark = pytest.mark.docker
+#: ``alone``: under xdist (scripts/test.sh) the other worker pauses while these run: each
+#: command is stopped at a chosen moment, and a loaded machine moves the moments.
+pytestmark = [pytest.mark.docker, pytest.mark.alone]
 
 #: Stopped, not run to the end: the hanging tests would take the task's timeout (60 s).
 STOPPED_WITHIN = 20.0
