@@ -33,11 +33,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test file is one xdist group unless its tests name another (``--dist loadgroup``
-    sends a group to one worker: a module-scoped fixture runs once)."""
+    """xdist groups for tests that name none (support.workers.group_of): ``--dist loadgroup``
+    sends a group to one worker, so a module-scoped fixture runs once."""
     for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group_of(item)))
+        group = group_of(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(hookwrapper=True)
