@@ -44,9 +44,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """Under xdist, a test (its fixtures' set-up and tear-down included) holds the machine
-    shared, an ``alone`` test exclusively."""
+    shared; an ``alone`` test takes no shared turn (its module holds the machine exclusively
+    through the ``alone_on_machine`` fixture)."""
+    if item.get_closest_marker("alone") is not None:
+        yield
+        return
     factory = item.config._tmp_path_factory  # type: ignore[attr-defined]
-    with machine_turn(factory, alone=item.get_closest_marker("alone") is not None):
+    with machine_turn(factory, alone=False):
+        yield
+
+
+@pytest.fixture(scope="module")
+def alone_on_machine(request: pytest.FixtureRequest,
+                     tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The other xdist workers pause from here to the end of the module (which must be
+    marked ``alone``: its tests take no shared turn, else they would wait on themselves)."""
+    assert request.node.get_closest_marker("alone") is not None, request.node.nodeid
+    with machine_turn(tmp_path_factory, alone=True):
         yield
 
 

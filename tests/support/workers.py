@@ -8,9 +8,11 @@ without doing anything twice and without load where load matters.
   CooperBench task, building the shared task images) is done by the first worker that needs
   it, under a file lock in the run's shared temporary folder (:func:`once`); the others wait
   and read what it left.
-- Tests marked ``alone`` run with the other workers paused (:func:`machine_turn`): every test
-  holds the machine lock shared, an ``alone`` test holds it exclusively (the interrupt tests
-  stop commands at chosen moments and are load-sensitive).
+- A module marked ``alone`` runs with the other workers paused (:func:`machine_turn`): every
+  other test holds the machine lock shared while it runs (set-up and tear-down included);
+  the ``alone_on_machine`` fixture of tests/conftest.py holds it exclusively from the
+  module's first set-up to its last tear-down (the interrupt tests stop commands at chosen
+  moments and are load-sensitive).
 
 Without xdist (one process) every helper here does its work directly, with no lock.
 """
@@ -56,7 +58,8 @@ def file_lock(path: Path, *, shared: bool = False) -> Iterator[None]:
 @contextmanager
 def machine_turn(tmp_path_factory: pytest.TempPathFactory, *, alone: bool) -> Iterator[None]:
     """Hold the machine shared (``alone=False``) or exclusively. A worker waiting to be alone
-    holds the turnstile, so the other worker cannot keep taking shared turns ahead of it."""
+    holds the turnstile, so the other worker cannot keep taking shared turns ahead of it.
+    Lock order: the machine lock is taken holding no other lock of this module."""
     if not worker():
         yield
         return
