@@ -618,7 +618,7 @@ def open_index(cache_dir: Path | None) -> Iterator[Index]:
 def folder_digest(root: Path | str, index: Index) -> str:
     """sha256 over the relative paths and file digests of every regular file under ``root``.
 
-    The same value as :func:`arena_bot.evaluation.digest.folder_digest`, reading only files
+    The same value as :func:`arena_bot.core.digest.folder_digest`, reading only files
     whose stat signature the index has not seen, and folders whose own has changed.
     """
     digest = hashlib.sha256()

@@ -3,7 +3,8 @@
 Generates a large transcript per format in a temporary folder (default 200 MB each: Claude
 Code JSONL with streamed per-block usage, a Codex rollout, an OpenHands trajectory JSON array
 and a Harbor ATIF trajectory), then reads each with
-:func:`arena_bot.transcripts.read_transcript` in a fresh process and prints throughput (MB/s),
+:func:`arena_bot.intake.transcripts.read_transcript` in a fresh process and prints throughput
+(MB/s),
 the process's peak RSS (``ru_maxrss``: interpreter and imports included) and its RSS before
 reading, plus peak Python memory (``tracemalloc``); the same for a gzip-compressed copy. With
 ``--store`` it also times what ``arena submit`` does with the Claude Code file (redacted copy,
@@ -26,7 +27,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from arena_bot.transcripts import read_transcript
+from arena_bot.intake.transcripts import read_transcript
 
 PAD = "y" * 2000
 
@@ -126,7 +127,7 @@ def _rss_mb() -> float:
 def child(path: Path, format_name: str, *, store: bool) -> None:
     """Run in a fresh process: one read (or one stored copy), printed as JSON."""
     if store:
-        from arena_bot.transcripts.redact import store_redacted
+        from arena_bot.intake.transcripts.redact import store_redacted
     before = _rss_mb()
     started = time.perf_counter()
     if store:

@@ -252,7 +252,7 @@ def test_a_broken_arena_yaml_leaves_the_written_methodology_alone(board: Path) -
 
 
 def test_without_scored_entries_the_example_says_so() -> None:
-    from arena_bot.methodology import render_methodology
+    from arena_bot.site.methodology import render_methodology
 
     page = render_methodology(DEFAULT_CONFIG)
     assert "No task has two scored entries yet." in page
@@ -269,7 +269,7 @@ def test_folder_size_limit_comes_from_arena_yaml(board: Path) -> None:
 
 def test_evaluation_reads_patches_with_the_configured_limit(board: Path) -> None:
     from arena_bot.evaluation.engine import read_patch
-    from arena_bot.submissions import load_submission
+    from arena_bot.intake.submissions import load_submission
 
     submission = load_submission(sorted((board / "submissions").glob("*/*"))[0])
     name = submission.spec.runs[0].patches[0]

@@ -16,13 +16,13 @@ from support.gitrepo import commit_folder
 from support.gitrepo import git as _git_run_in
 
 from arena_bot.cli import main
-from arena_bot.cooperbench import read_dockerfile, read_task, read_test_command
-from arena_bot.dataset import load_task
 from arena_bot.errors import DatasetError
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.evaluation.harness import run_feature
 from arena_bot.sandbox.base import SandboxLimits
 from arena_bot.sandbox.docker import DockerEngine
+from arena_bot.tasks.cooperbench import read_dockerfile, read_task, read_test_command
+from arena_bot.tasks.dataset import load_task
 
 
 def git(*args: str, cwd: Path) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support.settle import settle
 
-from arena_bot.evaluation.digest import folder_digest as reference_digest
+from arena_bot.core.digest import folder_digest as reference_digest
 from arena_bot.index import INDEX_FILE, Index, folder_digest, open_index, source_digest
 
 
@@ -109,8 +109,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("kind", ["task", "submission"])
 def test_models_served_from_the_index_equal_parsed_ones(tmp_path: Path, kind: str) -> None:
-    from arena_bot.dataset import load_task
-    from arena_bot.submissions import load_submission
+    from arena_bot.intake.submissions import load_submission
+    from arena_bot.tasks.dataset import load_task
 
     if kind == "task":
         folders = sorted(p.parent for p in (REPO / "dataset").glob("*/task.yaml"))
@@ -131,7 +131,7 @@ def test_models_served_from_the_index_equal_parsed_ones(tmp_path: Path, kind: st
 
 def test_a_bad_file_is_never_remembered(tmp_path: Path) -> None:
     from arena_bot.errors import InputError
-    from arena_bot.submissions import load_submission
+    from arena_bot.intake.submissions import load_submission
 
     folder = tmp_path / "sub"
     folder.mkdir()
@@ -167,7 +167,7 @@ def test_folder_listings_follow_every_change_of_the_tree(tmp_path: Path) -> None
 
 
 def test_submission_folders_found_through_the_index_equal_a_plain_walk(tmp_path: Path) -> None:
-    from arena_bot.submissions import submission_folders
+    from arena_bot.intake.submissions import submission_folders
 
     root = tmp_path / "submissions"
     for folder in ("t1/a", "t1/b", "t2/c", "t2/deeper/d", "t3/e"):
@@ -199,7 +199,7 @@ def test_the_walk_of_an_unchanged_board_lists_nothing_and_every_change_is_seen(
     stats the folders and decodes no listing; any change a plain walk would see (a
     submission.yaml added to a folder that had none, one removed, a deeper folder, a top
     folder replaced by a file or added) is seen by the next walk through the index."""
-    from arena_bot.submissions import submission_folders
+    from arena_bot.intake.submissions import submission_folders
 
     root = tmp_path / "submissions"
     for folder in ("t1/a", "t1/b", "t2/c", "t2/deeper/d", "t3/e", "t4/f", "t5/g"):

@@ -1,8 +1,9 @@
 """The layer contracts in pyproject.toml ([tool.importlinter]) hold, and would catch a breach.
 
-Validation, scoring and rendering never drive Docker, git or GitHub; models import nothing of
-the rest of the package. `lint-imports` (import-linter) checks direct and indirect imports,
-including imports inside functions.
+No import points up the layers (cli, app, site | bot, scoring, evaluation, merge, sandbox,
+intake, tasks, core, models) and every top-level module has its layer; validation, scoring
+and rendering never drive Docker, git or GitHub. `lint-imports` (import-linter) checks direct
+and indirect imports, including imports inside functions.
 """
 
 from __future__ import annotations
@@ -42,3 +43,20 @@ def test_an_indirect_import_of_docker_from_scoring_is_caught(tmp_path: Path) -> 
     assert "Scoring imports no Docker, git or GitHub BROKEN" in result.stdout
     assert "arena_bot.scoring.sneaky" in result.stdout
 
+
+
+def test_an_import_up_the_layers_and_a_module_without_a_layer_are_caught(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "arena_bot", tmp_path / "arena_bot",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    # Task handling reaches up into intake, inside a function: a breach of the layers.
+    (tmp_path / "arena_bot" / "tasks" / "sneaky.py").write_text(
+        "def helper():\n    from arena_bot.intake import patches\n    return patches\n"
+    )
+    # A module dropped at the top of the package, in no layer.
+    (tmp_path / "arena_bot" / "loose.py").write_text("X = 1\n")
+    result = _lint(tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert "No import points up the layers BROKEN" in result.stdout
+    assert "arena_bot.tasks.sneaky -> arena_bot.intake.patches" in result.stdout
+    assert "- arena_bot.loose" in result.stdout

@@ -19,11 +19,11 @@ from click.testing import CliRunner
 from support.gitrepo import git
 
 from arena_bot.cli import main
-from arena_bot.patches import parse_patch
-from arena_bot.scoring.prices import load_price_table
-from arena_bot.submissions import load_submission
-from arena_bot.transcripts import read_transcript
-from arena_bot.transcripts.edits import (
+from arena_bot.core.prices import load_price_table
+from arena_bot.intake.patches import parse_patch
+from arena_bot.intake.submissions import load_submission
+from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts.edits import (
     Activity,
     Request,
     differences,
@@ -32,7 +32,7 @@ from arena_bot.transcripts.edits import (
     replay,
     usage_problems,
 )
-from arena_bot.verification import checkout_files, run_level, transcript_cost
+from arena_bot.intake.verification import checkout_files, run_level, transcript_cost
 
 REPO = Path(__file__).resolve().parent.parent
 TASK = "csvstat-summaries"

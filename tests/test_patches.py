@@ -10,9 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.gitrepo import git
 
-from arena_bot.dataset import TaskFolder
-from arena_bot.models.task import Task
-from arena_bot.patches import (
+from arena_bot.intake.patches import (
     MAX_PROBLEMS,
     ProtectedPaths,
     load_patch,
@@ -20,6 +18,8 @@ from arena_bot.patches import (
     protected_paths_for,
     protected_violations,
 )
+from arena_bot.models.task import Task
+from arena_bot.tasks.dataset import TaskFolder
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +228,7 @@ def test_read_patch_text_words_every_refusal_as_pathlib_did(tmp_path: Path) -> N
     message (a dangling link, a folder, a FIFO, a name under a file, a NUL, the size cap)."""
     import os
 
-    from arena_bot.patches import read_patch_text
+    from arena_bot.intake.patches import read_patch_text
 
     real = tmp_path / "real.patch"
     real.write_text("x" * 50)
@@ -377,7 +377,7 @@ diff_lines = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(diff_lines, max_size=30))
 def test_parser_never_raises_and_paths_are_always_safe(lines: list[str]) -> None:
-    from arena_bot.patches import unsafe_path_reason
+    from arena_bot.intake.patches import unsafe_path_reason
 
     patch = parse_patch("\n".join(lines) + "\n")
     assert patch.ok or patch.problems[0].message
@@ -456,7 +456,11 @@ def _reference_rule_for(protected: ProtectedPaths, path: str) -> str | None:
     import fnmatch
     from pathlib import PurePosixPath
 
-    from arena_bot.patches import ALWAYS_PROTECTED_NAMES, ALWAYS_PROTECTED_SUFFIXES, fold_path
+    from arena_bot.intake.patches import (
+        ALWAYS_PROTECTED_NAMES,
+        ALWAYS_PROTECTED_SUFFIXES,
+        fold_path,
+    )
 
     folded = fold_path(path)
     if folded in {fold_path(p) for p in protected.exact}:
@@ -490,7 +494,7 @@ def test_protected_rules_equal_the_pathlib_reference() -> None:
     import random
     from pathlib import PurePosixPath
 
-    from arena_bot.patches import _path_name
+    from arena_bot.intake.patches import _path_name
 
     rng = random.Random(7)
     protected = ProtectedPaths(

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from support.gitrepo import git, git_run
 
-from arena_bot.dataset import Dataset, TaskFolder
-from arena_bot.submissions import SubmissionFolder, find_submission_folders, load_submission
+from arena_bot.intake.submissions import SubmissionFolder, find_submission_folders, load_submission
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASET = Dataset(ROOT / "dataset")

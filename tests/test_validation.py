@@ -33,9 +33,9 @@ from support.demo_task import (
 from support.gitrepo import git
 
 from arena_bot.cli import main
-from arena_bot.dataset import Dataset
+from arena_bot.intake.validation import Diagnostic, validate_changed_files, validate_submission
 from arena_bot.models.submission import Submission
-from arena_bot.validation import Diagnostic, validate_changed_files, validate_submission
+from arena_bot.tasks.dataset import Dataset
 
 
 @pytest.fixture(scope="session")
@@ -311,7 +311,7 @@ def test_broken_task_is_reported_on_the_submission(root: Path) -> None:
 
 def test_every_submission_of_a_broken_or_unknown_task_is_told_so(root: Path) -> None:
     """The task is looked up once per run; each of its submissions still gets the message."""
-    from arena_bot.validation import Validator
+    from arena_bot.intake.validation import Validator
 
     (root / "dataset" / "demo" / "feature2" / "tests.patch").unlink()
     folders = [write_submission(root, name) for name in ("first", "second")]
@@ -750,7 +750,7 @@ def test_protected_violations_are_capped_per_patch(root: Path) -> None:
 
 def test_every_diagnostic_code_is_documented_on_the_formats_page() -> None:
     # The codes are Literal types (mypy refuses a code outside them); every one is documented.
-    from arena_bot.validation import diagnostic_codes
+    from arena_bot.intake.validation import diagnostic_codes
 
     codes = diagnostic_codes()
     assert len(codes) > 30 and "patch-symlink" in codes and "cost-mismatch" in codes

@@ -18,9 +18,9 @@ import pytest
 from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, write_submission
 from support.settle import settle
 
-from arena_bot.dataset import Dataset
 from arena_bot.index import Index, open_index
-from arena_bot.validation import Diagnostic, all_submission_folders, validate_paths
+from arena_bot.intake.validation import Diagnostic, all_submission_folders, validate_paths
+from arena_bot.tasks.dataset import Dataset
 
 TODAY = dt.date(2026, 11, 23)
 
@@ -39,7 +39,7 @@ def root(tmp_path: Path, task_template: Path) -> Path:
 def remember_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """These boards are small; verdicts are remembered from a board's size up (see
     validation._BULK), so the tests lower that size to exercise the memory."""
-    import arena_bot.validation as validation
+    import arena_bot.intake.validation as validation
 
     monkeypatch.setattr(validation, "_BULK", 0)
 
@@ -169,7 +169,7 @@ def test_a_remembered_verdict_is_dated_afresh_each_day(
     (flag,) = [d for d in today if d.code == "future-date"]
     assert flag.line is not None and flag.path is not None and flag.path.name == "submission.yaml"
 
-    import arena_bot.validation as validation
+    import arena_bot.intake.validation as validation
 
     def never(self: object) -> None:
         raise AssertionError("checked again although nothing changed but the day")
@@ -217,7 +217,7 @@ def test_a_moved_folder_is_checked_again(filled: Path) -> None:
 def test_bulk_reads_of_the_index_give_the_same_verdicts(
     filled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import arena_bot.validation as validation
+    import arena_bot.intake.validation as validation
 
     monkeypatch.setattr(validation, "_BULK", 0)  # every run reads the index in bulk
     assert _agree(filled) == _verdict(filled, cached=True)
@@ -231,7 +231,7 @@ def test_a_prs_few_submissions_are_checked_directly(
     filled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
 
-    import arena_bot.validation as validation
+    import arena_bot.intake.validation as validation
 
     monkeypatch.setattr(validation, "_BULK", 100)
     (filled / ".arena" / "index.sqlite").unlink()
@@ -248,7 +248,7 @@ def test_an_unchanged_board_is_vouched_for_without_keying_a_folder(
     """A whole board whose task folders' witnesses hold computes no verdict key (nothing is
     digested) and gives the verdicts a fresh validation gives; one edited file, and its
     task folder is keyed again."""
-    import arena_bot.validation as validation
+    import arena_bot.intake.validation as validation
 
     monkeypatch.setitem(_MODE, "whole_board", True)
     fresh = _verdict(filled, cached=False)

@@ -15,8 +15,8 @@ from test_validation import (  # the shared demo task and submission writers
     write_submission,
 )
 
+from arena_bot.intake.verification import is_verified, verify_run
 from arena_bot.models.submission import Run
-from arena_bot.verification import is_verified, verify_run
 
 __all__ = ["root", "task_template"]  # pytest fixtures re-used from test_validation
 
@@ -87,9 +87,9 @@ def test_run_without_transcript_is_self_reported(tmp_path: Path) -> None:
 
 
 def test_cost_is_priced_with_cached_tokens_separately(tmp_path: Path) -> None:
-    from arena_bot.scoring.prices import load_price_table
-    from arena_bot.transcripts import read_transcript
-    from arena_bot.verification import transcript_cost
+    from arena_bot.core.prices import load_price_table
+    from arena_bot.intake.transcripts import read_transcript
+    from arena_bot.intake.verification import transcript_cost
 
     data = Path(__file__).parent / "transcripts" / "data"
     metrics = read_transcript(path=data / "openhands_trajectory.json", format_name="openhands")
@@ -113,8 +113,8 @@ SAMPLES = Path(__file__).resolve().parent.parent / "submissions"
     ],
 )
 def test_sample_submissions_of_three_tools_are_verified(folder: str) -> None:
-    from arena_bot.scoring.prices import load_price_table
-    from arena_bot.submissions import load_submission
+    from arena_bot.core.prices import load_price_table
+    from arena_bot.intake.submissions import load_submission
 
     loaded = load_submission(SAMPLES / folder)
     for run in loaded.spec.runs:
@@ -123,9 +123,9 @@ def test_sample_submissions_of_three_tools_are_verified(folder: str) -> None:
 
 
 def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:
-    from arena_bot.scoring.prices import load_price_table
-    from arena_bot.transcripts import read_transcript
-    from arena_bot.verification import transcript_cost
+    from arena_bot.core.prices import load_price_table
+    from arena_bot.intake.transcripts import read_transcript
+    from arena_bot.intake.verification import transcript_cost
 
     session = SAMPLES / "csvstat-summaries/2026-11-04_claude-code_claude-sonnet-4-5/session.jsonl"
     metrics = read_transcript(path=session, format_name="claude-code")
@@ -141,8 +141,8 @@ def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:
 
 def test_the_tolerance_comes_from_arena_yaml(root: Path) -> None:
     from arena_bot.config import load_config
-    from arena_bot.dataset import Dataset
-    from arena_bot.validation import validate_paths
+    from arena_bot.intake.validation import validate_paths
+    from arena_bot.tasks.dataset import Dataset
 
     data = _with_transcript(valid_data())  # 8% fewer tokens than the transcript's 52,000
     data["runs"][0]["tokens"] = {"total": 47840, "prompt": 36800, "completion": 11040,

@@ -8,19 +8,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena_bot.config import load_config
-from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError, SandboxError
 from arena_bot.evaluation.engine import Evaluator, Outcome, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.index import Index, code_fingerprint
+from arena_bot.intake.submissions import SubmissionFolder, load_submission
 from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
 from arena_bot.scoring.witness import Witnesses, by_parent
 from arena_bot.settings import Settings
-from arena_bot.submissions import SubmissionFolder, load_submission
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 #: Whose witnesses (:mod:`arena_bot.scoring.witness`) say that a task's submissions all have
 #: stored results: the memo namespace.

@@ -16,18 +16,18 @@ from typing import Any
 
 from arena_bot.app.batch import batch_collection
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
+from arena_bot.core.prices import load_price_table
 from arena_bot.errors import InputError
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.index import Index, signature, spell
-from arena_bot.methodology import methodology_from_board
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring import ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import canonical, to_csv, to_json
 from arena_bot.scoring.incremental import ScoredBoard, score_repository, task_file_chunks
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.loader import load_inputs
-from arena_bot.scoring.prices import load_price_table
 from arena_bot.settings import Settings
+from arena_bot.site.methodology import methodology_from_board
 
 _RESULTS_HINT = "pass the folder `arena evaluate` wrote to (default .arena/results)"
 

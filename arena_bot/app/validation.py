@@ -7,16 +7,16 @@ from pathlib import Path
 
 from arena_bot.app.batch import batch_collection
 from arena_bot.config import load_config
-from arena_bot.dataset import Dataset
 from arena_bot.errors import UsageError
 from arena_bot.index import Index
-from arena_bot.settings import Settings
-from arena_bot.validation import (
+from arena_bot.intake.validation import (
     ValidationReport,
     all_submission_folders,
     validate_changed_files,
     validate_paths,
 )
+from arena_bot.settings import Settings
+from arena_bot.tasks.dataset import Dataset
 
 
 def validate_submissions(

@@ -18,8 +18,8 @@ from arena_bot.bot.events import PullRequestEvent, WorkflowRunEvent, load_event
 from arena_bot.bot.github import GitHubClient
 from arena_bot.bot.render import MARKER, render_comment
 from arena_bot.bot.view import BOT_LABELS, CommentView, build_view
-from arena_bot.diagnostics import ReportOut
 from arena_bot.errors import InputError
+from arena_bot.intake.diagnostics import ReportOut
 
 #: The only folder a PR may touch to be scored automatically.
 SUBMISSIONS_PREFIX = "submissions/"

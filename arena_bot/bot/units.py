@@ -34,15 +34,15 @@ from arena_bot.bot.unit_result import (
     RunObservations,
     UnitResult,
 )
-from arena_bot.dataset import TaskFolder
 
 # The engine's per-submission bookkeeping is reused as is, so a unit runs exactly the code
 # `arena evaluate` runs; only which of its units run is chosen here.
 from arena_bot.evaluation.engine import Evaluator, _cacheable, _Pending, plan_units
 from arena_bot.evaluation.engine import Unit as EngineUnit
 from arena_bot.evaluation.store import InputKey, input_key
+from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.submissions import SubmissionFolder
+from arena_bot.tasks.dataset import TaskFolder
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from arena_bot.bot.bundle import Bundle
 from arena_bot.bot.guidance import INTEGRITY, outlier_check
-from arena_bot.diagnostics import DiagnosticOut
+from arena_bot.intake.diagnostics import DiagnosticOut
 
 V = TypeVar("V", bound=BaseModel)
 

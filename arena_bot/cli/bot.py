@@ -81,11 +81,11 @@ def evaluate_pr(
     from arena_bot.bot.modes import build_bundle, env_path, evaluate_pr_outputs
     from arena_bot.bot.workflow import set_outputs, stop_commands, write_summary
     from arena_bot.config import load_config
-    from arena_bot.dataset import Dataset
-    from arena_bot.diagnostics import escape_data, render_github, to_model
     from arena_bot.errors import ArenaError, UsageError
     from arena_bot.index import open_index
-    from arena_bot.validation import parse_changed_files, validate_changed_files
+    from arena_bot.intake.diagnostics import escape_data, render_github, to_model
+    from arena_bot.intake.validation import parse_changed_files, validate_changed_files
+    from arena_bot.tasks.dataset import Dataset
 
     if run_docker and leaderboard is not None:
         raise UsageError("--evaluate scores the board itself; drop --leaderboard")
@@ -370,11 +370,11 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
 def _planned_submissions(settings: Settings, *, pending: bool, index: Any) -> list[Any]:
     """Valid submission folders to plan (``pending``: those without a stored result)."""
     from arena_bot.app.evaluation import planned_base_image
-    from arena_bot.dataset import Dataset
     from arena_bot.errors import ArenaError
     from arena_bot.evaluation.store import ResultStore
-    from arena_bot.submissions import load_submission
-    from arena_bot.validation import all_submission_folders
+    from arena_bot.intake.submissions import load_submission
+    from arena_bot.intake.validation import all_submission_folders
+    from arena_bot.tasks.dataset import Dataset
 
     dataset = Dataset(settings.dataset_dir, index)
     store = ResultStore(settings.results_dir, index)
@@ -434,9 +434,9 @@ def evaluate_unit_cmd(
 def _resolve_unit(settings: Settings, unit_id: str) -> tuple[Any, Any, Any]:
     """(submission, task, plan unit) of a unit id; an unknown id is a clear error."""
     from arena_bot.bot.units import plan_units_of
-    from arena_bot.dataset import Dataset
     from arena_bot.errors import UsageError
-    from arena_bot.submissions import load_submission
+    from arena_bot.intake.submissions import load_submission
+    from arena_bot.tasks.dataset import Dataset
 
     key = unit_id.split("#", 1)[0]
     folder = settings.submissions_dir / key
@@ -494,9 +494,9 @@ def aggregate_cmd(
 
 
 def _submissions_named(settings: Settings, units: list[Any]) -> dict[str, tuple[Any, Any]]:
-    from arena_bot.dataset import Dataset
     from arena_bot.errors import ArenaError
-    from arena_bot.submissions import load_submission
+    from arena_bot.intake.submissions import load_submission
+    from arena_bot.tasks.dataset import Dataset
 
     dataset = Dataset(settings.dataset_dir)
     found: dict[str, tuple[Any, Any]] = {}

@@ -7,8 +7,8 @@ import json
 import click
 
 from arena_bot.config import CONFIG_FILE, load_config
-from arena_bot.methodology import render_methodology
 from arena_bot.settings import Settings
+from arena_bot.site.methodology import render_methodology
 
 
 @click.group("config")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from arena_bot.cooperbench import import_task, read_task
 from arena_bot.errors import DatasetError
 from arena_bot.settings import Settings
+from arena_bot.tasks.cooperbench import import_task, read_task
 
 
 @click.group("dataset")

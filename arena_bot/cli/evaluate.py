@@ -8,8 +8,8 @@ import click
 
 from arena_bot.cli.evaluation_output import run_evaluation
 from arena_bot.errors import UsageError
+from arena_bot.intake.submissions import find_submission_folders
 from arena_bot.settings import Settings
-from arena_bot.submissions import find_submission_folders
 
 
 @click.command("evaluate")

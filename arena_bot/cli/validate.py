@@ -9,8 +9,8 @@ from typing import TextIO
 import click
 
 from arena_bot.app.validation import validate_submissions
-from arena_bot.diagnostics import OUTPUT_FORMATS, OutputFormat, render
 from arena_bot.index import open_index
+from arena_bot.intake.diagnostics import OUTPUT_FORMATS, OutputFormat, render
 from arena_bot.settings import Settings
 
 

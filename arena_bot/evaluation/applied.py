@@ -21,11 +21,11 @@ import secrets
 import shlex
 from functools import lru_cache
 
-from arena_bot.dataset import TaskFolder
 from arena_bot.evaluation.flags import literals_of_patches, review_flags
+from arena_bot.intake.patches import FilePatch, Hunk, Patch, ProtectedPaths, parse_patch
 from arena_bot.models.evaluation import ReviewFlag
-from arena_bot.patches import FilePatch, Hunk, Patch, ProtectedPaths, parse_patch
 from arena_bot.sandbox.base import Sandbox
+from arena_bot.tasks.dataset import TaskFolder
 
 #: A carried file larger than this is read up to here (the checks need its code, not data).
 MAX_CARRIED_BYTES = 2 * 1024 * 1024

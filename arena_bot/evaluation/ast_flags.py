@@ -22,7 +22,7 @@ honest implementation of a feature has little reason to contain, whatever they a
   not comments, is asked whether it depends on pytest).
 
 Every file is read as Python reads it: a declared source encoding (``# coding: utf-7``) is
-decoded first (:func:`arena_bot.patches.decode_as_python`), and files whatever their name
+decoded first (:func:`arena_bot.intake.patches.decode_as_python`), and files whatever their name
 (Python stored in a ``.txt`` and run through ``runpy``/``exec`` is Python all the same).
 
 New files are parsed whole. For a changed file only the hunks are known (the host does not
@@ -47,7 +47,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from arena_bot.patches import FilePatch, Hunk, decode_as_python, file_encoding
+from arena_bot.intake.patches import FilePatch, Hunk, decode_as_python, file_encoding
 
 _COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
                           "__contains__", "__instancecheck__", "__subclasscheck__"})

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import secrets
 
-from arena_bot.dataset import TaskFolder
 from arena_bot.errors import SandboxError
 from arena_bot.evaluation.harness import (
     GIT_TIMEOUT,
@@ -19,10 +18,11 @@ from arena_bot.evaluation.harness import (
     check_protected,
 )
 from arena_bot.evaluation.harness_status import harness_script
+from arena_bot.intake.patches import ProtectedPaths
 from arena_bot.models.evaluation import CriterionObservation
 from arena_bot.models.task import FileExists, Task
-from arena_bot.patches import ProtectedPaths
 from arena_bot.sandbox.base import Sandbox, SandboxEngine, SandboxLimits
+from arena_bot.tasks.dataset import TaskFolder
 
 #: The text of one observation is cut here; scoring never needs more.
 MAX_OBSERVED_BYTES = 100_000

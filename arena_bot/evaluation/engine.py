@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from arena_bot import HARNESS_VERSION
-from arena_bot.dataset import TaskFolder
 from arena_bot.errors import ArenaError, SandboxError
 from arena_bot.evaluation.criteria import (
     observe_criteria,
@@ -41,6 +40,13 @@ from arena_bot.evaluation.criteria import (
 from arena_bot.evaluation.harness import run_feature
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import InputKey, ResultStore, input_key
+from arena_bot.intake.patches import (
+    MAX_PATCH_BYTES,
+    ProtectedPaths,
+    protected_paths_for,
+    read_patch_text,
+)
+from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.models.evaluation import (
     CriterionObservation,
     EvaluationResult,
@@ -50,14 +56,8 @@ from arena_bot.models.evaluation import (
     RunResult,
     TestRunner,
 )
-from arena_bot.patches import (
-    MAX_PATCH_BYTES,
-    ProtectedPaths,
-    protected_paths_for,
-    read_patch_text,
-)
 from arena_bot.sandbox.base import SandboxEngine, SandboxLimits
-from arena_bot.submissions import SubmissionFolder
+from arena_bot.tasks.dataset import TaskFolder
 
 Progress = Callable[[str], None]
 #: MergeResult.error when merge analysis itself could not run (never cached; re-run).

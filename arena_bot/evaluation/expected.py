@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from arena_bot.dataset import TaskFolder
+from arena_bot.core.files import write_atomically
 from arena_bot.evaluation.harness import run_feature
-from arena_bot.evaluation.store import write_atomically
 from arena_bot.evaluation.verdict import split_case
+from arena_bot.intake.patches import protected_paths_for
 from arena_bot.models.evaluation import FeatureResult
 from arena_bot.models.task import ExpectedTests
-from arena_bot.patches import protected_paths_for
 from arena_bot.sandbox.base import SandboxEngine, SandboxLimits
+from arena_bot.tasks.dataset import TaskFolder
 
 #: Lines of test output shown with a problem: enough to see the first assertion.
 _OUTPUT_TAIL = 1500

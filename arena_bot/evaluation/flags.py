@@ -30,8 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena_bot.evaluation.ast_flags import TestLiterals, literals_of, python_findings
-from arena_bot.models.evaluation import ReviewFlag
-from arena_bot.patches import (
+from arena_bot.intake.patches import (
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
     FilePatch,
@@ -41,6 +40,7 @@ from arena_bot.patches import (
     file_encoding,
     parse_patch,
 )
+from arena_bot.models.evaluation import ReviewFlag
 
 #: (pattern, reason, kind): checked on every added line of every non-test file (decoded as
 #: Python decodes it), and on what the code's names stand for through aliases and how its

@@ -31,7 +31,6 @@ from pathlib import PurePosixPath
 
 from pydantic import ValidationError
 
-from arena_bot.dataset import TaskFolder
 from arena_bot.errors import DatasetError
 from arena_bot.evaluation.applied import applied_flags, static_flags, task_literals
 from arena_bot.evaluation.flags import merged
@@ -50,9 +49,7 @@ from arena_bot.evaluation.stream import (
     workspace_source,
 )
 from arena_bot.evaluation.verdict import Canaries, Verdict, decide, without_canaries
-from arena_bot.models.evaluation import ApplyStatus, FeatureResult, FeatureStatus, ReviewFlag
-from arena_bot.models.task import ExpectedTests, Task
-from arena_bot.patches import (
+from arena_bot.intake.patches import (
     ALWAYS_PROTECTED_NAMES,
     ALWAYS_PROTECTED_SUFFIXES,
     CONFUSABLES,
@@ -63,7 +60,10 @@ from arena_bot.patches import (
     parse_patch,
     protected_paths_for,
 )
+from arena_bot.models.evaluation import ApplyStatus, FeatureResult, FeatureStatus, ReviewFlag
+from arena_bot.models.task import ExpectedTests, Task
 from arena_bot.sandbox.base import ExecResult, Sandbox, SandboxLimits
+from arena_bot.tasks.dataset import TaskFolder
 
 #: The harness's files: a root-owned mount neither sandbox user can change.
 HARNESS_DIR = "/arena"

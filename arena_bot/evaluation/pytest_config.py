@@ -1,6 +1,6 @@
 """Pytest settings judged on the parsed files, before and after the patch (issue 8).
 
-The patch-text rule (:mod:`arena_bot.patches`) refuses a hunk of ``pyproject.toml`` or
+The patch-text rule (:mod:`arena_bot.intake.patches`) refuses a hunk of ``pyproject.toml`` or
 ``setup.cfg`` that mentions pytest settings; it cannot see a line added inside a pytest
 section the repository already has (``pythonpath = ...`` under ``[tool.pytest.ini_options]``
 spells no setting name it knows). So once the patch is applied, the harness reads these

@@ -13,8 +13,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from arena_bot.dataset import TaskFolder
 from arena_bot.errors import DatasetError
+from arena_bot.tasks.dataset import TaskFolder
 
 _GIT_TIMEOUT = 600
 

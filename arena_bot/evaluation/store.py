@@ -16,19 +16,19 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from arena_bot import HARNESS_VERSION
-from arena_bot.dataset import TaskFolder
-from arena_bot.evaluation.digest import folder_digest
+from arena_bot.core.digest import folder_digest
+from arena_bot.core.files import write_atomically
 from arena_bot.index import Index
 from arena_bot.index import folder_digest as indexed_folder_digest
+from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.submissions import SubmissionFolder
+from arena_bot.tasks.dataset import TaskFolder
 
 #: Result files bigger than this are refused (they are never that large).
 MAX_RESULT_BYTES = 50_000_000
@@ -201,25 +201,3 @@ class ResultStore:
         except (OSError, ValidationError, ValueError):
             return None
 
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` through a temporary file of the same folder renamed into
-    place: readers (and a run interrupted half-way, by Ctrl-C or SIGTERM) see the old file or
-    the whole new one, never a part. The folder must exist."""
-    handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix,
-                                         dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as temp:
-            # mkstemp's file is private (0600): the mode of the file replaced, else 0644.
-            try:
-                mode = target.stat().st_mode & 0o777
-            except FileNotFoundError:
-                mode = 0o644
-            os.fchmod(temp.fileno(), mode)
-            temp.write(data)
-            temp.flush()
-            os.fsync(temp.fileno())
-        os.replace(temp_name, target)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise

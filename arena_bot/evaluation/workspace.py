@@ -14,7 +14,7 @@ protected is handed to the tester, in three steps no submitted code runs between
 * ``close`` (owner): makes those folders read-only again (no file can be added, removed or
   renamed in the repository, so no ``conftest.py`` can appear while the tests run).
 
-Protected, so never handed over (RULES: the host's :class:`~arena_bot.patches.ProtectedPaths`
+Protected, so never handed over (RULES: the host's :class:`~arena_bot.intake.patches.ProtectedPaths`
 as data, compared folded as the host folds): every file a tests patch touches, the names and
 suffixes protected everywhere (``conftest.py``, ``.pth``...), every Python file (code
 stays exactly as the harness set it: the submission's and the tests' alike), ``.git`` and

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from arena_bot.patches import parse_patch
+from arena_bot.intake.patches import parse_patch
 
 _TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 _TEST_DIRS = frozenset({"tests"})
@@ -49,7 +49,7 @@ def is_test_path(path: str) -> bool:
 def drop_test_files(patch: str) -> FilteredPatch:
     """Remove every file section that touches a test path (see the module docstring).
 
-    Sections come from the one diff parser (:func:`arena_bot.patches.parse_patch`, which
+    Sections come from the one diff parser (:func:`arena_bot.intake.patches.parse_patch`, which
     keeps each section's text); text before the first file section (a commit message from
     ``git format-patch``, say) is kept as is: ``git apply`` ignores it.
     """

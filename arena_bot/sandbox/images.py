@@ -1,7 +1,8 @@
 """Docker images: the offline base image and the content-addressed task images.
 
 * :func:`build_base_image` — ``arena images base``: debootstrap Debian bookworm (minbase) from
-  the machine's apt mirror into a temporary folder with python3, pytest, git and friends, then
+  the machine's apt mirror into a temporary folder with python3, git and friends, pytest from
+  the package index at its pinned version (:data:`~arena_bot.tasks.wheels.BASE_WHEELS`), then
   ``docker import`` it as :data:`~arena_bot.settings.OFFLINE_BASE_IMAGE`. For machines that
   cannot pull from a registry; GitHub's runners pull the public default instead.
 * :func:`choose_base_image` / :func:`resolve_base_image` — the base image to build task images
@@ -31,12 +32,12 @@ import docker
 import docker.errors
 from docker.models.images import Image
 
-from arena_bot.dataset import TaskFolder
+from arena_bot.core.digest import folder_digest
 from arena_bot.errors import SandboxError
-from arena_bot.evaluation.digest import folder_digest
 from arena_bot.sandbox.engine import ENGINE_ERRORS
 from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
-from arena_bot.wheels import WHEELS_FILE, fetch_wheels, wheel_files
+from arena_bot.tasks.dataset import TaskFolder
+from arena_bot.tasks.wheels import BASE_WHEELS, PYTEST_PIN, WHEELS_FILE, fetch_wheels, wheel_files
 
 
 def wheel_cache() -> Path:
@@ -45,12 +46,12 @@ def wheel_cache() -> Path:
 
 Progress = Callable[[str], None]
 
-#: Packages of the offline base image: what a Python task's Dockerfile expects to find, so that
-#: its "install git and pytest" fallback (which needs a network) never runs.
+#: Debian packages of the offline base image: what a Python task's Dockerfile expects to find,
+#: so that its "install git and pytest" fallback (which needs a network) never runs. pytest
+#: itself comes from the package index at a pinned version (:data:`BASE_WHEELS`), not Debian's.
 BASE_PACKAGES = (
     "python3",
     "python-is-python3",  # `python`, as the public image has; real test suites call it
-    "python3-pytest",
     "python3-venv",
     "git",
     "ca-certificates",
@@ -67,6 +68,9 @@ _STOP_POLL = 0.2
 _STOPPED = "the run was interrupted: no image is built"
 #: Label on every image this module builds, so they can be listed and pruned.
 IMAGE_LABEL = "org.agentic-arena.image"
+#: Label of the offline base image naming the wheels installed in it (:data:`BASE_WHEELS`):
+#: an image built before a pin changed (or with Debian's pytest) is rebuilt, not reused.
+BASE_WHEELS_LABEL = "org.agentic-arena.base-wheels"
 
 
 def _quiet(_: str) -> None:
@@ -115,14 +119,22 @@ def build_base_image(
 ) -> str:
     """Build the offline base image with debootstrap + ``docker import``; return its id.
 
-    Skipped (existing id returned) when the image exists, unless ``force``. Needs root and the
-    ``debootstrap`` program (``scripts/ensure_docker.sh`` installs it).
+    Debian packages (:data:`BASE_PACKAGES`) come from the apt mirror; pytest from the package
+    index at its pinned version (:data:`~arena_bot.tasks.wheels.BASE_WHEELS`, fetched on the
+    host and installed ``--no-index``). Skipped (existing id returned) when the image exists and its
+    label names the same wheels, unless ``force``; an image built with other wheels (or
+    Debian's pytest, before the pin) is rebuilt. Needs root and the ``debootstrap`` program
+    (``scripts/ensure_docker.sh`` installs it).
     """
     existing = None if force else get_image(client, tag)
     if existing is not None:
         image = existing
-        progress(f"{tag} already exists ({image.short_id}); use --force to rebuild")
-        return str(image.id)
+        wheels = (image.labels or {}).get(BASE_WHEELS_LABEL)
+        if wheels == _base_wheels_label():
+            progress(f"{tag} already exists ({image.short_id}); use --force to rebuild")
+            return str(image.id)
+        progress(f"{tag} ({image.short_id}) was built with other Python packages than "
+                 f"{', '.join(BASE_WHEELS)}: rebuilding it")
     debootstrap = _debootstrap_program()
     mirror = mirror or apt_mirror()
     with tempfile.TemporaryDirectory(prefix="arena-base-") as temp:
@@ -140,6 +152,7 @@ def build_base_image(
             mirror,
         ]
         _run_logged(command, progress=progress, what="debootstrap")
+        _install_base_wheels(rootfs, requirements=Path(temp) / WHEELS_FILE, progress=progress)
         _trim_rootfs(rootfs)
         _import_rootfs(client, rootfs, archive=Path(temp) / "rootfs.tar", tag=tag,
                        progress=progress)
@@ -148,6 +161,10 @@ def build_base_image(
         raise SandboxError(f"docker import did not create {tag}")
     progress(f"built {tag} ({built.short_id})")
     return str(built.id)
+
+
+def _base_wheels_label() -> str:
+    return ",".join(BASE_WHEELS)
 
 
 def _debootstrap_program() -> str:
@@ -166,6 +183,42 @@ def _debootstrap_program() -> str:
             hint="run `sudo arena images base`, or pull the public base image instead",
         )
     return debootstrap
+
+
+def _install_base_wheels(rootfs: Path, *, requirements: Path, progress: Progress) -> None:
+    """Install :data:`BASE_WHEELS` (pytest at its pinned version) into ``rootfs``.
+
+    The wheels are fetched on the host into the wheel cache (as a task's ``wheels.txt`` is),
+    copied into the root file system and installed there by its own ``python3`` running the
+    pinned pip wheel, chrooted, with ``--no-index``: the files land where the image's Python
+    installs packages (``/usr/local/lib/python3.11/dist-packages``) with a ``pytest`` console
+    script in ``/usr/local/bin`` whose first line names the image's interpreter.
+    """
+    requirements.write_text("\n".join(BASE_WHEELS) + "\n", encoding="utf-8")
+    progress(f"fetching {', '.join(BASE_WHEELS)} on the host ...")
+    cache = fetch_wheels(requirements, cache=wheel_cache())
+    inside = "/tmp/arena-wheels"
+    house = rootfs / inside.lstrip("/")
+    house.mkdir(parents=True)
+    wheels = wheel_files(requirements, cache)
+    for wheel in wheels:
+        shutil.copy2(wheel, house / wheel.name)
+    shutil.copy2(requirements, house / WHEELS_FILE)
+    pip = next((w.name for w in wheels if w.name.startswith("pip-")), None)
+    if pip is None or len(wheels) != len(BASE_WHEELS):
+        raise SandboxError(f"the wheel cache {cache} lacks some of {', '.join(BASE_WHEELS)}")
+    progress(f"installing {PYTEST_PIN} into the root file system (pip --no-index) ...")
+    try:
+        _run_logged(
+            ["chroot", str(rootfs), "/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin",
+             "LANG=C.UTF-8", "HOME=/root", "python3", f"{inside}/{pip}/pip", "install",
+             "--quiet", "--no-index", "--no-cache-dir", "--find-links", inside,
+             "--break-system-packages", "--root-user-action=ignore", "--no-warn-script-location",
+             "-r", f"{inside}/{WHEELS_FILE}"],
+            progress=progress, what="installing the base image's pytest",
+        )
+    finally:
+        shutil.rmtree(house, ignore_errors=True)
 
 
 def _import_rootfs(
@@ -189,6 +242,7 @@ def _import_rootfs(
                 "ENV LANG=C.UTF-8",
                 "ENV PYTHONDONTWRITEBYTECODE=1",
                 f"LABEL {IMAGE_LABEL}=base",
+                f"LABEL {BASE_WHEELS_LABEL}={_base_wheels_label()}",
                 'CMD ["/bin/bash"]',
             ],
         )

@@ -7,7 +7,8 @@
   percentiles, intervals, outlier evidence);
 * :mod:`.methods`, :mod:`.judge`, :mod:`.correctness` — success criteria (seed 004);
 * :mod:`.stats` — multi-run statistics, comparisons, pass@k;
-* :mod:`.outliers`, :mod:`.prices` — duplicate patches, the price table, flag wording;
+* :mod:`.outliers` — duplicate patches, flag wording (the price table is
+  :mod:`arena_bot.core.prices`);
 * :mod:`.leaderboard` — typed inputs → the Leaderboard model;
 * :mod:`.results`, :mod:`.export`, :mod:`.compare`, :mod:`.calibration` — the commands' logic.
 
@@ -26,8 +27,8 @@ __all__ = ["ScoringInputs", "ScoringOptions", "SubmissionInput", "build_leaderbo
 
 
 def __getattr__(name: str) -> Any:
-    """Load the scoring engine (numpy, scipy) only when it is asked for: validation imports
-    :mod:`.prices` from this package, and a PR's validation must start fast."""
+    """Load the scoring engine (numpy, scipy) only when it is asked for: importing one light
+    module of this package must not import them, and a PR's validation must start fast."""
     if name == "build_leaderboard":
         from arena_bot.scoring.leaderboard import build_leaderboard
 

@@ -36,12 +36,12 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot import HARNESS_VERSION
-from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import ResultStore, content_address
 from arena_bot.index import Index, code_fingerprint, folder_digest
+from arena_bot.intake.reviews import REVIEWS_FOLDER
+from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
 from arena_bot.models.leaderboard import Leaderboard, TaskBoard
-from arena_bot.reviews import REVIEWS_FOLDER
 from arena_bot.scoring.export import (
     csv_header,
     csv_rows,
@@ -63,7 +63,7 @@ from arena_bot.scoring.leaderboard import (
 )
 from arena_bot.scoring.loader import submission_input
 from arena_bot.scoring.witness import Witness, store_witness, stored_witness
-from arena_bot.submissions import SUBMISSION_FILE, load_submission
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 _NAMESPACE = "task-board"
 #: How many of a task's first ranked and first unranked entries its part keeps apart, for

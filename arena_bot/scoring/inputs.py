@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.prices import PriceTable, load_price_table
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.leaderboard import MetricsLevel
 from arena_bot.models.review import ReviewFile
@@ -17,11 +18,10 @@ from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
 from arena_bot.scoring.core import ScoringPolicy
 from arena_bot.scoring.judge import Judge
-from arena_bot.scoring.prices import PriceTable, load_price_table
 from arena_bot.scoring.weights import WeightsMode
 
 if TYPE_CHECKING:
-    from arena_bot.dataset import TaskFolder
+    from arena_bot.tasks.dataset import TaskFolder
 
 _SCORING = DEFAULT_CONFIG.scoring
 
@@ -37,7 +37,7 @@ class SubmissionInput:
     #: run id → digests of its patch files (see :func:`.outliers.patch_digest`).
     patch_digests: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Each run's metrics level and, below ``maintainer-repeated``, why (see
-    #: :mod:`arena_bot.verification`): run id → (level, reasons). A run missing here is
+    #: :mod:`arena_bot.intake.verification`): run id → (level, reasons). A run missing here is
     #: ``self-reported``.
     metrics_levels: Mapping[str, tuple[MetricsLevel, tuple[str, ...]]] = field(
         default_factory=dict

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from arena_bot.errors import InputError
+from arena_bot.intake.reviews import judge_review
 from arena_bot.models.evaluation import ReviewFlag as EvaluationFlag
 from arena_bot.models.evaluation import RunResult
 from arena_bot.models.leaderboard import (
@@ -46,7 +47,6 @@ from arena_bot.models.leaderboard import (
 )
 from arena_bot.models.submission import Run, Submission
 from arena_bot.models.task import Task
-from arena_bot.reviews import judge_review
 from arena_bot.scoring import core
 from arena_bot.scoring.correctness import (
     CriterionOutcome,
@@ -420,7 +420,7 @@ def metrics_level(item: SubmissionInput) -> tuple[MetricsLevel, list[str]]:
 
     ``maintainer-repeated`` when the review file names every run as repeated by the
     maintainer; otherwise ``transcript-consistent`` when every run's transcript passed every
-    check (:mod:`arena_bot.verification`), else ``self-reported``.
+    check (:mod:`arena_bot.intake.verification`), else ``self-reported``.
     """
     runs = item.spec.runs
     repeated = item.review.metrics_repeated if item.review is not None else None

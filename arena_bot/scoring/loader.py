@@ -20,17 +20,17 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.errors import InputError
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.index import Index, code_fingerprint, folder_digest
+from arena_bot.intake.patches import DATASET_PATCH_BYTES
+from arena_bot.intake.reviews import load_review, review_path
+from arena_bot.intake.submissions import SubmissionFolder, load_submission, submission_folders
+from arena_bot.intake.verification import RunLevel, Tolerances, run_level
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.patches import DATASET_PATCH_BYTES
-from arena_bot.reviews import load_review, review_path
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
-from arena_bot.submissions import SubmissionFolder, load_submission, submission_folders
-from arena_bot.verification import RunLevel, Tolerances, run_level
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
@@ -186,7 +186,7 @@ def _metrics_levels(
     folder: SubmissionFolder, task: TaskFolder | None, options: ScoringOptions | None,
     index: Index | None,
 ) -> dict[str, RunLevel]:
-    """Each run's metrics level (:func:`arena_bot.verification.run_level`), read at the edge.
+    """Each run's metrics level (:func:`arena_bot.intake.verification.run_level`), read at the edge.
 
     Reading and replaying a transcript is costly; with an index the answer is remembered by
     the submission folder's content, the task folder's, the verification settings and the

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot.errors import ArenaError
-from arena_bot.transcripts.metrics import open_transcript
-from arena_bot.transcripts.redact import redact_text
+from arena_bot.intake.transcripts.metrics import open_transcript
+from arena_bot.intake.transcripts.redact import redact_text
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_EVENTS = 400

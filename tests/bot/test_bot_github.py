@@ -22,8 +22,8 @@ from arena_bot.bot.github import GitHubClient, GitHubSettings
 from arena_bot.bot.modes import run_comment
 from arena_bot.bot.render import MARKER
 from arena_bot.bot.view import LABEL_INVALID, LABEL_REVIEW, LABEL_VALID
-from arena_bot.diagnostics import DiagnosticOut
 from arena_bot.errors import GitHubError, InputError
+from arena_bot.intake.diagnostics import DiagnosticOut
 
 FORK_EVENT = DATA / "workflow_run_fork.json"
 SAME_REPO_EVENT = DATA / "workflow_run_same_repo.json"

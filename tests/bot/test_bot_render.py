@@ -15,7 +15,7 @@ from support.botdata import make_bundle, make_entry, make_report, make_result
 from arena_bot.bot.bundle import MAX_OUTPUT_CHARS, trim_result
 from arena_bot.bot.render import COMMENT_LIMIT, MARKER, escape_markdown, fit, render_comment
 from arena_bot.bot.view import LABEL_INVALID, LABEL_REVIEW, LABEL_VALID, build_view
-from arena_bot.diagnostics import DiagnosticOut
+from arena_bot.intake.diagnostics import DiagnosticOut
 
 GOLDEN = Path(__file__).parent / "golden"
 KEY = "slugkit-options/2026-11-02_claude-code_x"

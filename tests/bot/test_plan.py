@@ -96,7 +96,7 @@ def test_a_second_plan_parses_no_submission_again(
     assert first.exit_code == 0, first.output
     settle(root)  # the index stores no signature seconds old
 
-    import arena_bot.submissions as submissions
+    import arena_bot.intake.submissions as submissions
 
     def parse(*_: object) -> None:
         raise AssertionError("parsed again although unchanged")

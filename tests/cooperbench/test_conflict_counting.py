@@ -209,7 +209,7 @@ SAMPLES = Path(__file__).parent.parent.parent / "dataset"
 
 
 def _sample_pairs() -> list[tuple[str, int, int]]:
-    from arena_bot.dataset import Dataset
+    from arena_bot.tasks.dataset import Dataset
 
     pairs = []
     for task in Dataset(SAMPLES).all():
@@ -223,7 +223,7 @@ def test_sample_gold_pairs_count_as_cooperbench(task_id: str, first: int, second
                                                 tmp_path: Path) -> None:
     """The shipped tasks' gold patches, paired as coop runs pair them: the same counts as the
     literal sequence, conflicting (slugkit-options) or clean."""
-    from arena_bot.dataset import load_task
+    from arena_bot.tasks.dataset import load_task
 
     task = load_task(SAMPLES / task_id)
     assert task.bundle is not None

@@ -19,7 +19,7 @@ from support.cooperbench_tasks import (
     make_task,
 )
 
-from arena_bot.cooperbench import read_features
+from arena_bot.tasks.cooperbench import read_features
 
 
 def test_titles_lose_cooperbench_markdown(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_layouts_pass_gold_offline(layout: str, backend: str, tmp_path: Path,
 @pytest.mark.docker
 def test_src_layout_without_the_install_step_fails(tmp_path: Path, base_image: str) -> None:
     """The same task with the import's install step cut from its Dockerfile: gold fails."""
-    from arena_bot.cooperbench import INSTALL_STEPS
+    from arena_bot.tasks.cooperbench import INSTALL_STEPS
 
     upstream, task = make_task(tmp_path, layout="src", backend="setuptools")
     dest = tmp_path / "root" / "dataset"

@@ -22,9 +22,9 @@ from support.real_cooperbench import (
     unpack,
 )
 
-from arena_bot.cooperbench_runner import read_test_step
 from arena_bot.evaluation.canary_place import place, place_everywhere, spots
 from arena_bot.evaluation.harness import collected_paths, plan_canaries
+from arena_bot.tasks.cooperbench_runner import read_test_step
 
 
 @pytest.fixture(scope="module")

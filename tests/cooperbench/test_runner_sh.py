@@ -22,8 +22,8 @@ from support.cooperbench_tasks import (
 from support.gitrepo import commit_folder
 
 from arena_bot.cli import main
-from arena_bot.cooperbench_runner import derive_test_step, read_test_step, split_commands
 from arena_bot.errors import DatasetError
+from arena_bot.tasks.cooperbench_runner import derive_test_step, read_test_step, split_commands
 
 RUNNERS = Path(__file__).parent / "runners"
 PREFIX = 'python3 -m pytest -p no:cacheprovider --junitxml="$ARENA_JUNIT"'
@@ -220,7 +220,7 @@ def _subproject_task(tmp: Path) -> tuple[Path, Path]:
 
 
 def test_install_folders_follow_the_runner() -> None:
-    from arena_bot.cooperbench_runner import install_folders
+    from arena_bot.tasks.cooperbench_runner import install_folders
 
     assert install_folders(SUBPROJECT_RUNNER) == ("pkg-core",)
     assert install_folders((RUNNERS / "plain.sh").read_text()) == (".",)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.dataset import TaskFolder, load_task
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
+from arena_bot.intake.submissions import SubmissionFolder, load_submission
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.images import TaskImages
-from arena_bot.submissions import SubmissionFolder, load_submission
+from arena_bot.tasks.dataset import TaskFolder, load_task
 
 WriteSubmission = Callable[..., SubmissionFolder]
 

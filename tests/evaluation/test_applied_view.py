@@ -8,12 +8,12 @@ import shlex
 
 import pytest
 
-from arena_bot.dataset import TaskFolder
 from arena_bot.evaluation.applied import applied_flags
 from arena_bot.evaluation.flags import review_flags
 from arena_bot.evaluation.harness import REPO_DIR
-from arena_bot.patches import parse_patch, protected_paths_for
+from arena_bot.intake.patches import parse_patch, protected_paths_for
 from arena_bot.sandbox.base import SandboxLimits
+from arena_bot.tasks.dataset import TaskFolder
 
 pytestmark = pytest.mark.docker
 

@@ -14,7 +14,7 @@ import pytest
 
 from arena_bot.evaluation.ast_flags import python_flags
 from arena_bot.evaluation.flags import review_flags
-from arena_bot.patches import ProtectedPaths, parse_patch
+from arena_bot.intake.patches import ProtectedPaths, parse_patch
 
 
 def _new_file(text: str, path: str = "pkg/mod.py") -> str:

@@ -8,8 +8,8 @@ from arena_bot.evaluation.flags import review_flags
 from arena_bot.evaluation.harness import check_protected, plan_canaries
 from arena_bot.evaluation.junit import JUnitReport
 from arena_bot.evaluation.verdict import Canaries, decide
+from arena_bot.intake.patches import ProtectedPaths, parse_patch
 from arena_bot.models.evaluation import TestCaseResult
-from arena_bot.patches import ProtectedPaths, parse_patch
 
 CANARIES = Canaries(must_pass="test_aaa111", must_fail="test_bbb222")
 PROTECTED = ProtectedPaths(patterns=("tests/*", "**/conftest.py", "conftest.py"),

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena_bot.cli import main
-from arena_bot.dataset import TaskFolder
+from arena_bot.tasks.dataset import TaskFolder
 
 
 @pytest.fixture

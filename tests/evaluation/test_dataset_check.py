@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from arena_bot.cli import main
-from arena_bot.dataset import TaskFolder, load_task
 from arena_bot.evaluation.junit import JUnitReport
 from arena_bot.evaluation.verdict import decide
 from arena_bot.models.evaluation import TestCaseResult
 from arena_bot.models.task import ExpectedTests
+from arena_bot.tasks.dataset import TaskFolder, load_task
 
 
 def invoke(root: Path, *args: str, base_image: str):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.dataset import Dataset, TaskFolder
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.evaluation.expected import check_feature
 from arena_bot.evaluation.harness import load_expected_tests
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 pytestmark = pytest.mark.docker
 

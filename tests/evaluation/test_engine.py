@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.dataset import TaskFolder, load_task
 from arena_bot.errors import SandboxError
 from arena_bot.evaluation.engine import Evaluator, evaluate_submission, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.sandbox.images import TaskImages
+from arena_bot.tasks.dataset import TaskFolder, load_task
 
 pytestmark = pytest.mark.docker
 

@@ -14,8 +14,8 @@ from arena_bot.evaluation.harness import (
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport
 from arena_bot.evaluation.stream import STREAM_LOST, Stream, parse_stream
 from arena_bot.evaluation.verdict import Verdict
+from arena_bot.intake.patches import ProtectedPaths
 from arena_bot.models.evaluation import TestCaseResult
-from arena_bot.patches import ProtectedPaths
 from arena_bot.sandbox.base import ExecResult
 
 PROTECTED = ProtectedPaths(patterns=("tests/*",), exact=frozenset({"tests/test_new.py"}))

@@ -17,8 +17,8 @@ import docker
 import pytest
 from support.interrupt import EXIT_STATUS, MATRIX, STORED, Case, Outcome, run_case
 
-from arena_bot.dataset import TaskFolder
 from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.tasks.dataset import TaskFolder
 
 #: ``alone`` (and the ``alone_on_machine`` fixture): under xdist (scripts/test.sh) the other
 #: worker pauses while these run: each command is stopped at a chosen moment, and a loaded

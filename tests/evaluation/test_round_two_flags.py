@@ -9,8 +9,13 @@ import textwrap
 
 from arena_bot.evaluation.ast_flags import literals_of
 from arena_bot.evaluation.flags import literals_of_patches, review_flags
+from arena_bot.intake.patches import (
+    ProtectedPaths,
+    declared_encoding,
+    decode_as_python,
+    parse_patch,
+)
 from arena_bot.models.evaluation import ReviewFlag
-from arena_bot.patches import ProtectedPaths, declared_encoding, decode_as_python, parse_patch
 
 NOTHING = ProtectedPaths(patterns=())
 

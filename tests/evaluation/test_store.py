@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.dataset import TaskFolder
-from arena_bot.evaluation.store import ResultStore, input_key, write_atomically
+from arena_bot.core.files import write_atomically
+from arena_bot.evaluation.store import ResultStore, input_key
 from arena_bot.models.evaluation import EvaluationResult
+from arena_bot.tasks.dataset import TaskFolder
 
 
 def make_result(key_hash: str) -> EvaluationResult:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.dataset import Dataset
 from arena_bot.evaluation.harness import HARNESS_DIR, LOCKED_DOWN_ENV, REPO_DIR
 from arena_bot.evaluation.stream import plugin_source
 from arena_bot.sandbox.base import SandboxLimits
+from arena_bot.tasks.dataset import Dataset
 
 pytestmark = pytest.mark.docker
 
@@ -30,8 +30,8 @@ _PLANT = {
 _ABOVE = {"/workspace/conftest.py": _CLEAR_ITEMS}
 
 
-def _run(sandbox, *, env: dict[str, str]) -> str:
-    result = sandbox.exec(["sh", "-c", "python3 -m pytest -q tests 2>&1; echo exit=$?"],
+def _run(sandbox, *, env: dict[str, str], args: str = "") -> str:
+    result = sandbox.exec(["sh", "-c", f"python3 -m pytest -q {args} tests 2>&1; echo exit=$?"],
                           timeout=120, env=env, workdir=REPO_DIR, user="tester")
     return result.output
 
@@ -43,13 +43,22 @@ def _plant(sandbox, files: dict[str, str]) -> None:
         assert made.exit_code == 0, made.output
 
 
-@pytest.mark.parametrize("planted", [_PLANT, _ABOVE], ids=["pytest11-plugin", "conftest-above"])
-def test_planted_plugins_do_not_load_under_the_lock_down(planted, engine, task_images) -> None:
+#: pytest < 8 looked for conftest.py files up to the file system's root when the repository
+#: has no ini file; pytest 8 (the pinned one) stops at the rootdir by itself. The control run
+#: asks for the old search so that it shows the planted file acting on any pytest version a
+#: task may install; the locked run keeps the task's own command line.
+_OLD_SEARCH = "--confcutdir=/"
+
+
+@pytest.mark.parametrize(("planted", "control_args"), [(_PLANT, ""), (_ABOVE, _OLD_SEARCH)],
+                         ids=["pytest11-plugin", "conftest-above"])
+def test_planted_plugins_do_not_load_under_the_lock_down(planted, control_args, engine,
+                                                         task_images) -> None:
     image = task_images.ensure(TASK).tag
     with engine.open(image, limits=SandboxLimits()) as sandbox:
         _plant(sandbox, planted)
         sandbox.write_files({"arena_stream.py": plugin_source()}, directory=HARNESS_DIR)
-        control = _run(sandbox, env={"PYTHONDONTWRITEBYTECODE": "1"})
+        control = _run(sandbox, env={"PYTHONDONTWRITEBYTECODE": "1"}, args=control_args)
         locked = _run(sandbox, env=dict(LOCKED_DOWN_ENV))
     assert "exit=5" in control and " passed" not in control, control  # the attack works
     assert " passed" in locked, locked

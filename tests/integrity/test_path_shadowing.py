@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from support.workbench import Workbench
 
-from arena_bot.dataset import TaskFolder, load_task
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.models.evaluation import TestRunner
+from arena_bot.tasks.dataset import TaskFolder, load_task
 
 pytestmark = pytest.mark.docker
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from support.gitrepo import git
 
 from arena_bot.cli import main
-from arena_bot.dataset import load_task
+from arena_bot.tasks.dataset import load_task
 
 SEED_KEYS = {
     "repo_name", "task_id", "timestamp", "feature1", "feature2", "merge_status",

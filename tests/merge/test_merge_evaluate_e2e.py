@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena_bot.cli import main
-from arena_bot.dataset import Dataset
+from arena_bot.intake.submissions import load_submission
 from arena_bot.merge.gitmerge import merge_patches
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.submissions import load_submission
+from arena_bot.tasks.dataset import Dataset
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_bot.core.prices import load_price_table, normalize_model_name
 from arena_bot.errors import InputError
 from arena_bot.scoring.outliers import (
     PatchRef,
@@ -13,7 +14,6 @@ from arena_bot.scoring.outliers import (
     patch_digest,
     robust_reason,
 )
-from arena_bot.scoring.prices import load_price_table, normalize_model_name
 
 PATCH = """diff --git a/x.py b/x.py
 index 1234567..89abcde 100644

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot.bot.bundle import Bundle
-from arena_bot.diagnostics import DiagnosticOut, ReportOut, SubmissionOut, SummaryOut
+from arena_bot.intake.diagnostics import DiagnosticOut, ReportOut, SubmissionOut, SummaryOut
 from arena_bot.models.leaderboard import Entry
 from support.fakegithub import FakeGitHub, FakePull
 

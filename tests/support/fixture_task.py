@@ -10,7 +10,7 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena_bot.dataset import task_dockerfile
+from arena_bot.tasks.dataset import task_dockerfile
 from support.gitrepo import git as support_git
 
 #: Fixed dates make the fixture repository's commit ids (and so image hashes) reproducible.

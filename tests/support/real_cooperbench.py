@@ -11,7 +11,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "cooperbench" / "real"
 TASKS_ARCHIVE = REAL / "cooperbench-tasks.tar.xz"

@@ -12,7 +12,7 @@ import random
 import shutil
 from pathlib import Path
 
-from arena_bot.scoring.prices import load_price_table, token_cost
+from arena_bot.core.prices import load_price_table, token_cost
 from arena_bot.settings import OFFLINE_BASE_IMAGE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,11 +91,11 @@ def _patch(number: int) -> str:
 def generate(root: Path, *, n_submissions: int, n_tasks: int, seed: int = 7) -> None:
     """Write dataset/, submissions/ and .arena/results/ for a synthetic board under ``root``."""
     from arena_bot import HARNESS_VERSION
-    from arena_bot.dataset import Dataset
-    from arena_bot.evaluation.digest import folder_digest
+    from arena_bot.core.digest import folder_digest
     from arena_bot.evaluation.store import InputKey, ResultStore, content_hash
+    from arena_bot.intake.submissions import load_submission
     from arena_bot.models.evaluation import EvaluationResult, FeatureResult, RunResult
-    from arena_bot.submissions import load_submission
+    from arena_bot.tasks.dataset import Dataset
 
     rng = random.Random(seed)
     task_ids = [f"synthetic-{i:03d}" for i in range(n_tasks)]

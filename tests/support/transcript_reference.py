@@ -1,8 +1,8 @@
 """A reference reader of each raw transcript format, written apart from ``arena_bot``'s importers.
 
 It loads each file whole with the standard library (no streaming, no shared code with
-``arena_bot.transcripts``) and computes the figures straight from each format's documentation,
-so a test comparing the two catches a mistake in either. Figures returned:
+``arena_bot.intake.transcripts``) and computes the figures straight from each format's
+documentation, so a test comparing the two catches a mistake in either. Figures returned:
 ``uncached`` (input tokens not served from a cache), ``cache_read``, ``cache_write``,
 ``output``, ``tool_calls``, ``iterations``, ``seconds`` (first to last timestamp) and
 ``models`` (sorted).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from arena_bot.dataset import TaskFolder
+from arena_bot.tasks.dataset import TaskFolder
 from support.gitrepo import git as _git
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from support.transcript_reference import read as reference_read
 
-from arena_bot.transcripts import TranscriptMetrics, read_transcript
-from arena_bot.transcripts.claude_code import read_claude_code_files, subagent_files
-from arena_bot.transcripts.redact import find_secrets, store_redacted
+from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.intake.transcripts.claude_code import read_claude_code_files, subagent_files
+from arena_bot.intake.transcripts.redact import find_secrets, store_redacted
 
 CORPUS = Path(__file__).parent / "corpus"
 MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())

@@ -2,7 +2,7 @@
 
 Every transcript of ``corpus/`` (real sessions committed to public repositories, see its
 README) that shows per-request usage, and every sub-agent file beside it, must have no
-usage problem (:func:`arena_bot.transcripts.edits.usage_problems`): a rule that rejects
+usage problem (:func:`arena_bot.intake.transcripts.edits.usage_problems`): a rule that rejects
 what a tool really writes would deny the level to honest work. The files left out are
 named below with the reason, and each is checked to be left out for that reason.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from arena_bot.transcripts.edits import READERS, read_activity, usage_problems
+from arena_bot.intake.transcripts.edits import READERS, read_activity, usage_problems
 
 CORPUS = Path(__file__).parent / "corpus"
 MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena_bot.errors import InputError
-from arena_bot.transcripts import read_transcript
+from arena_bot.intake.transcripts import read_transcript
 
 DATA = Path(__file__).parent / "data"
 
@@ -215,7 +215,7 @@ def test_enormous_openhands_trajectory_streams_in_bounded_memory(tmp_path: Path)
 
 
 def test_oversized_single_item_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena_bot.transcripts import jsonstream
+    from arena_bot.intake.transcripts import jsonstream
 
     monkeypatch.setattr(jsonstream, "MAX_LINE_BYTES", 100_000)
     path = tmp_path / "huge.json"

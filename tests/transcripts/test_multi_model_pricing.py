@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.scoring.prices import load_price_table, token_cost
-from arena_bot.transcripts import read_transcript
-from arena_bot.verification import transcript_cost
+from arena_bot.core.prices import load_price_table, token_cost
+from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.verification import transcript_cost
 
 PRICES = load_price_table()
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena_bot.transcripts.redact import RedactionReport, redact_line
+from arena_bot.intake.transcripts.redact import RedactionReport, redact_line
 
 SECRETS = [
     ("anthropic-key", "sk-ant-api03-" + "A1b2" * 10),

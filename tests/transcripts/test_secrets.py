@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.transcripts import read_transcript
-from arena_bot.transcripts.redact import (
+from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts.redact import (
     find_secrets,
     secret_file_reason,
     secrets_in_patch,
@@ -223,6 +223,6 @@ def test_a_key_cut_off_without_its_end_line_does_not_swallow_the_rest(tmp_path: 
 def test_the_keyword_prefilter_covers_every_keyword_detect_secrets_knows() -> None:
     from detect_secrets.plugins.keyword import DENYLIST
 
-    from arena_bot.transcripts.redact import KEYWORD_WORDS
+    from arena_bot.intake.transcripts.redact import KEYWORD_WORDS
 
     assert all(any(word in keyword for word in KEYWORD_WORDS) for keyword in DENYLIST)

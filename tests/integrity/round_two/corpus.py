@@ -23,9 +23,9 @@ from pathlib import Path, PurePosixPath
 
 from support.workbench import Workbench
 
-from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.intake.patches import load_patch, protected_paths_for
 from arena_bot.models.evaluation import TestRunner
-from arena_bot.patches import load_patch, protected_paths_for
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 ROOT = Path(__file__).resolve().parents[3]
 PAYLOADS = Path(__file__).parent / "payloads"

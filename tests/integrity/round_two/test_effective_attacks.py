@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from support.fixture_task import copy_fixture_task, diff_of
 
-from arena_bot.dataset import TaskFolder, load_task
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.models.evaluation import TestRunner
+from arena_bot.tasks.dataset import TaskFolder, load_task
 
 pytestmark = pytest.mark.docker
 

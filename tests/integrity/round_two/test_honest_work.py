@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from corpus import ROOT, corpus_tasks
 
-from arena_bot.dataset import Dataset
 from arena_bot.evaluation.engine import make_test_runner
-from arena_bot.submissions import load_submission
+from arena_bot.intake.submissions import load_submission
+from arena_bot.tasks.dataset import Dataset
 
 pytestmark = pytest.mark.docker
 

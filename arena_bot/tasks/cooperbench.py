@@ -4,7 +4,7 @@ A CooperBench task (``dataset/<repo>_task/task<id>/``) has a ``Dockerfile`` that
 upstream repository and checks out the base commit, a ``runner.sh`` whose test step runs the
 tests, and ``feature<N>/{feature.md,feature.patch,tests.patch}``. The import keeps the
 features and their patches, reads the upstream URL and base commit from the Dockerfile and
-the test command and installed projects from the runner (:mod:`arena_bot.cooperbench_runner`;
+the test command and installed projects from the runner (:mod:`arena_bot.tasks.cooperbench_runner`;
 or takes ``test_command``), and writes:
 
 * ``task.yaml`` (validated by loading it back),
@@ -35,13 +35,13 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from arena_bot.cooperbench_runner import install_folders, read_test_step
-from arena_bot.cooperbench_runner import read_test_command as read_test_command  # re-export
-from arena_bot.dataset import TaskFolder, load_task, task_dockerfile
 from arena_bot.errors import DatasetError, InputError, UsageError
 from arena_bot.gitcmd import run_git
 from arena_bot.models.task import Task
-from arena_bot.wheels import WHEELS_FILE, resolve_wheels
+from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step
+from arena_bot.tasks.cooperbench_runner import read_test_command as read_test_command  # re-export
+from arena_bot.tasks.dataset import TaskFolder, load_task, task_dockerfile
+from arena_bot.tasks.wheels import WHEELS_FILE, resolve_wheels
 
 _CLONE = re.compile(
     r"\bgit\s+clone\s+(?:-{1,2}[\w-]+(?:[= ]\d+)?\s+)*(?P<url>(?:https?://|git@)\S+)"
@@ -238,7 +238,7 @@ def import_task(
 
     An existing ``dest/<id>`` is an error unless ``force``: then it is replaced only once the
     new folder is complete, so a failed import loses nothing. With ``wheels`` (the default)
-    the dependencies are resolved on the host into ``wheels.txt`` (:mod:`arena_bot.wheels`);
+    the dependencies are resolved on the host into ``wheels.txt`` (:mod:`arena_bot.tasks.wheels`);
     without, the image only makes the project importable (no dependencies).
     """
     task = read_task(root, test_command=test_command)

@@ -36,7 +36,7 @@ from detect_secrets.settings import default_settings
 from detect_secrets.util.filetype import FileType
 
 from arena_bot.errors import InputError
-from arena_bot.transcripts.metrics import MAX_LINE_BYTES, open_transcript
+from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, open_transcript
 
 
 def _prefixed(prefix: str, rest: str) -> re.Pattern[str]:

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from arena_bot.errors import InputError
-from arena_bot.transcripts.metrics import (
+from arena_bot.intake.transcripts.metrics import (
     MAX_LINE_BYTES,
     Clock,
     TranscriptMetrics,

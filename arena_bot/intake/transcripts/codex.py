@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
+from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
 
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
 #: Codex edits files with ``apply_patch`` (a custom tool, or a shell call); its envelope names

@@ -9,14 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena_bot.errors import InputError
-from arena_bot.transcripts.aider import read_aider_analytics, read_aider_history
-from arena_bot.transcripts.atif import read_atif
-from arena_bot.transcripts.claude_code import read_claude_code
-from arena_bot.transcripts.codex import read_codex
-from arena_bot.transcripts.generic import read_generic
-from arena_bot.transcripts.metrics import TranscriptMetrics
-from arena_bot.transcripts.openhands import read_openhands
-from arena_bot.transcripts.swe_agent import read_swe_agent
+from arena_bot.intake.transcripts.aider import read_aider_analytics, read_aider_history
+from arena_bot.intake.transcripts.atif import read_atif
+from arena_bot.intake.transcripts.claude_code import read_claude_code
+from arena_bot.intake.transcripts.codex import read_codex
+from arena_bot.intake.transcripts.generic import read_generic
+from arena_bot.intake.transcripts.metrics import TranscriptMetrics
+from arena_bot.intake.transcripts.openhands import read_openhands
+from arena_bot.intake.transcripts.swe_agent import read_swe_agent
 
 READERS: dict[str, Callable[[Path], TranscriptMetrics]] = {
     "aider": read_aider_analytics,

@@ -22,9 +22,16 @@ from pathlib import Path
 
 import yaml
 
-from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.core.prices import PriceTable
 from arena_bot.errors import InputError
 from arena_bot.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
+from arena_bot.intake.patches import ProtectedPaths, protected_paths_for
+from arena_bot.intake.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
+from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.intake.transcripts.claude_code import subagent_files
+from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
+from arena_bot.intake.validation import Diagnostic, validate_submission
+from arena_bot.intake.verification import transcript_cost
 from arena_bot.models.submission import (
     Contributor,
     Run,
@@ -34,14 +41,7 @@ from arena_bot.models.submission import (
     Transcript,
     TranscriptFormat,
 )
-from arena_bot.patches import ProtectedPaths, protected_paths_for
-from arena_bot.scoring.prices import PriceTable
-from arena_bot.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
-from arena_bot.transcripts import TranscriptMetrics, read_transcript
-from arena_bot.transcripts.claude_code import subagent_files
-from arena_bot.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
-from arena_bot.validation import Diagnostic, validate_submission
-from arena_bot.verification import transcript_cost
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 
 @dataclass(frozen=True)

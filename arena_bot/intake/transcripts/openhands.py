@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena_bot.transcripts.jsonstream import iter_items
-from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int
+from arena_bot.intake.transcripts.jsonstream import iter_items
+from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
+from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
 
 
 def read_generic(path: Path) -> TranscriptMetrics:

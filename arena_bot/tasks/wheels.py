@@ -20,8 +20,14 @@ from pathlib import Path
 
 from arena_bot.errors import DatasetError, SandboxError
 
-#: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it).
+#: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
+#: one place its version is pinned, for task wheelhouses and the offline base image alike.
 PYTEST_PIN = "pytest==8.3.5"
+#: The offline base image's wheelhouse (``arena images base``): the pip that installs it and
+#: :data:`PYTEST_PIN` with its dependencies on the base image's Python 3.11 (exceptiongroup
+#: and tomli are for Python < 3.11 only), each pinned so that every build installs the same.
+BASE_WHEELS = ("pip==26.3", PYTEST_PIN, "iniconfig==2.3.1", "packaging==26.4",
+               "pluggy==1.7.0")
 #: What CooperBench's Dockerfile installs besides the project (pytest-xdist is never used by
 #: the test commands and is left out).
 TEST_TOOLS = (PYTEST_PIN, "pytest-mock==3.14.0")
@@ -63,19 +69,36 @@ def resolve_wheels(projects: list[Path], *, dest: Path) -> list[str]:
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
                  *requirements])
     if done.returncode != 0:
-        tail = "\n".join(done.stderr.strip().splitlines()[-8:])
+        said = done.stderr.strip().splitlines()
+        tail = "\n".join([line for line in said if line.startswith("ERROR:")] or said[-8:])
         missing = re.findall(r"No matching distribution found for (\S+)", done.stderr)
-        what = (f"no wheel of {', '.join(missing)} for this platform: building it needs a "
-                "compiler or system libraries, which task images do not have"
-                if missing else "pip could not download the dependencies")
-        raise DatasetError(f"{what}:\n{tail}", hint="check the network to the package index; "
-                           "a task needing a compiler cannot be imported as it is")
+        absent = [req for req in missing if not _on_index(req)]
+        if absent:
+            what = f"{', '.join(absent)} is not on the package index"
+            hint = "check the requirement's name and the network to the package index"
+        elif missing:
+            what = (f"no wheel of {', '.join(missing)} for this platform, only its source: "
+                    "building it needs a compiler or system libraries, which task images "
+                    "do not have")
+            hint = ("a task needing a compiler cannot be imported as it is: pin a version "
+                    "of it that publishes wheels, or leave the task out")
+        else:
+            what = "pip could not download the dependencies"
+            hint = "check the network to the package index"
+        raise DatasetError(f"{what}:\n{tail}", hint=hint)
     lines = set()
     for wheel in dest.glob("*.whl"):
         match = _WHEEL.match(wheel.name)
         if match:
             lines.add(f"{match['name']}=={match['version']}")
     return sorted(lines, key=str.lower)
+
+
+def _on_index(requirement: str) -> bool:
+    """Whether the index has any release of ``requirement``'s project, source ones included
+    (``pip download --only-binary`` says "no matching distribution" for both)."""
+    name = re.match(r"[A-Za-z0-9._-]+", requirement)
+    return name is not None and _pip(["index", "versions", name[0]]).returncode == 0
 
 
 def fetch_wheels(requirements: Path, *, cache: Path) -> Path:

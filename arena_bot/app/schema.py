@@ -23,7 +23,7 @@ from arena_bot.models.task import Task
 from arena_bot.site.history import Snapshot
 
 #: Where the committed schemas live (package data).
-SCHEMA_DIR = Path(__file__).parent / "schemas"
+SCHEMA_DIR = Path(__file__).parents[1] / "schemas"
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Literal
 from arena_bot.config import DEFAULT_CONFIG
 
 if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset loader
-    from arena_bot.dataset import TaskFolder
+    from arena_bot.tasks.dataset import TaskFolder
 
 #: Patches of this project are source edits; anything bigger is a mistake or an attack.
 #: The defaults of arena.yaml's ``limits`` (validation passes the configured values).

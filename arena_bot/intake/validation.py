@@ -26,12 +26,10 @@ from pathlib import Path, PurePosixPath
 from typing import Literal, NewType, get_args
 
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
-from arena_bot.dataset import Dataset, TaskFolder
+from arena_bot.core.prices import PriceTable, load_price_table
 from arena_bot.errors import ArenaError
 from arena_bot.index import Index, code_fingerprint, tree_state
-from arena_bot.models.common import Level
-from arena_bot.models.submission import Run, Submission
-from arena_bot.patches import (
+from arena_bot.intake.patches import (
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
     Patch,
@@ -42,16 +40,18 @@ from arena_bot.patches import (
     protected_paths_for,
     unquote_git_name,
 )
-from arena_bot.scoring.prices import PriceTable, load_price_table
+from arena_bot.intake.submissions import SUBMISSION_FILE, submission_folders
+from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch
+from arena_bot.intake.verification import Tolerances, VerificationCode, verify_run
+from arena_bot.models.common import Level
+from arena_bot.models.submission import Run, Submission
 from arena_bot.scoring.witness import Witnesses, by_parent
-from arena_bot.submissions import SUBMISSION_FILE, submission_folders
-from arena_bot.transcripts.redact import secret_file_reason, secrets_in_patch
-from arena_bot.verification import Tolerances, VerificationCode, verify_run
+from arena_bot.tasks.dataset import Dataset, TaskFolder
 from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 
 #: Every code validation itself gives a diagnostic (besides ``patch-<problem>`` for each
-#: :data:`arena_bot.patches.PatchProblemCode` and the transcript checks'
-#: :data:`arena_bot.verification.VerificationCode`); each is documented on the formats page.
+#: :data:`arena_bot.intake.patches.PatchProblemCode` and the transcript checks'
+#: :data:`arena_bot.intake.verification.VerificationCode`); each is documented on the formats page.
 ValidationCode = Literal[
     "adds-test-file",
     "broken-task",

@@ -17,7 +17,7 @@ import ijson
 from ijson.common import ObjectBuilder
 
 from arena_bot.errors import InputError
-from arena_bot.transcripts.metrics import MAX_LINE_BYTES, empty_transcript, open_transcript
+from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, empty_transcript, open_transcript
 
 # Small reads keep the reported line close to where the parser actually stopped.
 READ_SIZE = 16 * 1024

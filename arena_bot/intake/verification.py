@@ -14,13 +14,11 @@ from pathlib import Path
 from typing import Literal
 
 from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.prices import PriceTable, normalize_model_name, token_cost
 from arena_bot.errors import ArenaError
-from arena_bot.models.common import Level
-from arena_bot.models.submission import Run
-from arena_bot.patches import load_patch
-from arena_bot.scoring.prices import PriceTable, normalize_model_name, token_cost
-from arena_bot.transcripts import TranscriptMetrics, read_transcript
-from arena_bot.transcripts.edits import (
+from arena_bot.intake.patches import load_patch
+from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
+from arena_bot.intake.transcripts.edits import (
     Activity,
     ReplayError,
     differences,
@@ -31,7 +29,9 @@ from arena_bot.transcripts.edits import (
     repo_path,
     usage_problems,
 )
-from arena_bot.transcripts.redact import find_secrets
+from arena_bot.intake.transcripts.redact import find_secrets
+from arena_bot.models.common import Level
+from arena_bot.models.submission import Run
 
 _DEFAULTS = DEFAULT_CONFIG.verification
 
@@ -347,7 +347,7 @@ def run_level(
     ones (time within its slack); the submission's ``models`` are the transcript's; the
     transcript's edit tool calls, replayed on the task's base commit (``base_checkout``),
     reproduce the run's patches; its per-request usage is internally consistent
-    (:func:`arena_bot.transcripts.edits.usage_problems`).
+    (:func:`arena_bot.intake.transcripts.edits.usage_problems`).
     """
     if run.transcript is None:
         return "self-reported", ("no transcript",)

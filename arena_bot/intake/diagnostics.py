@@ -1,4 +1,5 @@
-"""Rendering a :class:`~arena_bot.validation.ValidationReport`: text, JSON, GitHub annotations.
+"""Rendering a :class:`~arena_bot.intake.validation.ValidationReport`: text, JSON, GitHub
+annotations.
 
 Messages quote what contributors wrote (key names, file names), so every renderer escapes:
 text output shows invisible and control characters as ``\\uXXXX``; annotations use GitHub's
@@ -14,8 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from arena_bot.intake.validation import Diagnostic, SubmissionReport, ValidationReport
 from arena_bot.models.common import Level
-from arena_bot.validation import Diagnostic, SubmissionReport, ValidationReport
 
 OutputFormat = Literal["text", "json", "github"]
 OUTPUT_FORMATS: tuple[str, ...] = OutputFormat.__args__  # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
 """What a transcript shows the agent doing to files and asking of its model, read for replay.
 
-Independent of the usage importers (:mod:`arena_bot.transcripts` readers compute the
+Independent of the usage importers (:mod:`arena_bot.intake.transcripts` readers compute the
 figures); this module reads the same raw formats for two other things:
 
 * the **edit tool calls** in order — Claude Code ``Edit`` / ``MultiEdit`` / ``Write``,
@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from arena_bot.patches import Patch
-from arena_bot.transcripts.jsonstream import iter_events, iter_items
-from arena_bot.transcripts.metrics import MAX_LINE_BYTES, open_transcript, read_json_lines
+from arena_bot.intake.patches import Patch
+from arena_bot.intake.transcripts.jsonstream import iter_events, iter_items
+from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, open_transcript, read_json_lines
 
 #: ``replace``: ``old`` → ``new`` (once, or every time with ``replace_all``); ``write``: the
 #: whole file is ``new``; ``insert``: ``new`` after line ``insert_line`` (0 = at the top);

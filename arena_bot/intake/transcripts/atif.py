@@ -24,8 +24,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena_bot.transcripts.jsonstream import iter_objects
-from arena_bot.transcripts.metrics import Clock, TranscriptMetrics, as_int
+from arena_bot.intake.transcripts.jsonstream import iter_objects
+from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int
 
 FIELDS = frozenset({"agent", "steps.item", "final_metrics"})
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from arena_bot.transcripts.metrics import (
+from arena_bot.intake.transcripts.metrics import (
     Clock,
     TranscriptMetrics,
     as_int,

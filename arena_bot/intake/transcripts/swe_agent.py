@@ -15,8 +15,8 @@ import json
 import re
 from pathlib import Path
 
-from arena_bot.transcripts.jsonstream import iter_events
-from arena_bot.transcripts.metrics import TranscriptMetrics, as_int
+from arena_bot.intake.transcripts.jsonstream import iter_events
+from arena_bot.intake.transcripts.metrics import TranscriptMetrics, as_int
 
 STATS = "info.model_stats."
 DIFF_HEADER = re.compile(r"^diff --git a/\S+ b/(\S+)$", re.MULTILINE)

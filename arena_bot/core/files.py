@@ -1,0 +1,30 @@
+"""Writing files so that readers never see half of one."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` through a temporary file of the same folder renamed into
+    place: readers (and a run interrupted half-way, by Ctrl-C or SIGTERM) see the old file or
+    the whole new one, never a part. The folder must exist."""
+    handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix,
+                                         dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            # mkstemp's file is private (0600): the mode of the file replaced, else 0644.
+            try:
+                mode = target.stat().st_mode & 0o777
+            except FileNotFoundError:
+                mode = 0o644
+            os.fchmod(temp.fileno(), mode)
+            temp.write(data)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.replace(temp_name, target)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
