@@ -109,8 +109,8 @@ def base_image(docker_client: object, tmp_path_factory: pytest.TempPathFactory) 
 
 def _build_shared_task_images(docker_client: object, base: str,
                               tmp_path_factory: pytest.TempPathFactory) -> None:
-    from arena_bot.dataset import Dataset, load_task
     from arena_bot.sandbox.images import TaskImages
+    from arena_bot.tasks.dataset import Dataset, load_task
 
     images = TaskImages(docker_client, base_image=base)  # type: ignore[arg-type]
     fixture_root = tmp_path_factory.mktemp("shared-images")
