@@ -4,9 +4,10 @@
 Docker fixtures are session-scoped: the base image is built once (reused when present) and
 fixture task images are content-addressed, so repeated sessions reuse them.
 
-On several pytest-xdist workers (scripts/test.sh) the hooks below keep each test file on one
-worker, run ``alone`` tests with the other workers paused, and the session fixtures do their
-one-off work once for the run (support.workers).
+On several pytest-xdist workers (scripts/test.sh: ``--dist loadfile``, each test file on one
+worker, so a module-scoped fixture runs once) the hook below runs ``alone`` modules with the
+other workers paused, and the session fixtures do their one-off work once for the run
+(support.workers).
 """
 
 from __future__ import annotations
@@ -24,21 +25,11 @@ from support.real_cooperbench import (
     dataset_of,
     import_dirty_equals,
 )
-from support.workers import file_lock, group_of, machine_turn, once, shared_dir, worker
+from support.workers import file_lock, machine_turn, once, shared_dir, worker
 
 from arena_bot.settings import OFFLINE_BASE_IMAGE
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """xdist groups for tests that name none (support.workers.group_of): ``--dist loadgroup``
-    sends a group to one worker, so a module-scoped fixture runs once."""
-    for item in items:
-        group = group_of(item)
-        if group is not None and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,9 +1,8 @@
-"""The suite on several pytest-xdist workers (scripts/test.sh runs ``-n 2 --dist loadgroup``)
+"""The suite on several pytest-xdist workers (scripts/test.sh runs ``-n 2 --dist loadfile``)
 without doing anything twice and without load where load matters.
 
-- The tests of a file that uses a module-scoped fixture (a Docker evaluation the file's tests
-  read) are one xdist group (:func:`group_of`): the fixture runs once, on one worker; other
-  tests are spread one by one.
+- ``--dist loadfile`` sends each test file to one worker, so a module-scoped fixture (a
+  Docker evaluation the file's tests read) runs once.
 - Work a session-scoped fixture does once for the whole run (importing and checking the real
   CooperBench task, building the shared task images) is done by the first worker that needs
   it, under a file lock in the run's shared temporary folder (:func:`once`); the others wait
@@ -96,24 +95,3 @@ def once(tmp_path_factory: pytest.TempPathFactory, name: str,
         save(made, folder)
         done.write_text(str(folder), encoding="utf-8")
         return made
-
-
-#: Folders whose conftest's session-scoped fixtures are costly (the site is built once per
-#: session): their tests that use one are one group, so only one worker builds it.
-SESSION_GROUPS = ("tests/site",)
-
-
-def group_of(item: pytest.Item) -> str | None:
-    """The xdist group of a test that names none: the folder of :data:`SESSION_GROUPS` when
-    it uses that folder's session fixtures, else its file when it uses a module-, class- or
-    package-scoped fixture (which then runs once), else None (scheduled on its own)."""
-    info = getattr(item, "_fixtureinfo", None)
-    definitions = info.name2fixturedefs.values() if info is not None else ()
-    scopes = {(defs[-1].scope, defs[-1].baseid) for defs in definitions if defs}
-    for folder in SESSION_GROUPS:
-        if any(scope == "session" and (base == folder or base.startswith(folder + "/"))
-               for scope, base in scopes):
-            return folder
-    if any(scope in ("module", "class", "package") for scope, _ in scopes):
-        return item.nodeid.split("::", 1)[0]
-    return None
