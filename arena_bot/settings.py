@@ -33,6 +33,12 @@ class Settings:
         """Content-addressed EvaluationResult JSON files."""
         return self.cache_dir / "results"
 
+    @property
+    def published_snapshot(self) -> Path:
+        """The last published site's change snapshot, kept between the site build and
+        `arena bot store save|restore` (which carry it on the data branch)."""
+        return self.cache_dir / "published-snapshot.json"
+
     @classmethod
     def from_env(
         cls, *, root: Path | None = None, env: Mapping[str, str] | None = None

@@ -3,10 +3,12 @@ assertions).
 
 For every case of the interrupt matrix (tests/support/interrupt.py: `arena evaluate`,
 `arena pipeline`, `arena dataset check` and `arena merge`, each while a task image builds,
-while a sandbox starts, while tests run; `arena evaluate` also while it stores results), one
+while a sandbox starts, while tests run; `arena evaluate`, `arena pipeline` and `arena merge`
+also while they store results and while the task's repository is cloned for a merge), one
 case at a time, on a copy of the fixture task: the seconds from the signal to the process's
-exit, its exit status and what it left (containers of the run, build steps). Target: every
-case under 5 s (issue 30), exit status 130 (SIGINT) or 143 (SIGTERM), nothing left.
+exit, its exit status and what it left (containers of the run, build steps, git processes).
+Target: every case under 5 s (issue 30), exit status 130 (SIGINT) or 143 (SIGTERM), nothing
+left.
 
 Usage: ``.venv/bin/python benchmarks/bench_interrupt.py [--repeat N]``
 """

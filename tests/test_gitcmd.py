@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from support.gitrepo import git
@@ -75,3 +76,24 @@ def test_a_scratch_index_leaves_the_repositorys_own_index_alone(tmp_path: Path) 
     assert not scratch.exists() and not scratch.parent.exists()
     assert (tmp_path / ".git" / "index").read_bytes() == index_before
     assert git("ls-files", cwd=tmp_path).split() == ["staged.txt"]
+
+
+def test_a_stopped_or_timed_out_clone_is_killed_with_its_helpers(tmp_path: Path) -> None:
+    """A clone from a server that never answers (git-remote-https waits for ever) ends as soon
+    as ``stop`` is set, or when its timeout passes: git and its helper are gone, so nothing
+    keeps the clone's folder or the output pipes (the wait would hang on them)."""
+    from support.interrupt import StalledServer, _processes_naming
+
+    server = StalledServer()
+    try:
+        stop = threading.Event()
+        threading.Timer(1.0, stop.set).start()
+        stopped = run_git(["clone", "--quiet", server.url, str(tmp_path / "a")], stop=stop,
+                          timeout=120)
+        assert not stopped.ok and stopped.stderr.startswith("stopped")
+        assert server.connections and _processes_naming(server.url) == []
+        timed_out = run_git(["clone", "--quiet", server.url, str(tmp_path / "b")], timeout=1)
+        assert not timed_out.ok and timed_out.stderr.startswith("Timeout")
+        assert _processes_naming(server.url) == []
+    finally:
+        server.close()

@@ -45,7 +45,9 @@ def test_an_indirect_import_of_docker_from_scoring_is_caught(tmp_path: Path) -> 
 
 
 
-def test_an_import_up_the_layers_and_a_module_without_a_layer_are_caught(tmp_path: Path) -> None:
+def test_an_import_up_the_layers_a_module_without_a_layer_and_docker_outside_sandbox_are_caught(
+    tmp_path: Path,
+) -> None:
     shutil.copytree(ROOT / "arena_bot", tmp_path / "arena_bot",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
@@ -55,8 +57,26 @@ def test_an_import_up_the_layers_and_a_module_without_a_layer_are_caught(tmp_pat
     )
     # A module dropped at the top of the package, in no layer.
     (tmp_path / "arena_bot" / "loose.py").write_text("X = 1\n")
+    # A use case driving Docker itself instead of through sandbox/.
+    (tmp_path / "arena_bot" / "app" / "sneaky.py").write_text("import docker\n")
     result = _lint(tmp_path)
     assert result.returncode == 1, result.stdout
     assert "No import points up the layers BROKEN" in result.stdout
     assert "arena_bot.tasks.sneaky -> arena_bot.intake.patches" in result.stdout
     assert "- arena_bot.loose" in result.stdout
+    assert "Only sandbox imports docker-py BROKEN" in result.stdout
+    assert "arena_bot.app.sneaky -> docker" in result.stdout
+
+
+def test_a_command_reaching_past_app_into_the_bot_is_caught(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "arena_bot", tmp_path / "arena_bot",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    # A command doing a use case's work itself: the bot's unit planning, inside a function.
+    (tmp_path / "arena_bot" / "cli" / "sneaky.py").write_text(
+        "def helper():\n    from arena_bot.bot.plan import units_for\n    return units_for\n"
+    )
+    result = _lint(tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert "Commands reach the bot and the merge analysis through app/ BROKEN" in result.stdout
+    assert "arena_bot.cli.sneaky -> arena_bot.bot.plan" in result.stdout

@@ -2,16 +2,22 @@
 
 Each function takes the repository's :class:`~arena_bot.settings.Settings` and the adapters
 it needs (an :class:`~arena_bot.index.Index`, an engine) as parameters and returns data; it
-prints nothing. ``arena_bot.cli`` (click) and ``arena_bot.bot`` (GitHub) only parse their
-inputs, call one of these and present the result. Modules:
+prints nothing. ``arena_bot.cli`` (click) only parses arguments, builds the adapters, calls
+one of these and prints the result; the bot's parts (``arena_bot.bot``) are below them.
+Modules:
 
 * :mod:`.validation`: validating named submissions, a PR's changed files, or all of them;
 * :mod:`.evaluation`: evaluating submissions in Docker and storing their results;
 * :mod:`.scoring`: the repository's scoring options, scoring a board from disk (whole or
   incremental), and writing the board's files;
-* :mod:`.tasks`: checking tasks' gold patches and bare bases, recording expected test ids.
+* :mod:`.tasks`: checking tasks' gold patches and bare bases, recording expected test ids;
+* :mod:`.merge`: the merge analysis of two agents' patches (`arena merge`);
+* :mod:`.pr`: the bot's pull-request runs, evaluating a PR (untrusted) and commenting on it;
+* :mod:`.publish`: rescoring, building the site and laying out the published files;
+* :mod:`.scaleout`: the publish workflow's matrix, planning units, evaluating some, and
+  aggregating their results into the store;
+* :mod:`.schema`: the JSON Schemas of the public formats.
 
-Two more use cases live with their own packages because each is one module's whole job:
-building the site (:mod:`arena_bot.site.build`) and the bot's modes
-(:mod:`arena_bot.bot.modes`).
+Building the site (:func:`arena_bot.site.build.build`) is the site package's own use case;
+the data branch's restore and save (:mod:`arena_bot.bot.datastore`) are the git adapter's.
 """

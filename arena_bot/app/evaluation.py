@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,16 +177,23 @@ def docker_evaluator(
     return DockerEvaluator(evaluator=evaluator, engine=engine, swept=swept)
 
 
+@contextmanager
 def docker_test_runner(
     settings: Settings, task: TaskFolder, *, progress: Callable[[str], None] = lambda _l: None,
-) -> TestRunner:
+) -> Iterator[TestRunner]:
     """The engine's Docker test runner for ``task`` (its image built if needed), for the
-    merge analysis' test step."""
+    merge analysis' test step. Every sandbox it opened is removed when the block ends: not
+    left to the interpreter's exit, where a signal (SIGTERM's default action) would end the
+    process with a container still there."""
     client = docker_client()
     base_image = resolve_base_image(client, settings.base_image, explicit=False,
                                     progress=progress)
     image = TaskImages(client, base_image=base_image, progress=progress).ensure(task)
-    return make_test_runner(task, engine=DockerEngine(client), image=image.tag)
+    engine = DockerEngine(client)
+    try:
+        yield make_test_runner(task, engine=engine, image=image.tag)
+    finally:
+        engine.drain()
 
 
 def _pair(submission: SubmissionFolder, dataset: Dataset) -> tuple[SubmissionFolder, TaskFolder]:

@@ -97,6 +97,27 @@ def parse_bundle(data: Any, *, path: Path | str = "bundle.json") -> Bundle:
         ) from None
 
 
+def board_parts(
+    path: Path, keys: set[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The leaderboard entries of ``keys`` and the task boards of their tasks (missing
+    file: none scored yet)."""
+    if not path.is_file():
+        return [], []
+    try:
+        board = json.loads(path.read_text(encoding="utf-8"))
+        entries = [e for e in board["entries"] if isinstance(e, dict) and e.get("key") in keys]
+        task_ids = {e.get("task_id") for e in entries}
+        tasks = [t for t in board.get("tasks", []) if isinstance(t, dict)
+                 and t.get("task_id") in task_ids]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(
+            "cannot read the leaderboard's entries", path=path,
+            hint="regenerate it with `arena score`",
+        ) from None
+    return entries, tasks
+
+
 def write_bundle(bundle: Bundle, folder: Path) -> Path:
     """Write ``bundle.json`` into ``folder`` (created) and return its path."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -11,9 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena_bot.errors import GitHubError
+
+if TYPE_CHECKING:
+    from github.PullRequest import PullRequest
+    from github.Repository import Repository
 
 DEFAULT_API_URL = "https://api.github.com"
 #: The login GitHub gives ``GITHUB_TOKEN``'s comments (that token cannot read ``/user``).
@@ -143,18 +147,18 @@ class GitHubClient:
             seconds_between_writes=1.0 if pause is None else pause,
         )
         self._repo_name = settings.repository
-        self._repo_cache: Any = None
+        self._repo_cache: Repository | None = None
 
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self._settings.api_url!r}, repo={self._repo_name!r})"
 
-    def _repo(self) -> Any:  # a PyGithub Repository (imported lazily)
+    def _repo(self) -> Repository:  # PyGithub is imported lazily
         if self._repo_cache is None:
             with _api(f"read the repository {self._repo_name}"):
                 self._repo_cache = self._gh.get_repo(self._repo_name)
         return self._repo_cache
 
-    def _pull(self, number: int):  # type: ignore[no-untyped-def]
+    def _pull(self, number: int) -> PullRequest:
         with _api(f"read pull request #{number}"):
             return self._repo().get_pull(number)
 

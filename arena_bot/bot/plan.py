@@ -65,7 +65,7 @@ def aggregate(paths: Iterable[Path]) -> dict[str, Any]:
     The same unit twice with identical content is fine (a re-run job); with different
     content it is an error naming both files, since picking one would depend on order.
     """
-    merged: dict[str, tuple[Path, Any]] = {}
+    merged: dict[str, tuple[Path, dict[str, Any]]] = {}
     for path in paths:
         result = _read_result(path)
         unit = result["unit"]

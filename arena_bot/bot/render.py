@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
@@ -32,7 +31,7 @@ TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~@]|:(?=//))")
 
 
-def escape_markdown(value: Any) -> str:
+def escape_markdown(value: object) -> str:
     """Text as literal Markdown: specials backslash-escaped, line breaks flattened.
 
     ``@`` and ``://`` are escaped too so a name cannot ping someone or form an autolink;
@@ -53,7 +52,7 @@ class _Trusted(str):
     """Template-produced text that must not be escaped again (numbers formatted by filters)."""
 
 
-def _finalize(value: Any) -> str:
+def _finalize(value: object) -> str:
     if isinstance(value, _Trusted):
         return str(value)
     return escape_markdown(value)
@@ -67,7 +66,7 @@ def _pct(value: float | None) -> _Trusted:
     return _Trusted("–" if value is None else f"{value * 100:.0f}%")
 
 
-def _baseline(metric: Any, unit: str = "") -> _Trusted:
+def _baseline(metric: object, unit: str = "") -> _Trusted:
     """``min – max (median m)`` of a metric baseline; ``–`` when the bundle lacks it.
 
     Scores are placed between the task's min and max (seed 002), so the range is what a

@@ -20,9 +20,10 @@ from arena_bot.intake.diagnostics import DiagnosticOut
 
 V = TypeVar("V", bound=BaseModel)
 
-Verdict = Literal["valid", "invalid", "needs review"]
+#: What the comment concludes of the PR as a whole (the Action's ``verdict`` output).
+Conclusion = Literal["valid", "invalid", "needs review"]
 
-#: Label per verdict part; the bot adds and removes exactly these.
+#: Label per conclusion; the bot adds and removes exactly these.
 LABEL_VALID = "arena: valid"
 LABEL_INVALID = "arena: invalid"
 LABEL_REVIEW = "arena: needs review"
@@ -333,7 +334,7 @@ class CommentView:
     """The one object the comment template gets."""
 
     marker: str
-    verdict: Verdict
+    conclusion: Conclusion
     head_sha: str
     bot_version: str
     #: Why the PR needs a maintainer before any score is shown (``None``: checks passed).
@@ -349,10 +350,10 @@ class CommentView:
         if self.gate:
             return "needs a maintainer"
         count = len(self.submissions)
-        if self.verdict == "invalid":
+        if self.conclusion == "invalid":
             bad = sum(1 for s in self.submissions if not s.valid)
             return "invalid" if count <= 1 or bad == count else f"invalid ({bad} of {count})"
-        head = "valid" if self.verdict == "valid" else "valid, needs review"
+        head = "valid" if self.conclusion == "valid" else "valid, needs review"
         failing = sum(1 for s in self.submissions if s.failing)
         if failing and count == 1:
             head += self.submissions[0].outcome.removeprefix("valid")
@@ -380,7 +381,7 @@ def build_view(bundle: Bundle, *, marker: str, gate: list[str]) -> CommentView:
     """The comment's data; with a failed ``gate`` it carries no scores at all."""
     if gate:
         return CommentView(
-            marker=marker, verdict="needs review", head_sha=bundle.head_sha,
+            marker=marker, conclusion="needs review", head_sha=bundle.head_sha,
             bot_version=bundle.bot_version, gate=gate,
         )
     entries, bad_entries = _readable(bundle.entries, EntryView, key=lambda entry: entry.key)
@@ -398,7 +399,7 @@ def build_view(bundle: Bundle, *, marker: str, gate: list[str]) -> CommentView:
     ]
     return CommentView(
         marker=marker,
-        verdict=_verdict(bundle, submissions),
+        conclusion=_conclusion(bundle, submissions),
         head_sha=bundle.head_sha,
         bot_version=bundle.bot_version,
         gate=[],
@@ -429,7 +430,7 @@ def _task_of(entry: EntryView | None, tasks: dict[str, TaskView]) -> TaskView | 
     return tasks.get(entry.task_id) if entry is not None else None
 
 
-def _verdict(bundle: Bundle, submissions: list[SubmissionView]) -> Verdict:
+def _conclusion(bundle: Bundle, submissions: list[SubmissionView]) -> Conclusion:
     if not bundle.validation.valid:
         return "invalid"
     if any(s.flagged for s in submissions):

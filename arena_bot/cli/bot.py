@@ -5,14 +5,15 @@ Each workflow step is one of these calls, so what the workflows do is tested in 
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import click
 
+from arena_bot.errors import InputError, UsageError
 from arena_bot.settings import Settings
 
 _event_option = click.option(
@@ -78,119 +79,51 @@ def evaluate_pr(
     Prints annotations on the offending lines, writes the job summary (the comment's
     content) and exits 1 when a submission is invalid. Needs no token.
     """
-    from arena_bot.bot.modes import build_bundle, env_path, evaluate_pr_outputs
-    from arena_bot.bot.workflow import set_outputs, stop_commands, write_summary
-    from arena_bot.config import load_config
-    from arena_bot.errors import ArenaError, UsageError
+    from arena_bot.app.pr import changed_files_since, evaluate_pr
+    from arena_bot.bot.workflow import commands_stopped, set_outputs, stop_commands, write_summary
+    from arena_bot.cli.evaluation_output import run_evaluation
     from arena_bot.index import open_index
-    from arena_bot.intake.diagnostics import escape_data, render_github, to_model
-    from arena_bot.intake.validation import parse_changed_files, validate_changed_files
-    from arena_bot.tasks.dataset import Dataset
+    from arena_bot.intake.diagnostics import escape_data, render_github
 
     if run_docker and leaderboard is not None:
         raise UsageError("--evaluate scores the board itself; drop --leaderboard")
+    if (changed_files is None) == (base is None):
+        raise UsageError("give exactly one of --changed-files and --base")
     env = os.environ
-    lines = _changed_lines(settings.root, changed_files, base)
+    event = _event_path(event_path)
+    changed = (changed_files.read().splitlines() if changed_files is not None
+               else changed_files_since(settings.root, str(base)))
     with open_index(settings.cache_dir) as index:
-        report = validate_changed_files(
-            lines, root=settings.root, dataset=Dataset(settings.dataset_dir, index),
-            submissions_root=settings.submissions_dir, index=index,
-            config=load_config(settings.root).config,
-        )
-        model = to_model(report, root=settings.root)
-        changed = [s.path for s in model.submissions if s.valid]
-        board_error = None
-        if run_docker:
-            try:
-                leaderboard = _evaluate_and_score(
-                    settings, [settings.root / p for p in changed], index,
-                    jobs=jobs, base_image=base_image,
-                )
-            except ArenaError as exc:
-                # The bundle, the summary and the annotations still go out: the comment
-                # workflow needs them whatever went wrong here.
-                board_error, leaderboard = exc, None
-        results = _stored_results(settings, changed, index) if board_error is None else []
-    bundle = build_bundle(
-        event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
-        report=model,
-        results=results,
-        changed_files=[c.path for c in parse_changed_files(lines)],
-        leaderboard_path=(None if board_error is not None
-                          else leaderboard or settings.cache_dir / "leaderboard.json"),
-    )
-    path, summary, view = evaluate_pr_outputs(bundle, output or settings.cache_dir / "bundle")
-    click.echo(render_github(report, root=settings.root))  # annotations: escaped already
-    click.echo(stop_commands(summary))
-    write_summary(env, summary)
-    set_outputs(env, {"verdict": view.verdict, "bundle": str(path)})
-    click.echo(f"verdict: {view.verdict}; wrote {path}")
-    if board_error is not None:
-        click.echo(f"::error title=Agentic Arena::{escape_data(str(board_error))}")
-    if not report.valid or board_error is not None:
+
+        def evaluate(folders: list[Path]) -> None:
+            # test names, reasons and build output are the submission's text
+            with commands_stopped(env, click.echo):
+                run_evaluation(settings, folders, jobs=jobs, base_image=base_image,
+                               force=False, index=index)
+
+        done = evaluate_pr(settings, changed=changed, event_path=event, index=index,
+                           output=output or settings.cache_dir / "bundle",
+                           leaderboard=leaderboard, evaluate=evaluate if run_docker else None)
+    click.echo(render_github(done.report, root=settings.root))  # annotations: escaped already
+    click.echo(stop_commands(done.summary))
+    write_summary(env, done.summary)
+    set_outputs(env, {"verdict": done.conclusion, "bundle": str(done.bundle)})
+    click.echo(f"verdict: {done.conclusion}; wrote {done.bundle}")
+    if done.board_error is not None:
+        click.echo(f"::error title=Agentic Arena::{escape_data(str(done.board_error))}")
+    if not done.report.valid or done.board_error is not None:
         sys.exit(1)
 
 
-def _evaluate_and_score(
-    settings: Settings, folders: list[Path], index: Any, *, jobs: int, base_image: str | None
-) -> Path:
-    """Evaluate only ``folders`` (the PR's valid submissions; the rest keep their stored
-    results, restored from the data branch) and score every submission against them.
-
-    Returns the leaderboard.json written (under the cache, never the published board).
-    """
-    from arena_bot.app.scoring import score_board, write_scored
-    from arena_bot.app.validation import validate_submissions
-    from arena_bot.bot.workflow import commands_stopped
-    from arena_bot.cli.evaluation_output import run_evaluation
-
-    if folders:
-        # test names, reasons and build output are the submission's text
-        with commands_stopped(os.environ, click.echo):
-            run_evaluation(settings, folders, jobs=jobs, base_image=base_image, force=False,
-                           index=index)
-    # The board is scored as `arena pipeline` scores it: its valid submissions only. An
-    # invalid one (the PR's own, reported above) is left off instead of failing the scoring.
-    whole = validate_submissions(settings, index=index)
-    valid = [s.folder for s in whole.submissions if s.valid]
-    only = None if len(valid) == len(whole.submissions) else valid
-    board = score_board(settings, index=index, only=only)
-    folder = settings.cache_dir / "pr-board"
-    write_scored(board, folder)
-    return folder / "leaderboard.json"
-
-
-def _stored_results(settings: Settings, paths: list[str], index: Any) -> list[dict[str, Any]]:
-    """The stored evaluation results of these (valid) submission folders, as JSON data."""
-    from arena_bot.scoring.loader import load_inputs
-
-    if not paths:
-        return []
-    inputs = load_inputs(
-        dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
-        results_dir=settings.results_dir, only=[settings.root / p for p in paths], index=index,
-    )
-    return [s.result.model_dump(mode="json") for s in inputs.submissions if s.result]
-
-
-def _changed_lines(root: Path, changed_files: TextIO | None, base: str | None) -> list[str]:
-    """The PR's changed files from the file given or from git (exactly one of them)."""
-    from arena_bot.errors import InputError, UsageError
-
-    if (changed_files is None) == (base is None):
-        raise UsageError("give exactly one of --changed-files and --base")
-    if changed_files is not None:
-        return changed_files.read().splitlines()
-    import git
-
-    try:
-        output = git.Repo(root).git.diff("--name-status", "--no-renames", f"{base}...HEAD")
-    except (git.GitCommandError, git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+def _event_path(given: Path | None) -> Path:
+    """``given``, else $GITHUB_EVENT_PATH; a clear error when neither is set."""
+    value = given or os.environ.get("GITHUB_EVENT_PATH")
+    if not value:
         raise InputError(
-            f"cannot list the changed files against {base!r}: {exc}", path=root,
-            hint="check out the PR with fetch-depth: 0 so the base commit is present",
-        ) from None
-    return str(output).splitlines()
+            "no --event given and GITHUB_EVENT_PATH is not set",
+            hint="pass --event FILE (a GitHub event payload) or run inside GitHub Actions",
+        )
+    return Path(value)
 
 
 @bot.command("comment")
@@ -207,25 +140,23 @@ def comment(event_path: Path | None, bundle_path: Path) -> None:
 
     Reads GITHUB_API_URL, GITHUB_REPOSITORY and GITHUB_TOKEN from the environment.
     """
+    from arena_bot.app.pr import comment_pr
     from arena_bot.bot.github import GitHubClient, GitHubSettings
-    from arena_bot.bot.modes import env_path, run_comment
     from arena_bot.bot.workflow import set_outputs
 
     env = os.environ
     client = GitHubClient(GitHubSettings.from_env(env))
-    outcome = run_comment(
-        event_path=env_path(env, event_path, "GITHUB_EVENT_PATH"),
-        bundle_path=bundle_path, client=client,
-    )
+    outcome = comment_pr(event_path=_event_path(event_path),
+                         bundle_path=bundle_path, client=client)
     if outcome.skipped is not None:
         click.echo(outcome.skipped)
         return
     action = "created" if outcome.created else "updated"
-    click.echo(f"PR #{outcome.pr_number}: {outcome.verdict}; {action} {outcome.url}")
+    click.echo(f"PR #{outcome.pr_number}: {outcome.conclusion}; {action} {outcome.url}")
     for reason in outcome.gate:
         click.echo(f"needs a maintainer: {reason}")
     click.echo(f"labels: {', '.join(sorted(outcome.labels))}")
-    set_outputs(env, {"verdict": outcome.verdict, "comment-url": outcome.url})
+    set_outputs(env, {"verdict": outcome.conclusion, "comment-url": outcome.url})
 
 
 @bot.command("publish")
@@ -249,83 +180,25 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     writes the published board. A repository without the site/ project (it copied only the
     workflows) publishes the data files under a plain index page.
     """
-    from arena_bot.app.scoring import describe_scored, score_board, write_scored
+    from arena_bot.app.publish import publish as run_publish
+    from arena_bot.app.scoring import describe_scored
     from arena_bot.index import open_index
 
     with open_index(settings.cache_dir) as index:
-        scored = score_board(settings, index=index)
-    board_dir = settings.cache_dir / "publish-board"
-    for line in describe_scored(scored, write_scored(scored, board_dir)):
+        done = run_publish(settings, output=output, site=site, index=index)
+    for line in describe_scored(done.scored, done.written):
         click.echo(line)
-    has_site = (settings.root / "site" / "mkdocs.yml").is_file()
-    if site and has_site:
-        _build_site(settings, board_dir / "leaderboard.json", output)
-        _keep_snapshot(output, published_snapshot(settings))
+    if done.snapshot_problem is not None:
+        click.echo(f"warning: the last published snapshot is not used: {done.snapshot_problem}",
+                   err=True)
+    if done.site is not None:
+        click.echo(f"site: {done.site.pages} pages rendered in {done.site.render:.2f} s, "
+                   f"mkdocs build in {done.site.mkdocs:.2f} s")
+        click.echo(done.site.changes)
     elif site:
         click.echo("no site/ project in this repository (site/mkdocs.yml): publishing the "
                    "data files under a plain index page", err=True)
-    data = output / "data"
-    if data.exists():
-        shutil.rmtree(data)
-    from arena_bot.app.scoring import MANIFEST
-
-    # The manifest of what `arena score` wrote (sizes, times, inodes) is the writer's own
-    # bookkeeping, not data for readers.
-    shutil.copytree(board_dir, data, ignore=shutil.ignore_patterns(MANIFEST))
-    index_page = output / "index.html"
-    if not index_page.exists():  # the site build writes the real one
-        index_page.write_text(
-            "<!doctype html><title>Agentic Arena</title><h1>Agentic Arena data</h1><ul>"
-            '<li><a href="data/leaderboard.json">leaderboard.json</a></li>'
-            '<li><a href="data/leaderboard.csv">leaderboard.csv</a></li>'
-            '<li><a href="data/board.json">board.json</a></li></ul>\n',
-            encoding="utf-8",
-        )
     click.echo(f"published files under {output}")
-
-
-def published_snapshot(settings: Settings) -> Path:
-    """Where the last published site's change snapshot is kept between the site build and
-    `arena bot store save|restore` (which carry it on the data branch)."""
-    return settings.cache_dir / "published-snapshot.json"
-
-
-def _previous_snapshot(path: Path) -> Any:
-    """The snapshot kept at ``path`` (a ``Snapshot``), read once; ``None`` when there is none
-    or it is damaged: a warning, not a failed publish (the Changes page then starts a new
-    history, and says so)."""
-    from arena_bot.errors import InputError
-    from arena_bot.site.history import read_previous
-
-    try:
-        return read_previous(path)
-    except InputError as exc:
-        click.echo(f"warning: the last published snapshot is not used: {exc}", err=True)
-        return None
-
-
-def _keep_snapshot(output: Path, target: Path) -> None:
-    """Copy the site's new board/snapshot.json to ``target`` for `arena bot store save`."""
-    from arena_bot.site.history import SNAPSHOT
-    from arena_bot.site.render import GENERATED
-
-    built = output / GENERATED / SNAPSHOT
-    if built.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(built, target)
-
-
-def _build_site(settings: Settings, leaderboard: Path, output: Path) -> None:
-    """The site from ``leaderboard``, as `arena site build --leaderboard ... --output ...`,
-    compared with the last published snapshot when `arena bot store restore` brought one."""
-    from arena_bot.site.build import build, load_board
-
-    results = settings.results_dir if settings.results_dir.is_dir() else None
-    times = build(load_board(leaderboard), root=settings.root, site_dir=output,
-                  results=results, previous=_previous_snapshot(published_snapshot(settings)))
-    click.echo(f"site: {times.pages} pages rendered in {times.render:.2f} s, mkdocs build "
-               f"in {times.mkdocs:.2f} s")
-    click.echo(times.changes)
 
 
 @bot.command("plan")
@@ -345,19 +218,18 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
     Scale-out: one unit per submission and feature (a coop pair stays one unit), dealt into
     at most ``--max-jobs`` matrix jobs; each job runs `arena bot evaluate-unit` on its units.
     """
-    import json
-
-    from arena_bot.bot.plan import shard, units_for
+    from arena_bot.app.scaleout import plan as plan_units
     from arena_bot.bot.workflow import set_outputs
     from arena_bot.index import open_index
 
     # The publish workflow's plan job restores the index from the cache: unchanged
     # submissions are then hashed, not parsed again (a large board's plan took minutes).
     with open_index(settings.cache_dir) as index:
-        specs = [(loaded.key, loaded.spec.setting, loaded.spec.features)
-                 for loaded in _planned_submissions(settings, pending=pending, index=index)]
-    units = units_for(specs)
-    matrix = json.dumps({"include": shard(units, max_jobs)}, sort_keys=True)
+        planned = plan_units(settings, pending=pending, max_jobs=max_jobs, index=index)
+    for problem in planned.skipped:
+        click.echo(f"skipped (invalid): {problem}", err=True)
+    units = planned.units
+    matrix = json.dumps({"include": planned.shards}, sort_keys=True)
     click.echo(matrix)
     outputs = {"matrix": matrix, "units": str(len(units))}
     if threshold is not None:
@@ -365,32 +237,6 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
         click.echo(f"{len(units)} unit(s); threshold {threshold}: "
                    f"{'matrix' if len(units) > threshold else 'one job'}", err=True)
     set_outputs(os.environ, outputs)
-
-
-def _planned_submissions(settings: Settings, *, pending: bool, index: Any) -> list[Any]:
-    """Valid submission folders to plan (``pending``: those without a stored result)."""
-    from arena_bot.app.evaluation import planned_base_image
-    from arena_bot.errors import ArenaError
-    from arena_bot.evaluation.store import ResultStore
-    from arena_bot.intake.submissions import load_submission
-    from arena_bot.intake.validation import all_submission_folders
-    from arena_bot.tasks.dataset import Dataset
-
-    dataset = Dataset(settings.dataset_dir, index)
-    store = ResultStore(settings.results_dir, index)
-    base_image = planned_base_image(settings) if pending else settings.base_image
-    chosen = []
-    for folder in all_submission_folders(settings.submissions_dir, index):
-        try:
-            loaded = load_submission(folder, index)
-            task = dataset.get(loaded.spec.task) if pending else None
-        except ArenaError as exc:
-            click.echo(f"skipped (invalid): {exc}", err=True)
-            continue
-        if task is not None and store.lookup(loaded, task, base_image) is not None:
-            continue
-        chosen.append(loaded)
-    return chosen
 
 
 @bot.command("evaluate-unit")
@@ -411,46 +257,16 @@ def evaluate_unit_cmd(
     aggregate` to assemble and store. A unit may also be given as one space-separated
     string (the matrix's `units` value).
     """
-    from arena_bot.app.evaluation import docker_evaluator
-    from arena_bot.bot.units import evaluate_unit, write_unit_result
+    from arena_bot.app.scaleout import evaluate_units
 
     ids = [u for given in units for u in given.split()]
-    resolved = [_resolve_unit(settings, unit_id) for unit_id in ids]  # all checked first
-    setup = docker_evaluator(settings, base_image=base_image,
-                             progress=lambda line: click.echo(line, err=True))
-    evaluator, engine = setup.evaluator, setup.engine
-    try:
-        for submission, task, unit in resolved:
-            result = evaluate_unit(evaluator, submission, task, unit, jobs=jobs)
-            path = write_unit_result(result, output)
-            statuses = ", ".join(f"{f.run_id} f{f.result.feature} {f.result.status}"
-                                 for f in result.features)
-            statuses += "".join(f", {m.run_id} merge {m.result.status}" for m in result.merges)
-            click.echo(f"{unit.id}: {result.error or statuses or 'nothing to run'} -> {path}")
-    finally:
-        engine.drain()
-
-
-def _resolve_unit(settings: Settings, unit_id: str) -> tuple[Any, Any, Any]:
-    """(submission, task, plan unit) of a unit id; an unknown id is a clear error."""
-    from arena_bot.bot.units import plan_units_of
-    from arena_bot.errors import UsageError
-    from arena_bot.intake.submissions import load_submission
-    from arena_bot.tasks.dataset import Dataset
-
-    key = unit_id.split("#", 1)[0]
-    folder = settings.submissions_dir / key
-    if "#" not in unit_id or ".." in key.split("/") or not (folder / "submission.yaml").is_file():
-        raise UsageError(f"unknown unit {unit_id!r}", path=folder,
-                         hint="use the ids `arena bot plan` prints (task/submission#f1)")
-    submission = load_submission(folder)
-    task = Dataset(settings.dataset_dir).get(submission.spec.task)
-    for unit in plan_units_of(submission):
-        if unit.id == unit_id:
-            return submission, task, unit
-    known = ", ".join(u.id for u in plan_units_of(submission))
-    raise UsageError(f"unknown unit {unit_id!r}", path=folder / "submission.yaml",
-                     hint=f"this submission's units are: {known}")
+    for result, path in evaluate_units(settings, ids, output=output, jobs=jobs,
+                                       base_image=base_image,
+                                       progress=lambda line: click.echo(line, err=True)):
+        statuses = ", ".join(f"{f.run_id} f{f.result.feature} {f.result.status}"
+                             for f in result.features)
+        statuses += "".join(f", {m.run_id} merge {m.result.status}" for m in result.merges)
+        click.echo(f"{result.unit}: {result.error or statuses or 'nothing to run'} -> {path}")
 
 
 @bot.command("aggregate")
@@ -470,11 +286,7 @@ def aggregate_cmd(
 
     A submission with a missing or failed unit is not stored: `arena pipeline` evaluates it.
     """
-    import json
-
-    from arena_bot.bot.plan import aggregate
-    from arena_bot.bot.units import assemble, parse_units
-    from arena_bot.errors import UsageError
+    from arena_bot.app.scaleout import aggregate_units
 
     if not results and folder is None:
         raise UsageError("give unit result files or --from FOLDER")
@@ -484,46 +296,19 @@ def aggregate_cmd(
     if not paths:
         click.echo("no unit results (no matrix ran): nothing to aggregate")
         return
-    merged = aggregate(paths)
+    done = aggregate_units(settings, paths)
     if output is not None:
-        output.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    units = parse_units(merged["units"])
-    stored = _store_assembled(settings, assemble(units, _submissions_named(settings, units)))
-    click.echo(f"merged {len(merged['units'])} unit result(s); stored {stored} "
-               f"submission result(s)")
-
-
-def _submissions_named(settings: Settings, units: list[Any]) -> dict[str, tuple[Any, Any]]:
-    from arena_bot.errors import ArenaError
-    from arena_bot.intake.submissions import load_submission
-    from arena_bot.tasks.dataset import Dataset
-
-    dataset = Dataset(settings.dataset_dir)
-    found: dict[str, tuple[Any, Any]] = {}
-    for key in sorted({u.submission for u in units}):
-        folder = settings.submissions_dir / key
-        if ".." in key.split("/") or not (folder / "submission.yaml").is_file():
-            click.echo(f"{key}: no such submission any more; its units are ignored", err=True)
-            continue
-        try:
-            submission = load_submission(folder)
-            found[key] = (submission, dataset.get(submission.spec.task))
-        except ArenaError as exc:
-            click.echo(f"{key}: skipped ({exc})", err=True)
-    return found
-
-
-def _store_assembled(settings: Settings, assembled: Any) -> int:
-    from arena_bot.evaluation.store import ResultStore
-
-    store = ResultStore(settings.results_dir)
-    for submission, address, result in assembled.results:
-        store.save(submission, address, result)
-        click.echo(f"{submission.key}: stored")
-    for key in assembled.incomplete:
+        output.write_text(json.dumps(done.merged, indent=2, sort_keys=True) + "\n",
+                          encoding="utf-8")
+    for line in done.skipped:
+        click.echo(line, err=True)
+    for key in done.stored:
+        click.echo(f"{key}: stored")
+    for key in done.incomplete:
         click.echo(f"{key}: a unit is missing or failed; `arena pipeline` will evaluate it",
                    err=True)
-    return len(assembled.results)
+    click.echo(f"merged {len(done.merged['units'])} unit result(s); stored "
+               f"{len(done.stored)} submission result(s)")
 
 
 @bot.group("store")
@@ -555,7 +340,7 @@ def store_restore(settings: Settings, remote: str, branch: str, optional: bool) 
     try:
         outcome = restore(repo=settings.root, results_dir=settings.results_dir,
                           remote=remote, branch=branch,
-                          snapshot_to=published_snapshot(settings))
+                          snapshot_to=settings.published_snapshot)
     except DataBranchError as exc:
         if not optional:
             raise
@@ -588,7 +373,7 @@ def store_save(settings: Settings, remote: str, branch: str, message: str | None
 
     sha = os.environ.get("GITHUB_SHA", "")
     text = message or ("Trusted evaluation results" + (f" for {sha[:12]}" if sha else ""))
-    snapshot = published_snapshot(settings)
+    snapshot = settings.published_snapshot
     outcome = save(repo=settings.root, results_dir=settings.results_dir, remote=remote,
                    branch=branch, message=text,
                    snapshot=snapshot if snapshot.is_file() else None)

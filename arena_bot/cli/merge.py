@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 import click
 
+from arena_bot.app.merge import MergeAnalysis, analyse_merge
 from arena_bot.cli.evaluation_output import failure_lines
-from arena_bot.config import load_config
-from arena_bot.errors import InputError, SandboxError
-from arena_bot.evaluation.repos import BaseRepoCache
-from arena_bot.intake.patches import parse_patch, read_patch_text
-from arena_bot.merge.coop import evaluate_coop_run, merge_result, untested_features
-from arena_bot.merge.gitmerge import merge_patches
-from arena_bot.merge.report import MergeReport
-from arena_bot.models.evaluation import MergeResult, TestRunner
 from arena_bot.settings import Settings
-from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 
 @click.command("merge")
@@ -61,116 +52,18 @@ def merge(
     as CooperBench does and, on conflict, the merge is retried with the union strategy. Then
     both features' tests run on the merged code in Docker (unless --no-tests).
     """
-    limit = load_config(settings.root).config.limits.patch_bytes  # validation's limit
-    texts = (_read_patch(patch1, max_bytes=limit), _read_patch(patch2, max_bytes=limit))
-    task = Dataset(Path(settings.dataset_dir)).get(task_id)
-    feature_ids = _feature_pair(task=task, features=features)
-    base_repo = _base_repos(settings).get(task)
-    if no_tests:
-        outcome = merge_patches(
-            base_repo=base_repo,
-            base_commit=task.spec.source.commit,
-            patch1=texts[0],
-            patch2=texts[1],
-        )
-        tested = [] if outcome.testable else untested_features(
-            outcome=outcome, feature_ids=feature_ids
-        )
-        result = merge_result(outcome=outcome, features=tested)
-    else:
-        result = evaluate_coop_run(
-            base_repo=base_repo,
-            base_commit=task.spec.source.commit,
-            patch1=texts[0],
-            patch2=texts[1],
-            feature_ids=feature_ids,
-            run_tests=_docker_runner(settings=settings, task=task),
-        )
-    report = MergeReport.from_result(
-        result,
-        repo_name=repo_name(task),
-        task_id=task.id,
-        feature_ids=feature_ids,
-        timestamp=dt.datetime.now(dt.UTC),
+    analysis = analyse_merge(
+        settings, (patch1, patch2), task_id=task_id, features=features, run_tests=not no_tests,
+        progress=lambda message: click.echo(message, err=True),
     )
-    _print_summary(result=result, report=report, verbose=verbose)
+    _print_summary(analysis, verbose=verbose)
     if output is not None:
-        report.write(output)
+        analysis.report.write(output)
         click.echo(f"merge report written to {output}")
 
 
-def repo_name(task: TaskFolder) -> str:
-    """The report's ``repo_name``: the source URL's repository name, else the task id."""
-    url = task.spec.source.url
-    if url:
-        return url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
-    return task.id
-
-
-def _read_patch(path: Path, *, max_bytes: int) -> str:
-    text, problem = read_patch_text(path, max_bytes=max_bytes)
-    if problem is not None:
-        raise InputError(
-            problem.message, path=path, line=problem.line,
-            hint="pass a unified diff as printed by `git diff --binary` against the base commit",
-        )
-    parsed = parse_patch(text, max_bytes=max_bytes)
-    if not parsed.files:
-        # Nothing git could apply; binary or odd sections are left to the merge to judge.
-        problem = next(iter(parsed.problems), None)
-        raise InputError(
-            problem.message if problem else "no file changes in this patch",
-            path=path, line=problem.line if problem else None,
-            hint="pass a unified diff as printed by `git diff` against the base commit",
-        )
-    return text
-
-
-def _feature_pair(*, task: TaskFolder, features: tuple[int, int] | None) -> tuple[int, int]:
-    known = task.spec.feature_ids()
-    if features is None:
-        if len(known) < 2:
-            raise InputError(
-                f"task {task.id} has a single feature; a merge needs two",
-                path=task.root / "task.yaml",
-            )
-        return (known[0], known[1])
-    first, second = features
-    if first >= second:
-        raise InputError(
-            f"--features {first} {second}: agent 1's feature must be the smaller one",
-            hint=f"use --features {min(features)} {max(features)} and swap the patches",
-        )
-    missing = [fid for fid in features if fid not in known]
-    if missing:
-        raise InputError(
-            f"task {task.id} has no feature {', '.join(map(str, missing))} "
-            f"(features: {', '.join(map(str, known))})",
-            path=task.root / "task.yaml",
-        )
-    return (first, second)
-
-
-def _base_repos(settings: Settings) -> BaseRepoCache:
-    # The same cache `arena evaluate` uses, so a task is cloned once for both commands.
-    return BaseRepoCache(Path(settings.cache_dir) / "repos")
-
-
-def _docker_runner(*, settings: Settings, task: TaskFolder) -> TestRunner:
-    """The evaluation engine's Docker test runner for ``task`` (image built if needed)."""
-    # Imported here so that `arena merge --no-tests` needs no Docker engine at all.
-    from arena_bot.app.evaluation import docker_test_runner
-
-    try:
-        return docker_test_runner(settings, task,
-                                  progress=lambda message: click.echo(message, err=True))
-    except SandboxError as exc:  # no engine, no base image: the git part still works
-        raise SandboxError(
-            exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
-        ) from None
-
-
-def _print_summary(*, result: MergeResult, report: MergeReport, verbose: bool = False) -> None:
+def _print_summary(analysis: MergeAnalysis, *, verbose: bool) -> None:
+    result, report = analysis.result, analysis.report
     details = result.conflict_details
     click.echo(f"merge: {result.status} (strategy {result.strategy})")
     click.echo(
@@ -185,12 +78,12 @@ def _print_summary(*, result: MergeResult, report: MergeReport, verbose: bool = 
     results = {feature.feature: feature for feature in result.features}
     for feature in (report.feature1, report.feature2):
         if feature.tests_passed is None:
-            verdict = "tests not run"
+            tests = "tests not run"
         else:
-            verdict = "passed" if feature.tests_passed else "failed"
+            tests = "passed" if feature.tests_passed else "failed"
         tested = results.get(feature.number)
         reason = f" ({tested.reason})" if tested is not None and tested.reason else ""
-        click.echo(f"  feature {feature.number}: {verdict}{reason}")
+        click.echo(f"  feature {feature.number}: {tests}{reason}")
         if tested is not None:
             for line in failure_lines(tested, indent="    "):
                 click.echo(line)

@@ -25,12 +25,13 @@ import datetime as dt
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
 from arena_bot import HARNESS_VERSION
+from arena_bot.core.signals import deferred_signals
 from arena_bot.errors import ArenaError, SandboxError
 from arena_bot.evaluation.criteria import (
     observe_criteria,
@@ -312,16 +313,16 @@ class Evaluator:
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-eval")
         try:
             futures = [pool.submit(self._run_unit, unit, pending[unit.index]) for unit in units]
-            for future in futures:
-                future.result()  # re-raises the first unexpected exception of a unit
+            _wait_for_units(futures)
         except BaseException:
-            # Ctrl-C or a bug: start nothing new (no unit, sandbox or image build), kill what
-            # runs (each unit's sandbox context then removes its container), and wait for the
-            # workers to finish cleaning up. Every wait of a worker ends at once once its
-            # sandbox is killed or its image's build is given up.
+            # Ctrl-C or a bug: start nothing new (no unit, sandbox, image build or clone),
+            # kill what runs (each unit's sandbox context then removes its container), and
+            # wait for the workers to finish cleaning up. Every wait of a worker ends at once
+            # once its sandbox is killed, its image's build given up or its clone killed.
             pool.shutdown(wait=False, cancel_futures=True)
             self.engine.kill_all()
             self.images.stop()
+            self.repos.stop()
             _wait_through_interrupts(pool)
             raise
         pool.shutdown(wait=True)
@@ -446,6 +447,31 @@ class Evaluator:
             runs=[] if state.error else runs,
             error=state.error,
         )
+
+
+#: Longest sleep of the main thread while units run: how late Ctrl-C / SIGTERM can be seen.
+_SIGNAL_POLL = 0.2
+
+
+def _wait_for_units(futures: list[Future[None]]) -> None:
+    """Wait until every unit is done; re-raise the first unexpected exception of a unit.
+
+    Never one untimed wait. SIGINT and SIGTERM are sent to the process, and any of its
+    threads may take them: the kernel wakes the main thread, but a thread that changes its
+    signal mask first (each new thread does as it starts, and every sandbox command starts
+    a reader thread) takes the signal off the queue. Python's C handler, run there, only
+    flags it for the main thread, whose untimed lock wait the kernel then resumes: Ctrl-C
+    would be seen only when a unit ends (a hanging test: its whole timeout). A timed wait
+    returns to the interpreter, which runs the handler (here: records the signal, raised as
+    the wait ends)."""
+    remaining: set[Future[None]] = set(futures)
+    # Raised between two waits, never inside one (where it can break the lock code).
+    with deferred_signals() as received:
+        while remaining and not received:
+            done, remaining = wait(remaining, timeout=_SIGNAL_POLL,
+                                   return_when=FIRST_EXCEPTION)
+            for future in done:
+                future.result()
 
 
 def _wait_through_interrupts(pool: ThreadPoolExecutor) -> None:

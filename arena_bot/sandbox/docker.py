@@ -30,13 +30,13 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import signal
 import socket
 import tarfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,6 +45,7 @@ import docker.errors
 from docker.types import LogConfig, Ulimit
 from docker.utils.socket import frames_iter
 
+from arena_bot.core.signals import deferred_signals
 from arena_bot.errors import SandboxError
 from arena_bot.sandbox.base import ExecResult, SandboxLimits, SandboxUser
 from arena_bot.sandbox.engine import ENGINE_ERRORS
@@ -380,7 +381,7 @@ class DockerEngine:
             try:
                 # A Ctrl-C during the call would leave a container the daemon made but
                 # nobody knows of: it takes effect once the container is known (and removed).
-                with _signals_deferred():
+                with deferred_signals():
                     container = self.client.containers.create(image, **self._hardening(limits))
             except docker.errors.ImageNotFound:
                 raise SandboxError(
@@ -487,9 +488,14 @@ class DockerEngine:
             self._open.pop(str(container.id), None)
 
     def drain(self) -> None:
-        """Wait until every container of this engine is removed; re-raise a failed removal."""
-        while self._removals:
-            self._removals.pop().result()
+        """Wait until every container of this engine is removed; re-raise a failed removal.
+
+        Timed waits, Ctrl-C raised between them (see
+        arena_bot.evaluation.engine._wait_for_units)."""
+        with deferred_signals() as received:
+            while self._removals and not received:
+                if wait_for(self._removals[-1:], timeout=_POLL).done:
+                    self._removals.pop().result()
 
     def kill_all(self) -> None:
         """Kill every open sandbox and open no more (see
@@ -561,34 +567,8 @@ def _frames(sock: Any, raw: Any) -> Iterator[bytes]:
         sock.close()
 
 
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Ctrl-C (SIGINT) and SIGTERM arriving during the block take effect right after it.
-
-    Only the main thread receives them: elsewhere this does nothing."""
-    signals = (signal.SIGINT, signal.SIGTERM)
-    if threading.current_thread() is not threading.main_thread() or any(
-        signal.getsignal(sig) is None for sig in signals  # a handler Python cannot restore
-    ):
-        yield
-        return
-    received: list[int] = []
-
-    def remember(signum: int, _frame: object) -> None:
-        received.append(signum)
-
-    previous = {sig: signal.signal(sig, remember) for sig in signals}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if received:
-            signal.raise_signal(received[0])
-
-
 def _remove(container: Any) -> None:
-    with _signals_deferred():  # a second Ctrl-C must not leave the container half-removed
+    with deferred_signals():  # a second Ctrl-C must not leave the container half-removed
         _remove_now(container)
 
 

@@ -33,6 +33,7 @@ import docker.errors
 from docker.models.images import Image
 
 from arena_bot.core.digest import folder_digest
+from arena_bot.core.signals import deferred_signals
 from arena_bot.errors import SandboxError
 from arena_bot.sandbox.engine import ENGINE_ERRORS
 from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
@@ -432,12 +433,15 @@ class TaskImages:
                 done.set_exception(exc)
 
         threading.Thread(target=build, name=f"arena-build-{task.id}", daemon=True).start()
-        while True:
-            try:
-                return done.result(timeout=_STOP_POLL)
-            except FutureTimeout:
-                if self._stopped.is_set():
-                    raise SandboxError(_STOPPED) from None
+        # Ctrl-C in the main thread is raised between two waits, never inside one.
+        with deferred_signals() as received:
+            while not received:
+                try:
+                    return done.result(timeout=_STOP_POLL)
+                except FutureTimeout:
+                    if self._stopped.is_set():
+                        raise SandboxError(_STOPPED) from None
+        raise SandboxError(_STOPPED)  # not reached: the signal is raised as the block ends
 
     def _build(self, task: TaskFolder, *, tag: str) -> str:
         requirements = task.root / WHEELS_FILE

@@ -109,6 +109,7 @@ def nav(board: Leaderboard) -> list[object]:
             {"Submission and task formats": "formats.md"},
             {"Methodology": "methodology.md"},
             {"Methodology in numbers": f"{GENERATED}/methodology.md"},
+            {"Architecture": "architecture.md"},
         ]},
     ]
 

@@ -127,7 +127,10 @@ def test_publish_lays_out_the_board_files(sample: Path) -> None:
     board = json.loads((sample / "public" / "data" / "leaderboard.json").read_text())
     assert {e["key"].split("/")[0] for e in board["entries"]} >= {"csvstat-summaries"}
     assert (sample / "public" / "data" / "board.json").is_file()
-    assert (sample / "public" / "index.html").is_file()
+    # the plain index page links every published data file, and each link resolves
+    links = re.findall(r'href="([^"]+)"', (sample / "public" / "index.html").read_text())
+    assert sorted(links) == ["data/board.json", "data/leaderboard.csv", "data/leaderboard.json"]
+    assert all((sample / "public" / link).is_file() for link in links)
     # the writer's manifest (sizes, times, inodes of this runner) is not published
     assert (sample / ".arena" / "publish-board" / ".written.json").is_file()
     assert not (sample / "public" / "data" / ".written.json").exists()

@@ -17,9 +17,9 @@ from support.botdata import (
 )
 from support.fakegithub import TOKEN, FakeGitHub, rate_limit_failure
 
+from arena_bot.app.pr import comment_pr
 from arena_bot.bot.bundle import MAX_BUNDLE_BYTES, write_bundle
 from arena_bot.bot.github import GitHubClient, GitHubSettings
-from arena_bot.bot.modes import run_comment
 from arena_bot.bot.render import MARKER
 from arena_bot.bot.view import LABEL_INVALID, LABEL_REVIEW, LABEL_VALID
 from arena_bot.errors import GitHubError, InputError
@@ -38,9 +38,9 @@ def test_first_run_creates_the_comment_second_edits_it(
 ) -> None:
     add_pull(github)
     bundle = write_bundle(make_bundle(), tmp_path)
-    first = run_comment(event_path=FORK_EVENT, bundle_path=bundle, client=client)
-    assert first.created and first.verdict == "valid" and first.gate == []
-    second = run_comment(event_path=FORK_EVENT, bundle_path=bundle, client=client)
+    first = comment_pr(event_path=FORK_EVENT, bundle_path=bundle, client=client)
+    assert first.created and first.conclusion == "valid" and first.gate == []
+    second = comment_pr(event_path=FORK_EVENT, bundle_path=bundle, client=client)
     assert not second.created and second.url == first.url
     comments = _bot_comments(github)
     assert len(comments) == 1
@@ -59,7 +59,7 @@ def test_the_marked_comment_is_found_past_the_first_page(
     mine = github.add_comment(7, f"{MARKER}\nold score", user="github-actions[bot]")
     for i in range(30):
         github.add_comment(7, f"later {i}")
-    outcome = run_comment(
+    outcome = comment_pr(
         event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path), client=client
     )
     assert not outcome.created
@@ -69,7 +69,7 @@ def test_the_marked_comment_is_found_past_the_first_page(
     assert len(pages) == 2  # 171 comments at 100 per page
 
 
-def test_labels_follow_the_verdict_and_leave_others_alone(
+def test_labels_follow_the_conclusion_and_leave_others_alone(
     github: FakeGitHub, client: GitHubClient, tmp_path: Path
 ) -> None:
     pull = add_pull(github)
@@ -78,15 +78,15 @@ def test_labels_follow_the_verdict_and_leave_others_alone(
     bad = make_report((key, False, [DiagnosticOut(
         severity="error", code="schema", path=f"submissions/{key}/submission.yaml", line=3,
         message="tokens must be an integer", hint=None)]))
-    outcome = run_comment(
+    outcome = comment_pr(
         event_path=FORK_EVENT,
         bundle_path=write_bundle(make_bundle(report=bad, entries=[]), tmp_path), client=client,
     )
-    assert outcome.verdict == "invalid"
+    assert outcome.conclusion == "invalid"
     assert sorted(pull.labels) == sorted(["good first PR", LABEL_INVALID])
     flagged = make_entry(key, outliers=[{"code": "fast", "reason": "3 s for 40 tool calls",
                                          "kind": "robust"}], review_status="under-review")
-    run_comment(
+    comment_pr(
         event_path=FORK_EVENT,
         bundle_path=write_bundle(make_bundle(entries=[flagged]), tmp_path), client=client,
     )
@@ -100,10 +100,10 @@ def test_rate_limit_403_and_502_are_retried(
     add_pull(github)
     github.failures.append(rate_limit_failure("GET", r".*/pulls/7"))
     github.failures.append(("GET", r".*/pulls/7/files", 502, {}, {"message": "Bad Gateway"}))
-    outcome = run_comment(
+    outcome = comment_pr(
         event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path), client=client
     )
-    assert outcome.verdict == "valid" and outcome.created
+    assert outcome.conclusion == "valid" and outcome.created
     assert github.failures == []
 
 
@@ -117,7 +117,7 @@ def test_a_persistent_failure_is_a_clear_error_without_the_token(
     )
     github.failures.append(("GET", r".*/pulls/7", 404, {}, {"message": "Not Found"}))
     with pytest.raises(GitHubError) as caught:
-        run_comment(event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path),
+        comment_pr(event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path),
                     client=client)
     assert "HTTP 404" in str(caught.value) and "#7" in str(caught.value)
     # a missing PR is not a permissions problem
@@ -133,10 +133,10 @@ def test_changed_files_are_read_past_100_and_one_outside_gates_the_scores(
     files.insert(230, ".github/workflows/pr-evaluate.yml")
     add_pull(github, files=files)
     assert len(client.changed_files(7)) == 251
-    outcome = run_comment(
+    outcome = comment_pr(
         event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path), client=client
     )
-    assert outcome.verdict == "needs review" and outcome.labels == {LABEL_REVIEW}
+    assert outcome.conclusion == "needs review" and outcome.labels == {LABEL_REVIEW}
     body = _bot_comments(github)[0]["body"]
     assert "needs a maintainer" in body and "pr\\-evaluate" not in body
     assert ".github/workflows/pr-evaluate.yml" in body and "71.50" not in body
@@ -152,14 +152,14 @@ def test_same_repo_pr_is_the_one_the_api_lists_for_the_runs_head(
     add_pull(github, number=8, sha=SAME_REPO_SHA)
     other = add_pull(github, number=9, sha=SAME_REPO_SHA)
     other.head_ref = "another-branch"  # same commit, but not the branch the run built
-    ok = run_comment(
+    ok = comment_pr(
         event_path=SAME_REPO_EVENT,
         bundle_path=write_bundle(make_bundle(pr=8, sha=SAME_REPO_SHA), tmp_path), client=client,
     )
-    assert ok.verdict == "valid" and ok.pr_number == 8
+    assert ok.conclusion == "valid" and ok.pr_number == 8
     github.requests.clear()
     with pytest.raises(InputError, match="no pull request was touched") as caught:
-        run_comment(
+        comment_pr(
             event_path=SAME_REPO_EVENT,
             bundle_path=write_bundle(make_bundle(pr=9, sha=SAME_REPO_SHA), tmp_path),
             client=client,
@@ -180,7 +180,7 @@ def test_a_bundle_naming_another_pr_is_rejected_without_touching_any_pr(
     attacker = add_pull(github, number=8, sha=FORK_SHA)  # contributor/board:add-my-run
     github.requests.clear()
     with pytest.raises(InputError, match="no pull request was touched") as caught:
-        run_comment(event_path=FORK_EVENT,
+        comment_pr(event_path=FORK_EVENT,
                     bundle_path=write_bundle(make_bundle(pr=7), tmp_path), client=client)
     assert "#7" in str(caught.value) and "#8" in str(caught.value)
     assert _writes(github) == []
@@ -189,7 +189,7 @@ def test_a_bundle_naming_another_pr_is_rejected_without_touching_any_pr(
     # the same with #8 closed: #7 is open but not from the run's branch
     attacker.state = "closed"
     with pytest.raises(InputError, match="not an open pull request from contributor/board"):
-        run_comment(event_path=FORK_EVENT,
+        comment_pr(event_path=FORK_EVENT,
                     bundle_path=write_bundle(make_bundle(pr=7), tmp_path), client=client)
     assert _writes(github) == [] and victim.labels == [LABEL_VALID]
 
@@ -199,7 +199,7 @@ def test_a_bundle_lying_about_its_commit_is_rejected_without_touching_the_pr(
 ) -> None:
     add_pull(github)
     with pytest.raises(InputError, match="no pull request was touched"):
-        run_comment(event_path=FORK_EVENT,
+        comment_pr(event_path=FORK_EVENT,
                     bundle_path=write_bundle(make_bundle(sha="e" * 40), tmp_path),
                     client=client)
     assert _writes(github) == [] and github.pulls[7].comments == []
@@ -218,7 +218,7 @@ def test_an_older_heads_run_never_replaces_the_newer_heads_comment(
                                user="github-actions[bot]")
     pull.labels = [LABEL_VALID]
     github.requests.clear()
-    outcome = run_comment(event_path=FORK_EVENT,
+    outcome = comment_pr(event_path=FORK_EVENT,
                           bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
     assert outcome.skipped is not None and "#7" in outcome.skipped
     assert _writes(github) == []
@@ -234,7 +234,7 @@ def test_a_push_while_the_comment_is_prepared_stops_the_write(
         pull.head_sha = NEWER_SHA
 
     github.hooks.append(("GET", r".*/pulls/7/files", push))
-    outcome = run_comment(event_path=FORK_EVENT,
+    outcome = comment_pr(event_path=FORK_EVENT,
                           bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
     assert outcome.skipped is not None
     assert _writes(github) == [] and pull.comments == []
@@ -244,7 +244,7 @@ def test_a_closed_pr_gets_nothing(
     github: FakeGitHub, client: GitHubClient, tmp_path: Path
 ) -> None:
     add_pull(github).state = "closed"
-    outcome = run_comment(event_path=FORK_EVENT,
+    outcome = comment_pr(event_path=FORK_EVENT,
                           bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
     assert outcome.skipped is not None and _writes(github) == []
 
@@ -255,9 +255,9 @@ def test_a_listing_cut_at_githubs_3000_file_cap_needs_a_maintainer(
     """Issue 26, point 6: 3,001 files, the one outside submissions/ past the listing cap."""
     files = [f"submissions/slugkit-options/s{i}/submission.yaml" for i in range(3000)]
     add_pull(github, files=[*files, "setup.py"])
-    outcome = run_comment(event_path=FORK_EVENT,
+    outcome = comment_pr(event_path=FORK_EVENT,
                           bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
-    assert outcome.verdict == "needs review" and outcome.labels == {LABEL_REVIEW}
+    assert outcome.conclusion == "needs review" and outcome.labels == {LABEL_REVIEW}
     assert outcome.gate == [
         "GitHub lists only 3,000 of the 3,001 files this PR changes, so the rest could not "
         "be checked: a maintainer must review it (or the contributor splits it into smaller "
@@ -265,9 +265,9 @@ def test_a_listing_cut_at_githubs_3000_file_cap_needs_a_maintainer(
     assert "71.50" not in _bot_comments(github)[0]["body"]
     # exactly at the cap every file was listed: no gate
     github.pulls[7].files = files
-    whole = run_comment(event_path=FORK_EVENT,
+    whole = comment_pr(event_path=FORK_EVENT,
                         bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
-    assert whole.verdict == "valid" and whole.gate == []
+    assert whole.conclusion == "valid" and whole.gate == []
 
 
 @pytest.mark.parametrize(
@@ -286,7 +286,7 @@ def test_malformed_or_oversized_bundles_are_refused_before_any_api_call(
     path = tmp_path / "bundle.json"
     path.write_bytes(content)
     with pytest.raises(InputError, match=expected) as caught:
-        run_comment(event_path=FORK_EVENT, bundle_path=path, client=client)
+        comment_pr(event_path=FORK_EVENT, bundle_path=path, client=client)
     assert "bundle.json" in str(caught.value)
     assert github.requests == [] and github.pulls[7].comments == []
 
@@ -309,13 +309,13 @@ def test_a_pasted_marker_cannot_hijack_the_comment(
     forged = github.add_comment(7, f"{MARKER}\n## Agentic Arena: valid\nOverall 100.00",
                                 user="mallory")
     bundle = write_bundle(make_bundle(), tmp_path)
-    first = run_comment(event_path=FORK_EVENT, bundle_path=bundle, client=client)
+    first = comment_pr(event_path=FORK_EVENT, bundle_path=bundle, client=client)
     assert first.created  # the bot wrote its own comment, it did not edit mallory's
     assert forged["body"].endswith("Overall 100.00")
     ours = [c for c in github.pulls[7].comments if c["user"]["login"] == "github-actions[bot]"]
     assert len(ours) == 1 and "71.50" in ours[0]["body"]
     # later runs keep editing the bot's own comment, never the pasted one
-    second = run_comment(event_path=FORK_EVENT, bundle_path=bundle, client=client)
+    second = comment_pr(event_path=FORK_EVENT, bundle_path=bundle, client=client)
     assert not second.created and second.url == ours[0]["html_url"]
     assert forged["body"].endswith("Overall 100.00")
     assert len(github.pulls[7].comments) == 2
@@ -331,7 +331,7 @@ def test_a_bot_running_under_another_login_finds_its_own_comment(
         "GITHUB_API_URL": github.base, "GITHUB_REPOSITORY": "arena/board",
         "GITHUB_TOKEN": TOKEN, "ARENA_BOT_LOGIN": "arena-app[bot]"})
     client = GitHubClient(settings, throttle=False)
-    outcome = run_comment(event_path=FORK_EVENT,
+    outcome = comment_pr(event_path=FORK_EVENT,
                           bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
     assert not outcome.created and outcome.url == mine["html_url"]
     assert "71.50" in mine["body"]
@@ -343,12 +343,12 @@ def test_a_pr_from_another_fork_than_the_run_built_is_not_written(
     # Same commit, but the PR's head lives in another fork than the one the run evaluated.
     add_pull(github, head_repo="someone-else/board")
     with pytest.raises(InputError, match="not an open pull request from contributor/board"):
-        run_comment(event_path=FORK_EVENT,
+        comment_pr(event_path=FORK_EVENT,
                     bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
     assert _writes(github) == []
     github.pulls[7].head_repo = None  # the fork was deleted since
     with pytest.raises(InputError, match="no pull request was touched"):
-        run_comment(event_path=FORK_EVENT,
+        comment_pr(event_path=FORK_EVENT,
                     bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
     assert _writes(github) == []
 
@@ -362,7 +362,7 @@ def test_files_under_submissions_but_outside_a_submission_folder_need_a_maintain
     github: FakeGitHub, client: GitHubClient, tmp_path: Path, path: str
 ) -> None:
     add_pull(github, files=["submissions/slugkit-options/x/submission.yaml", path])
-    outcome = run_comment(event_path=FORK_EVENT,
+    outcome = comment_pr(event_path=FORK_EVENT,
                           bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
-    assert outcome.verdict == "needs review" and outcome.labels == {LABEL_REVIEW}
+    assert outcome.conclusion == "needs review" and outcome.labels == {LABEL_REVIEW}
     assert path in outcome.gate[0] and "outside a submission folder" in outcome.gate[0]

@@ -12,9 +12,9 @@ from support.botdata import FORK_SHA, make_bundle, workflow_run_event
 from support.httpserver import serving
 from support.restgithub import Repository, RestServer
 
+from arena_bot.app.pr import comment_pr
 from arena_bot.bot.bundle import write_bundle
 from arena_bot.bot.github import GitHubClient, GitHubSettings
-from arena_bot.bot.modes import run_comment
 from arena_bot.bot.render import MARKER
 from arena_bot.bot.view import LABEL_REVIEW, LABEL_VALID
 from arena_bot.errors import GitHubError, InputError
@@ -43,8 +43,8 @@ def test_a_fork_prs_comment_and_labels(repo: Repository, tmp_path: Path) -> None
     pull = repo.open_pull(7, head_sha=FORK_SHA, files=[FILE])
     event = workflow_run_event(tmp_path / "event.json", head_sha=FORK_SHA)
     bundle = write_bundle(make_bundle(), tmp_path)
-    first = run_comment(event_path=event, bundle_path=bundle, client=_client(repo))
-    second = run_comment(event_path=event, bundle_path=bundle, client=_client(repo))
+    first = comment_pr(event_path=event, bundle_path=bundle, client=_client(repo))
+    second = comment_pr(event_path=event, bundle_path=bundle, client=_client(repo))
     assert first.created and not second.created and first.url == second.url
     (comment,) = pull.comments
     assert comment["body"].startswith(MARKER) and "71.50" in comment["body"]
@@ -57,7 +57,7 @@ def test_3001_files_are_read_to_the_cap_and_need_a_maintainer(
 ) -> None:
     files = [f"submissions/slugkit-options/s{i}/submission.yaml" for i in range(3000)]
     pull = repo.open_pull(7, head_sha=FORK_SHA, files=[*files, ".github/workflows/x.yml"])
-    outcome = run_comment(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
+    outcome = comment_pr(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
                           bundle_path=write_bundle(make_bundle(), tmp_path),
                           client=_client(repo))
     assert outcome.labels == {LABEL_REVIEW} and "3,000 of the 3,001" in outcome.gate[0]
@@ -74,10 +74,10 @@ def test_a_bundle_for_another_pr_and_an_outdated_run_write_nothing(
     repo.open_pull(8, head_sha=FORK_SHA, files=[FILE])
     event = workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA)
     with pytest.raises(InputError, match="no pull request was touched"):
-        run_comment(event_path=event, bundle_path=write_bundle(make_bundle(pr=7), tmp_path),
+        comment_pr(event_path=event, bundle_path=write_bundle(make_bundle(pr=7), tmp_path),
                     client=_client(repo))
     repo.pulls[8].head_sha = "c0ffee0000000000000000000000000000000009"  # pushed again
-    outdated = run_comment(event_path=event,
+    outdated = comment_pr(event_path=event,
                            bundle_path=write_bundle(make_bundle(pr=8), tmp_path),
                            client=_client(repo))
     assert outdated.skipped is not None
@@ -87,7 +87,7 @@ def test_a_bundle_for_another_pr_and_an_outdated_run_write_nothing(
 def test_a_wrong_token_is_a_clear_error(repo: Repository, tmp_path: Path) -> None:
     repo.open_pull(7, head_sha=FORK_SHA, files=[FILE])
     with pytest.raises(GitHubError, match="HTTP 401") as caught:
-        run_comment(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
+        comment_pr(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
                     bundle_path=write_bundle(make_bundle(), tmp_path),
                     client=_client(repo, token="ghs_wrong"))
     assert "token was refused" in str(caught.value) and "ghs_wrong" not in str(caught.value)

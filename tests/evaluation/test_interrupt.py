@@ -1,8 +1,10 @@
 """Ctrl-C (SIGINT) and SIGTERM stop `arena evaluate`, `arena pipeline`, `arena dataset check`
 and `arena merge` at any point: while a task image builds, while a sandbox starts, while tests
-run, and while results are stored. Each time: exit status 130 (143 for SIGTERM),
+run, while results are stored, and while the task's repository is cloned for a merge (in an
+evaluation worker, or in the main thread). Each time: exit status 130 (143 for SIGTERM),
 "interrupted" and no traceback, no container of the run left (looked up by this run's own
-owner label: the engine is shared), no build step left running, nothing partly written.
+owner label: the engine is shared), no build step or git clone left running, nothing partly
+written.
 
 Every case runs at once, each on its own copy of the fixture task (the matrix costs what its
 slowest case costs); each test then checks one case. How fast each command stops is the
@@ -11,6 +13,7 @@ stop well before its tests would have ended by themselves (the task's 60 s timeo
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import docker
@@ -53,10 +56,11 @@ def test_signal_stops_the_command_and_leaves_nothing(
     assert outcome.failure is None, outcome.output
     assert "Traceback" not in outcome.output, outcome.output
     assert outcome.seconds < STOPPED_WITHIN, outcome.output
-    assert outcome.containers == [] and outcome.build_steps == []
+    assert outcome.containers == [] and outcome.build_steps == [] and outcome.processes == []
     root = outcome.root
-    # Nothing partly written: no temporary file anywhere, the expected test ids as they were.
-    assert not list(root.rglob(".tmp-*"))
+    # Nothing partly written: no temporary file or clone anywhere, the expected test ids as
+    # they were.
+    assert not list(root.rglob(".tmp-*")) and not list(root.rglob(".clone-*"))
     expected = root / "dataset" / "calc-fixture" / "feature1" / "expected_tests.json"
     assert (expected.read_bytes() if expected.exists() else None) == outcome.expected_before
     stored = list((root / ".arena").rglob("*.json"))
@@ -65,11 +69,20 @@ def test_signal_stops_the_command_and_leaves_nothing(
         # lands after the command has finished, as the interpreter exits, ends the process
         # by its default action (a shell reports that as 130 / 143 too).
         assert outcome.status in (0, EXIT_STATUS[case.sig], -case.sig), outcome.output
-        for path in stored:
+        results = list((root / ".arena" / "results").rglob("*.json"))
+        for path in results:
             assert EvaluationResult.model_validate_json(path.read_bytes()).runs
-        assert outcome.status != 0 or len(stored) == STORED
-        if outcome.status == -case.sig:
-            assert len(stored) == STORED and "feature run(s) passed" in outcome.output
+        written = [path for path in [*(root / "out").rglob("*.json"), root / "report.json"]
+                   if path.is_file()]
+        for path in written:  # the leaderboard's files, the merge report: whole JSON
+            json.loads(path.read_bytes())
+        finished = outcome.status in (0, -case.sig)
+        if case.kind == "merge":
+            assert not finished or (root / "report.json").is_file()
+        else:
+            assert not finished or len(results) == STORED
+        if case.kind == "evaluate" and outcome.status == -case.sig:
+            assert "feature run(s) passed" in outcome.output
         return
     assert outcome.status == EXIT_STATUS[case.sig], outcome.output
     assert "interrupted" in outcome.output

@@ -1,0 +1,175 @@
+"""Pull-request use cases: evaluate a PR (untrusted run, no token) and comment on it
+(trusted run). Each takes its adapters (the index, the evaluation run, the GitHub client)
+as parameters, so tests drive them against real repositories and a local GitHub API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena_bot import __version__
+from arena_bot.app.scoring import score_board, write_scored
+from arena_bot.app.validation import validate_submissions
+from arena_bot.bot.bundle import Bundle, board_parts, load_bundle, trim_result, write_bundle
+from arena_bot.bot.events import PullRequestEvent, WorkflowRunEvent, load_event
+from arena_bot.bot.github import GitHubClient
+from arena_bot.bot.pulls import gate_reasons, pull_of_run
+from arena_bot.bot.render import MARKER, render_comment
+from arena_bot.bot.view import BOT_LABELS, Conclusion, build_view
+from arena_bot.errors import ArenaError, InputError
+from arena_bot.gitcmd import run_git
+from arena_bot.index import Index
+from arena_bot.intake.diagnostics import to_model
+from arena_bot.intake.validation import ValidationReport, parse_changed_files
+from arena_bot.scoring.loader import load_inputs
+from arena_bot.settings import Settings
+
+
+@dataclass(frozen=True)
+class PrEvaluation:
+    """What :func:`evaluate_pr` did: the validation (for the annotations), the bundle
+    written, the comment it makes (the job summary) and why the board could not be scored
+    (``None``: it could, or was not asked to be)."""
+
+    report: ValidationReport
+    bundle: Path
+    summary: str
+    conclusion: Conclusion
+    board_error: ArenaError | None
+
+
+@dataclass(frozen=True)
+class CommentOutcome:
+    """What :func:`comment_pr` did."""
+
+    pr_number: int
+    conclusion: str
+    url: str
+    created: bool
+    labels: set[str]
+    gate: list[str]
+    #: Why nothing was written (the run is outdated); ``None`` when the comment was.
+    skipped: str | None = None
+
+
+def changed_files_since(root: Path, base: str) -> list[str]:
+    """``git diff --name-status BASE...HEAD`` of the repository at ``root``, by line."""
+    done = run_git(["diff", "--name-status", "--no-renames", f"{base}...HEAD"], cwd=root)
+    if not done.ok:
+        raise InputError(
+            f"cannot list the changed files against {base!r}: {done.last_error_line()}",
+            path=root, hint="check out the PR with fetch-depth: 0 so the base commit is present",
+        )
+    return done.text.splitlines()
+
+
+def evaluate_pr(
+    settings: Settings,
+    *,
+    changed: list[str],
+    event_path: Path,
+    index: Index,
+    output: Path,
+    leaderboard: Path | None = None,
+    evaluate: Callable[[list[Path]], object] | None = None,
+) -> PrEvaluation:
+    """Validate the PR's ``changed`` files (lines of ``git diff --name-status``) and write
+    the bundle of the evaluation into ``output``: the validation, the changed submissions'
+    stored results and board entries, and the boards of their tasks.
+
+    ``evaluate`` (the Docker evaluation of submission folders): evaluate the PR's valid
+    submissions with it and score every submission (their stored results restored from the
+    data branch) as `arena pipeline` does, instead of reading ``leaderboard``. Whatever
+    goes wrong there is ``board_error``: the bundle is written all the same.
+    """
+    report = validate_submissions(settings, index=index, changed_files=changed)
+    model = to_model(report, root=settings.root)
+    valid = [s.path for s in model.submissions if s.valid]
+    board_error = None
+    if evaluate is not None:
+        try:
+            leaderboard = _evaluate_and_score(settings, valid, index, evaluate)
+        except ArenaError as exc:
+            board_error = exc
+    if board_error is None:
+        keys = {s.key for s in model.submissions if s.valid}
+        entries, tasks = board_parts(leaderboard or settings.cache_dir / "leaderboard.json",
+                                     keys)
+        results = _stored_results(settings, valid, index)
+    else:
+        entries, tasks, results = [], [], []
+    event = load_event(event_path, PullRequestEvent)
+    bundle = Bundle(
+        bot_version=__version__, pr_number=event.number, head_sha=event.pull_request.head.sha,
+        changed_files=[c.path for c in parse_changed_files(changed)], validation=model,
+        entries=entries, results=results, tasks=tasks,
+    )
+    path = write_bundle(bundle, output)
+    view = build_view(bundle, marker=MARKER, gate=[])
+    return PrEvaluation(report=report, bundle=path, summary=render_comment(view),
+                        conclusion=view.conclusion, board_error=board_error)
+
+
+def _evaluate_and_score(
+    settings: Settings, paths: list[str], index: Index,
+    evaluate: Callable[[list[Path]], object],
+) -> Path:
+    """Evaluate only ``paths`` (the PR's valid submissions; the rest keep their stored
+    results) and score the board's valid submissions against them, as `arena pipeline`
+    does (an invalid one, the PR's own reported already, is left off instead of failing
+    the scoring). Returns the leaderboard.json written (under the cache, never the
+    published board)."""
+    if paths:
+        evaluate([settings.root / p for p in paths])
+    whole = validate_submissions(settings, index=index)
+    valid = [s.folder for s in whole.submissions if s.valid]
+    only = None if len(valid) == len(whole.submissions) else valid
+    return write_scored(score_board(settings, index=index, only=only),
+                        settings.cache_dir / "pr-board").export
+
+
+def _stored_results(settings: Settings, paths: list[str], index: Index) -> list[dict[str, Any]]:
+    """The stored evaluation results of these (valid) submission folders, trimmed for the
+    bundle."""
+    if not paths:
+        return []
+    inputs = load_inputs(
+        dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
+        results_dir=settings.results_dir, only=[settings.root / p for p in paths], index=index,
+    )
+    return [trim_result(s.result.model_dump(mode="json")) for s in inputs.submissions
+            if s.result]
+
+
+def comment_pr(*, event_path: Path, bundle_path: Path, client: GitHubClient) -> CommentOutcome:
+    """Find the run's PR from the event, check the bundle against it and the API, render,
+    upsert the one comment, set the bot's labels. An outdated run writes nothing."""
+    event = load_event(event_path, WorkflowRunEvent)
+    bundle = load_bundle(bundle_path)
+    run = event.workflow_run
+    number = pull_of_run(bundle, event, client)
+    if number is None:
+        return _outdated(bundle.pr_number, run.head_sha)
+    gate = gate_reasons(number, client)
+    view = build_view(bundle, marker=MARKER, gate=gate)
+    body = render_comment(view)
+    # Last look before writing: a push since the lookup makes this run the older one, and a
+    # comment for an older head never replaces one for a newer head.
+    if client.head(number).sha != run.head_sha:
+        return _outdated(number, run.head_sha)
+    url, created = client.upsert_comment(number, body=body, marker=MARKER)
+    labels = view.labels
+    client.set_labels(number, wanted=labels, managed=BOT_LABELS)
+    return CommentOutcome(pr_number=number, conclusion=view.conclusion, url=url,
+                          created=created, labels=labels, gate=gate)
+
+
+def _outdated(number: int, sha: str) -> CommentOutcome:
+    return CommentOutcome(
+        pr_number=number, conclusion="", url="", created=False, labels=set(), gate=[],
+        skipped=(f"PR #{number} is no longer open at {sha[:12]} (pushed again, closed or "
+                 "merged since this evaluation): nothing written; the newer head's run "
+                 "comments"),
+    )

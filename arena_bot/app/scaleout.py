@@ -1,0 +1,137 @@
+"""Scale-out use cases (the publish workflow's matrix): plan the units, evaluate some on a
+matrix runner, aggregate the runners' unit results into the result store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena_bot.app.evaluation import docker_evaluator, planned_base_image
+from arena_bot.bot.plan import Unit, aggregate, shard, units_for
+from arena_bot.bot.unit_result import UnitResult
+from arena_bot.bot.units import (
+    assemble,
+    evaluate_unit,
+    parse_units,
+    plan_units_of,
+    write_unit_result,
+)
+from arena_bot.errors import ArenaError, UsageError
+from arena_bot.evaluation.store import ResultStore
+from arena_bot.index import Index
+from arena_bot.intake.submissions import SubmissionFolder, load_submission
+from arena_bot.intake.validation import all_submission_folders
+from arena_bot.settings import Settings
+from arena_bot.tasks.dataset import Dataset, TaskFolder
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The units to evaluate, the matrix jobs they are dealt into, and the submissions left
+    out (each with why)."""
+
+    units: list[Unit]
+    #: The matrix's ``include`` list (``{"shard": i, "units": "id id ..."}`` per job).
+    shards: list[dict[str, object]]
+    skipped: list[ArenaError] = field(default_factory=list)
+
+
+def plan(settings: Settings, *, pending: bool, max_jobs: int, index: Index) -> Plan:
+    """The units of every valid submission (``pending``: only of those without a stored
+    result for their current inputs), dealt into at most ``max_jobs`` matrix jobs; an
+    invalid submission is skipped, not fatal."""
+    dataset = Dataset(settings.dataset_dir, index)
+    store = ResultStore(settings.results_dir, index)
+    base_image = planned_base_image(settings) if pending else settings.base_image
+    specs, skipped = [], []
+    for folder in all_submission_folders(settings.submissions_dir, index):
+        try:
+            loaded = load_submission(folder, index)
+            task = dataset.get(loaded.spec.task) if pending else None
+        except ArenaError as exc:
+            skipped.append(exc)
+            continue
+        if task is None or store.lookup(loaded, task, base_image) is None:
+            specs.append((loaded.key, loaded.spec.setting, loaded.spec.features))
+    units = units_for(specs)
+    return Plan(units=units, shards=shard(units, max_jobs), skipped=skipped)
+
+
+def evaluate_units(
+    settings: Settings, ids: Sequence[str], *, output: Path, jobs: int, base_image: str | None,
+    progress: Callable[[str], None] = lambda _line: None,
+) -> Iterator[tuple[UnitResult, Path]]:
+    """Evaluate the planned units ``ids`` in Docker (every id checked before any runs),
+    each unit's result written to ``output`` as it finishes (yielded with its file)."""
+    resolved = [_resolve_unit(settings, unit_id) for unit_id in ids]
+    setup = docker_evaluator(settings, base_image=base_image, progress=progress)
+    try:
+        for submission, task, unit in resolved:
+            result = evaluate_unit(setup.evaluator, submission, task, unit, jobs=jobs)
+            yield result, write_unit_result(result, output)
+    finally:
+        setup.engine.drain()
+
+
+def _resolve_unit(settings: Settings, unit_id: str) -> tuple[SubmissionFolder, TaskFolder, Unit]:
+    """(submission, task, plan unit) of a unit id; an unknown id is a clear error."""
+    key = unit_id.split("#", 1)[0]
+    folder = _folder_of(settings, key)
+    if "#" not in unit_id or folder is None:
+        raise UsageError(f"unknown unit {unit_id!r}", path=settings.submissions_dir / key,
+                         hint="use the ids `arena bot plan` prints (task/submission#f1)")
+    submission = load_submission(folder)
+    task = Dataset(settings.dataset_dir).get(submission.spec.task)
+    units = plan_units_of(submission)
+    for unit in units:
+        if unit.id == unit_id:
+            return submission, task, unit
+    raise UsageError(f"unknown unit {unit_id!r}", path=folder / "submission.yaml",
+                     hint=f"this submission's units are: {', '.join(u.id for u in units)}")
+
+
+def _folder_of(settings: Settings, key: str) -> Path | None:
+    """The folder of submission ``key`` (task/submission); ``None``: there is none."""
+    folder = settings.submissions_dir / key
+    if ".." in key.split("/") or not (folder / "submission.yaml").is_file():
+        return None
+    return folder
+
+
+@dataclass(frozen=True)
+class Aggregated:
+    """What :func:`aggregate_units` did."""
+
+    #: The merged unit results (``{"units": [...]}``, sorted by unit id).
+    merged: dict[str, list[dict[str, object]]]
+    stored: list[str]  # submission keys whose assembled result was stored
+    incomplete: list[str]  # keys with a missing or failed unit: `arena pipeline` evaluates
+    skipped: list[str] = field(default_factory=list)  # "key: why" of units ignored
+
+
+def aggregate_units(settings: Settings, paths: Sequence[Path]) -> Aggregated:
+    """Merge the unit result files (any order) and store each submission's assembled
+    EvaluationResult in the result store; a submission with a missing or failed unit is
+    not stored."""
+    merged = aggregate(paths)
+    units = parse_units(merged["units"])
+    dataset = Dataset(settings.dataset_dir)
+    found: dict[str, tuple[SubmissionFolder, TaskFolder]] = {}
+    skipped = []
+    for key in sorted({u.submission for u in units}):
+        folder = _folder_of(settings, key)
+        if folder is None:
+            skipped.append(f"{key}: no such submission any more; its units are ignored")
+            continue
+        try:
+            submission = load_submission(folder)
+            found[key] = (submission, dataset.get(submission.spec.task))
+        except ArenaError as exc:
+            skipped.append(f"{key}: skipped ({exc})")
+    assembled = assemble(units, found)
+    store = ResultStore(settings.results_dir)
+    for submission, address, result in assembled.results:
+        store.save(submission, address, result)
+    return Aggregated(merged=merged, stored=[s.key for s, _, _ in assembled.results],
+                      incomplete=assembled.incomplete, skipped=skipped)

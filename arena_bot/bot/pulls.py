@@ -1,0 +1,101 @@
+"""Which pull request a comment run may write to, and whether its scores need a maintainer.
+
+Both ask the API (the GitHub client is a parameter), never the bundle: the bundle comes
+from an untrusted run and is only compared with what the API says.
+"""
+
+from __future__ import annotations
+
+from arena_bot.bot.bundle import Bundle
+from arena_bot.bot.events import WorkflowRunEvent
+from arena_bot.bot.github import GitHubClient
+from arena_bot.errors import InputError
+
+#: The only folder a PR may touch to be scored automatically.
+SUBMISSIONS_PREFIX = "submissions/"
+
+
+def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -> int | None:
+    """The PR this run evaluated, from the event and the API; ``None`` when the run is
+    outdated (the PR has a newer head since, or was closed): nothing may be written then.
+
+    The run's ``head_repository``, ``head_branch`` and ``head_sha`` are GitHub's. The open
+    PRs from that branch (asked of the API) whose head is that commit in that repository are
+    the only ones this run may write to; the bundle's ``pr_number`` and ``head_sha`` are
+    only compared with them. A bundle that disagrees is rejected (an InputError) before any
+    PR is touched.
+    """
+    run = event.workflow_run
+    if bundle.head_sha != run.head_sha:
+        raise InputError(
+            f"the bundle says it evaluated {bundle.head_sha[:12]}, but the run evaluated "
+            f"{run.head_sha[:12]}: rejected, no pull request was touched",
+            hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
+        )
+    if run.head_repository is None or not run.head_branch:
+        raise InputError(
+            "the run names no head repository or branch (a deleted fork?): there is no pull "
+            "request to comment on",
+            hint="a maintainer can re-run the PR evaluation once the PR has a head again",
+        )
+    built = run.head_repository.full_name
+    pulls = [p for p in client.open_pulls_from(built, run.head_branch)
+             if p.head.repository == built]
+    current = sorted(p.number for p in pulls if p.head.sha == run.head_sha)
+    if bundle.pr_number in current:
+        return bundle.pr_number
+    if current:
+        raise InputError(
+            f"the bundle names PR #{bundle.pr_number}, but this run evaluated "
+            + ", ".join(f"#{n}" for n in current)
+            + " (asked of the API): rejected, no pull request was touched",
+            hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
+        )
+    if any(p.number == bundle.pr_number for p in pulls):
+        return None  # pushed again since: the newer head's run comments
+    if pulls or client.head(bundle.pr_number).state == "open":
+        raise InputError(
+            f"the bundle names PR #{bundle.pr_number}, which is not an open pull request "
+            f"from {built}:{run.head_branch} (asked of the API): rejected, no pull request "
+            "was touched",
+            hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
+        )
+    return None  # no open PR from that branch any more (closed or merged)
+
+
+def gate_reasons(number: int, client: GitHubClient) -> list[str]:
+    """Why PR ``number``'s scores need a maintainer (empty: every check passed).
+
+    Every file the PR changes (per the API) must be inside a submission folder
+    (``submissions/<task>/<submission>/``), and the API must have listed them all.
+    """
+    reasons: list[str] = []
+    listing = client.file_listing(number)
+    if not listing.complete:
+        reasons.append(
+            f"GitHub lists only {listing.listed:,} of the {listing.changed:,} files this PR "
+            "changes, so the rest could not be checked: a maintainer must review it (or the "
+            "contributor splits it into smaller PRs)"
+        )
+    outside = [p for p in listing.paths if not _under_submissions(p)]
+    if outside:
+        shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10
+                                           else "")
+        reasons.append(
+            "the PR changes files outside a submission folder "
+            f"(submissions/<task>/<submission>/): {shown}"
+        )
+    return reasons
+
+
+def _under_submissions(path: str) -> bool:
+    """Inside a submission folder: ``submissions/<task>/<submission>/<file>``.
+
+    Other files under ``submissions/`` (its README.md, a file beside the submission
+    folders of a task) are the maintainers': a PR touching them needs one.
+    """
+    parts = path.split("/")
+    return (
+        path.startswith(SUBMISSIONS_PREFIX) and ".." not in parts and "" not in parts
+        and "." not in parts and len(parts) >= 4
+    )
