@@ -16,7 +16,6 @@ import json
 import shutil
 import subprocess
 import sys
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,20 +41,6 @@ def _package_files() -> set[str]:
     root = REPO / "arena_bot"
     return {f"arena_bot/{p.relative_to(root).as_posix()}" for p in root.rglob("*")
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts}
-
-
-def test_the_wheel_holds_every_file_the_package_reads(tmp_path: Path) -> None:
-    source = tmp_path / "source"
-    shutil.copytree(REPO, source, ignore=_NOT_SOURCE)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--wheel-dir", str(tmp_path / "dist"), str(source)],
-                   check=True, capture_output=True, text=True)
-    (wheel,) = (tmp_path / "dist").glob("*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    wanted = _package_files()
-    assert {"arena_bot/site/templates", "arena_bot/site/assets"} & {
-        n.rsplit("/", 1)[0] for n in wanted}, "the site's templates moved; update this test"
-    assert wanted - names == set()
 
 
 @pytest.fixture(scope="module")
@@ -195,12 +180,19 @@ def test_every_mode_runs_from_the_installed_action(
 
 
 def _assert_installed_from_the_wheel(venv: Path) -> None:
-    """arena_bot is installed into the venv (not editable, not this checkout), with the
-    site's templates."""
+    """arena_bot is installed into the venv (not editable, not this checkout) from the wheel
+    the action's install step built, and that wheel held every file the package reads (its
+    RECORD lists exactly the wheel's files)."""
     (site_packages,) = venv.glob("lib/python3*/site-packages")
     package = site_packages / "arena_bot"
     assert (package / "site" / "templates").is_dir() and (package / "templates").is_dir()
     (dist_info,) = site_packages.glob("agentic_arena-*.dist-info")
+    record = (dist_info / "RECORD").read_text(encoding="utf-8").splitlines()
+    names = {line.rsplit(",", 2)[0] for line in record if line}
+    wanted = _package_files()
+    assert {"arena_bot/site/templates", "arena_bot/site/assets"} & {
+        n.rsplit("/", 1)[0] for n in wanted}, "the site's templates moved; update this test"
+    assert wanted - names == set()
     direct = json.loads((dist_info / "direct_url.json").read_text())
     assert not direct.get("dir_info", {}).get("editable", False)
     found = subprocess.run([str(venv / "bin" / "python"), "-c",

@@ -23,14 +23,18 @@ from support.interrupt import EXIT_STATUS, MATRIX, STORED, Case, Outcome, run_ca
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.tasks.dataset import TaskFolder
 
-pytestmark = pytest.mark.docker
+#: ``alone`` (and the ``alone_on_machine`` fixture): under xdist (scripts/test.sh) the other
+#: worker pauses while these run: each command is stopped at a chosen moment, and a loaded
+#: machine moves the moments.
+pytestmark = [pytest.mark.docker, pytest.mark.alone]
 
 #: Stopped, not run to the end: the hanging tests would take the task's timeout (60 s).
 STOPPED_WITHIN = 20.0
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory, fixture_task: TaskFolder,
+def outcomes(alone_on_machine: None, tmp_path_factory: pytest.TempPathFactory,
+             fixture_task: TaskFolder,
              docker_client: docker.DockerClient, base_image: str) -> dict[str, Outcome]:
     roots = {case.id: tmp_path_factory.mktemp("interrupt") for case in MATRIX}
     with ThreadPoolExecutor(max_workers=len(MATRIX)) as pool:

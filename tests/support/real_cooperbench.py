@@ -60,6 +60,11 @@ class ImportedTask:
         return root
 
 
+def dataset_of(work: Path) -> Path:
+    """The dataset folder :func:`import_dirty_equals` imports into under ``work``."""
+    return work / "board" / "dataset"
+
+
 def import_dirty_equals(work: Path, base_image: str) -> ImportedTask:
     """dirty-equals task 43, every feature, imported as ``DIRTY_EQUALS_ID`` with its wheels
     (``arena dataset import-cooperbench``) and checked (``arena dataset check``), as a user
@@ -69,7 +74,7 @@ def import_dirty_equals(work: Path, base_image: str) -> ImportedTask:
     from arena_bot.cli import main
 
     source = unpack(TASKS_ARCHIVE, work / "cooperbench") / DIRTY_EQUALS_TASK
-    dataset = work / "board" / "dataset"
+    dataset = dataset_of(work)
     dataset.mkdir(parents=True)
     env = {"ARENA_CACHE": str(work / "board" / ".arena"), "ARENA_BASE_IMAGE": base_image}
 
