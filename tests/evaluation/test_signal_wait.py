@@ -18,7 +18,10 @@ import sys
 import textwrap
 
 CHILD = textwrap.dedent("""\
-    import sys, threading, time
+    import signal, sys, threading, time
+    # Python leaves SIGINT ignored when it starts so (a background job of a script): take it
+    # as a terminal's Ctrl-C would be taken.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from concurrent.futures import ThreadPoolExecutor
     from arena_bot.evaluation.engine import _wait_for_units
 
