@@ -39,11 +39,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from support.synthetic_board import generate  # noqa: E402
 
+from arena_bot.core.yamlio import parse_yaml  # noqa: E402
 from arena_bot.intake.patches import parse_patch, protected_paths_for  # noqa: E402
 from arena_bot.scoring.export import canonical  # noqa: E402
 from arena_bot.scoring.outliers import normalize_patch  # noqa: E402
 from arena_bot.tasks.dataset import Dataset  # noqa: E402
-from arena_bot.yamlio import parse_yaml  # noqa: E402
 
 ARENA = str(Path(sys.executable).with_name("arena"))
 

@@ -28,13 +28,13 @@ import textwrap
 import time
 from pathlib import Path
 
+from arena_bot.core.settings import OFFLINE_BASE_IMAGE
 from arena_bot.evaluation.engine import Evaluator
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.intake.submissions import load_submission
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import docker_client
 from arena_bot.sandbox.images import TaskImages, build_base_image
-from arena_bot.settings import OFFLINE_BASE_IMAGE
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 ROOT = Path(__file__).resolve().parents[1]

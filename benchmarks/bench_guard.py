@@ -15,13 +15,13 @@ import re
 import statistics
 from pathlib import Path
 
+from arena_bot.core.settings import OFFLINE_BASE_IMAGE
 from arena_bot.evaluation.harness import HARNESS_DIR, LOCKED_DOWN_ENV
 from arena_bot.evaluation.stream import plugin_source
 from arena_bot.sandbox.base import SandboxLimits
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import docker_client
 from arena_bot.sandbox.images import TaskImages
-from arena_bot.settings import OFFLINE_BASE_IMAGE
 from arena_bot.tasks.dataset import Dataset
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.fixture_task import write_fixture_task
 from support.interrupt import MATRIX, STOP_WITHIN, run_case
 
+from arena_bot.core.settings import OFFLINE_BASE_IMAGE
 from arena_bot.sandbox.engine import docker_client
-from arena_bot.settings import OFFLINE_BASE_IMAGE
 
 
 def main() -> None:

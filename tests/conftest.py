@@ -27,7 +27,7 @@ from support.real_cooperbench import (
 )
 from support.workers import file_lock, machine_turn, once, shared_dir, worker
 
-from arena_bot.settings import OFFLINE_BASE_IMAGE
+from arena_bot.core.settings import OFFLINE_BASE_IMAGE
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -69,9 +69,9 @@ def _base_image(docker_client: object) -> str:
     """The base image of the Docker tests: ``ARENA_TEST_BASE_IMAGE`` if set, else the offline
     image (built once if missing and the public image cannot be had, as on this project's
     offline CI), else the public default (GitHub runners pull it)."""
-    from arena_bot.errors import SandboxError
+    from arena_bot.core.errors import SandboxError
+    from arena_bot.core.settings import DEFAULT_BASE_IMAGE
     from arena_bot.sandbox.images import build_base_image, image_exists, resolve_base_image
-    from arena_bot.settings import DEFAULT_BASE_IMAGE
 
     chosen = os.environ.get("ARENA_TEST_BASE_IMAGE")
     if chosen:

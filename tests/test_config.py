@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 from support.synthetic_board import generate
 
 from arena_bot.cli import main
-from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
-from arena_bot.errors import InputError
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig, load_config
+from arena_bot.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "arena_bot" / "schemas" / "arena-config.schema.json"

@@ -16,7 +16,7 @@ from support.gitrepo import commit_folder
 from support.gitrepo import git as _git_run_in
 
 from arena_bot.cli import main
-from arena_bot.errors import DatasetError
+from arena_bot.core.errors import DatasetError
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.evaluation.harness import run_feature
 from arena_bot.sandbox.base import SandboxLimits

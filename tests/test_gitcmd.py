@@ -1,4 +1,4 @@
-"""arena_bot.gitcmd: the one way the package runs git (real git, real folders)."""
+"""arena_bot.core.gitcmd: the one way the package runs git (real git, real folders)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from support.gitrepo import git
 
-from arena_bot.gitcmd import NOT_STARTED, has_commit, is_work_tree_top, run_git, scratch_index
+from arena_bot.core.gitcmd import NOT_STARTED, has_commit, is_work_tree_top, run_git, scratch_index
 
 
 def test_git_runs_in_the_folder_named_and_reports_failures(tmp_path: Path) -> None:

@@ -15,10 +15,10 @@ from pydantic import BaseModel
 
 from arena_bot.app.schema import SCHEMA_DIR, SCHEMAS, drifted
 from arena_bot.cli import main
+from arena_bot.core.yamlio import parse_yaml, validate_model
 from arena_bot.intake.diagnostics import ReportOut
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
-from arena_bot.yamlio import parse_yaml, validate_model
 
 FORMATS_PAGE = Path(__file__).parents[1] / "site" / "docs" / "formats.md"
 

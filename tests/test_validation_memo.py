@@ -21,9 +21,9 @@ from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, w
 
 from arena_bot.app.memo import open_memo
 from arena_bot.app.validation import verdict_memo
-from arena_bot.config import DEFAULT_CONFIG
+from arena_bot.core.config import DEFAULT_CONFIG
+from arena_bot.core.settings import Settings
 from arena_bot.intake.validation import Diagnostic, all_submission_folders, validate_paths
-from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset
 
 TODAY = dt.date(2026, 11, 23)

@@ -140,7 +140,7 @@ def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:
 
 
 def test_the_tolerance_comes_from_arena_yaml(root: Path) -> None:
-    from arena_bot.config import load_config
+    from arena_bot.core.config import load_config
     from arena_bot.intake.validation import validate_paths
     from arena_bot.tasks.dataset import Dataset
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
+from arena_bot.core.yamlio import ModelValidationError, load_yaml, parse_yaml, validate_model
 from arena_bot.models.submission import Submission
-from arena_bot.yamlio import ModelValidationError, load_yaml, parse_yaml, validate_model
 
 P = Path("x.yaml")
 
@@ -169,7 +169,7 @@ def _outcome(text: str, path: Path) -> object:
 def test_c_parser_and_strict_loader_agree_on_every_shipped_file(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import arena_bot.yamlio as yamlio
+    import arena_bot.core.yamlio as yamlio
 
     text = path.read_text(encoding="utf-8", errors="replace")
     fast = _outcome(text, path)
@@ -178,7 +178,7 @@ def test_c_parser_and_strict_loader_agree_on_every_shipped_file(
 
 
 def test_the_c_parser_is_used_only_where_no_rule_is_lost() -> None:
-    from arena_bot.yamlio import _c_parser_is_safe
+    from arena_bot.core.yamlio import _c_parser_is_safe
 
     assert _c_parser_is_safe("a: 1\nb: [x, y]\n")
     assert not _c_parser_is_safe("a: &x 1\n")  # a possible anchor
@@ -211,7 +211,7 @@ QUICK_CASES = [
 def test_the_c_parser_gives_the_strict_loaders_values_types_and_lines(
     text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import arena_bot.yamlio as yamlio
+    import arena_bot.core.yamlio as yamlio
 
     def spelt(outcome: object) -> str:
         return repr(outcome)  # 1, 1.0 and True differ here, unlike with ==
@@ -250,7 +250,7 @@ def test_odd_scalars_load_as_pyyamls_safe_loader_loads_them(
     refused."""
     import yaml
 
-    import arena_bot.yamlio as yamlio
+    import arena_bot.core.yamlio as yamlio
 
     text = f"a: {value}\nb: [{value}, '{value}']\n{value}: k\nc:\n  - {value}\n"
     quick = repr(_outcome(text, P))

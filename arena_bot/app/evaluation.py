@@ -9,8 +9,9 @@ from pathlib import Path
 
 from arena_bot.app.memo import Memo, code_version
 from arena_bot.app.scoring import task_inputs
-from arena_bot.config import load_config
-from arena_bot.errors import InputError, SandboxError
+from arena_bot.core.config import load_config
+from arena_bot.core.errors import InputError, SandboxError
+from arena_bot.core.settings import Settings
 from arena_bot.evaluation.engine import Evaluator, Outcome, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
@@ -19,7 +20,6 @@ from arena_bot.models.evaluation import TestRunner
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import ENGINE_ERRORS, docker_client
 from arena_bot.sandbox.images import TaskImages, local_base_image, resolve_base_image
-from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 

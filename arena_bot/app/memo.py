@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from arena_bot.gitcmd import run_git
+from arena_bot.core.gitcmd import run_git
 
 MEMO_FILE = "memo.sqlite"
 #: Bump when the meaning of a stored value changes; a memo of another version is rebuilt.

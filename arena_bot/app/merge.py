@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena_bot.app.evaluation import docker_test_runner
-from arena_bot.config import load_config
-from arena_bot.errors import InputError, SandboxError
+from arena_bot.core.config import load_config
+from arena_bot.core.errors import InputError, SandboxError
+from arena_bot.core.settings import Settings
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.intake.patches import parse_patch, read_patch_text
 from arena_bot.merge.coop import evaluate_coop_run, merge_result, untested_features
 from arena_bot.merge.gitmerge import merge_patches
 from arena_bot.merge.report import MergeReport
 from arena_bot.models.evaluation import MergeResult
-from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 

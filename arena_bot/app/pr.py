@@ -19,12 +19,12 @@ from arena_bot.bot.github import GitHubClient
 from arena_bot.bot.pulls import gate_reasons, pull_of_run
 from arena_bot.bot.render import MARKER, render_comment
 from arena_bot.bot.view import BOT_LABELS, Conclusion, build_view
-from arena_bot.errors import ArenaError, InputError
-from arena_bot.gitcmd import run_git
+from arena_bot.core.errors import ArenaError, InputError
+from arena_bot.core.gitcmd import run_git
+from arena_bot.core.settings import Settings
 from arena_bot.intake.diagnostics import to_model
 from arena_bot.intake.validation import ValidationReport, parse_changed_files
 from arena_bot.scoring.loader import load_inputs
-from arena_bot.settings import Settings
 
 
 @dataclass(frozen=True)

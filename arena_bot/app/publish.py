@@ -9,9 +9,9 @@ from pathlib import Path
 
 from arena_bot.app.memo import Memo
 from arena_bot.app.scoring import WrittenBoard, score_board, write_scored
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
+from arena_bot.core.settings import Settings
 from arena_bot.scoring.incremental import ScoredBoard
-from arena_bot.settings import Settings
 from arena_bot.site.build import BuildTimes, build, load_board
 from arena_bot.site.history import SNAPSHOT, read_previous
 from arena_bot.site.render import GENERATED, environment

@@ -22,11 +22,11 @@ from arena_bot.bot.units import (
     plan_units_of,
     write_unit_result,
 )
-from arena_bot.errors import ArenaError, UsageError
+from arena_bot.core.errors import ArenaError, UsageError
+from arena_bot.core.settings import Settings
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.submissions import SubmissionFolder, load_submission
 from arena_bot.intake.validation import all_submission_folders
-from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 

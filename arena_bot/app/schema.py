@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from arena_bot.bot.bundle import Bundle
 from arena_bot.bot.unit_result import UnitResult
-from arena_bot.config import ArenaConfig
+from arena_bot.core.config import ArenaConfig
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.models.review import ReviewFile

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot.app.memo import Memo, code_version, content_ids
-from arena_bot.config import DEFAULT_CONFIG, ArenaConfig, load_config
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig, load_config
+from arena_bot.core.errors import InputError
 from arena_bot.core.prices import load_price_table
-from arena_bot.errors import InputError
+from arena_bot.core.settings import Settings
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.reviews import REVIEWS_FOLDER
@@ -35,7 +36,6 @@ from arena_bot.scoring.incremental import (
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.leaderboard import options_digest
 from arena_bot.scoring.loader import load_inputs
-from arena_bot.settings import Settings
 from arena_bot.site.methodology import methodology_from_board
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 

@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena_bot.core.settings import Settings
 from arena_bot.evaluation.expected import FeatureCheck, check_feature, write_expected
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import docker_client
 from arena_bot.sandbox.images import TaskImages, resolve_base_image
-from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 

@@ -8,15 +8,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena_bot.app.memo import Memo, code_version, content_ids
-from arena_bot.config import ArenaConfig, load_config
-from arena_bot.errors import UsageError
+from arena_bot.core.config import ArenaConfig, load_config
+from arena_bot.core.errors import UsageError
+from arena_bot.core.settings import Settings
 from arena_bot.intake.validation import (
     ValidationReport,
     all_submission_folders,
     validate_changed_files,
     validate_paths,
 )
-from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset
 
 

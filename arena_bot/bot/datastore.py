@@ -28,8 +28,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena_bot.errors import ArenaError
-from arena_bot.gitcmd import NOT_STARTED, read_blobs, run_git, scratch_index
+from arena_bot.core.errors import ArenaError
+from arena_bot.core.gitcmd import NOT_STARTED, read_blobs, run_git, scratch_index
 
 DEFAULT_BRANCH = "arena-data"
 DEFAULT_REMOTE = "origin"

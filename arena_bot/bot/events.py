@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -3,7 +3,7 @@
 Configured from the Actions environment (``GITHUB_API_URL``, ``GITHUB_REPOSITORY``, the
 token), so GitHub Enterprise works. The token lives in a field hidden from ``repr`` and is
 never put in a message. PyGithub retries rate-limit 403s and 5xx answers itself (its
-``GithubRetry``); what still fails becomes a :class:`~arena_bot.errors.GitHubError`.
+``GithubRetry``); what still fails becomes a :class:`~arena_bot.core.errors.GitHubError`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena_bot.errors import GitHubError
+from arena_bot.core.errors import GitHubError
 
 if TYPE_CHECKING:
     from github.PullRequest import PullRequest

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from arena_bot.errors import ArenaError
+from arena_bot.core.errors import ArenaError
 
 #: GitHub refuses a matrix of more than 256 jobs.
 MAX_MATRIX_JOBS = 256

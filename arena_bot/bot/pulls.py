@@ -9,7 +9,7 @@ from __future__ import annotations
 from arena_bot.bot.bundle import Bundle
 from arena_bot.bot.events import WorkflowRunEvent
 from arena_bot.bot.github import GitHubClient
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 
 #: The only folder a PR may touch to be scored automatically.
 SUBMISSIONS_PREFIX = "submissions/"

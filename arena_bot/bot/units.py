@@ -103,7 +103,7 @@ def write_unit_result(result: UnitResult, folder: Path) -> Path:
 
 def parse_units(documents: Iterable[dict[str, Any]]) -> list[UnitResult]:
     """The merged documents as UnitResults; a document that is not one is an error."""
-    from arena_bot.errors import InputError
+    from arena_bot.core.errors import InputError
 
     parsed = []
     for document in documents:

@@ -1,7 +1,7 @@
 """The ``arena`` command line.
 
 Each command lives in its own module of this package and is registered below. User errors
-(:class:`arena_bot.errors.ArenaError`) are turned into a message and an exit code here, in
+(:class:`arena_bot.core.errors.ArenaError`) are turned into a message and an exit code here, in
 exactly one place.
 """
 
@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 import click
 
 from arena_bot import __version__
-from arena_bot.errors import ArenaError
-from arena_bot.settings import Settings
+from arena_bot.core.errors import ArenaError
+from arena_bot.core.settings import Settings
 
 
 class LazyCommand(NamedTuple):

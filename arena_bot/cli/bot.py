@@ -13,8 +13,8 @@ from typing import TextIO
 
 import click
 
-from arena_bot.errors import InputError, UsageError
-from arena_bot.settings import Settings
+from arena_bot.core.errors import InputError, UsageError
+from arena_bot.core.settings import Settings
 
 _event_option = click.option(
     "--event",

@@ -6,8 +6,8 @@ import json
 
 import click
 
-from arena_bot.config import CONFIG_FILE, load_config
-from arena_bot.settings import Settings
+from arena_bot.core.config import CONFIG_FILE, load_config
+from arena_bot.core.settings import Settings
 from arena_bot.site.methodology import render_methodology
 
 

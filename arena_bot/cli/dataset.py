@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from arena_bot.errors import DatasetError
-from arena_bot.settings import Settings
+from arena_bot.core.errors import DatasetError
+from arena_bot.core.settings import Settings
 from arena_bot.tasks.cooperbench import import_task, read_task
 
 

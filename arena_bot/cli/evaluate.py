@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from arena_bot.cli.evaluation_output import run_evaluation
-from arena_bot.errors import UsageError
+from arena_bot.core.errors import UsageError
+from arena_bot.core.settings import Settings
 from arena_bot.intake.submissions import find_submission_folders
-from arena_bot.settings import Settings
 
 
 @click.command("evaluate")

@@ -13,9 +13,9 @@ import click
 
 from arena_bot.app.evaluation import evaluate_submissions
 from arena_bot.app.memo import Memo
+from arena_bot.core.settings import Settings
 from arena_bot.evaluation.engine import Outcome
 from arena_bot.models.evaluation import FeatureResult
-from arena_bot.settings import Settings
 
 
 def run_evaluation(

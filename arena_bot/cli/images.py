@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from arena_bot.core.settings import OFFLINE_BASE_IMAGE, Settings
 from arena_bot.sandbox.engine import docker_client
 from arena_bot.sandbox.images import TaskImages, build_base_image, resolve_base_image
-from arena_bot.settings import OFFLINE_BASE_IMAGE, Settings
 from arena_bot.tasks.dataset import Dataset
 
 

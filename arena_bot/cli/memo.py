@@ -11,8 +11,8 @@ import sqlite3
 import click
 
 from arena_bot.app.memo import MEMO_FILE, MEMO_VERSION, clear_memo
-from arena_bot.errors import InputError
-from arena_bot.settings import Settings
+from arena_bot.core.errors import InputError
+from arena_bot.core.settings import Settings
 
 
 @click.group("memo")

@@ -8,7 +8,7 @@ import click
 
 from arena_bot.app.merge import MergeAnalysis, analyse_merge
 from arena_bot.cli.evaluation_output import failure_lines
-from arena_bot.settings import Settings
+from arena_bot.core.settings import Settings
 
 
 @click.command("merge")

@@ -16,12 +16,12 @@ import click
 from arena_bot.app.memo import Memo, open_memo
 from arena_bot.app.scoring import describe_scored, score_board, write_scored
 from arena_bot.app.validation import validate_submissions
-from arena_bot.errors import UsageError
+from arena_bot.core.errors import UsageError
+from arena_bot.core.settings import Settings
 from arena_bot.intake.diagnostics import render
 from arena_bot.intake.validation import ValidationReport, all_submission_folders
 from arena_bot.models.leaderboard import Entry
 from arena_bot.scoring.incremental import PREVIEW, ScoredBoard
-from arena_bot.settings import Settings
 
 
 @click.command("pipeline")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arena_bot.app.schema import SCHEMA_DIR, drifted, write_all
-from arena_bot.errors import UsageError
+from arena_bot.core.errors import UsageError
 
 
 @click.command("schema")

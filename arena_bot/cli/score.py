@@ -17,7 +17,8 @@ from arena_bot.app.scoring import (
     score_board,
     write_scored,
 )
-from arena_bot.errors import InputError, JudgeError
+from arena_bot.core.errors import InputError, JudgeError
+from arena_bot.core.settings import Settings
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring.calibration import calibrate as run_calibration
 from arena_bot.scoring.calibration import render_report
@@ -25,7 +26,6 @@ from arena_bot.scoring.compare import compare as run_compare
 from arena_bot.scoring.compare import render_table
 from arena_bot.scoring.export import verified_only as keep_verified
 from arena_bot.scoring.incremental import ScoredBoard
-from arena_bot.settings import Settings
 
 _RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from arena_bot.settings import Settings
+from arena_bot.core.settings import Settings
 
 if TYPE_CHECKING:
     from arena_bot.site.source import BoardSource
@@ -72,7 +72,7 @@ def build(settings: Settings, leaderboard: Path | None, empty: bool, results: Pa
 
     out = output or settings.root / "site_build"
     if previous is not None and not previous.is_file():
-        from arena_bot.errors import InputError
+        from arena_bot.core.errors import InputError
 
         raise InputError("no snapshot here", path=previous,
                          hint="pass the board/snapshot.json of the last published site")

@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 from pydantic import ValidationError
 
+from arena_bot.core.errors import UsageError
 from arena_bot.core.prices import load_price_table
-from arena_bot.errors import UsageError
+from arena_bot.core.settings import Settings
 from arena_bot.intake.submit import RunSource, SubmitRequest, submit
 from arena_bot.intake.transcripts import READERS
 from arena_bot.models.submission import Contributor, Tool, TranscriptFormat
-from arena_bot.settings import Settings
 from arena_bot.tasks.dataset import Dataset
 
 

@@ -10,8 +10,8 @@ import click
 
 from arena_bot.app.memo import open_memo
 from arena_bot.app.validation import validate_submissions
+from arena_bot.core.settings import Settings
 from arena_bot.intake.diagnostics import OUTPUT_FORMATS, OutputFormat, render
-from arena_bot.settings import Settings
 
 
 @click.command("validate")

@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from arena_bot.core.yamlio import load_yaml, parse_yaml, validate_model
 from arena_bot.models.common import StrictModel
-from arena_bot.yamlio import load_yaml, parse_yaml, validate_model
 
 Price = Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 
-from arena_bot.errors import SandboxError
+from arena_bot.core.errors import SandboxError
 from arena_bot.evaluation.harness import (
     GIT_TIMEOUT,
     HARNESS_DIR,

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from arena_bot import HARNESS_VERSION
+from arena_bot.core.errors import ArenaError, SandboxError
 from arena_bot.core.signals import deferred_signals
-from arena_bot.errors import ArenaError, SandboxError
 from arena_bot.evaluation.criteria import (
     observe_criteria,
     observed_criteria,

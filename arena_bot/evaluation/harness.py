@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 
 from pydantic import ValidationError
 
-from arena_bot.errors import DatasetError
+from arena_bot.core.errors import DatasetError
 from arena_bot.evaluation.applied import applied_flags, static_flags, task_literals
 from arena_bot.evaluation.flags import merged
 from arena_bot.evaluation.harness_status import HarnessStatus, harness_script, parse_status

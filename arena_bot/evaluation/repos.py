@@ -14,7 +14,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from arena_bot.errors import DatasetError, SandboxError
+from arena_bot.core.errors import DatasetError, SandboxError
 from arena_bot.tasks.dataset import TaskFolder
 
 _GIT_TIMEOUT = 600
@@ -72,7 +72,7 @@ def _digest(path: Path) -> str:
 def _git(*args: str, task: TaskFolder, stop: threading.Event) -> None:
     # Imported here: GitPython (tens of milliseconds) loads only when a clone is made (coop
     # runs), not with every `arena evaluate`.
-    from arena_bot.gitcmd import NOT_STARTED, run_git
+    from arena_bot.core.gitcmd import NOT_STARTED, run_git
 
     done = run_git(args, timeout=_GIT_TIMEOUT, stop=stop)
     if stop.is_set():

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
-from arena_bot.config import DEFAULT_CONFIG
+from arena_bot.core.config import DEFAULT_CONFIG
 
 if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset loader
     from arena_bot.tasks.dataset import TaskFolder

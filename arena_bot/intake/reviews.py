@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
+from arena_bot.core.yamlio import load_yaml, validate_model
 from arena_bot.models.leaderboard import ClearedReview, ReviewFlag, ReviewStatus
 from arena_bot.models.review import ReviewFile
-from arena_bot.yamlio import load_yaml, validate_model
 
 #: The folder of review files, relative to the repository root.
 REVIEWS_FOLDER = "reviews"

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
+from arena_bot.core.yamlio import LoadedYaml, load_yaml, validate_model
 from arena_bot.models.submission import Submission
-from arena_bot.yamlio import LoadedYaml, load_yaml, validate_model
 
 SUBMISSION_FILE = "submission.yaml"
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import yaml
 
+from arena_bot.core.errors import InputError
+from arena_bot.core.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
 from arena_bot.core.prices import PriceTable
-from arena_bot.errors import InputError
-from arena_bot.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
 from arena_bot.intake.patches import ProtectedPaths, protected_paths_for
 from arena_bot.intake.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
 from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, NewType, get_args
 
-from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.errors import ArenaError
 from arena_bot.core.prices import PriceTable, load_price_table
-from arena_bot.errors import ArenaError
+from arena_bot.core.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 from arena_bot.intake.patches import (
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
@@ -43,7 +44,6 @@ from arena_bot.intake.verification import Tolerances, VerificationCode, verify_r
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run, Submission
 from arena_bot.tasks.dataset import Dataset, TaskFolder
-from arena_bot.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 
 #: Every code validation itself gives a diagnostic (besides ``patch-<problem>`` for each
 #: :data:`arena_bot.intake.patches.PatchProblemCode` and the transcript checks'

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.errors import ArenaError
 from arena_bot.core.prices import PriceTable, normalize_model_name, token_cost
-from arena_bot.errors import ArenaError
 from arena_bot.intake.patches import load_patch
 from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
 from arena_bot.intake.transcripts.edits import (
@@ -39,7 +39,7 @@ _DEFAULTS = DEFAULT_CONFIG.verification
 @dataclass(frozen=True)
 class Tolerances:
     """Every verification tolerance in one place: arena.yaml's ``verification:`` section
-    (:class:`arena_bot.config.VerificationConfig`, where the defaults are defined once)."""
+    (:class:`arena_bot.core.config.VerificationConfig`, where the defaults are defined once)."""
 
     relative: float = _DEFAULTS.tolerance
     count_slack: float = _DEFAULTS.count_slack

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from arena_bot.errors import MergeError
-from arena_bot.gitcmd import NOT_STARTED, GitResult, run_git
+from arena_bot.core.errors import MergeError
+from arena_bot.core.gitcmd import NOT_STARTED, GitResult, run_git
 from arena_bot.merge.conflicts import (
     DEFAULT_COUNTING,
     Counting,

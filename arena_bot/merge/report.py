@@ -19,8 +19,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from arena_bot.core.errors import InputError
 from arena_bot.core.files import write_atomically
-from arena_bot.errors import InputError
 from arena_bot.models.common import RecordModel
 from arena_bot.models.evaluation import (
     ConflictDetails,

@@ -3,7 +3,7 @@
 Evaluation code depends on these types only; :mod:`arena_bot.sandbox.docker` implements them
 with docker-py. ``exec`` never raises for what the command did (non-zero exit, timeout,
 out-of-memory kill, too much output): those are fields of :class:`ExecResult`. It raises
-:class:`~arena_bot.errors.SandboxError` only when the engine itself fails.
+:class:`~arena_bot.core.errors.SandboxError` only when the engine itself fails.
 """
 
 from __future__ import annotations

@@ -45,8 +45,8 @@ import docker.errors
 from docker.types import LogConfig, Ulimit
 from docker.utils.socket import frames_iter
 
+from arena_bot.core.errors import SandboxError
 from arena_bot.core.signals import deferred_signals
-from arena_bot.errors import SandboxError
 from arena_bot.sandbox.base import ExecResult, SandboxLimits, SandboxUser
 from arena_bot.sandbox.engine import ENGINE_ERRORS
 

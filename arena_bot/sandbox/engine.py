@@ -6,7 +6,7 @@ import docker
 import docker.errors
 import requests
 
-from arena_bot.errors import SandboxError
+from arena_bot.core.errors import SandboxError
 
 #: What docker-py raises when the engine fails: API errors, and connection errors when the
 #: daemon goes away mid-run (requests' exceptions, not DockerException).

@@ -3,7 +3,7 @@
 * :func:`build_base_image` — ``arena images base``: debootstrap Debian bookworm (minbase) from
   the machine's apt mirror into a temporary folder with python3, git and friends, pytest from
   the package index at its pinned version (:data:`~arena_bot.tasks.wheels.BASE_WHEELS`), then
-  ``docker import`` it as :data:`~arena_bot.settings.OFFLINE_BASE_IMAGE`. For machines that
+  ``docker import`` it as :data:`~arena_bot.core.settings.OFFLINE_BASE_IMAGE`. For machines that
   cannot pull from a registry; GitHub's runners pull the public default instead.
 * :func:`choose_base_image` / :func:`resolve_base_image` — the base image to build task images
   on: the configured one when present or pullable, else the offline one, with one line saying
@@ -33,10 +33,10 @@ import docker.errors
 from docker.models.images import Image
 
 from arena_bot.core.digest import folder_digest
+from arena_bot.core.errors import SandboxError
+from arena_bot.core.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
 from arena_bot.core.signals import deferred_signals
-from arena_bot.errors import SandboxError
 from arena_bot.sandbox.engine import ENGINE_ERRORS
-from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
 from arena_bot.tasks.dataset import TaskFolder
 from arena_bot.tasks.wheels import BASE_WHEELS, PYTEST_PIN, WHEELS_FILE, fetch_wheels, wheel_files
 

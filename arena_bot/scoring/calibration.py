@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from arena_bot.errors import JudgeError
+from arena_bot.core.errors import JudgeError
 from arena_bot.scoring.judge import Judge
 from arena_bot.scoring.stats import pearson
 

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.models.leaderboard import Entry, Leaderboard
 from arena_bot.scoring.stats import PairedResult, WelchResult, paired_test, welch_test
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from arena_bot.config import DEFAULT_CONFIG
+from arena_bot.core.config import DEFAULT_CONFIG
 from arena_bot.scoring import components
 from arena_bot.scoring.grouped import (
     BoolArray,
@@ -105,7 +105,7 @@ ScoringPolicy = Literal["solved", "seed002"]
 
 @dataclass(frozen=True, kw_only=True)
 class CoreOptions:
-    """The numbers the core uses; defaults are arena.yaml's (:mod:`arena_bot.config`)."""
+    """The numbers the core uses; defaults are arena.yaml's (:mod:`arena_bot.core.config`)."""
 
     policy: ScoringPolicy = _SCORING.policy
     min_submissions: int = _SCORING.min_submissions

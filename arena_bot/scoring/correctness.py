@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from arena_bot.errors import JudgeError
+from arena_bot.core.errors import JudgeError
 from arena_bot.models.evaluation import EvaluationResult, RunResult
 from arena_bot.models.submission import Run, Submission
 from arena_bot.models.task import Task

@@ -25,7 +25,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard

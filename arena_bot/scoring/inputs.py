@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.prices import PriceTable, load_price_table
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.leaderboard import MetricsLevel

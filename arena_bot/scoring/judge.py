@@ -9,7 +9,7 @@
 * :class:`JudgeCache` — answers stored on disk by the hash of everything that was sent
   (model, temperature, messages), so rescoring never calls the model twice for one input.
 
-The endpoint and model come from :class:`arena_bot.settings.Settings`; only the CLI builds
+The endpoint and model come from :class:`arena_bot.core.settings.Settings`; only the CLI builds
 a client.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from arena_bot.errors import JudgeError
+from arena_bot.core.errors import JudgeError
 
 if TYPE_CHECKING:  # imported where a request is made: every `arena score` imports this
     import requests  # module, and requests alone took a tenth of a second to load

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.intake.reviews import judge_review
 from arena_bot.models.evaluation import ReviewFlag as EvaluationFlag
 from arena_bot.models.evaluation import RunResult

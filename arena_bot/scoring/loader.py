@@ -19,7 +19,8 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
+from arena_bot.core.yamlio import read_text_capped
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
 from arena_bot.intake.reviews import load_review, review_path
@@ -29,7 +30,6 @@ from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
 from arena_bot.tasks.dataset import Dataset, TaskFolder
-from arena_bot.yamlio import read_text_capped
 
 ResultMatch = Literal["store", "latest"]
 

@@ -1,4 +1,5 @@
-"""Seed 002's weights as the configuration gives them (``arena.yaml``, see :mod:`arena_bot.config`).
+"""Seed 002's weights as the configuration gives them (``arena.yaml``, see
+:mod:`arena_bot.core.config`).
 
 The numbers themselves live in the configuration model, once; this module only looks them up.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from arena_bot.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 
 CATEGORY_ORDER: tuple[str, ...] = ("efficiency", "speed", "cost", "correctness")
 

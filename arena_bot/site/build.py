@@ -18,8 +18,8 @@ from urllib.parse import urlparse
 
 import yaml
 
-from arena_bot.errors import ArenaError, InputError, UsageError
-from arena_bot.gitcmd import run_git
+from arena_bot.core.errors import ArenaError, InputError, UsageError
+from arena_bot.core.gitcmd import run_git
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.site import history, hooks, source
 from arena_bot.site.details import evaluation_details

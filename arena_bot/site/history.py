@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.models.common import RecordModel
 from arena_bot.models.leaderboard import Leaderboard
 

@@ -3,7 +3,7 @@
 The hand-written ``site/docs/methodology.md`` explains *how* scores are made; the numbers
 (weights, multipliers, thresholds, limits) and the policy in force live in ``arena.yaml``. So
 that the page can never drift from the configuration a board was computed with, this module
-renders those parts as Markdown from :class:`~arena_bot.config.ArenaConfig`, with a worked
+renders those parts as Markdown from :class:`~arena_bot.core.config.ArenaConfig`, with a worked
 example taken from the board's own entries. ``arena score`` writes the result as
 ``methodology.md`` beside ``leaderboard.json``; ``arena config show --format methodology``
 prints it; the site build may call :func:`render_methodology` directly.
@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from arena_bot.config import ArenaConfig
+from arena_bot.core.config import ArenaConfig
 
 #: Entries shown in the worked example (one task's board; enough to show the order).
 EXAMPLE_ENTRIES = 8

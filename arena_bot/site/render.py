@@ -80,7 +80,7 @@ def methodology_view(board: Leaderboard) -> views.MethodologyView:
     and the method's fixed constants: generated, so the page cannot drift from the scores."""
     import json
 
-    from arena_bot.config import DEFAULT_CONFIG, MEANINGS, ArenaConfig, flat_settings
+    from arena_bot.core.config import DEFAULT_CONFIG, MEANINGS, ArenaConfig, flat_settings
     from arena_bot.scoring import components, core
 
     recorded = board.options.configuration

@@ -26,12 +26,12 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from arena_bot.errors import ArenaError
+from arena_bot.core.errors import ArenaError
+from arena_bot.core.yamlio import load_yaml
 from arena_bot.models.evaluation import EvaluationResult, FeatureResult, MergeResult
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 from arena_bot.site import views
 from arena_bot.site.timeline import Timeline, read_timeline
-from arena_bot.yamlio import load_yaml
 
 #: Where a submission's HTML goes in the shell page: a raw HTML block Markdown keeps as it
 #: is (with an ``h1``, so the theme adds no title of its own).

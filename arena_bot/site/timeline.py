@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena_bot.errors import ArenaError
+from arena_bot.core.errors import ArenaError
 from arena_bot.intake.transcripts.metrics import open_transcript
 from arena_bot.intake.transcripts.redact import redact_text
 

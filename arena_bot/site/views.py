@@ -654,7 +654,7 @@ def _best(entries: Sequence[Entry], limit: int = GROUP_ROWS) -> list[Entry]:
 
 def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
     """Row ``a`` against column ``b``, on the tasks both attempted only."""
-    from arena_bot.errors import ArenaError
+    from arena_bot.core.errors import ArenaError
     from arena_bot.scoring.compare import compare
 
     try:

@@ -35,8 +35,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from arena_bot.errors import DatasetError, InputError, UsageError
-from arena_bot.gitcmd import run_git
+from arena_bot.core.errors import DatasetError, InputError, UsageError
+from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
 from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step
 from arena_bot.tasks.cooperbench_runner import read_test_command as read_test_command  # re-export

@@ -20,7 +20,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena_bot.errors import DatasetError
+from arena_bot.core.errors import DatasetError
 
 #: Repository folder of CooperBench task images (their Dockerfiles clone it there).
 RUNNER_REPO = "/workspace/repo"

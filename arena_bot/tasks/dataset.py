@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from arena_bot.errors import DatasetError
+from arena_bot.core.errors import DatasetError
+from arena_bot.core.yamlio import load_yaml, validate_model
 from arena_bot.models.task import Task
-from arena_bot.yamlio import load_yaml, validate_model
 
 TASK_FILE = "task.yaml"
 

@@ -18,7 +18,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from arena_bot.errors import DatasetError, SandboxError
+from arena_bot.core.errors import DatasetError, SandboxError
 
 #: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
 #: one place its version is pinned, for task wheelhouses and the offline base image alike.

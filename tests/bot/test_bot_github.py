@@ -22,7 +22,7 @@ from arena_bot.bot.bundle import MAX_BUNDLE_BYTES, write_bundle
 from arena_bot.bot.github import GitHubClient, GitHubSettings
 from arena_bot.bot.render import MARKER
 from arena_bot.bot.view import LABEL_INVALID, LABEL_REVIEW, LABEL_VALID
-from arena_bot.errors import GitHubError, InputError
+from arena_bot.core.errors import GitHubError, InputError
 from arena_bot.intake.diagnostics import DiagnosticOut
 
 FORK_EVENT = DATA / "workflow_run_fork.json"

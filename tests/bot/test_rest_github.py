@@ -17,7 +17,7 @@ from arena_bot.bot.bundle import write_bundle
 from arena_bot.bot.github import GitHubClient, GitHubSettings
 from arena_bot.bot.render import MARKER
 from arena_bot.bot.view import LABEL_REVIEW, LABEL_VALID
-from arena_bot.errors import GitHubError, InputError
+from arena_bot.core.errors import GitHubError, InputError
 
 TOKEN = "ghs_independent_server_token"
 FILE = "submissions/slugkit-options/2026-11-02_claude-code_x/submission.yaml"

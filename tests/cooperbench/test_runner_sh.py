@@ -22,7 +22,7 @@ from support.cooperbench_tasks import (
 from support.gitrepo import commit_folder
 
 from arena_bot.cli import main
-from arena_bot.errors import DatasetError
+from arena_bot.core.errors import DatasetError
 from arena_bot.tasks.cooperbench_runner import derive_test_step, read_test_step, split_commands
 
 RUNNERS = Path(__file__).parent / "runners"

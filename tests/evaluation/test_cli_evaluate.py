@@ -176,8 +176,8 @@ def test_base_image_choice_is_said_once_per_command(
 ) -> None:
     """Two submissions, two jobs, the default (public) base image: the choice is said in
     one line, never as a failed pull, whether the machine is offline or not."""
+    from arena_bot.core.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
     from arena_bot.sandbox.images import image_exists
-    from arena_bot.settings import DEFAULT_BASE_IMAGE, OFFLINE_BASE_IMAGE
 
     before = image_exists(docker_client, DEFAULT_BASE_IMAGE)
     env = {"ARENA_CACHE": str(repo_root / ".arena"), "ARENA_BASE_IMAGE": None}

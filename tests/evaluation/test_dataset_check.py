@@ -57,7 +57,7 @@ def test_check_reports_a_failing_gold_patch_and_records_nothing(
 
 
 def test_a_damaged_expected_file_is_a_clear_error(root_with_task: Path) -> None:
-    from arena_bot.errors import DatasetError
+    from arena_bot.core.errors import DatasetError
     from arena_bot.evaluation.harness import load_expected_tests
 
     task = load_task(root_with_task / "dataset" / "calc-fixture")

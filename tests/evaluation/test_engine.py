@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.errors import SandboxError
+from arena_bot.core.errors import SandboxError
 from arena_bot.evaluation.engine import Evaluator, evaluate_submission, make_test_runner
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.sandbox.images import TaskImages

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from support.gitrepo import git_run
 
-from arena_bot.errors import MergeError
+from arena_bot.core.errors import MergeError
 from arena_bot.merge.gitmerge import merge_patches
 
 # Ten well-separated blocks, so edits to different blocks never touch the same hunk.

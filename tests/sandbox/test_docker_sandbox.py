@@ -9,7 +9,7 @@ import time
 import docker
 import pytest
 
-from arena_bot.errors import SandboxError
+from arena_bot.core.errors import SandboxError
 from arena_bot.sandbox.base import SandboxLimits
 from arena_bot.sandbox.docker import (
     OWNER_HOST_LABEL,

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena_bot.cli import main
-from arena_bot.errors import SandboxError
+from arena_bot.core.errors import SandboxError
 from arena_bot.sandbox.images import (
     BASE_PACKAGES,
     BASE_WHEELS_LABEL,

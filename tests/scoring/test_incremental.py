@@ -258,8 +258,8 @@ def test_the_pipelines_ranking_prints_each_interval_beside_the_score_it_is_about
     from arena_bot.app.memo import Memo
     from arena_bot.app.scoring import score_board
     from arena_bot.cli.pipeline import render_ranking
+    from arena_bot.core.settings import Settings
     from arena_bot.models.leaderboard import Entry
-    from arena_bot.settings import Settings
 
     # The synthetic tasks are "beginner": weigh that difficulty like seed 002's "advanced".
     (board / "arena.yaml").write_text(
@@ -289,7 +289,7 @@ def _in_process(root: Path) -> tuple[int, int]:
     """Score ``root`` with its memo; (hits, misses) of the memo during the run."""
     from arena_bot.app.memo import open_memo
     from arena_bot.app.scoring import score_board
-    from arena_bot.settings import Settings
+    from arena_bot.core.settings import Settings
 
     with open_memo(root / ".arena") as memo:
         score_board(Settings.from_env(root=root, env={}), memo=memo)
@@ -423,9 +423,9 @@ def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(
     answered without decoding the entries."""
     from arena_bot.app.memo import Memo
     from arena_bot.app.scoring import score_board
+    from arena_bot.core.settings import Settings
     from arena_bot.scoring import incremental
     from arena_bot.scoring.incremental import TaskPart
-    from arena_bot.settings import Settings
 
     monkeypatch.setattr(incremental, "PREVIEW", preview)
     scored = score_board(Settings.from_env(root=board, env={}), memo=Memo(None))

@@ -13,9 +13,9 @@ from support.chat_server import ChatServer, Reply
 from support.scoring_builders import make_result, make_run, make_submission, make_task
 
 from arena_bot.cli import main
+from arena_bot.core.settings import DEFAULT_BASE_IMAGE
 from arena_bot.evaluation.store import ResultStore, input_key
 from arena_bot.intake.submissions import load_submission
-from arena_bot.settings import DEFAULT_BASE_IMAGE
 from arena_bot.tasks.dataset import load_task
 
 PATCH = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.calibration import (
     REFERENCE_SET,

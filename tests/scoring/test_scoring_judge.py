@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from support.chat_server import ChatServer, Reply
 
-from arena_bot.errors import JudgeError
+from arena_bot.core.errors import JudgeError
 from arena_bot.scoring.judge import (
     ChatClient,
     ChatMessage,

@@ -7,8 +7,8 @@ import pytest
 from scipy import stats as scipy_stats
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
-from arena_bot.config import ArenaConfig, ReviewConfig
-from arena_bot.errors import InputError
+from arena_bot.core.config import ArenaConfig, ReviewConfig
+from arena_bot.core.errors import InputError
 from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import to_csv, to_json
 from arena_bot.scoring.stats import pass_at_k

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from arena_bot.core.errors import InputError
 from arena_bot.core.prices import load_price_table, normalize_model_name
-from arena_bot.errors import InputError
 from arena_bot.scoring.outliers import (
     PatchRef,
     duplicate_patch_reasons,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.errors import ArenaError, InputError
+from arena_bot.core.errors import ArenaError, InputError
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.site import history, source, views
 from arena_bot.site.build import build

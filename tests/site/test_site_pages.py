@@ -150,7 +150,7 @@ def test_cli_builds_and_says_where_to_open(board: Leaderboard, project: Path,
 
 
 def test_methodology_figures_come_from_the_recorded_configuration(board: Leaderboard) -> None:
-    from arena_bot.config import ArenaConfig
+    from arena_bot.core.config import ArenaConfig
     from arena_bot.site.render import methodology_view
 
     changed = ArenaConfig.model_validate(

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from arena_bot.core.prices import load_price_table, token_cost
-from arena_bot.settings import OFFLINE_BASE_IMAGE
+from arena_bot.core.settings import OFFLINE_BASE_IMAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE_TASK = ROOT / "dataset" / "slugkit-options"

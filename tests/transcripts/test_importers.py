@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts import read_transcript
 
 DATA = Path(__file__).parent / "data"

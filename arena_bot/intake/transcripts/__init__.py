@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.aider import read_aider_analytics, read_aider_history
 from arena_bot.intake.transcripts.atif import read_atif
 from arena_bot.intake.transcripts.claude_code import read_claude_code

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.metrics import (
     MAX_LINE_BYTES,
     Clock,

@@ -16,7 +16,7 @@ from typing import IO, Any
 import ijson
 from ijson.common import ObjectBuilder
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, empty_transcript, open_transcript
 
 # Small reads keep the reported line close to where the parser actually stopped.

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, cast
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 
 # One transcript line larger than this is refused: a real event is far smaller, and reading an
 # unbounded line would defeat the line-by-line, bounded-memory design.

@@ -35,7 +35,7 @@ from detect_secrets.plugins.keyword import (
 from detect_secrets.settings import default_settings
 from detect_secrets.util.filetype import FileType
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, open_transcript
 
 

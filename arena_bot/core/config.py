@@ -25,8 +25,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from arena_bot.core.yamlio import LoadedYaml, load_yaml, validate_model
 from arena_bot.models.common import StrictModel
-from arena_bot.yamlio import LoadedYaml, load_yaml, validate_model
 
 CONFIG_FILE = "arena.yaml"
 

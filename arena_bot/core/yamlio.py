@@ -26,7 +26,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from arena_bot.errors import InputError
+from arena_bot.core.errors import InputError
 
 #: YAML documents of the project are small; anything bigger is a mistake or an attack.
 MAX_YAML_BYTES = 256 * 1024
