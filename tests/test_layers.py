@@ -24,6 +24,13 @@ def _lint(root: Path) -> subprocess.CompletedProcess[str]:
                           env=env, check=False)
 
 
+def _copy_package(dest: Path) -> None:
+    """The package and its contracts, to plant a breach in."""
+    shutil.copytree(ROOT / "arena_bot", dest / "arena_bot",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
+
+
 def test_the_package_keeps_its_layers() -> None:
     result = _lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -31,9 +38,7 @@ def test_the_package_keeps_its_layers() -> None:
 
 
 def test_an_indirect_import_of_docker_from_scoring_is_caught(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "arena_bot", tmp_path / "arena_bot",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    _copy_package(tmp_path)
     # Scoring reaches the sandbox through a helper, inside a function: still a breach.
     (tmp_path / "arena_bot" / "scoring" / "sneaky.py").write_text(
         "def helper():\n    from arena_bot.sandbox import docker as engine\n    return engine\n"
@@ -48,9 +53,7 @@ def test_an_indirect_import_of_docker_from_scoring_is_caught(tmp_path: Path) -> 
 def test_an_import_up_the_layers_a_module_without_a_layer_and_docker_outside_sandbox_are_caught(
     tmp_path: Path,
 ) -> None:
-    shutil.copytree(ROOT / "arena_bot", tmp_path / "arena_bot",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    _copy_package(tmp_path)
     # Task handling reaches up into intake, inside a function: a breach of the layers.
     (tmp_path / "arena_bot" / "tasks" / "sneaky.py").write_text(
         "def helper():\n    from arena_bot.intake import patches\n    return patches\n"
@@ -69,9 +72,7 @@ def test_an_import_up_the_layers_a_module_without_a_layer_and_docker_outside_san
 
 
 def test_a_command_reaching_past_app_into_the_bot_is_caught(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "arena_bot", tmp_path / "arena_bot",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    _copy_package(tmp_path)
     # A command doing a use case's work itself: the bot's unit planning, inside a function.
     (tmp_path / "arena_bot" / "cli" / "sneaky.py").write_text(
         "def helper():\n    from arena_bot.bot.plan import units_for\n    return units_for\n"
