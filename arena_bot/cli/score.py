@@ -73,7 +73,7 @@ def score(
         return
     with open_memo(settings.cache_dir) as memo:
         scored = score_board(settings, memo=memo, results=results)
-    _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir)))
+        _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir, memo)))
 
 
 def _echo(lines: list[str]) -> None:
