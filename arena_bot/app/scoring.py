@@ -35,7 +35,6 @@ from arena_bot.scoring.incremental import (
 )
 from arena_bot.scoring.judge import build_judge
 from arena_bot.scoring.leaderboard import options_digest
-from arena_bot.scoring.loader import load_inputs
 from arena_bot.settings import Settings
 from arena_bot.site.methodology import methodology_from_board
 from arena_bot.tasks.dataset import Dataset, TaskFolder
@@ -213,6 +212,8 @@ def board_from_disk(
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
+    from arena_bot.scoring.loader import load_inputs  # not needed by the memo's path
+
     options = scoring_options(settings)
     inputs = load_inputs(
         dataset_dir=settings.dataset_dir,

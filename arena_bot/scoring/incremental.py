@@ -47,7 +47,6 @@ from arena_bot.scoring.leaderboard import (
     leaderboard_options,
     task_input_digest,
 )
-from arena_bot.scoring.loader import submission_input
 from arena_bot.tasks.dataset import TaskFolder
 
 #: How many of a task's first ranked and first unranked entries its part keeps apart, for
@@ -280,6 +279,9 @@ def score_task(
 ) -> TaskPart:
     """One task's part of the board: its submissions in ``folders`` scored against their
     stored results."""
+    # Reading submissions (transcripts, redaction) is imported only when a task is scored.
+    from arena_bot.scoring.loader import submission_input
+
     items: list[SubmissionInput] = []
     for folder in folders:
         submission = load_submission(folder)
