@@ -23,7 +23,7 @@ from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring import ScoringOptions, build_leaderboard
+from arena_bot.scoring import ScoringOptions
 from arena_bot.scoring.export import canonical
 from arena_bot.scoring.incremental import (
     ScoredBoard,
@@ -33,8 +33,8 @@ from arena_bot.scoring.incremental import (
     submission_folders_by_task,
     task_file_chunks,
 )
+from arena_bot.scoring.inputs import options_digest
 from arena_bot.scoring.judge import build_judge
-from arena_bot.scoring.leaderboard import options_digest
 from arena_bot.settings import Settings
 from arena_bot.site.methodology import methodology_from_board
 from arena_bot.tasks.dataset import Dataset, TaskFolder
@@ -212,7 +212,9 @@ def board_from_disk(
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
-    from arena_bot.scoring.loader import load_inputs  # not needed by the memo's path
+    # The whole-board path's modules (numpy among them): not needed by the memo's path.
+    from arena_bot.scoring.leaderboard import build_leaderboard
+    from arena_bot.scoring.loader import load_inputs
 
     options = scoring_options(settings)
     inputs = load_inputs(
