@@ -157,8 +157,10 @@ def _file_ids(paths: dict[str, str]) -> dict[str, str]:
         except OSError:
             continue
     listing = "".join(f"{path}\n" for path in plain.values())
-    hashed = run_git(["hash-object", "--no-filters", "--stdin-paths"],
-                     stdin=os.fsencode(listing)) if "\n" not in "".join(plain.values()) else None
+    # A name with a line break cannot be passed on git's standard input: read here.
+    hashed = (run_git(["hash-object", "--no-filters", "--stdin-paths"],
+                      stdin=os.fsencode(listing))
+              if plain and listing.count("\n") == len(plain) else None)
     blobs: list[str | None] = [*hashed.text.split()] if hashed is not None and hashed.ok else []
     if len(blobs) != len(plain):  # no git, or a file gone meanwhile: read them here
         blobs = [_read_id(path) for path in plain.values()]
