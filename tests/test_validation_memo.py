@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, write_submission
 
-from arena_bot.app.memo import open_memo
+from arena_bot.app.memo import content_ids, open_memo
 from arena_bot.app.validation import verdict_memo
 from arena_bot.core.config import DEFAULT_CONFIG
 from arena_bot.core.settings import Settings
@@ -230,3 +230,21 @@ def test_a_validate_of_named_paths_keeps_nothing(filled: Path) -> None:
         validate_submissions(settings, memo=memo,
                              paths=[filled / "submissions" / "demo" / "good"])
     assert not (filled / ".arena" / "memo.sqlite").exists()
+
+
+def test_files_outside_git_get_the_ids_git_gives_them(tmp_path: Path) -> None:
+    """Files git does not hold are read by one ``git hash-object``; a name it cannot take on
+    its standard input (a line break), a link and an executable file keep their own ids."""
+    (tmp_path / "plain.json").write_bytes(b"{}\n")
+    (tmp_path / "odd\nname").write_bytes(b"x")
+    (tmp_path / "run.sh").write_bytes(b"#!/bin/sh\n")
+    (tmp_path / "run.sh").chmod(0o755)
+    os.symlink("plain.json", tmp_path / "link")
+    ids = content_ids(tmp_path, [tmp_path])
+
+    def git_id(data: bytes) -> str:
+        return subprocess.run(["git", "hash-object", "--stdin"], input=data,
+                              capture_output=True, check=True).stdout.decode().strip()
+
+    assert ids == {"plain.json": git_id(b"{}\n"), "odd\nname": git_id(b"x"),
+                   "run.sh": "x:" + git_id(b"#!/bin/sh\n"), "link": "link:" + git_id(b"plain.json")}

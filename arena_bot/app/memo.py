@@ -21,6 +21,7 @@ import os
 import sqlite3
 import stat
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
@@ -47,17 +48,16 @@ def content_ids(root: Path, folders: Sequence[Path], *, hashed: Sequence[Path] =
     """``{path: id}`` for every file under ``folders`` (paths relative to ``root``,
     ``/``-separated). An executable file's id starts ``x:``, a symbolic link's ``link:``
     (the id of its target text): a mode changing changes the id, as in git. The files under
-    ``hashed`` (the stored results, which git does not hold) are hashed without asking git:
-    listing an ignored tree through ``git status`` costs more than reading it."""
-    ids: dict[str, str] = {}
-    for folder in hashed:
-        ids.update(_hashed_under(root, folder))
+    ``hashed`` (the stored results, which git does not hold) are hashed without asking git
+    which files there are: listing an ignored tree through ``git status`` costs more than
+    walking it. git lists the board while this process walks the results."""
     top = _work_tree_top(root) if folders else None
     if top is None:
-        for folder in folders:
-            ids.update(_hashed_under(root, folder))
-        return ids
-    ids.update(_git_ids(root, top, folders))
+        return _hashed_under(root, [*hashed, *folders])
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        listed = pool.submit(_git_ids, root, top, folders)
+        ids = _hashed_under(root, hashed)
+        ids.update(listed.result())
     return ids
 
 
@@ -75,21 +75,22 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
     specs = [os.path.relpath(os.path.abspath(folder), top) for folder in folders]
     # Folders outside the work tree (a results folder elsewhere): hashed here.
     inside = [spec for spec in specs if spec != ".." and not spec.startswith("../")]
-    ids: dict[str, str] = {}
-    for folder, spec in zip(folders, specs, strict=True):
-        if spec not in inside:
-            ids.update(_hashed_under(root, folder))
+    ids = _hashed_under(root, [folder for folder, spec in zip(folders, specs, strict=True)
+                               if spec not in inside])
     if not inside:
         return ids
     pathspecs = ["--", *(f":(literal){spec}" for spec in inside)]
-    staged = run_git(["-c", "core.quotePath=false", "ls-files", "--stage", "-z", *pathspecs],
-                     cwd=top)
-    status = run_git(["status", "--porcelain=v1", "-z", "--untracked-files=all",
-                      "--ignored=traditional", "--no-renames", *pathspecs], cwd=top)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        asked = pool.submit(run_git, ["status", "--porcelain=v1", "-z", "--untracked-files=all",
+                                      "--ignored=traditional", "--no-renames", *pathspecs],
+                            cwd=top)
+        staged = run_git(["-c", "core.quotePath=false", "ls-files", "--stage", "-z",
+                          *pathspecs], cwd=top)
+        status = asked.result()
     if not staged.ok or not status.ok:
-        for folder, spec in zip(folders, specs, strict=True):
-            if spec in inside:
-                ids.update(_hashed_under(root, folder))
+        ids.update(_hashed_under(root, [folder for folder, spec in zip(folders, specs,
+                                                                       strict=True)
+                                        if spec in inside]))
         return ids
     for record in staged.stdout.split(b"\0"):
         if not record:
@@ -101,57 +102,82 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
         path = os.fsdecode(name)
         if path.startswith(prefix):
             ids[path[len(prefix):]] = _KINDS.get(mode, "") + blob.decode()
+    changed: dict[str, str] = {}
     for record in status.stdout.split(b"\0"):
         if len(record) < 4:
             continue
         path = os.fsdecode(record[3:])
         if not path.startswith(prefix) or path.endswith("/"):
             continue
-        relative = path[len(prefix):]
-        ids.pop(relative, None)
-        found = _file_id(os.path.join(top, path))
-        if found is not None:
-            ids[relative] = found
+        ids.pop(path[len(prefix):], None)
+        changed[path[len(prefix):]] = os.path.join(top, path)
+    ids.update(_file_ids(changed))
     return ids
 
 
-def _hashed_under(root: Path, folder: Path) -> dict[str, str]:
-    """The ids of every file under ``folder``, hashed here (links are not followed)."""
-    ids: dict[str, str] = {}
-    base = os.path.relpath(os.path.abspath(folder), os.path.abspath(root)).replace(os.sep, "/")
-    stack = [(os.fspath(folder), "" if base == "." else f"{base}/")]
-    while stack:
-        here, prefix = stack.pop()
-        try:
-            with os.scandir(here) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append((entry.path, f"{prefix}{entry.name}/"))
-                    elif (found := _file_id(entry.path)) is not None:
-                        ids[f"{prefix}{entry.name}"] = found
-        except OSError:  # absent or unreadable: nothing of it is part of the board
-            continue
-    return ids
+def _hashed_under(root: Path, folders: Sequence[Path]) -> dict[str, str]:
+    """The ids of every file under ``folders``, hashed here (links are not followed)."""
+    found: dict[str, str] = {}
+    for folder in folders:
+        base = os.path.relpath(os.path.abspath(folder), os.path.abspath(root))
+        base = base.replace(os.sep, "/")
+        stack = [(os.fspath(folder), "" if base == "." else f"{base}/")]
+        while stack:
+            here, prefix = stack.pop()
+            try:
+                with os.scandir(here) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append((entry.path, f"{prefix}{entry.name}/"))
+                        else:
+                            found[f"{prefix}{entry.name}"] = entry.path
+            except OSError:  # absent or unreadable: nothing of it is part of the board
+                continue
+    return _file_ids(found)
 
 
 #: How an id spells a file's kind, as git's modes say it: a plain file has no prefix.
 _KINDS = {b"100755": "x:", b"120000": "link:"}
 
 
-def _file_id(path: str) -> str | None:
-    """A file's id as git's index would give it (see :data:`_KINDS`); ``None`` for
-    anything else (a folder, a device)."""
+def _file_ids(paths: dict[str, str]) -> dict[str, str]:
+    """``{name: id}`` for ``{name: path}``, as git's index would give them (see
+    :data:`_KINDS`); anything but a file or a link (a folder, a device, a file gone since it
+    was listed) has none. One ``git hash-object`` reads the plain files."""
+    ids: dict[str, str] = {}
+    plain: dict[str, str] = {}
+    for name, path in paths.items():
+        try:
+            found = os.lstat(path)
+            if stat.S_ISLNK(found.st_mode):
+                ids[name] = "link:" + blob_id(os.fsencode(os.readlink(path)))
+            elif stat.S_ISREG(found.st_mode):
+                ids[name] = "x:" if found.st_mode & 0o111 else ""
+                plain[name] = path
+        except OSError:
+            continue
+    listing = "".join(f"{path}\n" for path in plain.values())
+    # A name with a line break cannot be passed on git's standard input: read here.
+    hashed = (run_git(["hash-object", "--no-filters", "--stdin-paths"],
+                      stdin=os.fsencode(listing))
+              if plain and listing.count("\n") == len(plain) else None)
+    blobs: list[str | None] = [*hashed.text.split()] if hashed is not None and hashed.ok else []
+    if len(blobs) != len(plain):  # no git, or a file gone meanwhile: read them here
+        blobs = [_read_id(path) for path in plain.values()]
+    for name, blob in zip(plain, blobs, strict=True):
+        if blob is None:
+            del ids[name]
+        else:
+            ids[name] += blob
+    return ids
+
+
+def _read_id(path: str) -> str | None:
     try:
-        found = os.lstat(path)
-        if stat.S_ISLNK(found.st_mode):
-            return "link:" + blob_id(os.fsencode(os.readlink(path)))
-        if not stat.S_ISREG(found.st_mode):
-            return None
-        kind = "x:" if found.st_mode & 0o111 else ""
         with open(path, "rb") as handle:
-            return kind + blob_id(handle.read())
+            return blob_id(handle.read())
     except OSError:
-        return None  # gone or unreadable since it was listed: not part of the board now
+        return None
 
 
 @cache

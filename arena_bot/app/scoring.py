@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring import ScoringOptions, build_leaderboard
+from arena_bot.scoring import ScoringOptions
 from arena_bot.scoring.export import canonical
 from arena_bot.scoring.incremental import (
     ScoredBoard,
@@ -33,9 +34,8 @@ from arena_bot.scoring.incremental import (
     submission_folders_by_task,
     task_file_chunks,
 )
+from arena_bot.scoring.inputs import options_digest
 from arena_bot.scoring.judge import build_judge
-from arena_bot.scoring.leaderboard import options_digest
-from arena_bot.scoring.loader import load_inputs
 from arena_bot.site.methodology import methodology_from_board
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
@@ -212,6 +212,10 @@ def board_from_disk(
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
+    # The whole-board path's modules (numpy among them): not needed by the memo's path.
+    from arena_bot.scoring.leaderboard import build_leaderboard
+    from arena_bot.scoring.loader import load_inputs
+
     options = scoring_options(settings)
     inputs = load_inputs(
         dataset_dir=settings.dataset_dir,
@@ -248,15 +252,19 @@ class WrittenBoard:
 DIGESTS = "digests.json"
 
 
-def write_scored(scored: ScoredBoard, folder: Path) -> WrittenBoard:
+def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) -> WrittenBoard:
     """Write the full export, the summary and one file per task, each only when its bytes
-    differ from the file on disk.
+    differ from the file on disk. ``memo`` remembers which board a folder holds (its digest
+    and the files' sizes): the same board again is not compared byte by byte.
 
     ``leaderboard.json`` / ``leaderboard.csv`` hold everything (for download);
     ``board.json`` is the board without entries and ``tasks/<task>.json`` one task's entries,
     so no page has to load a file that grows with the whole board. Every file is written to
     a temporary file and renamed into place: a reader (or a kill) never sees half a file.
     """
+    key = f"written:{os.path.abspath(folder)}"
+    if memo is not None and scored.digest and _holds(folder, memo.get(key), scored.digest):
+        return WrittenBoard(folder=folder)
     files: dict[str, Callable[[], Iterable[str]]] = {
         "leaderboard.json": scored.json_chunks,
         "leaderboard.csv": scored.csv_chunks,
@@ -275,7 +283,27 @@ def write_scored(scored: ScoredBoard, folder: Path) -> WrittenBoard:
     for stale in tasks.glob("*.json"):  # the files of tasks that left the dataset
         if stale.name not in current:
             stale.unlink(missing_ok=True)
+    if memo is not None and scored.digest:
+        memo.put(key, json.dumps({"digest": scored.digest, "sizes": _sizes(folder)}).encode())
     return WrittenBoard(folder=folder, task_files=written, rewritten=tuple(rewritten))
+
+
+def _holds(folder: Path, stored: bytes | None, digest: str) -> bool:
+    """Whether ``folder`` still holds the files written for the board ``digest``, as the
+    memo's ``stored`` record says (every file there, of the size written, no other)."""
+    try:
+        recorded = json.loads(stored or b"null")
+        return bool(recorded["digest"] == digest and _sizes(folder) == recorded["sizes"])
+    except (TypeError, ValueError, KeyError, OSError):
+        return False
+
+
+def _sizes(folder: Path) -> dict[str, int]:
+    with os.scandir(folder / "tasks") as entries:
+        tasks = [f"tasks/{entry.name}" for entry in entries if entry.name.endswith(".json")
+                 and not entry.name.startswith(".")]
+    names = ["leaderboard.json", "leaderboard.csv", "board.json", "methodology.md", *tasks]
+    return {name: os.stat(folder / name).st_size for name in names}
 
 
 def _write_if_changed(path: Path, chunks: Iterable[str]) -> bool:

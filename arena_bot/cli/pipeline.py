@@ -58,8 +58,8 @@ def pipeline(
         report, board = _run_stages(
             settings, folders, memo, jobs=jobs, base_image=base_image, force=force
         )
-    for line in describe_scored(board, write_scored(board, output)):
-        click.echo(line)
+        for line in describe_scored(board, write_scored(board, output, memo)):
+            click.echo(line)
     if not report.valid:
         click.secho(
             f"{len(folders) - len(valid_folders(report))} submission(s) are invalid "

@@ -20,10 +20,6 @@ from arena_bot.app.scoring import (
 from arena_bot.core.errors import InputError, JudgeError
 from arena_bot.core.settings import Settings
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring.calibration import calibrate as run_calibration
-from arena_bot.scoring.calibration import render_report
-from arena_bot.scoring.compare import compare as run_compare
-from arena_bot.scoring.compare import render_table
 from arena_bot.scoring.export import verified_only as keep_verified
 from arena_bot.scoring.incremental import ScoredBoard
 
@@ -73,7 +69,7 @@ def score(
         return
     with open_memo(settings.cache_dir) as memo:
         scored = score_board(settings, memo=memo, results=results)
-    _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir)))
+        _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir, memo)))
 
 
 def _echo(lines: list[str]) -> None:
@@ -126,6 +122,9 @@ def compare(
             board = score_board(settings, memo=memo, results=results).board()
     else:
         board = board_from_disk(settings, results=results, match=match)
+    from arena_bot.scoring.compare import compare as run_compare
+    from arena_bot.scoring.compare import render_table  # numpy: not for `arena score`
+
     comparison = run_compare(board, a, b)
     if fmt == "json":
         click.echo(json.dumps(_jsonable(comparison), indent=2, sort_keys=True))
@@ -149,6 +148,9 @@ def calibrate(settings: Settings, tolerance: float, fmt: str) -> None:
             "https://api.openai.com/v1), ARENA_JUDGE_MODEL and, if needed, "
             "ARENA_JUDGE_API_KEY",
         )
+    from arena_bot.scoring.calibration import calibrate as run_calibration
+    from arena_bot.scoring.calibration import render_report  # numpy: not for `arena score`
+
     report = run_calibration(judge, tolerance=tolerance)
     if report.summary.judged == 0:
         # Nothing judged is a broken setup (endpoint down, wrong model), not a "Poor" judge.

@@ -3,23 +3,36 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import os
 from pathlib import Path
 
 
-def _files(root: Path) -> Iterator[Path]:
-    for path in sorted(root.rglob("*")):
-        # Symlinks are skipped: a task or submission must not pull in files from elsewhere.
-        if path.is_file() and not path.is_symlink():
-            yield path
+def _files(root: Path) -> list[tuple[list[str], str]]:
+    """Every regular file under ``root``: its path's parts and its path, sorted as paths
+    sort. Symlinks are skipped (neither followed nor hashed): a task or submission must not
+    pull in files from elsewhere."""
+    found: list[tuple[list[str], str]] = []
+    stack: list[tuple[str, list[str]]] = [(os.fspath(root), [])]
+    while stack:
+        here, parts = stack.pop()
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((entry.path, [*parts, entry.name]))
+                    elif entry.is_file(follow_symlinks=False):
+                        found.append(([*parts, entry.name], entry.path))
+        except OSError:  # unreadable: none of its files are part of the digest
+            continue
+    return sorted(found)
 
 
 def folder_digest(root: Path) -> str:
     """sha256 over the relative paths and contents of every regular file under ``root``."""
     digest = hashlib.sha256()
-    for path in _files(root):
-        relative = path.relative_to(root).as_posix().encode()
+    for parts, path in _files(root):
+        relative = "/".join(parts).encode()
         digest.update(len(relative).to_bytes(4, "big") + relative)
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             digest.update(hashlib.file_digest(handle, "sha256").digest())
     return digest.hexdigest()

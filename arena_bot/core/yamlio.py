@@ -121,9 +121,7 @@ def _no_anchor_tokens(text: str) -> bool:
     return True
 
 
-def _walk(
-    node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: int = 1
-) -> Iterator[None]:
+def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: int = 1) -> None:
     lines.setdefault(loc, node.start_mark.line + 1)
     if depth > MAX_YAML_DEPTH:
         raise InputError(
@@ -151,11 +149,11 @@ def _walk(
                 )
             seen[key] = key_node.start_mark.line + 1
             lines[(*loc, key)] = key_node.start_mark.line + 1
-            yield from _walk(value_node, (*loc, key), lines, path, depth + 1)
+            _walk(value_node, (*loc, key), lines, path, depth + 1)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             lines[(*loc, index)] = item.start_mark.line + 1
-            yield from _walk(item, (*loc, index), lines, path, depth + 1)
+            _walk(item, (*loc, index), lines, path, depth + 1)
 
 
 def read_text_capped(path: Path, *, limit: int, what: str, data: bytes | None = None) -> str:
@@ -223,8 +221,7 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
             if node is None:
                 raise InputError("YAML file is empty", path=path, line=1)
             lines: dict[Loc, int] = {}
-            for _ in _walk(node, (), lines, path):
-                pass
+            _walk(node, (), lines, path)
             try:
                 data = loader.construct_document(node)
             except _CONSTRUCTOR_ERRORS as exc:

@@ -23,7 +23,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena_bot.core.errors import InputError
 from arena_bot.evaluation.store import ResultStore
@@ -37,18 +37,10 @@ from arena_bot.scoring.export import (
     stream_indented,
 )
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
-from arena_bot.scoring.leaderboard import (
-    AggregateRow,
-    aggregate_rows,
-    aggregates,
-    board_notes,
-    build_leaderboard,
-    combine_digests,
-    leaderboard_options,
-    task_input_digest,
-)
-from arena_bot.scoring.loader import submission_input
 from arena_bot.tasks.dataset import TaskFolder
+
+if TYPE_CHECKING:  # the engine (numpy) is imported when a task or the board is computed
+    from arena_bot.scoring.leaderboard import AggregateRow
 
 #: How many of a task's first ranked and first unranked entries its part keeps apart, for
 #: the pipeline's first look (:meth:`TaskPart.entries_between`).
@@ -107,6 +99,8 @@ class TaskPart:
 
     @cached_property
     def rows(self) -> list[AggregateRow]:
+        from arena_bot.scoring.leaderboard import AggregateRow
+
         return [AggregateRow.from_list(row)
                 for row in json.loads(zlib.decompress(self._sections[1]))]
 
@@ -150,6 +144,8 @@ class TaskPart:
     @classmethod
     def of(cls, board: Leaderboard, digest: str, key: str = "") -> TaskPart:
         """The part of a one-task board."""
+        from arena_bot.scoring.leaderboard import aggregate_rows
+
         (task,) = board.tasks
         entries = board.entries
         ranked = sum(1 for e in entries if e.rank is not None)
@@ -280,6 +276,10 @@ def score_task(
 ) -> TaskPart:
     """One task's part of the board: its submissions in ``folders`` scored against their
     stored results."""
+    # Reading submissions (transcripts, redaction) is imported only when a task is scored.
+    from arena_bot.scoring.leaderboard import build_leaderboard, task_input_digest
+    from arena_bot.scoring.loader import submission_input
+
     items: list[SubmissionInput] = []
     for folder in folders:
         submission = load_submission(folder)
@@ -304,6 +304,13 @@ def board_head(
     unchecked: Mapping[str, Sequence[int]],
 ) -> Leaderboard:
     """The board without its entries (aggregates, notes, input digest), from the parts."""
+    from arena_bot.scoring.leaderboard import (
+        aggregates,
+        board_notes,
+        combine_digests,
+        leaderboard_options,
+    )
+
     return Leaderboard(
         input_digest=combine_digests(options, [part.input_digest for part in parts]),
         options=leaderboard_options(options),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,11 +17,11 @@ from arena_bot.models.leaderboard import MetricsLevel
 from arena_bot.models.review import ReviewFile
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
-from arena_bot.scoring.core import ScoringPolicy
 from arena_bot.scoring.judge import Judge
 from arena_bot.scoring.weights import WeightsMode
 
 if TYPE_CHECKING:
+    from arena_bot.scoring.core import ScoringPolicy
     from arena_bot.tasks.dataset import TaskFolder
 
 _SCORING = DEFAULT_CONFIG.scoring
@@ -110,3 +111,13 @@ class ScoringOptions:
             robust_z_threshold=outliers.robust_z_threshold, pass_k=tuple(scoring.pass_k),
             prices=prices if prices is not None else load_price_table(), config=config,
         )
+
+
+def options_digest(options: ScoringOptions) -> str:
+    """SHA-256 of the options that change scores (the judge by its model)."""
+    return hashlib.sha256(json.dumps([
+        options.policy, options.weights, options.min_submissions, options.confidence,
+        options.cost_tolerance, options.robust_z_threshold, list(options.pass_k),
+        options.judge.model if options.judge else None, options.config.digest(),
+        options.prices.digest(),
+    ]).encode()).hexdigest()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -56,7 +55,12 @@ from arena_bot.scoring.correctness import (
     weighted_correctness,
 )
 from arena_bot.scoring.grouped import competition_ranks
-from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+from arena_bot.scoring.inputs import (
+    ScoringInputs,
+    ScoringOptions,
+    SubmissionInput,
+    options_digest,
+)
 from arena_bot.scoring.outliers import PatchRef, duplicate_patch_reasons, robust_reason
 from arena_bot.scoring.stats import pass_at_k, summarize
 from arena_bot.scoring.weights import CATEGORY_ORDER, difficulty_multiplier, weights_for
@@ -734,16 +738,6 @@ def task_input_digest(task: Task, items: Sequence[SubmissionInput]) -> str:
     for item in sorted(items, key=lambda s: s.key):
         digest.update(item.digested)
     return digest.hexdigest()
-
-
-def options_digest(options: ScoringOptions) -> str:
-    """SHA-256 of the options that change scores (the judge by its model)."""
-    return hashlib.sha256(json.dumps([
-        options.policy, options.weights, options.min_submissions, options.confidence,
-        options.cost_tolerance, options.robust_z_threshold, list(options.pass_k),
-        options.judge.model if options.judge else None, options.config.digest(),
-        options.prices.digest(),
-    ]).encode()).hexdigest()
 
 
 def combine_digests(options: ScoringOptions, task_digests: Sequence[str]) -> str:
