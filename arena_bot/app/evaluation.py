@@ -145,23 +145,31 @@ class DockerEvaluator:
     swept: int
 
 
+def task_images(
+    settings: Settings, base_image: str | None, progress: Callable[[str], None]
+) -> TaskImages:
+    """The task image builder (its ``client`` is this machine's Docker engine) on
+    ``base_image`` (given: chosen explicitly, an error when missing) or the configured one:
+    where every use case that builds task images gets it."""
+    client = docker_client()
+    resolved = resolve_base_image(client, base_image or settings.base_image,
+                                  explicit=base_image is not None, progress=progress)
+    return TaskImages(client, base_image=resolved, progress=progress)
+
+
 def docker_evaluator(
     settings: Settings, *, base_image: str | None,
     progress: Callable[[str], None] = lambda _line: None,
 ) -> DockerEvaluator:
     """The one way an evaluator is put together (`arena evaluate`, the pipeline, the bot's
-    matrix units): engine, base image (``base_image`` given = chosen explicitly), task
-    images, result store, base-repository cache and the configured patch limit."""
-    client = docker_client()
-    engine = DockerEngine(client)
+    matrix units): engine, task images, result store, base-repository cache and the
+    configured patch limit."""
+    images = task_images(settings, base_image, progress)
+    engine = DockerEngine(images.client)
     swept = engine.sweep()
-    resolved = resolve_base_image(
-        client, base_image or settings.base_image, explicit=base_image is not None,
-        progress=progress,
-    )
     evaluator = Evaluator(
         engine=engine,
-        images=TaskImages(client, base_image=resolved, progress=progress),
+        images=images,
         store=ResultStore(settings.results_dir),
         repos=BaseRepoCache(settings.cache_dir / "repos"),
         progress=progress,
@@ -178,11 +186,9 @@ def docker_test_runner(
     merge analysis' test step. Every sandbox it opened is removed when the block ends: not
     left to the interpreter's exit, where a signal (SIGTERM's default action) would end the
     process with a container still there."""
-    client = docker_client()
-    base_image = resolve_base_image(client, settings.base_image, explicit=False,
-                                    progress=progress)
-    image = TaskImages(client, base_image=base_image, progress=progress).ensure(task)
-    engine = DockerEngine(client)
+    images = task_images(settings, None, progress)
+    image = images.ensure(task)
+    engine = DockerEngine(images.client)
     try:
         yield make_test_runner(task, engine=engine, image=image.tag)
     finally:

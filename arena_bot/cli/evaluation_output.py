@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from arena_bot.app.evaluation import evaluate_submissions
+from arena_bot.app.evaluation import EvaluationRun, evaluate_submissions
 from arena_bot.app.memo import Memo
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.engine import Outcome
@@ -27,17 +27,25 @@ def run_evaluation(
     force: bool,
     memo: Memo | None = None,
     verbose: bool = False,
-    summarize_unchanged: bool = False,
 ) -> list[Outcome]:
     """Evaluate the submissions in ``folders`` (:func:`~arena_bot.app.evaluation.
-    evaluate_submissions`), print the table, return the outcomes (``summarize_unchanged``:
-    tasks unchanged since a run that found all their results stored are one line, and
-    their outcomes are not returned)."""
+    evaluate_submissions`), print the table, return the outcomes."""
     run = evaluate_submissions(
         settings, folders, jobs=jobs, base_image=base_image, force=force, memo=memo,
-        progress=lambda line: click.echo(line, err=True),
-        summarize_unchanged=summarize_unchanged,
+        progress=echo_err,
     )
+    show_evaluation(settings, run, verbose=verbose)
+    return run.outcomes
+
+
+def echo_err(line: str) -> None:
+    """Progress lines (image builds, the base image chosen, units) go to stderr."""
+    click.echo(line, err=True)
+
+
+def show_evaluation(settings: Settings, run: EvaluationRun, *, verbose: bool = False) -> None:
+    """The table of ``run`` (tasks unchanged since a run that found all their results stored
+    are one line)."""
     if run.swept:
         click.echo(f"removed {run.swept} leftover sandbox container(s) of interrupted runs")
     if verbose:
@@ -53,7 +61,6 @@ def run_evaluation(
         click.echo(render_table(run.outcomes))
     click.echo(f"results: {settings.results_dir}")
     sys.stdout.flush()
-    return run.outcomes
 
 
 #: Failing tests listed under a feature's row; the others are counted.

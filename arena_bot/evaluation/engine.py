@@ -5,7 +5,7 @@ Work is cut into *units* that each need one or more fresh sandboxes:
 * ``feature`` — one run's patch against one feature's tests (``single``: the one feature;
   ``solo``: every listed feature separately, against the same patch);
 * ``coop`` — one run's two patches through merge analysis
-  (:func:`arena_bot.merge.evaluate_coop_run`), which tests the merged code against both
+  (:func:`arena_bot.merge.coop.evaluate_coop_run`), which tests the merged code against both
   features through :func:`make_test_runner`.
 
 Tasks with ``file:``/``command:``/``file_exists`` success criteria have them observed in the
@@ -392,7 +392,7 @@ class Evaluator:
                           for fid in features],
             )
         # Imported here: GitPython loads only when a coop run is evaluated.
-        from arena_bot.merge import evaluate_coop_run
+        from arena_bot.merge.coop import evaluate_coop_run
 
         try:
             base_repo = self.repos.get(task)

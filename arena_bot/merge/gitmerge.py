@@ -126,7 +126,7 @@ class AgentApply:
 
 
 @dataclass(frozen=True)
-class GitMergeOutcome:
+class GitMerge:
     """What the git part of merge analysis found (no tests run yet)."""
 
     status: MergeStatus
@@ -196,7 +196,7 @@ def merge_patches(
     patch2: str,
     workdir: Path | None = None,
     counting: Counting = DEFAULT_COUNTING,
-) -> GitMergeOutcome:
+) -> GitMerge:
     """Merge agent 1's and agent 2's patches on ``base_commit`` of ``base_repo``.
 
     ``base_repo`` is only read; ``base_commit`` is a commit id (full or abbreviated: the
@@ -208,53 +208,40 @@ def merge_patches(
     count over the conflicted files).
     """
     objects = _object_directory(base_repo)
-    filtered = (drop_test_files(patch1), drop_test_files(patch2))
-    with tempfile.TemporaryDirectory(prefix="arena-merge-", dir=workdir) as temp:
-        return _merge_in(
-            temp=Path(temp),
-            base_repo=base_repo,
-            base_objects=objects,
-            base_commit=base_commit,
-            patches=filtered,
-            counting=counting,
-        )
-
-
-def _merge_in(
-    *,
-    temp: Path,
-    base_repo: Path,
-    base_objects: Path,
-    base_commit: str,
-    patches: tuple[FilteredPatch, FilteredPatch],
-    counting: Counting = DEFAULT_COUNTING,
-) -> GitMergeOutcome:
-    repo = _shared_repository(work_tree=temp / "repo", base_objects=base_objects)
-    base = _resolve_base(repo, base_commit=base_commit, base_repo=base_repo)
-    (agent1, agent2), commits = _apply_both(repo, temp=temp, base=base, patches=patches)
-    if not (agent1.applied and agent2.applied):
-        return GitMergeOutcome(status="apply_failed", strategy="none",
-                               details=ConflictDetails(), agent1=agent1, agent2=agent2)
-    ours, theirs = commits[1], commits[0]  # agent 2's branch merges agent 1's
-    first = _merge_tree(repo=repo, ours=ours, theirs=theirs)
-    if not first.conflicted:
-        return GitMergeOutcome(
-            status="clean", strategy="ort", details=ConflictDetails(), agent1=agent1,
-            agent2=agent2, merged_diff=_merged_diff(repo=repo, base=base, tree=first.tree),
-        )
-    details = _count(repo=repo, temp=temp, ours=ours, theirs=theirs, first=first,
-                     counting=counting)
-    second = _union_merge(repo, ours=ours, theirs=theirs)
-    if not second.conflicted:
-        return GitMergeOutcome(
-            status="conflicts", strategy="union", details=details, agent1=agent1,
+    patches = (drop_test_files(patch1), drop_test_files(patch2))
+    with tempfile.TemporaryDirectory(prefix="arena-merge-", dir=workdir) as folder:
+        temp = Path(folder)
+        repo = _shared_repository(work_tree=temp / "repo", base_objects=objects)
+        base = _resolve_base(repo, base_commit=base_commit, base_repo=base_repo)
+        (agent1, agent2), commits = _apply_both(repo, temp=temp, base=base, patches=patches)
+        if not (agent1.applied and agent2.applied):
+            return GitMerge(status="apply_failed", strategy="none",
+                            details=ConflictDetails(), agent1=agent1, agent2=agent2)
+        ours, theirs = commits[1], commits[0]  # agent 2's branch merges agent 1's
+        first = _merge_tree(repo=repo, ours=ours, theirs=theirs)
+        if not first.conflicted:
+            return GitMerge(
+                status="clean", strategy="ort", details=ConflictDetails(), agent1=agent1,
+                agent2=agent2, merged_diff=_merged_diff(repo=repo, base=base, tree=first.tree),
+            )
+        details = _count(repo=repo, temp=temp, ours=ours, theirs=theirs, first=first,
+                         counting=counting)
+        # Seed 003's retry after conflicts: the same merge with git's union driver.
+        attributes = repo.git_dir / "info" / "attributes"
+        attributes.parent.mkdir(parents=True, exist_ok=True)
+        attributes.write_text("* merge=union\n", encoding="utf-8")
+        second = _merge_tree(repo=repo, ours=ours, theirs=theirs)
+        if not second.conflicted:
+            return GitMerge(
+                status="conflicts", strategy="union", details=details, agent1=agent1,
+                agent2=agent2, conflicted_files=first.conflicted,
+                merged_diff=_merged_diff(repo=repo, base=base, tree=second.tree),
+            )
+        return GitMerge(
+            status="conflicts", strategy="none", details=details, agent1=agent1,
             agent2=agent2, conflicted_files=first.conflicted,
-            merged_diff=_merged_diff(repo=repo, base=base, tree=second.tree),
+            unresolved_files=second.conflicted,
         )
-    return GitMergeOutcome(
-        status="conflicts", strategy="none", details=details, agent1=agent1, agent2=agent2,
-        conflicted_files=first.conflicted, unresolved_files=second.conflicted,
-    )
 
 
 def _resolve_base(repo: _Git, *, base_commit: str, base_repo: Path) -> str:
@@ -285,14 +272,6 @@ def _apply_both(
             tree = repo.run("write-tree").text.strip()
             commits.append(repo.run("commit-tree", tree, "-p", base, "-m", branch).text.strip())
     return (applies[0], applies[1]), commits
-
-
-def _union_merge(repo: _Git, *, ours: str, theirs: str) -> _TreeMerge:
-    """Seed 003's retry after conflicts: the same merge with git's union driver."""
-    attributes = repo.folder / ".git" / "info" / "attributes"
-    attributes.parent.mkdir(parents=True, exist_ok=True)
-    attributes.write_text("* merge=union\n", encoding="utf-8")
-    return _merge_tree(repo=repo, ours=ours, theirs=theirs)
 
 
 def _count(

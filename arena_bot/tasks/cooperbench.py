@@ -38,8 +38,7 @@ from pydantic import ValidationError
 from arena_bot.core.errors import DatasetError, InputError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
-from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step
-from arena_bot.tasks.cooperbench_runner import read_test_command as read_test_command  # re-export
+from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step, script_lines
 from arena_bot.tasks.dataset import TaskFolder, load_task, task_dockerfile
 from arena_bot.tasks.wheels import WHEELS_FILE, resolve_wheels
 
@@ -95,10 +94,6 @@ ENV PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore
 """ + install_steps(folders)
 
 
-#: The steps for a runner that installs the repository root (the common case).
-INSTALL_STEPS = install_steps()
-
-
 @dataclass(frozen=True)
 class CooperBenchTask:
     """What the import reads from a CooperBench task folder."""
@@ -121,33 +116,13 @@ class CooperBenchTask:
         return cleaned[:80] or "cooperbench-task"
 
 
-def logical_lines(text: str) -> list[str]:
-    """Shell/Dockerfile lines with ``\\`` continuations joined and comments dropped."""
-    lines: list[str] = []
-    current = ""
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        if not current and stripped.startswith("#"):
-            continue
-        if stripped.endswith("\\"):
-            current += stripped[:-1] + " "
-            continue
-        current += stripped
-        if current.strip():
-            lines.append(current.strip())
-        current = ""
-    if current.strip():
-        lines.append(current.strip())
-    return lines
-
-
 def read_dockerfile(path: Path) -> tuple[str, str]:
     """The upstream URL (``git clone URL``) and base commit (``git checkout SHA``)."""
     if not path.is_file():
         raise DatasetError("CooperBench task folder has no Dockerfile", path=path.parent)
     text = path.read_text(encoding="utf-8", errors="replace")
     url = commit = None
-    for line in logical_lines(text):
+    for _, line in script_lines(text):
         for part in re.split(r"&&|;", line):
             if url is None and (match := _CLONE.search(part)):
                 url = match.group("url").removesuffix(".git") + ".git"
