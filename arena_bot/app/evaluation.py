@@ -36,7 +36,7 @@ class Unchanged:
 
 
 @dataclass(frozen=True)
-class EvaluationRun:
+class Evaluated:
     """What one evaluation call did: each submission's outcome, and the sandbox containers
     of interrupted earlier runs it removed first.
 
@@ -58,7 +58,7 @@ def evaluate_submissions(
     memo: Memo | None = None,
     progress: Callable[[str], None] = lambda _line: None,
     summarize_unchanged: bool = False,
-) -> EvaluationRun:
+) -> Evaluated:
     """Evaluate the submissions in ``folders`` in Docker and store their results.
 
     ``progress`` receives what is being done (image builds, the base image chosen, units).
@@ -75,7 +75,7 @@ def evaluate_submissions(
         setup = docker_evaluator(settings, base_image=base_image, progress=progress)
         outcomes = setup.evaluator.evaluate(pairs, jobs=jobs, force=force)
         setup.engine.drain()
-        return EvaluationRun(outcomes=outcomes, swept=setup.swept)
+        return Evaluated(outcomes=outcomes, swept=setup.swept)
     setup = docker_evaluator(settings, base_image=base_image, progress=progress)
     evaluator = setup.evaluator
     groups: dict[str, list[Path]] = {}
@@ -114,7 +114,7 @@ def evaluate_submissions(
     for outcome in evaluator.evaluate(missing, jobs=jobs):
         found[outcome.submission.root] = outcome
     setup.engine.drain()
-    return EvaluationRun(outcomes=[found[folder] for folder in folders if folder in found],
+    return Evaluated(outcomes=[found[folder] for folder in folders if folder in found],
                          swept=setup.swept, unchanged=unchanged)
 
 

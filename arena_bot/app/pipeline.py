@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from arena_bot.app.evaluation import EvaluationRun, evaluate_submissions
+from arena_bot.app.evaluation import Evaluated, evaluate_submissions
 from arena_bot.app.memo import Memo
 from arena_bot.app.scoring import WrittenBoard, score_board, write_scored
 from arena_bot.app.validation import validate_submissions
@@ -29,13 +29,13 @@ class PipelineView(Protocol):
 
     def validated(self, report: ValidationReport) -> None: ...
 
-    def evaluated(self, run: EvaluationRun) -> None: ...
+    def evaluated(self, run: Evaluated) -> None: ...
 
     def scored(self, board: ScoredBoard) -> None: ...
 
 
 @dataclass(frozen=True)
-class PipelineRun:
+class PipelineDone:
     report: ValidationReport
     #: Submissions left out of evaluation and scoring (invalid).
     invalid: int
@@ -46,7 +46,7 @@ class PipelineRun:
 def run_pipeline(
     settings: Settings, memo: Memo, *, jobs: int, base_image: str | None, force: bool,
     output: Path, view: PipelineView, progress: Callable[[str], None],
-) -> PipelineRun:
+) -> PipelineDone:
     """Validate every submission, evaluate the valid ones in Docker (tasks the memo vouches
     for are counted, not loaded), score them and write the board's files to ``output``."""
     if not settings.submissions_dir.is_dir():
@@ -70,5 +70,5 @@ def run_pipeline(
     # Every submission valid: the whole board, whose unchanged tasks come from the memo.
     scored = score_board(settings, memo=memo, only=None if len(valid) == len(folders) else valid)
     view.scored(scored)
-    return PipelineRun(report=report, invalid=len(folders) - len(valid), scored=scored,
+    return PipelineDone(report=report, invalid=len(folders) - len(valid), scored=scored,
                        written=write_scored(scored, output, memo))

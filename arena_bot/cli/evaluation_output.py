@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from arena_bot.app.evaluation import EvaluationRun, evaluate_submissions
+from arena_bot.app.evaluation import Evaluated, evaluate_submissions
 from arena_bot.app.memo import Memo
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.engine import Outcome
@@ -43,7 +43,7 @@ def echo_err(line: str) -> None:
     click.echo(line, err=True)
 
 
-def show_evaluation(settings: Settings, run: EvaluationRun, *, verbose: bool = False) -> None:
+def show_evaluation(settings: Settings, run: Evaluated, *, verbose: bool = False) -> None:
     """The table of ``run`` (tasks unchanged since a run that found all their results stored
     are one line)."""
     if run.swept:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from arena_bot.app.evaluation import EvaluationRun
+from arena_bot.app.evaluation import Evaluated
 from arena_bot.app.memo import open_memo
 from arena_bot.app.pipeline import run_pipeline
 from arena_bot.app.scoring import describe_scored
@@ -69,7 +69,7 @@ class _Printer:
         click.echo(render(report, fmt="text", root=self.settings.root,
                           color=sys.stdout.isatty()))
 
-    def evaluated(self, run: EvaluationRun) -> None:
+    def evaluated(self, run: Evaluated) -> None:
         show_evaluation(self.settings, run)
 
     def scored(self, board: ScoredBoard) -> None:
