@@ -15,12 +15,10 @@ or takes ``test_command``), and writes:
   tests cannot read "future" commits.
 
 What is not carried over: the runner's network ``pip install`` steps and any secondary test
-steps. In their place the imported Dockerfile makes the project importable the way its
-packaging says, offline (:func:`install_steps`, for each project the runner installs with
-``pip install -e``): an editable install without build isolation or dependencies when the
-image's pip and build backend can do it, else a ``.pth`` file naming the project's ``src/``
-(src layout) or its folder (flat layout). It also provides ``python`` where
-the base image has only ``python3``, as real test suites call ``python``.
+steps. In their place the imported Dockerfile installs the task's wheelhouse
+(:mod:`arena_bot.tasks.wheels`) and makes each project the runner installs importable
+offline (:func:`install_steps`), with ``python`` where the base image has only ``python3``,
+as real test suites call ``python``.
 """
 
 from __future__ import annotations
@@ -53,13 +51,9 @@ _MARKDOWN_LABEL = re.compile(r"^(?:\*\*|__)?\s*(?:title|feature)\s*:?\s*(?:\*\*|
                              re.IGNORECASE)
 
 def install_steps(folders: tuple[str, ...] = (".",)) -> str:
-    """Dockerfile steps making each of ``folders`` (repository-relative: the projects the
-    runner installs with ``pip install -e``) importable as its packaging says, offline.
-
-    Appended to the imported task's Dockerfile (they run as root in /workspace/repo): an
-    editable install when pip and the build backend are in the image, else a line in a
-    ``.pth`` file naming the project's ``src/`` (src layout) or its folder (flat layout).
-    """
+    """Dockerfile steps (run as root in /workspace/repo) making each of ``folders``
+    (repository-relative: the projects the runner installs with ``pip install -e``)
+    importable as its packaging says, offline (the steps' first comment says how)."""
     quoted = " ".join(shlex.quote(folder) for folder in folders)
     return f"""\
 # Importable as its packaging says, offline: editable install if pip and the build backend are
