@@ -30,12 +30,12 @@ def run_evaluation(
 ) -> list[Outcome]:
     """Evaluate the submissions in ``folders`` (:func:`~arena_bot.app.evaluation.
     evaluate_submissions`), print the table, return the outcomes."""
-    run = evaluate_submissions(
+    evaluated = evaluate_submissions(
         settings, folders, jobs=jobs, base_image=base_image, force=force, memo=memo,
         progress=echo_err,
     )
-    show_evaluation(settings, run, verbose=verbose)
-    return run.outcomes
+    show_evaluation(settings, evaluated, verbose=verbose)
+    return evaluated.outcomes
 
 
 def echo_err(line: str) -> None:
@@ -43,22 +43,21 @@ def echo_err(line: str) -> None:
     click.echo(line, err=True)
 
 
-def show_evaluation(settings: Settings, run: Evaluated, *, verbose: bool = False) -> None:
-    """The table of ``run`` (tasks unchanged since a run that found all their results stored
-    are one line)."""
-    if run.swept:
-        click.echo(f"removed {run.swept} leftover sandbox container(s) of interrupted runs")
+def show_evaluation(settings: Settings, evaluated: Evaluated, *, verbose: bool = False) -> None:
+    """The table of ``evaluated`` (tasks unchanged since results were stored: one line)."""
+    if evaluated.swept:
+        click.echo(f"removed {evaluated.swept} leftover sandbox container(s) of interrupted runs")
     if verbose:
-        click.echo(render_outputs(run.outcomes))
-    if run.unchanged is not None and run.unchanged.submissions:
-        unchanged = run.unchanged
+        click.echo(render_outputs(evaluated.outcomes))
+    unchanged = evaluated.unchanged
+    if unchanged is not None and unchanged.submissions:
         click.echo(
             f"{unchanged.submissions} submission(s) of {unchanged.tasks} task(s) unchanged "
             f"since their results were stored (not listed; `arena evaluate FOLDER` shows "
             f"one): {unchanged.passed}/{unchanged.feature_runs} feature runs passed"
         )
-    if run.outcomes or run.unchanged is None or not run.unchanged.submissions:
-        click.echo(render_table(run.outcomes))
+    if evaluated.outcomes or unchanged is None or not unchanged.submissions:
+        click.echo(render_table(evaluated.outcomes))
     click.echo(f"results: {settings.results_dir}")
     sys.stdout.flush()
 

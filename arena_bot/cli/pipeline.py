@@ -69,8 +69,8 @@ class _Printer:
         click.echo(render(report, fmt="text", root=self.settings.root,
                           color=sys.stdout.isatty()))
 
-    def evaluated(self, run: Evaluated) -> None:
-        show_evaluation(self.settings, run)
+    def evaluated(self, evaluated: Evaluated) -> None:
+        show_evaluation(self.settings, evaluated)
 
     def scored(self, board: ScoredBoard) -> None:
         click.echo(render_ranking(board))
