@@ -109,13 +109,13 @@ def evaluate_submissions(
                 found[folder] = outcome
                 outcomes.append(outcome)
         if key and len(outcomes) == len(group):
-            passed, runs = _feature_counts(outcomes)
+            passed, runs = feature_counts(outcomes)
             memo.put(key, f"{len(group)}:{passed}:{runs}".encode())
     for outcome in evaluator.evaluate(missing, jobs=jobs):
         found[outcome.submission.root] = outcome
     setup.engine.drain()
     return Evaluated(outcomes=[found[folder] for folder in folders if folder in found],
-                         swept=setup.swept, unchanged=unchanged)
+                     swept=setup.swept, unchanged=unchanged)
 
 
 def _counted(key: str) -> tuple[int, int, int] | None:
@@ -128,8 +128,9 @@ def _counted(key: str) -> tuple[int, int, int] | None:
     return submissions, passed, runs
 
 
-def _feature_counts(outcomes: Sequence[Outcome]) -> tuple[int, int]:
-    """(feature runs passed, feature runs) of ``outcomes``, as the table counts them."""
+def feature_counts(outcomes: Sequence[Outcome]) -> tuple[int, int]:
+    """(feature runs passed, feature runs) of ``outcomes``: what the table's last line and
+    the memo's count of an unchanged task say."""
     runs = [run for outcome in outcomes for run in outcome.result.runs]
     return (sum(f.passed for run in runs for f in run.tested_features),
             sum(len(run.tested_features) for run in runs))

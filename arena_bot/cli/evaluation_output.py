@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from arena_bot.app.evaluation import Evaluated, evaluate_submissions
+from arena_bot.app.evaluation import Evaluated, evaluate_submissions, feature_counts
 from arena_bot.app.memo import Memo
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.engine import Outcome
@@ -136,8 +136,7 @@ def render_table(outcomes: list[Outcome]) -> str:
         cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
         lines.append("  ".join([*cells, _one_line(row[-1])]).rstrip())
         lines.extend(details.get(index - 1, []))
-    passed = sum(f.passed for o in outcomes for r in o.result.runs for f in r.tested_features)
-    total = sum(len(r.tested_features) for o in outcomes for r in o.result.runs)
+    passed, total = feature_counts(outcomes)
     lines.append(f"{len(outcomes)} submission(s), {passed}/{total} feature runs passed")
     return "\n".join(lines)
 
