@@ -47,8 +47,7 @@ def pipeline(
     with open_memo(settings.cache_dir) as memo:
         done = run_pipeline(settings, memo, jobs=jobs, base_image=base_image, force=force,
                             output=output, view=_Printer(settings), progress=echo_err)
-    for line in describe_scored(done.scored, done.written):
-        click.echo(line)
+    click.echo("\n".join(describe_scored(done.scored, done.written)))
     if not done.report.valid:
         click.secho(f"{done.invalid} submission(s) are invalid (see stage 1); they were not "
                     "evaluated or scored", fg="red", err=True)
