@@ -105,19 +105,14 @@ def to_model(report: ValidationReport, *, root: Path) -> ReportOut:
 
     def out(diagnostic: Diagnostic) -> DiagnosticOut:
         return DiagnosticOut(
-            severity=diagnostic.severity,
-            code=diagnostic.code,
-            path=display_path(diagnostic.path, root=root),
-            line=diagnostic.line,
-            message=diagnostic.message,
-            hint=diagnostic.hint,
+            severity=diagnostic.severity, code=diagnostic.code,
+            path=display_path(diagnostic.path, root=root), line=diagnostic.line,
+            message=diagnostic.message, hint=diagnostic.hint,
         )
 
     def submission(item: SubmissionReport) -> SubmissionOut:
         return SubmissionOut(
-            path=display_path(item.folder, root=root) or "",
-            key=item.key,
-            valid=item.valid,
+            path=display_path(item.folder, root=root) or "", key=item.key, valid=item.valid,
             diagnostics=[out(d) for d in item.diagnostics],
         )
 
@@ -125,10 +120,8 @@ def to_model(report: ValidationReport, *, root: Path) -> ReportOut:
     return ReportOut(
         valid=report.valid,
         summary=SummaryOut(
-            submissions=len(report.submissions),
-            valid=valid,
-            invalid=len(report.submissions) - valid,
-            errors=report.error_count,
+            submissions=len(report.submissions), valid=valid,
+            invalid=len(report.submissions) - valid, errors=report.error_count,
             warnings=report.warning_count,
         ),
         submissions=[submission(s) for s in report.submissions],

@@ -21,7 +21,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal, NewType, get_args
+from typing import Literal, NewType
 
 from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.errors import ArenaError
@@ -90,14 +90,6 @@ DiagnosticCode = ValidationCode | VerificationCode | PatchDiagnosticCode
 
 def patch_diagnostic_code(code: PatchProblemCode) -> PatchDiagnosticCode:
     return PatchDiagnosticCode(f"patch-{code}")
-
-
-def diagnostic_codes() -> list[str]:
-    """Every code a :class:`Diagnostic` can carry, sorted (the formats page lists each)."""
-    return sorted({
-        *get_args(ValidationCode), *get_args(VerificationCode),
-        *(patch_diagnostic_code(code) for code in get_args(PatchProblemCode)),
-    })
 
 
 #: Protected files listed per patch (the rest are counted).
@@ -337,8 +329,7 @@ def validate_submission(
     live; ``today`` is for the future-date check.
     """
     validator = Validator(
-        dataset=dataset,
-        submissions_root=submissions_root or folder.parent.parent,
+        dataset=dataset, submissions_root=submissions_root or folder.parent.parent,
         today=today or dt.date.today(),
     )
     return validator.submission(folder)
@@ -365,17 +356,15 @@ def validate_paths(
     )
     folders: dict[Path, None] = {}
     other: list[Diagnostic] = []
-    if whole_board:  # every submission folder, as all_submission_folders found them
+    if whole_board:
         folders, paths = dict.fromkeys(paths), ()
     for path in paths:
-        found = _submission_folders_under(path)
+        found = all_submission_folders(path)
         if not found:
             other.append(
                 Diagnostic(
-                    severity="error",
-                    code="no-submission",
-                    message=f"no {SUBMISSION_FILE} here or in any folder below",
-                    path=path,
+                    severity="error", code="no-submission",
+                    message=f"no {SUBMISSION_FILE} here or in any folder below", path=path,
                     hint="pass a submission folder, a file inside one, or submissions/",
                 )
             )
@@ -530,12 +519,9 @@ def _review_change(
     return folder, []
 
 
-def all_submission_folders(submissions_root: Path) -> list[Path]:
-    """Every folder under ``submissions_root`` holding a ``submission.yaml`` (sorted)."""
-    return _submission_folders_under(submissions_root)
-
-
-def _submission_folders_under(path: Path) -> list[Path]:
+def all_submission_folders(path: Path) -> list[Path]:
+    """The submission folder ``path`` is or is in, else every folder under ``path`` holding
+    a ``submission.yaml`` (sorted)."""
     if path.is_file() or path.is_symlink():
         folder = path.parent
         return [folder] if (folder / SUBMISSION_FILE).exists() else []
@@ -565,23 +551,12 @@ class _SubmissionCheck:
         return self.folder / SUBMISSION_FILE
 
     def add(
-        self,
-        code: DiagnosticCode,
-        message: str,
-        *,
-        severity: Level = "error",
-        path: Path | None = None,
-        line: int | None = None,
-        hint: str | None = None,
+        self, code: DiagnosticCode, message: str, *, severity: Level = "error",
+        path: Path | None = None, line: int | None = None, hint: str | None = None,
     ) -> None:
-        diagnostic = Diagnostic(
-            severity=severity,
-            code=code,
-            message=message,
-            path=path if path is not None else self.yaml_path,
-            line=line,
-            hint=hint,
-        )
+        diagnostic = Diagnostic(severity=severity, code=code, message=message,
+                                path=path if path is not None else self.yaml_path, line=line,
+                                hint=hint)
         # Runs may share a patch file: its problems are reported once, not once per run.
         if diagnostic not in self.found:
             self.found.append(diagnostic)
@@ -592,10 +567,8 @@ class _SubmissionCheck:
     def run(self) -> None:
         if self.folder.is_symlink() or self.yaml_path.is_symlink():
             self.add(
-                "symlink",
-                "the submission folder or its submission.yaml is a symbolic link",
-                path=self.folder,
-                hint="commit real files, not links",
+                "symlink", "the submission folder or its submission.yaml is a symbolic link",
+                path=self.folder, hint="commit real files, not links",
             )
             return
         self.check_layout()
@@ -638,13 +611,11 @@ class _SubmissionCheck:
                 "layout",
                 f"submission folders live at {root.name}/<task>/<submission>/; "
                 f"this one is at {self.folder}",
-                path=self.folder,
-                hint="move the folder so its parent is named after the task",
+                path=self.folder, hint="move the folder so its parent is named after the task",
             )
         if not _SUBMISSION_ID.match(self.folder.name):
             self.add(
-                "layout",
-                f"folder name {self.folder.name!r} is not a valid submission id",
+                "layout", f"folder name {self.folder.name!r} is not a valid submission id",
                 path=self.folder,
                 hint="use lower case letters, digits, '.', '_' and '-', e.g. "
                 "2025-01-15_aider_gpt-4o",
@@ -661,9 +632,7 @@ class _SubmissionCheck:
         except ModelValidationError as exc:
             for problem in exc.problems:
                 self.add(
-                    "schema",
-                    f"{problem.field}: {problem.message}",
-                    line=problem.line,
+                    "schema", f"{problem.field}: {problem.message}", line=problem.line,
                     hint="see the submission format in site/docs/formats.md",
                 )
         return None
@@ -674,10 +643,8 @@ class _SubmissionCheck:
         if outcome is None:
             known = ", ".join(dataset.task_ids()) or "none"
             self.add(
-                "unknown-task",
-                f"task {spec.task!r} is not in the dataset (known tasks: {known})",
-                line=self.line("task"),
-                hint="use the id of a folder under dataset/",
+                "unknown-task", f"task {spec.task!r} is not in the dataset (known tasks: {known})",
+                line=self.line("task"), hint="use the id of a folder under dataset/",
             )
             return None
         if isinstance(outcome, ArenaError):
@@ -710,8 +677,7 @@ class _SubmissionCheck:
                     f"({task.feature(feature).expected_tests.relative_to(task.root)}): the "
                     "submission is evaluated (its result flagged for review) but the task is "
                     "not scored until they are recorded",
-                    severity="warning",
-                    path=task.feature(feature).expected_tests,
+                    severity="warning", path=task.feature(feature).expected_tests,
                     line=self.line("features", index),
                     hint=f"a maintainer records them with `arena dataset check {task.id}`",
                 )
@@ -744,8 +710,7 @@ class _SubmissionCheck:
                     "files-created",
                     f"run {run.id!r} lists {created!r} in files_created, "
                     "but its patch does not create it",
-                    severity="warning",
-                    line=self.line("runs", index, "files_created", number),
+                    severity="warning", line=self.line("runs", index, "files_created", number),
                     hint="list only files the patch adds",
                 )
         self.check_plausibility(run=run, index=index)
@@ -756,12 +721,8 @@ class _SubmissionCheck:
                 run=run, folder=self.folder, prices=prices, tolerances=tolerances
             ):
                 self.add(
-                    finding.code,
-                    finding.message,
-                    severity=finding.severity,
-                    path=finding.path,
-                    line=finding.line or self.line("runs", index, "transcript"),
-                    hint=finding.hint,
+                    finding.code, finding.message, severity=finding.severity, path=finding.path,
+                    line=finding.line or self.line("runs", index, "transcript"), hint=finding.hint,
                 )
 
     def check_new_test_files(self, *, patch: Patch, name: str) -> None:
@@ -775,9 +736,7 @@ class _SubmissionCheck:
                         "adds-test-file",
                         f"patch {name!r} adds {file.new_path!r}, which pytest would collect "
                         "as a test module (flagged for review)",
-                        severity="warning",
-                        path=self.folder / name,
-                        line=file.line,
+                        severity="warning", path=self.folder / name, line=file.line,
                         hint="the task's own tests decide; leave your own tests out of the "
                         "patch unless they matter to the reviewer",
                     )
@@ -793,8 +752,7 @@ class _SubmissionCheck:
                     "copies-gold-patch",
                     f"patch {name!r} makes exactly the changes of feature {feature.id}'s "
                     "gold patch (feature.patch) in the dataset",
-                    severity="warning",
-                    line=self.line(*loc),
+                    severity="warning", line=self.line(*loc),
                     hint="submit the tool's own work; a maintainer reviews copies",
                 )
                 return
@@ -805,8 +763,7 @@ class _SubmissionCheck:
         path = self.folder / name
         if not path.exists() and not path.is_symlink():
             self.add(
-                "missing-patch",
-                f"patch file {name!r} is not in the submission folder",
+                "missing-patch", f"patch file {name!r} is not in the submission folder",
                 line=self.line(*loc),
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
@@ -815,10 +772,7 @@ class _SubmissionCheck:
         self.check_patch_secrets(patch=patch, path=path)
         for problem in patch.problems:
             self.add(
-                patch_diagnostic_code(problem.code),
-                problem.message,
-                path=path,
-                line=problem.line,
+                patch_diagnostic_code(problem.code), problem.message, path=path, line=problem.line,
                 hint=_PATCH_HINTS.get(problem.code),
             )
         if violations:
@@ -827,15 +781,13 @@ class _SubmissionCheck:
                     "protected-path",
                     f"the patch changes {len(violations)} protected files; the first "
                     f"{MAX_PROTECTED_REPORTED} are listed",
-                    path=path,
-                    line=violations[0].line,
+                    path=path, line=violations[0].line,
                 )
             for violation in violations[:MAX_PROTECTED_REPORTED]:
                 self.add(
                     "protected-path",
                     f"the patch changes {violation.path!r}, protected by {violation.rule}",
-                    path=path,
-                    line=violation.line,
+                    path=path, line=violation.line,
                     hint="submissions may not change the task's tests or test configuration; "
                     "remove that file from the patch",
                 )
@@ -885,9 +837,7 @@ class _SubmissionCheck:
         if path.is_symlink() or not path.is_file():
             what = "a symbolic link" if path.is_symlink() else "missing or not a regular file"
             self.add(
-                "missing-trajectory",
-                f"trajectory file {name!r} is {what}",
-                line=line,
+                "missing-trajectory", f"trajectory file {name!r} is {what}", line=line,
                 hint="add the trajectory file to the folder or remove 'trajectory'",
             )
             return
@@ -895,8 +845,7 @@ class _SubmissionCheck:
         limit = self.validator.config.limits.trajectory_bytes
         if size > limit:
             self.add(
-                "too-large",
-                f"trajectory is {size:,} bytes, over the limit of {limit:,}",
+                "too-large", f"trajectory is {size:,} bytes, over the limit of {limit:,}",
                 path=path,
                 hint="compress or trim the trajectory (keep the agent's messages and tool calls)",
             )
@@ -919,10 +868,8 @@ class _SubmissionCheck:
                 continue
             if stat.S_ISDIR(info.st_mode):
                 self.add(
-                    "unexpected-file",
-                    "sub-folders are not allowed in a submission folder",
-                    path=entry,
-                    hint="keep all files of the submission directly in its folder",
+                    "unexpected-file", "sub-folders are not allowed in a submission folder",
+                    path=entry, hint="keep all files of the submission directly in its folder",
                 )
                 continue
             total += info.st_size
@@ -931,16 +878,12 @@ class _SubmissionCheck:
                 continue
             if info.st_mode & 0o111:
                 self.add(
-                    "executable-file",
-                    "file is executable",
-                    path=entry,
+                    "executable-file", "file is executable", path=entry,
                     hint="submissions hold data only: `chmod -x` the file",
                 )
             if spec_loaded and name not in referenced | ALLOWED_EXTRA_FILES:
                 self.add(
-                    "unexpected-file",
-                    "file is not referenced by submission.yaml",
-                    path=entry,
+                    "unexpected-file", "file is not referenced by submission.yaml", path=entry,
                     hint="remove it, or name it under a run's 'patches' or 'trajectory'",
                 )
         folder_limit = self.validator.config.limits.folder_bytes
@@ -949,8 +892,7 @@ class _SubmissionCheck:
                 "too-large",
                 f"the submission folder holds {total:,} bytes, over the limit of "
                 f"{folder_limit:,}",
-                path=self.folder,
-                hint="trim trajectories; patches and metadata are small",
+                path=self.folder, hint="trim trajectories; patches and metadata are small",
             )
 
     def check_plausibility(self, *, run: Run, index: int) -> None:

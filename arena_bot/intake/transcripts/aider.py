@@ -79,9 +79,7 @@ def _add_token_parts(*, metrics: TranscriptMetrics, parts: str, path: Path, line
         field = PART_FIELDS.get(found.group("what")) if found else None
         if found is None or field is None:
             raise InputError(
-                f"unrecognised token figure {part!r} in a '> Tokens:' line",
-                path=path,
-                line=line,
+                f"unrecognised token figure {part!r} in a '> Tokens:' line", path=path, line=line,
                 hint="expected e.g. '> Tokens: 2.3k sent, 245 received.'",
             )
         count = round(float(found.group("count")) * UNITS[found.group("unit")])

@@ -1,19 +1,11 @@
 """What a transcript shows the agent doing to files and asking of its model, read for replay.
 
-Independent of the usage importers (:mod:`arena_bot.intake.transcripts` readers compute the
-figures); this module reads the same raw formats for two other things:
-
-* the **edit tool calls** in order — Claude Code ``Edit`` / ``MultiEdit`` / ``Write``,
-  Codex ``apply_patch`` (as a tool of its own or through ``shell``), OpenHands'
-  ``str_replace_editor`` (``edit`` actions) and ``write`` actions, SWE-agent's
-  ``str_replace_editor``, Aider's SEARCH/REPLACE blocks — and the shell commands that may
-  write files (which cannot be replayed);
-* the **model requests** with their usage and an estimate of the conversation each was
-  sent with, so :func:`usage_problems` can check that the usage could have paid for it.
-
-:func:`replay` applies the edits to the task's base files; the caller compares the result
-with the submitted patch (:func:`patched_files` applies a parsed patch the same way).
-Pure: files are read through the ``base`` callable, nothing is run.
+The usage importers (:mod:`arena_bot.intake.transcripts`) compute the figures; this module
+reads the same raw formats for the **edit tool calls** in order (and the shell commands that
+may write files, which cannot be replayed) and the **model requests** with their usage and an
+estimate of the conversation each was sent with (checked by :func:`usage_problems`).
+:func:`replay` applies the edits to the task's base files, :func:`patched_files` the
+submitted patch, for the caller to compare. Pure: files are read through ``base``.
 """
 
 from __future__ import annotations
@@ -22,7 +14,7 @@ import json
 import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -174,13 +166,10 @@ def _text_of(content: Any) -> str:
 
 def _usage_total(usage: Mapping[str, Any]) -> tuple[int, int, int]:
     """``(every input token, cache reads, output)`` of an Anthropic usage object."""
-    def num(key: str) -> int:
-        value = usage.get(key)
-        return value if isinstance(value, int) and value >= 0 else 0
-
-    read = num("cache_read_input_tokens")
-    return (num("input_tokens") + read + num("cache_creation_input_tokens"), read,
-            num("output_tokens"))
+    read = _int(usage.get("cache_read_input_tokens"))
+    return (_int(usage.get("input_tokens")) + read
+            + _int(usage.get("cache_creation_input_tokens")), read,
+            _int(usage.get("output_tokens")))
 
 
 def _claude_code_edits(name: str, data: Mapping[str, Any], where: int) -> list[Edit]:
@@ -247,10 +236,9 @@ def read_claude_code(path: Path) -> Activity:
                 total, read, output = _usage_total(usage)
                 seen[message_id] = len(activity.requests)
                 activity.requests.append(Request(
-                    where=number, chain=chain, model=model, input_tokens=total,
-                    cache_read=read, output_tokens=output,
-                    context_chars=chains.get(chain, 0), output_chars=len(text),
-                    output_final=message.get("stop_reason") is not None,
+                    where=number, chain=chain, model=model, input_tokens=total, cache_read=read,
+                    output_tokens=output, context_chars=chains.get(chain, 0),
+                    output_chars=len(text), output_final=message.get("stop_reason") is not None,
                 ))
             elif message_id in seen:
                 index = seen[message_id]
@@ -268,11 +256,8 @@ def read_claude_code(path: Path) -> Activity:
                     if name == "Bash":
                         _note_shell(activity, number, str(data.get("command", "")))
                     seen_files = known.setdefault(chain, set())
-                    made = [
-                        Edit(e.where, e.tool, e.path, e.kind, old=e.old, new=e.new,
-                             replace_all=e.replace_all, read_before=e.path in seen_files)
-                        for e in _claude_code_edits(name, data, number)
-                    ]
+                    made = [replace(e, read_before=e.path in seen_files)
+                            for e in _claude_code_edits(name, data, number)]
                     if name in ("Read", "Write", "Edit", "MultiEdit"):
                         seen_files.add(str(data.get("file_path", "")))
                     if made:
@@ -302,13 +287,10 @@ def _grown(request: Request, chars: int, output_tokens: int = 0, *,
            final: bool | None = None) -> Request:
     """``request`` with one more line of its response: ``chars`` more written, and the
     line's output count when it is larger (a later line of a streamed response)."""
-    return Request(
-        where=request.where, chain=request.chain, model=request.model,
-        input_tokens=request.input_tokens, cache_read=request.cache_read,
-        output_tokens=max(request.output_tokens, output_tokens),
-        context_chars=request.context_chars, output_chars=request.output_chars + chars,
-        output_final=request.output_final if final is None else final,
-    )
+    return replace(
+        request, output_tokens=max(request.output_tokens, output_tokens),
+        output_chars=request.output_chars + chars,
+        output_final=request.output_final if final is None else final)
 
 
 # --- Codex -------------------------------------------------------------------------------
@@ -687,12 +669,8 @@ def read_swe_agent(path: Path) -> Activity:
                 _swe_action(activity, str(step.get("action") or ""), number)
     if stats and activity.requests:
         sent, received = _int(stats.get("tokens_sent")), _int(stats.get("tokens_received"))
-        first = activity.requests[0]
-        activity.requests[0] = Request(
-            where=first.where, chain="main", model="", input_tokens=sent, cache_read=0,
-            output_tokens=received, context_chars=first.context_chars,
-            output_chars=first.output_chars,
-        )
+        activity.requests[0] = replace(activity.requests[0], input_tokens=sent,
+                                       output_tokens=received)
     return activity
 
 

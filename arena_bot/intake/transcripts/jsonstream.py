@@ -63,10 +63,8 @@ class CountingReader:
         self.saw_text = self.saw_text or bool(chunk.strip())
         if self.since_mark > MAX_LINE_BYTES + READ_SIZE:
             raise InputError(
-                f"one transcript item is larger than {MAX_LINE_BYTES} bytes",
-                path=self.path,
-                line=self.line,
-                hint="the transcript is corrupt or not in the format named",
+                f"one transcript item is larger than {MAX_LINE_BYTES} bytes", path=self.path,
+                line=self.line, hint="the transcript is corrupt or not in the format named",
             )
         return chunk
 

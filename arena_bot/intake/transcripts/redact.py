@@ -135,8 +135,7 @@ KEYWORD_REGEXES = {
 #: Keyword values that are code, not secrets: a name, an attribute or a call
 #: (``password = self.password``, ``token = get_token()``), a number, a placeholder.
 CODE_VALUE = re.compile(
-    r"^(?:[A-Za-z_][\w.]*(?:\(.*\))?|[\d.]+|<[^>]*>|\*+|x+|null|none|true|false)$",
-    re.IGNORECASE,
+    r"^(?:[A-Za-z_][\w.]*(?:\(.*\))?|[\d.]+|<[^>]*>|\*+|x+|null|none|true|false)$", re.IGNORECASE,
 )
 
 
@@ -407,8 +406,7 @@ def store_redacted(
         raise InputError(
             f"transcript is {stored.stat().st_size:,} bytes stored, over the "
             f"{MAX_STORED_BYTES:,}-byte cap",
-            path=source,
-            hint="submit the session of this run only, not a whole history",
+            path=source, hint="submit the session of this run only, not a whole history",
         )
     return stored, report
 
