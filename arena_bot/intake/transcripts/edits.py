@@ -495,7 +495,7 @@ def _int(value: Any) -> int:
 
 
 def read_openhands(path: Path) -> Activity:
-    """An OpenHands trajectory (a JSON list of events, or ``{"history": [...]}``).
+    """An OpenHands trajectory (a JSON list of events, as the usage importer reads it).
 
     Edits are ``edit`` actions (``str_replace_editor``: ``create`` / ``str_replace`` /
     ``insert`` / ``undo_edit``) and ``write`` actions; ``run`` actions are shell commands.
@@ -507,7 +507,7 @@ def read_openhands(path: Path) -> Activity:
     totals = (0, 0, 0)  # the running total of (prompt, cache read, completion) tokens
     responses: dict[str, int] = {}  # response id -> index in requests
     edit_of: dict[int, list[int]] = {}  # action id -> indices in edits
-    for number, event in _openhands_events(path):
+    for number, (_line, event) in enumerate(iter_items(path, prefix="item"), start=1):
         if not isinstance(event, dict):
             continue
         where = int(event["id"]) if isinstance(event.get("id"), int) else number
@@ -552,19 +552,6 @@ def read_openhands(path: Path) -> Activity:
                 activity.failed.extend(edit_of.get(cause, []))
         context += len(text)
     return activity
-
-
-def _openhands_events(path: Path) -> Iterator[tuple[int, Any]]:
-    """The events of a trajectory: a JSON list, or an object with a ``history`` list."""
-    with_history = False
-    count = 0
-    for _line, prefix, _event, _value in iter_events(path):
-        with_history = prefix == "history"
-        break
-    for count, (_line, event) in enumerate(
-        iter_items(path, prefix="history.item" if with_history else "item"), start=1
-    ):
-        yield count, event
 
 
 def _openhands_step(
