@@ -23,9 +23,10 @@ import re
 import stat
 import tokenize
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from arena_bot.core.config import DEFAULT_CONFIG
 
@@ -41,6 +42,8 @@ DATASET_PATCH_BYTES = 64 * 1024 * 1024
 DATASET_PATCH_LINES = 2_000_000
 #: Problems reported per patch; more would only flood the pull request.
 MAX_PROBLEMS = 50
+
+_R = TypeVar("_R")
 
 FileStatus = Literal["modified", "added", "deleted", "renamed", "copied"]
 
@@ -381,10 +384,9 @@ class _Parser:
             name = self.checked_name(value, prefix=None, lineno=lineno)
             if second in {"from", "old"}:
                 section.old_path = name
-                section.rename = section.rename or key == "rename"
-                section.copy = section.copy or key == "copy"
             elif second in {"to", "new"}:
                 section.new_path = name
+            if second in {"from", "old", "to", "new"}:
                 section.rename = section.rename or key == "rename"
                 section.copy = section.copy or key == "copy"
         elif text == "GIT binary patch" or _BINARY_LINE.match(text):
@@ -585,20 +587,22 @@ class _Parser:
         ))
 
 
-#: Names up to this long are remembered (by :func:`unsafe_path_reason`, :func:`fold_path`):
-#: a board's patches touch the same few files of each task again and again, and a cap
-#: keeps a hostile patch's long names from being held.
-_REMEMBERED_NAME_CHARS = 512
+def _remember_short(function: Callable[[str], _R]) -> Callable[[str], _R]:
+    """``function`` remembering its answers for names up to 512 characters: a board's
+    patches touch the same few files of each task again and again, and the cap keeps a
+    hostile patch's long names from being held."""
+    remembered = functools.lru_cache(maxsize=8192)(function)
+
+    @functools.wraps(function)
+    def answer(path: str) -> _R:
+        return remembered(path) if len(path) <= 512 else function(path)
+
+    return answer
 
 
+@_remember_short
 def unsafe_path_reason(path: str) -> str | None:
     """Why ``path`` (repository-relative, POSIX) is unsafe to write, or ``None``."""
-    if len(path) <= _REMEMBERED_NAME_CHARS:
-        return _remembered_unsafe_path_reason(path)
-    return _unsafe_path_reason(path)
-
-
-def _unsafe_path_reason(path: str) -> str | None:
     if not path:
         return "empty path"
     if _INVISIBLE.search(path):
@@ -617,9 +621,6 @@ def _unsafe_path_reason(path: str) -> str | None:
     if any(part.lower() == ".git" for part in parts):
         return "writes inside the .git folder"
     return None
-
-
-_remembered_unsafe_path_reason = functools.lru_cache(maxsize=8192)(_unsafe_path_reason)
 
 
 # -- protected paths ---------------------------------------------------------------------
@@ -669,19 +670,11 @@ CONFUSABLES = _CONFUSABLES = str.maketrans(
 )
 
 
+@_remember_short
 def fold_path(path: str) -> str:
     """``path`` reduced to what it looks like: NFKC-normalised, Cyrillic/Greek look-alike
     letters mapped to Latin, case-folded. Protection compares folded paths."""
-    if len(path) <= _REMEMBERED_NAME_CHARS:
-        return _remembered_fold(path)
-    return _fold(path)
-
-
-def _fold(path: str) -> str:
     return unicodedata.normalize("NFKC", path).translate(_CONFUSABLES).casefold()
-
-
-_remembered_fold = functools.lru_cache(maxsize=8192)(_fold)
 
 
 def _path_parts(path: str) -> list[str]:

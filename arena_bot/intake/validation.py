@@ -21,7 +21,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal, NewType
+from typing import Any, Literal, NewType, TypeVar, cast
 
 from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.errors import ArenaError
@@ -82,6 +82,8 @@ ValidationCode = Literal[
     "unknown-task",
     "yaml",
 ]
+
+_T = TypeVar("_T")
 
 #: ``patch-<problem>``: a problem the patch parser found (:data:`PatchProblemCode`).
 PatchDiagnosticCode = NewType("PatchDiagnosticCode", str)
@@ -180,56 +182,50 @@ class Validator:
     #: The price table transcripts' costs are checked against (default: the shipped one).
     prices: PriceTable | None = None
     remembered: Callable[[Path, Callable[[], bytes]], bytes] | None = None
-    _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
     #: Stored verdicts that found nothing, decoded: they do not depend on the folder (most
     #: of a board's are, and many are the same bytes: a date and its line).
     _clean: dict[bytes, _Verdict] = field(default_factory=dict)
+    #: What every submission of a task asks again (a board has thousands per task), by
+    #: question and task: see :meth:`_once`.
+    _known: dict[tuple[str, str, int], Any] = field(default_factory=dict)
 
-    _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
-        default_factory=dict
-    )
-    #: Per task, what every submission of it asks again (a board has thousands per task):
-    #: the loaded task or why it cannot be loaded, and which features have recorded ids.
-    _tasks: dict[str, TaskFolder | ArenaError | None] = field(default_factory=dict)
-    _recorded: dict[tuple[str, int], bool] = field(default_factory=dict)
-    _resolved_root: Path | None = None
+    def _once(self, key: tuple[str, str, int], compute: Callable[[], _T]) -> _T:
+        if key not in self._known:
+            self._known[key] = compute()
+        return cast(_T, self._known[key])
 
     def task_outcome(self, task_id: str) -> TaskFolder | ArenaError | None:
         """The task ``task_id`` of the dataset, the error loading it, or ``None`` when the
-        dataset has no such task (looked up once per validator)."""
-        if task_id not in self._tasks:
-            outcome: TaskFolder | ArenaError | None = None
-            if self.dataset.has(task_id):
-                try:
-                    outcome = self.dataset.get(task_id)
-                except ArenaError as exc:
-                    outcome = exc
-            self._tasks[task_id] = outcome
-        return self._tasks[task_id]
+        dataset has no such task."""
+
+        def load() -> TaskFolder | ArenaError | None:
+            try:
+                return self.dataset.get(task_id) if self.dataset.has(task_id) else None
+            except ArenaError as exc:
+                return exc
+
+        return self._once(("task", task_id, 0), load)
 
     def expected_tests_recorded(self, task: TaskFolder, feature: int) -> bool:
-        """Whether the task's feature has its expected test ids recorded (looked up once)."""
-        key = (task.id, feature)
-        if key not in self._recorded:
-            self._recorded[key] = task.feature(feature).expected_tests.is_file()
-        return self._recorded[key]
+        """Whether the task's feature has its expected test ids recorded."""
+        return self._once(("recorded", task.id, feature),
+                          lambda: task.feature(feature).expected_tests.is_file())
 
+    @functools.cached_property
     def resolved_root(self) -> Path:
-        """``submissions_root`` with its links resolved (once per validator)."""
-        if self._resolved_root is None:
-            self._resolved_root = self.submissions_root.resolve()
-        return self._resolved_root
+        return self.submissions_root.resolve()
 
     def gold_changes(
         self, *, task: TaskFolder, feature: int
     ) -> frozenset[tuple[str, tuple[str, ...]]] | None:
         """The changes of a feature's gold patch (``None`` when it cannot be read)."""
-        key = (task.id, feature)
-        if key not in self._gold:
+
+        def read() -> frozenset[tuple[str, tuple[str, ...]]] | None:
             gold = load_patch(task.feature(feature).gold_patch, max_bytes=DATASET_PATCH_BYTES,
                               max_lines=DATASET_PATCH_LINES)
-            self._gold[key] = _changes(gold) if gold.ok else None
-        return self._gold[key]
+            return _changes(gold) if gold.ok else None
+
+        return self._once(("gold", task.id, feature), read)
 
     def price_table(self) -> PriceTable:
         """The price table, loaded once per validator."""
@@ -238,9 +234,7 @@ class Validator:
         return self.prices
 
     def protected_for(self, task: TaskFolder) -> ProtectedPaths:
-        if task.id not in self._protected:
-            self._protected[task.id] = protected_paths_for(task)
-        return self._protected[task.id]
+        return self._once(("protected", task.id, 0), lambda: protected_paths_for(task))
 
     def submission(self, folder: Path) -> list[Diagnostic]:
         """Every problem of one submission folder (see :func:`validate_submission`)."""
@@ -252,6 +246,11 @@ class Validator:
             if not verdict.found:
                 self._clean[stored] = verdict
         return [*verdict.found, *self._future_date(folder, verdict.dated)]
+
+    def report(self, folders: Iterable[Path], other: list[Diagnostic]) -> ValidationReport:
+        return ValidationReport(other=tuple(other), submissions=tuple(
+            SubmissionReport(folder=folder, diagnostics=tuple(self.submission(folder)))
+            for folder in folders))
 
     def _check(self, folder: Path) -> _Verdict:
         check = _SubmissionCheck(validator=self, folder=folder)
@@ -298,29 +297,19 @@ def _decode_verdict(stored: bytes, folder: Path) -> _Verdict:
     def path_of(text: str | None) -> Path | None:
         if text is None:
             return None
-        if text == "@/.":
-            return folder
         return folder / text[2:] if text.startswith("@/") else Path(text)
 
     value = json.loads(stored)
     dated = value["dated"]
     return _Verdict(
-        found=[
-            Diagnostic(
-                severity=severity, code=code, message=message, path=path_of(path), line=line,
-                hint=hint,
-            )
-            for severity, code, message, path, line, hint in value["found"]
-        ],
+        found=[Diagnostic(severity, code, message, path_of(path), line, hint)
+               for severity, code, message, path, line, hint in value["found"]],
         dated=None if dated is None else (dt.date.fromisoformat(dated[0]), dated[1]),
     )
 
 
 def validate_submission(
-    folder: Path,
-    dataset: Dataset,
-    *,
-    submissions_root: Path | None = None,
+    folder: Path, dataset: Dataset, *, submissions_root: Path | None = None,
     today: dt.date | None = None,
 ) -> list[Diagnostic]:
     """Check one ``submissions/<task>/<id>/`` folder; never raises for bad input.
@@ -369,11 +358,7 @@ def validate_paths(
                 )
             )
         folders.update(dict.fromkeys(found))
-    reports = tuple(
-        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
-        for folder in folders
-    )
-    return ValidationReport(submissions=reports, other=tuple(other))
+    return validator.report(folders, other)
 
 
 @dataclass(frozen=True)
@@ -464,11 +449,7 @@ def validate_changed_files(
         other.extend(reviews)
         if folder is not None:
             folders[folder] = None
-    reports = tuple(
-        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
-        for folder in folders
-    )
-    return ValidationReport(submissions=reports, other=tuple(other))
+    return validator.report(folders, other)
 
 
 def _review_change(
@@ -603,7 +584,7 @@ class _SubmissionCheck:
     def check_layout(self) -> None:
         root = self.validator.submissions_root
         try:
-            at_home = self.folder.resolve().parent.parent == self.validator.resolved_root()
+            at_home = self.folder.resolve().parent.parent == self.validator.resolved_root
         except OSError:
             at_home = False
         if not at_home:

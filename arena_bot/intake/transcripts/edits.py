@@ -176,19 +176,14 @@ def _claude_code_edits(name: str, data: Mapping[str, Any], where: int) -> list[E
     path = str(data.get("file_path", ""))
     if name == "Write":
         return [Edit(where, name, path, "write", new=str(data.get("content", "")))]
-    if name == "Edit":
-        return [Edit(where, name, path, "replace", old=str(data.get("old_string", "")),
-                     new=str(data.get("new_string", "")),
-                     replace_all=bool(data.get("replace_all", False)))]
-    if name == "MultiEdit":
-        edits = data.get("edits")
-        return [
-            Edit(where, name, path, "replace", old=str(item.get("old_string", "")),
-                 new=str(item.get("new_string", "")),
-                 replace_all=bool(item.get("replace_all", False)))
-            for item in (edits if isinstance(edits, list) else []) if isinstance(item, dict)
-        ]
-    return []
+    if name not in ("Edit", "MultiEdit"):
+        return []
+    items = [data] if name == "Edit" else data.get("edits")
+    return [
+        Edit(where, name, path, "replace", old=str(item.get("old_string", "")),
+             new=str(item.get("new_string", "")), replace_all=bool(item.get("replace_all", False)))
+        for item in (items if isinstance(items, list) else []) if isinstance(item, dict)
+    ]
 
 
 def read_claude_code(path: Path) -> Activity:
@@ -268,10 +263,8 @@ def read_claude_code(path: Path) -> Activity:
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     calls.pop(str(block.get("tool_use_id")), None)
-                if (isinstance(block, dict) and block.get("type") == "tool_result"
-                        and block.get("is_error") is True):
-                    for index in pending.get(str(block.get("tool_use_id")), []):
-                        activity.failed.append(index)
+                    if block.get("is_error") is True:
+                        activity.failed.extend(pending.get(str(block.get("tool_use_id")), []))
         chains[chain] = chains.get(chain, 0) + len(text)
     activity.unanswered = sorted(calls.values())
     return activity
@@ -370,18 +363,14 @@ def parse_apply_patch(text: str, where: int) -> list[Edit]:
     return edits
 
 
-def _codex_command(arguments: Any) -> list[str]:
+def _arguments(arguments: Any) -> dict[str, Any]:
+    """A tool call's arguments (a JSON object, or its text); ``{}`` when they are not one."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except ValueError:
-            return []
-    if not isinstance(arguments, dict):
-        return []
-    command = arguments.get("command")
-    if isinstance(command, str):
-        return [command]
-    return [str(part) for part in command] if isinstance(command, list) else []
+            return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def read_codex(path: Path) -> Activity:
@@ -462,18 +451,15 @@ def _codex_edits(activity: Activity, payload: Mapping[str, Any], where: int) -> 
     if kind != "function_call":
         return
     name = payload.get("name")
+    arguments = _arguments(payload.get("arguments"))
     if name == "apply_patch":
-        arguments = payload.get("arguments")
-        try:
-            data = json.loads(arguments) if isinstance(arguments, str) else arguments
-        except ValueError:
-            data = {}
-        text = data.get("input", "") if isinstance(data, dict) else ""
-        activity.edits.extend(parse_apply_patch(str(text), where))
+        activity.edits.extend(parse_apply_patch(str(arguments.get("input", "")), where))
         return
     if name not in ("shell", "container.exec", "exec_command", "local_shell"):
         return
-    command = _codex_command(payload.get("arguments"))
+    spelt = arguments.get("command")
+    command = [spelt] if isinstance(spelt, str) else [
+        str(part) for part in spelt] if isinstance(spelt, list) else []
     if command[:1] == ["apply_patch"] and len(command) > 1:
         activity.edits.extend(parse_apply_patch(command[1], where))
         return
@@ -639,14 +625,10 @@ def read_swe_agent(path: Path) -> Activity:
                 if not isinstance(function, dict):
                     continue
                 called = True
-                try:
-                    data = json.loads(function.get("arguments") or "{}")
-                except ValueError:
-                    data = {}
-                if function.get("name") in ("str_replace_editor", "file_editor") and isinstance(
-                        data, dict):
+                data = _arguments(function.get("arguments"))
+                if function.get("name") in ("str_replace_editor", "file_editor"):
                     activity.edits.extend(_openhands_edit(data, number))
-                elif function.get("name") == "bash" and isinstance(data, dict):
+                elif function.get("name") == "bash":
                     _note_shell(activity, number, str(data.get("command", "")))
         context += len(text)
     if not called:
