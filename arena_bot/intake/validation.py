@@ -1,13 +1,8 @@
 """Checking submissions before anything runs: ``arena validate``.
 
 Every problem becomes a :class:`Diagnostic` that names the file and line and says what to do;
-nothing here raises for bad input. Three entry points:
-
-* :func:`validate_submission` — one ``submissions/<task>/<id>/`` folder;
-* :func:`validate_paths` — folders or files named on the command line (or all submissions);
-* :func:`validate_changed_files` — the file names a pull request changed (PR mode).
-
-Cross-submission checks (duplicates, outliers against other runs) belong to scoring.
+nothing here raises for bad input. Cross-submission checks (duplicates, outliers against
+other runs) belong to scoring.
 """
 
 from __future__ import annotations
@@ -49,38 +44,13 @@ from arena_bot.tasks.dataset import Dataset, TaskFolder
 #: :data:`arena_bot.intake.patches.PatchProblemCode` and the transcript checks'
 #: :data:`arena_bot.intake.verification.VerificationCode`); each is documented on the formats page.
 ValidationCode = Literal[
-    "adds-test-file",
-    "broken-task",
-    "copies-gold-patch",
-    "deletes-submission",
-    "executable-file",
-    "extremely-fast",
-    "files-created",
-    "future-date",
-    "implausible-cost",
-    "implausible-speed",
-    "layout",
-    "low-tokens",
-    "minimal-tool-usage",
-    "missing-patch",
-    "missing-trajectory",
-    "modifies-submission",
-    "no-expected-tests",
-    "no-submission",
-    "not-in-checkout",
-    "not-recorded",
-    "outside-submissions",
-    "protected-path",
-    "schema",
-    "secret-file",
-    "secret-in-patch",
-    "symlink",
-    "task-mismatch",
-    "too-large",
-    "unexpected-file",
-    "unknown-feature",
-    "unknown-task",
-    "yaml",
+    "adds-test-file", "broken-task", "copies-gold-patch", "deletes-submission",
+    "executable-file", "extremely-fast", "files-created", "future-date", "implausible-cost",
+    "implausible-speed", "layout", "low-tokens", "minimal-tool-usage", "missing-patch",
+    "missing-trajectory", "modifies-submission", "no-expected-tests", "no-submission",
+    "not-in-checkout", "not-recorded", "outside-submissions", "protected-path", "schema",
+    "secret-file", "secret-in-patch", "symlink", "task-mismatch", "too-large",
+    "unexpected-file", "unknown-feature", "unknown-task", "yaml",
 ]
 
 _T = TypeVar("_T")
@@ -325,13 +295,8 @@ def validate_submission(
 
 
 def validate_paths(
-    paths: Iterable[Path],
-    *,
-    dataset: Dataset,
-    submissions_root: Path,
-    today: dt.date | None = None,
-    config: ArenaConfig = DEFAULT_CONFIG,
-    whole_board: bool = False,
+    paths: Iterable[Path], *, dataset: Dataset, submissions_root: Path,
+    today: dt.date | None = None, config: ArenaConfig = DEFAULT_CONFIG, whole_board: bool = False,
     remembered: Callable[[Path, Callable[[], bytes]], bytes] | None = None,
 ) -> ValidationReport:
     """Validate the submission folders named by ``paths`` (folders, files in them, trees).
@@ -412,13 +377,8 @@ def _git_name(name: str) -> str:
 
 
 def validate_changed_files(
-    lines: Iterable[str],
-    *,
-    root: Path,
-    dataset: Dataset,
-    submissions_root: Path,
-    today: dt.date | None = None,
-    config: ArenaConfig = DEFAULT_CONFIG,
+    lines: Iterable[str], *, root: Path, dataset: Dataset, submissions_root: Path,
+    today: dt.date | None = None, config: ArenaConfig = DEFAULT_CONFIG,
 ) -> ValidationReport:
     """PR mode: validate the submissions a pull request's changed files belong to.
 

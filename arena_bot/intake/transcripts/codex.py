@@ -67,14 +67,8 @@ def read_codex(path: Path) -> TranscriptMetrics:
             usage = info.get("total_token_usage") if isinstance(info, dict) else None
             if not isinstance(usage, dict):
                 continue
-            figures = {
-                key: as_int(usage.get(key))
-                for key in (
-                    "input_tokens",
-                    "cached_input_tokens",
-                    "output_tokens",
-                )
-            }
+            figures = {key: as_int(usage.get(key))
+                       for key in ("input_tokens", "cached_input_tokens", "output_tokens")}
             # Each new running total is one model call; repeats (resume, rate-limit pings)
             # are not.
             seen_totals.add(tuple(figures.values()))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from arena_bot.intake.patches import Patch
+from arena_bot.intake.transcripts.aider import TOKENS_LINE, TOKENS_PART, UNITS
 from arena_bot.intake.transcripts.jsonstream import iter_events, iter_items
 from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, open_transcript, read_json_lines
 
@@ -667,9 +668,6 @@ def _swe_action(activity: Activity, action: str, where: int) -> None:
 
 # --- Aider chat history ----------------------------------------------------------------
 
-_AIDER_TOKENS = re.compile(r"^> Tokens: (?P<parts>.*?)\.(?: Cost:.*)?\s*$")
-_AIDER_PART = re.compile(r"^(?P<count>[0-9.]+)(?P<unit>[kM]?) (?P<what>.+)$")
-_AIDER_UNITS = {"": 1, "k": 1_000, "M": 1_000_000}
 
 
 def read_aider_history(path: Path) -> Activity:
@@ -716,7 +714,7 @@ def read_aider_history(path: Path) -> Activity:
                 if reply:
                     blocks.extend(_search_replace(reply, reply_start))
                     reply = []
-                tokens = _AIDER_TOKENS.match(text.strip())
+                tokens = TOKENS_LINE.match(text.strip())
                 if tokens:
                     figures = _aider_figures(tokens.group("parts"))
                     read = figures.get("cache hit", 0)
@@ -754,10 +752,10 @@ def read_aider_history(path: Path) -> Activity:
 def _aider_figures(parts: str) -> dict[str, int]:
     figures: dict[str, int] = {}
     for part in parts.split(", "):
-        found = _AIDER_PART.match(part.strip())
+        found = TOKENS_PART.match(part.strip())
         if found:
             figures[found.group("what")] = round(
-                float(found.group("count")) * _AIDER_UNITS[found.group("unit")])
+                float(found.group("count")) * UNITS[found.group("unit")])
     return figures
 
 

@@ -346,12 +346,6 @@ def redact_text(text: str) -> str:
         ).decode("utf-8", "replace")
 
 
-def redact_line(line: bytes, *, number: int, report: RedactionReport) -> bytes:
-    """``line`` with every secret replaced; each replacement is recorded in ``report``."""
-    with default_settings():
-        return Redactor(report).line(line, number)
-
-
 def find_secrets(path: Path) -> RedactionReport:
     """Scan a stored transcript; a non-empty report means it must not be committed."""
     report = RedactionReport()
