@@ -62,12 +62,9 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
         model = properties.get("main_model")
         model = model if isinstance(model, str) else None
         metrics.add_model(model)
-        prompt, completion = (as_int(properties.get("prompt_tokens")),
-                              as_int(properties.get("completion_tokens")))
-        metrics.prompt_tokens += prompt
-        metrics.completion_tokens += completion
         # Architect mode's editor coder sends under its own model: priced per model.
-        metrics.charge(model, uncached=prompt, output=completion)
+        metrics.count(model, uncached=as_int(properties.get("prompt_tokens")),
+                      output=as_int(properties.get("completion_tokens")))
         metrics.iterations += 1
     metrics.wall_clock_seconds = clock.seconds()
     return metrics

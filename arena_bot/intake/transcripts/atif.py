@@ -43,11 +43,8 @@ def _add_step(metrics: TranscriptMetrics, step: dict[str, Any], *, model: str | 
     if not isinstance(figures, dict):
         return
     prompt, cached = as_int(figures.get("prompt_tokens")), as_int(figures.get("cached_tokens"))
-    output = as_int(figures.get("completion_tokens"))
-    metrics.prompt_tokens += max(prompt - cached, 0)
-    metrics.cache_read_tokens += cached
-    metrics.completion_tokens += output
-    metrics.charge(model, uncached=prompt - cached, read=cached, output=output)
+    metrics.count(model, uncached=max(prompt - cached, 0), read=cached,
+                  output=as_int(figures.get("completion_tokens")))
 
 
 def _use_final(metrics: TranscriptMetrics, final: dict[str, Any], model: str | None) -> None:

@@ -74,6 +74,17 @@ class TranscriptMetrics:
             before[2] + max(write, 0), before[3] + max(output, 0),
         )
 
+    def count(
+        self, model: str | None, *, uncached: int = 0, read: int = 0, write: int = 0,
+        output: int = 0,
+    ) -> None:
+        """Add one model call's tokens to the totals, charged to ``model`` as well."""
+        self.prompt_tokens += uncached
+        self.cache_read_tokens += read
+        self.cache_write_tokens += write
+        self.completion_tokens += output
+        self.charge(model, uncached=uncached, read=read, write=write, output=output)
+
 
 class Clock:
     """Tracks the earliest and latest timestamp seen, for wall-clock time."""
