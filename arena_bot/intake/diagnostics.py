@@ -185,7 +185,6 @@ def render_github(report: ValidationReport, *, root: Path) -> str:
 
 
 def render(report: ValidationReport, *, fmt: OutputFormat, root: Path, color: bool) -> str:
-    """Render ``report`` in the chosen output format."""
     if fmt == "json":  # see ReportOut (documented on the formats page)
         return to_model(report, root=root).model_dump_json(indent=2)
     if fmt == "github":

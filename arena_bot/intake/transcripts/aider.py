@@ -50,7 +50,6 @@ PART_FIELDS = {
 
 
 def read_aider_analytics(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one Aider analytics log (JSONL)."""
     metrics = TranscriptMetrics(unverifiable={"tool_calls"})
     clock = Clock()
     for number, event in read_json_lines(path):
@@ -84,7 +83,6 @@ def _add_token_parts(*, metrics: TranscriptMetrics, parts: str, path: Path, line
 
 
 def read_aider_history(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one Aider chat history Markdown file."""
     metrics = TranscriptMetrics(unverifiable={"execution_time"})
     clock = Clock()
     seen = False

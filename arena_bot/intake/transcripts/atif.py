@@ -35,7 +35,6 @@ def _name(value: object) -> str | None:
 
 
 def _add_step(metrics: TranscriptMetrics, step: dict[str, Any], *, model: str | None) -> None:
-    """Count one agent step and its token metrics."""
     metrics.iterations += 1
     model = _name(step.get("model_name")) or model
     metrics.add_model(model)
@@ -65,7 +64,6 @@ def _use_final(metrics: TranscriptMetrics, final: dict[str, Any], model: str | N
 
 
 def read_atif(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one ATIF trajectory JSON file."""
     metrics = TranscriptMetrics()
     clock = Clock()
     agent_model: str | None = None

@@ -38,7 +38,6 @@ def _charge_step(
 
 
 def read_codex(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one Codex CLI rollout file."""
     metrics = TranscriptMetrics()
     clock = Clock()
     totals: dict[str, int] = {}

@@ -19,7 +19,6 @@ from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_in
 
 
 def read_generic(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one generic-format JSONL transcript."""
     metrics = TranscriptMetrics()
     clock = Clock()
     for number, event in read_json_lines(path):

@@ -63,7 +63,6 @@ def _charge_step(
 
 
 def read_openhands(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one OpenHands trajectory JSON file."""
     metrics = TranscriptMetrics()
     clock = Clock()
     totals = dict.fromkeys(USAGE_KEYS, 0)
