@@ -669,7 +669,6 @@ def _swe_action(activity: Activity, action: str, where: int) -> None:
 # --- Aider chat history ----------------------------------------------------------------
 
 
-
 def read_aider_history(path: Path) -> Activity:
     """Aider's ``.aider.chat.history.md``: ``#### `` lines are the user's, ``> `` lines
     Aider's own output, the rest the model's replies. Edits are the replies' SEARCH/REPLACE
