@@ -27,6 +27,7 @@ from arena_bot.intake.transcripts.edits import (
     Activity,
     Request,
     differences,
+    iter_edits,
     patched_files,
     read_activity,
     replay,
@@ -352,8 +353,8 @@ def real_patch(repo: Path, change: Callable[[Path], None]) -> str:
 def agrees(activity: Activity, repo: Path, patch: str) -> list[str]:
     base = checkout_files(repo)
     submitted = patched_files(parse_patch(patch), base=base)
-    replayed = replay(activity.edits, base=base, cwd=activity.cwd,
-                      known=lambda name: name in submitted, skip=activity.failed)
+    replayed = replay(list(iter_edits(activity)), base=base, cwd=activity.cwd,
+                      known=lambda name: name in submitted)
     return differences(replayed, submitted, base=base)
 
 

@@ -837,25 +837,21 @@ def repo_path(spelt: str, *, cwd: str, known: Callable[[str], bool]) -> str:
 
 
 def replay(
-    edits: Sequence[Edit], *, base: BaseFiles, cwd: str = "",
-    known: Callable[[str], bool] | None = None, skip: Sequence[int] = (),
+    edits: Sequence[Edit], *, base: BaseFiles, cwd: str, known: Callable[[str], bool],
 ) -> dict[str, str | None]:
-    """Apply ``edits`` (but the indices in ``skip``) to the base files as their tools do:
-    the final text of every file they touched (``None``: deleted)."""
+    """Apply ``edits`` to the base files as their tools do: the final text of every file
+    they touched (``None``: deleted)."""
     files: dict[str, str | None] = {}
     history: dict[str, list[str | None]] = {}
 
     def exists(name: str) -> bool:
-        return (name in files and files[name] is not None) or base(name) is not None or (
-            known is not None and known(name))
+        written = name in files and files[name] is not None
+        return written or base(name) is not None or known(name)
 
     def current(name: str) -> str | None:
         return files[name] if name in files else base(name)
 
-    skipped = set(skip)
-    for index, edit in enumerate(edits):
-        if index in skipped:
-            continue
+    for edit in edits:
         name = repo_path(edit.path, cwd=cwd, known=exists)
         text = current(name)
         history.setdefault(name, []).append(text)

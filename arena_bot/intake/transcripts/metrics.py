@@ -108,10 +108,8 @@ class Clock:
         # Compare everything in naive UTC; a stamp without zone is taken as UTC.
         if when.tzinfo is not None:
             when = when.astimezone(UTC).replace(tzinfo=None)
-        if self.first is None or when < self.first:
-            self.first = when
-        if self.last is None or when > self.last:
-            self.last = when
+        self.first = min(self.first or when, when)
+        self.last = max(self.last or when, when)
 
     def seconds(self) -> float:
         """Elapsed seconds between the first and last timestamp (0 when fewer than two)."""
