@@ -92,24 +92,15 @@ TOKEN_TAIL = r"[A-Za-z0-9_\-+/=]*"
 PLAIN_RUN = re.compile(r"(?:[^\"\\]|\\[nrt])+")
 
 
-def _slug(secret_type: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
-
-
-def _detectors() -> list[tuple[str, RegexBasedDetector]]:
-    """detect-secrets' regex detectors, except those that only make noise in transcripts."""
-    skipped = {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
-    found: list[tuple[str, RegexBasedDetector]] = []
-    mapping: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
-    for secret_type in sorted(mapping):
-        plugin_class: type[object] = mapping[secret_type]
-        if secret_type in skipped or not issubclass(plugin_class, RegexBasedDetector):
-            continue
-        found.append((_slug(secret_type), plugin_class()))
-    return found
-
-
-DETECTORS = _detectors()
+_PLUGINS: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
+#: detect-secrets' regex detectors by kind (its secret type as a slug), but those that only
+#: make noise in transcripts.
+DETECTORS: list[tuple[str, RegexBasedDetector]] = [
+    (re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-"), plugin())
+    for secret_type, plugin in sorted(_PLUGINS.items())
+    if secret_type not in {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
+    and issubclass(plugin, RegexBasedDetector)
+]
 KEYWORDS = KeywordDetector()
 #: Words one of detect-secrets' keywords (``DENYLIST``) contains: a text naming none of them is
 #: skipped before the (much slower) keyword patterns run.
