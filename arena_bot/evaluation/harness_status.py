@@ -1,8 +1,7 @@
-"""The structured status the in-container harness (``harness.sh setup``) prints last.
-
-It replaces the exit codes 10 to 40 of harness version 2: one JSON document with a version
-field, on a line that carries a per-run nonce. ``setup`` runs before any submitted code and as
-another uid than the tests, which run in a later exec: nothing the tests do can change it.
+"""The structured status the in-container harness (``harness.sh setup``) prints last: one
+JSON document on a line that carries a per-run nonce. ``setup`` runs before any submitted code
+and as another uid than the tests, which run in a later exec: nothing the tests do can change
+it.
 """
 
 from __future__ import annotations
