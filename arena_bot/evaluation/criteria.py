@@ -17,7 +17,7 @@ from arena_bot.evaluation.harness import (
     REPO_DIR,
     check_protected,
 )
-from arena_bot.evaluation.harness_status import harness_script
+from arena_bot.evaluation.stream import packaged
 from arena_bot.intake.patches import ProtectedPaths
 from arena_bot.models.evaluation import CriterionObservation
 from arena_bot.models.task import FileExists, Task
@@ -87,7 +87,7 @@ def unobserved(task: TaskFolder, *, reason: str) -> list[CriterionObservation]:
 
 def _apply(sandbox: Sandbox, *, task: TaskFolder, patch_text: str) -> str | None:
     sandbox.write_files(
-        {"harness.sh": harness_script(), "submission.patch": patch_text.encode()},
+        {"harness.sh": packaged("harness.sh"), "submission.patch": patch_text.encode()},
         directory=HARNESS_DIR,
     )
     harness = f"{HARNESS_DIR}/harness.sh"
