@@ -115,12 +115,6 @@ class PythonFindings:
     texts: list[CodeText]
 
 
-def python_flags(file: FilePatch, *,
-                 tests_literals: frozenset[str] = frozenset()) -> list[AstFlag]:
-    """The flags of the Python a file patch adds (see :func:`python_findings`)."""
-    return python_findings(file, tests_literals=tests_literals).flags
-
-
 def python_findings(file: FilePatch, *,
                     tests_literals: frozenset[str] = frozenset()) -> PythonFindings:
     """The flags and code texts of the Python a file patch adds. Every file is tried, its
