@@ -65,19 +65,11 @@ def observe_criteria(
             applied = _apply(sandbox, task=task, patch_text=patch_text)
             if applied is not None:
                 return [_failed(index, target, applied) for index, target in wanted]
-            return observe_in(sandbox, task=task)
+            return [_observe_one(sandbox, index=index, target=target,
+                                 timeout=task.spec.tests.timeout) for index, target in wanted]
     except SandboxError as exc:
         return [_failed(index, target, f"the harness failed: {exc.message}")
                 for index, target in wanted]
-
-
-def observe_in(sandbox: Sandbox, *, task: TaskFolder) -> list[CriterionObservation]:
-    """Observe every sandbox criterion of ``task`` in ``sandbox``, whose repository already
-    holds the patched code."""
-    return [
-        _observe_one(sandbox, index=index, target=target, timeout=task.spec.tests.timeout)
-        for index, target in observed_criteria(task.spec)
-    ]
 
 
 def unobserved(task: TaskFolder, *, reason: str) -> list[CriterionObservation]:
