@@ -12,6 +12,7 @@ again unless ``force`` (:mod:`.store`). The sandbox engine and image provider ar
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -315,6 +316,8 @@ class Evaluator:
             state.image = ImageRef(tag=image.tag, id=image.id)
         protected = self._protected_for(task)
         runner = make_test_runner(task, engine=self.engine, image=image.tag, protected=protected)
+        observe = functools.partial(observe_criteria, task, engine=self.engine, image=image.tag,
+                                    protected=protected)
         if unit.kind == "feature":
             observed: list[CriterionObservation] = []
             if unit.patch_error:
@@ -325,8 +328,7 @@ class Evaluator:
                 # planted conftest.py, usercustomize.py or background process). Their own
                 # sandbox, thrown away after.
                 if unit.observe:
-                    observed = self._observe(task, image=image.tag, patch=unit.patches[0],
-                                             patch_error=None)
+                    observed = observe(patch_text=unit.patches[0], patch_error=None)
                 result = runner(unit.patches[0], unit.feature_id)
             self.progress(f"{label} feature {unit.feature_id}: {result.status}")
             if unit.observe and not observed:
@@ -340,9 +342,8 @@ class Evaluator:
             self.progress(f"{label} merge: {merge.status}, both passed: {merge.both_passed}")
             observations: list[CriterionObservation] = []
             if observed_criteria(task.spec):
-                observations = self._observe(task, image=image.tag, patch=merge.diff,
-                                             patch_error=None if merge.diff else
-                                             "the merged code could not be built")
+                observations = observe(patch_text=merge.diff, patch_error=None if merge.diff
+                                       else "the merged code could not be built")
             with self._lock:
                 state.merges[unit.run_id] = merge
                 state.observations[unit.run_id] = observations
@@ -372,18 +373,6 @@ class Evaluator:
         except ArenaError as exc:
             self.progress(f"merge analysis failed: {exc}")
             return MergeResult(status="apply_failed", strategy="none", error=MERGE_UNAVAILABLE)
-
-    def _observe(
-        self, task: TaskFolder, *, image: str, patch: str, patch_error: str | None
-    ) -> list[CriterionObservation]:
-        return observe_criteria(
-            task,
-            engine=self.engine,
-            image=image,
-            patch_text=patch,
-            patch_error=patch_error,
-            protected=self._protected_for(task),
-        )
 
     def _assemble(self, state: _Pending) -> EvaluationResult:
         spec = state.submission.spec

@@ -60,7 +60,7 @@ from arena_bot.intake.patches import (
 )
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, FeatureStatus, ReviewFlag
 from arena_bot.models.task import ExpectedTests, Task
-from arena_bot.sandbox.base import ExecResult, Sandbox, SandboxLimits
+from arena_bot.sandbox.base import ExecResult, Sandbox
 from arena_bot.tasks.dataset import TaskFolder
 
 #: The harness's files: a root-owned mount neither sandbox user can change.
@@ -466,7 +466,7 @@ def _run_tests(sandbox: Sandbox, *, spec: Task, junit_path: str, outputs: list[s
     if tests.run is None and tests.setup_exit in (None, 0):
         remaining = max(1.0, deadline - time.monotonic())
         trailer = ReportTrailer(path=junit_path, nonce=secrets.token_hex(12))
-        limit = sandbox_limit(sandbox)
+        limit = sandbox.limits.output_bytes
         run = sandbox.exec(["sh", "-c", reaped(spec.tests.command, report=trailer)],
                            timeout=remaining, env=env, workdir=REPO_DIR, user="tester",
                            output_limit=limit + _TRAILER_BYTES,
@@ -576,7 +576,7 @@ def _feature_result(
     if report is not None and canaries is not None:
         report = without_canaries(report, canaries)
     cases = report.cases if report is not None else []
-    limit = sandbox_limit(sandbox)
+    limit = sandbox.limits.output_bytes
     truncated = (run is not None and run.truncated) or len(output.encode()) > limit
     return FeatureResult(
         feature=feature_id,
@@ -644,11 +644,9 @@ def _with_disk_note(reason: str | None, *, output: str, sandbox: Sandbox) -> str
     failure caused by filling the disk is not mistaken for a plain test failure."""
     if reason is None or not any(marker in output for marker in _DISK_FULL):
         return reason
-    limits = getattr(sandbox, "limits", None)
-    caps = ("" if not isinstance(limits, SandboxLimits) else
-            f" (/workspace {limits.workspace_mb} MiB in all, /tmp {limits.tmpfs_mb} MiB, "
-            f"{limits.file_mb} MiB per file)")
-    return f"{reason}; the run filled the sandbox's disk{caps}"
+    limits = sandbox.limits
+    return (f"{reason}; the run filled the sandbox's disk (/workspace {limits.workspace_mb} "
+            f"MiB in all, /tmp {limits.tmpfs_mb} MiB, {limits.file_mb} MiB per file)")
 
 
 def cap_text(text: str, *, limit: int) -> str:
@@ -660,12 +658,6 @@ def cap_text(text: str, *, limit: int) -> str:
     head = data[: limit - tail].decode("utf-8", errors="ignore")
     end = data[-tail:].decode("utf-8", errors="ignore") if tail else ""
     return f"{head}\n[... output cut to {limit:,} bytes ...]\n{end}"
-
-
-def sandbox_limit(sandbox: Sandbox) -> int:
-    """The sandbox's output cap (default cap when it does not say)."""
-    limits = getattr(sandbox, "limits", None)
-    return limits.output_bytes if isinstance(limits, SandboxLimits) else 1_000_000
 
 
 def _result(
