@@ -117,8 +117,7 @@ def time_engine(data: Data, *, repeat: int = 3) -> float:
     best = math.inf
     for _ in range(repeat):
         start = time.perf_counter()
-        core.score_columns(tasks=tasks, submissions=submissions, runs=runs,
-                           options=core.CoreOptions())
+        core.score_columns(tasks=tasks, submissions=submissions, runs=runs)
         best = min(best, time.perf_counter() - start)
     return best
 

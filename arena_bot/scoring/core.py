@@ -9,11 +9,10 @@ inputs into these columns and the result back into the Leaderboard model.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-from arena_bot.core.config import DEFAULT_CONFIG
+from arena_bot.core.config import DEFAULT_CONFIG, EfficiencyParts, OutlierConfig, ScoringConfig
 from arena_bot.scoring import components
 from arena_bot.scoring.grouped import (
     BoolArray,
@@ -37,10 +36,6 @@ from arena_bot.scoring.grouped import (
 ROBUST_Z_SCALE = 0.6745
 #: Robust z needs a few values to mean anything.
 ROBUST_MIN_VALUES = 5
-
-_SCORING = DEFAULT_CONFIG.scoring
-_OUTLIERS = DEFAULT_CONFIG.outliers
-
 
 @dataclass(frozen=True, kw_only=True)
 class DefaultBaselines:
@@ -96,32 +91,6 @@ class RunColumns:
     #: Share of the work the run solved, 0..1: its features whose tests pass (or, for a
     #: task judged without tests, correctness / 100).
     solved: FloatArray
-
-
-#: ``solved``: overall = seed 002's composite × the share of the work solved, baselines from
-#: the runs that solved the task. ``seed002``: the specification's composite as it is.
-ScoringPolicy = Literal["solved", "seed002"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class CoreOptions:
-    """The numbers the core uses; defaults are arena.yaml's (:mod:`arena_bot.core.config`)."""
-
-    policy: ScoringPolicy = _SCORING.policy
-    min_submissions: int = _SCORING.min_submissions
-    confidence: float = _SCORING.confidence
-    robust_z_threshold: float = _OUTLIERS.robust_z_threshold
-    #: A reported cost more than this factor away from the price table's is flagged.
-    cost_tolerance: float = _OUTLIERS.cost_tolerance
-    efficiency_parts: tuple[float, float, float] = (
-        _SCORING.efficiency_parts.token,
-        _SCORING.efficiency_parts.tool_call,
-        _SCORING.efficiency_parts.iteration,
-    )
-    token_fraction: float = _OUTLIERS.token_fraction
-    fast_seconds: float = _OUTLIERS.fast_seconds
-    suspicious_high: float = _OUTLIERS.suspicious_high
-    min_plausible_tokens: int = _OUTLIERS.min_plausible_tokens
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -319,7 +288,7 @@ def score_components(
     task_of: IntArray,
     metrics: Metrics,
     solved_policy: bool = True,
-    parts: tuple[float, float, float] = CoreOptions.efficiency_parts,
+    parts: EfficiencyParts = DEFAULT_CONFIG.scoring.efficiency_parts,
 ) -> ComponentArrays:
     """Seed 002's component, overall and difficulty-adjusted scores for given metrics.
 
@@ -337,7 +306,7 @@ def score_components(
     )
     efficiency = components.efficiency(
         token, tool_call, iteration,
-        parts={"token": parts[0], "tool_call": parts[1], "iteration": parts[2]},
+        parts=parts.as_dict(),
     )
     speed = components.speed(
         np.nan_to_num(m.execution_time, nan=0.0),
@@ -474,7 +443,8 @@ def score_columns(
     tasks: TaskColumns,
     submissions: SubmissionColumns,
     runs: RunColumns,
-    options: CoreOptions,
+    scoring: ScoringConfig = DEFAULT_CONFIG.scoring,
+    outliers: OutlierConfig = DEFAULT_CONFIG.outliers,
 ) -> CoreResult:
     """Rescore everything: the whole pipeline of seed 002 plus the statistics of seed 004.
 
@@ -483,21 +453,22 @@ def score_columns(
     """
     scope = _Scope.of(submissions, tasks=tasks)
     metrics = _submission_metrics(runs, n_subs=scope.n_subs)
-    solved_policy = options.policy == "solved"
-    baselines = _baselines(tasks, metrics, scope, options, solved_policy=solved_policy)
+    solved_policy = scoring.policy == "solved"
+    baselines = _baselines(tasks, metrics, scope, scoring.min_submissions,
+                           solved_policy=solved_policy)
     scores = score_components(
         baselines=baselines, tasks=tasks, task_of=scope.task_of, metrics=metrics,
-        solved_policy=solved_policy, parts=options.efficiency_parts,
+        solved_policy=solved_policy, parts=scoring.efficiency_parts,
     )
     run_scores = score_components(
         baselines=baselines, tasks=tasks, task_of=scope.task_of[runs.submission],
         metrics=_run_metrics(runs), solved_policy=solved_policy,
-        parts=options.efficiency_parts,
+        parts=scoring.efficiency_parts,
     )
     ranks = _ranks(scores, scope)
-    intervals = _intervals(run_scores, ranks, scope, runs, confidence=options.confidence)
-    seed = _seed_outliers(metrics, scope, options)
-    cost_band = _cost_band(runs, submissions, tolerance=options.cost_tolerance)
+    intervals = _intervals(run_scores, ranks, scope, runs, confidence=scoring.confidence)
+    seed = _seed_outliers(metrics, scope, outliers)
+    cost_band = _cost_band(runs, submissions, tolerance=outliers.cost_tolerance)
     return CoreResult(
         baselines=baselines,
         task_of=scope.task_of,
@@ -533,9 +504,9 @@ def score_columns(
         run_cost_flag=cost_band.flag,
         # On the scores as published (2 decimals), like the seed's evaluation dict.
         validation_high_pair=scope.scored
-        & (np.round(scores.efficiency, 2) > options.suspicious_high)
-        & (np.round(scores.speed, 2) > options.suspicious_high),
-        validation_low_tokens=scope.scored & (metrics.tokens < options.min_plausible_tokens),
+        & (np.round(scores.efficiency, 2) > outliers.suspicious_high)
+        & (np.round(scores.speed, 2) > outliers.suspicious_high),
+        validation_low_tokens=scope.scored & (metrics.tokens < outliers.min_plausible_tokens),
         validation_out_of_range=scope.scored & ~_in_range(scores),
     )
 
@@ -595,7 +566,7 @@ def _run_metrics(runs: RunColumns) -> Metrics:
 
 
 def _baselines(
-    tasks: TaskColumns, metrics: Metrics, scope: _Scope, options: CoreOptions, *,
+    tasks: TaskColumns, metrics: Metrics, scope: _Scope, min_submissions: int, *,
     solved_policy: bool,
 ) -> BaselineArrays:
     """What the task takes: under the solved policy, what it takes to solve it (submissions
@@ -609,7 +580,7 @@ def _baselines(
         iterations=metrics.iterations[members],
         execution_time=np.nan_to_num(metrics.execution_time[members], nan=0.0),
         cost=np.nan_to_num(metrics.cost[members], nan=0.0),
-        min_submissions=options.min_submissions,
+        min_submissions=min_submissions,
     )
 
 
@@ -703,7 +674,7 @@ class _SeedOutliers:
     single_call: BoolArray
 
 
-def _seed_outliers(metrics: Metrics, scope: _Scope, options: CoreOptions) -> _SeedOutliers:
+def _seed_outliers(metrics: Metrics, scope: _Scope, options: OutlierConfig) -> _SeedOutliers:
     """Seed 002's outlier heuristics, against the median of the task's scored submissions
     (all of them, whatever the policy: outliers are judged among peers)."""
     scored_tokens = sort_groups(metrics.tokens[scope.index], scope.tasks, n_groups=scope.n_tasks)

@@ -63,7 +63,6 @@ from arena_bot.scoring.inputs import (
 )
 from arena_bot.scoring.outliers import PatchRef, duplicate_patch_reasons, robust_reason
 from arena_bot.scoring.stats import pass_at_k, summarize
-from arena_bot.scoring.weights import CATEGORY_ORDER, difficulty_multiplier, weights_for
 
 
 def score(value: float) -> float:
@@ -164,8 +163,7 @@ def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskCo
         )
 
     weights = np.array(
-        [[weights_for(t.category, mode=options.weights, config=options.config)[c]
-          for c in CATEGORY_ORDER] for t in tasks],
+        [list(options.config.weights_for(t.category).values()) for t in tasks],
         dtype=float,
     ).reshape(len(tasks), 4)
     return core.TaskColumns(
@@ -179,7 +177,7 @@ def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskCo
         ),
         weights=weights,
         multiplier=np.array(
-            [difficulty_multiplier(t.difficulty, options.config) for t in tasks], dtype=float
+            [options.config.difficulty_multiplier(t.difficulty) for t in tasks], dtype=float
         ),
     )
 
@@ -289,11 +287,11 @@ def _flags(
         ))
     for metric, z_values in sorted(res.robust_z.items()):
         z = z_values[i]
-        if not math.isnan(z) and abs(z) > options.robust_z_threshold:
+        if not math.isnan(z) and abs(z) > options.config.outliers.robust_z_threshold:
             flags.append(OutlierFlag(
                 code=f"robust_{metric}", kind="robust",
                 reason=robust_reason(metric=metric, z=float(z),
-                                     threshold=options.robust_z_threshold),
+                                     threshold=options.config.outliers.robust_z_threshold),
             ))
     for j, prepared_run in enumerate(p.runs):
         r = offset + j
@@ -311,7 +309,7 @@ def _flags(
                 reason=f"run {prepared_run.run.id}: reported ${prepared_run.run.estimated_cost:.4f}"
                 f" is outside ${res.run_cost_low[r]:.4f}..${res.run_cost_high[r]:.4f}, the "
                 f"plausible range for {p.item.spec.model_label} at the price table's rates "
-                f"(×{options.cost_tolerance:g} tolerance)",
+                f"(×{options.config.outliers.cost_tolerance:g} tolerance)",
             ))
     for reason in duplicates.get(p.item.key, []):
         flags.append(OutlierFlag(code="identical_patch", kind="duplicate", reason=reason))
@@ -331,7 +329,7 @@ def _validation(i: int, res: core.CoreResult) -> list[str]:
 
 
 def _weights_model(row: np.ndarray) -> CategoryWeights:
-    return CategoryWeights(**{c: number(row[k]) for k, c in enumerate(CATEGORY_ORDER)})
+    return CategoryWeights(**{c: number(v) for c, v in zip(CategoryWeights.model_fields, row, strict=True)})
 
 
 def _interval(i: int, res: core.CoreResult, confidence: float) -> Interval:
@@ -545,12 +543,12 @@ def _scored_parts(
             correctness=int(category[3]) if category[3] > 0 else None,
         ) if ranked else None,
         percentile=number(res.percentile[i]) if ranked else None,
-        interval=_interval(i, res, options.confidence),
+        interval=_interval(i, res, options.config.scoring.confidence),
         statistically_tied=bool(res.tied[i]) if ranked else None,
         significance_rank=int(res.significance_rank[i]) if ranked else None,
         pass_at_k=[
             PassAtK(k=k, value=number(pass_at_k(n=n_runs, c=resolved, k=k)))
-            for k in options.pass_k if k <= n_runs
+            for k in options.config.scoring.pass_k if k <= n_runs
         ],
         outliers=flags,
         validation=_validation(i, res),
@@ -574,7 +572,7 @@ def _scores(i: int, res: core.CoreResult, task: Task, options: ScoringOptions) -
         cost=score(s.cost[i]),
         correctness=None if math.isnan(s.correctness[i]) else score(s.correctness[i]),
         weights=_weights_model(s.weights[i]),
-        difficulty_multiplier=number(difficulty_multiplier(task.difficulty, options.config)),
+        difficulty_multiplier=number(options.config.difficulty_multiplier(task.difficulty)),
     )
 
 
@@ -684,7 +682,7 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
     if not groups:  # nothing scored yet
         return []
     labels = sorted(groups)
-    summaries = [_summary_model(*_task_means(groups[label]), options.confidence)
+    summaries = [_summary_model(*_task_means(groups[label]), options.config.scoring.confidence)
                  for label in labels]
     means = np.array([summary.mean for summary in summaries])
     lows = np.array([np.nan if x.low is None else x.low for x in summaries])
@@ -700,7 +698,7 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
         correctness = [m.correctness for m in members if m.correctness is not None]
         runs = sum(m.runs for m in members)
         pass_rows = []
-        for size in options.pass_k:
+        for size in options.config.scoring.pass_k:
             values = [value for m in members for k_, value in m.pass_at_k if k_ == size]
             if values:  # the mean over the submissions that have at least k runs
                 pass_rows.append(PassAtK(k=size, value=number(sum(values) / len(values))))
@@ -783,15 +781,17 @@ def board_notes(
 
 
 def leaderboard_options(options: ScoringOptions) -> LeaderboardOptions:
+    config = options.config
+    scoring = config.scoring
     return LeaderboardOptions(
-        configuration=options.config.model_dump(mode="json"),
-        policy=options.policy,
-        weights=options.weights,
-        min_submissions=options.min_submissions,
-        confidence=options.confidence,
+        configuration=config.model_dump(mode="json"),
+        policy=scoring.policy,
+        weights=scoring.weights,
+        min_submissions=scoring.min_submissions,
+        confidence=scoring.confidence,
         judge_model=options.judge.model if options.judge else None,
-        cost_tolerance=options.cost_tolerance,
-        robust_z_threshold=options.robust_z_threshold,
+        cost_tolerance=config.outliers.cost_tolerance,
+        robust_z_threshold=config.outliers.robust_z_threshold,
     )
 
 
@@ -815,7 +815,7 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     held = np.array([hold and _held(_evaluation_flags(p), p) for p in prepared], dtype=bool)
     res = core.score_columns(
         tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~held),
-        runs=runs, options=core_options(options),
+        runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
     )
     reviews = [
         _review_parts(p, _flags(i=i, p=p, res=res, offset=offsets[i], options=options,
@@ -827,7 +827,7 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     if not np.array_equal(final, held):
         res = core.score_columns(
             tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~final),
-            runs=runs, options=core_options(options),
+            runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
         )
     entries = [
         _entry(i=i, p=p, res=res, offset=offsets[i], options=options, duplicates=duplicates,
@@ -866,27 +866,6 @@ def _checked_items(inputs: ScoringInputs) -> list[SubmissionInput]:
     return items
 
 
-def core_options(options: ScoringOptions) -> core.CoreOptions:
-    """The core's numeric settings, from the scoring options and their configuration."""
-    config = options.config
-    return core.CoreOptions(
-        policy=options.policy,
-        min_submissions=options.min_submissions,
-        efficiency_parts=(
-            config.scoring.efficiency_parts.token,
-            config.scoring.efficiency_parts.tool_call,
-            config.scoring.efficiency_parts.iteration,
-        ),
-        token_fraction=config.outliers.token_fraction,
-        fast_seconds=config.outliers.fast_seconds,
-        suspicious_high=config.outliers.suspicious_high,
-        min_plausible_tokens=config.outliers.min_plausible_tokens,
-        confidence=options.confidence,
-        robust_z_threshold=options.robust_z_threshold,
-        cost_tolerance=options.cost_tolerance,
-    )
-
-
 def _task_board(
     task: Task, t: int, b: core.BaselineArrays, status_counts: dict[tuple[str, str], int],
     options: ScoringOptions,
@@ -897,15 +876,14 @@ def _task_board(
         title=task.title,
         category=task.category,
         difficulty=task.difficulty,
-        difficulty_multiplier=number(difficulty_multiplier(task.difficulty, options.config)),
+        difficulty_multiplier=number(options.config.difficulty_multiplier(task.difficulty)),
         weights=_weights_model(
-            np.array([weights_for(task.category, mode=options.weights, config=options.config)[c]
-                      for c in CATEGORY_ORDER])
+            np.array(list(options.config.weights_for(task.category).values()))
         ),
         baseline=TaskBaseline(
             source="dynamic" if b.dynamic[t] else "default",
             submission_count=int(b.submission_count[t]),
-            min_submissions=options.min_submissions,
+            min_submissions=options.config.scoring.min_submissions,
             tokens=_metric_baseline(b.tokens, t),
             tool_calls=_metric_baseline(b.tool_calls, t),
             execution_time=_metric_baseline(b.execution_time, t),

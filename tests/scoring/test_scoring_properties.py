@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena_bot.core.config import ScoringConfig
 from arena_bot.scoring import components, core
 from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
 
@@ -99,7 +100,7 @@ def score_rows(rows, *, multiplier=1.2, solved=None, policy="solved"):
         solved=np.ones(n) if solved is None else np.array(solved, dtype=float),
     )
     return core.score_columns(tasks=tasks, submissions=subs, runs=runs,
-                              options=core.CoreOptions(policy=policy)), col
+                              scoring=ScoringConfig(policy=policy)), col
 
 
 @settings(max_examples=80, deadline=None)
