@@ -139,43 +139,22 @@ class ComponentArrays:
 
 @dataclass(frozen=True, kw_only=True)
 class CoreResult:
-    """Everything the core computed; arrays are indexed like the inputs."""
+    """Everything the core computed; arrays are indexed like the inputs (NaN / -1 where an
+    entry is not scored or not ranked)."""
 
     baselines: BaselineArrays
     task_of: IntArray  # task index of each submission
-    # submission level (NaN / -1 where not scored)
-    tokens: FloatArray
-    tool_calls: FloatArray
-    iterations: FloatArray
-    execution_time: FloatArray  # NaN = no run recorded it
-    cost: FloatArray
-    #: Share of the work solved (mean over the submission's runs), 0..1.
-    solved: FloatArray
+    #: The submissions' metrics (run means; time and cost NaN when no run recorded them).
+    metrics: Metrics
     scores: ComponentArrays
     run_overall: FloatArray
-    rank: IntArray
-    rank_shared: BoolArray  # another entry of the task has the same published score
-    category_rank: IntArray  # (subs, 4); -1 = unranked
-    percentile: FloatArray
-    interval_mean: FloatArray
-    interval_std: FloatArray
-    interval_min: FloatArray
-    interval_max: FloatArray
-    interval_count: IntArray
-    interval_low: FloatArray
-    interval_high: FloatArray
-    tied: BoolArray
-    significance_rank: IntArray
-    # outlier evidence
-    task_median_tokens: FloatArray  # per task
-    flag_seed_tokens: BoolArray
-    flag_seed_fast: BoolArray
-    flag_seed_single_call: BoolArray
+    ranks: Ranks
+    intervals: Intervals
+    seed: SeedOutliers
     robust_z: dict[str, FloatArray]  # metric → z (NaN = not computable)
     run_tokens_inconsistent: BoolArray
-    run_cost_low: FloatArray  # plausible band from the price table (NaN = unknown)
-    run_cost_high: FloatArray
-    run_cost_flag: BoolArray
+    #: Each run's plausible cost band from the price table (NaN = unknown).
+    cost_band: CostBand
     # seed 002 validation rules
     validation_high_pair: BoolArray
     validation_low_tokens: BoolArray
@@ -446,11 +425,7 @@ def score_columns(
     scoring: ScoringConfig = DEFAULT_CONFIG.scoring,
     outliers: OutlierConfig = DEFAULT_CONFIG.outliers,
 ) -> CoreResult:
-    """Rescore everything: the whole pipeline of seed 002 plus the statistics of seed 004.
-
-    Over 60 lines only because :class:`CoreResult` has a field per published column; each
-    value comes from one named step below.
-    """
+    """Rescore everything: the whole pipeline of seed 002 plus the statistics of seed 004."""
     scope = _Scope.of(submissions, tasks=tasks)
     metrics = _submission_metrics(runs, n_subs=scope.n_subs)
     solved_policy = scoring.policy == "solved"
@@ -466,42 +441,18 @@ def score_columns(
         parts=scoring.efficiency_parts,
     )
     ranks = _ranks(scores, scope)
-    intervals = _intervals(run_scores, ranks, scope, runs, confidence=scoring.confidence)
-    seed = _seed_outliers(metrics, scope, outliers)
-    cost_band = _cost_band(runs, submissions, tolerance=outliers.cost_tolerance)
     return CoreResult(
         baselines=baselines,
         task_of=scope.task_of,
-        tokens=metrics.tokens,
-        tool_calls=metrics.tool_calls,
-        iterations=metrics.iterations,
-        execution_time=metrics.execution_time,
-        cost=metrics.cost,
-        solved=metrics.solved,
+        metrics=metrics,
         scores=scores,
         run_overall=run_scores.overall,
-        rank=ranks.rank,
-        rank_shared=ranks.shared,
-        category_rank=ranks.category,
-        percentile=ranks.percentile,
-        interval_mean=intervals.mean,
-        interval_std=intervals.std,
-        interval_min=intervals.min,
-        interval_max=intervals.max,
-        interval_count=intervals.count,
-        interval_low=intervals.low,
-        interval_high=intervals.high,
-        tied=intervals.tied,
-        significance_rank=intervals.significance_rank,
-        task_median_tokens=seed.task_median_tokens,
-        flag_seed_tokens=seed.low_tokens,
-        flag_seed_fast=seed.fast,
-        flag_seed_single_call=seed.single_call,
+        ranks=ranks,
+        intervals=_intervals(run_scores, ranks, scope, runs, confidence=scoring.confidence),
+        seed=_seed_outliers(metrics, scope, outliers),
         robust_z=_robust_z_scores(metrics, scope),
         run_tokens_inconsistent=_inconsistent_tokens(runs),
-        run_cost_low=cost_band.low,
-        run_cost_high=cost_band.high,
-        run_cost_flag=cost_band.flag,
+        cost_band=_cost_band(runs, submissions, tolerance=outliers.cost_tolerance),
         # On the scores as published (2 decimals), like the seed's evaluation dict.
         validation_high_pair=scope.scored
         & (np.round(scores.efficiency, 2) > outliers.suspicious_high)
@@ -585,7 +536,7 @@ def _baselines(
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Ranks:
+class Ranks:
     rank: IntArray
     shared: BoolArray
     percentile: FloatArray
@@ -595,7 +546,7 @@ class _Ranks:
     overall: TieRanks
 
 
-def _ranks(scores: ComponentArrays, scope: _Scope) -> _Ranks:
+def _ranks(scores: ComponentArrays, scope: _Scope) -> Ranks:
     """Ranks and percentiles over the scored entries of each task, on the unadjusted overall
     rounded as displayed (2 decimals): within a task every entry has the same difficulty
     multiplier, and the adjusted score's clip at 100 would merge distinct scores."""
@@ -619,12 +570,12 @@ def _ranks(scores: ComponentArrays, scope: _Scope) -> _Ranks:
         ranks = competition_ranks(hundredths[ok], scope.ranked_tasks[ok],
                                   n_groups=scope.n_tasks)
         category[index[ok], column] = ranks.rank
-    return _Ranks(rank=rank, shared=shared, percentile=percentile, category=category,
+    return Ranks(rank=rank, shared=shared, percentile=percentile, category=category,
                   rounded=rounded, overall=overall)
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Intervals:
+class Intervals:
     mean: FloatArray
     std: FloatArray
     min: FloatArray
@@ -637,9 +588,9 @@ class _Intervals:
 
 
 def _intervals(
-    run_scores: ComponentArrays, ranks: _Ranks, scope: _Scope, runs: RunColumns, *,
+    run_scores: ComponentArrays, ranks: Ranks, scope: _Scope, runs: RunColumns, *,
     confidence: float,
-) -> _Intervals:
+) -> Intervals:
     """Multi-run intervals over the runs' overall scores, and the ties they imply (judged on
     the scale the ranks use: unadjusted)."""
     sub, n_subs, index = runs.submission, scope.n_subs, scope.ranked
@@ -662,24 +613,24 @@ def _intervals(
         score=ranks.rounded, rank=ranks.overall.rank, low=plain_low[index],
         high=plain_high[index], groups=scope.ranked_tasks, n_groups=scope.n_tasks,
     )
-    return _Intervals(mean=mean, std=std, min=low_value, max=high_value, count=count,
+    return Intervals(mean=mean, std=std, min=low_value, max=high_value, count=count,
                       low=low, high=high, tied=tied, significance_rank=significance_rank)
 
 
 @dataclass(frozen=True, kw_only=True)
-class _SeedOutliers:
+class SeedOutliers:
     task_median_tokens: FloatArray
     low_tokens: BoolArray
     fast: BoolArray
     single_call: BoolArray
 
 
-def _seed_outliers(metrics: Metrics, scope: _Scope, options: OutlierConfig) -> _SeedOutliers:
+def _seed_outliers(metrics: Metrics, scope: _Scope, options: OutlierConfig) -> SeedOutliers:
     """Seed 002's outlier heuristics, against the median of the task's scored submissions
     (all of them, whatever the policy: outliers are judged among peers)."""
     scored_tokens = sort_groups(metrics.tokens[scope.index], scope.tasks, n_groups=scope.n_tasks)
     median = group_median(scored_tokens)
-    return _SeedOutliers(
+    return SeedOutliers(
         task_median_tokens=median,
         low_tokens=scope.scored
         & (metrics.tokens < options.token_fraction * median[scope.task_of]),
@@ -723,7 +674,7 @@ def _inconsistent_tokens(runs: RunColumns) -> BoolArray:
 
 
 @dataclass(frozen=True, kw_only=True)
-class _CostBand:
+class CostBand:
     low: FloatArray
     high: FloatArray
     flag: BoolArray
@@ -731,7 +682,7 @@ class _CostBand:
 
 def _cost_band(
     runs: RunColumns, submissions: SubmissionColumns, *, tolerance: float
-) -> _CostBand:
+) -> CostBand:
     """Each run's cost against the price table: the exact split when prompt and completion
     are known, otherwise the band between the cheapest and dearest rate for the total."""
     sub = runs.submission
@@ -758,7 +709,7 @@ def _cost_band(
             & (expected_high > 0)
             & ((runs.cost < low) | (runs.cost > high))
         )
-    return _CostBand(low=low, high=high, flag=flag)
+    return CostBand(low=low, high=high, flag=flag)
 
 
 def _in_range(scores: ComponentArrays) -> BoolArray:

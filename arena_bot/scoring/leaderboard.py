@@ -268,20 +268,20 @@ def _flags(
     flags: list[OutlierFlag] = []
     if p.status != "scored":
         return flags
-    t_median = res.task_median_tokens[res.task_of[i]]
-    if res.flag_seed_tokens[i]:
+    t_median = res.seed.task_median_tokens[res.task_of[i]]
+    if res.seed.low_tokens[i]:
         flags.append(OutlierFlag(
             code="extremely_efficient_tokens", kind="seed",
-            reason=f"{res.tokens[i]:,.0f} tokens is under "
+            reason=f"{res.metrics.tokens[i]:,.0f} tokens is under "
             f"{options.config.outliers.token_fraction:.0%} of the task median ({t_median:,.0f})",
         ))
-    if res.flag_seed_fast[i]:
+    if res.seed.fast[i]:
         flags.append(OutlierFlag(
             code="extremely_fast", kind="seed",
-            reason=f"execution time {res.execution_time[i]:.1f} s is under "
+            reason=f"execution time {res.metrics.execution_time[i]:.1f} s is under "
             f"{options.config.outliers.fast_seconds:g} s",
         ))
-    if res.flag_seed_single_call[i]:
+    if res.seed.single_call[i]:
         flags.append(OutlierFlag(
             code="minimal_tool_usage", kind="seed", reason="a single tool call per run",
         ))
@@ -303,11 +303,11 @@ def _flags(
                 f"{tokens.total}, prompt {tokens.prompt}, completion {tokens.completion}, "
                 f"cached {tokens.cached})",
             ))
-        if res.run_cost_flag[r]:
+        if res.cost_band.flag[r]:
             flags.append(OutlierFlag(
                 code="cost_vs_price_table", kind="consistency",
                 reason=f"run {prepared_run.run.id}: reported ${prepared_run.run.estimated_cost:.4f}"
-                f" is outside ${res.run_cost_low[r]:.4f}..${res.run_cost_high[r]:.4f}, the "
+                f" is outside ${res.cost_band.low[r]:.4f}..${res.cost_band.high[r]:.4f}, the "
                 f"plausible range for {p.item.spec.model_label} at the price table's rates "
                 f"(×{options.config.outliers.cost_tolerance:g} tolerance)",
             ))
@@ -329,18 +329,19 @@ def _validation(i: int, res: core.CoreResult) -> list[str]:
 
 
 def _weights_model(row: np.ndarray) -> CategoryWeights:
-    return CategoryWeights(**{c: number(v) for c, v in zip(CategoryWeights.model_fields, row, strict=True)})
+    names = CategoryWeights.model_fields
+    return CategoryWeights(**{c: number(v) for c, v in zip(names, row, strict=True)})
 
 
 def _interval(i: int, res: core.CoreResult, confidence: float) -> Interval:
     return Interval(
-        mean=score(res.interval_mean[i]),
-        std=number(res.interval_std[i]) if res.interval_count[i] >= 2 else 0.0,
-        min=score(res.interval_min[i]),
-        max=score(res.interval_max[i]),
-        count=int(res.interval_count[i]),
-        low=None if math.isnan(res.interval_low[i]) else score(res.interval_low[i]),
-        high=None if math.isnan(res.interval_high[i]) else score(res.interval_high[i]),
+        mean=score(res.intervals.mean[i]),
+        std=number(res.intervals.std[i]) if res.intervals.count[i] >= 2 else 0.0,
+        min=score(res.intervals.min[i]),
+        max=score(res.intervals.max[i]),
+        count=int(res.intervals.count[i]),
+        low=None if math.isnan(res.intervals.low[i]) else score(res.intervals.low[i]),
+        high=None if math.isnan(res.intervals.high[i]) else score(res.intervals.high[i]),
         confidence=confidence,
     )
 
@@ -352,11 +353,11 @@ def _entry(
     spec = p.item.spec
     scored = p.status == "scored"
     metrics = MeanMetrics(
-        tokens=number(res.tokens[i]),
-        tool_calls=number(res.tool_calls[i]),
-        iterations=number(res.iterations[i]),
-        execution_time=_maybe(res.execution_time[i]),
-        estimated_cost=_maybe(res.cost[i]),
+        tokens=number(res.metrics.tokens[i]),
+        tool_calls=number(res.metrics.tool_calls[i]),
+        iterations=number(res.metrics.iterations[i]),
+        execution_time=_maybe(res.metrics.execution_time[i]),
+        estimated_cost=_maybe(res.metrics.cost[i]),
     )
     parts = _scored_parts(
         i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates,
@@ -471,8 +472,8 @@ def _outlier_flags(outliers: list[OutlierFlag], i: int, res: core.CoreResult, *,
     consistency or duplicate flag (and, with ``review.robust``, any robust z-score flag).
     Robust outliers alone are otherwise shown as outliers only: unusual among peers (a
     cheap model, a slow tool) is not a sign of cheating."""
-    seed_flags = int(res.flag_seed_tokens[i]) + int(res.flag_seed_fast[i]) + int(
-        res.flag_seed_single_call[i]
+    seed_flags = int(res.seed.low_tokens[i]) + int(res.seed.fast[i]) + int(
+        res.seed.single_call[i]
     )
     counted = [f for f in outliers if f.kind != "robust" or robust]
     if not (seed_flags >= 2 or any(f.kind != "seed" for f in counted)):
@@ -529,23 +530,23 @@ def _scored_parts(
 ) -> _ScoredParts:
     criteria = _criteria(p.task, p.runs)
     flags = _flags(i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates)
-    category = res.category_rank[i]
+    category = res.ranks.category[i]
     n_runs = len(p.runs)
     resolved = sum(1 for r in p.runs if r.resolved)
-    ranked = int(res.rank[i]) > 0  # held for review: scored, not ranked
+    ranked = int(res.ranks.rank[i]) > 0  # held for review: scored, not ranked
     return _ScoredParts(
         scores=_scores(i, res, p.task, options),
         correctness=criteria,
-        rank=int(res.rank[i]) if ranked else None,
-        rank_shared=bool(res.rank_shared[i]) if ranked else None,
+        rank=int(res.ranks.rank[i]) if ranked else None,
+        rank_shared=bool(res.ranks.shared[i]) if ranked else None,
         category_ranks=CategoryRanks(
             efficiency=int(category[0]), speed=int(category[1]), cost=int(category[2]),
             correctness=int(category[3]) if category[3] > 0 else None,
         ) if ranked else None,
-        percentile=number(res.percentile[i]) if ranked else None,
+        percentile=number(res.ranks.percentile[i]) if ranked else None,
         interval=_interval(i, res, options.config.scoring.confidence),
-        statistically_tied=bool(res.tied[i]) if ranked else None,
-        significance_rank=int(res.significance_rank[i]) if ranked else None,
+        statistically_tied=bool(res.intervals.tied[i]) if ranked else None,
+        significance_rank=int(res.intervals.significance_rank[i]) if ranked else None,
         pass_at_k=[
             PassAtK(k=k, value=number(pass_at_k(n=n_runs, c=resolved, k=k)))
             for k in options.config.scoring.pass_k if k <= n_runs
@@ -562,7 +563,7 @@ def _scores(i: int, res: core.CoreResult, task: Task, options: ScoringOptions) -
         overall=score(s.overall[i]),
         overall_unadjusted=score(s.overall_unadjusted[i]),
         composite=score(s.composite[i]),
-        resolve_rate=number(res.solved[i]),
+        resolve_rate=number(res.metrics.solved[i]),
         efficiency=score(s.efficiency[i]),
         efficiency_parts=EfficiencyParts(
             token=score(s.token[i]), tool_call=score(s.tool_call[i]),
