@@ -189,7 +189,8 @@ def time_typed(n_submissions: int, *, n_tasks: int) -> float:
     from arena_bot.models.evaluation import EvaluationResult, FeatureResult, RunResult
     from arena_bot.models.submission import Submission
     from arena_bot.models.task import Task
-    from arena_bot.scoring import ScoringInputs, ScoringOptions, SubmissionInput, build_leaderboard
+    from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+    from arena_bot.scoring.leaderboard import build_leaderboard
 
     data = make_data(n_submissions=n_submissions, n_tasks=n_tasks)
     tasks = {

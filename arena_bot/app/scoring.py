@@ -23,7 +23,6 @@ from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring import ScoringOptions
 from arena_bot.scoring.export import canonical
 from arena_bot.scoring.incremental import (
     ScoredBoard,
@@ -33,7 +32,7 @@ from arena_bot.scoring.incremental import (
     submission_folders_by_task,
     task_file_chunks,
 )
-from arena_bot.scoring.inputs import options_digest
+from arena_bot.scoring.inputs import ScoringOptions, options_digest
 from arena_bot.scoring.judge import Judge, build_judge
 from arena_bot.site.methodology import methodology_from_board
 from arena_bot.tasks.dataset import Dataset, TaskFolder

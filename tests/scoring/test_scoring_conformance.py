@@ -22,9 +22,10 @@ from support import seed002
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
 from arena_bot.core.config import ArenaConfig, ScoringConfig
-from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.core import t_interval
 from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions
+from arena_bot.scoring.leaderboard import build_leaderboard
 
 # The seed002 policy reproduces the specification's composite exactly.
 SEED002 = ScoringConfig(policy="seed002", weights="default")

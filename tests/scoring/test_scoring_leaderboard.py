@@ -9,8 +9,9 @@ from support.scoring_builders import make_input, make_run, make_submission, make
 
 from arena_bot.core.config import ArenaConfig, ReviewConfig, ScoringConfig
 from arena_bot.core.errors import InputError
-from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import to_csv, to_json
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions
+from arena_bot.scoring.leaderboard import build_leaderboard
 from arena_bot.scoring.stats import pass_at_k
 
 OPTIONS = ScoringOptions()
