@@ -302,34 +302,26 @@ class FieldProblem:
     message: str
 
 
-def describe_validation_error(
-    exc: ValidationError, loaded: LoadedYaml, model: type[BaseModel] | None = None
-) -> list[FieldProblem]:
-    """Turn a pydantic error into problems that name file, line and field.
-
-    With ``model``, an unknown key's message suggests the closest allowed key.
-    """
-    problems = []
-    for error in exc.errors(include_url=False):
-        loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
-        dotted = ".".join(str(part) for part in loc) or "(document)"
-        kind = error["type"]
-        if kind == "extra_forbidden":
-            message = f"unknown key {loc[-1]!r}"
-            allowed = _allowed_keys(model, loc[:-1]) if model is not None else []
-            close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-            if close:
-                message += f"; did you mean {close[0]!r}?"
-            elif allowed:
-                message += f"; allowed keys here: {', '.join(allowed)}"
-        elif kind == "missing":
-            message = "required key is missing"
-        else:
-            message = _friendly(error)
-        problems.append(
-            FieldProblem(path=loaded.path, line=loaded.line_of(loc), field=dotted, message=message)
-        )
-    return problems
+def _problem(error: Any, loaded: LoadedYaml, model: type[BaseModel]) -> FieldProblem:
+    """One pydantic error as a problem naming file, line and field; an unknown key's message
+    suggests the closest allowed key."""
+    loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+        allowed = _allowed_keys(model, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+        elif allowed:
+            message += f"; allowed keys here: {', '.join(allowed)}"
+    elif kind == "missing":
+        message = "required key is missing"
+    else:
+        message = _friendly(error)
+    return FieldProblem(path=loaded.path, line=loaded.line_of(loc),
+                        field=".".join(str(part) for part in loc) or "(document)",
+                        message=message)
 
 
 #: Plainer words for pydantic's most common complaints about hand-written YAML.
@@ -405,7 +397,7 @@ def validate_model(model: type[M], loaded: LoadedYaml) -> M:
     try:
         return model.model_validate(loaded.data)
     except ValidationError as exc:
-        problems = describe_validation_error(exc, loaded, model)
+        problems = [_problem(error, loaded, model) for error in exc.errors(include_url=False)]
         first = problems[0]
         detail = "\n".join(
             f"  {p.path}:{p.line or '?'}: {p.field}: {p.message}" for p in problems

@@ -362,7 +362,7 @@ def _entry(
     parts = _scored_parts(
         i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates,
         metrics=metrics,
-    ).entry_fields() if scored else _UNSCORED_FIELDS
+    ) if scored else _UNSCORED_FIELDS
     level, reasons = metrics_level(p.item)
     return Entry(
         key=p.item.key,
@@ -492,30 +492,7 @@ def _review_parts(p: _Prepared, outliers: list[OutlierFlag], res: core.CoreResul
     return _Review(flags=flags, status=status, review=review)
 
 
-@dataclass(frozen=True, kw_only=True)
-class _ScoredParts:
-    """The parts of an Entry that only scored submissions have."""
-
-    scores: Scores
-    correctness: list[CriterionScore]
-    rank: int | None
-    rank_shared: bool | None
-    category_ranks: CategoryRanks | None
-    percentile: float | None
-    interval: Interval
-    statistically_tied: bool | None
-    significance_rank: int | None
-    pass_at_k: list[PassAtK]
-    outliers: list[OutlierFlag]
-    validation: list[str]
-    notes: list[str]
-
-    def entry_fields(self) -> dict[str, Any]:
-        """These parts as :class:`Entry` fields (one level deep: models stay models)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-
-#: The same fields for an entry that was not scored.
+#: The fields of an Entry that only scored submissions have, for one that was not scored.
 _UNSCORED_FIELDS: dict[str, Any] = {
     "scores": None, "correctness": [], "rank": None, "rank_shared": None,
     "category_ranks": None, "percentile": None, "interval": None, "statistically_tied": None,
@@ -527,14 +504,15 @@ _UNSCORED_FIELDS: dict[str, Any] = {
 def _scored_parts(
     *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
     duplicates: dict[str, list[str]], metrics: MeanMetrics,
-) -> _ScoredParts:
+) -> dict[str, Any]:
+    """The fields of an Entry that only scored submissions have (see _UNSCORED_FIELDS)."""
     criteria = _criteria(p.task, p.runs)
     flags = _flags(i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates)
     category = res.ranks.category[i]
     n_runs = len(p.runs)
     resolved = sum(1 for r in p.runs if r.resolved)
     ranked = int(res.ranks.rank[i]) > 0  # held for review: scored, not ranked
-    return _ScoredParts(
+    return dict(
         scores=_scores(i, res, p.task, options),
         correctness=criteria,
         rank=int(res.ranks.rank[i]) if ranked else None,
