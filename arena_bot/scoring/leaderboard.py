@@ -371,7 +371,7 @@ def _entry(
         tool=spec.tool.name,
         tool_version=spec.tool.version,
         model=spec.model_label,
-        label=label_of(p.item),
+        label=f"{spec.tool.name} / {spec.model_label}",  # how aggregates group entries
         contributor=spec.contributor.github or spec.contributor.name,
         setting=spec.setting,
         status=p.status,
@@ -572,11 +572,6 @@ def _scoring_notes(
     if any(c.score is None for c in criteria):
         notes.append("some success criteria are unscored: see correctness notes")
     return notes
-
-
-def label_of(item: SubmissionInput) -> str:
-    """``tool / model``: how submissions are grouped for aggregates and comparisons."""
-    return f"{item.spec.tool.name} / {item.spec.model_label}"
 
 
 def _summary_model(
