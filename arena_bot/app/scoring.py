@@ -43,12 +43,11 @@ _RESULTS_HINT = "pass the folder `arena evaluate` wrote to (default .arena/resul
 def scoring_options(settings: Settings) -> ScoringOptions:
     """The repository's arena.yaml (or the defaults) and the judge the settings configure."""
     config = load_config(settings.root).config
-    prices = load_price_table(settings.root / config.prices) if config.prices else None
     # Transcripts' edits are replayed on a clone of the task at its base commit (made once,
     # only when a transcript gets that far): scoring itself runs no git.
     return ScoringOptions(
         config=config, judge=judge_for(settings, config.judge),
-        prices=prices if prices is not None else load_price_table(),
+        prices=load_price_table(settings.root / config.prices if config.prices else None),
         base_checkout=BaseRepoCache(settings.cache_dir / "repos").get,
     )
 
