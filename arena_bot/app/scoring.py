@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot.app.memo import Memo, code_version, content_ids
-from arena_bot.core.config import DEFAULT_CONFIG, JudgeConfig, load_config
+from arena_bot.core.config import JudgeConfig, load_config
 from arena_bot.core.errors import InputError
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
@@ -52,10 +52,12 @@ def scoring_options(settings: Settings) -> ScoringOptions:
     )
 
 
-def judge_for(settings: Settings, judge: JudgeConfig = DEFAULT_CONFIG.judge) -> Judge | None:
-    """The LLM judge arena.yaml's ``judge`` section and the environment configure (``None``
-    when none is): the endpoint and key from the variables it names, the model from
-    ``ARENA_JUDGE_MODEL`` or else the section."""
+def judge_for(settings: Settings, judge: JudgeConfig | None = None) -> Judge | None:
+    """The LLM judge arena.yaml's ``judge`` section (the repository's, unless given) and the
+    environment configure (``None`` when none is): the endpoint and key from the variables
+    the section names, the model from ``ARENA_JUDGE_MODEL`` or else the section."""
+    if judge is None:
+        judge = load_config(settings.root).config.judge
     env = settings.environ
     return build_judge(
         base_url=env.get(judge.url_env) or None,
