@@ -348,7 +348,7 @@ def _interval(i: int, res: core.CoreResult, confidence: float) -> Interval:
 
 def _entry(
     *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
-    duplicates: dict[str, list[str]], review: _Review,
+    review: _Review,
 ) -> Entry:
     spec = p.item.spec
     scored = p.status == "scored"
@@ -360,8 +360,7 @@ def _entry(
         estimated_cost=_maybe(res.metrics.cost[i]),
     )
     parts = _scored_parts(
-        i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates,
-        metrics=metrics,
+        i=i, p=p, res=res, options=options, outliers=review.outliers, metrics=metrics,
     ) if scored else _UNSCORED_FIELDS
     level, reasons = metrics_level(p.item)
     return Entry(
@@ -448,6 +447,9 @@ class _Review:
     flags: list[ReviewFlag]
     status: Literal["none", "under-review", "cleared"]
     review: ClearedReview | None
+    #: The entry's outlier flags, which put it up for review or not (they do not depend on
+    #: who is ranked: judged among all scored entries).
+    outliers: list[OutlierFlag]
 
 
 def _board_flag(flag: EvaluationFlag) -> ReviewFlag:
@@ -489,7 +491,7 @@ def _review_parts(p: _Prepared, outliers: list[OutlierFlag], res: core.CoreResul
                   *, robust: bool) -> _Review:
     flags = _evaluation_flags(p) + _outlier_flags(outliers, i, res, robust=robust)
     status, review = judge_review(flags, p.item.review, file=p.item.review_file)
-    return _Review(flags=flags, status=status, review=review)
+    return _Review(flags=flags, status=status, review=review, outliers=outliers)
 
 
 #: The fields of an Entry that only scored submissions have, for one that was not scored.
@@ -502,12 +504,11 @@ _UNSCORED_FIELDS: dict[str, Any] = {
 
 
 def _scored_parts(
-    *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
-    duplicates: dict[str, list[str]], metrics: MeanMetrics,
+    *, i: int, p: _Prepared, res: core.CoreResult, options: ScoringOptions,
+    outliers: list[OutlierFlag], metrics: MeanMetrics,
 ) -> dict[str, Any]:
     """The fields of an Entry that only scored submissions have (see _UNSCORED_FIELDS)."""
     criteria = _criteria(p.task, p.runs)
-    flags = _flags(i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates)
     category = res.ranks.category[i]
     n_runs = len(p.runs)
     resolved = sum(1 for r in p.runs if r.resolved)
@@ -529,7 +530,7 @@ def _scored_parts(
             PassAtK(k=k, value=number(pass_at_k(n=n_runs, c=resolved, k=k)))
             for k in options.config.scoring.pass_k if k <= n_runs
         ],
-        outliers=flags,
+        outliers=outliers,
         validation=_validation(i, res),
         notes=_scoring_notes(i, res, metrics, criteria),
     )
@@ -804,8 +805,7 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
             runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
         )
     entries = [
-        _entry(i=i, p=p, res=res, offset=offsets[i], options=options, duplicates=duplicates,
-               review=reviews[i])
+        _entry(i=i, p=p, res=res, offset=offsets[i], options=options, review=reviews[i])
         for i, p in enumerate(prepared)
     ]
     entries.sort(key=lambda e: (e.task_id, e.rank if e.rank is not None else 10**9, e.key))
