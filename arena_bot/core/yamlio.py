@@ -156,19 +156,8 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: i
             _walk(item, (*loc, index), lines, path, depth + 1)
 
 
-def read_text_capped(path: Path, *, limit: int, what: str, data: bytes | None = None) -> str:
-    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8.
-
-    ``data``: the file's bytes, already read (by the index, which hashed them).
-    """
-    if data is not None:
-        if len(data) > limit:
-            raise InputError(
-                f"{what} is {len(data):,} bytes, over the limit of {limit:,} bytes",
-                path=path,
-                hint="keep the file small; large logs belong in a trajectory file",
-            )
-        return _decoded(data, path=path, what=what)
+def read_text_capped(path: Path, *, limit: int, what: str) -> str:
+    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -185,27 +174,20 @@ def read_text_capped(path: Path, *, limit: int, what: str, data: bytes | None = 
         )
     with path.open("rb") as handle:
         raw = handle.read(limit + 1)
-    return _decoded(raw, path=path, what=what)
-
-
-def _decoded(raw: bytes, *, path: Path, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
         raise InputError(
             f"{what} is not valid UTF-8 (byte {exc.start})",
             path=path,
-            line=line,
+            line=raw[: exc.start].count(b"\n") + 1,
             hint="save the file as UTF-8 text",
         ) from None
 
 
-def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES, data: bytes | None = None
-              ) -> LoadedYaml:
-    """Load one YAML document from ``path`` (or its bytes ``data``) safely, with line
-    numbers."""
-    text = read_text_capped(path, limit=limit, what="YAML file", data=data)
+def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES) -> LoadedYaml:
+    """Load one YAML document from ``path`` safely, with line numbers."""
+    text = read_text_capped(path, limit=limit, what="YAML file")
     return parse_yaml(text, path=path)
 
 
