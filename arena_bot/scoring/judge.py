@@ -63,15 +63,13 @@ class ChatClient:
         model: str,
         api_key: str | None = None,
         timeout: float = REQUEST_TIMEOUT,
-        max_retries: int = MAX_RETRIES,
-        session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         import requests
 
         self.base_url, self.model, self._api_key = base_url, model, api_key
-        self.timeout, self.max_retries = timeout, max_retries
-        self._session = session or requests.Session()
+        self.timeout = timeout
+        self._session = requests.Session()
         self._sleep = sleep
 
     @property
@@ -91,7 +89,7 @@ class ChatClient:
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         problem = "no attempt made"
-        for attempt in range(self.max_retries + 1):
+        for attempt in range(MAX_RETRIES + 1):
             if attempt:
                 self._sleep(BACKOFF_SECONDS * attempt)  # 400 ms × (previous attempt + 1)
             try:
@@ -118,7 +116,7 @@ class ChatClient:
             if content.strip():
                 return content
             problem = "judge returned an empty answer"
-        raise JudgeError(f"{problem} (after {self.max_retries + 1} attempts)")
+        raise JudgeError(f"{problem} (after {MAX_RETRIES + 1} attempts)")
 
 
 def _content_of(response: requests.Response) -> str:
