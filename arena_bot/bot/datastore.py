@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena_bot.core.errors import ArenaError
+from arena_bot.core.files import write_atomically
 from arena_bot.core.gitcmd import NOT_STARTED, read_blobs, run_git, scratch_index
 
 DEFAULT_BRANCH = "arena-data"
@@ -107,8 +107,9 @@ def restore(
             present += 1
         else:
             wanted.append((entry.blob, results_dir / relative))
-    for data, target in zip(_blobs(repo, [b for b, _ in wanted]), wanted, strict=True):
-        _write_atomically(target[1], data)
+    for data, (_, target) in zip(_blobs(repo, [b for b, _ in wanted]), wanted, strict=True):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, data)
     return RestoreOutcome(found=True, restored=len(wanted), present=present, skipped=skipped,
                           snapshot=snapshot)
 
@@ -121,7 +122,8 @@ def _restore_snapshot(repo: Path, commit: str, target: Path) -> bool:
     if not found:
         return False
     for data in _blobs(repo, [found[0].blob]):
-        _write_atomically(target, data)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, data)
     return True
 
 
@@ -139,7 +141,6 @@ def _tree_entries(
     """The entries of ``commit``'s tree at ``path`` (``git ls-tree -l``)."""
     listed = _git(repo, "ls-tree", *(["-r"] if recursive else []), "-z", "-l", commit, "--",
                   path, what=what)
-    assert listed is not None
     for line in listed.decode().split("\0"):
         if not line:
             continue
@@ -184,11 +185,14 @@ def save(
         if parent is not None and tree == _tree_of(repo, parent):
             return SaveOutcome(pushed=False, commit=parent, files=files, added=0)
         commit = _commit(repo, tree=tree, parent=parent, message=message)
-        pushed = _git(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}",
-                      what=f"push {branch} to {remote}", allow_fail=attempt < PUSH_ATTEMPTS,
-                      env=remote_auth(repo, os.environ))
-        if pushed is not None:
-            return SaveOutcome(pushed=True, commit=commit, files=files, added=added)
+        try:
+            _git(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}",
+                 what=f"push {branch} to {remote}", env=remote_auth(repo, os.environ))
+        except DataBranchError:
+            if attempt == PUSH_ATTEMPTS:
+                raise
+            continue
+        return SaveOutcome(pushed=True, commit=commit, files=files, added=added)
     raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
 
 
@@ -200,7 +204,6 @@ def _fetch(repo: Path, *, remote: str, branch: str) -> str | None:
     auth = remote_auth(repo, os.environ)
     listed = _git(repo, "ls-remote", "--heads", remote, f"refs/heads/{branch}",
                   what=f"list the branches of {remote}", env=auth)
-    assert listed is not None
     if not listed.strip():
         return None
     local_ref = f"refs/arena/{branch}"
@@ -210,7 +213,6 @@ def _fetch(repo: Path, *, remote: str, branch: str) -> str | None:
          what=f"fetch {branch} from {remote}", env=auth)
     commit = _git(repo, "rev-parse", "--verify", f"{local_ref}^{{commit}}",
                   what=f"read {branch}")
-    assert commit is not None
     return commit.decode().strip()
 
 
@@ -240,7 +242,6 @@ def remote_auth(repo: Path, env: Mapping[str, str]) -> dict[str, str]:
 
 def _tree_of(repo: Path, commit: str) -> str:
     out = _git(repo, "rev-parse", f"{commit}^{{tree}}", what="read the data branch's tree")
-    assert out is not None
     return out.decode().strip()
 
 
@@ -269,7 +270,6 @@ def _build_tree(
             _git(repo, "read-tree", parent, env=env, what="read the data branch")
             listed = _git(repo, "ls-files", "-z", "--", TREE_FOLDER, env=env,
                           what="list the data branch")
-            assert listed is not None
             existing = {
                 name.removeprefix(f"{TREE_FOLDER}/")
                 for name in listed.decode().split("\0") if name
@@ -279,7 +279,6 @@ def _build_tree(
             paths = "".join(f"{results_dir / name}\n" for name in new).encode()
             blobs = _git(repo, "hash-object", "-w", "--stdin-paths", stdin=paths,
                          what="store the result files")
-            assert blobs is not None
             entries = "".join(
                 f"100644 blob {blob}\t{TREE_FOLDER}/{name}\n"
                 for blob, name in zip(blobs.decode().split(), new, strict=True)
@@ -290,14 +289,12 @@ def _build_tree(
         if snapshot is not None:
             _stage(repo, SNAPSHOT_FILE, snapshot.read_bytes(), env=env)
         tree = _git(repo, "write-tree", env=env, what="write the data branch's tree")
-        assert tree is not None
         return tree.decode().strip(), len(existing) + len(new), len(new)
 
 
 def _stage(repo: Path, name: str, data: bytes, *, env: Mapping[str, str]) -> None:
     """Store ``data`` as a blob and stage it at ``name`` in the private index ``env`` names."""
     blob = _git(repo, "hash-object", "-w", "--stdin", stdin=data, what=f"store {name}")
-    assert blob is not None
     _git(repo, "update-index", "--add", "--cacheinfo",
          f"100644,{blob.decode().strip()},{name}", env=env, what=f"stage {name}")
 
@@ -307,24 +304,20 @@ def _commit(repo: Path, *, tree: str, parent: str | None, message: str) -> str:
     if parent is not None:
         args += ["-p", parent]
     out = _git(repo, *args, env=IDENTITY, what="commit to the data branch")
-    assert out is not None
     return out.decode().strip()
 
 
 def _git(
     repo: Path, *args: str, what: str, stdin: bytes | None = None,
-    env: Mapping[str, str] | None = None, allow_fail: bool = False,
-) -> bytes | None:
-    """Run git in ``repo``; its failure is a DataBranchError saying what was being done
-    (``allow_fail``: ``None`` instead)."""
+    env: Mapping[str, str] | None = None,
+) -> bytes:
+    """Run git in ``repo``; its failure is a DataBranchError saying what was being done."""
     done = run_git(args, cwd=repo, env=env, stdin=stdin)
     if done.status == NOT_STARTED:
         raise DataBranchError(f"cannot run git in {repo} ({done.stderr})", path=repo,
                               hint="run from the repository's checkout, with git installed")
     if done.ok:
         return done.stdout
-    if allow_fail:
-        return None
     detail = done.stderr.strip().splitlines()
     raise DataBranchError(
         f"git could not {what}: {detail[-1] if detail else f'exit {done.status}'}",
@@ -332,15 +325,3 @@ def _git(
         hint="check the remote is reachable; to save, the publish job needs "
         "`contents: write` and the token in GITHUB_TOKEN (the action passes its `token`)",
     )
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as temp:
-            temp.write(data)
-        os.replace(temp_name, target)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise

@@ -37,8 +37,6 @@ class PullHead:
 
 @dataclass(frozen=True)
 class OpenPull:
-    """An open PR as the API lists it: its number and its head."""
-
     number: int
     head: PullHead
 
@@ -133,18 +131,15 @@ class GitHubClient:
     def __init__(
         self, settings: GitHubSettings, *, retries: int = 3, throttle: bool = True
     ) -> None:
-        """``throttle`` keeps PyGithub's pauses between requests (GitHub asks for a second
-        between writes); tests against a local server turn it off."""
+        """``throttle``: PyGithub's pauses (GitHub asks for a second between writes)."""
         from github import Auth, Github, GithubRetry
 
         self._settings = settings
         retry = GithubRetry(total=retries, backoff_factor=0.01 if retries else 0)
-        pause: float | None = None if throttle else 0.0
         self._gh = Github(
             auth=Auth.Token(settings.token), base_url=settings.api_url, retry=retry,
-            per_page=100,
-            seconds_between_requests=0.25 if pause is None else pause,
-            seconds_between_writes=1.0 if pause is None else pause,
+            per_page=100, seconds_between_requests=0.25 if throttle else 0.0,
+            seconds_between_writes=1.0 if throttle else 0.0,
         )
         self._repo_name = settings.repository
         self._repo_cache: Repository | None = None
@@ -161,10 +156,6 @@ class GitHubClient:
     def _pull(self, number: int) -> PullRequest:
         with _api(f"read pull request #{number}"):
             return self._repo().get_pull(number)
-
-    def head_sha(self, number: int) -> str:
-        """The PR's current head commit, as the API (not the artifact) reports it."""
-        return self.head(number).sha
 
     def head(self, number: int) -> PullHead:
         """The PR's current head commit and head repository, as the API reports them."""
@@ -185,10 +176,6 @@ class GitHubClient:
                     sha=str(pull.head.sha),
                     repository=str(repo.full_name) if repo else None)))
         return found
-
-    def changed_files(self, number: int) -> list[str]:
-        """Every path the API lists for the PR (renames give both old and new path)."""
-        return self.file_listing(number).paths
 
     def file_listing(self, number: int) -> FileListing:
         """The PR's files as listed (all pages; renames give both old and new path) and its

@@ -71,10 +71,7 @@ def changes_line(before: history.Snapshot | None, after: history.Snapshot) -> st
     return f"since the previous build: {counts}"
 
 
-def load_board(path: Path) -> BoardSource:
-    """The board behind ``path``: the split files beside it when ``arena score`` wrote
-    them, else the ``leaderboard.json`` itself; a clear message when it is neither."""
-    return source.load(path)
+load_board = source.load
 
 
 def empty_board() -> Leaderboard:
@@ -95,26 +92,25 @@ def commit_of(root: Path) -> str:
     return (out.text.strip() if out.ok else "") or "unknown"
 
 
-def nav(board: Leaderboard) -> list[object]:
-    """The navigation: the board first, the hand-written pages after."""
-    return [
-        {"Leaderboard": f"{GENERATED}/index.md"},
-        {"Compare": f"{GENERATED}/compare.md"},
-        {"Tasks, tools and models": f"{GENERATED}/pages.md"},
-        {"Submit": f"{GENERATED}/submit.md"},
-        {"Data": f"{GENERATED}/data.md"},
-        {"Changes": f"{GENERATED}/changes.md"},
-        {"About": [
-            {"Home": "index.md"},
-            {"Submission and task formats": "formats.md"},
-            {"Methodology": "methodology.md"},
-            {"Methodology in numbers": f"{GENERATED}/methodology.md"},
-            {"Architecture": "architecture.md"},
-        ]},
-    ]
+#: The navigation: the board first, the hand-written pages after.
+NAV: list[object] = [
+    {"Leaderboard": f"{GENERATED}/index.md"},
+    {"Compare": f"{GENERATED}/compare.md"},
+    {"Tasks, tools and models": f"{GENERATED}/pages.md"},
+    {"Submit": f"{GENERATED}/submit.md"},
+    {"Data": f"{GENERATED}/data.md"},
+    {"Changes": f"{GENERATED}/changes.md"},
+    {"About": [
+        {"Home": "index.md"},
+        {"Submission and task formats": "formats.md"},
+        {"Methodology": "methodology.md"},
+        {"Methodology in numbers": f"{GENERATED}/methodology.md"},
+        {"Architecture": "architecture.md"},
+    ]},
+]
 
 
-def write_config(project: Path, board: Leaderboard, site_dir: Path,
+def write_config(project: Path, site_dir: Path,
                  site_url: str | None = None) -> Path:
     """Write the git-ignored config that adds the generated pages to ``mkdocs.yml``.
 
@@ -132,7 +128,7 @@ def write_config(project: Path, board: Leaderboard, site_dir: Path,
         "extra_javascript": [f"{GENERATED}/assets/board.js"],
         "not_in_nav": (f"/{GENERATED}/tasks/\n/{GENERATED}/tools/\n/{GENERATED}/models/\n"
                        f"/{GENERATED}/s/\n"),
-        "nav": nav(board),
+        "nav": NAV,
     }
     if site_url:
         config["site_url"] = site_url
@@ -176,9 +172,8 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
     details = evaluation_details(src.board, stored)
     extra = RenderInputs(root=root, built_from=built_from, updated=stamp, snapshot=snapshot,
                          first=before is None, details=details)
-    pages = render(src, project / "docs", root=root, built_from=built_from,
-                   updated=stamp, raw_json=raw_json, extra=extra)
-    config = write_config(project, src.board, site_dir,
+    pages = render(src, project / "docs", extra, raw_json=raw_json)
+    config = write_config(project, site_dir,
                           check_site_url(site_url) if site_url else None)
     rendered = time.perf_counter()
     written, built = 0, rendered

@@ -78,8 +78,6 @@ def interval(low: float | None, high: float | None) -> Markup:
 def methodology_view(board: Leaderboard) -> views.MethodologyView:
     """Every setting the board was scored with (its recorded arena.yaml, defaults included)
     and the method's fixed constants: generated, so the page cannot drift from the scores."""
-    import json
-
     from arena_bot.core.config import DEFAULT_CONFIG, MEANINGS, ArenaConfig, flat_settings
     from arena_bot.scoring import components, core
 
@@ -314,9 +312,8 @@ class RenderInputs:
     details: Mapping[str, views.EvaluationDetail] = field(default_factory=dict)
 
 
-def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_from: str,
-           updated: str, raw_json: str | None = None,
-           extra: RenderInputs | None = None) -> list[Path]:
+def render(source: BoardSource, docs: Path, extra: RenderInputs, *,
+           raw_json: str | None = None) -> list[Path]:
     """Write every generated page (and the downloads) under ``docs/board/``; return them.
 
     The folder is emptied first, so pages of removed tasks or tools do not linger.
@@ -324,9 +321,7 @@ def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_fr
     board costs seconds and gives the same bytes); ``raw_json`` is the text when the
     caller already holds it.
     """
-    source = board if isinstance(board, BoardSource) else BoardSource(board=board)
     board = source.board
-    extra = extra or RenderInputs(root=root, built_from=built_from, updated=updated)
     out = docs / GENERATED
     if out.exists():
         shutil.rmtree(out)
@@ -338,7 +333,8 @@ def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_fr
         _write(out / name, env.get_template(template).render(v=v, **more))
         written.append(out / name)
 
-    home = views.home_view(board, built_from=built_from, updated=updated, slugs=slugs)
+    home = views.home_view(board, built_from=extra.built_from, updated=extra.updated,
+                           slugs=slugs)
     page("index.md", "home.md.j2", home, chart=chart_svg(home.points))
     for t in views.task_views(board, slugs=slugs, details=extra.details):
         page(f"tasks/{t.slug}.md", "task.md.j2", t, chart=distribution_svg(t.scores))
@@ -350,7 +346,7 @@ def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_fr
          views.changes_view(board, extra.snapshot, first=extra.first, slugs=slugs))
     page("pages.md", "pages.md.j2", views.index_view(board, slugs=slugs))
     page("methodology.md", "methodology.md.j2", methodology_view(board))
-    page("submit.md", "submit.md.j2", None, example=_example_submission(root))
+    page("submit.md", "submit.md.j2", None, example=_example_submission(extra.root))
     _write(out / "s" / f"{SHELL}.md", shell_markdown())
     json_bytes = _download(out / "leaderboard.json", source.json_file, raw_json,
                            lambda: to_json(board))
