@@ -65,8 +65,6 @@ class DataBranchError(ArenaError):
 
 @dataclass(frozen=True)
 class RestoreOutcome:
-    """What :func:`restore` did."""
-
     found: bool  # whether the branch exists on the remote
     restored: int  # files copied into the local store
     present: int  # files the local store already had
@@ -76,8 +74,6 @@ class RestoreOutcome:
 
 @dataclass(frozen=True)
 class SaveOutcome:
-    """What :func:`save` did."""
-
     pushed: bool  # False: the branch already held exactly these files
     commit: str | None
     files: int  # result files on the branch after the save
@@ -182,7 +178,9 @@ def save(
         parent = _fetch(repo, remote=remote, branch=branch)
         tree, files, added = _build_tree(repo, parent=parent, local=local,
                                          results_dir=results_dir, snapshot=snapshot)
-        if parent is not None and tree == _tree_of(repo, parent):
+        if parent is not None and tree == _git(repo, "rev-parse", f"{parent}^{{tree}}",
+                                               what="read the data branch's tree"
+                                               ).decode().strip():
             return SaveOutcome(pushed=False, commit=parent, files=files, added=0)
         commit = _commit(repo, tree=tree, parent=parent, message=message)
         try:
@@ -238,11 +236,6 @@ def remote_auth(repo: Path, env: Mapping[str, str]) -> dict[str, str]:
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": key,
             "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
-
-
-def _tree_of(repo: Path, commit: str) -> str:
-    out = _git(repo, "rev-parse", f"{commit}^{{tree}}", what="read the data branch's tree")
-    return out.decode().strip()
 
 
 def _local_files(results_dir: Path) -> list[str]:

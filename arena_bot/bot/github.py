@@ -1,9 +1,6 @@
-"""The only module that talks to GitHub (through PyGithub).
-
-Configured from the Actions environment (``GITHUB_API_URL``, ``GITHUB_REPOSITORY``, the
-token), so GitHub Enterprise works. The token lives in a field hidden from ``repr`` and is
-never put in a message. PyGithub retries rate-limit 403s and 5xx answers itself (its
-``GithubRetry``); what still fails becomes a :class:`~arena_bot.core.errors.GitHubError`.
+"""The only module that talks to GitHub (through PyGithub), configured from the Actions
+environment (GitHub Enterprise works). The token is hidden from ``repr`` and never put in a
+message. PyGithub retries rate limits and 5xx answers; what still fails is a GitHubError.
 """
 
 from __future__ import annotations
@@ -26,8 +23,6 @@ ACTIONS_BOT = "github-actions[bot]"
 
 @dataclass(frozen=True)
 class PullHead:
-    """A PR's head as the API reports it: the commit and the repository it lives in."""
-
     sha: str
     #: ``owner/name`` of the head repository (the fork); ``None`` when it was deleted.
     repository: str | None
@@ -60,8 +55,6 @@ class FileListing:
 
 @dataclass(frozen=True, kw_only=True)
 class GitHubSettings:
-    """Where the API is, which repository, and the token (hidden from ``repr``)."""
-
     api_url: str
     repository: str
     token: str = field(repr=False)
@@ -126,8 +119,6 @@ def _hint(status: int) -> str:
 
 
 class GitHubClient:
-    """The use cases the bot needs of one repository's pull requests."""
-
     def __init__(
         self, settings: GitHubSettings, *, retries: int = 3, throttle: bool = True
     ) -> None:
@@ -158,7 +149,6 @@ class GitHubClient:
             return self._repo().get_pull(number)
 
     def head(self, number: int) -> PullHead:
-        """The PR's current head commit and head repository, as the API reports them."""
         pull = self._pull(number)
         head, repo = pull.head, pull.head.repo
         return PullHead(sha=str(head.sha), repository=str(repo.full_name) if repo else None,

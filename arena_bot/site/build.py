@@ -169,7 +169,7 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
               else history.read_previous(previous or site_dir / GENERATED / history.SNAPSHOT))
     snapshot = history.next_snapshot(src.board, before, built_from=built_from, updated=stamp)
     stored = stored_results(src.board, results)
-    details = evaluation_details(src.board, stored)
+    details = evaluation_details(stored)
     extra = RenderInputs(root=root, built_from=built_from, updated=stamp, snapshot=snapshot,
                          first=before is None, details=details)
     pages = render(src, project / "docs", extra, raw_json=raw_json)

@@ -19,7 +19,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from arena_bot.models.evaluation import EvaluationResult, FeatureResult, MergeResult, RunResult
-from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.site.views import EvaluationDetail, FeatureCell, MergeCell
 
 #: Result files above this are not read for the site (they are never that large).
@@ -29,20 +28,9 @@ _ORDER = ("passed", "failed", "no_tests", "timeout", "apply_failed", "rejected",
           "tampered")
 
 
-def evaluation_details(board: Leaderboard, results: Path | Mapping[str, EvaluationResult]
-                       ) -> dict[str, EvaluationDetail]:
-    """Entry key -> its per-feature / merge detail, for every entry with a stored result
-    (``results``: the results folder, or the newest result per entry key already read)."""
-    if isinstance(results, Path):
-        if not results.is_dir():
-            return {}
-        found = {}
-        for entry in board.entries:
-            if entry.status != "pending":
-                result = newest_result(results / entry.task_id / entry.submission_id)
-                if result is not None:
-                    found[entry.key] = result
-        results = found
+def evaluation_details(results: Mapping[str, EvaluationResult]) -> dict[str, EvaluationDetail]:
+    """Entry key -> its per-feature / merge detail (``results``: the newest stored result
+    per entry key)."""
     return {key: detail_of(result.runs) for key, result in results.items() if result.runs}
 
 

@@ -195,10 +195,9 @@ def _runs(entry: Entry, result: EvaluationResult | None) -> tuple[RunView, ...]:
     return tuple(out)
 
 
-def _review(entry: Entry, result: EvaluationResult | None) -> tuple[ReviewItem, ...]:
-    """The entry's review flags (static, runtime, outlier, metrics: what holds it), then
-    outliers that were only noted and an evaluation error."""
-    del result  # the board's review_flags already carry the stored result's flags
+def _review(entry: Entry) -> tuple[ReviewItem, ...]:
+    """The entry's review flags (they carry the stored result's), then outliers that were
+    only noted and an evaluation error."""
     items = [ReviewItem(f.source, f.kind, f.file or "", f.line, f.reason)
              for f in entry.review_flags]
     held = {(f.kind, f.reason) for f in entry.review_flags}
@@ -295,11 +294,11 @@ def submission_view(entry: Entry, *, root: Path, task: TaskBoard | None, slugs: 
         entry=entry,
         row=views.entry_row(entry, prefix="../../", slugs=slugs),
         task=task,
-        task_href=f"../../tasks/{slugs.tasks.get(entry.task_id, views.slug(entry.task_id))}/",
+        task_href=slugs.task_href(entry.task_id, "../../"),
         versus=_versus(entry, task),
         runs=_runs(entry, result),
         patches=tuple(patches),
-        review=_review(entry, result),
+        review=_review(entry),
         transcripts=tuple(transcripts),
         notes=str(spec.get("notes") or "").strip(),
         command=str(tool.get("command") or spec.get("command") or "").strip(),
@@ -361,7 +360,7 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
         body = template.render(v=view)
         title = html.escape(f"{entry.label} on {entry.task_id}")
         page = (before.replace(TITLE, title) + body + after.replace(TITLE, title))
-        name = slugs.entries.get(entry.key, views.slug(entry.key))
+        name = slugs.entries[entry.key]
         wanted.add(name)
         written += _place(site_board / "s" / name / "index.html", page.encode("utf-8"))
     for folder in (site_board / "s").iterdir():

@@ -1,8 +1,7 @@
-"""View-models: exactly what each page template shows, computed once in Python.
+"""View-models: what each page template shows, computed in Python (one class per template).
 
-Templates only format what is here (one view-model class per template), so every number a
-reader sees is computed in tested code, and a page never loads more than its own slice of
-the board: the home page holds one row per tool / model, each task page only its entries.
+Every number a reader sees is computed in tested code, and a page holds only its own slice
+of the board: the home page one row per tool / model, each task page only its entries.
 """
 
 from __future__ import annotations
@@ -41,9 +40,8 @@ def slug(text: str) -> str:
 def unique_slugs(names: Iterable[str]) -> dict[str, str]:
     """A distinct page name for every name, even when two slug alike ("GPT-4o", "gpt 4o").
 
-    A name alone on its slug keeps it; among names sharing one, a name already spelt as the
-    slug keeps it and every other gets a suffix from its own hash, so its URL does not
-    depend on which other names exist or in which order they are listed.
+    Among names sharing a slug, the one spelt as the slug keeps it and every other gets a
+    suffix from its own hash: its URL does not depend on which other names exist.
     """
     groups: dict[str, list[str]] = defaultdict(list)
     for name in sorted(set(names)):
@@ -59,8 +57,6 @@ def unique_slugs(names: Iterable[str]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Slugs:
-    """Page names of the board's tasks, tools and models (one folder each)."""
-
     tasks: dict[str, str]
     tools: dict[str, str]
     models: dict[str, str]
@@ -97,8 +93,6 @@ class Flag:
 
 @dataclass(frozen=True)
 class BoardRow:
-    """One tool / model on the home board (all tasks)."""
-
     rank: int
     tied: bool
     label: str
@@ -165,8 +159,6 @@ class HomeView:
 
 @dataclass(frozen=True)
 class EntryRow:
-    """One submission on a task, tool or model page."""
-
     rank: int | None
     tied: bool
     key: str
@@ -192,14 +184,12 @@ class EntryRow:
     needs_review: bool
     #: ``metrics_level`` is ``transcript-consistent`` or ``maintainer-repeated``.
     verified: bool = False
-    #: The entry's metrics level, its reasons, review status and review (see the Entry).
     metrics_level: str = "self-reported"
     metrics_reasons: tuple[str, ...] = ()
     review_status: str = "none"
     review: str = ""
     #: Per-feature and merge results from the stored evaluation, when the build has them.
     detail: EvaluationDetail | None = None
-    #: The submission's own page.
     href: str = ""
 
     @property
@@ -241,8 +231,6 @@ class MergeCell:
 
 @dataclass(frozen=True)
 class EvaluationDetail:
-    """One submission's per-feature test results and, for coop runs, the merge analysis."""
-
     features: tuple[FeatureCell, ...]
     merge: MergeCell | None
 
@@ -253,23 +241,18 @@ class TaskView:
     slug: str
     rows: tuple[EntryRow, ...]
     baseline: tuple[tuple[str, str, str, str, str], ...]  # metric, min, median, max, source
-    #: Overall scores of the scored entries (the distribution chart).
-    scores: tuple[float, ...] = ()
-    #: Coop entries among ``rows`` (the merge section is shown when there are any).
-    coop: int = 0
+    scores: tuple[float, ...] = ()  # of the scored entries (the distribution chart)
+    coop: int = 0  # coop entries among ``rows``
 
 
 @dataclass(frozen=True)
 class GroupView:
-    """A tool's or a model's page: every submission of it, across tasks."""
-
     kind: str  # "tool" or "model"
     name: str
     slug: str
     aggregates: tuple[ToolModelAggregate, ...]
     rows: tuple[EntryRow, ...]
-    #: Submissions not listed (beyond ``GROUP_ROWS``).
-    hidden: int
+    hidden: int  # submissions beyond ``GROUP_ROWS``
 
 
 @dataclass(frozen=True)
@@ -308,14 +291,11 @@ class ChangeRow:
     label: str
     what: str
     why: str
-    #: The submission's own page.
     href: str = ""
 
 
 @dataclass(frozen=True)
 class ChangeSetView:
-    """What changed from one published board to the next."""
-
     updated: str
     built_from: str
     from_digest: str
@@ -337,8 +317,6 @@ class ChangesView:
 
 @dataclass(frozen=True)
 class IndexView:
-    """Lists of tasks, tools and models with links (the pages' own index)."""
-
     tasks: tuple[tuple[str, str, str], ...]
     tools: tuple[tuple[str, str], ...]
     models: tuple[tuple[str, str], ...]
@@ -374,7 +352,7 @@ def _flag_code(flag: ReviewFlag) -> str:
     return f"{flag.kind} at {where}" if where else flag.kind
 
 
-#: The metrics levels as the site and the comment name them.
+#: The metrics levels as the site and the comment name them (as bot.view's).
 LEVEL_NAMES = {
     "self-reported": "self-reported",
     "transcript-consistent": "consistent with its transcript",
@@ -604,11 +582,10 @@ def group_views(board: Leaderboard, kind: str, *, slugs: Slugs) -> list[GroupVie
     ]
 
 
-def _best(entries: Sequence[Entry], limit: int = GROUP_ROWS) -> list[Entry]:
-    """The ``limit`` highest-scoring entries (unscored last), in task order for reading."""
-    def score(e: Entry) -> float:
-        return e.scores.overall if e.scores else -1.0
-    return sorted(entries, key=lambda e: (-score(e), e.key))[:limit]
+def _best(entries: Sequence[Entry]) -> list[Entry]:
+    """The ``GROUP_ROWS`` highest-scoring entries (unscored last)."""
+    return sorted(entries, key=lambda e: (-e.scores.overall if e.scores else 1.0, e.key)
+                  )[:GROUP_ROWS]
 
 
 def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
