@@ -99,7 +99,6 @@ class ClearedReviewView(_Tolerant):
     reason: str = ""
     date: str = ""
     file: str = ""
-    flags_cleared: list[BoardFlagView] = []
 
 
 #: The metrics levels as the comment and the site name them.
@@ -114,8 +113,6 @@ class MetricBaselineView(_Tolerant):
     min: float | None = None
     median: float | None = None
     max: float | None = None
-    source: str = ""
-    count: int = 0
 
 
 class TaskBaselineView(_Tolerant):
@@ -379,9 +376,13 @@ def build_view(bundle: Bundle, *, marker: str, gate: list[str]) -> CommentView:
         )
         for item in bundle.validation.submissions
     ]
+    conclusion: Conclusion = (
+        "invalid" if not bundle.validation.valid
+        else "needs review" if any(s.flagged for s in submissions) else "valid"
+    )
     return CommentView(
         marker=marker,
-        conclusion=_conclusion(bundle, submissions),
+        conclusion=conclusion,
         head_sha=bundle.head_sha,
         bot_version=bundle.bot_version,
         gate=[],
@@ -407,10 +408,3 @@ def _readable(
         read[key(item)] = item
     return read, failed
 
-
-def _conclusion(bundle: Bundle, submissions: list[SubmissionView]) -> Conclusion:
-    if not bundle.validation.valid:
-        return "invalid"
-    if any(s.flagged for s in submissions):
-        return "needs review"
-    return "valid"

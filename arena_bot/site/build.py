@@ -52,8 +52,7 @@ class BuildTimes:
     render: float
     mkdocs: float
     pages: int
-    #: One line on the change record (first build, unchanged, or what changed).
-    changes: str = ""
+    changes: str = ""  # one line on the change record
     #: Submission pages written after MkDocs (and the seconds that took).
     submissions: int = 0
     submission_seconds: float = 0.0
@@ -75,7 +74,7 @@ load_board = source.load
 
 
 def empty_board() -> Leaderboard:
-    """The board before anything is scored: the site shows its empty state."""
+    """The board before anything is scored (the site's empty state)."""
     from arena_bot.models.leaderboard import LeaderboardOptions
 
     return Leaderboard(

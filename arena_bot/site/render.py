@@ -32,20 +32,16 @@ GENERATED = "board"
 
 
 def environment() -> jinja2.Environment:
-    """The one Jinja2 environment: autoescaped, strict, with ``slug`` available."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("arena_bot.site", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.globals["slug"] = views.slug
     # Called for every cell of every table: Python functions, not Jinja macros (a macro
     # call costs ten times as much, seconds on a big board).
-    env.globals["num"] = num
-    env.globals["interval"] = interval
-    env.globals["words"] = words
-    env.globals["diff_html"] = diff_html
+    env.globals.update(slug=views.slug, num=num, interval=interval, words=words,
+                       diff_html=diff_html)
     return env
 
 
@@ -364,12 +360,12 @@ def render(source: BoardSource, docs: Path, extra: RenderInputs, *,
     return written
 
 
-def _download(target: Path, source: Path | None, text: str | None,
+def _download(target: Path, original: Path | None, text: str | None,
               make: Callable[[], str]) -> int:
     """Place one download: a copy of its file, the text at hand, or freshly serialised."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if source is not None:
-        shutil.copyfile(source, target)
+    if original is not None:
+        shutil.copyfile(original, target)
     else:
         target.write_text(text if text is not None else make(), encoding="utf-8")
     return target.stat().st_size

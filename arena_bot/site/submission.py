@@ -92,12 +92,9 @@ class RunView:
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One reason to look at the submission by hand.
-
-    ``source`` is the board's flag source (``static``, ``runtime``, ``outlier``,
-    ``metrics``: the entry's ``review_flags``), ``outlier (noted)`` for an outlier shown
-    but not holding the entry, or ``evaluation`` for an evaluation that failed.
-    """
+    """One reason to look at the submission by hand; ``source`` is the flag's (``static``,
+    ``runtime``, ``outlier``, ``metrics``), ``outlier (noted)`` for an outlier not holding
+    the entry, or ``evaluation`` for an evaluation that failed."""
 
     source: str
     kind: str
@@ -370,7 +367,7 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
 
 
 def _place(path: Path, data: bytes) -> int:
-    """Write ``path`` unless it already holds ``data``; 1 when it was written."""
+    """Write ``path`` unless it already holds ``data``; 1 when written."""
     try:
         if path.stat().st_size == len(data) and path.read_bytes() == data:
             return 0
