@@ -1,22 +1,16 @@
 """Trusted evaluation results kept between publish runs, on a data branch of the repository.
 
-The publish workflow is the only writer of the branch (``arena-data`` by default): after it
-has evaluated what had no stored result, :func:`save` commits the result store to the branch
-and pushes; before evaluating, :func:`restore` copies the branch's results into the local
-store. A merge therefore re-evaluates only what changed. The Actions cache may restore the
-store first; it only saves a fetch, it is never the record.
+The publish workflow is the branch's only writer (``arena-data`` by default): :func:`save`
+commits the result store to it after evaluating, :func:`restore` copies its results into
+the local store before, so a merge re-evaluates only what changed. Nothing here reads a PR's
+artifact: a lost branch means an empty store (slow, never wrong). Restoring never overwrites
+or deletes a local file (names are content addresses), and saving takes the union of the
+branch and the local store, so no stored result is ever lost.
 
-Nothing here reads a PR's artifact: a lost branch means an empty store, and the publish run
-re-evaluates everything (slow, never wrong). Restoring never overwrites or deletes a local
-file (names are content addresses: the same name means the same inputs), and saving takes
-the union of the branch and the local store, so no stored result is ever lost.
-
-The branch holds ``results/<task>/<submission>/<content>-<image>.json`` (the store's own
-layout), a README and ``snapshot.json``: the published site's last change snapshot
-(``board/snapshot.json``), so the next publish run's Changes page compares with what readers
-last saw instead of starting a new history on every fresh runner. Commits are built with
-git plumbing on a private index file, so the checked-out work tree and its index are never
-touched.
+The branch holds ``results/<task>/<submission>/<content>-<image>.json`` (the store's
+layout), a README and ``snapshot.json``, the published site's last change snapshot (so a
+fresh runner's Changes page continues what readers last saw). Commits are built with git
+plumbing on a private index file: the work tree and git's staging area are never touched.
 """
 
 from __future__ import annotations
@@ -164,11 +158,9 @@ def save(
     branch: str = DEFAULT_BRANCH, message: str = "Update trusted evaluation results",
     snapshot: Path | None = None,
 ) -> SaveOutcome:
-    """Commit the union of the branch and the local store to the branch and push it, with
-    ``snapshot`` (the site build's board/snapshot.json) as the branch's snapshot when given.
-
-    Retried from a fresh fetch when the push is refused because the branch moved.
-    """
+    """Commit the union of the branch and the local store (and ``snapshot``, the site's
+    board/snapshot.json) to the branch and push it; retried from a fresh fetch when the
+    push is refused because the branch moved."""
     local = _local_files(results_dir)
     if snapshot is not None and (not snapshot.is_file() or snapshot.is_symlink()
                                  or snapshot.stat().st_size > MAX_FILE_BYTES):
@@ -215,14 +207,13 @@ def _fetch(repo: Path, *, remote: str, branch: str) -> str | None:
 
 
 def remote_auth(repo: Path, env: Mapping[str, str]) -> dict[str, str]:
-    """Git environment that authenticates to the GitHub server with ``GITHUB_TOKEN`` for
-    one command (the data branch's ls-remote, fetch and push), as actions/checkout would.
+    """Git environment that authenticates one command to the GitHub server with
+    ``GITHUB_TOKEN``, as actions/checkout would.
 
     The workflows check out with ``persist-credentials: false``, so no token sits in
-    ``.git/config`` for a later step (or an uploaded folder) to read; the token is handed
-    to these git commands alone, in the environment (``GIT_CONFIG_*``), never on a command
-    line. Nothing is added without a token, or when the checkout already keeps one (two
-    Authorization headers would be refused).
+    ``.git/config`` for a later step to read; it is handed to these git commands alone, in
+    the environment, never on a command line. Nothing is added without a token, or when the
+    checkout already keeps one (two Authorization headers would be refused).
     """
     import base64
 

@@ -111,12 +111,8 @@ NAV: list[object] = [
 
 def write_config(project: Path, site_dir: Path,
                  site_url: str | None = None) -> Path:
-    """Write the git-ignored config that adds the generated pages to ``mkdocs.yml``.
-
-    ``site_url`` (e.g. ``https://owner.github.io/arena/``) makes MkDocs write the 404 page
-    with absolute asset links under the Pages sub-path: a 404 is served at any depth, where
-    relative links would point nowhere.
-    """
+    """Write the git-ignored config that adds the generated pages to ``mkdocs.yml``;
+    ``site_url`` gives the 404 page (served at any depth) absolute asset links."""
     config: dict[str, object] = {
         "INHERIT": "mkdocs.yml",
         "site_dir": str(site_dir.resolve()),
@@ -151,10 +147,8 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
           results: Path | None = None) -> BuildTimes:
     """Render the pages into ``root/site`` and build the static site into ``site_dir``.
 
-    ``previous`` is the last published ``board/snapshot.json``, or that snapshot already read
-    (default: the one in ``site_dir`` from the last build there) for the Changes page;
-    ``results`` the stored evaluation results, for per-feature and merge details on task
-    pages.
+    ``previous``: the last published ``board/snapshot.json`` (default: ``site_dir``'s), or
+    that snapshot already read; ``results``: the stored evaluation results folder.
     """
     src = board if isinstance(board, BoardSource) else BoardSource(board=board)
     project = root / "site"

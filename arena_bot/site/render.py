@@ -1,8 +1,7 @@
 """Fill the page templates from a leaderboard into the git-ignored ``site/docs/board/``.
 
-Jinja2 runs with autoescaping on (contributor text with HTML in it shows as text) and
-``StrictUndefined`` (a typo in a template fails the build instead of printing nothing).
-Each template gets exactly one view-model, ``v``.
+Jinja2 autoescapes (contributor text with HTML in it shows as text) and is strict about
+undefined names (a template typo fails the build). Each template gets one view-model, ``v``.
 """
 
 from __future__ import annotations
@@ -173,9 +172,8 @@ def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) ->
         f'transform="rotate(-90 14 {(height - bottom) / 2})" text-anchor="middle">'
         'overall score (0–100)</text>',
     ]
-    on_front = [(v, p) for v, p in zip(values, points, strict=True)
-                if (p.pareto if axis == "cost" else p.pareto_tokens)]
-    front = sorted(on_front, key=lambda vp: vp[0])
+    front = sorted(((v, p) for v, p in zip(values, points, strict=True) if _on(p, axis)),
+                   key=lambda vp: vp[0])
     if len(front) > 1:
         path = " ".join(f"{x(v):.1f},{y(p.score):.1f}" for v, p in front)
         parts.append(f'<polyline class="front" points="{path}"/>')
