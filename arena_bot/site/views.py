@@ -618,6 +618,7 @@ def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
     Each pair is compared on a board holding only the two labels' entries: the same result
     (the comparison selects by label), without scanning the whole board 2·top² times.
     """
+    from arena_bot.scoring.compare import MIN_SHARED_TASKS
     from arena_bot.scoring.ranking import bradley_terry
 
     labels = tuple(st.label for st in bradley_terry(board, resamples=0)[:top])
@@ -625,15 +626,12 @@ def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
     for e in board.entries:
         if e.label in labels:
             own[e.label].append(e)
-
-    def pair(a: str, b: str) -> Leaderboard:
-        return board.model_copy(update={"entries": own[a] + own[b]})
-
     cells = tuple(
-        tuple(None if a == b else _cell(a, b, pair(a, b)) for b in labels) for a in labels
+        tuple(None if a == b else
+              _cell(a, b, board.model_copy(update={"entries": own[a] + own[b]}))
+              for b in labels)
+        for a in labels
     )
-    from arena_bot.scoring.compare import MIN_SHARED_TASKS
-
     return CompareView(labels=labels, cells=cells, min_shared=MIN_SHARED_TASKS)
 
 
