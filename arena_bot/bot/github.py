@@ -38,11 +38,8 @@ class OpenPull:
 
 @dataclass(frozen=True)
 class FileListing:
-    """The files of a PR as the API lists them, and how many the PR changes in all.
-
-    GitHub lists at most 3,000 files of a PR; ``complete`` is false when the listing holds
-    fewer than the PR's ``changed_files``, so files past the cap were never seen.
-    """
+    """The files of a PR as the API lists them (at most 3,000) and how many it changes:
+    not ``complete`` when files past GitHub's cap were never seen."""
 
     paths: list[str]
     listed: int
@@ -64,11 +61,8 @@ class GitHubSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> GitHubSettings:
-        """Read the Actions environment; the token from ``GITHUB_TOKEN``.
-
-        ``ARENA_BOT_LOGIN`` names the token's user when it is not ``GITHUB_TOKEN`` (a GitHub
-        App or a personal token comments under that login).
-        """
+        """Read the Actions environment; ``ARENA_BOT_LOGIN`` names the token's user when it is
+        not ``GITHUB_TOKEN`` (a GitHub App or a personal token comments under that login)."""
         repository = env.get("GITHUB_REPOSITORY", "")
         token = env.get("GITHUB_TOKEN", "")
         if "/" not in repository:

@@ -63,11 +63,8 @@ def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -
 
 
 def gate_reasons(number: int, client: GitHubClient) -> list[str]:
-    """Why PR ``number``'s scores need a maintainer (empty: every check passed).
-
-    Every file the PR changes (per the API) must be inside a submission folder
-    (``submissions/<task>/<submission>/``), and the API must have listed them all.
-    """
+    """Why PR ``number``'s scores need a maintainer (empty: every check passed): every file
+    it changes must be inside a submission folder, and the API must have listed them all."""
     reasons: list[str] = []
     listing = client.file_listing(number)
     if not listing.complete:
@@ -88,11 +85,8 @@ def gate_reasons(number: int, client: GitHubClient) -> list[str]:
 
 
 def _under_submissions(path: str) -> bool:
-    """Inside a submission folder: ``submissions/<task>/<submission>/<file>``.
-
-    Other files under ``submissions/`` (its README.md, a file beside the submission
-    folders of a task) are the maintainers': a PR touching them needs one.
-    """
+    """Inside a submission folder: ``submissions/<task>/<submission>/<file>`` (other files
+    under ``submissions/``, such as its README.md, are the maintainers')."""
     parts = path.split("/")
     return (
         path.startswith(SUBMISSIONS_PREFIX) and ".." not in parts and "" not in parts

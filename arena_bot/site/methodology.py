@@ -22,12 +22,8 @@ EXAMPLE_ENTRIES = 8
 def render_methodology(
     config: ArenaConfig, entries: Iterable[Mapping[str, Any]] = ()
 ) -> str:
-    """Markdown for the configuration-dependent part of the methodology page.
-
-    ``entries`` are leaderboard entries in their JSON form (as in ``leaderboard.json``); the
-    first task with at least two scored entries becomes the worked example. Without any, the
-    example section says so rather than inventing numbers.
-    """
+    """Markdown for the configuration-dependent part of the methodology page; the first task
+    of ``entries`` (leaderboard.json's) with two scored entries is the worked example."""
     sections = [
         "# Scoring configuration\n\n"
         "Generated from the effective `arena.yaml` (defaults where it says nothing); "

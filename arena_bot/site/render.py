@@ -308,13 +308,9 @@ class RenderInputs:
 
 def render(source: BoardSource, docs: Path, extra: RenderInputs, *,
            raw_json: str | None = None) -> list[Path]:
-    """Write every generated page (and the downloads) under ``docs/board/``; return them.
-
-    The folder is emptied first, so pages of removed tasks or tools do not linger.
-    The downloads are the files the board was read from, copied (re-serialising a large
-    board costs seconds and gives the same bytes); ``raw_json`` is the text when the
-    caller already holds it.
-    """
+    """Write every generated page and the downloads under ``docs/board/`` (emptied first, so
+    removed pages do not linger); return them. The downloads are copies of the files the board
+    was read from (re-serialising costs seconds for the same bytes), or ``raw_json``."""
     board = source.board
     out = docs / GENERATED
     if out.exists():

@@ -44,11 +44,8 @@ class BoardSource:
 
 
 def load(path: Path) -> BoardSource:
-    """The board behind ``path`` (a ``leaderboard.json`` or the folder ``arena score`` wrote).
-
-    The split files are used when ``board.json`` and ``tasks/digests.json`` sit in the
-    same folder; otherwise ``leaderboard.json`` itself.
-    """
+    """The board behind ``path`` (a ``leaderboard.json`` or the folder ``arena score`` wrote):
+    the split files when ``board.json`` and ``tasks/digests.json`` are there."""
     folder, full = (path, path / "leaderboard.json") if path.is_dir() else (path.parent, path)
     csv_file = folder / "leaderboard.csv"
     csv = csv_file if csv_file.is_file() else None

@@ -335,11 +335,8 @@ def kept_pages(site_board: Path) -> Iterator[None]:
 
 def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: views.Slugs,
                 results: Mapping[str, EvaluationResult]) -> int:
-    """Fill a copy of the built shell page for every entry; return how many were written.
-
-    A page already there with the same bytes is left alone, and the pages of entries no
-    longer on the board are removed.
-    """
+    """Fill a copy of the built shell page for every entry (a page with the same bytes left
+    alone, pages of entries gone removed); return how many were written."""
     from arena_bot.site.render import environment
 
     shell_file = site_board / "s" / SHELL / "index.html"

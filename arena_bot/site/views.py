@@ -432,12 +432,9 @@ def _filter_keys(category: str, difficulty: str) -> list[str]:
 
 
 def _filtered(board: Leaderboard) -> dict[str, dict[str, list[float]]]:
-    """Mean overall and task count per label for every category / difficulty filter.
-
-    Keys are ``category|difficulty`` (``*`` for any), and the same with ``|verified`` for
-    entries whose metrics were verified against transcripts. Small (labels × categories ×
-    difficulties × 2), so the home page can filter without loading any per-task data.
-    """
+    """Mean overall and task count per label for every filter key (``category|difficulty``,
+    ``*`` for any; ``|verified`` appended for verified entries only): small enough that the
+    home page filters without loading any per-task data."""
     meta = {t.task_id: (t.category, t.difficulty) for t in board.tasks}
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     tasks: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -613,11 +610,8 @@ def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
 
 
 def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
-    """Pairwise significance of the top labels (paired on shared tasks when possible).
-
-    Each pair is compared on a board holding only the two labels' entries: the same result
-    (the comparison selects by label), without scanning the whole board 2·top² times.
-    """
+    """Pairwise significance of the top labels, each pair on a board holding only its two
+    labels' entries (the same result, without scanning the whole board 2·top² times)."""
     from arena_bot.scoring.compare import MIN_SHARED_TASKS
     from arena_bot.scoring.ranking import bradley_terry
 
