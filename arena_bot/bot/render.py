@@ -109,13 +109,11 @@ def _environment() -> SandboxedEnvironment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["num"] = _num
-    env.filters["raw"] = _Trusted  # template literals only, never data
-    env.filters["safe_marker"] = lambda value: _Trusted(MARKER) if value == MARKER else value
-    env.filters["pct"] = _pct
-    env.filters["codeblock"] = _codeblock
-    env.filters["code"] = _code
-    env.filters["baseline"] = _baseline
+    env.filters.update(
+        num=_num, pct=_pct, codeblock=_codeblock, code=_code, baseline=_baseline,
+        raw=_Trusted,  # template literals only, never data
+        safe_marker=lambda value: _Trusted(MARKER) if value == MARKER else value,
+    )
     return env
 
 
