@@ -17,7 +17,7 @@ from pathlib import Path
 
 from arena_bot.core.settings import OFFLINE_BASE_IMAGE
 from arena_bot.evaluation.harness import HARNESS_DIR, LOCKED_DOWN_ENV
-from arena_bot.evaluation.stream import plugin_source
+from arena_bot.evaluation.stream import packaged
 from arena_bot.sandbox.base import SandboxLimits
 from arena_bot.sandbox.docker import DockerEngine
 from arena_bot.sandbox.engine import docker_client
@@ -46,7 +46,7 @@ def main() -> None:
     image = TaskImages(client, base_image=OFFLINE_BASE_IMAGE).ensure(task).tag
     timings: dict[str, list[int]] = {"bare": [], "guarded": []}
     with DockerEngine(client).open(image, limits=SandboxLimits()) as sandbox:
-        sandbox.write_files({"arena_stream.py": plugin_source()}, directory=HARNESS_DIR)
+        sandbox.write_files({"arena_stream.py": packaged("arena_stream.py")}, directory=HARNESS_DIR)
         sandbox.write_files({"tests/test_many.py": _suite(args.tests)}, directory="/tmp/suite")
         envs = {"bare": {"PYTHONDONTWRITEBYTECODE": "1"},
                 "guarded": {**LOCKED_DOWN_ENV, "PYTEST_ADDOPTS": "-p arena_stream"}}

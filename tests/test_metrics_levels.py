@@ -27,6 +27,7 @@ from arena_bot.intake.transcripts.edits import (
     Activity,
     Request,
     differences,
+    iter_edits,
     patched_files,
     read_activity,
     replay,
@@ -352,8 +353,8 @@ def real_patch(repo: Path, change: Callable[[Path], None]) -> str:
 def agrees(activity: Activity, repo: Path, patch: str) -> list[str]:
     base = checkout_files(repo)
     submitted = patched_files(parse_patch(patch), base=base)
-    replayed = replay(activity.edits, base=base, cwd=activity.cwd,
-                      known=lambda name: name in submitted, skip=activity.failed)
+    replayed = replay(list(iter_edits(activity)), base=base, cwd=activity.cwd,
+                      known=lambda name: name in submitted)
     return differences(replayed, submitted, base=base)
 
 
@@ -660,3 +661,23 @@ def test_the_aider_sample_with_its_usage_cut_to_a_tenth_has_usage_problems(
     problems = usage_problems(activity)
     assert len(problems) == len(activity.requests) == 3
     assert all("output tokens cannot hold" in problem for problem in problems)
+
+
+def test_tool_call_arguments_given_as_an_object_are_read_like_their_json_text(
+    tmp_path: Path,
+) -> None:
+    """SWE-agent's history may hold a call's arguments as an object rather than JSON text:
+    both spellings give the same edit (the object form once raised a TypeError)."""
+    arguments = {"command": "create", "path": "/repo/a.py", "file_text": "x = 1\n"}
+    found = []
+    for spelt in (arguments, json.dumps(arguments)):
+        call = {"function": {"name": "str_replace_editor", "arguments": spelt}}
+        trajectory = {"history": [{"role": "assistant", "content": "create it",
+                                   "tool_calls": [call]}],
+                      "trajectory": [], "info": {"model_stats": {"tokens_sent": 900}}}
+        path = tmp_path / "run.traj"
+        path.write_text(json.dumps(trajectory))
+        activity = read_activity(path, "swe-agent")
+        assert activity is not None
+        found.append([(edit.path, edit.kind, edit.new) for edit in activity.edits])
+    assert found[0] == found[1] == [("/repo/a.py", "write", "x = 1\n")]

@@ -16,7 +16,6 @@ from arena_bot.intake.patches import (
     load_patch,
     parse_patch,
     protected_paths_for,
-    protected_violations,
 )
 from arena_bot.models.task import Task
 from arena_bot.tasks.dataset import TaskFolder
@@ -291,7 +290,7 @@ def test_protected_paths_from_globs_tests_patch_and_always_protected(tmp_path: P
             "lib/site.pth",
         )
     )
-    violations = protected_violations(patch, task)
+    violations = protected_paths_for(task).violations(patch)
     assert [v.path for v in violations] == [
         "tests/unit/test_a.py",
         "Tests/unit/test_a.py",

@@ -750,9 +750,14 @@ def test_protected_violations_are_capped_per_patch(root: Path) -> None:
 
 def test_every_diagnostic_code_is_documented_on_the_formats_page() -> None:
     # The codes are Literal types (mypy refuses a code outside them); every one is documented.
-    from arena_bot.intake.validation import diagnostic_codes
+    from typing import get_args
 
-    codes = diagnostic_codes()
+    from arena_bot.intake.patches import PatchProblemCode
+    from arena_bot.intake.validation import ValidationCode, patch_diagnostic_code
+    from arena_bot.intake.verification import VerificationCode
+
+    codes = sorted({*get_args(ValidationCode), *get_args(VerificationCode),
+                    *(patch_diagnostic_code(code) for code in get_args(PatchProblemCode))})
     assert len(codes) > 30 and "patch-symlink" in codes and "cost-mismatch" in codes
     page = (Path(__file__).parents[1] / "site" / "docs" / "formats.md").read_text()
     assert [code for code in codes if f"`{code}`" not in page] == []

@@ -15,7 +15,7 @@ from test_validation import (  # the shared demo task and submission writers
     write_submission,
 )
 
-from arena_bot.intake.verification import is_verified, verify_run
+from arena_bot.intake.verification import verify_run
 from arena_bot.models.submission import Run
 
 __all__ = ["root", "task_template"]  # pytest fixtures re-used from test_validation
@@ -55,7 +55,7 @@ def test_agreeing_transcript_verifies(root: Path) -> None:
     (folder / "run-1.jsonl").write_text(_generic_transcript())
     assert _check(folder, root) == []
     run = Run.model_validate(yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0])
-    assert is_verified(run=run, folder=folder)
+    assert run.transcript is not None and verify_run(run=run, folder=folder) == []
 
 
 def test_tokens_ten_times_too_low_are_flagged_with_the_transcript_figure(root: Path) -> None:
@@ -83,7 +83,11 @@ def test_run_without_transcript_is_self_reported(tmp_path: Path) -> None:
         {**valid_data()["runs"][0], "execution_time": 240.0, "estimated_cost": 0.21}
     )
     assert verify_run(run=run, folder=tmp_path) == []
-    assert not is_verified(run=run, folder=tmp_path)
+    from arena_bot.core.prices import load_price_table
+    from arena_bot.intake.verification import run_level
+
+    assert run_level(run=run, folder=tmp_path, models=[], base_checkout=None,
+                     prices=load_price_table()) == ("self-reported", ("no transcript",))
 
 
 def test_cost_is_priced_with_cached_tokens_separately(tmp_path: Path) -> None:

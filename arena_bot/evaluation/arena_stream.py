@@ -465,15 +465,10 @@ def _trusted_dirs():
     """Folders of the interpreter's standard library and installed packages."""
     import sysconfig
 
-    dirs = set()
     paths = sysconfig.get_paths()
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        if paths.get(key):
-            dirs.add(os.path.realpath(paths[key]) + os.sep)
-    for entry in sys.path:
-        if entry.endswith(("site-packages", "dist-packages")):
-            dirs.add(os.path.realpath(entry) + os.sep)
-    return tuple(dirs) or (os.sep + "usr" + os.sep,)
+    dirs = {os.path.realpath(paths[key]) + os.sep for key in (
+        "stdlib", "platstdlib", "purelib", "platlib") if paths.get(key)}
+    return tuple(dirs.union(_package_dirs())) or (os.sep + "usr" + os.sep,)
 
 
 def _from_repo_module(module, repo):
@@ -580,28 +575,19 @@ def _snapshot():
     return groups
 
 
-def _changed_entries(groups, full=True):
-    """The labels of snapshot entries that no longer hold the same object."""
-    changed = []
-    for group in groups:
-        if full or group.hot:
-            changed.extend(group.changed())
-    return changed
-
-
 def _pytest_dirs():
     """The folders of pytest, _pytest and pluggy and the installed packages (third-party
     pytest plugins that the task's configuration loads): code there is not the submission's.
     """
-    dirs = []
-    for name in ("pytest", "_pytest", "pluggy"):
-        path = getattr(sys.modules.get(name), "__file__", None)
-        if path:
-            dirs.append(os.path.dirname(os.path.realpath(path)) + os.sep)
-    for entry in sys.path:
-        if entry.endswith(("site-packages", "dist-packages")):
-            dirs.append(os.path.realpath(entry) + os.sep)
-    return tuple(dirs)
+    paths = [getattr(sys.modules.get(name), "__file__", None)
+             for name in ("pytest", "_pytest", "pluggy")]
+    dirs = [os.path.dirname(os.path.realpath(path)) + os.sep for path in paths if path]
+    return tuple(dirs + _package_dirs())
+
+
+def _package_dirs():
+    return [os.path.realpath(entry) + os.sep for entry in sys.path
+            if entry.endswith(("site-packages", "dist-packages"))]
 
 
 def _rebaseline(groups, trusted):
@@ -643,7 +629,8 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     def check(when, full=True):
         """Compare the snapshot and the hook implementations with what was approved
         (``full=False``: only what every report goes through)."""
-        replaced = _changed_entries(snapshot, full)
+        replaced = [label for group in snapshot if full or group.hot
+                    for label in group.changed()]
         if replaced:
             tamper("pytest internals were replaced during the run (" + ", ".join(replaced[:3])
                    + ", seen at " + when + ")")

@@ -3,23 +3,11 @@
 The regular expressions of :mod:`.flags` read each added line as text: a name spelled in
 pieces (``"_py" + "test"``), an object that compares equal to anything, or a lookup through
 ``vars()`` passes them by. This pass parses what the patch adds and flags constructs that an
-honest implementation of a feature has little reason to contain, whatever they are called:
-
-* comparison dunders (``__eq__``, ``__ne__``, ``__contains__``...) that return a constant or
-  ignore their argument: "always-equal" objects satisfy any ``assert result == expected``;
-* ``setattr``/``delattr`` with a computed name, ``getattr`` or a subscript with a name built
-  from string pieces: the way to reach pytest's internals without naming them;
-* ``gc``, ``ctypes``, frame inspection (``sys._getframe``, ``inspect.currentframe``...),
-  changes to ``builtins``/``__builtins__``;
-* threads or timers started, and files opened for writing, when the module is imported;
-* comparison dunders set by assignment (``__eq__ = lambda self, other: True``, an assigned
-  function, ``setattr(cls, "__eq__", ...)``, a ``type()`` namespace), import hooks (finder and
-  loader classes, modules built by hand), and answer tables (containers or ``if``/``return``
-  chains pairing literal values the task's tests use);
-* for the text rules of :mod:`.flags`: what a name stands for through an alias (``import os
-  as x; x.kill`` reads ``os.kill``; ``from sys import modules``), string constants as Python
-  builds them (escapes, implicit concatenation, pieces), and the code's own names (only code,
-  not comments, is asked whether it depends on pytest).
+honest implementation of a feature has little reason to contain, whatever they are called
+(always-equal objects, computed names, introspection, import hooks, import-time effects,
+answer tables: each check says what it looks for). It also hands the text rules of
+:mod:`.flags` what the code stands for: names through their aliases (``import os as x;
+x.kill`` reads ``os.kill``), strings as Python builds them, and the code's own names.
 
 Every file is read as Python reads it: a declared source encoding (``# coding: utf-7``) is
 decoded first (:func:`arena_bot.intake.patches.decode_as_python`), and files whatever their name
@@ -83,6 +71,9 @@ _INTERNALS = frozenset({"__closure__", "cell_contents", "__globals__", "__defaul
 _MAX_ATTEMPTS = 40
 #: One parse at a time in this process (see the module's note).
 _PARSE_LOCK = threading.Lock()
+#: Why a lenient comparison dunder is flagged (after what returns it).
+_LENIENT = ("returns a constant or ignores what it compares with (an always-equal object "
+            "satisfies any assert)")
 _TOO_DEEP = ("Python nested too deeply to build a syntax tree of (the syntax-tree checks "
              "cannot read this hunk: review it by hand)")
 
@@ -113,12 +104,6 @@ class CodeText:
 class PythonFindings:
     flags: list[AstFlag]
     texts: list[CodeText]
-
-
-def python_flags(file: FilePatch, *,
-                 tests_literals: frozenset[str] = frozenset()) -> list[AstFlag]:
-    """The flags of the Python a file patch adds (see :func:`python_findings`)."""
-    return python_findings(file, tests_literals=tests_literals).flags
 
 
 def python_findings(file: FilePatch, *,
@@ -294,9 +279,8 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
         for key, value in zip(node.keys, node.values, strict=True):
             if (isinstance(key, ast.Constant) and key.value in _COMPARISONS
                     and _lenient_value(value, functions)):
-                yield AstFlag(node.lineno, f"a class namespace whose {key.value} returns a "
-                              "constant or ignores what it compares with (an always-equal "
-                              "object satisfies any assert)", "always_equal")
+                yield AstFlag(node.lineno, f"a class namespace whose {key.value} {_LENIENT}",
+                              "always_equal")
 
 
 def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterator[AstFlag]:
@@ -323,9 +307,8 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
         yield AstFlag(node.lineno, "changes the built-in names of every module", "builtins")
     for keyword in node.keywords:
         if keyword.arg in _COMPARISONS and _lenient_value(keyword.value, functions):
-            yield AstFlag(keyword.lineno, f"a class namespace whose {keyword.arg} returns a "
-                          "constant or ignores what it compares with (an always-equal object "
-                          "satisfies any assert)", "always_equal")
+            yield AstFlag(keyword.lineno, f"a class namespace whose {keyword.arg} {_LENIENT}",
+                          "always_equal")
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
@@ -383,17 +366,14 @@ def _always_equal(node: ast.ClassDef,
                         and _lenient_value(member.value, functions)):
                     suspicious = True
                     yield AstFlag(member.lineno, f"{target.id} is assigned a function that "
-                                  "returns a constant or ignores what it compares with (an "
-                                  "always-equal object satisfies any assert)", "always_equal")
+                                  f"{_LENIENT}", "always_equal")
             continue
         if not isinstance(member, ast.FunctionDef):
             continue
         if member.name in _COMPARISONS and (_returns_constant(member)
                                             or _ignores_argument(member)):
             suspicious = True
-            yield AstFlag(member.lineno, f"{member.name} returns a constant or ignores what it "
-                          "compares with (an always-equal object satisfies any assert)",
-                          "always_equal")
+            yield AstFlag(member.lineno, f"{member.name} {_LENIENT}", "always_equal")
         elif member.name in _CONSTANT_DUNDERS and _returns_constant(member):
             constants.append(member)
     if suspicious:

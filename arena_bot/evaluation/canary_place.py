@@ -514,29 +514,6 @@ def _render(lines: list[str], inserts: dict[int, list[str]], appended: list[str]
     return "".join(out)
 
 
-def place_everywhere(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """``text`` with a canary at every place :func:`spots` finds, all at once (insertions
-    at distinct statement boundaries are independent: what proves one file's every place in
-    one parse); and the ``(class, name)`` of each canary."""
-    tree = ast.parse(text)
-    lines = split_lines(text)
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    rng = random.Random(0)
-    taken = _names_in(tree, text)
-    words = _test_words(tree)
-    mat = Material(tree)
-    inserts: dict[int, list[str]] = {}
-    placed: list[tuple[str, str]] = []
-    for line, kind, cls in spots(tree):
-        name = make_name(rng, words, taken)
-        indent = _indent_of(lines[line - 1]) if kind == "method" else ""
-        block = [f"{indent}def {name}({'self' if kind == 'method' else ''}):",
-                 *_body(rng, true=True, indent=indent + "    ", mat=mat)]
-        inserts.setdefault(line, []).extend([*block, *([""] if kind == "method" else ["", ""])])
-        placed.append((cls, name))
-    return _render(lines, inserts, [], newline), placed
-
-
 def _skips_whole_module(text: str) -> bool:
     """Whether the module skips or marks all its tests at once (``pytestmark``, a top-level
     ``importorskip`` or ``skip``): canaries there would share that fate."""

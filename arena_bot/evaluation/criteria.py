@@ -17,7 +17,7 @@ from arena_bot.evaluation.harness import (
     REPO_DIR,
     check_protected,
 )
-from arena_bot.evaluation.harness_status import harness_script
+from arena_bot.evaluation.stream import packaged
 from arena_bot.intake.patches import ProtectedPaths
 from arena_bot.models.evaluation import CriterionObservation
 from arena_bot.models.task import FileExists, Task
@@ -65,19 +65,11 @@ def observe_criteria(
             applied = _apply(sandbox, task=task, patch_text=patch_text)
             if applied is not None:
                 return [_failed(index, target, applied) for index, target in wanted]
-            return observe_in(sandbox, task=task)
+            return [_observe_one(sandbox, index=index, target=target,
+                                 timeout=task.spec.tests.timeout) for index, target in wanted]
     except SandboxError as exc:
         return [_failed(index, target, f"the harness failed: {exc.message}")
                 for index, target in wanted]
-
-
-def observe_in(sandbox: Sandbox, *, task: TaskFolder) -> list[CriterionObservation]:
-    """Observe every sandbox criterion of ``task`` in ``sandbox``, whose repository already
-    holds the patched code."""
-    return [
-        _observe_one(sandbox, index=index, target=target, timeout=task.spec.tests.timeout)
-        for index, target in observed_criteria(task.spec)
-    ]
 
 
 def unobserved(task: TaskFolder, *, reason: str) -> list[CriterionObservation]:
@@ -87,7 +79,7 @@ def unobserved(task: TaskFolder, *, reason: str) -> list[CriterionObservation]:
 
 def _apply(sandbox: Sandbox, *, task: TaskFolder, patch_text: str) -> str | None:
     sandbox.write_files(
-        {"harness.sh": harness_script(), "submission.patch": patch_text.encode()},
+        {"harness.sh": packaged("harness.sh"), "submission.patch": patch_text.encode()},
         directory=HARNESS_DIR,
     )
     harness = f"{HARNESS_DIR}/harness.sh"

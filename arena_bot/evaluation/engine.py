@@ -1,27 +1,18 @@
 """The evaluation engine: submissions in, EvaluationResults out.
 
-Work is cut into *units* that each need one or more fresh sandboxes:
-
-* ``feature`` — one run's patch against one feature's tests (``single``: the one feature;
-  ``solo``: every listed feature separately, against the same patch);
-* ``coop`` — one run's two patches through merge analysis
-  (:func:`arena_bot.merge.evaluate_coop_run`), which tests the merged code against both
-  features through :func:`make_test_runner`.
-
-Tasks with ``file:``/``command:``/``file_exists`` success criteria have them observed in the
-sandbox of each run's first feature unit, after the submission's patch and before the tests
-patch (coop: in a sandbox of their own, on the merged code).
-
-Units of all submissions run in a thread pool (``jobs``); each task image is built once
-(:class:`arena_bot.sandbox.images.TaskImages` holds a lock per image). Results are content-addressed
-(:mod:`.store`): unchanged inputs are not evaluated again unless ``force``.
-
-This module never imports Docker: the sandbox engine and the image provider are passed in.
+Work is cut into *units*, run in a thread pool (``jobs``), each in fresh sandboxes:
+``feature`` (one run's patch against one feature's tests; ``solo`` runs every listed feature
+separately against the same patch) and ``coop`` (one run's two patches through merge
+analysis, which tests the merged code against both features through
+:func:`make_test_runner`). A task's observed success criteria (``file:``, ``command:``,
+``file_exists``) run in a sandbox of their own per run. Unchanged inputs are not evaluated
+again unless ``force`` (:mod:`.store`). The sandbox engine and image provider are passed in.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -90,7 +81,7 @@ class ImageProvider(Protocol):
 
 
 def _quiet(_: str) -> None:
-    """Default progress sink."""
+    pass
 
 
 def make_test_runner(
@@ -111,38 +102,18 @@ def make_test_runner(
     protected = protected if protected is not None else protected_paths_for(task)
 
     def run_tests(diff_text: str, feature_id: int) -> FeatureResult:
-        return run_in_fresh_sandbox(task, engine=engine, image=image, limits=limits,
-                                    protected=protected, patch_text=diff_text,
-                                    feature_id=feature_id)
+        started = time.monotonic()
+        try:
+            with engine.open(image, limits=limits) as sandbox:
+                return run_feature(sandbox, task=task, feature_id=feature_id,
+                                   patch_text=diff_text, protected=protected)
+        except SandboxError as exc:
+            return FeatureResult(feature=feature_id, status="error", passed=False,
+                                 apply_status="missing",
+                                 duration=round(time.monotonic() - started, 3),
+                                 reason=f"the harness failed (re-run): {exc.message}")
 
     return run_tests
-
-
-def run_in_fresh_sandbox(
-    task: TaskFolder,
-    *,
-    engine: SandboxEngine,
-    image: str,
-    limits: SandboxLimits,
-    protected: ProtectedPaths,
-    patch_text: str,
-    feature_id: int,
-) -> FeatureResult:
-    """One feature's tests against ``patch_text`` in a new sandbox (see make_test_runner)."""
-    started = time.monotonic()
-    try:
-        with engine.open(image, limits=limits) as sandbox:
-            return run_feature(sandbox, task=task, feature_id=feature_id,
-                               patch_text=patch_text, protected=protected)
-    except SandboxError as exc:
-        return FeatureResult(
-            feature=feature_id,
-            status="error",
-            passed=False,
-            apply_status="missing",
-            duration=round(time.monotonic() - started, 3),
-            reason=f"the harness failed (re-run): {exc.message}",
-        )
 
 
 # -- planning ---------------------------------------------------------------------------
@@ -344,6 +315,9 @@ class Evaluator:
         with self._lock:
             state.image = ImageRef(tag=image.tag, id=image.id)
         protected = self._protected_for(task)
+        runner = make_test_runner(task, engine=self.engine, image=image.tag, protected=protected)
+        observe = functools.partial(observe_criteria, task, engine=self.engine, image=image.tag,
+                                    protected=protected)
         if unit.kind == "feature":
             observed: list[CriterionObservation] = []
             if unit.patch_error:
@@ -354,13 +328,8 @@ class Evaluator:
                 # planted conftest.py, usercustomize.py or background process). Their own
                 # sandbox, thrown away after.
                 if unit.observe:
-                    observed = self._observe(task, image=image.tag, patch=unit.patches[0],
-                                             patch_error=None)
-                result = run_in_fresh_sandbox(
-                    task, engine=self.engine, image=image.tag,
-                    limits=SandboxLimits.from_task(task.spec.limits), protected=protected,
-                    patch_text=unit.patches[0], feature_id=unit.feature_id,
-                )
+                    observed = observe(patch_text=unit.patches[0], patch_error=None)
+                result = runner(unit.patches[0], unit.feature_id)
             self.progress(f"{label} feature {unit.feature_id}: {result.status}")
             if unit.observe and not observed:
                 observed = unobserved(task, reason=result.reason or "the patch was not applied")
@@ -369,15 +338,12 @@ class Evaluator:
                 if unit.observe:
                     state.observations[unit.run_id] = observed
         else:
-            runner = make_test_runner(task, engine=self.engine, image=image.tag,
-                                      protected=protected)
             merge = self._coop(unit, task=task, runner=runner)
             self.progress(f"{label} merge: {merge.status}, both passed: {merge.both_passed}")
             observations: list[CriterionObservation] = []
             if observed_criteria(task.spec):
-                observations = self._observe(task, image=image.tag, patch=merge.diff,
-                                             patch_error=None if merge.diff else
-                                             "the merged code could not be built")
+                observations = observe(patch_text=merge.diff, patch_error=None if merge.diff
+                                       else "the merged code could not be built")
             with self._lock:
                 state.merges[unit.run_id] = merge
                 state.observations[unit.run_id] = observations
@@ -407,18 +373,6 @@ class Evaluator:
         except ArenaError as exc:
             self.progress(f"merge analysis failed: {exc}")
             return MergeResult(status="apply_failed", strategy="none", error=MERGE_UNAVAILABLE)
-
-    def _observe(
-        self, task: TaskFolder, *, image: str, patch: str, patch_error: str | None
-    ) -> list[CriterionObservation]:
-        return observe_criteria(
-            task,
-            engine=self.engine,
-            image=image,
-            patch_text=patch,
-            patch_error=patch_error,
-            protected=self._protected_for(task),
-        )
 
     def _assemble(self, state: _Pending) -> EvaluationResult:
         spec = state.submission.spec
@@ -518,14 +472,3 @@ def evaluate_submission(
                           progress=progress)
     return evaluator.evaluate([(submission, task)], force=force)[0].result
 
-
-__all__ = [
-    "Evaluator",
-    "ImageProvider",
-    "Outcome",
-    "Unit",
-    "evaluate_submission",
-    "make_test_runner",
-    "plan_units",
-    "read_patch",
-]

@@ -96,7 +96,6 @@ def check_feature(
     return FeatureCheck(feature=feature_id, expected=expected, problems=problems, notes=notes)
 
 
-
 def write_expected(task: TaskFolder, check: FeatureCheck) -> None:
     """Record ``check.expected`` in ``feature<N>/expected_tests.json`` (stable, sorted)."""
     path = task.feature(check.feature).expected_tests

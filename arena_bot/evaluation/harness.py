@@ -34,19 +34,17 @@ from pydantic import ValidationError
 from arena_bot.core.errors import DatasetError
 from arena_bot.evaluation.applied import applied_flags, static_flags, task_literals
 from arena_bot.evaluation.flags import merged
-from arena_bot.evaluation.harness_status import HarnessStatus, harness_script, parse_status
+from arena_bot.evaluation.harness_status import HarnessStatus, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
 from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, collect_command
 from arena_bot.evaluation.stream import (
     STREAM_LOST,
     Stream,
-    canary_source,
     gate_source,
     junit_id,
+    packaged,
     parse_stream,
-    plugin_source,
     stream_problem,
-    workspace_source,
 )
 from arena_bot.evaluation.verdict import Canaries, Verdict, decide, without_canaries
 from arena_bot.intake.patches import (
@@ -62,7 +60,7 @@ from arena_bot.intake.patches import (
 )
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, FeatureStatus, ReviewFlag
 from arena_bot.models.task import ExpectedTests, Task
-from arena_bot.sandbox.base import ExecResult, Sandbox, SandboxLimits
+from arena_bot.sandbox.base import ExecResult, Sandbox
 from arena_bot.tasks.dataset import TaskFolder
 
 #: The harness's files: a root-owned mount neither sandbox user can change.
@@ -292,16 +290,12 @@ def run_feature(
     judge_expected: bool = True,
     with_tests: bool = True,
 ) -> FeatureResult:
-    """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox``.
-
-    One code path: ``harness.sh setup`` (as the owner of the repository, before any submitted
-    code) resets, applies both patches and the canaries and prints its structured status;
-    then the task's setup and test commands run as the tester, who cannot change a file the
-    owner wrote. ``judge_expected=False`` ignores the recorded expected ids (``arena dataset
-    check``, which records them, reads raw outcomes). ``tests_only`` (dataset checks) runs
-    the tests on the bare base commit: ``patch_text`` is ignored, the apply status is
-    ``missing``; with ``with_tests=False`` as well, without the feature's tests patch (the
-    base commit's own tests, to classify ids of a module the base cannot collect).
+    """Run feature ``feature_id``'s tests against ``patch_text`` in a fresh ``sandbox`` (see
+    the module docstring). ``judge_expected=False`` ignores the recorded expected ids
+    (``arena dataset check``, which records them, reads raw outcomes). ``tests_only`` (dataset
+    checks) runs the tests on the bare base commit, ignoring ``patch_text``; with
+    ``with_tests=False`` as well, without the feature's tests patch (to classify ids of a
+    module the base cannot collect).
     """
     started = time.monotonic()
     spec = task.spec
@@ -322,14 +316,13 @@ def run_feature(
     plan = None if tests_only else plan_canaries(tests_patch.decode("utf-8", errors="replace"),
                                                  spec.tests.command)
     junit_path = f"/tmp/arena-results-{secrets.token_hex(8)}/junit.xml"
-    prepared = _prepare(sandbox, spec=spec, patch_text=patch_text, tests_patch=tests_patch,
-                        plan=plan, junit_path=junit_path, tests_only=tests_only,
-                        protected=protected)
-    status, setup_output = prepared.status, prepared.output
+    status, setup_output, timed_out = _prepare(
+        sandbox, spec=spec, patch_text=patch_text, tests_patch=tests_patch, plan=plan,
+        junit_path=junit_path, tests_only=tests_only, protected=protected)
     if status is None or status.error:
-        return _result(feature_id, status="timeout" if prepared.timed_out else "error",
+        return _result(feature_id, status="timeout" if timed_out else "error",
                        apply_status="missing", started=started,
-                       reason=_setup_failure(status, timed_out=prepared.timed_out),
+                       reason=_setup_failure(status, timed_out=timed_out),
                        output=setup_output)
     if not tests_only and status.apply != "failed":
         # What git apply wrote that the patch does not show (renames, declared encodings).
@@ -357,17 +350,11 @@ def run_feature(
         pytest_command="pytest" in spec.tests.command,
     )
     if judge_expected and not tests_only and expected is None:
-        flags.append(_unchecked_task_flag(task))
+        flags.append(ReviewFlag(
+            file="", line=None, source="static", kind="unchecked_task",
+            reason="the task has no recorded expected test ids (run `arena dataset check "
+            f"{task.id}`): the verdict rests on the exit status, the report and the canaries"))
     return _with_flags(result, flags)
-
-
-def _unchecked_task_flag(task: TaskFolder) -> ReviewFlag:
-    return ReviewFlag(
-        file="", line=None,
-        reason="the task has no recorded expected test ids (run `arena dataset check "
-        f"{task.id}`): the verdict rests on the exit status, the report and the canaries",
-        source="static", kind="unchecked_task",
-    )
 
 
 def _refusal(patch_text: str, protected: ProtectedPaths) -> tuple[FeatureStatus, str] | None:
@@ -376,15 +363,6 @@ def _refusal(patch_text: str, protected: ProtectedPaths) -> tuple[FeatureStatus,
         return "apply_failed", "the submission's patch is empty"
     rejection = check_protected(patch_text, protected)
     return ("rejected", rejection) if rejection is not None else None
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """``harness.sh setup``'s outcome: its structured status (``None``: none printed)."""
-
-    status: HarnessStatus | None
-    output: str
-    timed_out: bool
 
 
 #: The list of files handed to the tester (written by the owner; /tmp is sticky, so the
@@ -426,9 +404,10 @@ def _hand_over(sandbox: Sandbox) -> str | None:
 def _prepare(
     sandbox: Sandbox, *, spec: Task, patch_text: str, tests_patch: bytes,
     plan: CanaryPlan | None, junit_path: str, tests_only: bool, protected: ProtectedPaths,
-) -> _Prepared:
+) -> tuple[HarnessStatus | None, str, bool]:
     """Write the harness's files and run ``harness.sh setup`` as the owner, before any
-    submitted code: reset, both patches, the canaries, the results folder."""
+    submitted code: reset, both patches, the canaries, the results folder. Its status
+    (``None``: none printed), its other output, and whether it timed out."""
     canary_args = ["-", "0"] if plan is None else ["\n".join(plan.targets), str(plan.seed)]
     tests_arg = f"{HARNESS_DIR}/tests.patch"
     if not tests_patch:
@@ -436,16 +415,15 @@ def _prepare(
     elif len(tests_patch) <= _INLINE_PATCH_BYTES and b"\0" not in tests_patch:
         with contextlib.suppress(UnicodeDecodeError):  # binary: stays a file
             tests_arg = "inline:" + tests_patch.decode("utf-8")
-    files = {"harness.sh": harness_script(), "submission.patch": patch_text.encode("utf-8"),
-             "arena_stream.py": plugin_source(),
-             "canary_place.py": canary_source(),
-             "workspace.py": workspace_source(),
-             "protected.json": protected_rules(protected),
-             # Imported by `site` at start-up: holds the repository's path entries back
-             # until the plugin is loaded (a patch cannot shadow pytest from PYTHONPATH).
-             "sitecustomize.py": gate_source(REPO_DIR),
-             # The plugin's guard attributes what it sees to the submission's own files.
-             "changed.json": json.dumps(changed_files(patch_text)).encode()}
+    files = {name: packaged(name) for name in
+             ("harness.sh", "arena_stream.py", "canary_place.py", "workspace.py")}
+    files |= {"submission.patch": patch_text.encode("utf-8"),
+              "protected.json": protected_rules(protected),
+              # Imported by `site` at start-up: holds the repository's path entries back
+              # until the plugin is loaded (a patch cannot shadow pytest from PYTHONPATH).
+              "sitecustomize.py": gate_source(REPO_DIR),
+              # The plugin's guard attributes what it sees to the submission's own files.
+              "changed.json": json.dumps(changed_files(patch_text)).encode()}
     if tests_arg != "-" and not tests_arg.startswith("inline:"):
         files["tests.patch"] = tests_patch
     sandbox.write_files(files, directory=HARNESS_DIR)
@@ -460,7 +438,7 @@ def _prepare(
         workdir=REPO_DIR,
     )
     status, output = parse_status(prepared.output, nonce=nonce)
-    return _Prepared(status=status, output=output, timed_out=prepared.timed_out)
+    return status, output, prepared.timed_out
 
 
 @dataclass
@@ -488,7 +466,7 @@ def _run_tests(sandbox: Sandbox, *, spec: Task, junit_path: str, outputs: list[s
     if tests.run is None and tests.setup_exit in (None, 0):
         remaining = max(1.0, deadline - time.monotonic())
         trailer = ReportTrailer(path=junit_path, nonce=secrets.token_hex(12))
-        limit = sandbox_limit(sandbox)
+        limit = sandbox.limits.output_bytes
         run = sandbox.exec(["sh", "-c", reaped(spec.tests.command, report=trailer)],
                            timeout=remaining, env=env, workdir=REPO_DIR, user="tester",
                            output_limit=limit + _TRAILER_BYTES,
@@ -598,7 +576,7 @@ def _feature_result(
     if report is not None and canaries is not None:
         report = without_canaries(report, canaries)
     cases = report.cases if report is not None else []
-    limit = sandbox_limit(sandbox)
+    limit = sandbox.limits.output_bytes
     truncated = (run is not None and run.truncated) or len(output.encode()) > limit
     return FeatureResult(
         feature=feature_id,
@@ -666,11 +644,9 @@ def _with_disk_note(reason: str | None, *, output: str, sandbox: Sandbox) -> str
     failure caused by filling the disk is not mistaken for a plain test failure."""
     if reason is None or not any(marker in output for marker in _DISK_FULL):
         return reason
-    limits = getattr(sandbox, "limits", None)
-    caps = ("" if not isinstance(limits, SandboxLimits) else
-            f" (/workspace {limits.workspace_mb} MiB in all, /tmp {limits.tmpfs_mb} MiB, "
-            f"{limits.file_mb} MiB per file)")
-    return f"{reason}; the run filled the sandbox's disk{caps}"
+    limits = sandbox.limits
+    return (f"{reason}; the run filled the sandbox's disk (/workspace {limits.workspace_mb} "
+            f"MiB in all, /tmp {limits.tmpfs_mb} MiB, {limits.file_mb} MiB per file)")
 
 
 def cap_text(text: str, *, limit: int) -> str:
@@ -682,12 +658,6 @@ def cap_text(text: str, *, limit: int) -> str:
     head = data[: limit - tail].decode("utf-8", errors="ignore")
     end = data[-tail:].decode("utf-8", errors="ignore") if tail else ""
     return f"{head}\n[... output cut to {limit:,} bytes ...]\n{end}"
-
-
-def sandbox_limit(sandbox: Sandbox) -> int:
-    """The sandbox's output cap (default cap when it does not say)."""
-    limits = getattr(sandbox, "limits", None)
-    return limits.output_bytes if isinstance(limits, SandboxLimits) else 1_000_000
 
 
 def _result(

@@ -1,14 +1,11 @@
-"""The structured status the in-container harness (``harness.sh setup``) prints last.
-
-It replaces the exit codes 10 to 40 of harness version 2: one JSON document with a version
-field, on a line that carries a per-run nonce. ``setup`` runs before any submitted code and as
-another uid than the tests, which run in a later exec: nothing the tests do can change it.
+"""The structured status the in-container harness (``harness.sh setup``) prints last: one
+JSON document on a line that carries a per-run nonce. ``setup`` runs before any submitted code
+and as another uid than the tests, which run in a later exec: nothing the tests do can change
+it.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -33,12 +30,6 @@ class HarnessStatus(BaseModel):
     #: failing canary (``pass``, ``fail``) and their classes (``pass_class``, ``fail_class``,
     #: empty for a top-level function); ``None`` when no canary was placed.
     canaries: dict[str, str] | None = None
-
-
-@lru_cache(maxsize=1)
-def harness_script() -> bytes:
-    """The harness script shipped as package data (read once, on first use)."""
-    return resources.files("arena_bot.evaluation").joinpath("harness.sh").read_bytes()
 
 
 def parse_status(output: str, *, nonce: str) -> tuple[HarnessStatus | None, str]:

@@ -1,4 +1,4 @@
-"""Pytest settings judged on the parsed files, before and after the patch (issue 8).
+"""Pytest settings judged on the parsed files, before and after the patch.
 
 The patch-text rule (:mod:`arena_bot.intake.patches`) refuses a hunk of ``pyproject.toml`` or
 ``setup.cfg`` that mentions pytest settings; it cannot see a line added inside a pytest

@@ -49,31 +49,15 @@ class InputKey:
 
 
 def content_hash(
-    submission_root: Path,
-    task_root: Path,
-    *,
-    harness_version: str,
+    submission_root: Path, task_root: Path, *, harness_version: str,
     task_digest: str | None = None,
-    submission_digest: str | None = None,
 ) -> str:
-    """sha256 over the harness version, the task folder's files and the submission's files.
-
-    ``task_digest`` / ``submission_digest`` are the folders' digests when the caller already
-    has them.
-    """
-    return content_address(
-        harness_version=harness_version,
-        task_digest=task_digest or folder_digest(task_root),
-        submission_digest=submission_digest or folder_digest(submission_root),
-    )
-
-
-def content_address(*, harness_version: str, task_digest: str, submission_digest: str) -> str:
-    """:func:`content_hash` from the two folders' digests."""
+    """sha256 over the harness version, the task folder's files (``task_digest`` when the
+    caller has it) and the submission's files."""
     digest = hashlib.sha256()
     digest.update(f"harness {harness_version}\n".encode())
-    digest.update(f"task {task_digest}\n".encode())
-    digest.update(f"submission {submission_digest}\n".encode())
+    digest.update(f"task {task_digest or folder_digest(task_root)}\n".encode())
+    digest.update(f"submission {folder_digest(submission_root)}\n".encode())
     return digest.hexdigest()
 
 
@@ -120,10 +104,15 @@ class ResultStore:
             submission.root, task.root, harness_version=HARNESS_VERSION,
             task_digest=self.task_digest(task),
         )
+        folder = self.folder(submission)
+        try:
+            names = sorted(entry.name for entry in os.scandir(folder))
+        except OSError:  # nothing stored for this submission yet
+            names = []
         results = [
-            result
-            for candidate in self.candidates(submission.spec.task, submission.id, content)
-            if (result := self._read(candidate)) is not None
+            result for name in names
+            if name.startswith(f"{content[:32]}-") and name.endswith(".json")
+            and (result := self._read(folder / name)) is not None
         ]
         return max(results, key=lambda r: (r.evaluated_at, r.input_hash), default=None)
 
@@ -132,24 +121,6 @@ class ResultStore:
         if task.root not in self._task_digests:
             self._task_digests[task.root] = folder_digest(task.root)
         return self._task_digests[task.root]
-
-    def candidates(self, task_id: str, submission_id: str, content: str) -> list[Path]:
-        """Stored result files for this content address, whatever the base image, sorted."""
-        folder = self.root / task_id / submission_id
-        return [folder / name for name in self.candidate_names(task_id, submission_id, content)]
-
-    def candidate_names(self, task_id: str, submission_id: str, content: str) -> list[str]:
-        """The names of :meth:`candidates` (no path objects: scoring asks for 50,000)."""
-        folder = os.path.join(os.path.abspath(self.root), task_id, submission_id)
-        prefix = f"{content[:32]}-"
-        try:
-            with os.scandir(folder) as entries:
-                names = [entry.name for entry in entries]
-        except OSError:  # nothing stored for this submission yet
-            return []
-        return sorted(
-            name for name in names if name.startswith(prefix) and name.endswith(".json")
-        )
 
     def get(self, submission: SubmissionFolder, key: InputKey) -> EvaluationResult | None:
         """The result stored under ``key``, or ``None``."""
@@ -166,11 +137,7 @@ class ResultStore:
         # A file that cannot be read as a result is treated as absent (and overwritten on
         # the next run) rather than trusted.
         try:
-            stat = path.stat()
-        except OSError:
-            return None
-        try:
-            if stat.st_size > MAX_RESULT_BYTES:
+            if path.stat().st_size > MAX_RESULT_BYTES:
                 return None
             return EvaluationResult.model_validate_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import PurePosixPath
 
@@ -34,26 +34,17 @@ MAX_REVIEWS = 20
 _LINE = re.compile(rf"\n?^{MARK} ([^\n]*)(?:\n|\Z)", re.MULTILINE)
 
 
-@lru_cache(maxsize=1)
-def plugin_source() -> bytes:
-    """The plugin's source, copied into the sandbox's ``/arena`` (read once)."""
-    return resources.files("arena_bot.evaluation").joinpath("arena_stream.py").read_bytes()
-
-
-def canary_source() -> bytes:
-    """The canary placement's source (:mod:`.canary_place`), copied into ``/arena``."""
-    return resources.files("arena_bot.evaluation").joinpath("canary_place.py").read_bytes()
-
-
-def workspace_source() -> bytes:
-    """The workspace hand-over's source (:mod:`.workspace`), copied into ``/arena``."""
-    return resources.files("arena_bot.evaluation").joinpath("workspace.py").read_bytes()
+@cache
+def packaged(name: str) -> bytes:
+    """A file of this package copied into the sandbox's ``/arena`` (``harness.sh``, the
+    plugin ``arena_stream.py``, ``canary_place.py``, ``workspace.py``), read once."""
+    return resources.files("arena_bot.evaluation").joinpath(name).read_bytes()
 
 
 def gate_source(repo: str) -> bytes:
     """The start-up gate's source for a repository checked out at ``repo``, copied into
     ``/arena`` as ``sitecustomize.py``."""
-    source = resources.files("arena_bot.evaluation").joinpath("arena_gate.py").read_bytes()
+    source = packaged("arena_gate.py")
     placeholder = b'REPO = "/workspace/repo"\n'
     if placeholder not in source or '"' in repo or "\\" in repo:
         raise ValueError(f"cannot set the gate's repository to {repo!r}")

@@ -1,10 +1,10 @@
 """The pass/fail verdict of one feature's tests (pure logic, no Docker).
 
-Issue 3's rule: a feature passes only if the submission's patch applied, the tests patch
-applied, the test command exited 0, at least one test ran, and the structured results show
-no failure or error. Printed text ("PASSED") is never read.
+A feature passes only if the submission's patch applied, the tests patch applied, the test
+command exited 0, at least one test ran, and the structured results show no failure or
+error. Printed text ("PASSED") is never read.
 
-Canaries (issue 8): the harness adds two tests with random names to the feature's test file
+Canaries: the harness adds two tests with random names to the feature's test file
 after the patches are applied, one that must pass and one that must fail. A report where the
 failing canary passed, or either canary is missing, was forged by code under test (a rewritten
 JUnit file, a pytest hook flipping outcomes, a forced exit status): the verdict is

@@ -25,10 +25,12 @@ OUTPUT_FORMATS: tuple[str, ...] = OutputFormat.__args__  # type: ignore[attr-def
 JSON_VERSION = 1
 
 
-class DiagnosticOut(BaseModel):
-    """One diagnostic in ``--format json``."""
-
+class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class DiagnosticOut(_Out):
+    """One diagnostic in ``--format json``."""
 
     severity: Level
     code: str
@@ -38,10 +40,8 @@ class DiagnosticOut(BaseModel):
     hint: str | None
 
 
-class SubmissionOut(BaseModel):
+class SubmissionOut(_Out):
     """One submission folder in ``--format json``."""
-
-    model_config = ConfigDict(extra="forbid")
 
     path: str
     key: str
@@ -49,9 +49,7 @@ class SubmissionOut(BaseModel):
     diagnostics: list[DiagnosticOut]
 
 
-class SummaryOut(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SummaryOut(_Out):
     submissions: int
     valid: int
     invalid: int
@@ -59,10 +57,8 @@ class SummaryOut(BaseModel):
     warnings: int
 
 
-class ReportOut(BaseModel):
+class ReportOut(_Out):
     """The whole ``--format json`` document."""
-
-    model_config = ConfigDict(extra="forbid")
 
     version: int = JSON_VERSION
     valid: bool
@@ -105,19 +101,14 @@ def to_model(report: ValidationReport, *, root: Path) -> ReportOut:
 
     def out(diagnostic: Diagnostic) -> DiagnosticOut:
         return DiagnosticOut(
-            severity=diagnostic.severity,
-            code=diagnostic.code,
-            path=display_path(diagnostic.path, root=root),
-            line=diagnostic.line,
-            message=diagnostic.message,
-            hint=diagnostic.hint,
+            severity=diagnostic.severity, code=diagnostic.code,
+            path=display_path(diagnostic.path, root=root), line=diagnostic.line,
+            message=diagnostic.message, hint=diagnostic.hint,
         )
 
     def submission(item: SubmissionReport) -> SubmissionOut:
         return SubmissionOut(
-            path=display_path(item.folder, root=root) or "",
-            key=item.key,
-            valid=item.valid,
+            path=display_path(item.folder, root=root) or "", key=item.key, valid=item.valid,
             diagnostics=[out(d) for d in item.diagnostics],
         )
 
@@ -125,20 +116,13 @@ def to_model(report: ValidationReport, *, root: Path) -> ReportOut:
     return ReportOut(
         valid=report.valid,
         summary=SummaryOut(
-            submissions=len(report.submissions),
-            valid=valid,
-            invalid=len(report.submissions) - valid,
-            errors=report.error_count,
+            submissions=len(report.submissions), valid=valid,
+            invalid=len(report.submissions) - valid, errors=report.error_count,
             warnings=report.warning_count,
         ),
         submissions=[submission(s) for s in report.submissions],
         diagnostics=[out(d) for d in report.other],
     )
-
-
-def render_json(report: ValidationReport, *, root: Path) -> str:
-    """``--format json``: see :class:`ReportOut` (documented on the formats page)."""
-    return to_model(report, root=root).model_dump_json(indent=2)
 
 
 def printable(text: str) -> str:
@@ -201,9 +185,8 @@ def render_github(report: ValidationReport, *, root: Path) -> str:
 
 
 def render(report: ValidationReport, *, fmt: OutputFormat, root: Path, color: bool) -> str:
-    """Render ``report`` in the chosen output format."""
-    if fmt == "json":
-        return render_json(report, root=root)
+    if fmt == "json":  # see ReportOut (documented on the formats page)
+        return to_model(report, root=root).model_dump_json(indent=2)
     if fmt == "github":
         return render_github(report, root=root)
     return render_text(report, root=root, color=color)

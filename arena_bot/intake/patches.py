@@ -1,13 +1,8 @@
 """Parsing and safety checks of submitted patches (unified diffs in git format).
 
-Pure code: no git, no Docker. The validator uses it to reject unsafe patches before anything
-runs, and the evaluation harness reuses it to decide what may be applied. The public API:
-
-* :func:`parse_patch` (text) and :func:`load_patch` (file) return a :class:`Patch`: the files
-  it touches (:class:`FilePatch`, with old and new path, status, modes, added/removed line
-  counts and the raw section text) plus every :class:`PatchProblem` found;
-* :class:`ProtectedPaths` / :func:`protected_paths_for` collect what a task protects, and
-  :func:`protected_violations` lists the files of a patch that touch protected paths.
+Pure code: no git, no Docker. :func:`parse_patch` (text) and :func:`load_patch` (file) return
+a :class:`Patch` with every :class:`PatchProblem` found; :func:`protected_paths_for` collects
+what a task protects (:meth:`ProtectedPaths.violations`).
 
 Why not the ``unidiff`` package: it is lenient by design (it skips what it does not
 understand) and does not report git's extended headers (modes, symlinks, submodules, binary
@@ -28,9 +23,10 @@ import re
 import stat
 import tokenize
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from arena_bot.core.config import DEFAULT_CONFIG
 
@@ -46,6 +42,8 @@ DATASET_PATCH_BYTES = 64 * 1024 * 1024
 DATASET_PATCH_LINES = 2_000_000
 #: Problems reported per patch; more would only flood the pull request.
 MAX_PROBLEMS = 50
+
+_R = TypeVar("_R")
 
 FileStatus = Literal["modified", "added", "deleted", "renamed", "copied"]
 
@@ -79,14 +77,8 @@ _MODE_LINE = re.compile(
 _INDEX_LINE = re.compile(r"^index [0-9a-fA-F]+\.\.[0-9a-fA-F]+(?: ([0-7]{6}))?\s*$")
 _BINARY_LINE = re.compile(r"^Binary files .* differ\s*$")
 _GIT_EXTENDED = (
-    "similarity index ",
-    "dissimilarity index ",
-    "rename from ",
-    "rename to ",
-    "copy from ",
-    "copy to ",
-    "rename old ",
-    "rename new ",
+    "similarity index ", "dissimilarity index ", "rename from ", "rename to ", "copy from ",
+    "copy to ", "rename old ", "rename new ",
 )
 _HEADER_WORDS = (
     "old mode", "new mode", "deleted file mode", "new file mode", "index ", "similarity",
@@ -152,8 +144,6 @@ class Patch:
 
     files: tuple[FilePatch, ...]
     problems: tuple[PatchProblem, ...]
-    size_bytes: int = 0
-    line_count: int = 0
 
     @property
     def ok(self) -> bool:
@@ -179,44 +169,17 @@ def parse_patch(
     """Parse a unified diff (git format) and check it; never raises for bad input."""
     size = len(text.encode("utf-8", errors="surrogatepass"))
     if size > max_bytes:
-        return Patch(
-            files=(),
-            problems=(
-                PatchProblem(
-                    code="too-large",
-                    message=f"patch is {size:,} bytes, over the limit of {max_bytes:,}",
-                ),
-            ),
-            size_bytes=size,
-        )
+        message = f"patch is {size:,} bytes, over the limit of {max_bytes:,}"
+        return Patch(files=(), problems=(PatchProblem(code="too-large", message=message),))
     lines = _split_lines(text)
     if len(lines) > max_lines:
-        return Patch(
-            files=(),
-            problems=(
-                PatchProblem(
-                    code="too-large",
-                    message=f"patch has {len(lines):,} lines, over the limit of {max_lines:,}",
-                ),
-            ),
-            size_bytes=size,
-            line_count=len(lines),
-        )
+        message = f"patch has {len(lines):,} lines, over the limit of {max_lines:,}"
+        return Patch(files=(), problems=(PatchProblem(code="too-large", message=message),))
     if not text.strip():
-        return Patch(
-            files=(),
-            problems=(PatchProblem(code="empty-patch", message="patch is empty", line=1),),
-            size_bytes=size,
-            line_count=len(lines),
-        )
+        return Patch(files=(), problems=(PatchProblem("empty-patch", "patch is empty", line=1),))
     parser = _Parser(lines)
     parser.run()
-    return Patch(
-        files=tuple(parser.files),
-        problems=tuple(parser.problems),
-        size_bytes=size,
-        line_count=len(lines),
-    )
+    return Patch(files=tuple(parser.files), problems=tuple(parser.problems))
 
 
 def read_patch_text(
@@ -292,7 +255,6 @@ class _Section:
     old_path: str | None = None
     new_path: str | None = None
     have_minus: bool = False
-    have_plus: bool = False
     old_mode: str | None = None
     new_mode: str | None = None
     added_file: bool = False
@@ -422,18 +384,15 @@ class _Parser:
             name = self.checked_name(value, prefix=None, lineno=lineno)
             if second in {"from", "old"}:
                 section.old_path = name
-                section.rename = section.rename or key == "rename"
-                section.copy = section.copy or key == "copy"
             elif second in {"to", "new"}:
                 section.new_path = name
+            if second in {"from", "old", "to", "new"}:
                 section.rename = section.rename or key == "rename"
                 section.copy = section.copy or key == "copy"
         elif text == "GIT binary patch" or _BINARY_LINE.match(text):
             section.binary = True
             self.problem(
-                "binary",
-                "binary patch: binary files cannot be submitted",
-                line=lineno,
+                "binary", "binary patch: binary files cannot be submitted", line=lineno,
                 path=section.header_new or section.header_old,
             )
         elif section.binary:
@@ -466,7 +425,7 @@ class _Parser:
         section = self.section
         old_text = _strip_eol(self.lines[self.index])[4:]
         new_text = _strip_eol(self.lines[self.index + 1])[4:]
-        section.have_minus = section.have_plus = True
+        section.have_minus = True
         old = self.checked_name(_drop_timestamp(old_text), prefix="a/", lineno=lineno)
         new = self.checked_name(_drop_timestamp(new_text), prefix="b/", lineno=lineno + 1)
         old_null, new_null = old_text == "/dev/null", new_text == "/dev/null"
@@ -480,8 +439,7 @@ class _Parser:
             if (old_null and not section.added_file) or (new_null and not section.deleted_file):
                 self.problem(
                     "not-a-diff",
-                    "/dev/null without a 'new file mode' / 'deleted file mode' header",
-                    line=lineno,
+                    "/dev/null without a 'new file mode' / 'deleted file mode' header", line=lineno,
                 )
             for name, header, null in (
                 (old, section.header_old, old_null),
@@ -517,15 +475,13 @@ class _Parser:
         if prefix is not None:
             if not name.startswith(prefix):
                 self.problem(
-                    "unsafe-path",
-                    f"file name {_shorten(name)!r} does not start with {prefix!r}",
-                    line=lineno,
-                    path=name,
+                    "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}",
+                    line=lineno, path=name,
                 )
                 return None
             name = name[len(prefix) :]
         reason = unsafe_path_reason(name)
-        if reason is None and " " in name and not self.section_is_git():
+        if reason is None and " " in name and not (self.section and self.section.git):
             # Outside git's format, git reads "name 2024-01-01 ..." as a name plus a date;
             # rather than guess where the name ends, names with spaces need `git diff`.
             reason = "names with spaces are only accepted in `git diff` format"
@@ -534,9 +490,6 @@ class _Parser:
                          line=lineno, path=name)
             return None
         return name
-
-    def section_is_git(self) -> bool:
-        return self.section is not None and self.section.git
 
     # -- hunks ---------------------------------------------------------------------------
 
@@ -551,11 +504,7 @@ class _Parser:
             self.index += 1
             return
         old_start, old_count, new_start, new_count = (
-            int(match.group(1)),
-            int(match.group(2) if match.group(2) is not None else 1),
-            int(match.group(3)),
-            int(match.group(4) if match.group(4) is not None else 1),
-        )
+            int(group) if group is not None else 1 for group in match.groups()[:4])
         old_left, new_left = old_count, new_count
         body: list[str] = []
         # The loop every line of every patch goes through: locals only (the same steps as
@@ -596,16 +545,8 @@ class _Parser:
         while self.index < len(self.lines) and self.lines[self.index].startswith("\\"):
             body.append(_strip_eol(self.lines[self.index]))
             self.index += 1
-        self.section.hunks.append(
-            Hunk(
-                old_start=old_start,
-                old_count=old_count,
-                new_start=new_start,
-                new_count=new_count,
-                line=lineno,
-                lines=tuple(body),
-            )
-        )
+        self.section.hunks.append(Hunk(old_start, old_count, new_start, new_count, lineno,
+                                       tuple(body)))
 
     def finish(self) -> None:
         section = self.section
@@ -635,48 +576,33 @@ class _Parser:
             new = None
         if old is None and new is None:
             return  # an unreadable header, already reported
-        status: FileStatus
-        if section.added_file:
-            status = "added"
-        elif section.deleted_file:
-            status = "deleted"
-        elif section.rename:
-            status = "renamed"
-        elif section.copy:
-            status = "copied"
-        else:
-            status = "modified"
-        self.files.append(
-            FilePatch(
-                old_path=old,
-                new_path=new,
-                status=status,
-                line=section.line,
-                old_mode=section.old_mode,
-                new_mode=section.new_mode,
-                added=section.added,
-                removed=section.removed,
-                binary=section.binary,
-                hunks=tuple(section.hunks),
-                raw="".join(self.lines[section.start : self.index]),
-            )
-        )
+        status: FileStatus = (
+            "added" if section.added_file else "deleted" if section.deleted_file
+            else "renamed" if section.rename else "copied" if section.copy else "modified")
+        self.files.append(FilePatch(
+            old_path=old, new_path=new, status=status, line=section.line,
+            old_mode=section.old_mode, new_mode=section.new_mode, added=section.added,
+            removed=section.removed, binary=section.binary, hunks=tuple(section.hunks),
+            raw="".join(self.lines[section.start : self.index]),
+        ))
 
 
-#: Names up to this long are remembered (by :func:`unsafe_path_reason`, :func:`fold_path`):
-#: a board's patches touch the same few files of each task again and again, and a cap
-#: keeps a hostile patch's long names from being held.
-_REMEMBERED_NAME_CHARS = 512
+def _remember_short(function: Callable[[str], _R]) -> Callable[[str], _R]:
+    """``function`` remembering its answers for names up to 512 characters: a board's
+    patches touch the same few files of each task again and again, and the cap keeps a
+    hostile patch's long names from being held."""
+    remembered = functools.lru_cache(maxsize=8192)(function)
+
+    @functools.wraps(function)
+    def answer(path: str) -> _R:
+        return remembered(path) if len(path) <= 512 else function(path)
+
+    return answer
 
 
+@_remember_short
 def unsafe_path_reason(path: str) -> str | None:
     """Why ``path`` (repository-relative, POSIX) is unsafe to write, or ``None``."""
-    if len(path) <= _REMEMBERED_NAME_CHARS:
-        return _remembered_unsafe_path_reason(path)
-    return _unsafe_path_reason(path)
-
-
-def _unsafe_path_reason(path: str) -> str | None:
     if not path:
         return "empty path"
     if _INVISIBLE.search(path):
@@ -695,9 +621,6 @@ def _unsafe_path_reason(path: str) -> str | None:
     if any(part.lower() == ".git" for part in parts):
         return "writes inside the .git folder"
     return None
-
-
-_remembered_unsafe_path_reason = functools.lru_cache(maxsize=8192)(_unsafe_path_reason)
 
 
 # -- protected paths ---------------------------------------------------------------------
@@ -747,19 +670,11 @@ CONFUSABLES = _CONFUSABLES = str.maketrans(
 )
 
 
+@_remember_short
 def fold_path(path: str) -> str:
     """``path`` reduced to what it looks like: NFKC-normalised, Cyrillic/Greek look-alike
     letters mapped to Latin, case-folded. Protection compares folded paths."""
-    if len(path) <= _REMEMBERED_NAME_CHARS:
-        return _remembered_fold(path)
-    return _fold(path)
-
-
-def _fold(path: str) -> str:
     return unicodedata.normalize("NFKC", path).translate(_CONFUSABLES).casefold()
-
-
-_remembered_fold = functools.lru_cache(maxsize=8192)(_fold)
 
 
 def _path_parts(path: str) -> list[str]:
@@ -893,14 +808,6 @@ def protected_paths_for(task: TaskFolder) -> ProtectedPaths:
         )
         exact.update(tests.paths)
     return ProtectedPaths(patterns=tuple(task.spec.protected_paths), exact=frozenset(exact))
-
-
-def protected_violations(
-    patch: Patch, task: TaskFolder | ProtectedPaths
-) -> list[ProtectedViolation]:
-    """Files of ``patch`` that touch paths the task protects (see :class:`ProtectedPaths`)."""
-    protected = task if isinstance(task, ProtectedPaths) else protected_paths_for(task)
-    return protected.violations(patch)
 
 
 # -- small helpers -----------------------------------------------------------------------

@@ -96,14 +96,12 @@ def working_tree_patch(
     """
     if not is_work_tree_top(workdir):
         raise InputError(
-            "not a git working tree",
-            path=workdir,
+            "not a git working tree", path=workdir,
             hint="pass the folder the agent worked in (a clone of the task's repository)",
         )
     if not has_commit(workdir, base):
         raise InputError(
-            f"the task's base commit {base[:12]} is not in this repository",
-            path=workdir,
+            f"the task's base commit {base[:12]} is not in this repository", path=workdir,
             hint="run the agent in a clone of the task's repository at its base commit",
         )
     with scratch_index() as index:
@@ -126,8 +124,7 @@ def working_tree_patch(
         return diff.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(
-            "the working tree's changes are not UTF-8 text (a patch must be)",
-            path=workdir,
+            "the working tree's changes are not UTF-8 text (a patch must be)", path=workdir,
             hint="re-encode the changed files as UTF-8, or leave binary files out of the run",
         ) from None
 
@@ -137,8 +134,7 @@ def _work_tree_git(workdir: Path, *args: str, env: dict[str, str]) -> bytes:
     done = run_git(args, cwd=workdir, env=env)
     if not done.ok:
         raise InputError(
-            f"git {args[0]} failed in the working tree: {done.last_error_line()}",
-            path=workdir,
+            f"git {args[0]} failed in the working tree: {done.last_error_line()}", path=workdir,
             hint="check that the folder is a healthy clone of the task's repository",
         )
     return done.stdout
@@ -153,10 +149,8 @@ def run_from_metrics(
     return Run(
         id=run_id,
         tokens=Tokens(
-            total=prompt + metrics.completion_tokens,
-            prompt=prompt,
-            completion=metrics.completion_tokens,
-            cached=metrics.cache_read_tokens,
+            total=prompt + metrics.completion_tokens, prompt=prompt,
+            completion=metrics.completion_tokens, cached=metrics.cache_read_tokens,
         ),
         tool_calls=metrics.tool_calls,
         iterations=max(metrics.iterations, 1),
@@ -227,8 +221,7 @@ def submit(
     model = request.model or (models[0] if models else None)
     if model is None:
         raise InputError(
-            "the transcripts name no model", path=request.runs[0].transcript,
-            hint="pass --model",
+            "the transcripts name no model", path=request.runs[0].transcript, hint="pass --model",
         )
     folder_name = f"{request.date.isoformat()}_{slug(request.tool.name)}_{slug(model)}"
     final = submissions_dir / request.task_id / folder_name
@@ -284,8 +277,7 @@ def _read_run(
     if metrics.iterations == 0 and metrics.prompt_tokens == 0:
         raise InputError(
             f"no model calls found in this {request.transcript_format} transcript",
-            path=source.transcript,
-            hint="check --format, or that this is the session of the run",
+            path=source.transcript, hint="check --format, or that this is the session of the run",
         )
     left_out: list[str] = []
     patch = working_tree_patch(
@@ -306,8 +298,7 @@ def _read_run(
         raise InputError(
             "the working tree has no changes against the task's base commit "
             "(test files left out)",
-            path=source.workdir,
-            hint="pass the folder the agent worked in, after the run",
+            path=source.workdir, hint="pass the folder the agent worked in, after the run",
         )
     cost = transcript_cost(metrics=metrics, prices=prices)
     label = f"run {number} ({source.transcript.name})"
@@ -375,8 +366,7 @@ def _check_features(task: TaskFolder, features: list[int]) -> None:
     for feature in features:
         if feature not in known:
             raise InputError(
-                f"task {task.id!r} has no feature {feature}",
-                path=task.root,
+                f"task {task.id!r} has no feature {feature}", path=task.root,
                 hint=f"use one of {sorted(known)}",
             )
 
@@ -409,15 +399,9 @@ def _spec(
         # The contributor's own edits (notes, name) are kept; only runs are added.
         return existing.spec.model_copy(update={"runs": runs})
     return Submission(
-        task=request.task_id,
-        tool=request.tool,
-        models=[model],
-        contributor=request.contributor,
-        date=request.date,
-        setting="single" if len(request.features) == 1 else "solo",
-        features=request.features,
-        runs=runs,
-        cost_source="estimate",
+        task=request.task_id, tool=request.tool, models=[model], contributor=request.contributor,
+        date=request.date, setting="single" if len(request.features) == 1 else "solo",
+        features=request.features, runs=runs, cost_source="estimate",
     )
 
 

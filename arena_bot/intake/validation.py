@@ -1,13 +1,8 @@
 """Checking submissions before anything runs: ``arena validate``.
 
 Every problem becomes a :class:`Diagnostic` that names the file and line and says what to do;
-nothing here raises for bad input. Three entry points:
-
-* :func:`validate_submission` — one ``submissions/<task>/<id>/`` folder;
-* :func:`validate_paths` — folders or files named on the command line (or all submissions);
-* :func:`validate_changed_files` — the file names a pull request changed (PR mode).
-
-Cross-submission checks (duplicates, outliers against other runs) belong to scoring.
+nothing here raises for bad input. Cross-submission checks (duplicates, outliers against
+other runs) belong to scoring.
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal, NewType, get_args
+from typing import Any, Literal, NewType, TypeVar, cast
 
 from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.errors import ArenaError
@@ -49,39 +44,16 @@ from arena_bot.tasks.dataset import Dataset, TaskFolder
 #: :data:`arena_bot.intake.patches.PatchProblemCode` and the transcript checks'
 #: :data:`arena_bot.intake.verification.VerificationCode`); each is documented on the formats page.
 ValidationCode = Literal[
-    "adds-test-file",
-    "broken-task",
-    "copies-gold-patch",
-    "deletes-submission",
-    "executable-file",
-    "extremely-fast",
-    "files-created",
-    "future-date",
-    "implausible-cost",
-    "implausible-speed",
-    "layout",
-    "low-tokens",
-    "minimal-tool-usage",
-    "missing-patch",
-    "missing-trajectory",
-    "modifies-submission",
-    "no-expected-tests",
-    "no-submission",
-    "not-in-checkout",
-    "not-recorded",
-    "outside-submissions",
-    "protected-path",
-    "schema",
-    "secret-file",
-    "secret-in-patch",
-    "symlink",
-    "task-mismatch",
-    "too-large",
-    "unexpected-file",
-    "unknown-feature",
-    "unknown-task",
-    "yaml",
+    "adds-test-file", "broken-task", "copies-gold-patch", "deletes-submission",
+    "executable-file", "extremely-fast", "files-created", "future-date", "implausible-cost",
+    "implausible-speed", "layout", "low-tokens", "minimal-tool-usage", "missing-patch",
+    "missing-trajectory", "modifies-submission", "no-expected-tests", "no-submission",
+    "not-in-checkout", "not-recorded", "outside-submissions", "protected-path", "schema",
+    "secret-file", "secret-in-patch", "symlink", "task-mismatch", "too-large",
+    "unexpected-file", "unknown-feature", "unknown-task", "yaml",
 ]
+
+_T = TypeVar("_T")
 
 #: ``patch-<problem>``: a problem the patch parser found (:data:`PatchProblemCode`).
 PatchDiagnosticCode = NewType("PatchDiagnosticCode", str)
@@ -90,14 +62,6 @@ DiagnosticCode = ValidationCode | VerificationCode | PatchDiagnosticCode
 
 def patch_diagnostic_code(code: PatchProblemCode) -> PatchDiagnosticCode:
     return PatchDiagnosticCode(f"patch-{code}")
-
-
-def diagnostic_codes() -> list[str]:
-    """Every code a :class:`Diagnostic` can carry, sorted (the formats page lists each)."""
-    return sorted({
-        *get_args(ValidationCode), *get_args(VerificationCode),
-        *(patch_diagnostic_code(code) for code in get_args(PatchProblemCode)),
-    })
 
 
 #: Protected files listed per patch (the rest are counted).
@@ -188,56 +152,50 @@ class Validator:
     #: The price table transcripts' costs are checked against (default: the shipped one).
     prices: PriceTable | None = None
     remembered: Callable[[Path, Callable[[], bytes]], bytes] | None = None
-    _protected: dict[str, ProtectedPaths] = field(default_factory=dict)
     #: Stored verdicts that found nothing, decoded: they do not depend on the folder (most
     #: of a board's are, and many are the same bytes: a date and its line).
     _clean: dict[bytes, _Verdict] = field(default_factory=dict)
+    #: What every submission of a task asks again (a board has thousands per task), by
+    #: question and task: see :meth:`_once`.
+    _known: dict[tuple[str, str, int], Any] = field(default_factory=dict)
 
-    _gold: dict[tuple[str, int], frozenset[tuple[str, tuple[str, ...]]] | None] = field(
-        default_factory=dict
-    )
-    #: Per task, what every submission of it asks again (a board has thousands per task):
-    #: the loaded task or why it cannot be loaded, and which features have recorded ids.
-    _tasks: dict[str, TaskFolder | ArenaError | None] = field(default_factory=dict)
-    _recorded: dict[tuple[str, int], bool] = field(default_factory=dict)
-    _resolved_root: Path | None = None
+    def _once(self, key: tuple[str, str, int], compute: Callable[[], _T]) -> _T:
+        if key not in self._known:
+            self._known[key] = compute()
+        return cast(_T, self._known[key])
 
     def task_outcome(self, task_id: str) -> TaskFolder | ArenaError | None:
         """The task ``task_id`` of the dataset, the error loading it, or ``None`` when the
-        dataset has no such task (looked up once per validator)."""
-        if task_id not in self._tasks:
-            outcome: TaskFolder | ArenaError | None = None
-            if self.dataset.has(task_id):
-                try:
-                    outcome = self.dataset.get(task_id)
-                except ArenaError as exc:
-                    outcome = exc
-            self._tasks[task_id] = outcome
-        return self._tasks[task_id]
+        dataset has no such task."""
+
+        def load() -> TaskFolder | ArenaError | None:
+            try:
+                return self.dataset.get(task_id) if self.dataset.has(task_id) else None
+            except ArenaError as exc:
+                return exc
+
+        return self._once(("task", task_id, 0), load)
 
     def expected_tests_recorded(self, task: TaskFolder, feature: int) -> bool:
-        """Whether the task's feature has its expected test ids recorded (looked up once)."""
-        key = (task.id, feature)
-        if key not in self._recorded:
-            self._recorded[key] = task.feature(feature).expected_tests.is_file()
-        return self._recorded[key]
+        """Whether the task's feature has its expected test ids recorded."""
+        return self._once(("recorded", task.id, feature),
+                          lambda: task.feature(feature).expected_tests.is_file())
 
+    @functools.cached_property
     def resolved_root(self) -> Path:
-        """``submissions_root`` with its links resolved (once per validator)."""
-        if self._resolved_root is None:
-            self._resolved_root = self.submissions_root.resolve()
-        return self._resolved_root
+        return self.submissions_root.resolve()
 
     def gold_changes(
         self, *, task: TaskFolder, feature: int
     ) -> frozenset[tuple[str, tuple[str, ...]]] | None:
         """The changes of a feature's gold patch (``None`` when it cannot be read)."""
-        key = (task.id, feature)
-        if key not in self._gold:
+
+        def read() -> frozenset[tuple[str, tuple[str, ...]]] | None:
             gold = load_patch(task.feature(feature).gold_patch, max_bytes=DATASET_PATCH_BYTES,
                               max_lines=DATASET_PATCH_LINES)
-            self._gold[key] = _changes(gold) if gold.ok else None
-        return self._gold[key]
+            return _changes(gold) if gold.ok else None
+
+        return self._once(("gold", task.id, feature), read)
 
     def price_table(self) -> PriceTable:
         """The price table, loaded once per validator."""
@@ -246,9 +204,7 @@ class Validator:
         return self.prices
 
     def protected_for(self, task: TaskFolder) -> ProtectedPaths:
-        if task.id not in self._protected:
-            self._protected[task.id] = protected_paths_for(task)
-        return self._protected[task.id]
+        return self._once(("protected", task.id, 0), lambda: protected_paths_for(task))
 
     def submission(self, folder: Path) -> list[Diagnostic]:
         """Every problem of one submission folder (see :func:`validate_submission`)."""
@@ -260,6 +216,11 @@ class Validator:
             if not verdict.found:
                 self._clean[stored] = verdict
         return [*verdict.found, *self._future_date(folder, verdict.dated)]
+
+    def report(self, folders: Iterable[Path], other: list[Diagnostic]) -> ValidationReport:
+        return ValidationReport(other=tuple(other), submissions=tuple(
+            SubmissionReport(folder=folder, diagnostics=tuple(self.submission(folder)))
+            for folder in folders))
 
     def _check(self, folder: Path) -> _Verdict:
         check = _SubmissionCheck(validator=self, folder=folder)
@@ -306,29 +267,19 @@ def _decode_verdict(stored: bytes, folder: Path) -> _Verdict:
     def path_of(text: str | None) -> Path | None:
         if text is None:
             return None
-        if text == "@/.":
-            return folder
         return folder / text[2:] if text.startswith("@/") else Path(text)
 
     value = json.loads(stored)
     dated = value["dated"]
     return _Verdict(
-        found=[
-            Diagnostic(
-                severity=severity, code=code, message=message, path=path_of(path), line=line,
-                hint=hint,
-            )
-            for severity, code, message, path, line, hint in value["found"]
-        ],
+        found=[Diagnostic(severity, code, message, path_of(path), line, hint)
+               for severity, code, message, path, line, hint in value["found"]],
         dated=None if dated is None else (dt.date.fromisoformat(dated[0]), dated[1]),
     )
 
 
 def validate_submission(
-    folder: Path,
-    dataset: Dataset,
-    *,
-    submissions_root: Path | None = None,
+    folder: Path, dataset: Dataset, *, submissions_root: Path | None = None,
     today: dt.date | None = None,
 ) -> list[Diagnostic]:
     """Check one ``submissions/<task>/<id>/`` folder; never raises for bad input.
@@ -337,21 +288,15 @@ def validate_submission(
     live; ``today`` is for the future-date check.
     """
     validator = Validator(
-        dataset=dataset,
-        submissions_root=submissions_root or folder.parent.parent,
+        dataset=dataset, submissions_root=submissions_root or folder.parent.parent,
         today=today or dt.date.today(),
     )
     return validator.submission(folder)
 
 
 def validate_paths(
-    paths: Iterable[Path],
-    *,
-    dataset: Dataset,
-    submissions_root: Path,
-    today: dt.date | None = None,
-    config: ArenaConfig = DEFAULT_CONFIG,
-    whole_board: bool = False,
+    paths: Iterable[Path], *, dataset: Dataset, submissions_root: Path,
+    today: dt.date | None = None, config: ArenaConfig = DEFAULT_CONFIG, whole_board: bool = False,
     remembered: Callable[[Path, Callable[[], bytes]], bytes] | None = None,
 ) -> ValidationReport:
     """Validate the submission folders named by ``paths`` (folders, files in them, trees).
@@ -365,26 +310,20 @@ def validate_paths(
     )
     folders: dict[Path, None] = {}
     other: list[Diagnostic] = []
-    if whole_board:  # every submission folder, as all_submission_folders found them
+    if whole_board:
         folders, paths = dict.fromkeys(paths), ()
     for path in paths:
-        found = _submission_folders_under(path)
+        found = all_submission_folders(path)
         if not found:
             other.append(
                 Diagnostic(
-                    severity="error",
-                    code="no-submission",
-                    message=f"no {SUBMISSION_FILE} here or in any folder below",
-                    path=path,
+                    severity="error", code="no-submission",
+                    message=f"no {SUBMISSION_FILE} here or in any folder below", path=path,
                     hint="pass a submission folder, a file inside one, or submissions/",
                 )
             )
         folders.update(dict.fromkeys(found))
-    reports = tuple(
-        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
-        for folder in folders
-    )
-    return ValidationReport(submissions=reports, other=tuple(other))
+    return validator.report(folders, other)
 
 
 @dataclass(frozen=True)
@@ -438,13 +377,8 @@ def _git_name(name: str) -> str:
 
 
 def validate_changed_files(
-    lines: Iterable[str],
-    *,
-    root: Path,
-    dataset: Dataset,
-    submissions_root: Path,
-    today: dt.date | None = None,
-    config: ArenaConfig = DEFAULT_CONFIG,
+    lines: Iterable[str], *, root: Path, dataset: Dataset, submissions_root: Path,
+    today: dt.date | None = None, config: ArenaConfig = DEFAULT_CONFIG,
 ) -> ValidationReport:
     """PR mode: validate the submissions a pull request's changed files belong to.
 
@@ -475,11 +409,7 @@ def validate_changed_files(
         other.extend(reviews)
         if folder is not None:
             folders[folder] = None
-    reports = tuple(
-        SubmissionReport(folder=folder, diagnostics=tuple(validator.submission(folder)))
-        for folder in folders
-    )
-    return ValidationReport(submissions=reports, other=tuple(other))
+    return validator.report(folders, other)
 
 
 def _review_change(
@@ -530,12 +460,9 @@ def _review_change(
     return folder, []
 
 
-def all_submission_folders(submissions_root: Path) -> list[Path]:
-    """Every folder under ``submissions_root`` holding a ``submission.yaml`` (sorted)."""
-    return _submission_folders_under(submissions_root)
-
-
-def _submission_folders_under(path: Path) -> list[Path]:
+def all_submission_folders(path: Path) -> list[Path]:
+    """The submission folder ``path`` is or is in, else every folder under ``path`` holding
+    a ``submission.yaml`` (sorted)."""
     if path.is_file() or path.is_symlink():
         folder = path.parent
         return [folder] if (folder / SUBMISSION_FILE).exists() else []
@@ -565,23 +492,12 @@ class _SubmissionCheck:
         return self.folder / SUBMISSION_FILE
 
     def add(
-        self,
-        code: DiagnosticCode,
-        message: str,
-        *,
-        severity: Level = "error",
-        path: Path | None = None,
-        line: int | None = None,
-        hint: str | None = None,
+        self, code: DiagnosticCode, message: str, *, severity: Level = "error",
+        path: Path | None = None, line: int | None = None, hint: str | None = None,
     ) -> None:
-        diagnostic = Diagnostic(
-            severity=severity,
-            code=code,
-            message=message,
-            path=path if path is not None else self.yaml_path,
-            line=line,
-            hint=hint,
-        )
+        diagnostic = Diagnostic(severity=severity, code=code, message=message,
+                                path=path if path is not None else self.yaml_path, line=line,
+                                hint=hint)
         # Runs may share a patch file: its problems are reported once, not once per run.
         if diagnostic not in self.found:
             self.found.append(diagnostic)
@@ -592,10 +508,8 @@ class _SubmissionCheck:
     def run(self) -> None:
         if self.folder.is_symlink() or self.yaml_path.is_symlink():
             self.add(
-                "symlink",
-                "the submission folder or its submission.yaml is a symbolic link",
-                path=self.folder,
-                hint="commit real files, not links",
+                "symlink", "the submission folder or its submission.yaml is a symbolic link",
+                path=self.folder, hint="commit real files, not links",
             )
             return
         self.check_layout()
@@ -630,7 +544,7 @@ class _SubmissionCheck:
     def check_layout(self) -> None:
         root = self.validator.submissions_root
         try:
-            at_home = self.folder.resolve().parent.parent == self.validator.resolved_root()
+            at_home = self.folder.resolve().parent.parent == self.validator.resolved_root
         except OSError:
             at_home = False
         if not at_home:
@@ -638,13 +552,11 @@ class _SubmissionCheck:
                 "layout",
                 f"submission folders live at {root.name}/<task>/<submission>/; "
                 f"this one is at {self.folder}",
-                path=self.folder,
-                hint="move the folder so its parent is named after the task",
+                path=self.folder, hint="move the folder so its parent is named after the task",
             )
         if not _SUBMISSION_ID.match(self.folder.name):
             self.add(
-                "layout",
-                f"folder name {self.folder.name!r} is not a valid submission id",
+                "layout", f"folder name {self.folder.name!r} is not a valid submission id",
                 path=self.folder,
                 hint="use lower case letters, digits, '.', '_' and '-', e.g. "
                 "2025-01-15_aider_gpt-4o",
@@ -661,9 +573,7 @@ class _SubmissionCheck:
         except ModelValidationError as exc:
             for problem in exc.problems:
                 self.add(
-                    "schema",
-                    f"{problem.field}: {problem.message}",
-                    line=problem.line,
+                    "schema", f"{problem.field}: {problem.message}", line=problem.line,
                     hint="see the submission format in site/docs/formats.md",
                 )
         return None
@@ -674,10 +584,8 @@ class _SubmissionCheck:
         if outcome is None:
             known = ", ".join(dataset.task_ids()) or "none"
             self.add(
-                "unknown-task",
-                f"task {spec.task!r} is not in the dataset (known tasks: {known})",
-                line=self.line("task"),
-                hint="use the id of a folder under dataset/",
+                "unknown-task", f"task {spec.task!r} is not in the dataset (known tasks: {known})",
+                line=self.line("task"), hint="use the id of a folder under dataset/",
             )
             return None
         if isinstance(outcome, ArenaError):
@@ -710,8 +618,7 @@ class _SubmissionCheck:
                     f"({task.feature(feature).expected_tests.relative_to(task.root)}): the "
                     "submission is evaluated (its result flagged for review) but the task is "
                     "not scored until they are recorded",
-                    severity="warning",
-                    path=task.feature(feature).expected_tests,
+                    severity="warning", path=task.feature(feature).expected_tests,
                     line=self.line("features", index),
                     hint=f"a maintainer records them with `arena dataset check {task.id}`",
                 )
@@ -744,8 +651,7 @@ class _SubmissionCheck:
                     "files-created",
                     f"run {run.id!r} lists {created!r} in files_created, "
                     "but its patch does not create it",
-                    severity="warning",
-                    line=self.line("runs", index, "files_created", number),
+                    severity="warning", line=self.line("runs", index, "files_created", number),
                     hint="list only files the patch adds",
                 )
         self.check_plausibility(run=run, index=index)
@@ -756,12 +662,8 @@ class _SubmissionCheck:
                 run=run, folder=self.folder, prices=prices, tolerances=tolerances
             ):
                 self.add(
-                    finding.code,
-                    finding.message,
-                    severity=finding.severity,
-                    path=finding.path,
-                    line=finding.line or self.line("runs", index, "transcript"),
-                    hint=finding.hint,
+                    finding.code, finding.message, severity=finding.severity, path=finding.path,
+                    line=finding.line or self.line("runs", index, "transcript"), hint=finding.hint,
                 )
 
     def check_new_test_files(self, *, patch: Patch, name: str) -> None:
@@ -775,9 +677,7 @@ class _SubmissionCheck:
                         "adds-test-file",
                         f"patch {name!r} adds {file.new_path!r}, which pytest would collect "
                         "as a test module (flagged for review)",
-                        severity="warning",
-                        path=self.folder / name,
-                        line=file.line,
+                        severity="warning", path=self.folder / name, line=file.line,
                         hint="the task's own tests decide; leave your own tests out of the "
                         "patch unless they matter to the reviewer",
                     )
@@ -793,8 +693,7 @@ class _SubmissionCheck:
                     "copies-gold-patch",
                     f"patch {name!r} makes exactly the changes of feature {feature.id}'s "
                     "gold patch (feature.patch) in the dataset",
-                    severity="warning",
-                    line=self.line(*loc),
+                    severity="warning", line=self.line(*loc),
                     hint="submit the tool's own work; a maintainer reviews copies",
                 )
                 return
@@ -805,8 +704,7 @@ class _SubmissionCheck:
         path = self.folder / name
         if not path.exists() and not path.is_symlink():
             self.add(
-                "missing-patch",
-                f"patch file {name!r} is not in the submission folder",
+                "missing-patch", f"patch file {name!r} is not in the submission folder",
                 line=self.line(*loc),
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
@@ -815,10 +713,7 @@ class _SubmissionCheck:
         self.check_patch_secrets(patch=patch, path=path)
         for problem in patch.problems:
             self.add(
-                patch_diagnostic_code(problem.code),
-                problem.message,
-                path=path,
-                line=problem.line,
+                patch_diagnostic_code(problem.code), problem.message, path=path, line=problem.line,
                 hint=_PATCH_HINTS.get(problem.code),
             )
         if violations:
@@ -827,15 +722,13 @@ class _SubmissionCheck:
                     "protected-path",
                     f"the patch changes {len(violations)} protected files; the first "
                     f"{MAX_PROTECTED_REPORTED} are listed",
-                    path=path,
-                    line=violations[0].line,
+                    path=path, line=violations[0].line,
                 )
             for violation in violations[:MAX_PROTECTED_REPORTED]:
                 self.add(
                     "protected-path",
                     f"the patch changes {violation.path!r}, protected by {violation.rule}",
-                    path=path,
-                    line=violation.line,
+                    path=path, line=violation.line,
                     hint="submissions may not change the task's tests or test configuration; "
                     "remove that file from the patch",
                 )
@@ -885,9 +778,7 @@ class _SubmissionCheck:
         if path.is_symlink() or not path.is_file():
             what = "a symbolic link" if path.is_symlink() else "missing or not a regular file"
             self.add(
-                "missing-trajectory",
-                f"trajectory file {name!r} is {what}",
-                line=line,
+                "missing-trajectory", f"trajectory file {name!r} is {what}", line=line,
                 hint="add the trajectory file to the folder or remove 'trajectory'",
             )
             return
@@ -895,8 +786,7 @@ class _SubmissionCheck:
         limit = self.validator.config.limits.trajectory_bytes
         if size > limit:
             self.add(
-                "too-large",
-                f"trajectory is {size:,} bytes, over the limit of {limit:,}",
+                "too-large", f"trajectory is {size:,} bytes, over the limit of {limit:,}",
                 path=path,
                 hint="compress or trim the trajectory (keep the agent's messages and tool calls)",
             )
@@ -919,10 +809,8 @@ class _SubmissionCheck:
                 continue
             if stat.S_ISDIR(info.st_mode):
                 self.add(
-                    "unexpected-file",
-                    "sub-folders are not allowed in a submission folder",
-                    path=entry,
-                    hint="keep all files of the submission directly in its folder",
+                    "unexpected-file", "sub-folders are not allowed in a submission folder",
+                    path=entry, hint="keep all files of the submission directly in its folder",
                 )
                 continue
             total += info.st_size
@@ -931,16 +819,12 @@ class _SubmissionCheck:
                 continue
             if info.st_mode & 0o111:
                 self.add(
-                    "executable-file",
-                    "file is executable",
-                    path=entry,
+                    "executable-file", "file is executable", path=entry,
                     hint="submissions hold data only: `chmod -x` the file",
                 )
             if spec_loaded and name not in referenced | ALLOWED_EXTRA_FILES:
                 self.add(
-                    "unexpected-file",
-                    "file is not referenced by submission.yaml",
-                    path=entry,
+                    "unexpected-file", "file is not referenced by submission.yaml", path=entry,
                     hint="remove it, or name it under a run's 'patches' or 'trajectory'",
                 )
         folder_limit = self.validator.config.limits.folder_bytes
@@ -949,8 +833,7 @@ class _SubmissionCheck:
                 "too-large",
                 f"the submission folder holds {total:,} bytes, over the limit of "
                 f"{folder_limit:,}",
-                path=self.folder,
-                hint="trim trajectories; patches and metadata are small",
+                path=self.folder, hint="trim trajectories; patches and metadata are small",
             )
 
     def check_plausibility(self, *, run: Run, index: int) -> None:

@@ -1,9 +1,8 @@
 """Checking a run's figures against its transcript: mismatches, and the metrics level.
 
-Pure logic over files in the submission folder (no Docker, git or GitHub). A reported figure
-that differs from the transcript's by more than ``tolerance`` (relative) is an error naming the
-figure, both values and the transcript's line range, so self-reported numbers cannot be
-inflated or deflated silently.
+A reported figure that differs from the transcript's by more than the tolerance is an error
+naming the figure, both values and the transcript's lines, so self-reported numbers cannot
+be inflated or deflated silently. Pure: no Docker, git or GitHub.
 """
 
 from __future__ import annotations
@@ -38,8 +37,7 @@ _DEFAULTS = DEFAULT_CONFIG.verification
 
 @dataclass(frozen=True)
 class Tolerances:
-    """Every verification tolerance in one place: arena.yaml's ``verification:`` section
-    (:class:`arena_bot.core.config.VerificationConfig`, where the defaults are defined once)."""
+    """arena.yaml's ``verification:`` section (defaults defined in ``VerificationConfig``)."""
 
     relative: float = _DEFAULTS.tolerance
     count_slack: float = _DEFAULTS.count_slack
@@ -53,10 +51,6 @@ class Tolerances:
             relative=checks.tolerance, count_slack=checks.count_slack,
             time_slack_seconds=checks.time_slack_seconds, cost_relative=checks.cost_tolerance,
         )
-
-
-#: The default relative tolerance (arena.yaml: verification.tolerance).
-DEFAULT_TOLERANCE = _DEFAULTS.tolerance
 
 
 def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
@@ -73,13 +67,9 @@ def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float 
     found = prices.lookup(metrics.models[0])
     if found is None:
         return None
-    return token_cost(
-        price=found[1],
-        uncached=metrics.prompt_tokens,
-        cache_read=metrics.cache_read_tokens,
-        cache_write=metrics.cache_write_tokens,
-        output=metrics.completion_tokens,
-    )
+    return token_cost(price=found[1], uncached=metrics.prompt_tokens,
+                      cache_read=metrics.cache_read_tokens,
+                      cache_write=metrics.cache_write_tokens, output=metrics.completion_tokens)
 
 
 #: The codes of :class:`Finding` (validation reports them as diagnostics).
@@ -120,16 +110,11 @@ def _differs(*, reported: float, actual: float, tolerance: float, slack: float =
 
 
 def compare_metrics(
-    *,
-    run: Run,
-    metrics: TranscriptMetrics,
-    path: Path,
-    tolerance: float = DEFAULT_TOLERANCE,
-    tolerances: Tolerances | None = None,
+    *, run: Run, metrics: TranscriptMetrics, path: Path, tolerances: Tolerances | None = None,
     prices: PriceTable | None = None,
 ) -> list[Finding]:
     """Compare ``run``'s reported figures with ``metrics`` recomputed from ``path``."""
-    limits = tolerances or Tolerances(relative=tolerance)
+    limits = tolerances or Tolerances()
     span = metrics.span_label or f"lines {metrics.first_line}-{metrics.last_line}"
     # A JSON document's figures have no exact line; point at the file then.
     line = None if metrics.span_label else (metrics.first_line or None)
@@ -146,12 +131,8 @@ def compare_metrics(
                 hint=f"report the figures the transcript shows (tolerance {limits.relative:.0%})",
             ))
     cost = transcript_cost(metrics=metrics, prices=prices) if prices is not None else None
-    if (
-        cost is not None
-        and prices is not None
-        and run.estimated_cost > 0
-        and _differs(reported=run.estimated_cost, actual=cost, tolerance=limits.cost_relative)
-    ):
+    if (cost is not None and prices is not None and run.estimated_cost > 0
+            and _differs(reported=run.estimated_cost, actual=cost, tolerance=limits.cost_relative)):
         found.append(Finding(
             code="cost-mismatch",
             message=(
@@ -179,11 +160,7 @@ def _checked_figures(
         ("iterations", run.iterations, metrics.iterations, limits.count_slack),
     ]
     # 0 means "not recorded" for time; only a transcript with timestamps can check it.
-    if (
-        run.execution_time > 0
-        and metrics.wall_clock_seconds > 0
-        and "execution_time" not in metrics.unverifiable
-    ):
+    if run.execution_time > 0 and metrics.wall_clock_seconds > 0:
         figures.append(("execution_time", run.execution_time, metrics.wall_clock_seconds,
                         limits.time_slack_seconds))
     return [
@@ -194,61 +171,37 @@ def _checked_figures(
 
 
 def verify_run(
-    *,
-    run: Run,
-    folder: Path,
-    tolerance: float = DEFAULT_TOLERANCE,
-    prices: PriceTable | None = None,
+    *, run: Run, folder: Path, prices: PriceTable | None = None,
     tolerances: Tolerances | None = None,
 ) -> list[Finding]:
-    """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified).
-
-    ``tolerances`` (from arena.yaml) wins over the single ``tolerance``.
-    """
+    """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
     if run.transcript is None:
         return []
     path = folder / run.transcript.file
     if path.is_symlink() or not path.is_file():
-        return [
-            Finding(
-                code="missing-transcript",
-                message=f"transcript file {run.transcript.file!r} is missing or not a regular file",
-                severity="error",
-                path=folder / "submission.yaml",
-                hint="add the transcript to the folder or remove 'transcript'",
-            )
-        ]
+        return [Finding(
+            code="missing-transcript",
+            message=f"transcript file {run.transcript.file!r} is missing or not a regular file",
+            severity="error", path=folder / "submission.yaml",
+            hint="add the transcript to the folder or remove 'transcript'",
+        )]
     try:
         secrets = find_secrets(path)
         metrics = read_transcript(path=path, format_name=run.transcript.format)
     except ArenaError as exc:
-        return [
-            Finding(
-                code="bad-transcript",
-                message=exc.message,
-                severity="error",
-                path=path,
-                line=exc.line,
-                hint=exc.hint,
-            )
-        ]
-    found = compare_metrics(
-        run=run, metrics=metrics, path=path, tolerance=tolerance, prices=prices,
-        tolerances=tolerances,
-    )
+        return [Finding(code="bad-transcript", message=exc.message, severity="error", path=path,
+                        line=exc.line, hint=exc.hint)]
+    found = compare_metrics(run=run, metrics=metrics, path=path, prices=prices,
+                            tolerances=tolerances)
     found.extend(_belongs_to_run(run=run, folder=folder, metrics=metrics, path=path))
     if secrets.changed:
         first = min(numbers[0] for numbers in secrets.lines.values())
-        found.append(
-            Finding(
-                code="secret-in-transcript",
-                message=f"the transcript contains what looks like {secrets.describe()}",
-                severity="error",
-                path=path,
-                line=first,
-                hint="store it with `arena submit` (which redacts) or replace those strings",
-            )
-        )
+        found.append(Finding(
+            code="secret-in-transcript",
+            message=f"the transcript contains what looks like {secrets.describe()}",
+            severity="error", path=path, line=first,
+            hint="store it with `arena submit` (which redacts) or replace those strings",
+        ))
     return found
 
 
@@ -275,25 +228,13 @@ def _belongs_to_run(
     ):
         return []
     shown = ", ".join(sorted(metrics.edited_files)[:5])
-    return [
-        Finding(
-            code="transcript-mismatch",
-            message=(
-                f"run {run.id!r}: the transcript edits {shown} but the patch changes "
-                f"{', '.join(patched[:5])}; it does not look like this run's transcript"
-            ),
-            severity="error",
-            path=path,
-            hint="store the transcript of the session that produced this patch",
-        )
-    ]
-
-
-def is_verified(*, run: Run, folder: Path, tolerance: float = DEFAULT_TOLERANCE) -> bool:
-    """True when the run has a transcript and every reported figure agrees with it."""
-    return run.transcript is not None and not verify_run(
-        run=run, folder=folder, tolerance=tolerance
-    )
+    return [Finding(
+        code="transcript-mismatch",
+        message=(f"run {run.id!r}: the transcript edits {shown} but the patch changes "
+                 f"{', '.join(patched[:5])}; it does not look like this run's transcript"),
+        severity="error", path=path,
+        hint="store the transcript of the session that produced this patch",
+    )]
 
 
 # --- metrics levels --------------------------------------------------------------------
@@ -333,13 +274,8 @@ def _model_names(models: Iterable[str], prices: PriceTable) -> set[str]:
 
 
 def run_level(
-    *,
-    run: Run,
-    folder: Path,
-    models: Sequence[str],
-    base_checkout: Callable[[], Path] | None,
-    prices: PriceTable,
-    tolerances: Tolerances | None = None,
+    *, run: Run, folder: Path, models: Sequence[str], base_checkout: Callable[[], Path] | None,
+    prices: PriceTable, tolerances: Tolerances | None = None,
 ) -> RunLevel:
     """Whether ``run``'s figures are ``transcript-consistent``, with the reasons they are not.
 

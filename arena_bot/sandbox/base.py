@@ -74,6 +74,8 @@ SandboxUser = Literal["owner", "tester"]
 class Sandbox(Protocol):
     """A running, isolated container with the task's repository at ``/workspace/repo``."""
 
+    limits: SandboxLimits
+
     def exec(
         self,
         command: Sequence[str],

@@ -21,8 +21,7 @@ when a tester's command comes first.
 Cleanup: each container carries :data:`SANDBOX_LABEL` plus the host name and process id of
 its owner. It is removed when its context ends: at once on an error or Ctrl-C, in a
 background thread after normal use (:meth:`DockerEngine.drain` waits; so does interpreter
-exit), and
-:meth:`DockerEngine.sweep` removes leftovers whose owner process is gone (a killed run).
+exit), and :meth:`DockerEngine.sweep` removes leftovers whose owner process is gone.
 """
 
 from __future__ import annotations
@@ -123,7 +122,7 @@ class DockerSandbox:
         user: SandboxUser = "owner",
         keep_tail: int | None = None,
     ) -> ExecResult:
-        """Run ``command`` as ``user``; see :meth:`arena_bot.sandbox.base.Sandbox.exec`."""
+        """See :meth:`arena_bot.sandbox.base.Sandbox.exec`."""
         if self.killed:
             raise SandboxError("the sandbox was killed (timeout) and cannot run more commands")
         self._start()
@@ -283,12 +282,9 @@ class DockerSandbox:
             api.start(self._container.id)
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"Docker could not start the sandbox: {exc}") from None
-        raw = getattr(sock, "_sock", sock)
         output = bytearray()
         try:
-            raw.settimeout(_COPY_TIMEOUT)
-            raw.sendall(_archive(self._staged))
-            raw.shutdown(socket.SHUT_WR)
+            raw = _push(sock, _archive(self._staged))
             for _stream, chunk in frames_iter(raw, tty=False):
                 output += chunk[: max(0, 4096 - len(output))]
                 if _READY in output:
@@ -321,12 +317,9 @@ class DockerSandbox:
             sock = api.exec_start(exec_id, socket=True)
         except ENGINE_ERRORS as exc:
             raise SandboxError(f"could not copy files into the sandbox: {exc}") from None
-        raw = getattr(sock, "_sock", sock)
         output = bytearray()
         try:
-            raw.settimeout(_COPY_TIMEOUT)
-            raw.sendall(archive)
-            raw.shutdown(socket.SHUT_WR)
+            raw = _push(sock, archive)
             while chunk := raw.recv(65536):
                 output += chunk[: max(0, 4096 - len(output))]
             exit_code = api.exec_inspect(exec_id).get("ExitCode")
@@ -344,12 +337,12 @@ class DockerSandbox:
             )
 
     def kill(self) -> None:
-        """Kill every process of the sandbox (used on timeout)."""
+        """Kill every process of the sandbox (timeout, Ctrl-C); before the start, the killed
+        flag stops the first command."""
         self.killed = True
         if not self._started:
-            return  # nothing runs yet; the killed flag stops the first command
-        # An APIError means it is already dead: that is what we wanted.
-        with contextlib.suppress(docker.errors.APIError):
+            return
+        with contextlib.suppress(docker.errors.APIError):  # already dead
             self._container.kill()
 
 
@@ -547,6 +540,15 @@ def _archive(entries: list[tuple[str, bytes | None, int]]) -> bytes:
     return buffer.getvalue()
 
 
+def _push(sock: Any, data: bytes) -> Any:
+    """Send ``data`` whole on an attached socket and close its writing side; the raw socket."""
+    raw = getattr(sock, "_sock", sock)
+    raw.settimeout(_COPY_TIMEOUT)
+    raw.sendall(data)
+    raw.shutdown(socket.SHUT_WR)
+    return raw
+
+
 def _send(raw: Any, data: bytes) -> None:
     """Write ``data`` to an exec's standard input, then close it (the command sees EOF)."""
     try:
@@ -568,24 +570,19 @@ def _frames(sock: Any, raw: Any) -> Iterator[bytes]:
 
 
 def _remove(container: Any) -> None:
-    with deferred_signals():  # a second Ctrl-C must not leave the container half-removed
-        _remove_now(container)
-
-
-def _remove_now(container: Any) -> None:
-    try:
-        container.remove(force=True, v=True)
-    except docker.errors.NotFound:
-        pass
-    except ENGINE_ERRORS as exc:
-        # Removal can race with the daemon still tearing the container down: retry once.
-        time.sleep(0.5)
-        try:
-            container.remove(force=True, v=True)
-        except docker.errors.NotFound:
-            pass
-        except ENGINE_ERRORS:
-            raise SandboxError(f"could not remove sandbox container: {exc}") from None
+    # A second Ctrl-C must not leave the container half-removed. Removal can race with the
+    # daemon still tearing the container down: retried once.
+    with deferred_signals():
+        for attempt in (1, 2):
+            try:
+                container.remove(force=True, v=True)
+                return
+            except docker.errors.NotFound:
+                return
+            except ENGINE_ERRORS as exc:
+                if attempt == 2:
+                    raise SandboxError(f"could not remove sandbox container: {exc}") from None
+                time.sleep(0.5)
 
 
 def _process_alive(pid: int) -> bool:
@@ -594,7 +591,7 @@ def _process_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # alive, another user's
     return True
 
 

@@ -1,17 +1,5 @@
-"""Docker images: the offline base image and the content-addressed task images.
-
-* :func:`build_base_image` — ``arena images base``: debootstrap Debian bookworm (minbase) from
-  the machine's apt mirror into a temporary folder with python3, git and friends, pytest from
-  the package index at its pinned version (:data:`~arena_bot.tasks.wheels.BASE_WHEELS`), then
-  ``docker import`` it as :data:`~arena_bot.core.settings.OFFLINE_BASE_IMAGE`. For machines that
-  cannot pull from a registry; GitHub's runners pull the public default instead.
-* :func:`choose_base_image` / :func:`resolve_base_image` — the base image to build task images
-  on: the configured one when present or pullable, else the offline one, with one line saying
-  so (printed once per command, never per evaluation unit).
-* :class:`TaskImages` — builds ``arena-task-<task_id>:<hash>`` once per content hash (task
-  folder files + base image id) and reuses it; one lock per image so parallel evaluation units
-  build each image once.
-"""
+"""Docker images: the offline base image (for machines that cannot pull from a registry;
+GitHub's runners pull the public default instead) and the content-addressed task images."""
 
 from __future__ import annotations
 
@@ -22,6 +10,7 @@ import subprocess
 import tarfile
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -72,6 +61,7 @@ IMAGE_LABEL = "org.agentic-arena.image"
 #: Label of the offline base image naming the wheels installed in it (:data:`BASE_WHEELS`):
 #: an image built before a pin changed (or with Debian's pytest) is rebuilt, not reused.
 BASE_WHEELS_LABEL = "org.agentic-arena.base-wheels"
+_BASE_WHEELS_VALUE = ",".join(BASE_WHEELS)
 
 
 def _quiet(_: str) -> None:
@@ -118,20 +108,14 @@ def build_base_image(
     mirror: str | None = None,
     progress: Progress = _quiet,
 ) -> str:
-    """Build the offline base image with debootstrap + ``docker import``; return its id.
-
-    Debian packages (:data:`BASE_PACKAGES`) come from the apt mirror; pytest from the package
-    index at its pinned version (:data:`~arena_bot.tasks.wheels.BASE_WHEELS`, fetched on the
-    host and installed ``--no-index``). Skipped (existing id returned) when the image exists and its
-    label names the same wheels, unless ``force``; an image built with other wheels (or
-    Debian's pytest, before the pin) is rebuilt. Needs root and the ``debootstrap`` program
-    (``scripts/ensure_docker.sh`` installs it).
+    """Build the offline base image with debootstrap (Debian's :data:`BASE_PACKAGES` from the
+    apt mirror, pytest's pinned wheels installed ``--no-index``) and ``docker import``; return
+    its id. An existing image labelled with the same wheels is kept unless ``force``. Needs
+    root and ``debootstrap`` (``scripts/ensure_docker.sh`` installs it).
     """
-    existing = None if force else get_image(client, tag)
-    if existing is not None:
-        image = existing
-        wheels = (image.labels or {}).get(BASE_WHEELS_LABEL)
-        if wheels == _base_wheels_label():
+    image = None if force else get_image(client, tag)
+    if image is not None:
+        if (image.labels or {}).get(BASE_WHEELS_LABEL) == _BASE_WHEELS_VALUE:
             progress(f"{tag} already exists ({image.short_id}); use --force to rebuild")
             return str(image.id)
         progress(f"{tag} ({image.short_id}) was built with other Python packages than "
@@ -164,10 +148,6 @@ def build_base_image(
     return str(built.id)
 
 
-def _base_wheels_label() -> str:
-    return ",".join(BASE_WHEELS)
-
-
 def _debootstrap_program() -> str:
     """The debootstrap program, once it is known this process may run it (root)."""
     debootstrap = shutil.which("debootstrap") or (
@@ -187,27 +167,18 @@ def _debootstrap_program() -> str:
 
 
 def _install_base_wheels(rootfs: Path, *, requirements: Path, progress: Progress) -> None:
-    """Install :data:`BASE_WHEELS` (pytest at its pinned version) into ``rootfs``.
-
-    The wheels are fetched on the host into the wheel cache (as a task's ``wheels.txt`` is),
-    copied into the root file system and installed there by its own ``python3`` running the
-    pinned pip wheel, chrooted, with ``--no-index``: the files land where the image's Python
-    installs packages (``/usr/local/lib/python3.11/dist-packages``) with a ``pytest`` console
-    script in ``/usr/local/bin`` whose first line names the image's interpreter.
-    """
+    """Install :data:`BASE_WHEELS` into ``rootfs`` with its own ``python3`` running the pinned
+    pip wheel, chrooted, ``--no-index``: the files land where the image's Python installs
+    packages, with a ``pytest`` console script naming the image's interpreter."""
     requirements.write_text("\n".join(BASE_WHEELS) + "\n", encoding="utf-8")
     progress(f"fetching {', '.join(BASE_WHEELS)} on the host ...")
-    cache = fetch_wheels(requirements, cache=wheel_cache())
     inside = "/tmp/arena-wheels"
     house = rootfs / inside.lstrip("/")
-    house.mkdir(parents=True)
-    wheels = wheel_files(requirements, cache)
-    for wheel in wheels:
-        shutil.copy2(wheel, house / wheel.name)
-    shutil.copy2(requirements, house / WHEELS_FILE)
+    wheels = _copy_wheels(requirements, house)
     pip = next((w.name for w in wheels if w.name.startswith("pip-")), None)
     if pip is None or len(wheels) != len(BASE_WHEELS):
-        raise SandboxError(f"the wheel cache {cache} lacks some of {', '.join(BASE_WHEELS)}")
+        raise SandboxError(f"the wheel cache {wheel_cache()} lacks some of "
+                           f"{', '.join(BASE_WHEELS)}")
     progress(f"installing {PYTEST_PIN} into the root file system (pip --no-index) ...")
     try:
         _run_logged(
@@ -220,6 +191,18 @@ def _install_base_wheels(rootfs: Path, *, requirements: Path, progress: Progress
         )
     finally:
         shutil.rmtree(house, ignore_errors=True)
+
+
+def _copy_wheels(requirements: Path, folder: Path) -> list[Path]:
+    """Fetch ``requirements``' wheels on the host (never in a build) and copy them with the
+    requirements file into ``folder``; the wheels copied."""
+    cache = fetch_wheels(requirements, cache=wheel_cache())
+    folder.mkdir(parents=True, exist_ok=True)
+    wheels = wheel_files(requirements, cache)
+    for wheel in wheels:
+        shutil.copy2(wheel, folder / wheel.name)
+    shutil.copy2(requirements, folder / WHEELS_FILE)
+    return wheels
 
 
 def _import_rootfs(
@@ -243,7 +226,7 @@ def _import_rootfs(
                 "ENV LANG=C.UTF-8",
                 "ENV PYTHONDONTWRITEBYTECODE=1",
                 f"LABEL {IMAGE_LABEL}=base",
-                f"LABEL {BASE_WHEELS_LABEL}={_base_wheels_label()}",
+                f"LABEL {BASE_WHEELS_LABEL}={_BASE_WHEELS_VALUE}",
                 'CMD ["/bin/bash"]',
             ],
         )
@@ -253,14 +236,14 @@ def _import_rootfs(
 
 def _run_logged(command: list[str], *, progress: Progress, what: str) -> None:
     """Run ``command``, forwarding its output lines as progress; keep a tail for errors."""
-    tail: list[str] = []
+    tail: deque[str] = deque(maxlen=_LOG_TAIL_LINES)
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
     ) as process:
         assert process.stdout is not None
         for line in process.stdout:
             line = line.rstrip()
-            tail = [*tail[-_LOG_TAIL_LINES + 1 :], line]
+            tail.append(line)
             if line.startswith(("I: Retrieving", "I: Validating", "W:", "E:")):
                 continue  # hundreds of lines per package; the others show progress well enough
             progress(f"  {line}")
@@ -280,40 +263,33 @@ def _trim_rootfs(rootfs: Path) -> None:
                     entry.unlink()
 
 
-@dataclass(frozen=True)
-class BaseImageChoice:
-    """The base image a command builds task images on, and the one line that says why."""
-
-    image: str
-    #: Said once per command (never per evaluation unit); None when the requested image was
-    #: already in the local image store, so there is nothing to say.
-    note: str | None = None
-
-
-def choose_base_image(
-    client: docker.DockerClient, requested: str, *, explicit: bool = False
-) -> BaseImageChoice:
-    """The base image to build task images on, with the note to print once.
-
-    ``requested`` is used when present locally or pullable. When it is the public default (not
-    chosen ``explicit``-ly) and no registry can be reached, the offline image is used if
-    present: the normal state of an offline machine, said plainly rather than as a failed
-    pull. Otherwise SandboxError says which command makes an image available.
+def resolve_base_image(
+    client: docker.DockerClient,
+    requested: str,
+    *,
+    explicit: bool = False,
+    progress: Progress = _quiet,
+) -> str:
+    """The base image to build task images on: ``requested`` when present locally or
+    pullable. When it is the public default (not chosen ``explicit``-ly) and no registry can be
+    reached, the offline image if present: the normal state of an offline machine, said
+    plainly rather than as a failed pull. A line saying which image (unless ``requested`` was
+    stored locally) goes to ``progress``: call this once per command, never per unit.
     """
     if image_exists(client, requested):
-        return BaseImageChoice(requested)
+        return requested
     try:
         client.images.pull(requested)
-        return BaseImageChoice(requested, note=f"base image: pulled {requested} (first use; "
-                               "later runs reuse it)")
+        progress(f"base image: pulled {requested} (first use; later runs reuse it)")
+        return requested
     except ENGINE_ERRORS as exc:
         pull_error = str(exc).splitlines()[0][:300]
     fallback = not explicit and requested == DEFAULT_BASE_IMAGE
     if fallback and image_exists(client, OFFLINE_BASE_IMAGE):
-        return BaseImageChoice(OFFLINE_BASE_IMAGE, note=(
-            f"base image: {OFFLINE_BASE_IMAGE} (built offline by `arena images base`): no "
-            f"registry is reachable here and {requested} is not stored locally; "
-            f"--base-image {OFFLINE_BASE_IMAGE} skips this check"))
+        progress(f"base image: {OFFLINE_BASE_IMAGE} (built offline by `arena images base`): "
+                 f"no registry is reachable here and {requested} is not stored locally; "
+                 f"--base-image {OFFLINE_BASE_IMAGE} skips this check")
+        return OFFLINE_BASE_IMAGE
     raise SandboxError(
         f"base image {requested} is not present and cannot be pulled ({pull_error})",
         hint=(
@@ -324,28 +300,13 @@ def choose_base_image(
 
 
 def local_base_image(client: docker.DockerClient, requested: str) -> str:
-    """The base image :func:`choose_base_image` would pick, judged without pulling: what
+    """The base image :func:`resolve_base_image` would pick, judged without pulling: what
     `arena bot plan --pending` needs to find results stored by an offline evaluation
     (stored under the offline image's name when the public default was not available)."""
     if (requested == DEFAULT_BASE_IMAGE and not image_exists(client, requested)
             and image_exists(client, OFFLINE_BASE_IMAGE)):
         return OFFLINE_BASE_IMAGE
     return requested
-
-
-def resolve_base_image(
-    client: docker.DockerClient,
-    requested: str,
-    *,
-    explicit: bool = False,
-    progress: Progress = _quiet,
-) -> str:
-    """:func:`choose_base_image`'s image; its note, if any, goes to ``progress`` (call this
-    once per command: the note is meant to be read once)."""
-    choice = choose_base_image(client, requested, explicit=explicit)
-    if choice.note:
-        progress(choice.note)
-    return choice.image
 
 
 @dataclass(frozen=True)
@@ -447,21 +408,15 @@ class TaskImages:
         requirements = task.root / WHEELS_FILE
         if not requirements.is_file():
             return self._build_from(task, tag=tag, context=task.root)
-        # The task's wheels (wheels.txt) are fetched on the host, never in the build: the
-        # build context is the task folder plus wheels/ holding them (installed --no-index).
-        cache = fetch_wheels(requirements, cache=wheel_cache())
+        # The build context: the task folder plus wheels/ (installed --no-index).
         with tempfile.TemporaryDirectory(prefix="arena-context-") as temp:
             context = Path(temp) / "context"
             shutil.copytree(task.root, context)
-            wheels = context / "wheels"
-            wheels.mkdir(exist_ok=True)
-            for wheel in wheel_files(requirements, cache):
-                shutil.copy2(wheel, wheels / wheel.name)
-            shutil.copy2(requirements, wheels / WHEELS_FILE)
+            _copy_wheels(requirements, context / "wheels")
             return self._build_from(task, tag=tag, context=context)
 
     def _build_from(self, task: TaskFolder, *, tag: str, context: Path) -> str:
-        tail: list[str] = []
+        tail: deque[str] = deque(maxlen=_LOG_TAIL_LINES)
         image_id: str | None = None
         try:
             stream = self.client.api.build(
@@ -478,7 +433,7 @@ class TaskImages:
                 if "stream" in chunk:
                     for line in str(chunk["stream"]).splitlines():
                         if line.strip():
-                            tail = [*tail[-_LOG_TAIL_LINES + 1 :], line]
+                            tail.append(line)
                 if "error" in chunk:
                     tail.append(str(chunk["error"]).strip())
                     raise SandboxError(

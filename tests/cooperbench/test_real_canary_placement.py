@@ -8,6 +8,7 @@ tests. The file that takes the canaries is one the task's test command collects.
 from __future__ import annotations
 
 import ast
+import random
 import re
 import shutil
 import subprocess
@@ -22,7 +23,18 @@ from support.real_cooperbench import (
     unpack,
 )
 
-from arena_bot.evaluation.canary_place import place, place_everywhere, spots
+from arena_bot.evaluation.canary_place import (
+    Material,
+    _body,
+    _indent_of,
+    _names_in,
+    _render,
+    _test_words,
+    make_name,
+    place,
+    split_lines,
+    spots,
+)
 from arena_bot.evaluation.harness import collected_paths, plan_canaries
 from arena_bot.tasks.cooperbench_runner import read_test_step
 
@@ -67,6 +79,29 @@ def bad_placement(text: str, before: list[tuple[str, int, int]], first: int,
         if len(hits) != 1 or hits[0].decorator_list:
             return f"the {role} canary is not one undecorated test"
     return None
+
+
+def place_everywhere(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """``text`` with a canary at every place :func:`spots` finds, all at once (insertions
+    at distinct statement boundaries are independent: what proves one file's every place in
+    one parse); and the ``(class, name)`` of each canary."""
+    tree = ast.parse(text)
+    lines = split_lines(text)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    rng = random.Random(0)
+    taken = _names_in(tree, text)
+    words = _test_words(tree)
+    mat = Material(tree)
+    inserts: dict[int, list[str]] = {}
+    placed: list[tuple[str, str]] = []
+    for line, kind, cls in spots(tree):
+        name = make_name(rng, words, taken)
+        indent = _indent_of(lines[line - 1]) if kind == "method" else ""
+        block = [f"{indent}def {name}({'self' if kind == 'method' else ''}):",
+                 *_body(rng, true=True, indent=indent + "    ", mat=mat)]
+        inserts.setdefault(line, []).extend([*block, *([""] if kind == "method" else ["", ""])])
+        placed.append((cls, name))
+    return _render(lines, inserts, [], newline), placed
 
 
 def bad_everywhere(text: str, before: list[tuple[str, int, int]]) -> str | None:

@@ -20,8 +20,8 @@ from arena_bot.evaluation.stream import (
     STREAM_LOST,
     Stream,
     gate_source,
+    packaged,
     parse_stream,
-    plugin_source,
 )
 
 _TEST = """\
@@ -46,7 +46,7 @@ def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
     (repo / "pkg").mkdir(parents=True)
     (repo / "tests").mkdir()
     harness.mkdir()
-    (harness / "arena_stream.py").write_bytes(plugin_source())
+    (harness / "arena_stream.py").write_bytes(packaged("arena_stream.py"))
     (harness / "sitecustomize.py").write_bytes(gate_source(str(repo.resolve())))
     (harness / "changed.json").write_text(json.dumps(["pkg/__init__.py"]))
     (repo / "pkg" / "__init__.py").write_text(textwrap.dedent(package))
@@ -306,7 +306,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imports nothing outside the standard library (pytest, which loads it, aside)."""
     import ast
 
-    source = plugin_source().decode()
+    source = packaged("arena_stream.py").decode()
     tree = ast.parse(source, feature_version=(3, 8))
     imported = {alias.name.split(".")[0] for node in ast.walk(tree)
                 if isinstance(node, ast.Import) for alias in node.names}
@@ -326,7 +326,7 @@ def _gated_run(tmp_path: Path, files: dict[str, str], command: list[str]
     for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(textwrap.dedent(text))
-    (harness / "arena_stream.py").write_bytes(plugin_source())
+    (harness / "arena_stream.py").write_bytes(packaged("arena_stream.py"))
     (harness / "sitecustomize.py").write_bytes(gate_source(str(repo.resolve())))
     (harness / "changed.json").write_text(json.dumps(sorted(files)))
     env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONDONTWRITEBYTECODE": "1",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from arena_bot.evaluation.ast_flags import python_flags
+from arena_bot.evaluation.ast_flags import python_findings
 from arena_bot.evaluation.flags import review_flags
 from arena_bot.intake.patches import ProtectedPaths, parse_patch
 
@@ -27,7 +27,7 @@ def _new_file(text: str, path: str = "pkg/mod.py") -> str:
 def _reasons(text: str) -> dict[int, list[str]]:
     (file,) = parse_patch(_new_file(text)).files
     found: dict[int, list[str]] = {}
-    for flag in python_flags(file):
+    for flag in python_findings(file).flags:
         found.setdefault(flag.line, []).append(flag.reason)
     return found
 
@@ -127,7 +127,7 @@ def test_a_hunk_of_a_changed_file_is_parsed_tolerantly_and_only_added_lines_coun
         "         return self.items[key]\n"
     )
     (file,) = parse_patch(patch).files
-    flags = python_flags(file)
+    flags = python_findings(file).flags
     # Line 13 of the patched file is the added __eq__; the old setattr (context) is not flagged.
     assert [(f.line, f.reason.split(" ")[0]) for f in flags] == [(13, "__eq__")]
 
@@ -191,7 +191,7 @@ def test_a_parse_in_another_thread_never_fails_an_honest_patch() -> None:
     def other() -> None:
         go.wait(timeout=10)
         try:
-            _deep_call(15, lambda: python_flags(file))
+            _deep_call(15, lambda: python_findings(file).flags)
         except BaseException as exc:  # asserted below
             errors.append(exc)
         finally:
@@ -204,7 +204,7 @@ def test_a_parse_in_another_thread_never_fails_an_honest_patch() -> None:
     gc.set_threshold(1)
     flags = None
     try:
-        flags = python_flags(file)
+        flags = python_findings(file).flags
     except BaseException as exc:  # asserted below
         errors.append(exc)
     finally:

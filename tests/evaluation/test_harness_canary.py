@@ -11,8 +11,7 @@ import pytest
 
 from arena_bot.evaluation.canary_place import place
 from arena_bot.evaluation.harness import HARNESS_DIR
-from arena_bot.evaluation.harness_status import harness_script
-from arena_bot.evaluation.stream import canary_source
+from arena_bot.evaluation.stream import packaged
 from arena_bot.sandbox.base import SandboxLimits
 from arena_bot.sandbox.docker import DockerEngine
 
@@ -36,7 +35,7 @@ def test_the_canaries_go_where_the_host_puts_them(engine: DockerEngine,
     script = ('printf "%s" "$1" > "$2" && sh /arena/harness.sh canary "$2" "$3" '
               '&& echo ---- && cat "$2"')
     with engine.open(base_image, limits=SandboxLimits()) as sandbox:
-        sandbox.write_files({"harness.sh": harness_script(), "canary_place.py": canary_source()},
+        sandbox.write_files({name: packaged(name) for name in ("harness.sh", "canary_place.py")},
                             directory=HARNESS_DIR)
         for name, seed in cases:
             run = sandbox.exec(["sh", "-c", script, "sh", FILES[name], f"/tmp/test_{name}.py",
@@ -51,7 +50,7 @@ def test_the_canaries_go_where_the_host_puts_them(engine: DockerEngine,
 def test_a_target_that_is_not_a_regular_file_is_refused(engine: DockerEngine,
                                                         base_image: str) -> None:
     with engine.open(base_image, limits=SandboxLimits()) as sandbox:
-        sandbox.write_files({"harness.sh": harness_script(), "canary_place.py": canary_source()},
+        sandbox.write_files({name: packaged(name) for name in ("harness.sh", "canary_place.py")},
                             directory=HARNESS_DIR)
         run = sandbox.exec(["sh", "-c", "ln -s /etc/passwd /tmp/test_x.py && "
                             "sh /arena/harness.sh canary /tmp/test_x.py 0"], timeout=30)

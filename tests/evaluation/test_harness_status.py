@@ -3,7 +3,8 @@ Docker test of the evaluation and the exploit corpus)."""
 
 from __future__ import annotations
 
-from arena_bot.evaluation.harness_status import VERSION, HarnessStatus, harness_script, parse_status
+from arena_bot.evaluation.harness_status import VERSION, HarnessStatus, parse_status
+from arena_bot.evaluation.stream import packaged
 
 NONCE = "abc123"
 LINE = '{"version": 4, "apply": "three_way", "tests_applied": true, "error": ""}'
@@ -36,6 +37,6 @@ def test_the_last_status_line_wins() -> None:
 
 
 def test_the_script_ships_as_package_data_and_prints_this_version() -> None:
-    script = harness_script().decode()
+    script = packaged("harness.sh").decode()
     assert script.startswith("#!/bin/sh")
     assert f'"version": {VERSION}' in script

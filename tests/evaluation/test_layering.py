@@ -10,7 +10,6 @@ def test_evaluation_modules_do_not_import_docker() -> None:
     code = (
         "import sys\n"
         "import arena_bot.evaluation.engine, arena_bot.evaluation.store\n"
-        "from arena_bot.evaluation import make_test_runner, ResultStore\n"
         "print(sorted(m for m in sys.modules if m == 'docker' or m.startswith('docker.')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena_bot.evaluation.harness import HARNESS_DIR, LOCKED_DOWN_ENV, REPO_DIR
-from arena_bot.evaluation.stream import plugin_source
+from arena_bot.evaluation.stream import packaged
 from arena_bot.sandbox.base import SandboxLimits
 from arena_bot.tasks.dataset import Dataset
 
@@ -57,7 +57,7 @@ def test_planted_plugins_do_not_load_under_the_lock_down(planted, control_args, 
     image = task_images.ensure(TASK).tag
     with engine.open(image, limits=SandboxLimits()) as sandbox:
         _plant(sandbox, planted)
-        sandbox.write_files({"arena_stream.py": plugin_source()}, directory=HARNESS_DIR)
+        sandbox.write_files({"arena_stream.py": packaged("arena_stream.py")}, directory=HARNESS_DIR)
         control = _run(sandbox, env={"PYTHONDONTWRITEBYTECODE": "1"}, args=control_args)
         locked = _run(sandbox, env=dict(LOCKED_DOWN_ENV))
     assert "exit=5" in control and " passed" not in control, control  # the attack works

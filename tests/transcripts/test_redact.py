@@ -5,8 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from detect_secrets.settings import default_settings
 
-from arena_bot.intake.transcripts.redact import RedactionReport, redact_line
+from arena_bot.intake.transcripts.redact import RedactionReport, Redactor
+
+
+def redact_line(line: bytes, *, number: int, report: RedactionReport) -> bytes:
+    """One line through the redactor every stored transcript goes through."""
+    with default_settings():
+        return Redactor(report).line(line, number)
+
 
 SECRETS = [
     ("anthropic-key", "sk-ant-api03-" + "A1b2" * 10),

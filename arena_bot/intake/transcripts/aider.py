@@ -50,7 +50,6 @@ PART_FIELDS = {
 
 
 def read_aider_analytics(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one Aider analytics log (JSONL)."""
     metrics = TranscriptMetrics(unverifiable={"tool_calls"})
     clock = Clock()
     for number, event in read_json_lines(path):
@@ -62,12 +61,9 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
         model = properties.get("main_model")
         model = model if isinstance(model, str) else None
         metrics.add_model(model)
-        prompt, completion = (as_int(properties.get("prompt_tokens")),
-                              as_int(properties.get("completion_tokens")))
-        metrics.prompt_tokens += prompt
-        metrics.completion_tokens += completion
         # Architect mode's editor coder sends under its own model: priced per model.
-        metrics.charge(model, uncached=prompt, output=completion)
+        metrics.count(model, uncached=as_int(properties.get("prompt_tokens")),
+                      output=as_int(properties.get("completion_tokens")))
         metrics.iterations += 1
     metrics.wall_clock_seconds = clock.seconds()
     return metrics
@@ -79,9 +75,7 @@ def _add_token_parts(*, metrics: TranscriptMetrics, parts: str, path: Path, line
         field = PART_FIELDS.get(found.group("what")) if found else None
         if found is None or field is None:
             raise InputError(
-                f"unrecognised token figure {part!r} in a '> Tokens:' line",
-                path=path,
-                line=line,
+                f"unrecognised token figure {part!r} in a '> Tokens:' line", path=path, line=line,
                 hint="expected e.g. '> Tokens: 2.3k sent, 245 received.'",
             )
         count = round(float(found.group("count")) * UNITS[found.group("unit")])
@@ -89,7 +83,6 @@ def _add_token_parts(*, metrics: TranscriptMetrics, parts: str, path: Path, line
 
 
 def read_aider_history(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one Aider chat history Markdown file."""
     metrics = TranscriptMetrics(unverifiable={"execution_time"})
     clock = Clock()
     seen = False

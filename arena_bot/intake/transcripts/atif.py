@@ -35,7 +35,6 @@ def _name(value: object) -> str | None:
 
 
 def _add_step(metrics: TranscriptMetrics, step: dict[str, Any], *, model: str | None) -> None:
-    """Count one agent step and its token metrics."""
     metrics.iterations += 1
     model = _name(step.get("model_name")) or model
     metrics.add_model(model)
@@ -43,11 +42,8 @@ def _add_step(metrics: TranscriptMetrics, step: dict[str, Any], *, model: str | 
     if not isinstance(figures, dict):
         return
     prompt, cached = as_int(figures.get("prompt_tokens")), as_int(figures.get("cached_tokens"))
-    output = as_int(figures.get("completion_tokens"))
-    metrics.prompt_tokens += max(prompt - cached, 0)
-    metrics.cache_read_tokens += cached
-    metrics.completion_tokens += output
-    metrics.charge(model, uncached=prompt - cached, read=cached, output=output)
+    metrics.count(model, uncached=max(prompt - cached, 0), read=cached,
+                  output=as_int(figures.get("completion_tokens")))
 
 
 def _use_final(metrics: TranscriptMetrics, final: dict[str, Any], model: str | None) -> None:
@@ -68,7 +64,6 @@ def _use_final(metrics: TranscriptMetrics, final: dict[str, Any], model: str | N
 
 
 def read_atif(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one ATIF trajectory JSON file."""
     metrics = TranscriptMetrics()
     clock = Clock()
     agent_model: str | None = None

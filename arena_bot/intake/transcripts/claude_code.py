@@ -150,23 +150,16 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
                 tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
                 _note_edit(metrics, block)
     for message_id, figures in usage_by_message.items():
-        uncached, read = figures.get("input", 0), figures.get("read", 0)
-        write, output = figures.get("write", 0), figures.get("output", 0)
-        metrics.prompt_tokens += uncached
-        metrics.completion_tokens += output
-        metrics.cache_read_tokens += read
-        metrics.cache_write_tokens += write
-        metrics.charge(model_of_message.get(message_id), uncached=uncached, read=read,
-                       write=write, output=output)
+        metrics.count(model_of_message.get(message_id), uncached=figures.get("input", 0),
+                      read=figures.get("read", 0), write=figures.get("write", 0),
+                      output=figures.get("output", 0))
     metrics.iterations = len(usage_by_message)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
     metrics.unread_subagents = named_agents - read_agents
     if len(paths) > 1:
-        metrics.span_label = (
-            f"{paths[0].name} and {len(paths) - 1} sub-agent file"
-            f"{'s' if len(paths) > 2 else ''}"
-        )
+        metrics.span_label = (f"{paths[0].name} and {len(paths) - 1} sub-agent file"
+                              f"{'s' if len(paths) > 2 else ''}")
     return metrics
 
 

@@ -38,7 +38,6 @@ def _charge_step(
 
 
 def read_codex(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one Codex CLI rollout file."""
     metrics = TranscriptMetrics()
     clock = Clock()
     totals: dict[str, int] = {}
@@ -67,14 +66,8 @@ def read_codex(path: Path) -> TranscriptMetrics:
             usage = info.get("total_token_usage") if isinstance(info, dict) else None
             if not isinstance(usage, dict):
                 continue
-            figures = {
-                key: as_int(usage.get(key))
-                for key in (
-                    "input_tokens",
-                    "cached_input_tokens",
-                    "output_tokens",
-                )
-            }
+            figures = {key: as_int(usage.get(key))
+                       for key in ("input_tokens", "cached_input_tokens", "output_tokens")}
             # Each new running total is one model call; repeats (resume, rate-limit pings)
             # are not.
             seen_totals.add(tuple(figures.values()))

@@ -1,19 +1,11 @@
 """What a transcript shows the agent doing to files and asking of its model, read for replay.
 
-Independent of the usage importers (:mod:`arena_bot.intake.transcripts` readers compute the
-figures); this module reads the same raw formats for two other things:
-
-* the **edit tool calls** in order — Claude Code ``Edit`` / ``MultiEdit`` / ``Write``,
-  Codex ``apply_patch`` (as a tool of its own or through ``shell``), OpenHands'
-  ``str_replace_editor`` (``edit`` actions) and ``write`` actions, SWE-agent's
-  ``str_replace_editor``, Aider's SEARCH/REPLACE blocks — and the shell commands that may
-  write files (which cannot be replayed);
-* the **model requests** with their usage and an estimate of the conversation each was
-  sent with, so :func:`usage_problems` can check that the usage could have paid for it.
-
-:func:`replay` applies the edits to the task's base files; the caller compares the result
-with the submitted patch (:func:`patched_files` applies a parsed patch the same way).
-Pure: files are read through the ``base`` callable, nothing is run.
+The usage importers (:mod:`arena_bot.intake.transcripts`) compute the figures; this module
+reads the same raw formats for the **edit tool calls** in order (and the shell commands that
+may write files, which cannot be replayed) and the **model requests** with their usage and an
+estimate of the conversation each was sent with (checked by :func:`usage_problems`).
+:func:`replay` applies the edits to the task's base files, :func:`patched_files` the
+submitted patch, for the caller to compare. Pure: files are read through ``base``.
 """
 
 from __future__ import annotations
@@ -22,11 +14,12 @@ import json
 import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from arena_bot.intake.patches import Patch
+from arena_bot.intake.transcripts.aider import TOKENS_LINE, TOKENS_PART, UNITS
 from arena_bot.intake.transcripts.jsonstream import iter_events, iter_items
 from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, open_transcript, read_json_lines
 
@@ -174,32 +167,24 @@ def _text_of(content: Any) -> str:
 
 def _usage_total(usage: Mapping[str, Any]) -> tuple[int, int, int]:
     """``(every input token, cache reads, output)`` of an Anthropic usage object."""
-    def num(key: str) -> int:
-        value = usage.get(key)
-        return value if isinstance(value, int) and value >= 0 else 0
-
-    read = num("cache_read_input_tokens")
-    return (num("input_tokens") + read + num("cache_creation_input_tokens"), read,
-            num("output_tokens"))
+    read = _int(usage.get("cache_read_input_tokens"))
+    return (_int(usage.get("input_tokens")) + read
+            + _int(usage.get("cache_creation_input_tokens")), read,
+            _int(usage.get("output_tokens")))
 
 
 def _claude_code_edits(name: str, data: Mapping[str, Any], where: int) -> list[Edit]:
     path = str(data.get("file_path", ""))
     if name == "Write":
         return [Edit(where, name, path, "write", new=str(data.get("content", "")))]
-    if name == "Edit":
-        return [Edit(where, name, path, "replace", old=str(data.get("old_string", "")),
-                     new=str(data.get("new_string", "")),
-                     replace_all=bool(data.get("replace_all", False)))]
-    if name == "MultiEdit":
-        edits = data.get("edits")
-        return [
-            Edit(where, name, path, "replace", old=str(item.get("old_string", "")),
-                 new=str(item.get("new_string", "")),
-                 replace_all=bool(item.get("replace_all", False)))
-            for item in (edits if isinstance(edits, list) else []) if isinstance(item, dict)
-        ]
-    return []
+    if name not in ("Edit", "MultiEdit"):
+        return []
+    items = [data] if name == "Edit" else data.get("edits")
+    return [
+        Edit(where, name, path, "replace", old=str(item.get("old_string", "")),
+             new=str(item.get("new_string", "")), replace_all=bool(item.get("replace_all", False)))
+        for item in (items if isinstance(items, list) else []) if isinstance(item, dict)
+    ]
 
 
 def read_claude_code(path: Path) -> Activity:
@@ -247,10 +232,9 @@ def read_claude_code(path: Path) -> Activity:
                 total, read, output = _usage_total(usage)
                 seen[message_id] = len(activity.requests)
                 activity.requests.append(Request(
-                    where=number, chain=chain, model=model, input_tokens=total,
-                    cache_read=read, output_tokens=output,
-                    context_chars=chains.get(chain, 0), output_chars=len(text),
-                    output_final=message.get("stop_reason") is not None,
+                    where=number, chain=chain, model=model, input_tokens=total, cache_read=read,
+                    output_tokens=output, context_chars=chains.get(chain, 0),
+                    output_chars=len(text), output_final=message.get("stop_reason") is not None,
                 ))
             elif message_id in seen:
                 index = seen[message_id]
@@ -268,11 +252,8 @@ def read_claude_code(path: Path) -> Activity:
                     if name == "Bash":
                         _note_shell(activity, number, str(data.get("command", "")))
                     seen_files = known.setdefault(chain, set())
-                    made = [
-                        Edit(e.where, e.tool, e.path, e.kind, old=e.old, new=e.new,
-                             replace_all=e.replace_all, read_before=e.path in seen_files)
-                        for e in _claude_code_edits(name, data, number)
-                    ]
+                    made = [replace(e, read_before=e.path in seen_files)
+                            for e in _claude_code_edits(name, data, number)]
                     if name in ("Read", "Write", "Edit", "MultiEdit"):
                         seen_files.add(str(data.get("file_path", "")))
                     if made:
@@ -283,10 +264,8 @@ def read_claude_code(path: Path) -> Activity:
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     calls.pop(str(block.get("tool_use_id")), None)
-                if (isinstance(block, dict) and block.get("type") == "tool_result"
-                        and block.get("is_error") is True):
-                    for index in pending.get(str(block.get("tool_use_id")), []):
-                        activity.failed.append(index)
+                    if block.get("is_error") is True:
+                        activity.failed.extend(pending.get(str(block.get("tool_use_id")), []))
         chains[chain] = chains.get(chain, 0) + len(text)
     activity.unanswered = sorted(calls.values())
     return activity
@@ -302,13 +281,10 @@ def _grown(request: Request, chars: int, output_tokens: int = 0, *,
            final: bool | None = None) -> Request:
     """``request`` with one more line of its response: ``chars`` more written, and the
     line's output count when it is larger (a later line of a streamed response)."""
-    return Request(
-        where=request.where, chain=request.chain, model=request.model,
-        input_tokens=request.input_tokens, cache_read=request.cache_read,
-        output_tokens=max(request.output_tokens, output_tokens),
-        context_chars=request.context_chars, output_chars=request.output_chars + chars,
-        output_final=request.output_final if final is None else final,
-    )
+    return replace(
+        request, output_tokens=max(request.output_tokens, output_tokens),
+        output_chars=request.output_chars + chars,
+        output_final=request.output_final if final is None else final)
 
 
 # --- Codex -------------------------------------------------------------------------------
@@ -388,18 +364,14 @@ def parse_apply_patch(text: str, where: int) -> list[Edit]:
     return edits
 
 
-def _codex_command(arguments: Any) -> list[str]:
+def _arguments(arguments: Any) -> dict[str, Any]:
+    """A tool call's arguments (a JSON object, or its text); ``{}`` when they are not one."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except ValueError:
-            return []
-    if not isinstance(arguments, dict):
-        return []
-    command = arguments.get("command")
-    if isinstance(command, str):
-        return [command]
-    return [str(part) for part in command] if isinstance(command, list) else []
+            return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def read_codex(path: Path) -> Activity:
@@ -480,18 +452,15 @@ def _codex_edits(activity: Activity, payload: Mapping[str, Any], where: int) -> 
     if kind != "function_call":
         return
     name = payload.get("name")
+    arguments = _arguments(payload.get("arguments"))
     if name == "apply_patch":
-        arguments = payload.get("arguments")
-        try:
-            data = json.loads(arguments) if isinstance(arguments, str) else arguments
-        except ValueError:
-            data = {}
-        text = data.get("input", "") if isinstance(data, dict) else ""
-        activity.edits.extend(parse_apply_patch(str(text), where))
+        activity.edits.extend(parse_apply_patch(str(arguments.get("input", "")), where))
         return
     if name not in ("shell", "container.exec", "exec_command", "local_shell"):
         return
-    command = _codex_command(payload.get("arguments"))
+    spelt = arguments.get("command")
+    command = [spelt] if isinstance(spelt, str) else [
+        str(part) for part in spelt] if isinstance(spelt, list) else []
     if command[:1] == ["apply_patch"] and len(command) > 1:
         activity.edits.extend(parse_apply_patch(command[1], where))
         return
@@ -513,7 +482,7 @@ def _int(value: Any) -> int:
 
 
 def read_openhands(path: Path) -> Activity:
-    """An OpenHands trajectory (a JSON list of events, or ``{"history": [...]}``).
+    """An OpenHands trajectory (a JSON list of events, as the usage importer reads it).
 
     Edits are ``edit`` actions (``str_replace_editor``: ``create`` / ``str_replace`` /
     ``insert`` / ``undo_edit``) and ``write`` actions; ``run`` actions are shell commands.
@@ -525,7 +494,7 @@ def read_openhands(path: Path) -> Activity:
     totals = (0, 0, 0)  # the running total of (prompt, cache read, completion) tokens
     responses: dict[str, int] = {}  # response id -> index in requests
     edit_of: dict[int, list[int]] = {}  # action id -> indices in edits
-    for number, event in _openhands_events(path):
+    for number, (_line, event) in enumerate(iter_items(path, prefix="item"), start=1):
         if not isinstance(event, dict):
             continue
         where = int(event["id"]) if isinstance(event.get("id"), int) else number
@@ -570,19 +539,6 @@ def read_openhands(path: Path) -> Activity:
                 activity.failed.extend(edit_of.get(cause, []))
         context += len(text)
     return activity
-
-
-def _openhands_events(path: Path) -> Iterator[tuple[int, Any]]:
-    """The events of a trajectory: a JSON list, or an object with a ``history`` list."""
-    with_history = False
-    count = 0
-    for _line, prefix, _event, _value in iter_events(path):
-        with_history = prefix == "history"
-        break
-    for count, (_line, event) in enumerate(
-        iter_items(path, prefix="history.item" if with_history else "item"), start=1
-    ):
-        yield count, event
 
 
 def _openhands_step(
@@ -670,14 +626,10 @@ def read_swe_agent(path: Path) -> Activity:
                 if not isinstance(function, dict):
                     continue
                 called = True
-                try:
-                    data = json.loads(function.get("arguments") or "{}")
-                except ValueError:
-                    data = {}
-                if function.get("name") in ("str_replace_editor", "file_editor") and isinstance(
-                        data, dict):
+                data = _arguments(function.get("arguments"))
+                if function.get("name") in ("str_replace_editor", "file_editor"):
                     activity.edits.extend(_openhands_edit(data, number))
-                elif function.get("name") == "bash" and isinstance(data, dict):
+                elif function.get("name") == "bash":
                     _note_shell(activity, number, str(data.get("command", "")))
         context += len(text)
     if not called:
@@ -687,12 +639,8 @@ def read_swe_agent(path: Path) -> Activity:
                 _swe_action(activity, str(step.get("action") or ""), number)
     if stats and activity.requests:
         sent, received = _int(stats.get("tokens_sent")), _int(stats.get("tokens_received"))
-        first = activity.requests[0]
-        activity.requests[0] = Request(
-            where=first.where, chain="main", model="", input_tokens=sent, cache_read=0,
-            output_tokens=received, context_chars=first.context_chars,
-            output_chars=first.output_chars,
-        )
+        activity.requests[0] = replace(activity.requests[0], input_tokens=sent,
+                                       output_tokens=received)
     return activity
 
 
@@ -719,10 +667,6 @@ def _swe_action(activity: Activity, action: str, where: int) -> None:
 
 
 # --- Aider chat history ----------------------------------------------------------------
-
-_AIDER_TOKENS = re.compile(r"^> Tokens: (?P<parts>.*?)\.(?: Cost:.*)?\s*$")
-_AIDER_PART = re.compile(r"^(?P<count>[0-9.]+)(?P<unit>[kM]?) (?P<what>.+)$")
-_AIDER_UNITS = {"": 1, "k": 1_000, "M": 1_000_000}
 
 
 def read_aider_history(path: Path) -> Activity:
@@ -769,7 +713,7 @@ def read_aider_history(path: Path) -> Activity:
                 if reply:
                     blocks.extend(_search_replace(reply, reply_start))
                     reply = []
-                tokens = _AIDER_TOKENS.match(text.strip())
+                tokens = TOKENS_LINE.match(text.strip())
                 if tokens:
                     figures = _aider_figures(tokens.group("parts"))
                     read = figures.get("cache hit", 0)
@@ -807,10 +751,10 @@ def read_aider_history(path: Path) -> Activity:
 def _aider_figures(parts: str) -> dict[str, int]:
     figures: dict[str, int] = {}
     for part in parts.split(", "):
-        found = _AIDER_PART.match(part.strip())
+        found = TOKENS_PART.match(part.strip())
         if found:
             figures[found.group("what")] = round(
-                float(found.group("count")) * _AIDER_UNITS[found.group("unit")])
+                float(found.group("count")) * UNITS[found.group("unit")])
     return figures
 
 
@@ -893,25 +837,21 @@ def repo_path(spelt: str, *, cwd: str, known: Callable[[str], bool]) -> str:
 
 
 def replay(
-    edits: Sequence[Edit], *, base: BaseFiles, cwd: str = "",
-    known: Callable[[str], bool] | None = None, skip: Sequence[int] = (),
+    edits: Sequence[Edit], *, base: BaseFiles, cwd: str, known: Callable[[str], bool],
 ) -> dict[str, str | None]:
-    """Apply ``edits`` (but the indices in ``skip``) to the base files as their tools do:
-    the final text of every file they touched (``None``: deleted)."""
+    """Apply ``edits`` to the base files as their tools do: the final text of every file
+    they touched (``None``: deleted)."""
     files: dict[str, str | None] = {}
     history: dict[str, list[str | None]] = {}
 
     def exists(name: str) -> bool:
-        return (name in files and files[name] is not None) or base(name) is not None or (
-            known is not None and known(name))
+        written = name in files and files[name] is not None
+        return written or base(name) is not None or known(name)
 
     def current(name: str) -> str | None:
         return files[name] if name in files else base(name)
 
-    skipped = set(skip)
-    for index, edit in enumerate(edits):
-        if index in skipped:
-            continue
+    for edit in edits:
         name = repo_path(edit.path, cwd=cwd, known=exists)
         text = current(name)
         history.setdefault(name, []).append(text)

@@ -19,7 +19,6 @@ from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_in
 
 
 def read_generic(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one generic-format JSONL transcript."""
     metrics = TranscriptMetrics()
     clock = Clock()
     for number, event in read_json_lines(path):
@@ -30,15 +29,10 @@ def read_generic(path: Path) -> TranscriptMetrics:
             metrics.iterations += 1
             model = event.get("model") if isinstance(event.get("model"), str) else None
             metrics.add_model(model)
-            figures = {key: as_int(event.get(key)) for key in (
-                "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")}
-            metrics.prompt_tokens += figures["prompt_tokens"]
-            metrics.completion_tokens += figures["completion_tokens"]
-            metrics.cache_read_tokens += figures["cache_read_tokens"]
-            metrics.cache_write_tokens += figures["cache_write_tokens"]
-            metrics.charge(model, uncached=figures["prompt_tokens"],
-                           read=figures["cache_read_tokens"], write=figures["cache_write_tokens"],
-                           output=figures["completion_tokens"])
+            metrics.count(model, uncached=as_int(event.get("prompt_tokens")),
+                          read=as_int(event.get("cache_read_tokens")),
+                          write=as_int(event.get("cache_write_tokens")),
+                          output=as_int(event.get("completion_tokens")))
         elif kind == "tool_call":
             metrics.tool_calls += 1
     metrics.wall_clock_seconds = clock.seconds()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -63,10 +64,8 @@ class CountingReader:
         self.saw_text = self.saw_text or bool(chunk.strip())
         if self.since_mark > MAX_LINE_BYTES + READ_SIZE:
             raise InputError(
-                f"one transcript item is larger than {MAX_LINE_BYTES} bytes",
-                path=self.path,
-                line=self.line,
-                hint="the transcript is corrupt or not in the format named",
+                f"one transcript item is larger than {MAX_LINE_BYTES} bytes", path=self.path,
+                line=self.line, hint="the transcript is corrupt or not in the format named",
             )
         return chunk
 
@@ -82,12 +81,20 @@ def _parse_error(*, path: Path, reader: CountingReader, exc: Exception) -> Input
     text = str(exc)
     truncated = "incomplete" in text.lower() or "premature" in text.lower()
     what = "truncated JSON (file cut off?)" if truncated else f"invalid JSON: {text}"
-    hint = (
-        "copy the transcript again after the tool has finished writing it"
-        if truncated
-        else "check --format: this file is not a JSON document of that tool"
-    )
+    hint = ("copy the transcript again after the tool has finished writing it" if truncated
+            else "check --format: this file is not a JSON document of that tool")
     return InputError(f"{what} near this line", path=path, line=reader.line, hint=hint)
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[CountingReader]:
+    """A counting reader over ``path``; a parse error becomes an :class:`InputError`."""
+    with open_transcript(path) as handle:
+        reader = CountingReader(handle, path)
+        try:
+            yield reader
+        except ijson.JSONError as exc:
+            raise _parse_error(path=path, reader=reader, exc=exc) from exc
 
 
 def iter_items(path: Path, *, prefix: str) -> Iterator[tuple[int, Any]]:
@@ -95,27 +102,19 @@ def iter_items(path: Path, *, prefix: str) -> Iterator[tuple[int, Any]]:
 
     ``line`` is where the reader stood when the item was complete (exact to within one read).
     """
-    with open_transcript(path) as handle:
-        reader = CountingReader(handle, path)
-        try:
-            for item in ijson.items(reader, prefix, use_float=True):
-                yield reader.line, item
-                reader.mark()
-        except ijson.JSONError as exc:
-            raise _parse_error(path=path, reader=reader, exc=exc) from exc
+    with _reading(path) as reader:
+        for item in ijson.items(reader, prefix, use_float=True):
+            yield reader.line, item
+            reader.mark()
 
 
 def iter_events(path: Path) -> Iterator[tuple[int, str, str, Any]]:
     """Yield ``(line, prefix, event, value)`` parser events, for picking a few scalar fields."""
-    with open_transcript(path) as handle:
-        reader = CountingReader(handle, path)
-        try:
-            for prefix, event, value in ijson.parse(reader, use_float=True):
-                if event in ("start_map", "start_array"):
-                    reader.mark()
-                yield reader.line, prefix, event, value
-        except ijson.JSONError as exc:
-            raise _parse_error(path=path, reader=reader, exc=exc) from exc
+    with _reading(path) as reader:
+        for prefix, event, value in ijson.parse(reader, use_float=True):
+            if event in ("start_map", "start_array"):
+                reader.mark()
+            yield reader.line, prefix, event, value
 
 
 def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, Any]]:
@@ -125,28 +124,24 @@ def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, An
     stream (ATIF's ``agent``, ``steps.item`` and ``final_metrics``); each value is built
     alone, so memory is bounded by the largest one.
     """
-    with open_transcript(path) as handle:
-        reader = CountingReader(handle, path)
-        try:
-            events = ijson.parse(reader, use_float=True)
-            for prefix, event, value in events:
-                if prefix not in prefixes or event in ("end_map", "end_array", "map_key"):
-                    continue
-                if event not in ("start_map", "start_array"):
-                    yield prefix, value
-                    continue
-                reader.mark()
-                builder = ObjectBuilder()
-                builder.event(event, value)
-                depth = 1
-                for _inner, inner_event, inner_value in events:
-                    builder.event(inner_event, inner_value)
-                    if inner_event in ("start_map", "start_array"):
-                        depth += 1
-                    elif inner_event in ("end_map", "end_array"):
-                        depth -= 1
-                        if depth == 0:
-                            break
-                yield prefix, builder.value
-        except ijson.JSONError as exc:
-            raise _parse_error(path=path, reader=reader, exc=exc) from exc
+    with _reading(path) as reader:
+        events = ijson.parse(reader, use_float=True)
+        for prefix, event, value in events:
+            if prefix not in prefixes or event in ("end_map", "end_array", "map_key"):
+                continue
+            if event not in ("start_map", "start_array"):
+                yield prefix, value
+                continue
+            reader.mark()
+            builder = ObjectBuilder()
+            builder.event(event, value)
+            depth = 1
+            for _inner, inner_event, inner_value in events:
+                builder.event(inner_event, inner_value)
+                if inner_event in ("start_map", "start_array"):
+                    depth += 1
+                elif inner_event in ("end_map", "end_array"):
+                    depth -= 1
+                    if depth == 0:
+                        break
+            yield prefix, builder.value

@@ -74,6 +74,17 @@ class TranscriptMetrics:
             before[2] + max(write, 0), before[3] + max(output, 0),
         )
 
+    def count(
+        self, model: str | None, *, uncached: int = 0, read: int = 0, write: int = 0,
+        output: int = 0,
+    ) -> None:
+        """Add one model call's tokens to the totals, charged to ``model`` as well."""
+        self.prompt_tokens += uncached
+        self.cache_read_tokens += read
+        self.cache_write_tokens += write
+        self.completion_tokens += output
+        self.charge(model, uncached=uncached, read=read, write=write, output=output)
+
 
 class Clock:
     """Tracks the earliest and latest timestamp seen, for wall-clock time."""
@@ -97,10 +108,8 @@ class Clock:
         # Compare everything in naive UTC; a stamp without zone is taken as UTC.
         if when.tzinfo is not None:
             when = when.astimezone(UTC).replace(tzinfo=None)
-        if self.first is None or when < self.first:
-            self.first = when
-        if self.last is None or when > self.last:
-            self.last = when
+        self.first = min(self.first or when, when)
+        self.last = max(self.last or when, when)
 
     def seconds(self) -> float:
         """Elapsed seconds between the first and last timestamp (0 when fewer than two)."""
@@ -139,8 +148,7 @@ def decode_line(raw: bytes) -> tuple[str, bool]:
 def empty_transcript(path: Path) -> InputError:
     """The error for a transcript that holds nothing (or only blank lines)."""
     return InputError(
-        "the transcript is empty",
-        path=path,
+        "the transcript is empty", path=path,
         hint="pass the session file the tool wrote during the run (it was empty: was the run "
         "logged to another file, or was the file copied before the tool finished?)",
     )
@@ -161,9 +169,7 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
             except (OSError, EOFError) as exc:
                 raise InputError(
-                    f"cannot decompress transcript: {exc}",
-                    path=path,
-                    line=number + 1,
+                    f"cannot decompress transcript: {exc}", path=path, line=number + 1,
                     hint="store the complete .gz file (gzip -t checks it)",
                 ) from exc
             if not raw:
@@ -173,9 +179,7 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             number += 1
             if len(raw) > MAX_LINE_BYTES:
                 raise InputError(
-                    f"line longer than {MAX_LINE_BYTES} bytes",
-                    path=path,
-                    line=number,
+                    f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number,
                     hint="the transcript is corrupt or not a JSONL transcript",
                 )
             text, replaced = decode_line(raw)
@@ -190,9 +194,7 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                                 exc=exc) from exc
             if not isinstance(value, dict):
                 raise InputError(
-                    "expected a JSON object on each line",
-                    path=path,
-                    line=number,
+                    "expected a JSON object on each line", path=path, line=number,
                     hint="check --format: this is not a JSONL transcript of that tool",
                 )
             yield number, value
@@ -203,23 +205,18 @@ def _bad_line(
 ) -> InputError:
     if not raw.endswith(b"\n"):
         return InputError(
-            "truncated JSON on the last line (file cut off?)",
-            path=path,
-            line=number,
+            "truncated JSON on the last line (file cut off?)", path=path, line=number,
             hint="copy the transcript again after the tool has finished writing it",
         )
     if replaced:
         return InputError(
-            f"line is not JSON and holds bytes that are not UTF-8 text ({exc.msg})",
-            path=path,
+            f"line is not JSON and holds bytes that are not UTF-8 text ({exc.msg})", path=path,
             line=number,
             hint="pass the transcript exactly as the tool wrote it (not re-encoded or "
             "damaged), and check --format",
         )
     return InputError(
-        f"invalid JSON: {exc}",
-        path=path,
-        line=number,
+        f"invalid JSON: {exc}", path=path, line=number,
         hint="check --format; a hand-edited transcript must stay one JSON object per line",
     )
 

@@ -63,7 +63,6 @@ def _charge_step(
 
 
 def read_openhands(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one OpenHands trajectory JSON file."""
     metrics = TranscriptMetrics()
     clock = Clock()
     totals = dict.fromkeys(USAGE_KEYS, 0)
@@ -89,11 +88,8 @@ def read_openhands(path: Path) -> TranscriptMetrics:
                 _charge_step(metrics, model, totals, figures)
                 totals = figures
         args = event.get("args")
-        if (
-            event.get("action") == "edit"
-            and isinstance(args, dict)
-            and isinstance(args.get("path"), str)
-        ):
+        if event.get("action") == "edit" and isinstance(args, dict) and isinstance(
+                args.get("path"), str):
             metrics.edited_files.add(args["path"])
         call = event.get("tool_call_metadata")
         if event.get("source") == "agent" and isinstance(call, dict):

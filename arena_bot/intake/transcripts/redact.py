@@ -92,24 +92,15 @@ TOKEN_TAIL = r"[A-Za-z0-9_\-+/=]*"
 PLAIN_RUN = re.compile(r"(?:[^\"\\]|\\[nrt])+")
 
 
-def _slug(secret_type: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
-
-
-def _detectors() -> list[tuple[str, RegexBasedDetector]]:
-    """detect-secrets' regex detectors, except those that only make noise in transcripts."""
-    skipped = {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
-    found: list[tuple[str, RegexBasedDetector]] = []
-    mapping: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
-    for secret_type in sorted(mapping):
-        plugin_class: type[object] = mapping[secret_type]
-        if secret_type in skipped or not issubclass(plugin_class, RegexBasedDetector):
-            continue
-        found.append((_slug(secret_type), plugin_class()))
-    return found
-
-
-DETECTORS = _detectors()
+_PLUGINS: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
+#: detect-secrets' regex detectors by kind (its secret type as a slug), but those that only
+#: make noise in transcripts.
+DETECTORS: list[tuple[str, RegexBasedDetector]] = [
+    (re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-"), plugin())
+    for secret_type, plugin in sorted(_PLUGINS.items())
+    if secret_type not in {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
+    and issubclass(plugin, RegexBasedDetector)
+]
 KEYWORDS = KeywordDetector()
 #: Words one of detect-secrets' keywords (``DENYLIST``) contains: a text naming none of them is
 #: skipped before the (much slower) keyword patterns run.
@@ -135,8 +126,7 @@ KEYWORD_REGEXES = {
 #: Keyword values that are code, not secrets: a name, an attribute or a call
 #: (``password = self.password``, ``token = get_token()``), a number, a placeholder.
 CODE_VALUE = re.compile(
-    r"^(?:[A-Za-z_][\w.]*(?:\(.*\))?|[\d.]+|<[^>]*>|\*+|x+|null|none|true|false)$",
-    re.IGNORECASE,
+    r"^(?:[A-Za-z_][\w.]*(?:\(.*\))?|[\d.]+|<[^>]*>|\*+|x+|null|none|true|false)$", re.IGNORECASE,
 )
 
 
@@ -347,12 +337,6 @@ def redact_text(text: str) -> str:
         ).decode("utf-8", "replace")
 
 
-def redact_line(line: bytes, *, number: int, report: RedactionReport) -> bytes:
-    """``line`` with every secret replaced; each replacement is recorded in ``report``."""
-    with default_settings():
-        return Redactor(report).line(line, number)
-
-
 def find_secrets(path: Path) -> RedactionReport:
     """Scan a stored transcript; a non-empty report means it must not be committed."""
     report = RedactionReport()
@@ -407,8 +391,7 @@ def store_redacted(
         raise InputError(
             f"transcript is {stored.stat().st_size:,} bytes stored, over the "
             f"{MAX_STORED_BYTES:,}-byte cap",
-            path=source,
-            hint="submit the session of this run only, not a whole history",
+            path=source, hint="submit the session of this run only, not a whole history",
         )
     return stored, report
 

@@ -34,7 +34,6 @@ def _model_from_replay_config(text: str) -> str | None:
 
 
 def read_swe_agent(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one SWE-agent ``.traj`` file."""
     metrics = TranscriptMetrics()
     stats: dict[str, int] = {}
     for _line, prefix, event, value in iter_events(path):
