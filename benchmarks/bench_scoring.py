@@ -117,8 +117,7 @@ def time_engine(data: Data, *, repeat: int = 3) -> float:
     best = math.inf
     for _ in range(repeat):
         start = time.perf_counter()
-        core.score_columns(tasks=tasks, submissions=submissions, runs=runs,
-                           options=core.CoreOptions())
+        core.score_columns(tasks=tasks, submissions=submissions, runs=runs)
         best = min(best, time.perf_counter() - start)
     return best
 
@@ -190,7 +189,8 @@ def time_typed(n_submissions: int, *, n_tasks: int) -> float:
     from arena_bot.models.evaluation import EvaluationResult, FeatureResult, RunResult
     from arena_bot.models.submission import Submission
     from arena_bot.models.task import Task
-    from arena_bot.scoring import ScoringInputs, ScoringOptions, SubmissionInput, build_leaderboard
+    from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+    from arena_bot.scoring.leaderboard import build_leaderboard
 
     data = make_data(n_submissions=n_submissions, n_tasks=n_tasks)
     tasks = {

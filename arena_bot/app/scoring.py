@@ -6,7 +6,6 @@ print what they return.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot.app.memo import Memo, code_version, content_ids
-from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig, load_config
+from arena_bot.core.config import JudgeConfig, load_config
 from arena_bot.core.errors import InputError
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
@@ -24,7 +23,6 @@ from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring import ScoringOptions
 from arena_bot.scoring.export import canonical
 from arena_bot.scoring.incremental import (
     ScoredBoard,
@@ -34,8 +32,8 @@ from arena_bot.scoring.incremental import (
     submission_folders_by_task,
     task_file_chunks,
 )
-from arena_bot.scoring.inputs import options_digest
-from arena_bot.scoring.judge import build_judge
+from arena_bot.scoring.inputs import ScoringOptions, options_digest
+from arena_bot.scoring.judge import Judge, build_judge
 from arena_bot.site.methodology import methodology_from_board
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
@@ -45,30 +43,26 @@ _RESULTS_HINT = "pass the folder `arena evaluate` wrote to (default .arena/resul
 def scoring_options(settings: Settings) -> ScoringOptions:
     """The repository's arena.yaml (or the defaults) and the judge the settings configure."""
     config = load_config(settings.root).config
-    prices = load_price_table(settings.root / config.prices) if config.prices else None
-    options = ScoringOptions.from_config(config, judge=judge_for(settings, config), prices=prices)
     # Transcripts' edits are replayed on a clone of the task at its base commit (made once,
     # only when a transcript gets that far): scoring itself runs no git.
-    repos = BaseRepoCache(settings.cache_dir / "repos")
-    return dataclasses.replace(options, base_checkout=repos.get)
+    return ScoringOptions(
+        config=config, judge=judge_for(settings, config.judge),
+        prices=load_price_table(settings.root / config.prices if config.prices else None),
+        base_checkout=BaseRepoCache(settings.cache_dir / "repos").get,
+    )
 
 
-def judge_for(settings: Settings, config: ArenaConfig = DEFAULT_CONFIG) -> Any:
-    """The LLM judge the settings configure (``None`` when none is).
-
-    arena.yaml may name other environment variables for the endpoint and key, and a model
-    that ``ARENA_JUDGE_MODEL`` overrides.
-    """
-    judge = config.judge
-    base_url, api_key = settings.judge_base_url, settings.judge_api_key
-    if judge.url_env != DEFAULT_CONFIG.judge.url_env:
-        base_url = os.environ.get(judge.url_env) or None
-    if judge.api_key_env != DEFAULT_CONFIG.judge.api_key_env:
-        api_key = os.environ.get(judge.api_key_env) or None
+def judge_for(settings: Settings, judge: JudgeConfig | None = None) -> Judge | None:
+    """The LLM judge arena.yaml's ``judge`` section (the repository's, unless given) and the
+    environment configure (``None`` when none is): the endpoint and key from the variables
+    the section names, the model from ``ARENA_JUDGE_MODEL`` or else the section."""
+    if judge is None:
+        judge = load_config(settings.root).config.judge
+    env = settings.environ
     return build_judge(
-        base_url=base_url,
-        model=settings.judge_model or judge.model,
-        api_key=api_key,
+        base_url=env.get(judge.url_env) or None,
+        model=env.get("ARENA_JUDGE_MODEL") or judge.model,
+        api_key=env.get(judge.api_key_env) or None,
         cache_dir=settings.cache_dir,
     )
 

@@ -1,10 +1,9 @@
-"""The result bundle: what the untrusted PR workflow uploads and the trusted one reads.
+"""``bundle.json``: what the untrusted PR workflow uploads and the trusted one reads.
 
-The bundle crosses a trust boundary (the PR may have changed the code that wrote it), so it
-is parsed as data only: a size cap before reading, a strict schema (unknown top-level keys
-rejected), numeric PR number and a 40-hex head SHA, and caps on every list. The leaderboard
-entries inside are read through tolerant view models (:mod:`arena_bot.bot.view`) so a newer
-scorer adding fields does not break the comment.
+It crosses a trust boundary (the PR may have changed the code that wrote it), so it is
+parsed as data only: a size cap before reading, a strict schema, a numeric PR number, a
+40-hex head SHA and caps on every list. Its leaderboard entries are read through tolerant
+view models (:mod:`arena_bot.bot.view`) so a newer scorer's fields do not break the comment.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ MAX_TESTS_PER_FEATURE = 200
 
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
 RepoPath = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+Records = Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)]
 
 
 class Bundle(BaseModel):
@@ -45,19 +45,13 @@ class Bundle(BaseModel):
     validation: ReportOut
     #: Leaderboard entries (``leaderboard.json``) of the changed submissions, as scored
     #: against the board of the PR's base.
-    entries: Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)] = Field(
-        default_factory=list
-    )
+    entries: Records = Field(default_factory=list)
     #: Evaluation results (``arena evaluate`` output) of the changed submissions, trimmed by
     #: :func:`trim_result`: per-feature test results, merge analysis, review flags.
-    results: Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)] = Field(
-        default_factory=list
-    )
+    results: Records = Field(default_factory=list)
     #: Task boards (``leaderboard.json`` ``tasks``) of the changed submissions' tasks: the
     #: weights and the baseline each score was measured against.
-    tasks: Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)] = Field(
-        default_factory=list
-    )
+    tasks: Records = Field(default_factory=list)
 
 
 def load_bundle(path: Path) -> Bundle:
@@ -74,16 +68,10 @@ def load_bundle(path: Path) -> Bundle:
             f"bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte cap", path=path,
             hint="a genuine PR evaluation bundle is far smaller; treat this one as forged",
         )
-    raw = path.read_bytes()
     try:
-        data = json.loads(raw)
+        data = json.loads(path.read_bytes())
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"bundle is not valid JSON ({exc})", path=path) from None
-    return parse_bundle(data, path=path)
-
-
-def parse_bundle(data: Any, *, path: Path | str = "bundle.json") -> Bundle:
-    """Validate already-parsed JSON as a :class:`Bundle`."""
     try:
         return Bundle.model_validate(data)
     except ValidationError as exc:
@@ -119,7 +107,7 @@ def board_parts(
 
 
 def write_bundle(bundle: Bundle, folder: Path) -> Path:
-    """Write ``bundle.json`` into ``folder`` (created) and return its path."""
+    """Write ``folder/bundle.json`` (the folder created)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "bundle.json"
     path.write_text(bundle.model_dump_json(indent=1) + "\n", encoding="utf-8")

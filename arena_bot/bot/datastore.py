@@ -1,22 +1,16 @@
 """Trusted evaluation results kept between publish runs, on a data branch of the repository.
 
-The publish workflow is the only writer of the branch (``arena-data`` by default): after it
-has evaluated what had no stored result, :func:`save` commits the result store to the branch
-and pushes; before evaluating, :func:`restore` copies the branch's results into the local
-store. A merge therefore re-evaluates only what changed. The Actions cache may restore the
-store first; it only saves a fetch, it is never the record.
+The publish workflow is the branch's only writer (``arena-data`` by default): :func:`save`
+commits the result store to it after evaluating, :func:`restore` copies its results into
+the local store before, so a merge re-evaluates only what changed. Nothing here reads a PR's
+artifact: a lost branch means an empty store (slow, never wrong). Restoring never overwrites
+or deletes a local file (names are content addresses), and saving takes the union of the
+branch and the local store, so no stored result is ever lost.
 
-Nothing here reads a PR's artifact: a lost branch means an empty store, and the publish run
-re-evaluates everything (slow, never wrong). Restoring never overwrites or deletes a local
-file (names are content addresses: the same name means the same inputs), and saving takes
-the union of the branch and the local store, so no stored result is ever lost.
-
-The branch holds ``results/<task>/<submission>/<content>-<image>.json`` (the store's own
-layout), a README and ``snapshot.json``: the published site's last change snapshot
-(``board/snapshot.json``), so the next publish run's Changes page compares with what readers
-last saw instead of starting a new history on every fresh runner. Commits are built with
-git plumbing on a private index file, so the checked-out work tree and its index are never
-touched.
+The branch holds ``results/<task>/<submission>/<content>-<image>.json`` (the store's
+layout), a README and ``snapshot.json``, the published site's last change snapshot (so a
+fresh runner's Changes page continues what readers last saw). Commits are built with git
+plumbing on a private index file: the work tree and git's staging area are never touched.
 """
 
 from __future__ import annotations
@@ -65,8 +59,6 @@ class DataBranchError(ArenaError):
 
 @dataclass(frozen=True)
 class RestoreOutcome:
-    """What :func:`restore` did."""
-
     found: bool  # whether the branch exists on the remote
     restored: int  # files copied into the local store
     present: int  # files the local store already had
@@ -76,8 +68,6 @@ class RestoreOutcome:
 
 @dataclass(frozen=True)
 class SaveOutcome:
-    """What :func:`save` did."""
-
     pushed: bool  # False: the branch already held exactly these files
     commit: str | None
     files: int  # result files on the branch after the save
@@ -107,8 +97,8 @@ def restore(
             present += 1
         else:
             wanted.append((entry.blob, results_dir / relative))
-    for data, target in zip(_blobs(repo, [b for b, _ in wanted]), wanted, strict=True):
-        _write_atomically(target[1], data)
+    for data, (_, target) in zip(_blobs(repo, [b for b, _ in wanted]), wanted, strict=True):
+        _write_atomically(target, data)
     return RestoreOutcome(found=True, restored=len(wanted), present=present, skipped=skipped,
                           snapshot=snapshot)
 
@@ -139,7 +129,6 @@ def _tree_entries(
     """The entries of ``commit``'s tree at ``path`` (``git ls-tree -l``)."""
     listed = _git(repo, "ls-tree", *(["-r"] if recursive else []), "-z", "-l", commit, "--",
                   path, what=what)
-    assert listed is not None
     for line in listed.decode().split("\0"):
         if not line:
             continue
@@ -167,11 +156,9 @@ def save(
     branch: str = DEFAULT_BRANCH, message: str = "Update trusted evaluation results",
     snapshot: Path | None = None,
 ) -> SaveOutcome:
-    """Commit the union of the branch and the local store to the branch and push it, with
-    ``snapshot`` (the site build's board/snapshot.json) as the branch's snapshot when given.
-
-    Retried from a fresh fetch when the push is refused because the branch moved.
-    """
+    """Commit the union of the branch and the local store (and ``snapshot``, the site's
+    board/snapshot.json) to the branch and push it; retried from a fresh fetch when the
+    push is refused because the branch moved."""
     local = _local_files(results_dir)
     if snapshot is not None and (not snapshot.is_file() or snapshot.is_symlink()
                                  or snapshot.stat().st_size > MAX_FILE_BYTES):
@@ -181,14 +168,19 @@ def save(
         parent = _fetch(repo, remote=remote, branch=branch)
         tree, files, added = _build_tree(repo, parent=parent, local=local,
                                          results_dir=results_dir, snapshot=snapshot)
-        if parent is not None and tree == _tree_of(repo, parent):
+        if parent is not None and tree == _git(repo, "rev-parse", f"{parent}^{{tree}}",
+                                               what="read the data branch's tree"
+                                               ).decode().strip():
             return SaveOutcome(pushed=False, commit=parent, files=files, added=0)
         commit = _commit(repo, tree=tree, parent=parent, message=message)
-        pushed = _git(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}",
-                      what=f"push {branch} to {remote}", allow_fail=attempt < PUSH_ATTEMPTS,
-                      env=remote_auth(repo, os.environ))
-        if pushed is not None:
-            return SaveOutcome(pushed=True, commit=commit, files=files, added=added)
+        try:
+            _git(repo, "push", "--quiet", remote, f"{commit}:refs/heads/{branch}",
+                 what=f"push {branch} to {remote}", env=remote_auth(repo, os.environ))
+        except DataBranchError:
+            if attempt == PUSH_ATTEMPTS:
+                raise
+            continue
+        return SaveOutcome(pushed=True, commit=commit, files=files, added=added)
     raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
 
 
@@ -200,7 +192,6 @@ def _fetch(repo: Path, *, remote: str, branch: str) -> str | None:
     auth = remote_auth(repo, os.environ)
     listed = _git(repo, "ls-remote", "--heads", remote, f"refs/heads/{branch}",
                   what=f"list the branches of {remote}", env=auth)
-    assert listed is not None
     if not listed.strip():
         return None
     local_ref = f"refs/arena/{branch}"
@@ -210,19 +201,17 @@ def _fetch(repo: Path, *, remote: str, branch: str) -> str | None:
          what=f"fetch {branch} from {remote}", env=auth)
     commit = _git(repo, "rev-parse", "--verify", f"{local_ref}^{{commit}}",
                   what=f"read {branch}")
-    assert commit is not None
     return commit.decode().strip()
 
 
 def remote_auth(repo: Path, env: Mapping[str, str]) -> dict[str, str]:
-    """Git environment that authenticates to the GitHub server with ``GITHUB_TOKEN`` for
-    one command (the data branch's ls-remote, fetch and push), as actions/checkout would.
+    """Git environment that authenticates one command to the GitHub server with
+    ``GITHUB_TOKEN``, as actions/checkout would.
 
     The workflows check out with ``persist-credentials: false``, so no token sits in
-    ``.git/config`` for a later step (or an uploaded folder) to read; the token is handed
-    to these git commands alone, in the environment (``GIT_CONFIG_*``), never on a command
-    line. Nothing is added without a token, or when the checkout already keeps one (two
-    Authorization headers would be refused).
+    ``.git/config`` for a later step to read; it is handed to these git commands alone, in
+    the environment, never on a command line. Nothing is added without a token, or when the
+    checkout already keeps one (two Authorization headers would be refused).
     """
     import base64
 
@@ -236,12 +225,6 @@ def remote_auth(repo: Path, env: Mapping[str, str]) -> dict[str, str]:
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": key,
             "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
-
-
-def _tree_of(repo: Path, commit: str) -> str:
-    out = _git(repo, "rev-parse", f"{commit}^{{tree}}", what="read the data branch's tree")
-    assert out is not None
-    return out.decode().strip()
 
 
 def _local_files(results_dir: Path) -> list[str]:
@@ -269,7 +252,6 @@ def _build_tree(
             _git(repo, "read-tree", parent, env=env, what="read the data branch")
             listed = _git(repo, "ls-files", "-z", "--", TREE_FOLDER, env=env,
                           what="list the data branch")
-            assert listed is not None
             existing = {
                 name.removeprefix(f"{TREE_FOLDER}/")
                 for name in listed.decode().split("\0") if name
@@ -279,7 +261,6 @@ def _build_tree(
             paths = "".join(f"{results_dir / name}\n" for name in new).encode()
             blobs = _git(repo, "hash-object", "-w", "--stdin-paths", stdin=paths,
                          what="store the result files")
-            assert blobs is not None
             entries = "".join(
                 f"100644 blob {blob}\t{TREE_FOLDER}/{name}\n"
                 for blob, name in zip(blobs.decode().split(), new, strict=True)
@@ -290,14 +271,12 @@ def _build_tree(
         if snapshot is not None:
             _stage(repo, SNAPSHOT_FILE, snapshot.read_bytes(), env=env)
         tree = _git(repo, "write-tree", env=env, what="write the data branch's tree")
-        assert tree is not None
         return tree.decode().strip(), len(existing) + len(new), len(new)
 
 
 def _stage(repo: Path, name: str, data: bytes, *, env: Mapping[str, str]) -> None:
     """Store ``data`` as a blob and stage it at ``name`` in the private index ``env`` names."""
     blob = _git(repo, "hash-object", "-w", "--stdin", stdin=data, what=f"store {name}")
-    assert blob is not None
     _git(repo, "update-index", "--add", "--cacheinfo",
          f"100644,{blob.decode().strip()},{name}", env=env, what=f"stage {name}")
 
@@ -307,24 +286,20 @@ def _commit(repo: Path, *, tree: str, parent: str | None, message: str) -> str:
     if parent is not None:
         args += ["-p", parent]
     out = _git(repo, *args, env=IDENTITY, what="commit to the data branch")
-    assert out is not None
     return out.decode().strip()
 
 
 def _git(
     repo: Path, *args: str, what: str, stdin: bytes | None = None,
-    env: Mapping[str, str] | None = None, allow_fail: bool = False,
-) -> bytes | None:
-    """Run git in ``repo``; its failure is a DataBranchError saying what was being done
-    (``allow_fail``: ``None`` instead)."""
+    env: Mapping[str, str] | None = None,
+) -> bytes:
+    """Run git in ``repo``; its failure is a DataBranchError saying what was being done."""
     done = run_git(args, cwd=repo, env=env, stdin=stdin)
     if done.status == NOT_STARTED:
         raise DataBranchError(f"cannot run git in {repo} ({done.stderr})", path=repo,
                               hint="run from the repository's checkout, with git installed")
     if done.ok:
         return done.stdout
-    if allow_fail:
-        return None
     detail = done.stderr.strip().splitlines()
     raise DataBranchError(
         f"git could not {what}: {detail[-1] if detail else f'exit {done.status}'}",
@@ -335,6 +310,8 @@ def _git(
 
 
 def _write_atomically(target: Path, data: bytes) -> None:
+    """Like core.files.write_atomically but without its fsync: a restore copies what the
+    branch keeps, and an fsync per file made restoring 1,000 results 2.6x slower."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
     try:

@@ -1,9 +1,7 @@
 """GitHub event payloads (``GITHUB_EVENT_PATH``): the few fields the bot reads.
 
-Models ignore the rest of GitHub's large payloads. For ``workflow_run`` the run's
-``head_sha``, ``head_branch`` and ``head_repository`` are trusted (GitHub sets them); the PR
-is the open PR the API lists with that head (``pull_requests`` is empty for fork PRs), never
-the number the bundle names.
+Of a ``workflow_run`` the ``head_sha``, ``head_branch`` and ``head_repository`` are trusted
+(GitHub sets them); ``pull_requests`` is empty for fork PRs.
 """
 
 from __future__ import annotations
@@ -35,8 +33,6 @@ class _PullRequest(_Loose):
 
 
 class PullRequestEvent(_Loose):
-    """The ``pull_request`` event (opened, synchronize, reopened)."""
-
     number: int
     pull_request: _PullRequest
 
@@ -55,15 +51,12 @@ class _WorkflowRun(_Loose):
     event: str = "pull_request"
     conclusion: str | None = None
     pull_requests: list[_RunPullRequest] = []
-    #: The branch the evaluated commit was pushed to (in ``head_repository``).
     head_branch: str | None = None
     #: The repository the evaluated commit came from (the fork, for a fork PR).
     head_repository: _Repository | None = None
 
 
 class WorkflowRunEvent(_Loose):
-    """The ``workflow_run`` event (``completed``) of the PR evaluation."""
-
     action: str
     workflow_run: _WorkflowRun
 

@@ -1,9 +1,6 @@
-"""The only module that talks to GitHub (through PyGithub).
-
-Configured from the Actions environment (``GITHUB_API_URL``, ``GITHUB_REPOSITORY``, the
-token), so GitHub Enterprise works. The token lives in a field hidden from ``repr`` and is
-never put in a message. PyGithub retries rate-limit 403s and 5xx answers itself (its
-``GithubRetry``); what still fails becomes a :class:`~arena_bot.core.errors.GitHubError`.
+"""The only module that talks to GitHub (through PyGithub), configured from the Actions
+environment (GitHub Enterprise works). The token is hidden from ``repr`` and never put in a
+message. PyGithub retries rate limits and 5xx answers; what still fails is a GitHubError.
 """
 
 from __future__ import annotations
@@ -26,8 +23,6 @@ ACTIONS_BOT = "github-actions[bot]"
 
 @dataclass(frozen=True)
 class PullHead:
-    """A PR's head as the API reports it: the commit and the repository it lives in."""
-
     sha: str
     #: ``owner/name`` of the head repository (the fork); ``None`` when it was deleted.
     repository: str | None
@@ -37,19 +32,14 @@ class PullHead:
 
 @dataclass(frozen=True)
 class OpenPull:
-    """An open PR as the API lists it: its number and its head."""
-
     number: int
     head: PullHead
 
 
 @dataclass(frozen=True)
 class FileListing:
-    """The files of a PR as the API lists them, and how many the PR changes in all.
-
-    GitHub lists at most 3,000 files of a PR; ``complete`` is false when the listing holds
-    fewer than the PR's ``changed_files``, so files past the cap were never seen.
-    """
+    """The files of a PR as the API lists them (at most 3,000) and how many it changes:
+    not ``complete`` when files past GitHub's cap were never seen."""
 
     paths: list[str]
     listed: int
@@ -62,8 +52,6 @@ class FileListing:
 
 @dataclass(frozen=True, kw_only=True)
 class GitHubSettings:
-    """Where the API is, which repository, and the token (hidden from ``repr``)."""
-
     api_url: str
     repository: str
     token: str = field(repr=False)
@@ -73,11 +61,8 @@ class GitHubSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> GitHubSettings:
-        """Read the Actions environment; the token from ``GITHUB_TOKEN``.
-
-        ``ARENA_BOT_LOGIN`` names the token's user when it is not ``GITHUB_TOKEN`` (a GitHub
-        App or a personal token comments under that login).
-        """
+        """Read the Actions environment; ``ARENA_BOT_LOGIN`` names the token's user when it is
+        not ``GITHUB_TOKEN`` (a GitHub App or a personal token comments under that login)."""
         repository = env.get("GITHUB_REPOSITORY", "")
         token = env.get("GITHUB_TOKEN", "")
         if "/" not in repository:
@@ -128,23 +113,18 @@ def _hint(status: int) -> str:
 
 
 class GitHubClient:
-    """The use cases the bot needs of one repository's pull requests."""
-
     def __init__(
         self, settings: GitHubSettings, *, retries: int = 3, throttle: bool = True
     ) -> None:
-        """``throttle`` keeps PyGithub's pauses between requests (GitHub asks for a second
-        between writes); tests against a local server turn it off."""
+        """``throttle``: PyGithub's pauses (GitHub asks for a second between writes)."""
         from github import Auth, Github, GithubRetry
 
         self._settings = settings
         retry = GithubRetry(total=retries, backoff_factor=0.01 if retries else 0)
-        pause: float | None = None if throttle else 0.0
         self._gh = Github(
             auth=Auth.Token(settings.token), base_url=settings.api_url, retry=retry,
-            per_page=100,
-            seconds_between_requests=0.25 if pause is None else pause,
-            seconds_between_writes=1.0 if pause is None else pause,
+            per_page=100, seconds_between_requests=0.25 if throttle else 0.0,
+            seconds_between_writes=1.0 if throttle else 0.0,
         )
         self._repo_name = settings.repository
         self._repo_cache: Repository | None = None
@@ -162,12 +142,7 @@ class GitHubClient:
         with _api(f"read pull request #{number}"):
             return self._repo().get_pull(number)
 
-    def head_sha(self, number: int) -> str:
-        """The PR's current head commit, as the API (not the artifact) reports it."""
-        return self.head(number).sha
-
     def head(self, number: int) -> PullHead:
-        """The PR's current head commit and head repository, as the API reports them."""
         pull = self._pull(number)
         head, repo = pull.head, pull.head.repo
         return PullHead(sha=str(head.sha), repository=str(repo.full_name) if repo else None,
@@ -185,10 +160,6 @@ class GitHubClient:
                     sha=str(pull.head.sha),
                     repository=str(repo.full_name) if repo else None)))
         return found
-
-    def changed_files(self, number: int) -> list[str]:
-        """Every path the API lists for the PR (renames give both old and new path)."""
-        return self.file_listing(number).paths
 
     def file_listing(self, number: int) -> FileListing:
         """The PR's files as listed (all pages; renames give both old and new path) and its

@@ -1,10 +1,5 @@
-"""What a maintainer should check for each flag the comment shows.
-
-A flag says *why* a submission looks odd; the maintainer also needs to know *where to look*
-to decide. The texts are keyed by the scorer's flag ``code`` first (most precise), then by
-its ``kind``; a flag of a kind this bot does not know still gets a generic instruction, so a
-newer scorer never renders a flag without guidance.
-"""
+"""What a maintainer should check for each flag the comment shows: by the flag's ``code``,
+then its ``kind``, then a generic text (a newer scorer's flag still gets guidance)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Scale-out: split evaluation into units for a GitHub Actions matrix and merge the results.
-
-GitHub Actions is the distributed engine: ``plan`` emits units (submission x feature, or a
-coop pair as one unit) dealt into at most ``max_jobs`` shards, matrix jobs evaluate their
-shard, and ``aggregate`` merges the per-unit result files. Both are deterministic: the same
-units give the same shards, and results merge to the same bytes in whatever order they come.
-"""
+"""Scale-out on a GitHub Actions matrix: units (submission x feature, or a coop pair) dealt
+into at most ``max_jobs`` shards, and the per-unit result files merged. Deterministic: the
+same units give the same shards, and results merge to the same bytes in any order."""
 
 from __future__ import annotations
 
@@ -22,8 +18,6 @@ MAX_MATRIX_JOBS = 256
 
 
 class Unit(BaseModel):
-    """One independently evaluable piece of work."""
-
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str

@@ -1,4 +1,4 @@
-"""Which pull request a comment run may write to, and whether its scores need a maintainer.
+"""Which pull request a comment job may write to, and whether its scores need a maintainer.
 
 Both ask the API (the GitHub client is a parameter), never the bundle: the bundle comes
 from an untrusted run and is only compared with what the API says.
@@ -16,32 +16,31 @@ SUBMISSIONS_PREFIX = "submissions/"
 
 
 def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -> int | None:
-    """The PR this run evaluated, from the event and the API; ``None`` when the run is
-    outdated (the PR has a newer head since, or was closed): nothing may be written then.
+    """The PR this workflow run evaluated, from the event and the API; ``None`` when the run
+    is outdated (the PR has a newer head since, or was closed): nothing may be written then.
 
-    The run's ``head_repository``, ``head_branch`` and ``head_sha`` are GitHub's. The open
-    PRs from that branch (asked of the API) whose head is that commit in that repository are
-    the only ones this run may write to; the bundle's ``pr_number`` and ``head_sha`` are
-    only compared with them. A bundle that disagrees is rejected (an InputError) before any
-    PR is touched.
+    Only the open PRs (asked of the API) from the run's head branch and repository whose
+    head is the run's commit may be written to; the bundle's ``pr_number`` and ``head_sha``
+    are only compared with them, and a bundle that disagrees is rejected (an InputError)
+    before any PR is touched.
     """
-    run = event.workflow_run
-    if bundle.head_sha != run.head_sha:
+    workflow_run = event.workflow_run
+    if bundle.head_sha != workflow_run.head_sha:
         raise InputError(
             f"the bundle says it evaluated {bundle.head_sha[:12]}, but the run evaluated "
-            f"{run.head_sha[:12]}: rejected, no pull request was touched",
+            f"{workflow_run.head_sha[:12]}: rejected, no pull request was touched",
             hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
         )
-    if run.head_repository is None or not run.head_branch:
+    if workflow_run.head_repository is None or not workflow_run.head_branch:
         raise InputError(
             "the run names no head repository or branch (a deleted fork?): there is no pull "
             "request to comment on",
             hint="a maintainer can re-run the PR evaluation once the PR has a head again",
         )
-    built = run.head_repository.full_name
-    pulls = [p for p in client.open_pulls_from(built, run.head_branch)
+    built = workflow_run.head_repository.full_name
+    pulls = [p for p in client.open_pulls_from(built, workflow_run.head_branch)
              if p.head.repository == built]
-    current = sorted(p.number for p in pulls if p.head.sha == run.head_sha)
+    current = sorted(p.number for p in pulls if p.head.sha == workflow_run.head_sha)
     if bundle.pr_number in current:
         return bundle.pr_number
     if current:
@@ -56,19 +55,16 @@ def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -
     if pulls or client.head(bundle.pr_number).state == "open":
         raise InputError(
             f"the bundle names PR #{bundle.pr_number}, which is not an open pull request "
-            f"from {built}:{run.head_branch} (asked of the API): rejected, no pull request "
-            "was touched",
+            f"from {built}:{workflow_run.head_branch} (asked of the API): rejected, no pull "
+            "request was touched",
             hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
         )
     return None  # no open PR from that branch any more (closed or merged)
 
 
 def gate_reasons(number: int, client: GitHubClient) -> list[str]:
-    """Why PR ``number``'s scores need a maintainer (empty: every check passed).
-
-    Every file the PR changes (per the API) must be inside a submission folder
-    (``submissions/<task>/<submission>/``), and the API must have listed them all.
-    """
+    """Why PR ``number``'s scores need a maintainer (empty: every check passed): every file
+    it changes must be inside a submission folder, and the API must have listed them all."""
     reasons: list[str] = []
     listing = client.file_listing(number)
     if not listing.complete:
@@ -89,11 +85,8 @@ def gate_reasons(number: int, client: GitHubClient) -> list[str]:
 
 
 def _under_submissions(path: str) -> bool:
-    """Inside a submission folder: ``submissions/<task>/<submission>/<file>``.
-
-    Other files under ``submissions/`` (its README.md, a file beside the submission
-    folders of a task) are the maintainers': a PR touching them needs one.
-    """
+    """Inside a submission folder: ``submissions/<task>/<submission>/<file>`` (other files
+    under ``submissions/``, such as its README.md, are the maintainers')."""
     parts = path.split("/")
     return (
         path.startswith(SUBMISSIONS_PREFIX) and ".." not in parts and "" not in parts

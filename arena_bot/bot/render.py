@@ -1,10 +1,8 @@
 """Render the sticky comment (and the job summary) from a :class:`CommentView`.
 
-The template is package data of the installed bot, so the trusted workflow renders with the
-default branch's own template, never one a PR supplied. Every ``{{ }}`` output passes through
-:func:`escape_markdown` (Jinja's ``finalize``), so contributor text cannot inject Markdown,
-HTML, mentions or links, whatever the template author forgets. The environment is sandboxed
-with strict undefined variables.
+The template is package data of the installed bot (never one a PR supplied). Every ``{{ }}``
+output passes through :func:`escape_markdown` (Jinja's ``finalize``), so contributor text
+cannot inject Markdown, HTML, mentions or links, whatever the template author forgets.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from arena_bot.bot.view import CommentView
 MARKER = "<!-- arena-bot:score -->"
 #: GitHub rejects comment bodies over 65,536 characters.
 COMMENT_LIMIT = 65_536
-#: Room kept for the cut note.
 _CUT_NOTE = (
     "\n\n> [!NOTE]\n> This comment was cut to fit GitHub's 65,536-character limit; "
     "the job summary and the run's `bundle.json` artifact hold everything.\n"
@@ -49,7 +46,7 @@ def escape_markdown(value: object) -> str:
 
 
 class _Trusted(str):
-    """Template-produced text that must not be escaped again (numbers formatted by filters)."""
+    """Text the filters made, not escaped again."""
 
 
 def _finalize(value: object) -> str:
@@ -112,20 +109,17 @@ def _environment() -> SandboxedEnvironment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["num"] = _num
-    env.filters["raw"] = _Trusted  # template literals only, never data
-    env.filters["safe_marker"] = lambda value: _Trusted(MARKER) if value == MARKER else value
-    env.filters["pct"] = _pct
-    env.filters["codeblock"] = _codeblock
-    env.filters["code"] = _code
-    env.filters["baseline"] = _baseline
+    env.filters.update(
+        num=_num, pct=_pct, codeblock=_codeblock, code=_code, baseline=_baseline,
+        raw=_Trusted,  # template literals only, never data
+        safe_marker=lambda value: _Trusted(MARKER) if value == MARKER else value,
+    )
     return env
 
 
 def render_comment(view: CommentView, *, template: str = "comment.md.j2") -> str:
     """The comment body, marker first, never over :data:`COMMENT_LIMIT` characters."""
-    body = _environment().get_template(template).render(view=view)
-    return fit(body)
+    return fit(_environment().get_template(template).render(view=view))
 
 
 def fit(body: str, *, limit: int = COMMENT_LIMIT) -> str:

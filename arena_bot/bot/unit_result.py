@@ -1,8 +1,5 @@
-"""The unit result: what one matrix job of the publish workflow uploads per planned unit.
-
-Its own module (models only) so the JSON Schema can be generated without importing the
-evaluation engine. ``arena bot evaluate-unit`` writes it; ``arena bot aggregate`` reads it.
-"""
+"""The unit result a matrix job uploads per planned unit (models only: its JSON Schema is
+generated without importing the evaluation engine)."""
 
 from __future__ import annotations
 

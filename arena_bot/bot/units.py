@@ -1,15 +1,10 @@
 """Evaluating one planned unit on a matrix runner, and assembling stored results from units.
 
-``arena bot plan`` cuts the work into units (a submission's feature, or a coop pair); each
-matrix job evaluates its units with :func:`evaluate_unit` and uploads one
-:class:`UnitResult` file per unit. The aggregate step merges those files (order-independent,
-:func:`arena_bot.bot.plan.aggregate`) and :func:`assemble` turns the units of each submission
-back into the EvaluationResult ``arena evaluate`` would have stored, under the same content
-address, so publishing and scoring cannot tell a scaled-out evaluation from a local one.
-
-A submission is assembled only when every one of its units is present and all were
-evaluated on the same inputs (same content address); otherwise it is left out, and the
-publish job's own ``arena pipeline`` evaluates it.
+:func:`assemble` turns the units of each submission back into the EvaluationResult
+``arena evaluate`` would have stored, under the same content address, so publishing and
+scoring cannot tell a scaled-out evaluation from a local one. A submission is assembled only
+when all its units are present and were evaluated on the same inputs; otherwise the publish
+job's own ``arena pipeline`` evaluates it.
 """
 
 from __future__ import annotations
@@ -47,8 +42,6 @@ from arena_bot.tasks.dataset import TaskFolder
 
 @dataclass(frozen=True)
 class Assembled:
-    """What :func:`assemble` made of the unit results."""
-
     results: list[tuple[SubmissionFolder, InputKey, EvaluationResult]]
     incomplete: list[str]  # submission keys with a missing or disagreeing unit
 
@@ -122,11 +115,8 @@ def parse_units(documents: Iterable[dict[str, Any]]) -> list[UnitResult]:
 def assemble(
     units: Sequence[UnitResult], submissions: dict[str, tuple[SubmissionFolder, TaskFolder]],
 ) -> Assembled:
-    """Each submission's EvaluationResult from its unit results (see the module docstring).
-
-    ``submissions`` maps the keys the units name to their folders; a unit of a submission
-    not in it (removed since it was planned) is ignored.
-    """
+    """Each submission's EvaluationResult from its unit results; a unit of a submission not
+    in ``submissions`` (removed since it was planned) is ignored."""
     by_key: dict[str, list[UnitResult]] = defaultdict(list)
     for unit in units:
         by_key[unit.submission].append(unit)

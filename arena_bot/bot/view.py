@@ -1,8 +1,8 @@
 """The comment's view-model, built from a bundle.
 
-Leaderboard entries are read through these tolerant models (unknown fields ignored, missing
-optional ones defaulted): the scorer's format grows while the trusted templates stay put,
-and a bundle made by a newer (or older) bot still renders what both know.
+The bundle's records are read through tolerant models (unknown fields ignored, missing
+optional ones defaulted): a bundle made by a newer (or older) bot still renders what both
+know.
 """
 
 from __future__ import annotations
@@ -77,13 +77,10 @@ class OutlierView(_Tolerant):
 
     @property
     def check(self) -> str:
-        """What a maintainer should check for this flag."""
         return outlier_check(self.code, self.kind)
 
 
 class BoardFlagView(_Tolerant):
-    """A review flag as the leaderboard entry carries it."""
-
     source: str = ""
     kind: str = ""
     file: str | None = None
@@ -92,7 +89,6 @@ class BoardFlagView(_Tolerant):
 
     @property
     def where(self) -> str:
-        """``file:line`` (or the file, or nothing)."""
         if self.file and self.line:
             return f"{self.file}:{self.line}"
         return self.file or ""
@@ -103,7 +99,6 @@ class ClearedReviewView(_Tolerant):
     reason: str = ""
     date: str = ""
     file: str = ""
-    flags_cleared: list[BoardFlagView] = []
 
 
 #: The metrics levels as the comment and the site name them.
@@ -115,13 +110,9 @@ LEVEL_NAMES = {
 
 
 class MetricBaselineView(_Tolerant):
-    """One metric's baseline (min / median / max of the task, or task.yaml's defaults)."""
-
     min: float | None = None
     median: float | None = None
     max: float | None = None
-    source: str = ""
-    count: int = 0
 
 
 class TaskBaselineView(_Tolerant):
@@ -136,8 +127,6 @@ class TaskBaselineView(_Tolerant):
 
 
 class TaskView(_Tolerant):
-    """A task's board: the baseline its submissions were scored against."""
-
     task_id: str
     baseline: TaskBaselineView | None = None
     #: How many of the task's entries are ranked (``rank N of scored``).
@@ -145,8 +134,6 @@ class TaskView(_Tolerant):
 
 
 class EntryView(_Tolerant):
-    """What the comment shows of one leaderboard entry."""
-
     key: str
     task_id: str = ""
     tool: str = ""
@@ -195,7 +182,6 @@ class ReviewFlagView(_Tolerant):
 
     @property
     def check(self) -> str:
-        """What a maintainer should check for an integrity flag."""
         return INTEGRITY
 
 
@@ -250,8 +236,6 @@ class RunView(_Tolerant):
 
 
 class ResultView(_Tolerant):
-    """What the comment shows of one evaluation result."""
-
     task_id: str
     submission_id: str
     error: str | None = None
@@ -270,15 +254,12 @@ class ResultView(_Tolerant):
 
 @dataclass(frozen=True)
 class SubmissionView:
-    """One changed submission: its validation and (when scored) its entry."""
-
     key: str
     path: str
     valid: bool
     diagnostics: list[DiagnosticOut]
     entry: EntryView | None
     result: ResultView | None = None
-    #: The entry's task board (its baseline), when the bundle carries it.
     task: TaskView | None = None
 
     @property
@@ -288,7 +269,6 @@ class SubmissionView:
 
     @property
     def baseline(self) -> TaskBaselineView:
-        """The baseline the entry was scored against (empty when the bundle lacks it)."""
         if self.task is not None and self.task.baseline is not None:
             return self.task.baseline
         return TaskBaselineView()
@@ -331,8 +311,6 @@ class SubmissionView:
 
 @dataclass(frozen=True)
 class CommentView:
-    """The one object the comment template gets."""
-
     marker: str
     conclusion: Conclusion
     head_sha: str
@@ -393,13 +371,18 @@ def build_view(bundle: Bundle, *, marker: str, gate: list[str]) -> CommentView:
             key=item.key, path=item.path, valid=item.valid,
             diagnostics=list(item.diagnostics), entry=entries.get(item.key) if item.valid else None,
             result=results.get(item.key) if item.valid else None,
-            task=_task_of(entries.get(item.key), tasks) if item.valid else None,
+            task=tasks.get(entry.task_id) if item.valid and (entry := entries.get(item.key))
+            else None,
         )
         for item in bundle.validation.submissions
     ]
+    conclusion: Conclusion = (
+        "invalid" if not bundle.validation.valid
+        else "needs review" if any(s.flagged for s in submissions) else "valid"
+    )
     return CommentView(
         marker=marker,
-        conclusion=_conclusion(bundle, submissions),
+        conclusion=conclusion,
         head_sha=bundle.head_sha,
         bot_version=bundle.bot_version,
         gate=[],
@@ -425,14 +408,3 @@ def _readable(
         read[key(item)] = item
     return read, failed
 
-
-def _task_of(entry: EntryView | None, tasks: dict[str, TaskView]) -> TaskView | None:
-    return tasks.get(entry.task_id) if entry is not None else None
-
-
-def _conclusion(bundle: Bundle, submissions: list[SubmissionView]) -> Conclusion:
-    if not bundle.validation.valid:
-        return "invalid"
-    if any(s.flagged for s in submissions):
-        return "needs review"
-    return "valid"

@@ -25,11 +25,8 @@ def stop_commands(text: str) -> str:
 
 @contextmanager
 def commands_stopped(env: Mapping[str, str], echo: Callable[[str], None]) -> Iterator[None]:
-    """Inside GitHub Actions, everything printed in the block is plain text to the runner.
-
-    For output that mixes our lines with a submission's text (evaluation progress, test
-    names, failure reasons) and cannot be wrapped line by line. Outside Actions: nothing.
-    """
+    """Inside GitHub Actions, everything printed in the block is plain text to the runner
+    (for output that mixes our lines with a submission's text). Outside Actions: nothing."""
     if env.get("GITHUB_ACTIONS") != "true":
         yield
         return

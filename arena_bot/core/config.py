@@ -291,17 +291,6 @@ MEANINGS = {
 }
 
 
-def flat_settings(config: ArenaConfig) -> list[tuple[str, object]]:
-    """Every setting as ``(dotted key, value)``, in the model's order."""
-
-    def walk(value: object, loc: tuple[str, ...]) -> list[tuple[str, object]]:
-        if isinstance(value, dict) and value:
-            return [row for key, item in value.items() for row in walk(item, (*loc, key))]
-        return [(".".join(loc), value)]
-
-    return walk(config.model_dump(mode="json"), ())
-
-
 @dataclass(frozen=True)
 class LoadedConfig:
     """The effective configuration and the file it came from (``None``: defaults only)."""
@@ -332,6 +321,11 @@ def _walk(
             yield from _walk(item, inner, (*loc, key), loaded)
         return
     yield ".".join(loc), value, loaded.origin(loc)
+
+
+def flat_settings(config: ArenaConfig) -> list[tuple[str, object]]:
+    """Every setting as ``(dotted key, value)``, in the model's order."""
+    return [(key, value) for key, value, _ in LoadedConfig(config, None, None).origins()]
 
 
 def load_config(root: Path) -> LoadedConfig:

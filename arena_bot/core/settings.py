@@ -24,9 +24,9 @@ class Settings:
     submissions_dir: Path
     cache_dir: Path
     base_image: str = DEFAULT_BASE_IMAGE
-    judge_base_url: str | None = None
-    judge_model: str | None = None
-    judge_api_key: str | None = field(default=None, repr=False)
+    #: The environment as it was when the command started: read here once, never again
+    #: (arena.yaml's ``judge`` section names the variables the judge is reached by).
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def results_dir(self) -> Path:
@@ -51,7 +51,5 @@ class Settings:
             submissions_dir=Path(env.get("ARENA_SUBMISSIONS", root / "submissions")),
             cache_dir=Path(env.get("ARENA_CACHE", root / ".arena")),
             base_image=env.get("ARENA_BASE_IMAGE", DEFAULT_BASE_IMAGE),
-            judge_base_url=env.get("ARENA_JUDGE_URL") or None,
-            judge_model=env.get("ARENA_JUDGE_MODEL") or None,
-            judge_api_key=env.get("ARENA_JUDGE_API_KEY") or None,
+            environ=dict(env),
         )

@@ -156,19 +156,8 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: i
             _walk(item, (*loc, index), lines, path, depth + 1)
 
 
-def read_text_capped(path: Path, *, limit: int, what: str, data: bytes | None = None) -> str:
-    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8.
-
-    ``data``: the file's bytes, already read (by the index, which hashed them).
-    """
-    if data is not None:
-        if len(data) > limit:
-            raise InputError(
-                f"{what} is {len(data):,} bytes, over the limit of {limit:,} bytes",
-                path=path,
-                hint="keep the file small; large logs belong in a trajectory file",
-            )
-        return _decoded(data, path=path, what=what)
+def read_text_capped(path: Path, *, limit: int, what: str) -> str:
+    """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -185,27 +174,20 @@ def read_text_capped(path: Path, *, limit: int, what: str, data: bytes | None = 
         )
     with path.open("rb") as handle:
         raw = handle.read(limit + 1)
-    return _decoded(raw, path=path, what=what)
-
-
-def _decoded(raw: bytes, *, path: Path, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
         raise InputError(
             f"{what} is not valid UTF-8 (byte {exc.start})",
             path=path,
-            line=line,
+            line=raw[: exc.start].count(b"\n") + 1,
             hint="save the file as UTF-8 text",
         ) from None
 
 
-def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES, data: bytes | None = None
-              ) -> LoadedYaml:
-    """Load one YAML document from ``path`` (or its bytes ``data``) safely, with line
-    numbers."""
-    text = read_text_capped(path, limit=limit, what="YAML file", data=data)
+def load_yaml(path: Path, *, limit: int = MAX_YAML_BYTES) -> LoadedYaml:
+    """Load one YAML document from ``path`` safely, with line numbers."""
+    text = read_text_capped(path, limit=limit, what="YAML file")
     return parse_yaml(text, path=path)
 
 
@@ -302,34 +284,26 @@ class FieldProblem:
     message: str
 
 
-def describe_validation_error(
-    exc: ValidationError, loaded: LoadedYaml, model: type[BaseModel] | None = None
-) -> list[FieldProblem]:
-    """Turn a pydantic error into problems that name file, line and field.
-
-    With ``model``, an unknown key's message suggests the closest allowed key.
-    """
-    problems = []
-    for error in exc.errors(include_url=False):
-        loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
-        dotted = ".".join(str(part) for part in loc) or "(document)"
-        kind = error["type"]
-        if kind == "extra_forbidden":
-            message = f"unknown key {loc[-1]!r}"
-            allowed = _allowed_keys(model, loc[:-1]) if model is not None else []
-            close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-            if close:
-                message += f"; did you mean {close[0]!r}?"
-            elif allowed:
-                message += f"; allowed keys here: {', '.join(allowed)}"
-        elif kind == "missing":
-            message = "required key is missing"
-        else:
-            message = _friendly(error)
-        problems.append(
-            FieldProblem(path=loaded.path, line=loaded.line_of(loc), field=dotted, message=message)
-        )
-    return problems
+def _problem(error: Any, loaded: LoadedYaml, model: type[BaseModel]) -> FieldProblem:
+    """One pydantic error as a problem naming file, line and field; an unknown key's message
+    suggests the closest allowed key."""
+    loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+        allowed = _allowed_keys(model, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+        elif allowed:
+            message += f"; allowed keys here: {', '.join(allowed)}"
+    elif kind == "missing":
+        message = "required key is missing"
+    else:
+        message = _friendly(error)
+    return FieldProblem(path=loaded.path, line=loaded.line_of(loc),
+                        field=".".join(str(part) for part in loc) or "(document)",
+                        message=message)
 
 
 #: Plainer words for pydantic's most common complaints about hand-written YAML.
@@ -405,7 +379,7 @@ def validate_model(model: type[M], loaded: LoadedYaml) -> M:
     try:
         return model.model_validate(loaded.data)
     except ValidationError as exc:
-        problems = describe_validation_error(exc, loaded, model)
+        problems = [_problem(error, loaded, model) for error in exc.errors(include_url=False)]
         first = problems[0]
         detail = "\n".join(
             f"  {p.path}:{p.line or '?'}: {p.field}: {p.message}" for p in problems

@@ -24,7 +24,6 @@ from arena_bot.models.common import RecordModel
 #: reason, not ranked, not in baselines).
 EntryStatus = Literal["scored", "pending", "error"]
 BaselineSource = Literal["default", "dynamic"]
-CategoryName = Literal["efficiency", "speed", "cost", "correctness"]
 
 
 class CategoryWeights(RecordModel):

@@ -24,16 +24,22 @@ class CalibrationSample:
     expected: float  # 0..100
 
 
+_FRANCE = "Question: What is the capital of France? Expected answer: Paris."
+_COLOURS = "Question: Name the three primary colours of light. Expected: red, green, blue."
+_DICT = (
+    "Explain why a Python dict lookup is O(1) on average. A full answer mentions hashing the "
+    "key to find a slot, and that collisions make the worst case O(n)."
+)
 #: The shipped reference set: every kind seed 004 names, across the whole score range.
 REFERENCE_SET: tuple[CalibrationSample, ...] = (
     CalibrationSample(
         id="factual-correct", kind="factual",
-        rubric="Question: What is the capital of France? Expected answer: Paris.",
+        rubric=_FRANCE,
         response="The capital of France is Paris.", expected=100,
     ),
     CalibrationSample(
         id="factual-wrong", kind="wrong",
-        rubric="Question: What is the capital of France? Expected answer: Paris.",
+        rubric=_FRANCE,
         response="The capital of France is Lyon.", expected=0,
     ),
     CalibrationSample(
@@ -43,25 +49,22 @@ REFERENCE_SET: tuple[CalibrationSample, ...] = (
     ),
     CalibrationSample(
         id="empty", kind="empty",
-        rubric="Question: Name the three primary colours of light. Expected: red, green, blue.",
+        rubric=_COLOURS,
         response="", expected=0,
     ),
     CalibrationSample(
         id="irrelevant", kind="irrelevant",
-        rubric="Question: Name the three primary colours of light. Expected: red, green, blue.",
+        rubric=_COLOURS,
         response="I enjoy long walks on the beach and a good cup of coffee.", expected=0,
     ),
     CalibrationSample(
         id="partial", kind="partial",
-        rubric="Question: Name the three primary colours of light. Expected: red, green, blue.",
+        rubric=_COLOURS,
         response="Red and green.", expected=50,
     ),
     CalibrationSample(
         id="explanation-good", kind="explanation",
-        rubric=(
-            "Explain why a Python dict lookup is O(1) on average. A full answer mentions "
-            "hashing the key to find a slot, and that collisions make the worst case O(n)."
-        ),
+        rubric=_DICT,
         response=(
             "A dict hashes the key to compute a slot index in an array, so finding the "
             "entry takes constant time on average. When many keys collide, probing can "
@@ -71,18 +74,12 @@ REFERENCE_SET: tuple[CalibrationSample, ...] = (
     ),
     CalibrationSample(
         id="explanation-thin", kind="explanation",
-        rubric=(
-            "Explain why a Python dict lookup is O(1) on average. A full answer mentions "
-            "hashing the key to find a slot, and that collisions make the worst case O(n)."
-        ),
+        rubric=_DICT,
         response="Because dicts use hashing.", expected=40,
     ),
     CalibrationSample(
         id="explanation-wrong", kind="wrong",
-        rubric=(
-            "Explain why a Python dict lookup is O(1) on average. A full answer mentions "
-            "hashing the key to find a slot, and that collisions make the worst case O(n)."
-        ),
+        rubric=_DICT,
         response="Dicts keep keys sorted and use binary search, so lookups are O(log n).",
         expected=10,
     ),

@@ -75,7 +75,7 @@ class McNemarResult:
     significant: bool
 
 
-def mcnemar(pairs: Sequence[tuple[bool, bool]], *, alpha: float = ALPHA) -> McNemarResult:
+def mcnemar(pairs: Sequence[tuple[bool, bool]]) -> McNemarResult:
     """Exact (binomial) McNemar test on paired pass / fail outcomes.
 
     Known values: 0 vs 6 discordant pairs gives p = 2 · 0.5⁶ = 0.03125; no discordant pair
@@ -93,7 +93,7 @@ def mcnemar(pairs: Sequence[tuple[bool, bool]], *, alpha: float = ALPHA) -> McNe
     return McNemarResult(
         both=sum(1 for x, y in pairs if x and y), only_a=only_a, only_b=only_b,
         neither=sum(1 for x, y in pairs if not x and not y), p_value=p_value,
-        significant=p_value < alpha,
+        significant=p_value < ALPHA,
     )
 
 

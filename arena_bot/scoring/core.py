@@ -9,11 +9,10 @@ inputs into these columns and the result back into the Leaderboard model.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-from arena_bot.core.config import DEFAULT_CONFIG
+from arena_bot.core.config import DEFAULT_CONFIG, EfficiencyParts, OutlierConfig, ScoringConfig
 from arena_bot.scoring import components
 from arena_bot.scoring.grouped import (
     BoolArray,
@@ -37,10 +36,6 @@ from arena_bot.scoring.grouped import (
 ROBUST_Z_SCALE = 0.6745
 #: Robust z needs a few values to mean anything.
 ROBUST_MIN_VALUES = 5
-
-_SCORING = DEFAULT_CONFIG.scoring
-_OUTLIERS = DEFAULT_CONFIG.outliers
-
 
 @dataclass(frozen=True, kw_only=True)
 class DefaultBaselines:
@@ -98,32 +93,6 @@ class RunColumns:
     solved: FloatArray
 
 
-#: ``solved``: overall = seed 002's composite × the share of the work solved, baselines from
-#: the runs that solved the task. ``seed002``: the specification's composite as it is.
-ScoringPolicy = Literal["solved", "seed002"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class CoreOptions:
-    """The numbers the core uses; defaults are arena.yaml's (:mod:`arena_bot.core.config`)."""
-
-    policy: ScoringPolicy = _SCORING.policy
-    min_submissions: int = _SCORING.min_submissions
-    confidence: float = _SCORING.confidence
-    robust_z_threshold: float = _OUTLIERS.robust_z_threshold
-    #: A reported cost more than this factor away from the price table's is flagged.
-    cost_tolerance: float = _OUTLIERS.cost_tolerance
-    efficiency_parts: tuple[float, float, float] = (
-        _SCORING.efficiency_parts.token,
-        _SCORING.efficiency_parts.tool_call,
-        _SCORING.efficiency_parts.iteration,
-    )
-    token_fraction: float = _OUTLIERS.token_fraction
-    fast_seconds: float = _OUTLIERS.fast_seconds
-    suspicious_high: float = _OUTLIERS.suspicious_high
-    min_plausible_tokens: int = _OUTLIERS.min_plausible_tokens
-
-
 @dataclass(frozen=True, kw_only=True)
 class MetricBaselineArrays:
     min: FloatArray
@@ -170,43 +139,22 @@ class ComponentArrays:
 
 @dataclass(frozen=True, kw_only=True)
 class CoreResult:
-    """Everything the core computed; arrays are indexed like the inputs."""
+    """Everything the core computed; arrays are indexed like the inputs (NaN / -1 where an
+    entry is not scored or not ranked)."""
 
     baselines: BaselineArrays
     task_of: IntArray  # task index of each submission
-    # submission level (NaN / -1 where not scored)
-    tokens: FloatArray
-    tool_calls: FloatArray
-    iterations: FloatArray
-    execution_time: FloatArray  # NaN = no run recorded it
-    cost: FloatArray
-    #: Share of the work solved (mean over the submission's runs), 0..1.
-    solved: FloatArray
+    #: The submissions' metrics (run means; time and cost NaN when no run recorded them).
+    metrics: Metrics
     scores: ComponentArrays
     run_overall: FloatArray
-    rank: IntArray
-    rank_shared: BoolArray  # another entry of the task has the same published score
-    category_rank: IntArray  # (subs, 4); -1 = unranked
-    percentile: FloatArray
-    interval_mean: FloatArray
-    interval_std: FloatArray
-    interval_min: FloatArray
-    interval_max: FloatArray
-    interval_count: IntArray
-    interval_low: FloatArray
-    interval_high: FloatArray
-    tied: BoolArray
-    significance_rank: IntArray
-    # outlier evidence
-    task_median_tokens: FloatArray  # per task
-    flag_seed_tokens: BoolArray
-    flag_seed_fast: BoolArray
-    flag_seed_single_call: BoolArray
+    ranks: Ranks
+    intervals: Intervals
+    seed: SeedOutliers
     robust_z: dict[str, FloatArray]  # metric → z (NaN = not computable)
     run_tokens_inconsistent: BoolArray
-    run_cost_low: FloatArray  # plausible band from the price table (NaN = unknown)
-    run_cost_high: FloatArray
-    run_cost_flag: BoolArray
+    #: Each run's plausible cost band from the price table (NaN = unknown).
+    cost_band: CostBand
     # seed 002 validation rules
     validation_high_pair: BoolArray
     validation_low_tokens: BoolArray
@@ -319,7 +267,7 @@ def score_components(
     task_of: IntArray,
     metrics: Metrics,
     solved_policy: bool = True,
-    parts: tuple[float, float, float] = CoreOptions.efficiency_parts,
+    parts: EfficiencyParts = DEFAULT_CONFIG.scoring.efficiency_parts,
 ) -> ComponentArrays:
     """Seed 002's component, overall and difficulty-adjusted scores for given metrics.
 
@@ -337,7 +285,7 @@ def score_components(
     )
     efficiency = components.efficiency(
         token, tool_call, iteration,
-        parts={"token": parts[0], "tool_call": parts[1], "iteration": parts[2]},
+        parts=parts.as_dict(),
     )
     speed = components.speed(
         np.nan_to_num(m.execution_time, nan=0.0),
@@ -474,68 +422,42 @@ def score_columns(
     tasks: TaskColumns,
     submissions: SubmissionColumns,
     runs: RunColumns,
-    options: CoreOptions,
+    scoring: ScoringConfig = DEFAULT_CONFIG.scoring,
+    outliers: OutlierConfig = DEFAULT_CONFIG.outliers,
 ) -> CoreResult:
-    """Rescore everything: the whole pipeline of seed 002 plus the statistics of seed 004.
-
-    Over 60 lines only because :class:`CoreResult` has a field per published column; each
-    value comes from one named step below.
-    """
+    """Rescore everything: the whole pipeline of seed 002 plus the statistics of seed 004."""
     scope = _Scope.of(submissions, tasks=tasks)
     metrics = _submission_metrics(runs, n_subs=scope.n_subs)
-    solved_policy = options.policy == "solved"
-    baselines = _baselines(tasks, metrics, scope, options, solved_policy=solved_policy)
+    solved_policy = scoring.policy == "solved"
+    baselines = _baselines(tasks, metrics, scope, scoring.min_submissions,
+                           solved_policy=solved_policy)
     scores = score_components(
         baselines=baselines, tasks=tasks, task_of=scope.task_of, metrics=metrics,
-        solved_policy=solved_policy, parts=options.efficiency_parts,
+        solved_policy=solved_policy, parts=scoring.efficiency_parts,
     )
     run_scores = score_components(
         baselines=baselines, tasks=tasks, task_of=scope.task_of[runs.submission],
         metrics=_run_metrics(runs), solved_policy=solved_policy,
-        parts=options.efficiency_parts,
+        parts=scoring.efficiency_parts,
     )
     ranks = _ranks(scores, scope)
-    intervals = _intervals(run_scores, ranks, scope, runs, confidence=options.confidence)
-    seed = _seed_outliers(metrics, scope, options)
-    cost_band = _cost_band(runs, submissions, tolerance=options.cost_tolerance)
     return CoreResult(
         baselines=baselines,
         task_of=scope.task_of,
-        tokens=metrics.tokens,
-        tool_calls=metrics.tool_calls,
-        iterations=metrics.iterations,
-        execution_time=metrics.execution_time,
-        cost=metrics.cost,
-        solved=metrics.solved,
+        metrics=metrics,
         scores=scores,
         run_overall=run_scores.overall,
-        rank=ranks.rank,
-        rank_shared=ranks.shared,
-        category_rank=ranks.category,
-        percentile=ranks.percentile,
-        interval_mean=intervals.mean,
-        interval_std=intervals.std,
-        interval_min=intervals.min,
-        interval_max=intervals.max,
-        interval_count=intervals.count,
-        interval_low=intervals.low,
-        interval_high=intervals.high,
-        tied=intervals.tied,
-        significance_rank=intervals.significance_rank,
-        task_median_tokens=seed.task_median_tokens,
-        flag_seed_tokens=seed.low_tokens,
-        flag_seed_fast=seed.fast,
-        flag_seed_single_call=seed.single_call,
+        ranks=ranks,
+        intervals=_intervals(run_scores, ranks, scope, runs, confidence=scoring.confidence),
+        seed=_seed_outliers(metrics, scope, outliers),
         robust_z=_robust_z_scores(metrics, scope),
         run_tokens_inconsistent=_inconsistent_tokens(runs),
-        run_cost_low=cost_band.low,
-        run_cost_high=cost_band.high,
-        run_cost_flag=cost_band.flag,
+        cost_band=_cost_band(runs, submissions, tolerance=outliers.cost_tolerance),
         # On the scores as published (2 decimals), like the seed's evaluation dict.
         validation_high_pair=scope.scored
-        & (np.round(scores.efficiency, 2) > options.suspicious_high)
-        & (np.round(scores.speed, 2) > options.suspicious_high),
-        validation_low_tokens=scope.scored & (metrics.tokens < options.min_plausible_tokens),
+        & (np.round(scores.efficiency, 2) > outliers.suspicious_high)
+        & (np.round(scores.speed, 2) > outliers.suspicious_high),
+        validation_low_tokens=scope.scored & (metrics.tokens < outliers.min_plausible_tokens),
         validation_out_of_range=scope.scored & ~_in_range(scores),
     )
 
@@ -595,7 +517,7 @@ def _run_metrics(runs: RunColumns) -> Metrics:
 
 
 def _baselines(
-    tasks: TaskColumns, metrics: Metrics, scope: _Scope, options: CoreOptions, *,
+    tasks: TaskColumns, metrics: Metrics, scope: _Scope, min_submissions: int, *,
     solved_policy: bool,
 ) -> BaselineArrays:
     """What the task takes: under the solved policy, what it takes to solve it (submissions
@@ -609,12 +531,12 @@ def _baselines(
         iterations=metrics.iterations[members],
         execution_time=np.nan_to_num(metrics.execution_time[members], nan=0.0),
         cost=np.nan_to_num(metrics.cost[members], nan=0.0),
-        min_submissions=options.min_submissions,
+        min_submissions=min_submissions,
     )
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Ranks:
+class Ranks:
     rank: IntArray
     shared: BoolArray
     percentile: FloatArray
@@ -624,7 +546,7 @@ class _Ranks:
     overall: TieRanks
 
 
-def _ranks(scores: ComponentArrays, scope: _Scope) -> _Ranks:
+def _ranks(scores: ComponentArrays, scope: _Scope) -> Ranks:
     """Ranks and percentiles over the scored entries of each task, on the unadjusted overall
     rounded as displayed (2 decimals): within a task every entry has the same difficulty
     multiplier, and the adjusted score's clip at 100 would merge distinct scores."""
@@ -648,12 +570,12 @@ def _ranks(scores: ComponentArrays, scope: _Scope) -> _Ranks:
         ranks = competition_ranks(hundredths[ok], scope.ranked_tasks[ok],
                                   n_groups=scope.n_tasks)
         category[index[ok], column] = ranks.rank
-    return _Ranks(rank=rank, shared=shared, percentile=percentile, category=category,
+    return Ranks(rank=rank, shared=shared, percentile=percentile, category=category,
                   rounded=rounded, overall=overall)
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Intervals:
+class Intervals:
     mean: FloatArray
     std: FloatArray
     min: FloatArray
@@ -666,9 +588,9 @@ class _Intervals:
 
 
 def _intervals(
-    run_scores: ComponentArrays, ranks: _Ranks, scope: _Scope, runs: RunColumns, *,
+    run_scores: ComponentArrays, ranks: Ranks, scope: _Scope, runs: RunColumns, *,
     confidence: float,
-) -> _Intervals:
+) -> Intervals:
     """Multi-run intervals over the runs' overall scores, and the ties they imply (judged on
     the scale the ranks use: unadjusted)."""
     sub, n_subs, index = runs.submission, scope.n_subs, scope.ranked
@@ -691,24 +613,24 @@ def _intervals(
         score=ranks.rounded, rank=ranks.overall.rank, low=plain_low[index],
         high=plain_high[index], groups=scope.ranked_tasks, n_groups=scope.n_tasks,
     )
-    return _Intervals(mean=mean, std=std, min=low_value, max=high_value, count=count,
+    return Intervals(mean=mean, std=std, min=low_value, max=high_value, count=count,
                       low=low, high=high, tied=tied, significance_rank=significance_rank)
 
 
 @dataclass(frozen=True, kw_only=True)
-class _SeedOutliers:
+class SeedOutliers:
     task_median_tokens: FloatArray
     low_tokens: BoolArray
     fast: BoolArray
     single_call: BoolArray
 
 
-def _seed_outliers(metrics: Metrics, scope: _Scope, options: CoreOptions) -> _SeedOutliers:
+def _seed_outliers(metrics: Metrics, scope: _Scope, options: OutlierConfig) -> SeedOutliers:
     """Seed 002's outlier heuristics, against the median of the task's scored submissions
     (all of them, whatever the policy: outliers are judged among peers)."""
     scored_tokens = sort_groups(metrics.tokens[scope.index], scope.tasks, n_groups=scope.n_tasks)
     median = group_median(scored_tokens)
-    return _SeedOutliers(
+    return SeedOutliers(
         task_median_tokens=median,
         low_tokens=scope.scored
         & (metrics.tokens < options.token_fraction * median[scope.task_of]),
@@ -752,7 +674,7 @@ def _inconsistent_tokens(runs: RunColumns) -> BoolArray:
 
 
 @dataclass(frozen=True, kw_only=True)
-class _CostBand:
+class CostBand:
     low: FloatArray
     high: FloatArray
     flag: BoolArray
@@ -760,7 +682,7 @@ class _CostBand:
 
 def _cost_band(
     runs: RunColumns, submissions: SubmissionColumns, *, tolerance: float
-) -> _CostBand:
+) -> CostBand:
     """Each run's cost against the price table: the exact split when prompt and completion
     are known, otherwise the band between the cheapest and dearest rate for the total."""
     sub = runs.submission
@@ -787,7 +709,7 @@ def _cost_band(
             & (expected_high > 0)
             & ((runs.cost < low) | (runs.cost > high))
         )
-    return _CostBand(low=low, high=high, flag=flag)
+    return CostBand(low=low, high=high, flag=flag)
 
 
 def _in_range(scores: ComponentArrays) -> BoolArray:

@@ -147,7 +147,7 @@ def _text_method(criterion: Any, index: int, ctx: RunContext) -> CriterionOutcom
         unobserved = why is not None and why.startswith("evaluation did not observe")
         return _outcome(criterion, index, None if unobserved else 0.0, why)
     try:
-        result = TEXT_METHODS[criterion.type](criterion)(text)
+        result = TEXT_METHODS[criterion.type](criterion, text)
     except ValueError as exc:  # a bad pattern in task.yaml: the task's fault, not the run's
         return _outcome(criterion, index, None, f"criterion cannot be scored: {exc}")
     return _outcome(criterion, index, result.score, result.note)

@@ -48,34 +48,12 @@ def to_json(leaderboard: Leaderboard) -> str:
 
 
 def entry_fragment(entry: Entry) -> str:
-    """One entry's canonical JSON, as :func:`splice_entries` places it (any board)."""
+    """One entry's canonical JSON."""
     return canonical(entry.model_dump(mode="json"))
 
 
 #: Stands in for the entries while the rest of a document is encoded.
 _SLOT = "@@arena:entries@@"
-
-
-def splice_entries(document: dict[str, Any], fragments: Sequence[str]) -> str:
-    """``canonical(document)`` with its ``entries`` list spelt from ``fragments``.
-
-    The text equals :func:`canonical` of the document with the entries decoded from the
-    fragments (same bytes), without decoding or re-encoding them.
-    """
-    return "".join(stream_entries(document, [fragments]))
-
-
-def stream_entries(
-    document: dict[str, Any], batches: Iterable[Sequence[str]]
-) -> Iterator[str]:
-    """:func:`splice_entries` as a stream of chunks, the entries arriving in batches.
-
-    A board of 50,000 entries is written one task's stored text at a time, never held
-    whole in memory.
-    """
-    yield from stream_indented(
-        document, (indent_fragments(batch) for batch in batches)
-    )
 
 
 def indent_fragments(fragments: Sequence[str]) -> str:
@@ -85,7 +63,9 @@ def indent_fragments(fragments: Sequence[str]) -> str:
 
 
 def stream_indented(document: dict[str, Any], texts: Iterable[str]) -> Iterator[str]:
-    """:func:`stream_entries` from :func:`indent_fragments` texts (stored ready to write)."""
+    """``canonical(document)`` as a stream of chunks, its ``entries`` list spelt from
+    :func:`indent_fragments` texts (stored ready to write) without decoding them: a board of
+    50,000 entries is written one task's stored text at a time, never held whole."""
     text = canonical({**document, "entries": [_SLOT]})
     slot = f'    "{_SLOT}"'
     before, after = text.split(slot)

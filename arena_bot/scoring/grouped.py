@@ -134,9 +134,10 @@ class TieRanks:
 
 
 def competition_ranks(
-    values: FloatArray, groups: IntArray, *, n_groups: int, higher_is_better: bool = True
+    values: FloatArray, groups: IntArray, *, n_groups: int
 ) -> TieRanks:
-    """Rank within each group, ties sharing the best rank of their run (seed 002's rule).
+    """Rank within each group, higher first, ties sharing the best rank of their run (seed
+    002's rule).
 
     ``values`` must be free of NaN (callers exclude unscored entries first).
     """
@@ -144,7 +145,7 @@ def competition_ranks(
     if n == 0:  # nothing to rank
         empty = np.zeros(0, dtype=np.int64)
         return TieRanks(rank=empty, below=empty, equal=empty, group_size=empty)
-    key = -values if higher_is_better else values
+    key = -values
     order = group_order(key, groups)
     sorted_key = key[order]
     sorted_group = groups[order]

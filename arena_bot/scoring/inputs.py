@@ -18,13 +18,9 @@ from arena_bot.models.review import ReviewFile
 from arena_bot.models.submission import Submission
 from arena_bot.models.task import Task
 from arena_bot.scoring.judge import Judge
-from arena_bot.scoring.weights import WeightsMode
 
 if TYPE_CHECKING:
-    from arena_bot.scoring.core import ScoringPolicy
     from arena_bot.tasks.dataset import TaskFolder
-
-_SCORING = DEFAULT_CONFIG.scoring
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,48 +72,23 @@ class ScoringInputs:
 
 @dataclass(frozen=True, kw_only=True)
 class ScoringOptions:
-    """How to score: :meth:`from_config` builds it from ``arena.yaml``.
+    """How to score: the repository's configuration and the adapters scoring is given."""
 
-    The scalar fields are the configuration's, overridable one by one (tests and ``arena
-    compare`` do); the tables (category weights, difficulty multipliers, efficiency parts,
-    seed 002's outlier thresholds) come from ``config``.
-    """
-
-    #: ``solved``: composite × share of the work solved; ``seed002``: the composite as is.
-    policy: ScoringPolicy = _SCORING.policy
-    weights: WeightsMode = _SCORING.weights
-    min_submissions: int = _SCORING.min_submissions
-    confidence: float = _SCORING.confidence
-    judge: Judge | None = None
-    cost_tolerance: float = DEFAULT_CONFIG.outliers.cost_tolerance
-    robust_z_threshold: float = DEFAULT_CONFIG.outliers.robust_z_threshold
-    pass_k: tuple[int, ...] = tuple(_SCORING.pass_k)
-    prices: PriceTable = field(default_factory=load_price_table)
     config: ArenaConfig = DEFAULT_CONFIG
+    judge: Judge | None = None
+    prices: PriceTable = field(default_factory=load_price_table)
     #: The base checkout of a task (a folder holding its repository at the base commit), for
     #: replaying transcripts' edits; given by the caller that may run git (``None``: no
     #: replay, so no run reaches ``transcript-consistent``).
     base_checkout: Callable[[TaskFolder], Path] | None = None
 
-    @classmethod
-    def from_config(
-        cls, config: ArenaConfig, *, judge: Judge | None = None, prices: PriceTable | None = None
-    ) -> ScoringOptions:
-        scoring, outliers = config.scoring, config.outliers
-        return cls(
-            policy=scoring.policy, weights=scoring.weights,
-            min_submissions=scoring.min_submissions, confidence=scoring.confidence,
-            judge=judge, cost_tolerance=outliers.cost_tolerance,
-            robust_z_threshold=outliers.robust_z_threshold, pass_k=tuple(scoring.pass_k),
-            prices=prices if prices is not None else load_price_table(), config=config,
-        )
-
 
 def options_digest(options: ScoringOptions) -> str:
     """SHA-256 of the options that change scores (the judge by its model)."""
+    scoring, outliers = options.config.scoring, options.config.outliers
     return hashlib.sha256(json.dumps([
-        options.policy, options.weights, options.min_submissions, options.confidence,
-        options.cost_tolerance, options.robust_z_threshold, list(options.pass_k),
+        scoring.policy, scoring.weights, scoring.min_submissions, scoring.confidence,
+        outliers.cost_tolerance, outliers.robust_z_threshold, scoring.pass_k,
         options.judge.model if options.judge else None, options.config.digest(),
         options.prices.digest(),
     ]).encode()).hexdigest()

@@ -9,8 +9,8 @@
 * :class:`JudgeCache` — answers stored on disk by the hash of everything that was sent
   (model, temperature, messages), so rescoring never calls the model twice for one input.
 
-The endpoint and model come from :class:`arena_bot.core.settings.Settings`; only the CLI builds
-a client.
+The endpoint and model come from arena.yaml's ``judge`` section and the environment
+(:func:`arena_bot.app.scoring.judge_for`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import math
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -47,20 +47,6 @@ MAX_JUDGED_CHARS = 20_000
 #: Bump when prompts change: cached answers to old prompts must not be reused.
 PROMPT_VERSION = 1
 
-JudgeKind = Literal["llm_judge", "code_judge"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class JudgeConfig:
-    """Where the judge lives. The key is hidden from ``repr``."""
-
-    base_url: str
-    model: str
-    api_key: str | None = field(default=None, repr=False)
-    timeout: float = REQUEST_TIMEOUT
-    max_retries: int = MAX_RETRIES
-
-
 @dataclass(frozen=True)
 class ChatMessage:
     role: Literal["system", "user", "assistant"]
@@ -72,44 +58,47 @@ class ChatClient:
 
     def __init__(
         self,
-        config: JudgeConfig,
         *,
-        session: requests.Session | None = None,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = REQUEST_TIMEOUT,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         import requests
 
-        self.config = config
-        self._session = session or requests.Session()
+        self.base_url, self.model, self._api_key = base_url, model, api_key
+        self.timeout = timeout
+        self._session = requests.Session()
         self._sleep = sleep
 
     @property
     def url(self) -> str:
-        return self.config.base_url.rstrip("/") + "/chat/completions"
+        return self.base_url.rstrip("/") + "/chat/completions"
 
     def complete(self, *, messages: list[ChatMessage], temperature: float) -> str:
         """The assistant's answer text; JudgeError when it stays empty or the call fails."""
         import requests
 
         payload: dict[str, Any] = {
-            "model": self.config.model,
+            "model": self.model,
             "temperature": temperature,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
         }
         headers = {"Content-Type": "application/json"}
-        if self.config.api_key:
-            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
         problem = "no attempt made"
-        for attempt in range(self.config.max_retries + 1):
+        for attempt in range(MAX_RETRIES + 1):
             if attempt:
                 self._sleep(BACKOFF_SECONDS * attempt)  # 400 ms × (previous attempt + 1)
             try:
                 response = self._session.post(
-                    self.url, json=payload, headers=headers, timeout=self.config.timeout
+                    self.url, json=payload, headers=headers, timeout=self.timeout
                 )
             except requests.Timeout:
                 raise JudgeError(
-                    f"judge did not answer within {self.config.timeout:g} s",
+                    f"judge did not answer within {self.timeout:g} s",
                     hint=f"check the endpoint {self.url}",
                 ) from None
             except requests.RequestException as exc:
@@ -127,7 +116,7 @@ class ChatClient:
             if content.strip():
                 return content
             problem = "judge returned an empty answer"
-        raise JudgeError(f"{problem} (after {self.config.max_retries + 1} attempts)")
+        raise JudgeError(f"{problem} (after {MAX_RETRIES + 1} attempts)")
 
 
 def _content_of(response: requests.Response) -> str:
@@ -261,7 +250,7 @@ class Judge:
 
     @property
     def model(self) -> str:
-        return self.client.config.model
+        return self.client.model
 
     def _ask(self, *, messages: list[ChatMessage], temperature: float) -> tuple[str, bool]:
         key = JudgeCache.key(model=self.model, temperature=temperature, messages=messages)
@@ -319,6 +308,5 @@ def build_judge(
     """A judge from settings, or ``None`` when no endpoint is configured."""
     if not base_url or not model:
         return None
-    config = JudgeConfig(base_url=base_url, model=model, api_key=api_key)
     cache = JudgeCache(cache_dir / "judge") if cache_dir is not None else None
-    return Judge(ChatClient(config), cache=cache)
+    return Judge(ChatClient(base_url=base_url, model=model, api_key=api_key), cache=cache)

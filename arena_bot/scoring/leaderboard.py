@@ -63,7 +63,6 @@ from arena_bot.scoring.inputs import (
 )
 from arena_bot.scoring.outliers import PatchRef, duplicate_patch_reasons, robust_reason
 from arena_bot.scoring.stats import pass_at_k, summarize
-from arena_bot.scoring.weights import CATEGORY_ORDER, difficulty_multiplier, weights_for
 
 
 def score(value: float) -> float:
@@ -164,8 +163,7 @@ def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskCo
         )
 
     weights = np.array(
-        [[weights_for(t.category, mode=options.weights, config=options.config)[c]
-          for c in CATEGORY_ORDER] for t in tasks],
+        [list(options.config.weights_for(t.category).values()) for t in tasks],
         dtype=float,
     ).reshape(len(tasks), 4)
     return core.TaskColumns(
@@ -179,7 +177,7 @@ def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskCo
         ),
         weights=weights,
         multiplier=np.array(
-            [difficulty_multiplier(t.difficulty, options.config) for t in tasks], dtype=float
+            [options.config.difficulty_multiplier(t.difficulty) for t in tasks], dtype=float
         ),
     )
 
@@ -270,30 +268,30 @@ def _flags(
     flags: list[OutlierFlag] = []
     if p.status != "scored":
         return flags
-    t_median = res.task_median_tokens[res.task_of[i]]
-    if res.flag_seed_tokens[i]:
+    t_median = res.seed.task_median_tokens[res.task_of[i]]
+    if res.seed.low_tokens[i]:
         flags.append(OutlierFlag(
             code="extremely_efficient_tokens", kind="seed",
-            reason=f"{res.tokens[i]:,.0f} tokens is under "
+            reason=f"{res.metrics.tokens[i]:,.0f} tokens is under "
             f"{options.config.outliers.token_fraction:.0%} of the task median ({t_median:,.0f})",
         ))
-    if res.flag_seed_fast[i]:
+    if res.seed.fast[i]:
         flags.append(OutlierFlag(
             code="extremely_fast", kind="seed",
-            reason=f"execution time {res.execution_time[i]:.1f} s is under "
+            reason=f"execution time {res.metrics.execution_time[i]:.1f} s is under "
             f"{options.config.outliers.fast_seconds:g} s",
         ))
-    if res.flag_seed_single_call[i]:
+    if res.seed.single_call[i]:
         flags.append(OutlierFlag(
             code="minimal_tool_usage", kind="seed", reason="a single tool call per run",
         ))
     for metric, z_values in sorted(res.robust_z.items()):
         z = z_values[i]
-        if not math.isnan(z) and abs(z) > options.robust_z_threshold:
+        if not math.isnan(z) and abs(z) > options.config.outliers.robust_z_threshold:
             flags.append(OutlierFlag(
                 code=f"robust_{metric}", kind="robust",
                 reason=robust_reason(metric=metric, z=float(z),
-                                     threshold=options.robust_z_threshold),
+                                     threshold=options.config.outliers.robust_z_threshold),
             ))
     for j, prepared_run in enumerate(p.runs):
         r = offset + j
@@ -305,13 +303,13 @@ def _flags(
                 f"{tokens.total}, prompt {tokens.prompt}, completion {tokens.completion}, "
                 f"cached {tokens.cached})",
             ))
-        if res.run_cost_flag[r]:
+        if res.cost_band.flag[r]:
             flags.append(OutlierFlag(
                 code="cost_vs_price_table", kind="consistency",
                 reason=f"run {prepared_run.run.id}: reported ${prepared_run.run.estimated_cost:.4f}"
-                f" is outside ${res.run_cost_low[r]:.4f}..${res.run_cost_high[r]:.4f}, the "
+                f" is outside ${res.cost_band.low[r]:.4f}..${res.cost_band.high[r]:.4f}, the "
                 f"plausible range for {p.item.spec.model_label} at the price table's rates "
-                f"(×{options.cost_tolerance:g} tolerance)",
+                f"(×{options.config.outliers.cost_tolerance:g} tolerance)",
             ))
     for reason in duplicates.get(p.item.key, []):
         flags.append(OutlierFlag(code="identical_patch", kind="duplicate", reason=reason))
@@ -331,39 +329,39 @@ def _validation(i: int, res: core.CoreResult) -> list[str]:
 
 
 def _weights_model(row: np.ndarray) -> CategoryWeights:
-    return CategoryWeights(**{c: number(row[k]) for k, c in enumerate(CATEGORY_ORDER)})
+    names = CategoryWeights.model_fields
+    return CategoryWeights(**{c: number(v) for c, v in zip(names, row, strict=True)})
 
 
 def _interval(i: int, res: core.CoreResult, confidence: float) -> Interval:
     return Interval(
-        mean=score(res.interval_mean[i]),
-        std=number(res.interval_std[i]) if res.interval_count[i] >= 2 else 0.0,
-        min=score(res.interval_min[i]),
-        max=score(res.interval_max[i]),
-        count=int(res.interval_count[i]),
-        low=None if math.isnan(res.interval_low[i]) else score(res.interval_low[i]),
-        high=None if math.isnan(res.interval_high[i]) else score(res.interval_high[i]),
+        mean=score(res.intervals.mean[i]),
+        std=number(res.intervals.std[i]) if res.intervals.count[i] >= 2 else 0.0,
+        min=score(res.intervals.min[i]),
+        max=score(res.intervals.max[i]),
+        count=int(res.intervals.count[i]),
+        low=None if math.isnan(res.intervals.low[i]) else score(res.intervals.low[i]),
+        high=None if math.isnan(res.intervals.high[i]) else score(res.intervals.high[i]),
         confidence=confidence,
     )
 
 
 def _entry(
     *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
-    duplicates: dict[str, list[str]], review: _Review,
+    review: _Review,
 ) -> Entry:
     spec = p.item.spec
     scored = p.status == "scored"
     metrics = MeanMetrics(
-        tokens=number(res.tokens[i]),
-        tool_calls=number(res.tool_calls[i]),
-        iterations=number(res.iterations[i]),
-        execution_time=_maybe(res.execution_time[i]),
-        estimated_cost=_maybe(res.cost[i]),
+        tokens=number(res.metrics.tokens[i]),
+        tool_calls=number(res.metrics.tool_calls[i]),
+        iterations=number(res.metrics.iterations[i]),
+        execution_time=_maybe(res.metrics.execution_time[i]),
+        estimated_cost=_maybe(res.metrics.cost[i]),
     )
     parts = _scored_parts(
-        i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates,
-        metrics=metrics,
-    ).entry_fields() if scored else _UNSCORED_FIELDS
+        i=i, p=p, res=res, options=options, outliers=review.outliers, metrics=metrics,
+    ) if scored else _UNSCORED_FIELDS
     level, reasons = metrics_level(p.item)
     return Entry(
         key=p.item.key,
@@ -372,7 +370,7 @@ def _entry(
         tool=spec.tool.name,
         tool_version=spec.tool.version,
         model=spec.model_label,
-        label=label_of(p.item),
+        label=f"{spec.tool.name} / {spec.model_label}",  # how aggregates group entries
         contributor=spec.contributor.github or spec.contributor.name,
         setting=spec.setting,
         status=p.status,
@@ -449,6 +447,9 @@ class _Review:
     flags: list[ReviewFlag]
     status: Literal["none", "under-review", "cleared"]
     review: ClearedReview | None
+    #: The entry's outlier flags, which put it up for review or not (they do not depend on
+    #: who is ranked: judged among all scored entries).
+    outliers: list[OutlierFlag]
 
 
 def _board_flag(flag: EvaluationFlag) -> ReviewFlag:
@@ -473,8 +474,8 @@ def _outlier_flags(outliers: list[OutlierFlag], i: int, res: core.CoreResult, *,
     consistency or duplicate flag (and, with ``review.robust``, any robust z-score flag).
     Robust outliers alone are otherwise shown as outliers only: unusual among peers (a
     cheap model, a slow tool) is not a sign of cheating."""
-    seed_flags = int(res.flag_seed_tokens[i]) + int(res.flag_seed_fast[i]) + int(
-        res.flag_seed_single_call[i]
+    seed_flags = int(res.seed.low_tokens[i]) + int(res.seed.fast[i]) + int(
+        res.seed.single_call[i]
     )
     counted = [f for f in outliers if f.kind != "robust" or robust]
     if not (seed_flags >= 2 or any(f.kind != "seed" for f in counted)):
@@ -490,33 +491,10 @@ def _review_parts(p: _Prepared, outliers: list[OutlierFlag], res: core.CoreResul
                   *, robust: bool) -> _Review:
     flags = _evaluation_flags(p) + _outlier_flags(outliers, i, res, robust=robust)
     status, review = judge_review(flags, p.item.review, file=p.item.review_file)
-    return _Review(flags=flags, status=status, review=review)
+    return _Review(flags=flags, status=status, review=review, outliers=outliers)
 
 
-@dataclass(frozen=True, kw_only=True)
-class _ScoredParts:
-    """The parts of an Entry that only scored submissions have."""
-
-    scores: Scores
-    correctness: list[CriterionScore]
-    rank: int | None
-    rank_shared: bool | None
-    category_ranks: CategoryRanks | None
-    percentile: float | None
-    interval: Interval
-    statistically_tied: bool | None
-    significance_rank: int | None
-    pass_at_k: list[PassAtK]
-    outliers: list[OutlierFlag]
-    validation: list[str]
-    notes: list[str]
-
-    def entry_fields(self) -> dict[str, Any]:
-        """These parts as :class:`Entry` fields (one level deep: models stay models)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-
-#: The same fields for an entry that was not scored.
+#: The fields of an Entry that only scored submissions have, for one that was not scored.
 _UNSCORED_FIELDS: dict[str, Any] = {
     "scores": None, "correctness": [], "rank": None, "rank_shared": None,
     "category_ranks": None, "percentile": None, "interval": None, "statistically_tied": None,
@@ -526,33 +504,33 @@ _UNSCORED_FIELDS: dict[str, Any] = {
 
 
 def _scored_parts(
-    *, i: int, p: _Prepared, res: core.CoreResult, offset: int, options: ScoringOptions,
-    duplicates: dict[str, list[str]], metrics: MeanMetrics,
-) -> _ScoredParts:
+    *, i: int, p: _Prepared, res: core.CoreResult, options: ScoringOptions,
+    outliers: list[OutlierFlag], metrics: MeanMetrics,
+) -> dict[str, Any]:
+    """The fields of an Entry that only scored submissions have (see _UNSCORED_FIELDS)."""
     criteria = _criteria(p.task, p.runs)
-    flags = _flags(i=i, p=p, res=res, offset=offset, options=options, duplicates=duplicates)
-    category = res.category_rank[i]
+    category = res.ranks.category[i]
     n_runs = len(p.runs)
     resolved = sum(1 for r in p.runs if r.resolved)
-    ranked = int(res.rank[i]) > 0  # held for review: scored, not ranked
-    return _ScoredParts(
+    ranked = int(res.ranks.rank[i]) > 0  # held for review: scored, not ranked
+    return dict(
         scores=_scores(i, res, p.task, options),
         correctness=criteria,
-        rank=int(res.rank[i]) if ranked else None,
-        rank_shared=bool(res.rank_shared[i]) if ranked else None,
+        rank=int(res.ranks.rank[i]) if ranked else None,
+        rank_shared=bool(res.ranks.shared[i]) if ranked else None,
         category_ranks=CategoryRanks(
             efficiency=int(category[0]), speed=int(category[1]), cost=int(category[2]),
             correctness=int(category[3]) if category[3] > 0 else None,
         ) if ranked else None,
-        percentile=number(res.percentile[i]) if ranked else None,
-        interval=_interval(i, res, options.confidence),
-        statistically_tied=bool(res.tied[i]) if ranked else None,
-        significance_rank=int(res.significance_rank[i]) if ranked else None,
+        percentile=number(res.ranks.percentile[i]) if ranked else None,
+        interval=_interval(i, res, options.config.scoring.confidence),
+        statistically_tied=bool(res.intervals.tied[i]) if ranked else None,
+        significance_rank=int(res.intervals.significance_rank[i]) if ranked else None,
         pass_at_k=[
             PassAtK(k=k, value=number(pass_at_k(n=n_runs, c=resolved, k=k)))
-            for k in options.pass_k if k <= n_runs
+            for k in options.config.scoring.pass_k if k <= n_runs
         ],
-        outliers=flags,
+        outliers=outliers,
         validation=_validation(i, res),
         notes=_scoring_notes(i, res, metrics, criteria),
     )
@@ -564,7 +542,7 @@ def _scores(i: int, res: core.CoreResult, task: Task, options: ScoringOptions) -
         overall=score(s.overall[i]),
         overall_unadjusted=score(s.overall_unadjusted[i]),
         composite=score(s.composite[i]),
-        resolve_rate=number(res.solved[i]),
+        resolve_rate=number(res.metrics.solved[i]),
         efficiency=score(s.efficiency[i]),
         efficiency_parts=EfficiencyParts(
             token=score(s.token[i]), tool_call=score(s.tool_call[i]),
@@ -574,7 +552,7 @@ def _scores(i: int, res: core.CoreResult, task: Task, options: ScoringOptions) -
         cost=score(s.cost[i]),
         correctness=None if math.isnan(s.correctness[i]) else score(s.correctness[i]),
         weights=_weights_model(s.weights[i]),
-        difficulty_multiplier=number(difficulty_multiplier(task.difficulty, options.config)),
+        difficulty_multiplier=number(options.config.difficulty_multiplier(task.difficulty)),
     )
 
 
@@ -595,11 +573,6 @@ def _scoring_notes(
     if any(c.score is None for c in criteria):
         notes.append("some success criteria are unscored: see correctness notes")
     return notes
-
-
-def label_of(item: SubmissionInput) -> str:
-    """``tool / model``: how submissions are grouped for aggregates and comparisons."""
-    return f"{item.spec.tool.name} / {item.spec.model_label}"
 
 
 def _summary_model(
@@ -684,7 +657,7 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
     if not groups:  # nothing scored yet
         return []
     labels = sorted(groups)
-    summaries = [_summary_model(*_task_means(groups[label]), options.confidence)
+    summaries = [_summary_model(*_task_means(groups[label]), options.config.scoring.confidence)
                  for label in labels]
     means = np.array([summary.mean for summary in summaries])
     lows = np.array([np.nan if x.low is None else x.low for x in summaries])
@@ -700,7 +673,7 @@ def aggregates(rows: Sequence[AggregateRow], options: ScoringOptions) -> list[To
         correctness = [m.correctness for m in members if m.correctness is not None]
         runs = sum(m.runs for m in members)
         pass_rows = []
-        for size in options.pass_k:
+        for size in options.config.scoring.pass_k:
             values = [value for m in members for k_, value in m.pass_at_k if k_ == size]
             if values:  # the mean over the submissions that have at least k runs
                 pass_rows.append(PassAtK(k=size, value=number(sum(values) / len(values))))
@@ -783,15 +756,17 @@ def board_notes(
 
 
 def leaderboard_options(options: ScoringOptions) -> LeaderboardOptions:
+    config = options.config
+    scoring = config.scoring
     return LeaderboardOptions(
-        configuration=options.config.model_dump(mode="json"),
-        policy=options.policy,
-        weights=options.weights,
-        min_submissions=options.min_submissions,
-        confidence=options.confidence,
+        configuration=config.model_dump(mode="json"),
+        policy=scoring.policy,
+        weights=scoring.weights,
+        min_submissions=scoring.min_submissions,
+        confidence=scoring.confidence,
         judge_model=options.judge.model if options.judge else None,
-        cost_tolerance=options.cost_tolerance,
-        robust_z_threshold=options.robust_z_threshold,
+        cost_tolerance=config.outliers.cost_tolerance,
+        robust_z_threshold=config.outliers.robust_z_threshold,
     )
 
 
@@ -815,7 +790,7 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     held = np.array([hold and _held(_evaluation_flags(p), p) for p in prepared], dtype=bool)
     res = core.score_columns(
         tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~held),
-        runs=runs, options=core_options(options),
+        runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
     )
     reviews = [
         _review_parts(p, _flags(i=i, p=p, res=res, offset=offsets[i], options=options,
@@ -827,11 +802,10 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     if not np.array_equal(final, held):
         res = core.score_columns(
             tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~final),
-            runs=runs, options=core_options(options),
+            runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
         )
     entries = [
-        _entry(i=i, p=p, res=res, offset=offsets[i], options=options, duplicates=duplicates,
-               review=reviews[i])
+        _entry(i=i, p=p, res=res, offset=offsets[i], options=options, review=reviews[i])
         for i, p in enumerate(prepared)
     ]
     entries.sort(key=lambda e: (e.task_id, e.rank if e.rank is not None else 10**9, e.key))
@@ -866,27 +840,6 @@ def _checked_items(inputs: ScoringInputs) -> list[SubmissionInput]:
     return items
 
 
-def core_options(options: ScoringOptions) -> core.CoreOptions:
-    """The core's numeric settings, from the scoring options and their configuration."""
-    config = options.config
-    return core.CoreOptions(
-        policy=options.policy,
-        min_submissions=options.min_submissions,
-        efficiency_parts=(
-            config.scoring.efficiency_parts.token,
-            config.scoring.efficiency_parts.tool_call,
-            config.scoring.efficiency_parts.iteration,
-        ),
-        token_fraction=config.outliers.token_fraction,
-        fast_seconds=config.outliers.fast_seconds,
-        suspicious_high=config.outliers.suspicious_high,
-        min_plausible_tokens=config.outliers.min_plausible_tokens,
-        confidence=options.confidence,
-        robust_z_threshold=options.robust_z_threshold,
-        cost_tolerance=options.cost_tolerance,
-    )
-
-
 def _task_board(
     task: Task, t: int, b: core.BaselineArrays, status_counts: dict[tuple[str, str], int],
     options: ScoringOptions,
@@ -897,15 +850,14 @@ def _task_board(
         title=task.title,
         category=task.category,
         difficulty=task.difficulty,
-        difficulty_multiplier=number(difficulty_multiplier(task.difficulty, options.config)),
+        difficulty_multiplier=number(options.config.difficulty_multiplier(task.difficulty)),
         weights=_weights_model(
-            np.array([weights_for(task.category, mode=options.weights, config=options.config)[c]
-                      for c in CATEGORY_ORDER])
+            np.array(list(options.config.weights_for(task.category).values()))
         ),
         baseline=TaskBaseline(
             source="dynamic" if b.dynamic[t] else "default",
             submission_count=int(b.submission_count[t]),
-            min_submissions=options.min_submissions,
+            min_submissions=options.config.scoring.min_submissions,
             tokens=_metric_baseline(b.tokens, t),
             tool_calls=_metric_baseline(b.tool_calls, t),
             execution_time=_metric_baseline(b.execution_time, t),

@@ -67,14 +67,10 @@ def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:
     return chosen
 
 
-def _patch_digest(path: Path) -> str | None:
-    """:func:`patch_digest` of one patch file. Validation enforces arena.yaml's patch limit;
-    here only the hard ceiling any configuration allows (the dataset's own cap) guards
-    memory."""
-    return patch_digest(read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch"))
-
-
 def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
+    """Each run's :func:`patch_digest` of its patch files. Validation enforces arena.yaml's
+    patch limit; here only the hard ceiling any configuration allows (the dataset's own
+    cap) guards memory."""
     digests: dict[str, tuple[str, ...]] = {}
     for run in folder.spec.runs:
         found = []
@@ -82,7 +78,7 @@ def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
             path = folder.file(name)
             if not path.is_file():  # validation reports missing patches; nothing to compare
                 continue
-            digest = _patch_digest(path)
+            digest = patch_digest(read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch"))
             if digest is not None:
                 found.append(digest)
         digests[run.id] = tuple(found)
@@ -95,7 +91,7 @@ def submission_input(
 ) -> SubmissionInput:
     """What scoring needs of one submission: its spec, result, patch digests, each run's
     metrics level (with ``task`` and ``options``) and its review file."""
-    root = repository_root(folder)
+    root = folder.root.parent.parent.parent  # <root>/submissions/<task>/<id>
     relative = review_path(Path(), folder.spec.task, folder.id)
     review = load_review(root / relative, task_id=folder.spec.task, submission_id=folder.id)
     return SubmissionInput(
@@ -108,11 +104,6 @@ def submission_input(
         review=review,
         review_file=relative.as_posix() if review is not None else "",
     )
-
-
-def repository_root(folder: SubmissionFolder) -> Path:
-    """The repository a submission folder is in (``<root>/submissions/<task>/<id>``)."""
-    return folder.root.parent.parent.parent
 
 
 def load_inputs(

@@ -1,8 +1,7 @@
-"""Seed 004's deterministic scoring methods, each 0..1, in a name → factory registry.
+"""Seed 004's deterministic scoring methods, each 0..1, in a criterion type → scorer registry.
 
-A factory takes the task's criterion and returns a scorer: a callable from the text being
-scored to a :class:`MethodScore`. Judge-based methods live in :mod:`.judge` (they need an
-endpoint); :mod:`.correctness` dispatches between the two.
+Judge-based methods live in :mod:`.judge` (they need an endpoint); :mod:`.correctness`
+dispatches between the two.
 """
 
 from __future__ import annotations
@@ -17,8 +16,6 @@ from typing import Any
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from arena_bot.models.task import BooleanContains, ExactMatch, NumericTolerance, RegexMatch
-
 
 @dataclass(frozen=True)
 class MethodScore:
@@ -28,16 +25,9 @@ class MethodScore:
     note: str | None = None
 
 
-Scorer = Callable[[str], MethodScore]
-
-
-def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insert, delete, substitute: cost 1 each), by ``rapidfuzz``."""
-    return int(Levenshtein.distance(a, b))
-
-
 def similarity(a: str, b: str) -> float:
-    """1 − levenshtein / longer length (1.0 for two empty strings)."""
+    """1 − Levenshtein distance (insert, delete, substitute: cost 1 each) / longer length
+    (1.0 for two empty strings), by ``rapidfuzz``."""
     return float(Levenshtein.normalized_similarity(a, b))
 
 
@@ -163,32 +153,12 @@ def boolean_contains(*, expected: str | None, text: str) -> MethodScore:
     return MethodScore(0.0, "expected text not found")
 
 
-def _exact(criterion: Any) -> Scorer:
-    assert isinstance(criterion, ExactMatch)
-    return lambda text: exact_match(expected=criterion.expected, text=text)
-
-
-def _regex(criterion: Any) -> Scorer:
-    assert isinstance(criterion, RegexMatch)
-    return lambda text: regex_match(pattern=criterion.pattern, text=text)
-
-
-def _numeric(criterion: Any) -> Scorer:
-    assert isinstance(criterion, NumericTolerance)
-    return lambda text: numeric_tolerance(expected=criterion.expected, text=text)
-
-
-def _boolean(criterion: Any) -> Scorer:
-    assert isinstance(criterion, BooleanContains)
-    return lambda text: boolean_contains(expected=criterion.expected, text=text)
-
-
-#: Criterion type → factory(criterion) → scorer(text).
-TEXT_METHODS: MappingProxyType[str, Callable[[Any], Scorer]] = MappingProxyType(
-    {
-        "exact_match": _exact,
-        "regex": _regex,
-        "numeric_tolerance": _numeric,
-        "boolean": _boolean,
-    }
-)
+#: Criterion type → scorer(criterion, text): the criterion's fields are the task format's
+#: (ExactMatch, RegexMatch, NumericTolerance, BooleanContains).
+TEXT_METHODS: MappingProxyType[str, Callable[[Any, str], MethodScore]] = MappingProxyType({
+    "exact_match": lambda criterion, text: exact_match(expected=criterion.expected, text=text),
+    "regex": lambda criterion, text: regex_match(pattern=criterion.pattern, text=text),
+    "numeric_tolerance": lambda criterion, text: numeric_tolerance(
+        expected=criterion.expected, text=text),
+    "boolean": lambda criterion, text: boolean_contains(expected=criterion.expected, text=text),
+})

@@ -37,8 +37,6 @@ BOOTSTRAP = 200
 #: MM iterations at most, and the relative change that counts as converged.
 MAX_ITERATIONS = 500
 TOLERANCE = 1e-7
-#: The two orders the board can be shown in (the site's "order" control).
-ORDERS = ("bradley-terry", "seed002")
 
 
 @dataclass(frozen=True)

@@ -34,13 +34,12 @@ def summarize(
     *,
     weights: Sequence[float] | None = None,
     confidence: float = 0.95,
-    bounds: tuple[float, float] | None = (0.0, 100.0),
 ) -> Summary | None:
     """Seed 004 ``getDetailedAggregateScores``: Σ(score·weight)/Σ(weight) plus statistics.
 
     The standard deviation is the weighted sample one (Σw(x − mean)² / Σw · n/(n − 1)),
     which is the ordinary sample deviation for equal weights. The interval is
-    mean ± t(n − 1) · sd / √n, clipped to ``bounds``; it is ``None`` below 2 values. Empty
+    mean ± t(n − 1) · sd / √n, clipped to 0..100; it is ``None`` below 2 values. Empty
     input (or weights summing to 0) has no summary: ``None``.
     """
     if not values:
@@ -56,9 +55,7 @@ def summarize(
         variance = float((w * (x - mean) ** 2).sum() / total) * n / (n - 1)
         std = math.sqrt(max(variance, 0.0))
         margin = t_critical(df=n - 1, confidence=confidence) * std / math.sqrt(n)
-        low, high = mean - margin, mean + margin
-        if bounds is not None:
-            low, high = max(bounds[0], low), min(bounds[1], high)
+        low, high = max(0.0, mean - margin), min(100.0, mean + margin)
     else:  # one value: no spread to speak of, no interval
         std, low, high = 0.0, None, None
     return Summary(
@@ -105,7 +102,7 @@ class WelchResult:
     note: str | None = None
 
 
-def welch_test(a: Sequence[float], b: Sequence[float], *, alpha: float = ALPHA) -> WelchResult:
+def welch_test(a: Sequence[float], b: Sequence[float]) -> WelchResult:
     """Welch's unequal-variance t-test with Cohen's d (pooled standard deviation).
 
     Needs at least 2 values per side (seed 004: "requires at least 2 runs per model");
@@ -127,7 +124,7 @@ def welch_test(a: Sequence[float], b: Sequence[float], *, alpha: float = ALPHA) 
         p_value = 1.0 if difference == 0 else 0.0
         return WelchResult(
             n_a=n_a, n_b=n_b, mean_a=mean_a, mean_b=mean_b, difference=difference,
-            std_error=0.0, t=None, df=None, p_value=p_value, significant=p_value < alpha,
+            std_error=0.0, t=None, df=None, p_value=p_value, significant=p_value < ALPHA,
             cohens_d=None, effect=None,
             note="both sides are constant: no variance, so t and Cohen's d are undefined",
         )
@@ -141,7 +138,7 @@ def welch_test(a: Sequence[float], b: Sequence[float], *, alpha: float = ALPHA) 
     return WelchResult(
         n_a=n_a, n_b=n_b, mean_a=mean_a, mean_b=mean_b, difference=difference,
         std_error=std_error, t=float(result.statistic), df=float(df),
-        p_value=float(result.pvalue), significant=float(result.pvalue) < alpha,
+        p_value=float(result.pvalue), significant=float(result.pvalue) < ALPHA,
         cohens_d=float(d), effect=interpret_effect_size(d),
     )
 
@@ -164,7 +161,7 @@ class PairedResult:
 
 
 def paired_test(
-    differences: Sequence[float], *, confidence: float = 0.95, alpha: float = ALPHA
+    differences: Sequence[float], *, confidence: float = 0.95
 ) -> PairedResult:
     """Paired t-test: t = mean(d) / (sd(d)/√n) with n − 1 degrees of freedom, and its CI.
 
@@ -182,7 +179,7 @@ def paired_test(
         p_value = 1.0 if mean == 0 else 0.0
         return PairedResult(
             n=n, mean_difference=mean, std_error=0.0, t=None, df=n - 1, p_value=p_value,
-            significant=p_value < alpha, low=mean, high=mean, confidence=confidence,
+            significant=p_value < ALPHA, low=mean, high=mean, confidence=confidence,
             note="all differences are equal: no variance, t is undefined",
         )
     from scipy import special
@@ -192,7 +189,7 @@ def paired_test(
     margin = t_critical(df=n - 1, confidence=confidence) * std_error
     return PairedResult(
         n=n, mean_difference=mean, std_error=std_error, t=float(t), df=n - 1, p_value=p_value,
-        significant=p_value < alpha, low=mean - margin, high=mean + margin,
+        significant=p_value < ALPHA, low=mean - margin, high=mean + margin,
         confidence=confidence,
     )
 

@@ -52,8 +52,7 @@ class BuildTimes:
     render: float
     mkdocs: float
     pages: int
-    #: One line on the change record (first build, unchanged, or what changed).
-    changes: str = ""
+    changes: str = ""  # one line on the change record
     #: Submission pages written after MkDocs (and the seconds that took).
     submissions: int = 0
     submission_seconds: float = 0.0
@@ -71,14 +70,11 @@ def changes_line(before: history.Snapshot | None, after: history.Snapshot) -> st
     return f"since the previous build: {counts}"
 
 
-def load_board(path: Path) -> BoardSource:
-    """The board behind ``path``: the split files beside it when ``arena score`` wrote
-    them, else the ``leaderboard.json`` itself; a clear message when it is neither."""
-    return source.load(path)
+load_board = source.load
 
 
 def empty_board() -> Leaderboard:
-    """The board before anything is scored: the site shows its empty state."""
+    """The board before anything is scored (the site's empty state)."""
     from arena_bot.models.leaderboard import LeaderboardOptions
 
     return Leaderboard(
@@ -95,33 +91,28 @@ def commit_of(root: Path) -> str:
     return (out.text.strip() if out.ok else "") or "unknown"
 
 
-def nav(board: Leaderboard) -> list[object]:
-    """The navigation: the board first, the hand-written pages after."""
-    return [
-        {"Leaderboard": f"{GENERATED}/index.md"},
-        {"Compare": f"{GENERATED}/compare.md"},
-        {"Tasks, tools and models": f"{GENERATED}/pages.md"},
-        {"Submit": f"{GENERATED}/submit.md"},
-        {"Data": f"{GENERATED}/data.md"},
-        {"Changes": f"{GENERATED}/changes.md"},
-        {"About": [
-            {"Home": "index.md"},
-            {"Submission and task formats": "formats.md"},
-            {"Methodology": "methodology.md"},
-            {"Methodology in numbers": f"{GENERATED}/methodology.md"},
-            {"Architecture": "architecture.md"},
-        ]},
-    ]
+#: The navigation: the board first, the hand-written pages after.
+NAV: list[object] = [
+    {"Leaderboard": f"{GENERATED}/index.md"},
+    {"Compare": f"{GENERATED}/compare.md"},
+    {"Tasks, tools and models": f"{GENERATED}/pages.md"},
+    {"Submit": f"{GENERATED}/submit.md"},
+    {"Data": f"{GENERATED}/data.md"},
+    {"Changes": f"{GENERATED}/changes.md"},
+    {"About": [
+        {"Home": "index.md"},
+        {"Submission and task formats": "formats.md"},
+        {"Methodology": "methodology.md"},
+        {"Methodology in numbers": f"{GENERATED}/methodology.md"},
+        {"Architecture": "architecture.md"},
+    ]},
+]
 
 
-def write_config(project: Path, board: Leaderboard, site_dir: Path,
+def write_config(project: Path, site_dir: Path,
                  site_url: str | None = None) -> Path:
-    """Write the git-ignored config that adds the generated pages to ``mkdocs.yml``.
-
-    ``site_url`` (e.g. ``https://owner.github.io/arena/``) makes MkDocs write the 404 page
-    with absolute asset links under the Pages sub-path: a 404 is served at any depth, where
-    relative links would point nowhere.
-    """
+    """Write the git-ignored config that adds the generated pages to ``mkdocs.yml``;
+    ``site_url`` gives the 404 page (served at any depth) absolute asset links."""
     config: dict[str, object] = {
         "INHERIT": "mkdocs.yml",
         "site_dir": str(site_dir.resolve()),
@@ -132,7 +123,7 @@ def write_config(project: Path, board: Leaderboard, site_dir: Path,
         "extra_javascript": [f"{GENERATED}/assets/board.js"],
         "not_in_nav": (f"/{GENERATED}/tasks/\n/{GENERATED}/tools/\n/{GENERATED}/models/\n"
                        f"/{GENERATED}/s/\n"),
-        "nav": nav(board),
+        "nav": NAV,
     }
     if site_url:
         config["site_url"] = site_url
@@ -156,10 +147,8 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
           results: Path | None = None) -> BuildTimes:
     """Render the pages into ``root/site`` and build the static site into ``site_dir``.
 
-    ``previous`` is the last published ``board/snapshot.json``, or that snapshot already read
-    (default: the one in ``site_dir`` from the last build there) for the Changes page;
-    ``results`` the stored evaluation results, for per-feature and merge details on task
-    pages.
+    ``previous``: the last published ``board/snapshot.json`` (default: ``site_dir``'s), or
+    that snapshot already read; ``results``: the stored evaluation results folder.
     """
     src = board if isinstance(board, BoardSource) else BoardSource(board=board)
     project = root / "site"
@@ -173,12 +162,11 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
               else history.read_previous(previous or site_dir / GENERATED / history.SNAPSHOT))
     snapshot = history.next_snapshot(src.board, before, built_from=built_from, updated=stamp)
     stored = stored_results(src.board, results)
-    details = evaluation_details(src.board, stored)
+    details = evaluation_details(stored)
     extra = RenderInputs(root=root, built_from=built_from, updated=stamp, snapshot=snapshot,
                          first=before is None, details=details)
-    pages = render(src, project / "docs", root=root, built_from=built_from,
-                   updated=stamp, raw_json=raw_json, extra=extra)
-    config = write_config(project, src.board, site_dir,
+    pages = render(src, project / "docs", extra, raw_json=raw_json)
+    config = write_config(project, site_dir,
                           check_site_url(site_url) if site_url else None)
     rendered = time.perf_counter()
     written, built = 0, rendered

@@ -1,12 +1,8 @@
 """Per-feature test results and coop merge analysis for task pages, from stored results.
 
 ``leaderboard.json`` counts the features each run passed but not which ones, and holds no
-merge analysis; the stored EvaluationResults (``.arena/results/<task>/<submission>/``) do.
-The trusted build has them (it evaluated or re-used every result it scores), so task pages
-read them when the folder is there and show nothing extra when it is not.
-
-Of several stored results of one submission (older contents, other base images) the newest
-``evaluated_at`` is shown, as scoring picks among base images.
+merge analysis; the stored EvaluationResults do. Task pages show them when the results
+folder is there. Of several stored results of one submission the newest is shown.
 """
 
 from __future__ import annotations
@@ -18,31 +14,19 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from arena_bot.models.evaluation import EvaluationResult, FeatureResult, MergeResult, RunResult
-from arena_bot.models.leaderboard import Leaderboard
+from arena_bot.models.evaluation import EvaluationResult, FeatureResult, RunResult
 from arena_bot.site.views import EvaluationDetail, FeatureCell, MergeCell
 
-#: Result files above this are not read for the site (they are never that large).
+#: Result files above this are not read (they are never that large).
 MAX_BYTES = 50_000_000
 #: Best to worst, so a feature's cell shows its worst run.
 _ORDER = ("passed", "failed", "no_tests", "timeout", "apply_failed", "rejected", "error",
           "tampered")
 
 
-def evaluation_details(board: Leaderboard, results: Path | Mapping[str, EvaluationResult]
-                       ) -> dict[str, EvaluationDetail]:
-    """Entry key -> its per-feature / merge detail, for every entry with a stored result
-    (``results``: the results folder, or the newest result per entry key already read)."""
-    if isinstance(results, Path):
-        if not results.is_dir():
-            return {}
-        found = {}
-        for entry in board.entries:
-            if entry.status != "pending":
-                result = newest_result(results / entry.task_id / entry.submission_id)
-                if result is not None:
-                    found[entry.key] = result
-        results = found
+def evaluation_details(results: Mapping[str, EvaluationResult]) -> dict[str, EvaluationDetail]:
+    """Entry key -> its per-feature / merge detail (``results``: the newest stored result
+    per entry key)."""
     return {key: detail_of(result.runs) for key, result in results.items() if result.runs}
 
 
@@ -82,16 +66,10 @@ def detail_of(runs: list[RunResult]) -> EvaluationDetail:
         for number, results in sorted(by_feature.items())
     )
     merges = [run.merge for run in runs if run.merge is not None]
-    return EvaluationDetail(features=features, merge=_merge_cell(merges) if merges else None)
-
-
-def _rank(status: str) -> int:
-    return _ORDER.index(status) if status in _ORDER else len(_ORDER)
-
-
-def _merge_cell(merges: list[MergeResult]) -> MergeCell:
+    if not merges:
+        return EvaluationDetail(features=features, merge=None)
     worst = max(merges, key=lambda m: (m.conflict_score, m.status != "clean"))
-    return MergeCell(
+    return EvaluationDetail(features=features, merge=MergeCell(
         status=worst.status,
         strategy=worst.strategy,
         conflict_score=worst.conflict_score,
@@ -100,4 +78,8 @@ def _merge_cell(merges: list[MergeResult]) -> MergeCell:
         lines=worst.conflict_details.conflict_lines,
         both_passed=sum(1 for m in merges if m.both_passed),
         runs=len(merges),
-    )
+    ))
+
+
+def _rank(status: str) -> int:
+    return _ORDER.index(status) if status in _ORDER else len(_ORDER)

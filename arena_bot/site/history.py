@@ -1,12 +1,9 @@
 """The board's change history: what was added, removed or re-scored between builds.
 
 Every build publishes ``board/snapshot.json``: each entry's score and status, plus the log
-of earlier change sets. The next build reads the previous snapshot (by default the one in
-the site folder it is about to replace; the publish workflow can pass the live site's copy
-with ``--previous``), compares entry by entry and adds one change set to the log. Readers
-of SWE-bench asked for exactly this: a public record of removed and re-scored rows.
-
-A rebuild of the same inputs (same ``input_digest``) adds nothing and keeps the log.
+of earlier change sets. The next build reads the previous snapshot (the site folder's, or
+``--previous``), compares entry by entry and adds one change set to the log; a rebuild of
+the same inputs (same ``input_digest``) adds nothing.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """MkDocs hooks for the generated pages: their big HTML skips the Markdown and search passes.
 
-A generated page is Markdown (title, headings, a summary: what search should find and the
-table of contents lists) with blocks of HTML already rendered and escaped by Jinja2 (the
-tables of entries, charts) between :data:`START` and :data:`END`. Python-Markdown would
-re-parse that HTML tag by tag and the search plugin would index every cell: at 5,000
-submissions that was two thirds of ``mkdocs build`` (Markdown 11.7 s, search 7.9 s of
-23 s). Here each block is swapped for a numbered slot before Markdown runs and put back
-into the finished page, so neither pass sees it.
-
-Loaded by MkDocs from its file path (``hooks:`` in the generated ``mkdocs.board.yml``);
-it imports nothing from the package so it stays cheap and self-contained.
+A generated page holds blocks of HTML already rendered and escaped by Jinja2 (tables,
+charts) between :data:`START` and :data:`END`. Python-Markdown would re-parse them tag by
+tag and search would index every cell: at 5,000 submissions two thirds of ``mkdocs build``
+(Markdown 11.7 s, search 7.9 s of 23 s). Each block is swapped for a numbered slot before
+Markdown runs and put back into the finished page. Loaded by MkDocs from its file path, it
+imports nothing from the package.
 """
 
 from __future__ import annotations

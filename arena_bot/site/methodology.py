@@ -1,15 +1,10 @@
-"""The methodology page's numbers, rendered from the effective configuration.
+"""The methodology's numbers as Markdown, from the configuration a board was computed with.
 
-The hand-written ``site/docs/methodology.md`` explains *how* scores are made; the numbers
-(weights, multipliers, thresholds, limits) and the policy in force live in ``arena.yaml``. So
-that the page can never drift from the configuration a board was computed with, this module
-renders those parts as Markdown from :class:`~arena_bot.core.config.ArenaConfig`, with a worked
-example taken from the board's own entries. ``arena score`` writes the result as
-``methodology.md`` beside ``leaderboard.json``; ``arena config show --format methodology``
-prints it; the site build may call :func:`render_methodology` directly.
-
-Rendering is deterministic (sorted tables, fixed rounding), so ``arena score`` stays
-byte-identical across runs.
+The numbers (weights, multipliers, thresholds, limits) and the policy live in ``arena.yaml``;
+rendered from :class:`~arena_bot.core.config.ArenaConfig` with a worked example from the
+board's own entries, they cannot drift. ``arena score`` writes the result as
+``methodology.md``; ``arena config show --format methodology`` prints it. Deterministic
+(sorted tables, fixed rounding): ``arena score`` stays byte-identical across runs.
 """
 
 from __future__ import annotations
@@ -27,12 +22,8 @@ EXAMPLE_ENTRIES = 8
 def render_methodology(
     config: ArenaConfig, entries: Iterable[Mapping[str, Any]] = ()
 ) -> str:
-    """Markdown for the configuration-dependent part of the methodology page.
-
-    ``entries`` are leaderboard entries in their JSON form (as in ``leaderboard.json``); the
-    first task with at least two scored entries becomes the worked example. Without any, the
-    example section says so rather than inventing numbers.
-    """
+    """Markdown for the configuration-dependent part of the methodology page; the first task
+    of ``entries`` (leaderboard.json's) with two scored entries is the worked example."""
     sections = [
         "# Scoring configuration\n\n"
         "Generated from the effective `arena.yaml` (defaults where it says nothing); "
@@ -49,7 +40,6 @@ def render_methodology(
 
 
 def _fmt(value: float) -> str:
-    """Short, stable number formatting (``0.3``, ``1.1``, ``50000``)."""
     return f"{value:g}" if abs(value) < 1e15 else str(value)
 
 
@@ -129,11 +119,8 @@ def _weights_section(config: ArenaConfig) -> str:
         "| category | efficiency | speed | cost | correctness |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    tables = (
-        {**{k: v.as_dict() for k, v in sorted(scoring.category_weights.items())}}
-        if scoring.weights == "category"
-        else {}
-    )
+    tables = ({k: v.as_dict() for k, v in sorted(scoring.category_weights.items())}
+              if scoring.weights == "category" else {})
     tables["(any other)" if tables else "(all tasks)"] = scoring.default_weights.as_dict()
     for name, weights in tables.items():
         rows.append(
@@ -204,12 +191,9 @@ def _limits_section(config: ArenaConfig) -> str:
 
 
 def methodology_from_board(
-    summary: Mapping[str, Any], entries: Iterable[Mapping[str, Any]] = ()
+    board: Mapping[str, Any], entries: Iterable[Mapping[str, Any]] = ()
 ) -> str:
-    """The page for a written board: its recorded configuration, its own entries.
-
-    Reading the configuration back from ``options.configuration`` (rather than arena.yaml)
-    guarantees the page describes exactly what the board was computed with.
-    """
-    recorded = summary.get("options", {}).get("configuration") or {}
+    """The page for a written board (its JSON without entries): the configuration it
+    recorded in ``options.configuration``, not arena.yaml, and its own entries."""
+    recorded = board.get("options", {}).get("configuration") or {}
     return render_methodology(ArenaConfig.model_validate(recorded, strict=False), entries)

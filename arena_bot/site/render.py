@@ -1,8 +1,7 @@
 """Fill the page templates from a leaderboard into the git-ignored ``site/docs/board/``.
 
-Jinja2 runs with autoescaping on (contributor text with HTML in it shows as text) and
-``StrictUndefined`` (a typo in a template fails the build instead of printing nothing).
-Each template gets exactly one view-model, ``v``.
+Jinja2 autoescapes (contributor text with HTML in it shows as text) and is strict about
+undefined names (a template typo fails the build). Each template gets one view-model, ``v``.
 """
 
 from __future__ import annotations
@@ -32,20 +31,16 @@ GENERATED = "board"
 
 
 def environment() -> jinja2.Environment:
-    """The one Jinja2 environment: autoescaped, strict, with ``slug`` available."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("arena_bot.site", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.globals["slug"] = views.slug
     # Called for every cell of every table: Python functions, not Jinja macros (a macro
     # call costs ten times as much, seconds on a big board).
-    env.globals["num"] = num
-    env.globals["interval"] = interval
-    env.globals["words"] = words
-    env.globals["diff_html"] = diff_html
+    env.globals.update(slug=views.slug, num=num, interval=interval, words=words,
+                       diff_html=diff_html)
     return env
 
 
@@ -78,8 +73,6 @@ def interval(low: float | None, high: float | None) -> Markup:
 def methodology_view(board: Leaderboard) -> views.MethodologyView:
     """Every setting the board was scored with (its recorded arena.yaml, defaults included)
     and the method's fixed constants: generated, so the page cannot drift from the scores."""
-    import json
-
     from arena_bot.core.config import DEFAULT_CONFIG, MEANINGS, ArenaConfig, flat_settings
     from arena_bot.scoring import components, core
 
@@ -179,9 +172,8 @@ def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) ->
         f'transform="rotate(-90 14 {(height - bottom) / 2})" text-anchor="middle">'
         'overall score (0–100)</text>',
     ]
-    on_front = [(v, p) for v, p in zip(values, points, strict=True)
-                if (p.pareto if axis == "cost" else p.pareto_tokens)]
-    front = sorted(on_front, key=lambda vp: vp[0])
+    front = sorted(((v, p) for v, p in zip(values, points, strict=True) if _on(p, axis)),
+                   key=lambda vp: vp[0])
     if len(front) > 1:
         path = " ".join(f"{x(v):.1f},{y(p.score):.1f}" for v, p in front)
         parts.append(f'<polyline class="front" points="{path}"/>')
@@ -314,19 +306,12 @@ class RenderInputs:
     details: Mapping[str, views.EvaluationDetail] = field(default_factory=dict)
 
 
-def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_from: str,
-           updated: str, raw_json: str | None = None,
-           extra: RenderInputs | None = None) -> list[Path]:
-    """Write every generated page (and the downloads) under ``docs/board/``; return them.
-
-    The folder is emptied first, so pages of removed tasks or tools do not linger.
-    The downloads are the files the board was read from, copied (re-serialising a large
-    board costs seconds and gives the same bytes); ``raw_json`` is the text when the
-    caller already holds it.
-    """
-    source = board if isinstance(board, BoardSource) else BoardSource(board=board)
+def render(source: BoardSource, docs: Path, extra: RenderInputs, *,
+           raw_json: str | None = None) -> list[Path]:
+    """Write every generated page and the downloads under ``docs/board/`` (emptied first, so
+    removed pages do not linger); return them. The downloads are copies of the files the board
+    was read from (re-serialising costs seconds for the same bytes), or ``raw_json``."""
     board = source.board
-    extra = extra or RenderInputs(root=root, built_from=built_from, updated=updated)
     out = docs / GENERATED
     if out.exists():
         shutil.rmtree(out)
@@ -338,7 +323,8 @@ def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_fr
         _write(out / name, env.get_template(template).render(v=v, **more))
         written.append(out / name)
 
-    home = views.home_view(board, built_from=built_from, updated=updated, slugs=slugs)
+    home = views.home_view(board, built_from=extra.built_from, updated=extra.updated,
+                           slugs=slugs)
     page("index.md", "home.md.j2", home, chart=chart_svg(home.points))
     for t in views.task_views(board, slugs=slugs, details=extra.details):
         page(f"tasks/{t.slug}.md", "task.md.j2", t, chart=distribution_svg(t.scores))
@@ -350,7 +336,7 @@ def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_fr
          views.changes_view(board, extra.snapshot, first=extra.first, slugs=slugs))
     page("pages.md", "pages.md.j2", views.index_view(board, slugs=slugs))
     page("methodology.md", "methodology.md.j2", methodology_view(board))
-    page("submit.md", "submit.md.j2", None, example=_example_submission(root))
+    page("submit.md", "submit.md.j2", None, example=_example_submission(extra.root))
     _write(out / "s" / f"{SHELL}.md", shell_markdown())
     json_bytes = _download(out / "leaderboard.json", source.json_file, raw_json,
                            lambda: to_json(board))
@@ -368,12 +354,12 @@ def render(board: Leaderboard | BoardSource, docs: Path, *, root: Path, built_fr
     return written
 
 
-def _download(target: Path, source: Path | None, text: str | None,
+def _download(target: Path, original: Path | None, text: str | None,
               make: Callable[[], str]) -> int:
     """Place one download: a copy of its file, the text at hand, or freshly serialised."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if source is not None:
-        shutil.copyfile(source, target)
+    if original is not None:
+        shutil.copyfile(original, target)
     else:
         target.write_text(text if text is not None else make(), encoding="utf-8")
     return target.stat().st_size

@@ -1,11 +1,10 @@
 """Where the site reads the board from: the split files when ``arena score`` wrote them.
 
-``arena score`` writes, beside ``leaderboard.json``, ``board.json`` (the board without its
-entries) and ``tasks/<task>.json`` (one task's entries) with ``tasks/digests.json``. The
-site reads those when they are there, one task file at a time, so it scales the way scoring
-does and never needs the whole export in memory as text; the full
-``leaderboard.json`` is the fallback (older outputs, hand-made boards) and is never parsed
-when the split files exist: the Data page's download is a copy of the file.
+Beside ``leaderboard.json``, ``arena score`` writes ``board.json`` (the board without its
+entries), ``tasks/<task>.json`` (one task's entries) and ``tasks/digests.json``. The site
+reads those when they are there, one task file at a time, and never parses the full
+``leaderboard.json`` then (the Data page's download is a copy of the file); the full file
+is the fallback for older outputs and hand-made boards.
 """
 
 from __future__ import annotations
@@ -45,11 +44,8 @@ class BoardSource:
 
 
 def load(path: Path) -> BoardSource:
-    """The board behind ``path`` (a ``leaderboard.json`` or the folder ``arena score`` wrote).
-
-    The split files are used when ``board.json`` and ``tasks/digests.json`` sit in the
-    same folder; otherwise ``leaderboard.json`` itself.
-    """
+    """The board behind ``path`` (a ``leaderboard.json`` or the folder ``arena score`` wrote):
+    the split files when ``board.json`` and ``tasks/digests.json`` are there."""
     folder, full = (path, path / "leaderboard.json") if path.is_dir() else (path.parent, path)
     csv_file = folder / "leaderboard.csv"
     csv = csv_file if csv_file.is_file() else None
@@ -60,26 +56,28 @@ def load(path: Path) -> BoardSource:
     return BoardSource(board=_load_full(full), json_file=full, csv_file=csv, kind="full")
 
 
-def _load_full(path: Path) -> Leaderboard:
+def _read(path: Path, missing: str, hint: str = _RESCORE) -> bytes:
     try:
-        return Leaderboard.model_validate_json(path.read_bytes())
+        return path.read_bytes()
     except FileNotFoundError:
-        raise InputError("no leaderboard here", path=path,
-                         hint="run `arena score` (or `arena pipeline`) first") from None
+        raise InputError(missing, path=path, hint=hint) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+
+
+def _load_full(path: Path) -> Leaderboard:
+    data = _read(path, "no leaderboard here", hint="run `arena score` (or `arena pipeline`) first")
+    try:
+        return Leaderboard.model_validate_json(data)
     except ValueError:  # ValidationError and bad JSON alike
         raise InputError("not a leaderboard.json written by `arena score`", path=path,
                          hint=_RESCORE) from None
 
 
 def _read_json(path: Path, what: str) -> object:
+    data = _read(path, f"{what} is missing")
     try:
-        return json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise InputError(f"{what} is missing", path=path, hint=_RESCORE) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+        return json.loads(data)
     except ValueError:
         raise InputError(f"not the {what} written by `arena score` (not JSON)", path=path,
                          hint=_RESCORE) from None
@@ -88,16 +86,16 @@ def _read_json(path: Path, what: str) -> object:
 def _load_split(folder: Path) -> Leaderboard:
     """board.json plus every task's file, entries in board order (digests.json is checked
     to cover the same tasks: a task file left from an older board is not read)."""
-    summary_path = folder / "board.json"
-    summary = _read_json(summary_path, "board.json")
-    if not isinstance(summary, dict) or "entries" in summary:
-        raise InputError("not the board.json written by `arena score`", path=summary_path,
+    board_path = folder / "board.json"
+    board_json = _read_json(board_path, "board.json")
+    if not isinstance(board_json, dict) or "entries" in board_json:
+        raise InputError("not the board.json written by `arena score`", path=board_path,
                          hint=_RESCORE)
     try:
-        head = Leaderboard.model_validate({**summary, "entries": []})
+        head = Leaderboard.model_validate({**board_json, "entries": []})
     except ValidationError as exc:
         raise InputError(f"not the board.json written by `arena score`: {_first(exc)}",
-                         path=summary_path, hint=_RESCORE) from None
+                         path=board_path, hint=_RESCORE) from None
     digests_path = folder / "tasks" / "digests.json"
     digests = _read_json(digests_path, "digests.json")
     if not isinstance(digests, dict) or not all(
@@ -120,13 +118,9 @@ def _task_entries(path: Path, task: TaskBoard) -> list[Entry]:
         # board.json is a file on disk: a task id must not lead outside tasks/.
         raise InputError(f"task id {task.task_id!r} is not a file name", path=path.parent,
                          hint=_RESCORE)
+    data = _read(path, f"the task file of {task.task_id!r} is missing")
     try:
-        parsed = TaskFile.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise InputError(f"the task file of {task.task_id!r} is missing", path=path,
-                         hint=_RESCORE) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+        parsed = TaskFile.model_validate_json(data)
     except ValidationError as exc:
         raise InputError(f"not a task file written by `arena score`: {_first(exc)}",
                          path=path, hint=_RESCORE) from None

@@ -92,12 +92,9 @@ class RunView:
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One reason to look at the submission by hand.
-
-    ``source`` is the board's flag source (``static``, ``runtime``, ``outlier``,
-    ``metrics``: the entry's ``review_flags``), ``outlier (noted)`` for an outlier shown
-    but not holding the entry, or ``evaluation`` for an evaluation that failed.
-    """
+    """One reason to look at the submission by hand; ``source`` is the flag's (``static``,
+    ``runtime``, ``outlier``, ``metrics``), ``outlier (noted)`` for an outlier not holding
+    the entry, or ``evaluation`` for an evaluation that failed."""
 
     source: str
     kind: str
@@ -195,10 +192,9 @@ def _runs(entry: Entry, result: EvaluationResult | None) -> tuple[RunView, ...]:
     return tuple(out)
 
 
-def _review(entry: Entry, result: EvaluationResult | None) -> tuple[ReviewItem, ...]:
-    """The entry's review flags (static, runtime, outlier, metrics: what holds it), then
-    outliers that were only noted and an evaluation error."""
-    del result  # the board's review_flags already carry the stored result's flags
+def _review(entry: Entry) -> tuple[ReviewItem, ...]:
+    """The entry's review flags (they carry the stored result's), then outliers that were
+    only noted and an evaluation error."""
     items = [ReviewItem(f.source, f.kind, f.file or "", f.line, f.reason)
              for f in entry.review_flags]
     held = {(f.kind, f.reason) for f in entry.review_flags}
@@ -295,11 +291,11 @@ def submission_view(entry: Entry, *, root: Path, task: TaskBoard | None, slugs: 
         entry=entry,
         row=views.entry_row(entry, prefix="../../", slugs=slugs),
         task=task,
-        task_href=f"../../tasks/{slugs.tasks.get(entry.task_id, views.slug(entry.task_id))}/",
+        task_href=slugs.task_href(entry.task_id, "../../"),
         versus=_versus(entry, task),
         runs=_runs(entry, result),
         patches=tuple(patches),
-        review=_review(entry, result),
+        review=_review(entry),
         transcripts=tuple(transcripts),
         notes=str(spec.get("notes") or "").strip(),
         command=str(tool.get("command") or spec.get("command") or "").strip(),
@@ -339,11 +335,8 @@ def kept_pages(site_board: Path) -> Iterator[None]:
 
 def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: views.Slugs,
                 results: Mapping[str, EvaluationResult]) -> int:
-    """Fill a copy of the built shell page for every entry; return how many were written.
-
-    A page already there with the same bytes is left alone, and the pages of entries no
-    longer on the board are removed.
-    """
+    """Fill a copy of the built shell page for every entry (a page with the same bytes left
+    alone, pages of entries gone removed); return how many were written."""
     from arena_bot.site.render import environment
 
     shell_file = site_board / "s" / SHELL / "index.html"
@@ -361,7 +354,7 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
         body = template.render(v=view)
         title = html.escape(f"{entry.label} on {entry.task_id}")
         page = (before.replace(TITLE, title) + body + after.replace(TITLE, title))
-        name = slugs.entries.get(entry.key, views.slug(entry.key))
+        name = slugs.entries[entry.key]
         wanted.add(name)
         written += _place(site_board / "s" / name / "index.html", page.encode("utf-8"))
     for folder in (site_board / "s").iterdir():
@@ -371,7 +364,7 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
 
 
 def _place(path: Path, data: bytes) -> int:
-    """Write ``path`` unless it already holds ``data``; 1 when it was written."""
+    """Write ``path`` unless it already holds ``data``; 1 when written."""
     try:
         if path.stat().st_size == len(data) and path.read_bytes() == data:
             return 0

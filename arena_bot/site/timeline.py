@@ -1,22 +1,14 @@
 """A transcript as a readable timeline for the submission page: turns, tool calls, tokens.
 
-Transcripts come in many shapes (Claude Code and Codex JSONL, OpenHands and SWE-agent JSON,
-Aider's Markdown history, the generic format). The metrics importers each read one exactly;
-here one tolerant reader turns any of them into a list of events for reading:
+One tolerant reader for every shape (Claude Code and Codex JSONL, OpenHands and SWE-agent
+JSON, Aider's Markdown history, the generic format); the metrics importers each read one
+exactly. JSON records (an array, an object holding a list of steps, or one per line) are
+events: role, text, tool calls and the nearest ``usage``; anything else is Aider's history,
+a new turn at every ``####`` line.
 
-- JSON (an array, an object holding a list of steps, or one object per line): each record
-  is an event; its role comes from ``role`` / ``source`` / ``type`` (or the same inside
-  ``message``), its text from ``content`` / ``message`` / ``text`` / ``observation`` /
-  ``thought`` / ``action`` / ``args``, its tool calls from ``tool_use`` / ``function_call``
-  blocks, ``tool_calls`` lists and OpenHands' ``tool_call_metadata``, and its tokens from the
-  nearest ``usage`` (input / prompt and output / completion counts);
-- anything else (Aider's ``.chat.history.md``): a new turn at every ``####`` line (the
-  user's messages) and the text in between as the assistant's.
-
-Every text is redacted with the same patterns as stored transcripts (keys, tokens,
-e-mail addresses) and cut to :data:`MAX_TEXT` characters; the page folds long ones. At
-most :data:`MAX_EVENTS` events are shown, and a transcript over :data:`MAX_BYTES` is not
-read at all.
+Every text is redacted again with the stored transcripts' patterns (should a secret have
+been missed when it was stored) and cut to :data:`MAX_TEXT` characters. At most
+:data:`MAX_EVENTS` events are shown, and a transcript over :data:`MAX_BYTES` is not read.
 """
 
 from __future__ import annotations
@@ -29,7 +21,7 @@ from typing import Any
 
 from arena_bot.core.errors import ArenaError
 from arena_bot.intake.transcripts.metrics import open_transcript
-from arena_bot.intake.transcripts.redact import redact_text
+from arena_bot.intake.transcripts.redact import redact_text as redact
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_EVENTS = 400
@@ -63,7 +55,7 @@ class Event:
         return len(self.text) > FOLD_CHARS or self.text.count("\n") >= FOLD_LINES
 
     @property
-    def summary(self) -> str:
+    def first_line(self) -> str:
         first = self.text.strip().splitlines()[0] if self.text.strip() else ""
         return first[:140]
 
@@ -82,12 +74,6 @@ class Timeline:
     @property
     def tokens(self) -> int:
         return sum((e.input_tokens or 0) + (e.output_tokens or 0) for e in self.events)
-
-
-def redact(text: str) -> str:
-    """The stored transcripts' redaction (the transcript on disk is already redacted; this
-    keeps a secret out of the page should one have been missed when it was stored)."""
-    return redact_text(text)
 
 
 def read_timeline(path: Path) -> Timeline:
@@ -153,7 +139,6 @@ def _json_records(text: str) -> Iterator[dict[str, Any]]:
                     return
             yield whole
             return
-    found = False
     for line in text.splitlines():
         line = line.strip()
         if not line.startswith("{"):
@@ -163,31 +148,19 @@ def _json_records(text: str) -> Iterator[dict[str, Any]]:
         except ValueError:
             continue
         if isinstance(record, dict):
-            found = True
             yield record
-    if not found:
-        return
 
 
 def _event(record: dict[str, Any]) -> Event | None:
     inner = record.get("message") if isinstance(record.get("message"), dict) else None
     payload = record.get("payload") if isinstance(record.get("payload"), dict) else None
-    role = ""
-    for source in (inner, payload, record):
-        if source is None:
-            continue
-        for key in _ROLE_KEYS:
-            value = source.get(key)
-            if isinstance(value, str) and value:
-                role = value
-                break
-        if role:
-            break
+    parts = [part for part in (inner, payload, record) if part is not None]
+    role = next((value for part in parts for key in _ROLE_KEYS
+                 if isinstance(value := part.get(key), str) and value), "")
     texts: list[str] = []
     tools: list[str] = []
-    for source in (inner, payload, record):
-        if source is not None:
-            _walk(source, texts, tools, depth=0)
+    for part in parts:
+        _walk(part, texts, tools, depth=0)
     metadata = record.get("tool_call_metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("function_name"), str):
         tools.append(metadata["function_name"])

@@ -1,8 +1,7 @@
-"""View-models: exactly what each page template shows, computed once in Python.
+"""View-models: what each page template shows, computed in Python (one class per template).
 
-Templates only format what is here (one view-model class per template), so every number a
-reader sees is computed in tested code, and a page never loads more than its own slice of
-the board: the home page holds one row per tool / model, each task page only its entries.
+Every number a reader sees is computed in tested code, and a page holds only its own slice
+of the board: the home page one row per tool / model, each task page only its entries.
 """
 
 from __future__ import annotations
@@ -41,9 +40,8 @@ def slug(text: str) -> str:
 def unique_slugs(names: Iterable[str]) -> dict[str, str]:
     """A distinct page name for every name, even when two slug alike ("GPT-4o", "gpt 4o").
 
-    A name alone on its slug keeps it; among names sharing one, a name already spelt as the
-    slug keeps it and every other gets a suffix from its own hash, so its URL does not
-    depend on which other names exist or in which order they are listed.
+    Among names sharing a slug, the one spelt as the slug keeps it and every other gets a
+    suffix from its own hash: its URL does not depend on which other names exist.
     """
     groups: dict[str, list[str]] = defaultdict(list)
     for name in sorted(set(names)):
@@ -59,8 +57,6 @@ def unique_slugs(names: Iterable[str]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Slugs:
-    """Page names of the board's tasks, tools and models (one folder each)."""
-
     tasks: dict[str, str]
     tools: dict[str, str]
     models: dict[str, str]
@@ -80,6 +76,9 @@ class Slugs:
     def entry_href(self, key: str, prefix: str) -> str:
         return f"{prefix}s/{self.entries.get(key, slug(key))}/"
 
+    def task_href(self, task_id: str, prefix: str) -> str:
+        return f"{prefix}tasks/{self.tasks.get(task_id, slug(task_id))}/"
+
 
 def fmt(value: float | None, digits: int = 1) -> str:
     """A number as shown in a table cell; ``–`` when missing."""
@@ -94,8 +93,6 @@ class Flag:
 
 @dataclass(frozen=True)
 class BoardRow:
-    """One tool / model on the home board (all tasks)."""
-
     rank: int
     tied: bool
     label: str
@@ -162,8 +159,6 @@ class HomeView:
 
 @dataclass(frozen=True)
 class EntryRow:
-    """One submission on a task, tool or model page."""
-
     rank: int | None
     tied: bool
     key: str
@@ -189,14 +184,12 @@ class EntryRow:
     needs_review: bool
     #: ``metrics_level`` is ``transcript-consistent`` or ``maintainer-repeated``.
     verified: bool = False
-    #: The entry's metrics level, its reasons, review status and review (see the Entry).
     metrics_level: str = "self-reported"
     metrics_reasons: tuple[str, ...] = ()
     review_status: str = "none"
     review: str = ""
     #: Per-feature and merge results from the stored evaluation, when the build has them.
     detail: EvaluationDetail | None = None
-    #: The submission's own page.
     href: str = ""
 
     @property
@@ -238,8 +231,6 @@ class MergeCell:
 
 @dataclass(frozen=True)
 class EvaluationDetail:
-    """One submission's per-feature test results and, for coop runs, the merge analysis."""
-
     features: tuple[FeatureCell, ...]
     merge: MergeCell | None
 
@@ -250,23 +241,18 @@ class TaskView:
     slug: str
     rows: tuple[EntryRow, ...]
     baseline: tuple[tuple[str, str, str, str, str], ...]  # metric, min, median, max, source
-    #: Overall scores of the scored entries (the distribution chart).
-    scores: tuple[float, ...] = ()
-    #: Coop entries among ``rows`` (the merge section is shown when there are any).
-    coop: int = 0
+    scores: tuple[float, ...] = ()  # of the scored entries (the distribution chart)
+    coop: int = 0  # coop entries among ``rows``
 
 
 @dataclass(frozen=True)
 class GroupView:
-    """A tool's or a model's page: every submission of it, across tasks."""
-
     kind: str  # "tool" or "model"
     name: str
     slug: str
     aggregates: tuple[ToolModelAggregate, ...]
     rows: tuple[EntryRow, ...]
-    #: Submissions not listed (beyond ``GROUP_ROWS``).
-    hidden: int
+    hidden: int  # submissions beyond ``GROUP_ROWS``
 
 
 @dataclass(frozen=True)
@@ -305,14 +291,11 @@ class ChangeRow:
     label: str
     what: str
     why: str
-    #: The submission's own page.
     href: str = ""
 
 
 @dataclass(frozen=True)
 class ChangeSetView:
-    """What changed from one published board to the next."""
-
     updated: str
     built_from: str
     from_digest: str
@@ -334,8 +317,6 @@ class ChangesView:
 
 @dataclass(frozen=True)
 class IndexView:
-    """Lists of tasks, tools and models with links (the pages' own index)."""
-
     tasks: tuple[tuple[str, str, str], ...]
     tools: tuple[tuple[str, str], ...]
     models: tuple[tuple[str, str], ...]
@@ -355,13 +336,6 @@ class MethodologyView:
     weights: tuple[tuple[str, str, str, str, str, str], ...]  # task, eff, speed, cost, corr, mult
 
 
-@dataclass
-class _Sums:
-    total: float = 0.0
-    count: int = 0
-    tasks: set[str] = field(default_factory=set)
-
-
 def flags_of(entry: Entry) -> tuple[Flag, ...]:
     """Every reason to look at an entry by hand, for the flag marker and its tooltip."""
     flags = [Flag(_flag_code(f), f.reason) for f in entry.review_flags]
@@ -373,12 +347,12 @@ def flags_of(entry: Entry) -> tuple[Flag, ...]:
 
 
 def _flag_code(flag: ReviewFlag) -> str:
-    """``kind`` with where it points: ``kind at file:line``."""
+    """``kind at file:line`` (or the kind alone)."""
     where = f"{flag.file}:{flag.line}" if flag.file and flag.line else (flag.file or "")
     return f"{flag.kind} at {where}" if where else flag.kind
 
 
-#: The metrics levels as the site and the comment name them.
+#: The metrics levels as the site and the comment name them (as bot.view's).
 LEVEL_NAMES = {
     "self-reported": "self-reported",
     "transcript-consistent": "consistent with its transcript",
@@ -386,8 +360,7 @@ LEVEL_NAMES = {
 }
 
 
-def review_note(entry: Entry) -> str:
-    """The review state in words (empty without flags or review)."""
+def _review_note(entry: Entry) -> str:
     review = entry.review
     if entry.review_status == "under-review":
         return "under review: not ranked until a maintainer clears the flags"
@@ -396,11 +369,9 @@ def review_note(entry: Entry) -> str:
     return ""
 
 
-def entry_row(entry: Entry, *, prefix: str, slugs: Slugs | None = None,
+def entry_row(entry: Entry, *, prefix: str, slugs: Slugs,
               detail: EvaluationDetail | None = None) -> EntryRow:
     """One table row; ``prefix`` is the relative path from the page up to ``board/``."""
-    task_slug = slugs.tasks.get(entry.task_id, slug(entry.task_id)) if slugs else slug(
-        entry.task_id)
     scores = entry.scores
     tested = sum(r.features_tested for r in entry.runs)
     passed = sum(r.features_passed for r in entry.runs)
@@ -410,7 +381,7 @@ def entry_row(entry: Entry, *, prefix: str, slugs: Slugs | None = None,
         tied=bool(entry.statistically_tied),
         key=entry.key,
         task_id=entry.task_id,
-        task_href=f"{prefix}tasks/{task_slug}/",
+        task_href=slugs.task_href(entry.task_id, prefix),
         label=entry.label,
         tool=entry.tool,
         model=entry.model,
@@ -433,53 +404,53 @@ def entry_row(entry: Entry, *, prefix: str, slugs: Slugs | None = None,
         metrics_level=entry.metrics_level,
         metrics_reasons=tuple(entry.metrics_reasons),
         review_status=entry.review_status,
-        review=review_note(entry),
+        review=_review_note(entry),
         detail=detail,
-        href=(slugs.entry_href(entry.key, prefix) if slugs
-              else f"{prefix}s/{slug(entry.key)}/"),
+        href=slugs.entry_href(entry.key, prefix),
     )
 
 
-def _category_means(entries: Iterable[Entry]) -> dict[str, dict[str, float | None]]:
-    """Per label: the mean of each category score over its scored entries."""
-    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for e in entries:
-        if e.scores is None:
-            continue
-        for name in ("efficiency", "speed", "cost", "correctness"):
-            value = getattr(e.scores, name)
-            if value is not None:
-                sums[e.label][name].append(value)
-    return {
-        label: {n: (sum(v) / len(v) if v else None) for n, v in parts.items()}
-        for label, parts in sums.items()
-    }
-
-
-def _filtered(board: Leaderboard) -> dict[str, dict[str, list[float]]]:
-    """Mean overall and task count per label for every category / difficulty filter.
-
-    Keys are ``category|difficulty`` (``*`` for any), and the same with ``|verified`` for
-    entries whose metrics were verified against transcripts. Small (labels × categories ×
-    difficulties × 2), so the home page can filter without loading any per-task data.
-    """
-    meta = {t.task_id: (t.category, t.difficulty) for t in board.tasks}
-    sums: dict[str, dict[str, _Sums]] = defaultdict(lambda: defaultdict(_Sums))
+def _label_means(board: Leaderboard) -> dict[str, dict[str, float]]:
+    """Per label, over its scored entries: the mean of each category score, of the cost
+    (``cost_usd``, where recorded) and of the tokens."""
+    values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for e in board.entries:
         if e.scores is None:
             continue
-        category, difficulty = meta.get(e.task_id, ("", ""))
-        keys = [f"{category}|{difficulty}", f"{category}|*", f"*|{difficulty}", "*|*"]
+        found = {name: getattr(e.scores, name)
+                 for name in ("efficiency", "speed", "cost", "correctness")}
+        found.update(cost_usd=e.metrics.estimated_cost, tokens=e.metrics.tokens)
+        for name, value in found.items():
+            if value is not None:
+                values[e.label][name].append(value)
+    return {label: {n: sum(v) / len(v) for n, v in parts.items()}
+            for label, parts in values.items()}
+
+
+def _filter_keys(category: str, difficulty: str) -> list[str]:
+    return [f"{category}|{difficulty}", f"{category}|*", f"*|{difficulty}", "*|*"]
+
+
+def _filtered(board: Leaderboard) -> dict[str, dict[str, list[float]]]:
+    """Mean overall and task count per label for every filter key (``category|difficulty``,
+    ``*`` for any; ``|verified`` appended for verified entries only): small enough that the
+    home page filters without loading any per-task data."""
+    meta = {t.task_id: (t.category, t.difficulty) for t in board.tasks}
+    scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    tasks: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for e in board.entries:
+        if e.scores is None:
+            continue
+        keys = _filter_keys(*meta.get(e.task_id, ("", "")))
         if e.metrics_level != "self-reported":
             keys += [f"{key}|verified" for key in keys]
         for key in keys:
-            s = sums[key][e.label]
-            s.total += e.scores.overall
-            s.count += 1
-            s.tasks.add(e.task_id)
+            scores[key][e.label].append(e.scores.overall)
+            tasks[key][e.label].add(e.task_id)
     return {
-        key: {label: [round(s.total / s.count, 2), len(s.tasks)] for label, s in sorted(by.items())}
-        for key, by in sorted(sums.items())
+        key: {label: [round(sum(v) / len(v), 2), len(tasks[key][label])]
+              for label, v in sorted(by.items())}
+        for key, by in sorted(scores.items())
     }
 
 
@@ -494,36 +465,11 @@ def pareto(points: Sequence[tuple[str, float, float]]) -> set[str]:
     return frontier
 
 
-def _mean_costs(board: Leaderboard) -> dict[str, float]:
-    costs: dict[str, list[float]] = defaultdict(list)
-    for e in board.entries:
-        if e.scores is not None and e.metrics.estimated_cost is not None:
-            costs[e.label].append(e.metrics.estimated_cost)
-    return {label: sum(v) / len(v) for label, v in costs.items()}
-
-
-def _task_counts(board: Leaderboard) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for t in board.tasks:
-        for key in (f"{t.category}|{t.difficulty}", f"{t.category}|*", f"*|{t.difficulty}",
-                    "*|*"):
-            counts[key] += 1
-    return dict(sorted(counts.items()))
-
-
-def _mean_tokens(board: Leaderboard) -> dict[str, float]:
-    tokens: dict[str, list[float]] = defaultdict(list)
-    for e in board.entries:
-        if e.scores is not None:
-            tokens[e.label].append(e.metrics.tokens)
-    return {label: sum(v) / len(v) for label, v in tokens.items()}
-
-
-def home_view(board: Leaderboard, *, built_from: str, updated: str,
-              slugs: Slugs | None = None) -> HomeView:
+def home_view(board: Leaderboard, *, built_from: str, updated: str, slugs: Slugs) -> HomeView:
     """The overall board by tool / model, its filters and the score-vs-cost chart."""
-    slugs = slugs or Slugs.of(board)
-    means = _category_means(board.entries)
+    from arena_bot.scoring.ranking import bradley_terry
+
+    means = _label_means(board)
     flags: dict[str, list[Flag]] = defaultdict(list)
     verified: dict[str, int] = defaultdict(int)
     submissions: dict[str, int] = defaultdict(int)
@@ -533,51 +479,45 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
             verified[e.label] += e.metrics_level != "self-reported"
         if e.review_status == "under-review":
             flags[e.label].extend(Flag(f"{e.task_id}: {f.code}", f.reason) for f in flags_of(e))
-    from arena_bot.scoring.ranking import bradley_terry
-
     strengths = {st.label: st for st in bradley_terry(board)}
     leader = min(strengths.values(), key=lambda st: st.rank, default=None)
-    ordered = sorted(board.tools, key=lambda a: (strengths[a.label].rank if a.label in strengths
-                                                 else len(strengths) + a.rank))
-    rows = tuple(
-        BoardRow(
-            rank=strengths[a.label].rank if a.label in strengths else a.rank,
-            tied=(a.label in strengths and leader is not None
-                  and strengths[a.label].high >= leader.low),
+    rows = []
+    for a in sorted(board.tools, key=lambda a: (strengths[a.label].rank if a.label in strengths
+                                                else len(strengths) + a.rank)):
+        st, mean, flagged = strengths.get(a.label), means.get(a.label, {}), flags[a.label]
+        rows.append(BoardRow(
+            rank=st.rank if st else a.rank,
+            tied=st is not None and leader is not None and st.high >= leader.low,
             label=a.label, tool=a.tool,
             tool_href=f"tools/{slugs.tools.get(a.tool, slug(a.tool))}/", model=a.model,
             model_href=f"models/{slugs.models.get(a.model, slug(a.model))}/",
             overall=a.overall.mean,
             low=a.overall.low, high=a.overall.high, resolve_rate=a.resolve_rate,
-            efficiency=means.get(a.label, {}).get("efficiency"),
-            speed=means.get(a.label, {}).get("speed"),
-            cost=means.get(a.label, {}).get("cost"),
+            efficiency=mean.get("efficiency"), speed=mean.get("speed"), cost=mean.get("cost"),
             correctness=a.mean_correctness, tasks=a.tasks, runs=a.runs,
-            flags=tuple(flags.get(a.label, ())[:HOME_FLAGS]),
-            more_flags=max(0, len(flags.get(a.label, ())) - HOME_FLAGS),
-            verified=verified[a.label], submissions=submissions[a.label],
-            seed_rank=a.rank,
-            bt=strengths[a.label].score if a.label in strengths else 0.0,
-            bt_low=strengths[a.label].low if a.label in strengths else 0.0,
-            bt_high=strengths[a.label].high if a.label in strengths else 0.0,
-            of_tasks=len(board.tasks),
-        )
-        for a in ordered
-    )
-    costs = _mean_costs(board)
-    tokens = _mean_tokens(board)
-    raw = [(a.label, a.overall.mean, costs[a.label]) for a in board.tools if a.label in costs]
+            flags=tuple(flagged[:HOME_FLAGS]), more_flags=max(0, len(flagged) - HOME_FLAGS),
+            verified=verified[a.label], submissions=submissions[a.label], seed_rank=a.rank,
+            bt=st.score if st else 0.0, bt_low=st.low if st else 0.0,
+            bt_high=st.high if st else 0.0, of_tasks=len(board.tasks),
+        ))
+    raw = [(a.label, a.overall.mean, means[a.label]["cost_usd"]) for a in board.tools
+           if "cost_usd" in means.get(a.label, {})]
+    tokens = {label: means[label].get("tokens", 0.0) for label, _, _ in raw}
     front = pareto(raw)
-    front_tokens = pareto([(label, score, tokens.get(label, 0.0)) for label, score, _ in raw])
+    front_tokens = pareto([(label, score, tokens[label]) for label, score, _ in raw])
     counts: dict[str, int] = defaultdict(int)
     for e in board.entries:
         counts[e.task_id] += 1
+    task_counts: dict[str, int] = defaultdict(int)
+    for t in board.tasks:
+        for key in _filter_keys(t.category, t.difficulty):
+            task_counts[key] += 1
     return HomeView(
-        rows=rows,
+        rows=tuple(rows),
         categories=tuple(sorted({t.category for t in board.tasks})),
         difficulties=tuple(sorted({t.difficulty for t in board.tasks})),
         filtered=_filtered(board),
-        task_counts=_task_counts(board),
+        task_counts=dict(sorted(task_counts.items())),
         tasks=tuple(
             (slugs.tasks[t.task_id], t.title, t.category, t.difficulty, counts[t.task_id],
              t.task_id)
@@ -585,21 +525,17 @@ def home_view(board: Leaderboard, *, built_from: str, updated: str,
         ),
         built_from=built_from,
         updated=updated,
-        points=tuple(ChartPoint(label, s, c, label in front, tokens.get(label, 0.0),
+        points=tuple(ChartPoint(label, s, c, label in front, tokens[label],
                                 label in front_tokens) for label, s, c in raw),
         pending=sum(1 for e in board.entries if e.status == "pending"),
         errors=sum(1 for e in board.entries if e.status == "error"),
     )
 
 
-def task_views(board: Leaderboard, *, slugs: Slugs | None = None,
-               details: Mapping[str, EvaluationDetail] | None = None) -> Iterator[TaskView]:
-    """One view per task with only that task's entries (pages stay small as the board grows).
-
-    ``details`` maps entry keys to their stored evaluation's per-feature and merge results.
-    """
-    slugs = slugs or Slugs.of(board)
-    details = details or {}
+def task_views(board: Leaderboard, *, slugs: Slugs,
+               details: Mapping[str, EvaluationDetail]) -> Iterator[TaskView]:
+    """One view per task with only that task's entries (pages stay small as the board grows);
+    ``details``: entry key -> its stored evaluation's per-feature and merge results."""
     by_task: dict[str, list[Entry]] = defaultdict(list)
     for e in board.entries:
         by_task[e.task_id].append(e)
@@ -623,10 +559,8 @@ def task_views(board: Leaderboard, *, slugs: Slugs | None = None,
         )
 
 
-def group_views(board: Leaderboard, kind: str, *,
-                slugs: Slugs | None = None) -> list[GroupView]:
+def group_views(board: Leaderboard, kind: str, *, slugs: Slugs) -> list[GroupView]:
     """One view per tool (``kind="tool"``) or per model, with all their submissions."""
-    slugs = slugs or Slugs.of(board)
     names = slugs.tools if kind == "tool" else slugs.models
     entries: dict[str, list[Entry]] = defaultdict(list)
     for e in board.entries:
@@ -645,11 +579,10 @@ def group_views(board: Leaderboard, kind: str, *,
     ]
 
 
-def _best(entries: Sequence[Entry], limit: int = GROUP_ROWS) -> list[Entry]:
-    """The ``limit`` highest-scoring entries (unscored last), in task order for reading."""
-    def score(e: Entry) -> float:
-        return e.scores.overall if e.scores else -1.0
-    return sorted(entries, key=lambda e: (-score(e), e.key))[:limit]
+def _best(entries: Sequence[Entry]) -> list[Entry]:
+    """The ``GROUP_ROWS`` highest-scoring entries (unscored last)."""
+    return sorted(entries, key=lambda e: (-e.scores.overall if e.scores else 1.0, e.key)
+                  )[:GROUP_ROWS]
 
 
 def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
@@ -677,11 +610,9 @@ def _cell(a: str, b: str, board: Leaderboard) -> MatrixCell | None:
 
 
 def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
-    """Pairwise significance of the top labels (paired on shared tasks when possible).
-
-    Each pair is compared on a board holding only the two labels' entries: the same result
-    (the comparison selects by label), without scanning the whole board 2·top² times.
-    """
+    """Pairwise significance of the top labels, each pair on a board holding only its two
+    labels' entries (the same result, without scanning the whole board 2·top² times)."""
+    from arena_bot.scoring.compare import MIN_SHARED_TASKS
     from arena_bot.scoring.ranking import bradley_terry
 
     labels = tuple(st.label for st in bradley_terry(board, resamples=0)[:top])
@@ -689,25 +620,20 @@ def compare_view(board: Leaderboard, top: int = COMPARE_TOP) -> CompareView:
     for e in board.entries:
         if e.label in labels:
             own[e.label].append(e)
-
-    def pair(a: str, b: str) -> Leaderboard:
-        return board.model_copy(update={"entries": own[a] + own[b]})
-
     cells = tuple(
-        tuple(None if a == b else _cell(a, b, pair(a, b)) for b in labels) for a in labels
+        tuple(None if a == b else
+              _cell(a, b, board.model_copy(update={"entries": own[a] + own[b]}))
+              for b in labels)
+        for a in labels
     )
-    from arena_bot.scoring.compare import MIN_SHARED_TASKS
-
     return CompareView(labels=labels, cells=cells, min_shared=MIN_SHARED_TASKS)
 
 
-def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
-                 first: bool = True, slugs: Slugs | None = None) -> ChangesView:
+def changes_view(board: Leaderboard, snapshot: Snapshot | None, *, first: bool,
+                 slugs: Slugs) -> ChangesView:
     """The change log between published boards, then every entry flagged or not ranked."""
-    slugs = slugs or Slugs.of(board)
-
     def href(task_id: str) -> str:
-        return f"../tasks/{slugs.tasks.get(task_id, slug(task_id))}/"
+        return slugs.task_href(task_id, "../")
 
     rows = []
     for e in board.entries:
@@ -738,8 +664,7 @@ def changes_view(board: Leaderboard, snapshot: Snapshot | None = None, *,
     return ChangesView(rows=tuple(rows), first=first, sets=sets)
 
 
-def index_view(board: Leaderboard, *, slugs: Slugs | None = None) -> IndexView:
-    slugs = slugs or Slugs.of(board)
+def index_view(board: Leaderboard, *, slugs: Slugs) -> IndexView:
     return IndexView(
         tasks=tuple((t.task_id, t.title, slugs.tasks[t.task_id]) for t in board.tasks),
         tools=tuple(sorted(slugs.tools.items())),

@@ -132,7 +132,7 @@ def test_changed_files_are_read_past_100_and_one_outside_gates_the_scores(
     files = [f"submissions/t/s{i}/run.patch" for i in range(250)]
     files.insert(230, ".github/workflows/pr-evaluate.yml")
     add_pull(github, files=files)
-    assert len(client.changed_files(7)) == 251
+    assert len(client.file_listing(7).paths) == 251
     outcome = comment_pr(
         event_path=FORK_EVENT, bundle_path=write_bundle(make_bundle(), tmp_path), client=client
     )

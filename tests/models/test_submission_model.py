@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from arena_bot.models import Submission
+from arena_bot.models.submission import Submission
 
 VALID: dict[str, Any] = {
     "task": "textkit",

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from arena_bot.models import Task
+from arena_bot.models.task import Task
 
 VALID: dict[str, Any] = {
     "id": "textkit",

@@ -21,8 +21,9 @@ from click.testing import CliRunner
 from support.synthetic_board import generate
 
 from arena_bot.cli import main
-from arena_bot.scoring import ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import to_csv, to_json
+from arena_bot.scoring.inputs import ScoringOptions
+from arena_bot.scoring.leaderboard import build_leaderboard
 from arena_bot.scoring.loader import load_inputs
 
 

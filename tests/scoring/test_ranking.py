@@ -8,8 +8,9 @@ import pytest
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.compare import MIN_SHARED_TASKS, compare, mcnemar, render_table
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions
+from arena_bot.scoring.leaderboard import build_leaderboard
 from arena_bot.scoring.ranking import bradley_terry, fit, win_rates
 
 

@@ -202,6 +202,18 @@ def test_calibrate_against_a_local_judge(repo: Path, chat_server: ChatServer) ->
     assert len(chat_server.requests) == asked  # answered from the cache
 
 
+def test_calibrate_checks_the_judge_arena_yaml_names(repo: Path, chat_server: ChatServer) -> None:
+    """`arena calibrate` asks the judge scoring would ask: arena.yaml's judge section names
+    the endpoint's variable and the model (the default variables are not consulted)."""
+    chat_server.replies = [Reply(content="SCORE: 5")]
+    (repo / "arena.yaml").write_text("judge:\n  model: yaml-judge\n  url_env: BOARD_JUDGE\n")
+    result = invoke(repo, "calibrate", "--format", "json",
+                    env={"BOARD_JUDGE": chat_server.url, "ARENA_JUDGE_URL": "http://127.0.0.1:9"})
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["judge_model"] == "yaml-judge"
+    assert {request["model"] for request in chat_server.requests} == {"yaml-judge"}
+
+
 def test_calibrate_with_a_judge_that_never_scores_exits_1(
     repo: Path, chat_server: ChatServer
 ) -> None:

@@ -4,7 +4,6 @@ import pytest
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
 from arena_bot.core.errors import InputError
-from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.calibration import (
     REFERENCE_SET,
     CalibrationSample,
@@ -14,6 +13,8 @@ from arena_bot.scoring.calibration import (
     summarize_samples,
 )
 from arena_bot.scoring.compare import compare, render_table
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions
+from arena_bot.scoring.leaderboard import build_leaderboard
 from arena_bot.scoring.stats import paired_test
 
 

@@ -21,12 +21,15 @@ from hypothesis import strategies as st
 from support import seed002
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
-from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
+from arena_bot.core.config import ArenaConfig, ScoringConfig
 from arena_bot.scoring.core import t_interval
 from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions
+from arena_bot.scoring.leaderboard import build_leaderboard
 
 # The seed002 policy reproduces the specification's composite exactly.
-OPTIONS = ScoringOptions(policy="seed002", weights="default")
+SEED002 = ScoringConfig(policy="seed002", weights="default")
+OPTIONS = ScoringOptions(config=ArenaConfig(scoring=SEED002))
 
 metrics = st.fixed_dictionaries({
     "total_tokens": st.integers(min_value=10, max_value=500_000),

@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 from support.chat_server import ChatServer, Reply
 
+from arena_bot.app.scoring import judge_for
+from arena_bot.core.config import JudgeConfig
 from arena_bot.core.errors import JudgeError
+from arena_bot.core.settings import Settings
 from arena_bot.scoring.judge import (
     ChatClient,
     ChatMessage,
     Judge,
     JudgeCache,
-    JudgeConfig,
     build_judge,
     parse_code_scores,
     parse_llm_score,
@@ -31,9 +33,9 @@ class SleepRecorder:
 
 
 def make_judge(server: ChatServer, tmp_path: Path | None, sleep: SleepRecorder) -> Judge:
-    config = JudgeConfig(base_url=server.url, model="judge-1", api_key="sk-test")
     cache = JudgeCache(tmp_path / "judge") if tmp_path is not None else None
-    return Judge(ChatClient(config, sleep=sleep), cache=cache)
+    client = ChatClient(base_url=server.url, model="judge-1", api_key="sk-test", sleep=sleep)
+    return Judge(client, cache=cache)
 
 
 def test_llm_judge_sends_openai_shape_and_parses_score(
@@ -109,16 +111,15 @@ def test_timeout_is_reported(chat_server: ChatServer) -> None:
         return Reply(content="SCORE: 5")
 
     chat_server.responder = slow
-    config = JudgeConfig(base_url=chat_server.url, model="m", timeout=0.1)
+    client = ChatClient(base_url=chat_server.url, model="m", timeout=0.1)
     with pytest.raises(JudgeError, match="did not answer within"):
-        ChatClient(config).complete(messages=[ChatMessage("user", "hi")], temperature=0.1)
+        client.complete(messages=[ChatMessage("user", "hi")], temperature=0.1)
 
 
 def test_unreachable_endpoint(tmp_path: Path) -> None:
-    config = JudgeConfig(base_url="http://127.0.0.1:9", model="m")
     sleep = SleepRecorder()
     with pytest.raises(JudgeError, match="cannot reach"):
-        ChatClient(config, sleep=sleep).complete(
+        ChatClient(base_url="http://127.0.0.1:9", model="m", sleep=sleep).complete(
             messages=[ChatMessage("user", "hi")], temperature=0.1
         )
     assert len(sleep.waits) == 2
@@ -170,6 +171,29 @@ def test_strict_code_parsing_rejects(answer: str) -> None:
 def test_build_judge_needs_url_and_model(tmp_path: Path) -> None:
     assert build_judge(base_url=None, model="m", api_key=None, cache_dir=tmp_path) is None
     assert build_judge(base_url="http://x", model=None, api_key=None, cache_dir=tmp_path) is None
-    judge = build_judge(base_url="http://x/v1/", model="m", api_key="k", cache_dir=tmp_path)
+    judge = build_judge(base_url="http://x/v1/", model="m", api_key="sk-secret-1",
+                        cache_dir=tmp_path)
     assert judge is not None and judge.client.url == "http://x/v1/chat/completions"
-    assert "k" not in repr(judge.client.config)
+    assert "sk-secret-1" not in repr(judge.client) + repr(vars(judge.client).get("config"))
+
+
+def test_judge_for_reads_the_variables_arena_yaml_names(tmp_path: Path) -> None:
+    """The environment is read once (into Settings); arena.yaml's judge section names the
+    endpoint's and key's variables and a model that ARENA_JUDGE_MODEL overrides."""
+    env = {"ARENA_JUDGE_URL": "http://default/v1", "ARENA_JUDGE_API_KEY": "sk-default",
+           "MY_URL": "http://mine/v1", "MY_KEY": "sk-mine"}
+    settings = Settings.from_env(root=tmp_path, env=env)
+    assert "sk-default" not in repr(settings) and "sk-mine" not in repr(settings)
+    plain = judge_for(settings)
+    assert plain is None  # an endpoint but no model
+    section = JudgeConfig(model="yaml-model", url_env="MY_URL", api_key_env="MY_KEY")
+    judge = judge_for(settings, section)
+    assert judge is not None and judge.model == "yaml-model"
+    assert judge.client.url == "http://mine/v1/chat/completions"
+    assert judge.client._api_key == "sk-mine"
+    overridden = judge_for(Settings.from_env(root=tmp_path, env={**env, "ARENA_JUDGE_MODEL": "m2"}),
+                           section)
+    assert overridden is not None and overridden.model == "m2"
+    default = judge_for(Settings.from_env(root=tmp_path, env={**env, "ARENA_JUDGE_MODEL": "m2"}))
+    assert default is not None and default.client.url == "http://default/v1/chat/completions"
+    assert default.client._api_key == "sk-default"

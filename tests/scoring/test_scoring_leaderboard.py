@@ -7,10 +7,11 @@ import pytest
 from scipy import stats as scipy_stats
 from support.scoring_builders import make_input, make_run, make_submission, make_task
 
-from arena_bot.core.config import ArenaConfig, ReviewConfig
+from arena_bot.core.config import ArenaConfig, ReviewConfig, ScoringConfig
 from arena_bot.core.errors import InputError
-from arena_bot.scoring import ScoringInputs, ScoringOptions, build_leaderboard
 from arena_bot.scoring.export import to_csv, to_json
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions
+from arena_bot.scoring.leaderboard import build_leaderboard
 from arena_bot.scoring.stats import pass_at_k
 
 OPTIONS = ScoringOptions()
@@ -250,7 +251,8 @@ def test_category_weights_and_difficulty_cap() -> None:
     assert e.scores.weights.speed == 0.35 and e.scores.difficulty_multiplier == 1.2
     assert e.scores.overall == pytest.approx(min(100, e.scores.overall_unadjusted * 1.2),
                                              abs=0.01)
-    default = board([task], spread(5), weights="default")
+    default = board([task], spread(5),
+                    config=ArenaConfig(scoring=ScoringConfig(weights="default")))
     assert entry(default, "demo/s0").scores.weights.efficiency == 0.35
 
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena_bot.core.config import ScoringConfig
 from arena_bot.scoring import components, core
 from arena_bot.scoring.grouped import competition_ranks, midrank_percentile
 
@@ -99,7 +100,7 @@ def score_rows(rows, *, multiplier=1.2, solved=None, policy="solved"):
         solved=np.ones(n) if solved is None else np.array(solved, dtype=float),
     )
     return core.score_columns(tasks=tasks, submissions=subs, runs=runs,
-                              options=core.CoreOptions(policy=policy)), col
+                              scoring=ScoringConfig(policy=policy)), col
 
 
 @settings(max_examples=80, deadline=None)
@@ -111,7 +112,7 @@ def test_every_score_stays_in_range_and_is_finite(rows) -> None:
                    s.overall_unadjusted, s.overall):
         assert np.all(np.isfinite(values))
         assert np.all((values >= 0) & (values <= 100))
-    assert np.all((res.percentile >= 0) & (res.percentile <= 100))
+    assert np.all((res.ranks.percentile >= 0) & (res.ranks.percentile <= 100))
     assert np.allclose(s.weights.sum(axis=1), 1.0) if len(rows) else True
 
 
@@ -125,11 +126,11 @@ def test_equal_published_scores_share_a_rank_and_a_percentile(rows) -> None:
     for i in range(len(rows)):
         same_task = task == task[i]
         better = np.sum(same_task & (published > published[i]))
-        assert res.rank[i] == better + 1
+        assert res.ranks.rank[i] == better + 1
         for j in range(len(rows)):
             if same_task[j] and published[j] == published[i]:
-                assert res.rank[j] == res.rank[i]
-                assert res.percentile[j] == res.percentile[i]
+                assert res.ranks.rank[j] == res.ranks.rank[i]
+                assert res.ranks.percentile[j] == res.ranks.percentile[i]
 
 
 @given(values=st.lists(st.integers(0, 5), min_size=1, max_size=30))
@@ -181,7 +182,7 @@ def test_under_the_solved_policy_failures_never_rank_above_solutions(data, rows)
             assert s.overall_unadjusted[i] == 0.0
         for j in range(len(rows)):
             if task[i] == task[j] and solved[i] == 0.0 and solved[j] == 1.0:
-                assert res.rank[i] >= res.rank[j]
+                assert res.ranks.rank[i] >= res.ranks.rank[j]
 
 
 @settings(max_examples=120, deadline=None)
@@ -193,7 +194,7 @@ def test_entries_share_a_rank_only_with_equal_scores(data, rows) -> None:
     task = col[:, 0]
     for i in range(len(rows)):
         for j in range(len(rows)):
-            if task[i] == task[j] and res.rank[i] == res.rank[j]:
+            if task[i] == task[j] and res.ranks.rank[i] == res.ranks.rank[j]:
                 assert plain[i] == plain[j]
 
 
