@@ -21,7 +21,8 @@ from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.evaluation.harness import run_feature
 from arena_bot.sandbox.base import SandboxLimits
 from arena_bot.sandbox.docker import DockerEngine
-from arena_bot.tasks.cooperbench import read_dockerfile, read_task, read_test_command
+from arena_bot.tasks.cooperbench import read_dockerfile, read_task
+from arena_bot.tasks.cooperbench_runner import read_test_step
 from arena_bot.tasks.dataset import load_task
 
 
@@ -62,7 +63,7 @@ def test_reads_url_commit_command_and_features() -> None:
     assert read_dockerfile(TASK_DIR / "Dockerfile") == (
         "https://github.com/example/textkit.git", BASE_SHA
     )
-    assert read_test_command(TASK_DIR / "runner.sh") == (
+    assert read_test_step(TASK_DIR / "runner.sh").command == (
         'python3 -m pytest -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests/ -v --tb=short'
     )
     task = read_task(TASK_DIR)
@@ -76,10 +77,10 @@ def test_unreadable_folders_are_clear_errors(tmp_path: Path) -> None:
         read_dockerfile(tmp_path / "Dockerfile")
     (tmp_path / "runner.sh").write_text('#!/bin/bash\necho "Running tests..."\nnpm test\n')
     with pytest.raises(DatasetError, match="no pytest test step"):
-        read_test_command(tmp_path / "runner.sh")
+        read_test_step(tmp_path / "runner.sh")
     (tmp_path / "runner.sh").write_text('python -m pytest "${TEST_FILES[@]}"\n')
     with pytest.raises(DatasetError, match="--test-command"):
-        read_test_command(tmp_path / "runner.sh")
+        read_test_step(tmp_path / "runner.sh")
     result = invoke("dataset", "import-cooperbench", str(tmp_path), "--dest",
                     str(tmp_path / "out"))
     assert result.exit_code == 1 and "git clone" in result.output

@@ -36,7 +36,7 @@ class Unchanged:
 
 
 @dataclass(frozen=True)
-class EvaluationRun:
+class Evaluated:
     """What one evaluation call did: each submission's outcome, and the sandbox containers
     of interrupted earlier runs it removed first.
 
@@ -58,7 +58,7 @@ def evaluate_submissions(
     memo: Memo | None = None,
     progress: Callable[[str], None] = lambda _line: None,
     summarize_unchanged: bool = False,
-) -> EvaluationRun:
+) -> Evaluated:
     """Evaluate the submissions in ``folders`` in Docker and store their results.
 
     ``progress`` receives what is being done (image builds, the base image chosen, units).
@@ -75,7 +75,7 @@ def evaluate_submissions(
         setup = docker_evaluator(settings, base_image=base_image, progress=progress)
         outcomes = setup.evaluator.evaluate(pairs, jobs=jobs, force=force)
         setup.engine.drain()
-        return EvaluationRun(outcomes=outcomes, swept=setup.swept)
+        return Evaluated(outcomes=outcomes, swept=setup.swept)
     setup = docker_evaluator(settings, base_image=base_image, progress=progress)
     evaluator = setup.evaluator
     groups: dict[str, list[Path]] = {}
@@ -109,13 +109,13 @@ def evaluate_submissions(
                 found[folder] = outcome
                 outcomes.append(outcome)
         if key and len(outcomes) == len(group):
-            passed, runs = _feature_counts(outcomes)
+            passed, runs = feature_counts(outcomes)
             memo.put(key, f"{len(group)}:{passed}:{runs}".encode())
     for outcome in evaluator.evaluate(missing, jobs=jobs):
         found[outcome.submission.root] = outcome
     setup.engine.drain()
-    return EvaluationRun(outcomes=[found[folder] for folder in folders if folder in found],
-                         swept=setup.swept, unchanged=unchanged)
+    return Evaluated(outcomes=[found[folder] for folder in folders if folder in found],
+                     swept=setup.swept, unchanged=unchanged)
 
 
 def _counted(key: str) -> tuple[int, int, int] | None:
@@ -128,8 +128,9 @@ def _counted(key: str) -> tuple[int, int, int] | None:
     return submissions, passed, runs
 
 
-def _feature_counts(outcomes: Sequence[Outcome]) -> tuple[int, int]:
-    """(feature runs passed, feature runs) of ``outcomes``, as the table counts them."""
+def feature_counts(outcomes: Sequence[Outcome]) -> tuple[int, int]:
+    """(feature runs passed, feature runs) of ``outcomes``: what the table's last line and
+    the memo's count of an unchanged task say."""
     runs = [run for outcome in outcomes for run in outcome.result.runs]
     return (sum(f.passed for run in runs for f in run.tested_features),
             sum(len(run.tested_features) for run in runs))
@@ -145,23 +146,31 @@ class DockerEvaluator:
     swept: int
 
 
+def task_images(
+    settings: Settings, base_image: str | None, progress: Callable[[str], None]
+) -> TaskImages:
+    """The task image builder (its ``client`` is this machine's Docker engine) on
+    ``base_image`` (given: chosen explicitly, an error when missing) or the configured one:
+    where every use case that builds task images gets it."""
+    client = docker_client()
+    resolved = resolve_base_image(client, base_image or settings.base_image,
+                                  explicit=base_image is not None, progress=progress)
+    return TaskImages(client, base_image=resolved, progress=progress)
+
+
 def docker_evaluator(
     settings: Settings, *, base_image: str | None,
     progress: Callable[[str], None] = lambda _line: None,
 ) -> DockerEvaluator:
     """The one way an evaluator is put together (`arena evaluate`, the pipeline, the bot's
-    matrix units): engine, base image (``base_image`` given = chosen explicitly), task
-    images, result store, base-repository cache and the configured patch limit."""
-    client = docker_client()
-    engine = DockerEngine(client)
+    matrix units): engine, task images, result store, base-repository cache and the
+    configured patch limit."""
+    images = task_images(settings, base_image, progress)
+    engine = DockerEngine(images.client)
     swept = engine.sweep()
-    resolved = resolve_base_image(
-        client, base_image or settings.base_image, explicit=base_image is not None,
-        progress=progress,
-    )
     evaluator = Evaluator(
         engine=engine,
-        images=TaskImages(client, base_image=resolved, progress=progress),
+        images=images,
         store=ResultStore(settings.results_dir),
         repos=BaseRepoCache(settings.cache_dir / "repos"),
         progress=progress,
@@ -178,11 +187,9 @@ def docker_test_runner(
     merge analysis' test step. Every sandbox it opened is removed when the block ends: not
     left to the interpreter's exit, where a signal (SIGTERM's default action) would end the
     process with a container still there."""
-    client = docker_client()
-    base_image = resolve_base_image(client, settings.base_image, explicit=False,
-                                    progress=progress)
-    image = TaskImages(client, base_image=base_image, progress=progress).ensure(task)
-    engine = DockerEngine(client)
+    images = task_images(settings, None, progress)
+    image = images.ensure(task)
+    engine = DockerEngine(images.client)
     try:
         yield make_test_runner(task, engine=engine, image=image.tag)
     finally:

@@ -15,8 +15,7 @@ from arena_bot.core.errors import InputError, SandboxError
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.intake.patches import parse_patch, read_patch_text
-from arena_bot.merge.coop import evaluate_coop_run, merge_result, untested_features
-from arena_bot.merge.gitmerge import merge_patches
+from arena_bot.merge.coop import evaluate_coop_run
 from arena_bot.merge.report import MergeReport
 from arena_bot.models.evaluation import MergeResult
 from arena_bot.tasks.dataset import Dataset, TaskFolder
@@ -48,9 +47,9 @@ def analyse_merge(
     feature_ids = _feature_pair(task=task, features=features)
     # The same cache `arena evaluate` uses, so a task is cloned once for both commands.
     base_repo = BaseRepoCache(settings.cache_dir / "repos").get(task)
-    commit = task.spec.source.commit
-    if run_tests:
-        with ExitStack() as stack:
+    with ExitStack() as stack:
+        runner = None
+        if run_tests:
             try:
                 runner = stack.enter_context(docker_test_runner(settings, task,
                                                                 progress=progress))
@@ -58,15 +57,9 @@ def analyse_merge(
                 raise SandboxError(
                     exc.message, hint=f"{exc.hint}; or add --no-tests for the git part only"
                 ) from None
-            result = evaluate_coop_run(base_repo=base_repo, base_commit=commit,
-                                       patch1=texts[0], patch2=texts[1],
-                                       feature_ids=feature_ids, run_tests=runner)
-    else:
-        outcome = merge_patches(base_repo=base_repo, base_commit=commit, patch1=texts[0],
-                                patch2=texts[1])
-        tested = [] if outcome.testable else untested_features(outcome=outcome,
-                                                               feature_ids=feature_ids)
-        result = merge_result(outcome=outcome, features=tested)
+        result = evaluate_coop_run(base_repo=base_repo, base_commit=task.spec.source.commit,
+                                   patch1=texts[0], patch2=texts[1], feature_ids=feature_ids,
+                                   run_tests=runner)
     report = MergeReport.from_result(result, repo_name=repo_name(task), task_id=task.id,
                                      feature_ids=feature_ids, timestamp=dt.datetime.now(dt.UTC))
     return MergeAnalysis(result=result, report=report)

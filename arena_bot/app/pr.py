@@ -1,5 +1,5 @@
-"""Pull-request use cases: evaluate a PR (untrusted run, no token) and comment on it
-(trusted run). Each takes its adapters (the memo, the evaluation run, the GitHub client)
+"""Pull-request use cases: evaluate a PR (untrusted workflow, no token) and comment on it
+(trusted workflow). Each takes its adapters (the memo, the evaluation, the GitHub client)
 as parameters, so tests drive them against real repositories and a local GitHub API."""
 
 from __future__ import annotations
@@ -148,17 +148,17 @@ def comment_pr(*, event_path: Path, bundle_path: Path, client: GitHubClient) -> 
     upsert the one comment, set the bot's labels. An outdated run writes nothing."""
     event = load_event(event_path, WorkflowRunEvent)
     bundle = load_bundle(bundle_path)
-    run = event.workflow_run
+    workflow_run = event.workflow_run
     number = pull_of_run(bundle, event, client)
     if number is None:
-        return _outdated(bundle.pr_number, run.head_sha)
+        return _outdated(bundle.pr_number, workflow_run.head_sha)
     gate = gate_reasons(number, client)
     view = build_view(bundle, marker=MARKER, gate=gate)
     body = render_comment(view)
     # Last look before writing: a push since the lookup makes this run the older one, and a
     # comment for an older head never replaces one for a newer head.
-    if client.head(number).sha != run.head_sha:
-        return _outdated(number, run.head_sha)
+    if client.head(number).sha != workflow_run.head_sha:
+        return _outdated(number, workflow_run.head_sha)
     url, created = client.upsert_comment(number, body=body, marker=MARKER)
     labels = view.labels
     client.set_labels(number, wanted=labels, managed=BOT_LABELS)

@@ -60,13 +60,13 @@ def plan(settings: Settings, *, pending: bool, max_jobs: int, memo: Memo) -> Pla
     digests: dict[str, Any] = {}
     ids = content_ids(settings.root, [settings.submissions_dir, settings.dataset_dir],
                       hashed=[settings.results_dir] if pending else [])
-    for path, found in sorted(ids.items()):
+    for path, content_id in sorted(ids.items()):
         for kind, prefix in prefixes.items():
             if path.startswith(prefix):
                 group = path[len(prefix):].partition("/")[0]
                 digest = digests.setdefault(group, hashlib.sha256(
                     f"{code_version()}\n{pending}\n{base_image}\n{group}\n".encode()))
-                digest.update(f"{kind}\0{path}\0{found}\n".encode(errors="surrogateescape"))
+                digest.update(f"{kind}\0{path}\0{content_id}\n".encode(errors="surrogateescape"))
                 break
     top = os.path.abspath(settings.submissions_dir)
     groups: dict[str, list[Path]] = {}

@@ -95,11 +95,11 @@ def task_inputs(
     # Every file by (kind of folder, task): one pass over the board's files.
     prefixes = [(kind, _relative(folder, settings.root)) for kind, folder in tops.items()]
     grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for path, found in ids.items():
+    for path, content_id in ids.items():
         for kind, prefix in prefixes:
             if path.startswith(prefix):
                 task_id, _, inner = path[len(prefix):].partition("/")
-                grouped.setdefault((kind, task_id), []).append((inner, found))
+                grouped.setdefault((kind, task_id), []).append((inner, content_id))
                 break
     by_task = submission_folders_by_task(
         (f"{task_id}/{inner}" for (kind, task_id), files in grouped.items()
@@ -116,10 +116,10 @@ def task_inputs(
         chosen = {folder.partition("/")[2] for folder in folders}
         lines = [f"{common}\n{task.id}\n"]
         for kind in tops:
-            for inner, found in sorted(grouped.get((kind, task.id), [])):
+            for inner, content_id in sorted(grouped.get((kind, task.id), [])):
                 if kind in ("submissions", "results") and inner.partition("/")[0] not in chosen:
                     continue
-                lines.append(f"{kind}\0{inner}\0{found}\n")
+                lines.append(f"{kind}\0{inner}\0{content_id}\n")
         key = hashlib.sha256("".join(lines).encode(errors="surrogateescape")).hexdigest()
         found_inputs[task.id] = TaskInputs(folders=folders, key=key)
     return found_inputs

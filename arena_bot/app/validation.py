@@ -73,13 +73,13 @@ def verdict_memo(
                               os.path.abspath(settings.root)).replace(os.sep, "/") + "/"
     board = hashlib.sha256(f"{code_version()}\n{config.digest()}\n".encode())
     folders: dict[str, list[tuple[str, str]]] = {}
-    for path, found in sorted(ids.items()):
+    for path, content_id in sorted(ids.items()):
         if path.startswith(dataset):
-            board.update(f"{path}\0{found}\n".encode(errors="surrogateescape"))
+            board.update(f"{path}\0{content_id}\n".encode(errors="surrogateescape"))
         else:  # under each folder above it: a submission's sub-folders count
             parent = os.path.dirname(path)
             while parent:
-                folders.setdefault(parent, []).append((path, found))
+                folders.setdefault(parent, []).append((path, content_id))
                 parent = os.path.dirname(parent)
     common = board.hexdigest()
     root = os.path.abspath(settings.root)
@@ -90,8 +90,8 @@ def verdict_memo(
         absolute = os.path.abspath(folder)
         relative = os.path.relpath(absolute, root).replace(os.sep, "/")
         digest = hashlib.sha256(f"{common}\n{absolute}\n".encode(errors="surrogateescape"))
-        for path, found in folders.get(relative, []):
-            digest.update(f"{path}\0{found}\n".encode(errors="surrogateescape"))
+        for path, content_id in folders.get(relative, []):
+            digest.update(f"{path}\0{content_id}\n".encode(errors="surrogateescape"))
         key = f"verdict:{digest.hexdigest()}"
         used.add(key)
         stored = memo.get(key)

@@ -1,9 +1,6 @@
-"""The ``arena`` command line.
-
-Each command lives in its own module of this package and is registered below. User errors
-(:class:`arena_bot.core.errors.ArenaError`) are turned into a message and an exit code here, in
-exactly one place.
-"""
+"""The ``arena`` command line: each command lives in its own module of this package and is
+registered below; user errors (:class:`~arena_bot.core.errors.ArenaError`) become a message
+and an exit code here, in exactly one place."""
 
 from __future__ import annotations
 
@@ -12,7 +9,6 @@ import faulthandler
 import importlib
 import os
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,11 +34,8 @@ class LazyCommand(NamedTuple):
 
 
 class ArenaGroup(click.Group):
-    """A group that loads its commands lazily and reports ArenaError cleanly.
-
-    Commands are imported only when called (``arena validate`` need not import scipy), and an
-    ArenaError becomes a message on stderr with its exit code.
-    """
+    """A group that imports a command only when it is called (``arena validate`` need not
+    import scipy) and turns an ArenaError into a message on stderr and its exit code."""
 
     def __init__(self, *args: Any, lazy: dict[str, LazyCommand], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -172,7 +165,3 @@ def main(ctx: click.Context, root: Path | None) -> None:
         # stderr (the interrupt tests send it before they kill a command that hangs).
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     ctx.obj = Settings.from_env(root=root)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

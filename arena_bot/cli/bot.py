@@ -186,8 +186,7 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
 
     with open_memo(settings.cache_dir) as memo:
         done = run_publish(settings, output=output, site=site, memo=memo)
-    for line in describe_scored(done.scored, done.written):
-        click.echo(line)
+    click.echo("\n".join(describe_scored(done.scored, done.written)))
     if done.snapshot_problem is not None:
         click.echo(f"warning: the last published snapshot is not used: {done.snapshot_problem}",
                    err=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from arena_bot.app.evaluation import evaluate_submissions
+from arena_bot.app.evaluation import Evaluated, evaluate_submissions, feature_counts
 from arena_bot.app.memo import Memo
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.engine import Outcome
@@ -27,33 +27,39 @@ def run_evaluation(
     force: bool,
     memo: Memo | None = None,
     verbose: bool = False,
-    summarize_unchanged: bool = False,
 ) -> list[Outcome]:
     """Evaluate the submissions in ``folders`` (:func:`~arena_bot.app.evaluation.
-    evaluate_submissions`), print the table, return the outcomes (``summarize_unchanged``:
-    tasks unchanged since a run that found all their results stored are one line, and
-    their outcomes are not returned)."""
-    run = evaluate_submissions(
+    evaluate_submissions`), print the table, return the outcomes."""
+    evaluated = evaluate_submissions(
         settings, folders, jobs=jobs, base_image=base_image, force=force, memo=memo,
-        progress=lambda line: click.echo(line, err=True),
-        summarize_unchanged=summarize_unchanged,
+        progress=echo_err,
     )
-    if run.swept:
-        click.echo(f"removed {run.swept} leftover sandbox container(s) of interrupted runs")
+    show_evaluation(settings, evaluated, verbose=verbose)
+    return evaluated.outcomes
+
+
+def echo_err(line: str) -> None:
+    """Progress lines (image builds, the base image chosen, units) go to stderr."""
+    click.echo(line, err=True)
+
+
+def show_evaluation(settings: Settings, evaluated: Evaluated, *, verbose: bool = False) -> None:
+    """The table of ``evaluated`` (tasks unchanged since results were stored: one line)."""
+    if evaluated.swept:
+        click.echo(f"removed {evaluated.swept} leftover sandbox container(s) of interrupted runs")
     if verbose:
-        click.echo(render_outputs(run.outcomes))
-    if run.unchanged is not None and run.unchanged.submissions:
-        unchanged = run.unchanged
+        click.echo(render_outputs(evaluated.outcomes))
+    unchanged = evaluated.unchanged
+    if unchanged is not None and unchanged.submissions:
         click.echo(
             f"{unchanged.submissions} submission(s) of {unchanged.tasks} task(s) unchanged "
             f"since their results were stored (not listed; `arena evaluate FOLDER` shows "
             f"one): {unchanged.passed}/{unchanged.feature_runs} feature runs passed"
         )
-    if run.outcomes or run.unchanged is None or not run.unchanged.submissions:
-        click.echo(render_table(run.outcomes))
+    if evaluated.outcomes or unchanged is None or not unchanged.submissions:
+        click.echo(render_table(evaluated.outcomes))
     click.echo(f"results: {settings.results_dir}")
     sys.stdout.flush()
-    return run.outcomes
 
 
 #: Failing tests listed under a feature's row; the others are counted.
@@ -130,8 +136,7 @@ def render_table(outcomes: list[Outcome]) -> str:
         cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
         lines.append("  ".join([*cells, _one_line(row[-1])]).rstrip())
         lines.extend(details.get(index - 1, []))
-    passed = sum(f.passed for o in outcomes for r in o.result.runs for f in r.tested_features)
-    total = sum(len(r.tested_features) for o in outcomes for r in o.result.runs)
+    passed, total = feature_counts(outcomes)
     lines.append(f"{len(outcomes)} submission(s), {passed}/{total} feature runs passed")
     return "\n".join(lines)
 

@@ -1,10 +1,5 @@
-"""``arena pipeline``: the main job — validate, evaluate and score every submission.
-
-This is what the README's main command runs on the bundled sample data, and what the trusted
-workflow runs on the default branch. Each stage reuses the stage's own command code; this
-module only sequences them and decides what flows on (invalid submissions are reported and
-left out of evaluation and scoring, never silently dropped).
-"""
+"""``arena pipeline``: validate, evaluate and score every submission
+(:func:`~arena_bot.app.pipeline.run_pipeline`), each stage's outcome printed as it ends."""
 
 from __future__ import annotations
 
@@ -13,13 +8,14 @@ from pathlib import Path
 
 import click
 
-from arena_bot.app.memo import Memo, open_memo
-from arena_bot.app.scoring import describe_scored, score_board, write_scored
-from arena_bot.app.validation import validate_submissions
-from arena_bot.core.errors import UsageError
+from arena_bot.app.evaluation import Evaluated
+from arena_bot.app.memo import open_memo
+from arena_bot.app.pipeline import run_pipeline
+from arena_bot.app.scoring import describe_scored
+from arena_bot.cli.evaluation_output import echo_err, show_evaluation
 from arena_bot.core.settings import Settings
 from arena_bot.intake.diagnostics import render
-from arena_bot.intake.validation import ValidationReport, all_submission_folders
+from arena_bot.intake.validation import ValidationReport
 from arena_bot.models.leaderboard import Entry
 from arena_bot.scoring.incremental import PREVIEW, ScoredBoard
 
@@ -48,61 +44,35 @@ def pipeline(
     results), 1 when any submission is invalid (the valid ones are still evaluated and
     scored), 2 for a wrong call.
     """
-    if not settings.submissions_dir.is_dir():
-        raise UsageError(
-            "no submissions/ folder here", path=settings.submissions_dir,
-            hint="run from the repository root or pass --root",
-        )
     with open_memo(settings.cache_dir) as memo:
-        folders = all_submission_folders(settings.submissions_dir)
-        report, board = _run_stages(
-            settings, folders, memo, jobs=jobs, base_image=base_image, force=force
-        )
-        for line in describe_scored(board, write_scored(board, output, memo)):
-            click.echo(line)
-    if not report.valid:
-        click.secho(
-            f"{len(folders) - len(valid_folders(report))} submission(s) are invalid "
-            "(see stage 1); they were not evaluated or scored", fg="red", err=True,
-        )
+        done = run_pipeline(settings, memo, jobs=jobs, base_image=base_image, force=force,
+                            output=output, view=_Printer(settings), progress=echo_err)
+    click.echo("\n".join(describe_scored(done.scored, done.written)))
+    if not done.report.valid:
+        click.secho(f"{done.invalid} submission(s) are invalid (see stage 1); they were not "
+                    "evaluated or scored", fg="red", err=True)
         sys.exit(1)
 
 
-def valid_folders(report: ValidationReport) -> list[Path]:
-    return [s.folder for s in report.submissions if s.valid]
+class _Printer:
+    """Each stage's heading and outcome on stdout (a :class:`~arena_bot.app.pipeline.
+    PipelineView`)."""
 
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
-def _run_stages(
-    settings: Settings,
-    folders: list[Path],
-    memo: Memo,
-    *,
-    jobs: int,
-    base_image: str | None,
-    force: bool,
-) -> tuple[ValidationReport, ScoredBoard]:
-    """Validate, evaluate and score; print each stage's outcome."""
-    _stage(1, "validate", f"{len(folders)} submission(s)")
-    report = validate_submissions(settings, memo=memo, paths=folders, whole_board=True)
-    click.echo(render(report, fmt="text", root=settings.root, color=sys.stdout.isatty()))
-    valid = valid_folders(report)
+    def stage(self, number: int, name: str, detail: str) -> None:
+        click.secho(f"\n== {number}/3 {name}: {detail}", bold=True)
 
-    _stage(2, "evaluate", f"{len(valid)} valid submission(s) in Docker, --jobs {jobs}")
-    from arena_bot.cli.evaluation_output import run_evaluation
+    def validated(self, report: ValidationReport) -> None:
+        click.echo(render(report, fmt="text", root=self.settings.root,
+                          color=sys.stdout.isatty()))
 
-    run_evaluation(settings, valid, jobs=jobs, base_image=base_image, force=force, memo=memo,
-                   summarize_unchanged=True)
+    def evaluated(self, evaluated: Evaluated) -> None:
+        show_evaluation(self.settings, evaluated)
 
-    _stage(3, "score", "baselines, scores, ranks, intervals, outliers")
-    # Every submission valid: the whole board, whose unchanged tasks come from the memo.
-    only = None if len(valid) == len(folders) else valid
-    board = score_board(settings, memo=memo, only=only)
-    click.echo(render_ranking(board))
-    return report, board
-
-
-def _stage(number: int, name: str, detail: str) -> None:
-    click.secho(f"\n== {number}/3 {name}: {detail}", bold=True)
+    def scored(self, board: ScoredBoard) -> None:
+        click.echo(render_ranking(board))
 
 
 def render_ranking(board: ScoredBoard, *, top: int = PREVIEW) -> str:

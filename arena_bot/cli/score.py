@@ -58,23 +58,18 @@ def score(
     Writes leaderboard.json and leaderboard.csv. The same inputs always give the same
     bytes (no timestamps; everything sorted; fixed rounding).
     """
+    folder = output or settings.cache_dir
     if match == "latest" or verified_only:
         # The filtered view and result folders gathered by other means take the
         # whole-board path (the incremental one serves the full board).
         board = board_from_disk(settings, results=results, match=match)
-        if verified_only:
-            board = keep_verified(board)
-        scored = ScoredBoard.of(board)
-        _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir)))
-        return
-    with open_memo(settings.cache_dir) as memo:
-        scored = score_board(settings, memo=memo, results=results)
-        _echo(describe_scored(scored, write_scored(scored, output or settings.cache_dir, memo)))
-
-
-def _echo(lines: list[str]) -> None:
-    for line in lines:
-        click.echo(line)
+        scored = ScoredBoard.of(keep_verified(board) if verified_only else board)
+        written = write_scored(scored, folder)
+    else:
+        with open_memo(settings.cache_dir) as memo:
+            scored = score_board(settings, memo=memo, results=results)
+            written = write_scored(scored, folder, memo)
+    click.echo("\n".join(describe_scored(scored, written)))
 
 
 def _jsonable(value: Any) -> Any:

@@ -358,7 +358,7 @@ class Evaluator:
                           for fid in features],
             )
         # Imported here: GitPython loads only when a coop run is evaluated.
-        from arena_bot.merge import evaluate_coop_run
+        from arena_bot.merge.coop import evaluate_coop_run
 
         try:
             base_repo = self.repos.get(task)

@@ -1,27 +1,13 @@
 """Counting merge conflicts the way CooperBench does (seed 003), as pure functions.
 
-Seed 003: ``conflict_score = conflict_sections * 20 + conflict_lines * 2``.
-
-Counting rule (CooperBench's, over the content of the files git left conflicted):
-
-* a line starting with ``<<<<<<< `` opens a section (+1 section);
-* inside a section, the separator ``=======`` is skipped and a line starting with
-  ``>>>>>>> `` closes the section;
-* every other line inside a section counts +1 conflict line (both sides' lines).
-
-Two texts can be counted:
-
-* :func:`count_diff_conflicts` (the default, CooperBench v0.1's ``_analyze_diff_content``):
-  the text of ``git diff`` in the conflicted work tree after
-  ``git merge --no-commit --no-ff``. That is a combined diff, so inside a conflict it also
-  shows lines one side removed; each (stripped) line *containing* ``<<<<<<< `` opens,
-  ``=======`` is skipped, ``>>>>>>>`` closes, and any other line inside counts.
-* :func:`count_conflicts` (the seed's reading, kept as the ``files`` counting): the conflicted
-  files' contents, which give fewer lines whenever a side deleted lines inside a conflict.
-
-Git is always run with ``merge.conflictStyle=merge`` (see :mod:`arena_bot.merge.gitmerge`), so
-there is no ``|||||||`` base part; were there one, its lines would count like any other
-line inside the section, as they do in CooperBench.
+Seed 003: ``conflict_score = conflict_sections * 20 + conflict_lines * 2``. A line opening
+with ``<<<<<<< `` opens a section, ``>>>>>>> `` closes it, the ``=======`` separator is
+skipped and every other line inside counts (both sides'). Two texts can be counted (the
+``counting`` option): ``cooperbench`` (the default, :func:`count_diff_conflicts`) the ``git
+diff`` of the conflicted work tree, as CooperBench v0.1 does, or ``files`` (the seed's
+reading, :func:`count_conflicts`) the conflicted files, which gives fewer lines whenever a
+side deleted lines inside a conflict. Git runs with ``merge.conflictStyle=merge``, so there
+is no ``|||||||`` base part; were there one, its lines would count, as in CooperBench.
 """
 
 from __future__ import annotations
@@ -72,11 +58,9 @@ def count_conflicts(contents: Iterable[str]) -> ConflictDetails:
 
 
 def count_diff_conflicts(diff_text: str) -> ConflictDetails:
-    """Count exactly as CooperBench v0.1's ``_analyze_diff_content`` over ``git diff`` text.
-
-    Substring tests on stripped lines, as CooperBench does (a diff line reads
-    ``++<<<<<<< HEAD``), and ``avg_lines_per_conflict`` rounded to 2 places like its report.
-    """
+    """Count exactly as CooperBench v0.1's ``_analyze_diff_content`` over ``git diff`` text:
+    a combined diff, so substring tests on stripped lines (``++<<<<<<< HEAD``), and
+    ``avg_lines_per_conflict`` rounded to 2 places like its report."""
     sections = 0
     lines = 0
     inside = False

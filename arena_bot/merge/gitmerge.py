@@ -1,33 +1,20 @@
 """The git part of merge analysis: two agents' patches, one throwaway repository, one merge.
 
-This is the only module of :mod:`arena_bot.merge` that runs git (through GitPython). It
-follows CooperBench (seed 003, ANCHORS.md):
+The only module of :mod:`arena_bot.merge` that runs git. It follows CooperBench (seed 003):
+one commit per agent on the base commit (test files dropped, ``git apply`` then ``--3way``),
+agent 1's commit merged into agent 2's ("ours", as CooperBench's ``git merge agent1
+--no-commit --no-ff`` on agent 2's branch), conflicts counted over the first (ort) attempt,
+then the merge retried with ``* merge=union``.
 
-1. make a throwaway repository in a temporary folder that borrows the base repository's
-   objects, as ``git clone --shared`` does (``git init`` plus an alternates file); the base
-   repository is never modified and the folder is always removed;
-2. make one commit per agent on top of the base commit: that agent's patch (test files
-   dropped first, see :mod:`arena_bot.merge.patchfilter`) applied with ``git apply``, then
-   ``git apply --3way``;
-3. merge agent 1's commit into agent 2's (agent 2 is "ours", as in CooperBench's
-   ``git merge agent1 --no-commit --no-ff`` run on agent 2's branch); on conflicts count
-   them over the conflicted files (:mod:`arena_bot.merge.conflicts`), write
-   ``* merge=union`` to ``.git/info/attributes`` (not a committed ``.gitattributes``, which
-   would show up in the merged diff) and merge again;
-4. the merged diff is ``git diff --binary <base> <merged tree>``.
-
-Difference from CooperBench, on purpose: nothing is checked out. Patches are applied to the
-index (``git apply --cached``), commits are made with ``write-tree``/``commit-tree`` and the
-merge is ``git merge-tree --write-tree`` (git >= 2.38), which runs the very merge machinery
-of ``git merge`` (merge-ort, same rename detection, same conflict markers, same attributes)
-but writes its result as a tree instead of into a working tree. The counts are identical;
-what changes is speed (checking out a 1,000-file repository cost most of a second) and that
-no file an agent wrote ever lands on disk (no symlink or path tricks against the host).
-
-The conflict counts always describe the first (ort) attempt. Git runs with the user's and
-the system's configuration switched off and ``merge.conflictStyle=merge``, so a personal
-``diff3`` setting cannot change the counts. The number of git processes is constant (at most
-17), whatever the number of files.
+Difference from CooperBench, on purpose: nothing is checked out. Patches go to the index
+(``git apply --cached``), commits are ``write-tree``/``commit-tree`` and the merge is ``git
+merge-tree --write-tree`` (git >= 2.38): merge-ort's very machinery (same renames, markers
+and attributes) writing a tree instead of a work tree. The counts are identical; a
+1,000-file checkout no longer costs a second, and no file an agent wrote lands on disk (no
+symlink or path tricks against the host). The throwaway repository borrows the base's
+objects (``clone --shared``), so the base is never modified. Git runs without the user's and
+the system's configuration and with ``merge.conflictStyle=merge``, so a personal ``diff3``
+cannot change the counts; the number of git processes is constant (at most 17).
 """
 
 from __future__ import annotations
@@ -62,6 +49,9 @@ AGENT_BRANCHES = ("agent1", "agent2")
 # Fixed identity and dates make the throwaway commits reproducible; the configuration
 # overrides make the merge independent of whoever runs it (no personal diff3 style, no
 # system or personal attributes file declaring merge drivers, no hooks).
+_CONFIG = {"merge.conflictStyle": "merge", "core.autocrlf": "false",
+           "core.hooksPath": os.devnull, "merge.renames": "true",
+           "core.attributesFile": os.devnull}
 _FIXED_ENVIRONMENT: Mapping[str, str] = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
@@ -77,36 +67,10 @@ _FIXED_ENVIRONMENT: Mapping[str, str] = {
     "GIT_ALTERNATE_OBJECT_DIRECTORIES": "",
     "GIT_NAMESPACE": "",
     "LC_ALL": "C",
-    "GIT_CONFIG_COUNT": "5",
-    "GIT_CONFIG_KEY_0": "merge.conflictStyle",
-    "GIT_CONFIG_VALUE_0": "merge",
-    "GIT_CONFIG_KEY_1": "core.autocrlf",
-    "GIT_CONFIG_VALUE_1": "false",
-    "GIT_CONFIG_KEY_2": "core.hooksPath",
-    "GIT_CONFIG_VALUE_2": os.devnull,
-    "GIT_CONFIG_KEY_3": "merge.renames",
-    "GIT_CONFIG_VALUE_3": "true",
-    "GIT_CONFIG_KEY_4": "core.attributesFile",
-    "GIT_CONFIG_VALUE_4": os.devnull,
+    "GIT_CONFIG_COUNT": str(len(_CONFIG)),
+    **{f"GIT_CONFIG_KEY_{i}": key for i, key in enumerate(_CONFIG)},
+    **{f"GIT_CONFIG_VALUE_{i}": value for i, value in enumerate(_CONFIG.values())},
 }
-
-
-def _environment(git_dir: Path) -> dict[str, str]:
-    """The environment of every git command: the fixed part plus the throwaway repository.
-
-    GitPython starts from ``os.environ``, so every variable that could point git at another
-    repository (``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_INDEX_FILE``, ... as set inside a git
-    hook or by a CI step) is given an explicit value here rather than inherited.
-    """
-    return {
-        **_FIXED_ENVIRONMENT,
-        "GIT_DIR": str(git_dir),
-        "GIT_COMMON_DIR": str(git_dir),
-        "GIT_WORK_TREE": str(git_dir.parent),
-        "GIT_INDEX_FILE": str(git_dir / "index"),
-        "GIT_OBJECT_DIRECTORY": str(git_dir / "objects"),
-        "GIT_SHALLOW_FILE": str(git_dir / "shallow"),
-    }
 
 
 @dataclass(frozen=True)
@@ -126,7 +90,7 @@ class AgentApply:
 
 
 @dataclass(frozen=True)
-class GitMergeOutcome:
+class GitMerge:
     """What the git part of merge analysis found (no tests run yet)."""
 
     status: MergeStatus
@@ -172,7 +136,17 @@ class _Git:
     def __init__(self, work_tree: Path) -> None:
         self.folder = work_tree
         self.git_dir = work_tree / ".git"
-        self._environment = _environment(self.git_dir)
+        # GitPython starts from os.environ: every variable that could point git at another
+        # repository (GIT_DIR, GIT_INDEX_FILE, ... set in a hook or a CI step) is set here.
+        self._environment = {
+            **_FIXED_ENVIRONMENT,
+            "GIT_DIR": str(self.git_dir),
+            "GIT_COMMON_DIR": str(self.git_dir),
+            "GIT_WORK_TREE": str(work_tree),
+            "GIT_INDEX_FILE": str(self.git_dir / "index"),
+            "GIT_OBJECT_DIRECTORY": str(self.git_dir / "objects"),
+            "GIT_SHALLOW_FILE": str(self.git_dir / "shallow"),
+        }
 
     def run(self, *args: str, check: bool = True, stdin: BinaryIO | None = None) -> GitResult:
         completed = run_git(args, cwd=self.folder, timeout=GIT_TIMEOUT, env=self._environment,
@@ -194,67 +168,52 @@ def merge_patches(
     base_commit: str,
     patch1: str,
     patch2: str,
-    workdir: Path | None = None,
     counting: Counting = DEFAULT_COUNTING,
-) -> GitMergeOutcome:
+) -> GitMerge:
     """Merge agent 1's and agent 2's patches on ``base_commit`` of ``base_repo``.
 
     ``base_repo`` is only read; ``base_commit`` is a commit id (full or abbreviated: the
-    throwaway repository has no branches). ``workdir`` is where the throwaway repository
-    goes (default: the system's temporary folder). Raises MergeError when git itself cannot
-    do its part (no such repository or commit); conflicts and patches that do not apply are
+    throwaway repository has no branches). Raises MergeError when git itself cannot do its
+    part (no such repository or commit); conflicts and patches that do not apply are
     results. ``counting`` picks the text conflicts are counted over: ``cooperbench`` (the
     ``git diff`` of the conflicted work tree, as CooperBench v0.1) or ``files`` (the seed's
     count over the conflicted files).
     """
     objects = _object_directory(base_repo)
-    filtered = (drop_test_files(patch1), drop_test_files(patch2))
-    with tempfile.TemporaryDirectory(prefix="arena-merge-", dir=workdir) as temp:
-        return _merge_in(
-            temp=Path(temp),
-            base_repo=base_repo,
-            base_objects=objects,
-            base_commit=base_commit,
-            patches=filtered,
-            counting=counting,
-        )
-
-
-def _merge_in(
-    *,
-    temp: Path,
-    base_repo: Path,
-    base_objects: Path,
-    base_commit: str,
-    patches: tuple[FilteredPatch, FilteredPatch],
-    counting: Counting = DEFAULT_COUNTING,
-) -> GitMergeOutcome:
-    repo = _shared_repository(work_tree=temp / "repo", base_objects=base_objects)
-    base = _resolve_base(repo, base_commit=base_commit, base_repo=base_repo)
-    (agent1, agent2), commits = _apply_both(repo, temp=temp, base=base, patches=patches)
-    if not (agent1.applied and agent2.applied):
-        return GitMergeOutcome(status="apply_failed", strategy="none",
-                               details=ConflictDetails(), agent1=agent1, agent2=agent2)
-    ours, theirs = commits[1], commits[0]  # agent 2's branch merges agent 1's
-    first = _merge_tree(repo=repo, ours=ours, theirs=theirs)
-    if not first.conflicted:
-        return GitMergeOutcome(
-            status="clean", strategy="ort", details=ConflictDetails(), agent1=agent1,
-            agent2=agent2, merged_diff=_merged_diff(repo=repo, base=base, tree=first.tree),
-        )
-    details = _count(repo=repo, temp=temp, ours=ours, theirs=theirs, first=first,
-                     counting=counting)
-    second = _union_merge(repo, ours=ours, theirs=theirs)
-    if not second.conflicted:
-        return GitMergeOutcome(
-            status="conflicts", strategy="union", details=details, agent1=agent1,
+    patches = (drop_test_files(patch1), drop_test_files(patch2))
+    with tempfile.TemporaryDirectory(prefix="arena-merge-") as folder:
+        temp = Path(folder)
+        repo = _shared_repository(work_tree=temp / "repo", base_objects=objects)
+        base = _resolve_base(repo, base_commit=base_commit, base_repo=base_repo)
+        (agent1, agent2), commits = _apply_both(repo, temp=temp, base=base, patches=patches)
+        if not (agent1.applied and agent2.applied):
+            return GitMerge(status="apply_failed", strategy="none",
+                            details=ConflictDetails(), agent1=agent1, agent2=agent2)
+        ours, theirs = commits[1], commits[0]  # agent 2's branch merges agent 1's
+        first = _merge_tree(repo=repo, ours=ours, theirs=theirs)
+        if not first.conflicted:
+            return GitMerge(
+                status="clean", strategy="ort", details=ConflictDetails(), agent1=agent1,
+                agent2=agent2, merged_diff=_merged_diff(repo=repo, base=base, tree=first.tree),
+            )
+        details = _count(repo=repo, temp=temp, ours=ours, theirs=theirs, first=first,
+                         counting=counting)
+        # Seed 003's retry after conflicts: the same merge with git's union driver.
+        attributes = repo.git_dir / "info" / "attributes"
+        attributes.parent.mkdir(parents=True, exist_ok=True)
+        attributes.write_text("* merge=union\n", encoding="utf-8")
+        second = _merge_tree(repo=repo, ours=ours, theirs=theirs)
+        if not second.conflicted:
+            return GitMerge(
+                status="conflicts", strategy="union", details=details, agent1=agent1,
+                agent2=agent2, conflicted_files=first.conflicted,
+                merged_diff=_merged_diff(repo=repo, base=base, tree=second.tree),
+            )
+        return GitMerge(
+            status="conflicts", strategy="none", details=details, agent1=agent1,
             agent2=agent2, conflicted_files=first.conflicted,
-            merged_diff=_merged_diff(repo=repo, base=base, tree=second.tree),
+            unresolved_files=second.conflicted,
         )
-    return GitMergeOutcome(
-        status="conflicts", strategy="none", details=details, agent1=agent1, agent2=agent2,
-        conflicted_files=first.conflicted, unresolved_files=second.conflicted,
-    )
 
 
 def _resolve_base(repo: _Git, *, base_commit: str, base_repo: Path) -> str:
@@ -285,14 +244,6 @@ def _apply_both(
             tree = repo.run("write-tree").text.strip()
             commits.append(repo.run("commit-tree", tree, "-p", base, "-m", branch).text.strip())
     return (applies[0], applies[1]), commits
-
-
-def _union_merge(repo: _Git, *, ours: str, theirs: str) -> _TreeMerge:
-    """Seed 003's retry after conflicts: the same merge with git's union driver."""
-    attributes = repo.folder / ".git" / "info" / "attributes"
-    attributes.parent.mkdir(parents=True, exist_ok=True)
-    attributes.write_text("* merge=union\n", encoding="utf-8")
-    return _merge_tree(repo=repo, ours=ours, theirs=theirs)
 
 
 def _count(

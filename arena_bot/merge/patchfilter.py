@@ -21,7 +21,6 @@ _TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 _TEST_DIRS = frozenset({"tests"})
 
 
-
 @dataclass(frozen=True)
 class FilteredPatch:
     """An agent's patch with its test files removed."""
@@ -47,13 +46,10 @@ def is_test_path(path: str) -> bool:
 
 
 def drop_test_files(patch: str) -> FilteredPatch:
-    """Remove every file section that touches a test path (see the module docstring).
-
-    Sections come from the one diff parser (:func:`arena_bot.intake.patches.parse_patch`, which
-    keeps each section's text); text before the first file section (a commit message from
-    ``git format-patch``, say) is kept as is: ``git apply`` ignores it.
+    """Remove every file section that touches a test path (see the module docstring); text
+    before the first section (a ``git format-patch`` message, say) is kept: ``git apply``
+    ignores it. Limits were applied when the patch was read: only its sections matter here.
     """
-    # Limits were applied when the patch was read; here only its sections matter.
     parsed = parse_patch(patch, max_bytes=len(patch.encode("utf-8", "surrogatepass")) + 1,
                          max_lines=patch.count("\n") + 2)
     sections = "".join(section.raw for section in parsed.files)

@@ -1,10 +1,5 @@
-"""Seed 003's merge report (``merge_report_*.json``), built from a MergeResult.
-
-The keys are seed 003's — ``repo_name, task_id, timestamp, feature1{number, tests_passed,
-test_output}, feature2, merge_status, conflict_score, conflict_details{conflict_sections,
-conflict_lines, avg_lines_per_conflict}`` — plus ``strategy`` and ``severity``.
-
-Differences from the seed, on purpose:
+"""Seed 003's merge report (``merge_report_*.json``), built from a MergeResult: seed 003's
+keys (:class:`MergeReport`'s fields) plus ``strategy`` and ``severity``. On purpose:
 
 * ``task_id`` is this project's task id (a string such as ``click-2068``), not a number;
 * ``merge_status`` may also be ``apply_failed`` (CooperBench once reported a patch that did

@@ -15,12 +15,10 @@ or takes ``test_command``), and writes:
   tests cannot read "future" commits.
 
 What is not carried over: the runner's network ``pip install`` steps and any secondary test
-steps. In their place the imported Dockerfile makes the project importable the way its
-packaging says, offline (:func:`install_steps`, for each project the runner installs with
-``pip install -e``): an editable install without build isolation or dependencies when the
-image's pip and build backend can do it, else a ``.pth`` file naming the project's ``src/``
-(src layout) or its folder (flat layout). It also provides ``python`` where
-the base image has only ``python3``, as real test suites call ``python``.
+steps. In their place the imported Dockerfile installs the task's wheelhouse
+(:mod:`arena_bot.tasks.wheels`) and makes each project the runner installs importable
+offline (:func:`install_steps`), with ``python`` where the base image has only ``python3``,
+as real test suites call ``python``.
 """
 
 from __future__ import annotations
@@ -38,8 +36,7 @@ from pydantic import ValidationError
 from arena_bot.core.errors import DatasetError, InputError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
-from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step
-from arena_bot.tasks.cooperbench_runner import read_test_command as read_test_command  # re-export
+from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step, script_lines
 from arena_bot.tasks.dataset import TaskFolder, load_task, task_dockerfile
 from arena_bot.tasks.wheels import WHEELS_FILE, resolve_wheels
 
@@ -54,13 +51,9 @@ _MARKDOWN_LABEL = re.compile(r"^(?:\*\*|__)?\s*(?:title|feature)\s*:?\s*(?:\*\*|
                              re.IGNORECASE)
 
 def install_steps(folders: tuple[str, ...] = (".",)) -> str:
-    """Dockerfile steps making each of ``folders`` (repository-relative: the projects the
-    runner installs with ``pip install -e``) importable as its packaging says, offline.
-
-    Appended to the imported task's Dockerfile (they run as root in /workspace/repo): an
-    editable install when pip and the build backend are in the image, else a line in a
-    ``.pth`` file naming the project's ``src/`` (src layout) or its folder (flat layout).
-    """
+    """Dockerfile steps (run as root in /workspace/repo) making each of ``folders``
+    (repository-relative: the projects the runner installs with ``pip install -e``)
+    importable as its packaging says, offline (the steps' first comment says how)."""
     quoted = " ".join(shlex.quote(folder) for folder in folders)
     return f"""\
 # Importable as its packaging says, offline: editable install if pip and the build backend are
@@ -95,10 +88,6 @@ ENV PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore
 """ + install_steps(folders)
 
 
-#: The steps for a runner that installs the repository root (the common case).
-INSTALL_STEPS = install_steps()
-
-
 @dataclass(frozen=True)
 class CooperBenchTask:
     """What the import reads from a CooperBench task folder."""
@@ -121,33 +110,13 @@ class CooperBenchTask:
         return cleaned[:80] or "cooperbench-task"
 
 
-def logical_lines(text: str) -> list[str]:
-    """Shell/Dockerfile lines with ``\\`` continuations joined and comments dropped."""
-    lines: list[str] = []
-    current = ""
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        if not current and stripped.startswith("#"):
-            continue
-        if stripped.endswith("\\"):
-            current += stripped[:-1] + " "
-            continue
-        current += stripped
-        if current.strip():
-            lines.append(current.strip())
-        current = ""
-    if current.strip():
-        lines.append(current.strip())
-    return lines
-
-
 def read_dockerfile(path: Path) -> tuple[str, str]:
     """The upstream URL (``git clone URL``) and base commit (``git checkout SHA``)."""
     if not path.is_file():
         raise DatasetError("CooperBench task folder has no Dockerfile", path=path.parent)
     text = path.read_text(encoding="utf-8", errors="replace")
     url = commit = None
-    for line in logical_lines(text):
+    for _, line in script_lines(text):
         for part in re.split(r"&&|;", line):
             if url is None and (match := _CLONE.search(part)):
                 url = match.group("url").removesuffix(".git") + ".git"

@@ -579,8 +579,3 @@ def read_test_step(path: Path) -> TestStep:
         raise DatasetError("CooperBench task folder has no runner.sh", path=path.parent,
                            hint="or give the test command with --test-command")
     return derive_test_step(path.read_text(encoding="utf-8", errors="replace"), path=path)
-
-
-def read_test_command(path: Path) -> str:
-    """The runner's test step as this project's command (see :func:`derive_test_step`)."""
-    return read_test_step(path).command

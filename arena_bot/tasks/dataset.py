@@ -82,11 +82,9 @@ class TaskFolder:
         return {fid: self.feature(fid) for fid in self.spec.feature_ids()}
 
     def unchecked_features(self) -> list[int]:
-        """Features without recorded expected test ids (``arena dataset check`` not run).
-
-        Their verdicts would rest on the exit status and the canaries alone, so the task is
-        left out of the board until a maintainer records them (issue 8's rule).
-        """
+        """Features without recorded expected test ids (``arena dataset check`` not run):
+        their verdicts would rest on the exit status and the canaries alone, so the task is
+        left out of the board until a maintainer records them."""
         return [fid for fid, files in self.features.items() if not files.expected_tests.is_file()]
 
     @property
@@ -98,16 +96,12 @@ class TaskFolder:
         return self.root / self.spec.source.bundle if self.spec.source.bundle else None
 
 
-def _parse(path: Path) -> Task:
-    return validate_model(Task, load_yaml(path))
-
-
 def load_task(root: Path) -> TaskFolder:
     """Load and check one task folder; raise DatasetError naming the missing piece."""
     spec_path = root / TASK_FILE
     if not spec_path.is_file():
         raise DatasetError(f"no {TASK_FILE} in task folder", path=root)
-    spec = _parse(spec_path)
+    spec = validate_model(Task, load_yaml(spec_path))
     if spec.id != root.name:
         raise DatasetError(
             f"task id {spec.id!r} does not match its folder name {root.name!r}",

@@ -72,7 +72,7 @@ def test_layouts_pass_gold_offline(layout: str, backend: str, tmp_path: Path,
 @pytest.mark.docker
 def test_src_layout_without_the_install_step_fails(tmp_path: Path, base_image: str) -> None:
     """The same task with the import's install step cut from its Dockerfile: gold fails."""
-    from arena_bot.tasks.cooperbench import INSTALL_STEPS
+    from arena_bot.tasks.cooperbench import install_steps
 
     upstream, task = make_task(tmp_path, layout="src", backend="setuptools")
     dest = tmp_path / "root" / "dataset"
@@ -80,7 +80,7 @@ def test_src_layout_without_the_install_step_fails(tmp_path: Path, base_image: s
                     "--dest", str(dest), "--id", "tk-bare")
     assert result.exit_code == 0, result.output
     dockerfile = dest / "tk-bare" / "Dockerfile"
-    dockerfile.write_text(dockerfile.read_text().replace(INSTALL_STEPS, ""))
+    dockerfile.write_text(dockerfile.read_text().replace(install_steps(), ""))
     check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
                    "--base-image", base_image)
     assert check.exit_code == 1, check.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -280,7 +281,9 @@ def test_patch_of_only_test_files_is_missing(make_base) -> None:
     assert "agent2's patch is empty" in (outcome.failure_reason() or "")
 
 
-def test_base_repository_is_left_untouched_and_temp_removed(make_base, tmp_path: Path) -> None:
+def test_base_repository_is_left_untouched_and_temp_removed(
+    make_base, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = make_base(BASE_FILES)
     before = (
         base.git("rev-parse", "HEAD"),
@@ -289,13 +292,11 @@ def test_base_repository_is_left_untouched_and_temp_removed(make_base, tmp_path:
     )
     workdir = tmp_path / "work"
     workdir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(workdir))  # the throwaway repository's home
     patch1 = base.patch({"app.py": edit_block(3, "a = 1\n")})
     patch2 = base.patch({"app.py": edit_block(3, "a = 2\n")})
 
-    merge_patches(
-        base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2,
-        workdir=workdir,
-    )
+    merge_patches(base_repo=base.path, base_commit=base.commit, patch1=patch1, patch2=patch2)
 
     after = (
         base.git("rev-parse", "HEAD"),
