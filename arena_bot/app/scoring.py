@@ -267,7 +267,7 @@ def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) ->
     key = f"written:{os.path.abspath(folder)}"
     if memo is not None and scored.digest and _holds(folder, memo.get(key), scored.digest):
         return WrittenBoard(folder=folder)
-    files: dict[str, Callable[[], Iterable[str]]] = {
+    files: dict[str, Callable[[], Iterable[str | bytes]]] = {
         "leaderboard.json": scored.json_chunks,
         "leaderboard.csv": scored.csv_chunks,
         "board.json": lambda: [canonical(scored.summary) + "\n"],
@@ -332,13 +332,13 @@ def _settled(folder: Path) -> dict[str, list[int]]:
 _SETTLE_NS = 100_000_000
 
 
-def _write_if_changed(path: Path, chunks: Iterable[str]) -> bool:
+def _write_if_changed(path: Path, chunks: Iterable[str | bytes]) -> bool:
     """Write ``chunks`` to ``path`` unless the file holds exactly these bytes already.
 
     The file is compared as the chunks come (a board's export is hundreds of megabytes):
     nothing is held but what was compared before the first difference. The bytes go to a
     temporary file renamed into place: a reader (or a kill) never sees half a file."""
-    pending = (chunk.encode("utf-8") for chunk in chunks)
+    pending = (chunk if isinstance(chunk, bytes) else chunk.encode() for chunk in chunks)
     compared: list[bytes] = []
     try:
         with path.open("rb") as handle:
