@@ -110,8 +110,10 @@ def commit(root: Path) -> None:
 
 
 def _git(root: Path, *args: str) -> None:
+    # No automatic gc: one detached in the background repacks the board's loose objects
+    # while the fresh checkout's `git clone` copies them (which then fails).
     subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org",
-                    *args], cwd=root, check=True)
+                    "-c", "gc.auto=0", *args], cwd=root, check=True)
 
 
 #: What a cold run must do at least: list every folder of the board and read and hash every
