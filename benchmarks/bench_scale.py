@@ -60,6 +60,9 @@ class Measure:
     seconds: float
     max_rss_mb: float
     status: int
+    #: User + system CPU seconds of the command and the processes it waited for (git): on a
+    #: shared machine the wall time follows the load, this far less.
+    cpu: float = 0.0
 
 
 def run(args: list[str], *, cwd: Path) -> Measure:
@@ -79,7 +82,8 @@ def run(args: list[str], *, cwd: Path) -> Measure:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         print(f"  ! {' '.join(args[3:])} exited {code}: {stderr.strip()[-400:]}")
-    return Measure(seconds=seconds, max_rss_mb=usage.ru_maxrss / 1024, status=code)
+    return Measure(seconds=seconds, max_rss_mb=usage.ru_maxrss / 1024, status=code,
+                   cpu=usage.ru_utime + usage.ru_stime)
 
 
 #: What either bot keeps under .arena/ between runs (this one's memo, an older one's index).
@@ -106,8 +110,10 @@ def commit(root: Path) -> None:
 
 
 def _git(root: Path, *args: str) -> None:
+    # No automatic gc: one detached in the background repacks the board's loose objects
+    # while the fresh checkout's `git clone` copies them (which then fails).
     subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org",
-                    *args], cwd=root, check=True)
+                    "-c", "gc.auto=0", *args], cwd=root, check=True)
 
 
 #: What a cold run must do at least: list every folder of the board and read and hash every
@@ -149,7 +155,8 @@ def report(size: int, name: str, measures: list[Measure], *, per_nlogn: bool = F
     cells = []
     for measure in measures:
         flag = "" if measure.status == 0 else f" (exit {measure.status})"
-        cells.append(f"{measure.seconds:8.2f} s {measure.max_rss_mb:6.0f} MB{flag}")
+        cells.append(f"{measure.seconds:8.2f} s {measure.cpu:6.2f} cpu "
+                     f"{measure.max_rss_mb:5.0f} MB{flag}")
     extra = ""
     if len(measures) == 2 and measures[1].seconds > 0:
         extra = f"  x{measures[0].seconds / measures[1].seconds:.1f} faster"
@@ -233,7 +240,7 @@ def bench(
         time.sleep(2.5)
         bots = [ARENA] if baseline is None else [baseline, ARENA]
         if baseline is not None:
-            print(f"  {'':<40} {'before (--baseline)':>24} | {'after (this bot)':>24}")
+            print(f"  {'':<40} {'before (--baseline)':>30} | {'after (this bot)':>30}")
         runs = []
         for bot in bots:
             reset(root)

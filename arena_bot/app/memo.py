@@ -53,10 +53,10 @@ def content_ids(root: Path, folders: Sequence[Path], *, hashed: Sequence[Path] =
     walking it. git lists the board while this process walks the results."""
     top = _work_tree_top(root) if folders else None
     if top is None:
-        return _hashed_under(root, [*hashed, *folders])
+        return {**_hashed_under(root, hashed, modes=False), **_hashed_under(root, folders)}
     with ThreadPoolExecutor(max_workers=1) as pool:
         listed = pool.submit(_git_ids, root, top, folders)
-        ids = _hashed_under(root, hashed)
+        ids = _hashed_under(root, hashed, modes=False)
         ids.update(listed.result())
     return ids
 
@@ -115,9 +115,14 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
     return ids
 
 
-def _hashed_under(root: Path, folders: Sequence[Path]) -> dict[str, str]:
-    """The ids of every file under ``folders``, hashed here (links are not followed)."""
+def _hashed_under(root: Path, folders: Sequence[Path], *, modes: bool = True
+                  ) -> dict[str, str]:
+    """The ids of every file under ``folders``, hashed here (links are not followed).
+    Without ``modes`` a plain file's id leaves out whether it is executable (the stored
+    results: data, never run), which saves a ``stat`` per file: the folder listing already
+    tells files from links."""
     found: dict[str, str] = {}
+    plain: dict[str, str] = {}
     for folder in folders:
         base = os.path.relpath(os.path.abspath(folder), os.path.abspath(root))
         base = base.replace(os.sep, "/")
@@ -129,42 +134,45 @@ def _hashed_under(root: Path, folders: Sequence[Path]) -> dict[str, str]:
                     for entry in entries:
                         if entry.is_dir(follow_symlinks=False):
                             stack.append((entry.path, f"{prefix}{entry.name}/"))
-                        else:
+                        elif modes or not entry.is_file(follow_symlinks=False):
                             found[f"{prefix}{entry.name}"] = entry.path
+                        else:
+                            plain[f"{prefix}{entry.name}"] = entry.path
             except OSError:  # absent or unreadable: nothing of it is part of the board
                 continue
-    return _file_ids(found)
+    return {**_file_ids(found), **_file_ids(plain, plain=True)}
 
 
 #: How an id spells a file's kind, as git's modes say it: a plain file has no prefix.
 _KINDS = {b"100755": "x:", b"120000": "link:"}
 
 
-def _file_ids(paths: dict[str, str]) -> dict[str, str]:
+def _file_ids(paths: dict[str, str], *, plain: bool = False) -> dict[str, str]:
     """``{name: id}`` for ``{name: path}``, as git's index would give them (see
-    :data:`_KINDS`); anything but a file or a link (a folder, a device, a file gone since it
+    :data:`_KINDS`), or, with ``plain``, as for files known to be plain files, whatever
+    their mode; anything but a file or a link (a folder, a device, a file gone since it
     was listed) has none. One ``git hash-object`` reads the plain files."""
-    ids: dict[str, str] = {}
-    plain: dict[str, str] = {}
-    for name, path in paths.items():
+    ids: dict[str, str] = dict.fromkeys(paths, "") if plain else {}
+    files: dict[str, str] = paths if plain else {}
+    for name, path in () if plain else paths.items():
         try:
             found = os.lstat(path)
             if stat.S_ISLNK(found.st_mode):
                 ids[name] = "link:" + blob_id(os.fsencode(os.readlink(path)))
             elif stat.S_ISREG(found.st_mode):
                 ids[name] = "x:" if found.st_mode & 0o111 else ""
-                plain[name] = path
+                files[name] = path
         except OSError:
             continue
-    listing = "".join(f"{path}\n" for path in plain.values())
+    listing = "".join(f"{path}\n" for path in files.values())
     # A name with a line break cannot be passed on git's standard input: read here.
     hashed = (run_git(["hash-object", "--no-filters", "--stdin-paths"],
                       stdin=os.fsencode(listing))
-              if plain and listing.count("\n") == len(plain) else None)
+              if files and listing.count("\n") == len(files) else None)
     blobs: list[str | None] = [*hashed.text.split()] if hashed is not None and hashed.ok else []
-    if len(blobs) != len(plain):  # no git, or a file gone meanwhile: read them here
-        blobs = [_read_id(path) for path in plain.values()]
-    for name, blob in zip(plain, blobs, strict=True):
+    if len(blobs) != len(files):  # no git, or a file gone meanwhile: read them here
+        blobs = [_read_id(path) for path in files.values()]
+    for name, blob in zip(files, blobs, strict=True):
         if blob is None:
             del ids[name]
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,7 +250,8 @@ DIGESTS = "digests.json"
 def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) -> WrittenBoard:
     """Write the full export, the summary and one file per task, each only when its bytes
     differ from the file on disk. ``memo`` remembers which board a folder holds (its digest
-    and the files' sizes): the same board again is not compared byte by byte.
+    and each file's size, times and inode as written): the same board again, in files nobody
+    touched since, is not compared byte by byte.
 
     ``leaderboard.json`` / ``leaderboard.csv`` hold everything (for download);
     ``board.json`` is the board without entries and ``tasks/<task>.json`` one task's entries,
@@ -259,7 +261,7 @@ def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) ->
     key = f"written:{os.path.abspath(folder)}"
     if memo is not None and scored.digest and _holds(folder, memo.get(key), scored.digest):
         return WrittenBoard(folder=folder)
-    files: dict[str, Callable[[], Iterable[str]]] = {
+    files: dict[str, Callable[[], Iterable[str | bytes]]] = {
         "leaderboard.json": scored.json_chunks,
         "leaderboard.csv": scored.csv_chunks,
         "board.json": lambda: [canonical(scored.summary) + "\n"],
@@ -278,35 +280,59 @@ def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) ->
         if stale.name not in current:
             stale.unlink(missing_ok=True)
     if memo is not None and scored.digest:
-        memo.put(key, json.dumps({"digest": scored.digest, "sizes": _sizes(folder)}).encode())
+        memo.put(key, json.dumps({"digest": scored.digest, "files": _settled(folder)}).encode())
     return WrittenBoard(folder=folder, task_files=written, rewritten=tuple(rewritten))
 
 
 def _holds(folder: Path, stored: bytes | None, digest: str) -> bool:
     """Whether ``folder`` still holds the files written for the board ``digest``, as the
-    memo's ``stored`` record says (every file there, of the size written, no other)."""
+    memo's ``stored`` record says: every file there, no other, each with the size,
+    modification and status-change times and inode it had when written. Any write to a
+    file moves its status-change time, which no one can set back (``touch`` and ``utime``
+    set the others), and a checkout or copy gives new inodes: such a file is compared byte
+    by byte again."""
     try:
         recorded = json.loads(stored or b"null")
-        return bool(recorded["digest"] == digest and _sizes(folder) == recorded["sizes"])
+        return bool(recorded["digest"] == digest and _stats(folder) == recorded["files"])
     except (TypeError, ValueError, KeyError, OSError):
         return False
 
 
-def _sizes(folder: Path) -> dict[str, int]:
+def _stats(folder: Path) -> dict[str, list[int]]:
     with os.scandir(folder / "tasks") as entries:
         tasks = [f"tasks/{entry.name}" for entry in entries if entry.name.endswith(".json")
                  and not entry.name.startswith(".")]
     names = ["leaderboard.json", "leaderboard.csv", "board.json", "methodology.md", *tasks]
-    return {name: os.stat(folder / name).st_size for name in names}
+    found: dict[str, list[int]] = {}
+    for name in names:
+        info = os.stat(folder / name)
+        found[name] = [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+    return found
 
 
-def _write_if_changed(path: Path, chunks: Iterable[str]) -> bool:
+def _settled(folder: Path) -> dict[str, list[int]]:
+    """:func:`_stats` once the clock has moved past the newest status-change time, so that
+    a later edit cannot get the very time recorded (git's racy-clean rule: a file's times
+    have the file system's clock granularity, a few milliseconds)."""
+    found = _stats(folder)
+    wait = max(info[2] for info in found.values()) + _SETTLE_NS - time.time_ns()
+    if wait > 0:
+        time.sleep(wait / 1e9)
+        found = _stats(folder)
+    return found
+
+
+#: How far the clock must be past a file's status-change time before it is recorded.
+_SETTLE_NS = 100_000_000
+
+
+def _write_if_changed(path: Path, chunks: Iterable[str | bytes]) -> bool:
     """Write ``chunks`` to ``path`` unless the file holds exactly these bytes already.
 
     The file is compared as the chunks come (a board's export is hundreds of megabytes):
     nothing is held but what was compared before the first difference. The bytes go to a
     temporary file renamed into place: a reader (or a kill) never sees half a file."""
-    pending = (chunk.encode("utf-8") for chunk in chunks)
+    pending = (chunk if isinstance(chunk, bytes) else chunk.encode() for chunk in chunks)
     compared: list[bytes] = []
     try:
         with path.open("rb") as handle:

@@ -109,10 +109,15 @@ class TaskPart:
         return zlib.decompress(self._sections[2]).decode()
 
     @cached_property
+    def entries_data(self) -> bytes:
+        """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them,
+        in UTF-8 (the export and the task's file are written from these bytes)."""
+        return zlib.decompress(self._sections[4])
+
+    @cached_property
     def entries_text(self) -> str:
-        """The entries as :func:`~arena_bot.scoring.export.indent_fragments` spells them
-        (decoded once: the export and the task's file are both made of it)."""
-        return zlib.decompress(self._sections[4]).decode()
+        """:attr:`entries_data` decoded (for reading entries back)."""
+        return self.entries_data.decode()
 
     @cached_property
     def _preview(self) -> dict[int, dict[str, Any]]:
@@ -226,10 +231,10 @@ class ScoredBoard:
     def count(self, what: str) -> int:
         return sum(part.counts[what] for part in self.parts)
 
-    def json_chunks(self) -> Iterator[str]:
+    def json_chunks(self) -> Iterator[bytes]:
         """``leaderboard.json``, the bytes of :func:`~arena_bot.scoring.export.to_json`."""
-        yield from stream_indented(self.summary, (part.entries_text for part in self.parts))
-        yield "\n"
+        yield from _placed(self.summary, [part.entries_data for part in self.parts])
+        yield b"\n"
 
     def csv_chunks(self) -> Iterator[str]:
         """``leaderboard.csv``, the bytes of :func:`~arena_bot.scoring.export.to_csv`."""
@@ -321,7 +326,16 @@ def board_head(
     )
 
 
-def task_file_chunks(part: TaskPart) -> Iterator[str]:
+def task_file_chunks(part: TaskPart) -> Iterator[bytes]:
     """``tasks/<task>.json``: one task's board and its entries (what a task page loads)."""
-    yield from stream_indented({"schema_version": 1, "task": part.board}, [part.entries_text])
-    yield "\n"
+    yield from _placed({"schema_version": 1, "task": part.board}, [part.entries_data])
+    yield b"\n"
+
+
+def _placed(document: dict[str, Any], entries: Sequence[bytes]) -> Iterator[bytes]:
+    """:func:`~arena_bot.scoring.export.stream_indented` in bytes, each part's entries
+    written as stored (never decoded and encoded again): a NUL, which JSON text never
+    holds, marks their places."""
+    stored = iter([data for data in entries if data])
+    for chunk in stream_indented(document, ["\0" if data else "" for data in entries]):
+        yield next(stored) if chunk == "\0" else chunk.encode()

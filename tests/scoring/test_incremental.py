@@ -370,6 +370,28 @@ def test_files_are_written_only_when_what_they_hold_changed(board: Path) -> None
     assert changed == sorted([*names, "digests.json", "synthetic-000.json"])
 
 
+def test_an_output_file_edited_to_the_same_size_is_written_again(board: Path) -> None:
+    """The memo knows which board the output folder holds, but a file edited in place to
+    the same size with its modification time set back (two digits swapped in the export,
+    or one planted) is compared byte by byte again and repaired."""
+    _score(board)
+    assert "are up to date" in _score(board)
+    time.sleep(0.2)
+    out = board / ".arena"
+    names = ("leaderboard.json", "board.json", "tasks/synthetic-002.json")
+    written = {name: (out / name).read_text(encoding="utf-8") for name in names}
+    for name, text in written.items():
+        digits = next(text[i:i + 2] for i in range(len(text) - 1)
+                      if text[i:i + 2].isdigit() and text[i] != text[i + 1])
+        _same_size_edit(out / name, digits, digits[::-1])
+        assert (out / name).read_text(encoding="utf-8") != text
+    output = _score(board)
+    assert "are up to date" not in output
+    assert {name: (out / name).read_text(encoding="utf-8") for name in names} == written
+    assert _written(board) == _whole_board(board)
+    assert "are up to date" in _score(board)
+
+
 def test_parts_of_earlier_boards_leave_the_memo(board: Path) -> None:
     _score(board)
     gone = sorted((board / "submissions" / "synthetic-001").iterdir())[-1]
