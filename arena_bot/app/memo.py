@@ -326,3 +326,39 @@ def clear_memo(cache_dir: Path) -> bool:
     for suffix in ("", "-journal", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     return existed
+
+
+@dataclass(frozen=True)
+class MemoSummary:
+    """What ``arena memo show`` prints: the memo file and what it remembers."""
+
+    path: Path
+    #: ``None`` when there is no memo yet.
+    size: int | None = None
+    #: The memo's format version (``None``: not recorded); it is rebuilt unless MEMO_VERSION.
+    version: str | None = None
+    #: Remembered values per key prefix (``part``, ``board``, ``verdict``...), by prefix.
+    kinds: tuple[tuple[str, int], ...] = ()
+    #: Why the file could not be read (the next run rebuilds it), or ``None``.
+    unreadable: str | None = None
+
+
+def describe_memo(cache_dir: Path) -> MemoSummary:
+    """Read the memo under ``cache_dir`` without changing or repairing it."""
+    path = cache_dir / MEMO_FILE
+    if not path.is_file():
+        return MemoSummary(path=path)
+    size = path.stat().st_size
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:
+            version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            kinds = db.execute(
+                "SELECT substr(key, 1, instr(key, ':') - 1) AS kind, COUNT(*) FROM memo "
+                "GROUP BY kind ORDER BY kind").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return MemoSummary(path=path, size=size, unreadable=str(exc))
+    return MemoSummary(path=path, size=size, version=str(version[0]) if version else None,
+                       kinds=tuple((str(kind), int(count)) for kind, count in kinds))

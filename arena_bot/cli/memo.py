@@ -6,11 +6,9 @@ truth: clearing it loses nothing but the time the next run spends computing it a
 
 from __future__ import annotations
 
-import sqlite3
-
 import click
 
-from arena_bot.app.memo import MEMO_FILE, MEMO_VERSION, clear_memo
+from arena_bot.app.memo import MEMO_FILE, MEMO_VERSION, clear_memo, describe_memo
 from arena_bot.core.errors import InputError
 from arena_bot.core.settings import Settings
 
@@ -24,28 +22,18 @@ def memo() -> None:
 @click.pass_obj
 def show(settings: Settings) -> None:
     """Print where the memo is, its size and what it remembers (never repairing it)."""
-    path = settings.cache_dir / MEMO_FILE
-    if not path.is_file():
-        click.echo(f"{path}: no memo yet (the next arena command builds it)")
+    found = describe_memo(settings.cache_dir)
+    if found.size is None:
+        click.echo(f"{found.path}: no memo yet (the next arena command builds it)")
         return
-    click.echo(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-        try:
-            version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            kinds = db.execute(
-                "SELECT substr(key, 1, instr(key, ':') - 1) AS kind, COUNT(*) FROM memo "
-                "GROUP BY kind ORDER BY kind").fetchall()
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        click.echo(f"  not a readable memo ({exc}); the next run rebuilds it")
+    click.echo(f"{found.path}: {found.size / 1e6:.1f} MB")
+    if found.unreadable is not None:
+        click.echo(f"  not a readable memo ({found.unreadable}); the next run rebuilds it")
         return
-    found = version[0] if version else None
-    stale = "" if found == MEMO_VERSION else (
+    stale = "" if found.version == MEMO_VERSION else (
         f" (this arena writes version {MEMO_VERSION}: the next run rebuilds it)")
-    click.echo(f"  version {found}{stale}")
-    for kind, count in kinds:
+    click.echo(f"  version {found.version}{stale}")
+    for kind, count in found.kinds:
         click.echo(f"  {count} remembered value(s) of kind {kind}")
 
 
