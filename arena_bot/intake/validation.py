@@ -35,7 +35,7 @@ from arena_bot.intake.patches import (
 )
 from arena_bot.intake.submissions import SUBMISSION_FILE, submission_folders
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch
-from arena_bot.intake.verification import Tolerances, VerificationCode, verify_run
+from arena_bot.intake.verification import VerificationCode, verify_run
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run, Submission
 from arena_bot.tasks.dataset import Dataset, TaskFolder
@@ -657,7 +657,7 @@ class _SubmissionCheck:
         self.check_plausibility(run=run, index=index)
         if run.transcript:
             prices = self.validator.price_table()
-            tolerances = Tolerances.from_config(self.validator.config)
+            tolerances = self.validator.config.verification
             for finding in verify_run(
                 run=run, folder=self.folder, prices=prices, tolerances=tolerances
             ):

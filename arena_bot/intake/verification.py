@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
+from arena_bot.core.config import VerificationConfig
 from arena_bot.core.errors import ArenaError
 from arena_bot.core.prices import PriceTable, normalize_model_name, token_cost
 from arena_bot.intake.patches import load_patch
@@ -31,26 +31,6 @@ from arena_bot.intake.transcripts.edits import (
 from arena_bot.intake.transcripts.redact import find_secrets
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run
-
-_DEFAULTS = DEFAULT_CONFIG.verification
-
-
-@dataclass(frozen=True)
-class Tolerances:
-    """arena.yaml's ``verification:`` section (defaults defined in ``VerificationConfig``)."""
-
-    relative: float = _DEFAULTS.tolerance
-    count_slack: float = _DEFAULTS.count_slack
-    time_slack_seconds: float = _DEFAULTS.time_slack_seconds
-    cost_relative: float = _DEFAULTS.cost_tolerance
-
-    @classmethod
-    def from_config(cls, config: ArenaConfig) -> Tolerances:
-        checks = config.verification
-        return cls(
-            relative=checks.tolerance, count_slack=checks.count_slack,
-            time_slack_seconds=checks.time_slack_seconds, cost_relative=checks.cost_tolerance,
-        )
 
 
 def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
@@ -110,17 +90,17 @@ def _differs(*, reported: float, actual: float, tolerance: float, slack: float =
 
 
 def compare_metrics(
-    *, run: Run, metrics: TranscriptMetrics, path: Path, tolerances: Tolerances | None = None,
-    prices: PriceTable | None = None,
+    *, run: Run, metrics: TranscriptMetrics, path: Path,
+    tolerances: VerificationConfig | None = None, prices: PriceTable | None = None,
 ) -> list[Finding]:
     """Compare ``run``'s reported figures with ``metrics`` recomputed from ``path``."""
-    limits = tolerances or Tolerances()
+    limits = tolerances or VerificationConfig()
     span = metrics.span_label or f"lines {metrics.first_line}-{metrics.last_line}"
     # A JSON document's figures have no exact line; point at the file then.
     line = None if metrics.span_label else (metrics.first_line or None)
     found: list[Finding] = []
     for name, reported, actual, slack in _checked_figures(run, metrics, limits):
-        if _differs(reported=reported, actual=actual, tolerance=limits.relative, slack=slack):
+        if _differs(reported=reported, actual=actual, tolerance=limits.tolerance, slack=slack):
             found.append(Finding(
                 code="metric-mismatch",
                 message=(
@@ -128,11 +108,12 @@ def compare_metrics(
                     f"({span}) gives {actual:,g}"
                 ),
                 severity="error", path=path, line=line,
-                hint=f"report the figures the transcript shows (tolerance {limits.relative:.0%})",
+                hint=f"report the figures the transcript shows (tolerance {limits.tolerance:.0%})",
             ))
     cost = transcript_cost(metrics=metrics, prices=prices) if prices is not None else None
     if (cost is not None and prices is not None and run.estimated_cost > 0
-            and _differs(reported=run.estimated_cost, actual=cost, tolerance=limits.cost_relative)):
+            and _differs(reported=run.estimated_cost, actual=cost,
+                         tolerance=limits.cost_tolerance)):
         found.append(Finding(
             code="cost-mismatch",
             message=(
@@ -147,7 +128,7 @@ def compare_metrics(
 
 
 def _checked_figures(
-    run: Run, metrics: TranscriptMetrics, limits: Tolerances
+    run: Run, metrics: TranscriptMetrics, limits: VerificationConfig
 ) -> list[tuple[str, float, float, float]]:
     """``(name, reported, recomputed, slack)`` for each figure the transcript can check."""
     prompt_all = metrics.prompt_total
@@ -172,7 +153,7 @@ def _checked_figures(
 
 def verify_run(
     *, run: Run, folder: Path, prices: PriceTable | None = None,
-    tolerances: Tolerances | None = None,
+    tolerances: VerificationConfig | None = None,
 ) -> list[Finding]:
     """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
     if run.transcript is None:
@@ -275,7 +256,7 @@ def _model_names(models: Iterable[str], prices: PriceTable) -> set[str]:
 
 def run_level(
     *, run: Run, folder: Path, models: Sequence[str], base_checkout: Callable[[], Path] | None,
-    prices: PriceTable, tolerances: Tolerances | None = None,
+    prices: PriceTable, tolerances: VerificationConfig | None = None,
 ) -> RunLevel:
     """Whether ``run``'s figures are ``transcript-consistent``, with the reasons they are not.
 
@@ -287,7 +268,7 @@ def run_level(
     """
     if run.transcript is None:
         return "self-reported", ("no transcript",)
-    limits = tolerances or Tolerances()
+    limits = tolerances or VerificationConfig()
     findings = verify_run(run=run, folder=folder, tolerances=limits, prices=None)
     errors = [f.message for f in findings if f.severity == "error"]
     if errors:
@@ -302,8 +283,7 @@ def run_level(
     if activity is None:
         return "self-reported", (
             f"the {run.transcript.format} format shows no edit tool calls that can be replayed",)
-    exact = Tolerances(relative=0.0, count_slack=0.0, cost_relative=limits.cost_relative,
-                       time_slack_seconds=limits.time_slack_seconds)
+    exact = limits.model_copy(update={"tolerance": 0.0, "count_slack": 0.0})
     reasons += [
         f"{finding.message} (the level needs the transcript's own figures)"
         for finding in compare_metrics(run=run, metrics=metrics, path=path, tolerances=exact)

@@ -25,7 +25,7 @@ from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
 from arena_bot.intake.reviews import load_review, review_path
 from arena_bot.intake.submissions import SubmissionFolder, load_submission, submission_folders
-from arena_bot.intake.verification import RunLevel, Tolerances, run_level
+from arena_bot.intake.verification import RunLevel, run_level
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
@@ -166,7 +166,7 @@ def _metrics_levels(
     ):
         return {}
     checkout = options.base_checkout
-    tolerances = Tolerances.from_config(options.config)
+    tolerances = options.config.verification
     return {
         run.id: run_level(
             run=run, folder=folder.root, models=folder.spec.models,
