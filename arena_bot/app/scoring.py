@@ -258,15 +258,16 @@ def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) ->
     so no page has to load a file that grows with the whole board. Every file is written to
     a temporary file and renamed into place: a reader (or a kill) never sees half a file.
     """
-    key = f"written:{os.path.abspath(folder)}"
-    if memo is not None and scored.digest and _holds(folder, memo.get(key), scored.digest):
-        return WrittenBoard(folder=folder)
     files: dict[str, Callable[[], Iterable[str | bytes]]] = {
         "leaderboard.json": scored.json_chunks,
         "leaderboard.csv": scored.csv_chunks,
         "board.json": lambda: [canonical(scored.summary) + "\n"],
         "methodology.md": lambda: [methodology_from_board(scored.summary, _entries(scored))],
     }
+    key = f"written:{os.path.abspath(folder)}"
+    if memo is not None and scored.digest and _holds(folder, files, memo.get(key),
+                                                     scored.digest):
+        return WrittenBoard(folder=folder)
     rewritten = [name for name, chunks in files.items()
                  if _write_if_changed(folder / name, chunks())]
     tasks = folder / "tasks"
@@ -280,11 +281,12 @@ def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) ->
         if stale.name not in current:
             stale.unlink(missing_ok=True)
     if memo is not None and scored.digest:
-        memo.put(key, json.dumps({"digest": scored.digest, "files": _settled(folder)}).encode())
+        memo.put(key, json.dumps({"digest": scored.digest,
+                                  "files": _settled(folder, files)}).encode())
     return WrittenBoard(folder=folder, task_files=written, rewritten=tuple(rewritten))
 
 
-def _holds(folder: Path, stored: bytes | None, digest: str) -> bool:
+def _holds(folder: Path, names: Iterable[str], stored: bytes | None, digest: str) -> bool:
     """Whether ``folder`` still holds the files written for the board ``digest``, as the
     memo's ``stored`` record says: every file there, no other, each with the size,
     modification and status-change times and inode it had when written. Any write to a
@@ -293,16 +295,17 @@ def _holds(folder: Path, stored: bytes | None, digest: str) -> bool:
     by byte again."""
     try:
         recorded = json.loads(stored or b"null")
-        return bool(recorded["digest"] == digest and _stats(folder) == recorded["files"])
+        return bool(recorded["digest"] == digest
+                    and _stats(folder, names) == recorded["files"])
     except (TypeError, ValueError, KeyError, OSError):
         return False
 
 
-def _stats(folder: Path) -> dict[str, list[int]]:
+def _stats(folder: Path, board_files: Iterable[str]) -> dict[str, list[int]]:
     with os.scandir(folder / "tasks") as entries:
         tasks = [f"tasks/{entry.name}" for entry in entries if entry.name.endswith(".json")
                  and not entry.name.startswith(".")]
-    names = ["leaderboard.json", "leaderboard.csv", "board.json", "methodology.md", *tasks]
+    names = [*board_files, *tasks]
     found: dict[str, list[int]] = {}
     for name in names:
         info = os.stat(folder / name)
@@ -310,15 +313,15 @@ def _stats(folder: Path) -> dict[str, list[int]]:
     return found
 
 
-def _settled(folder: Path) -> dict[str, list[int]]:
+def _settled(folder: Path, board_files: Iterable[str]) -> dict[str, list[int]]:
     """:func:`_stats` once the clock has moved past the newest status-change time, so that
     a later edit cannot get the very time recorded (git's racy-clean rule: a file's times
     have the file system's clock granularity, a few milliseconds)."""
-    found = _stats(folder)
+    found = _stats(folder, board_files)
     wait = max(info[2] for info in found.values()) + _SETTLE_NS - time.time_ns()
     if wait > 0:
         time.sleep(wait / 1e9)
-        found = _stats(folder)
+        found = _stats(folder, board_files)
     return found
 
 
