@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, first_problem
 from arena_bot.intake.diagnostics import ReportOut
 
 #: Largest bundle file read (bytes). A real PR's bundle is a few kilobytes per submission.
@@ -75,10 +75,8 @@ def load_bundle(path: Path) -> Bundle:
     try:
         return Bundle.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise InputError(
-            f"bundle does not match the schema at {where}: {first['msg']} "
+            f"bundle does not match the schema at {first_problem(exc)} "
             f"({exc.error_count()} problem(s))",
             path=path,
             hint="the bundle must come from `arena bot evaluate-pr`; see bot-bundle.schema.json",

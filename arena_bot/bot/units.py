@@ -96,17 +96,15 @@ def write_unit_result(result: UnitResult, folder: Path) -> Path:
 
 def parse_units(documents: Iterable[dict[str, Any]]) -> list[UnitResult]:
     """The merged documents as UnitResults; a document that is not one is an error."""
-    from arena_bot.core.errors import InputError
+    from arena_bot.core.errors import InputError, first_problem
 
     parsed = []
     for document in documents:
         try:
             parsed.append(UnitResult.model_validate(document))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(top level)"
             raise InputError(
-                f"unit {document.get('unit')!r} is not a unit result: {where}: {first['msg']}",
+                f"unit {document.get('unit')!r} is not a unit result: {first_problem(exc)}",
                 hint="unit results are written by `arena bot evaluate-unit`",
             ) from None
     return parsed

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, first_problem
 from arena_bot.core.yamlio import read_text_capped
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
@@ -51,10 +51,8 @@ def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:
         try:
             result = EvaluationResult.model_validate_json(text)
         except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(part) for part in first["loc"]) or "(document)"
             raise InputError(
-                f"not a valid EvaluationResult: {where}: {first['msg']}",
+                f"not a valid EvaluationResult: {first_problem(exc, top='(document)')}",
                 path=path,
                 hint="remove the file or re-run `arena evaluate` to rewrite it",
             ) from None
