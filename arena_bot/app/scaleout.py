@@ -26,8 +26,7 @@ from arena_bot.core.errors import ArenaError, InputError, UsageError
 from arena_bot.core.files import write_atomically
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.intake.submissions import SubmissionFolder, load_submission
-from arena_bot.intake.validation import all_submission_folders
+from arena_bot.intake.submissions import SubmissionFolder, all_submission_folders, load_submission
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 

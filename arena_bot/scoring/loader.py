@@ -24,7 +24,11 @@ from arena_bot.core.yamlio import read_text_capped
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
 from arena_bot.intake.reviews import load_review, review_path
-from arena_bot.intake.submissions import SubmissionFolder, load_submission, submission_folders
+from arena_bot.intake.submissions import (
+    SubmissionFolder,
+    all_submission_folders,
+    load_submission,
+)
 from arena_bot.intake.verification import RunLevel, run_level
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
@@ -125,7 +129,7 @@ def load_inputs(
     if only is not None:
         folders = [load_submission(p) for p in only]
     elif submissions_dir.is_dir():
-        folders = [load_submission(p) for p in submission_folders(submissions_dir)]
+        folders = [load_submission(p) for p in all_submission_folders(submissions_dir)]
     scanned: Mapping[tuple[str, str], EvaluationResult] = (
         scan_results(results_dir) if match == "latest" else {}
     )
