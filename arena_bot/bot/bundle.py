@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from arena_bot.core.errors import InputError, first_problem
+from arena_bot.core.files import write_atomically
 from arena_bot.intake.diagnostics import ReportOut
 
 #: Largest bundle file read (bytes). A real PR's bundle is a few kilobytes per submission.
@@ -108,7 +109,7 @@ def write_bundle(bundle: Bundle, folder: Path) -> Path:
     """Write ``folder/bundle.json`` (the folder created)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "bundle.json"
-    path.write_text(bundle.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    write_atomically(path, (bundle.model_dump_json(indent=1) + "\n").encode())
     return path
 
 
