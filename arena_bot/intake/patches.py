@@ -84,7 +84,12 @@ _HEADER_WORDS = (
     "old mode", "new mode", "deleted file mode", "new file mode", "index ", "similarity",
     "dissimilarity", "rename", "copy", "GIT binary", "Binary files",
 )
-_C_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r"}
+_C_ESCAPES = {b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v", b"f": b"\f",
+              b"r": b"\r"}
+#: The escapes git writes in a quoted name; a backslash before anything else is refused.
+_QUOTED_ESCAPE = re.compile(rb'\\(?:([0-7]{3})|([abtnvfr"\\]))|\\')
+#: A quoted name at the start of a header: up to the first unescaped quote.
+_QUOTED_NAME = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -154,14 +159,6 @@ class Patch:
         """Every distinct repository path the patch touches, in order of appearance."""
         return list(dict.fromkeys(p for f in self.files for p in f.paths))
 
-    @property
-    def added(self) -> int:
-        return sum(f.added for f in self.files)
-
-    @property
-    def removed(self) -> int:
-        return sum(f.removed for f in self.files)
-
 
 def parse_patch(
     text: str, *, max_bytes: int = MAX_PATCH_BYTES, max_lines: int = MAX_PATCH_LINES
@@ -194,15 +191,13 @@ def read_patch_text(
                 ) -> tuple[str, PatchProblem]:
         return "", PatchProblem(code=code, message=message, line=line)
 
-    # One lstat answers what is_symlink, exists, is_file and stat asked in turn (for
-    # anything but a link, stat and lstat agree): a cold board reads thousands of patches.
-    try:
+    try:  # one lstat: a cold board reads thousands of patches
         info = os.lstat(path)
     except ValueError:  # a NUL in the name: pathlib's exists() says False
         return refused("not-a-file", "patch file is missing (not found)")
     except OSError as exc:
         if exc.errno not in _MISSING_ERRNOS:
-            raise  # as Path.is_symlink() raised it
+            raise
         return refused("not-a-file", "patch file is missing (not found)")
     if stat.S_ISLNK(info.st_mode):
         return refused("not-a-file", "patch file is a symbolic link; commit the file itself")
@@ -365,13 +360,9 @@ class _Parser:
         if match := _MODE_LINE.match(text):
             kind, mode = match.groups()
             self.check_mode(mode, lineno)
-            if kind == "new file mode":
-                section.added_file = True
-                section.new_mode = mode
-            elif kind == "deleted file mode":
-                section.deleted_file = True
-                section.old_mode = mode
-            elif kind == "old mode":
+            section.added_file |= kind == "new file mode"
+            section.deleted_file |= kind == "deleted file mode"
+            if kind in ("old mode", "deleted file mode"):
                 section.old_mode = mode
             else:
                 section.new_mode = mode
@@ -507,8 +498,7 @@ class _Parser:
             int(group) if group is not None else 1 for group in match.groups()[:4])
         old_left, new_left = old_count, new_count
         body: list[str] = []
-        # The loop every line of every patch goes through: locals only (the same steps as
-        # the rest of the parser, with _strip_eol written out).
+        # The loop every line of every patch goes through: locals only.
         lines, index, end = self.lines, self.index + 1, len(self.lines)
         added = removed = 0
         while (old_left > 0 or new_left > 0) and index < end:
@@ -677,12 +667,6 @@ def fold_path(path: str) -> str:
     return unicodedata.normalize("NFKC", path).translate(_CONFUSABLES).casefold()
 
 
-def _path_parts(path: str) -> list[str]:
-    """``PurePosixPath(path).parts`` without the root: the same names, split as pathlib
-    splits them (empty and ``.`` components dropped), without building a path object."""
-    return [part for part in path.split("/") if part and part != "."]
-
-
 @dataclass(frozen=True)
 class ProtectedViolation:
     """A file of a patch that touches a protected path, and which rule protects it."""
@@ -728,7 +712,7 @@ class ProtectedPaths:
         folded = fold_path(path)
         if folded in self._folded_exact:
             return "a file of the task's tests patch"
-        for part in _path_parts(folded):
+        for part in PurePosixPath(folded).parts:
             if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
                 return f"{part} (changes how tests run)"
         for pattern, folded_pattern, whole in self._folded_patterns:
@@ -744,54 +728,40 @@ class ProtectedPaths:
         for file in patch.files:
             for path in file.paths:
                 rule = self.rule_for(path)
-                if rule is None and _path_name(fold_path(path)) in PYTEST_CONFIG_CONTENT_FILES:
+                name = PurePosixPath(fold_path(path)).name
+                if rule is None and name in PYTEST_CONFIG_CONTENT_FILES:
                     rule = _pytest_settings_rule(file)
                 if rule is not None:
                     found.append(ProtectedViolation(path=path, rule=rule, line=file.line))
         return found
 
 
-def _path_name(path: str) -> str:
-    """``PurePosixPath(path).name``: the last of :func:`_path_parts` (``""`` for none)."""
-    parts = _path_parts(path)
-    return parts[-1] if parts else ""
-
-
 def _pytest_settings_rule(file: FilePatch) -> str | None:
+    """Whether a changed line of a config file may change pytest's settings. Below the root
+    any mention counts; at the root, where the harness compares the parsed settings too, only
+    a pytest section header or a pytest key does (a dependency named pytest-something does
+    not). Spelling pytest settings with escapes is never an honest edit."""
+    name = PurePosixPath(file.path).name
     if file.binary:
-        return f"a binary change to {PurePosixPath(file.path).name}"
+        return f"a binary change to {name}"
     at_root = all("/" not in path for path in file.paths)
     for hunk in file.hunks:
         for line in hunk.lines:
             if line[:1] not in "+-":
                 continue
             text = unicodedata.normalize("NFKC", line[1:])
-            decoded = _unescape(text)
+            decoded = _ESCAPE.sub(_unescape, text)
             if decoded != text and _PYTEST_SETTING.search(decoded):
-                # Spelling pytest settings with escapes is never an honest edit.
-                return f"pytest settings spelt with escapes in {PurePosixPath(file.path).name}"
-            if _touches_pytest(decoded, strict=not at_root):
-                return f"pytest settings in {PurePosixPath(file.path).name}"
+                return f"pytest settings spelt with escapes in {name}"
+            if (_PYTEST_SECTION.search(decoded) or _PYTEST_KEY.search(decoded) if at_root
+                    else _PYTEST_SETTING.search(decoded)):
+                return f"pytest settings in {name}"
     return None
 
 
-def _touches_pytest(line: str, *, strict: bool) -> bool:
-    """Whether a changed config line may change pytest's settings. Below the root any mention
-    counts; at the root, where the harness compares the parsed settings too, only a pytest
-    section header or a pytest key does (a dependency named pytest-something does not)."""
-    if strict:
-        return _PYTEST_SETTING.search(line) is not None
-    return _PYTEST_SECTION.search(line) is not None or _PYTEST_KEY.search(line) is not None
-
-
-def _unescape(text: str) -> str:
-    """``text`` with TOML/INI ``\\uXXXX``, ``\\UXXXXXXXX`` and ``\\xXX`` escapes decoded."""
-
-    def decode(match: re.Match[str]) -> str:
-        code = int(next(group for group in match.groups() if group), 16)
-        return chr(code) if code <= 0x10FFFF else match.group(0)
-
-    return _ESCAPE.sub(decode, text)
+def _unescape(match: re.Match[str]) -> str:
+    code = int(next(group for group in match.groups() if group), 16)
+    return chr(code) if code <= 0x10FFFF else match.group(0)
 
 
 def protected_paths_for(task: TaskFolder) -> ProtectedPaths:
@@ -836,47 +806,30 @@ def _drop_timestamp(name: str) -> str:
 
 
 def unquote_git_name(raw: str) -> str:
-    """Undo git's C-style quoting of a file name (``"a/t\\303\\251st"``)."""
+    """Undo git's C-style quoting of a file name (``"a/t\\303\\251st"``); ``ValueError``
+    for anything git would not have written."""
     if len(raw) < 2 or not raw.endswith('"'):
         raise ValueError("unterminated quote")
-    body = raw[1:-1]
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        char = body[i]
-        if char != "\\":
-            out.extend(char.encode("utf-8"))
-            i += 1
-            continue
-        i += 1
-        if i >= len(body):
-            raise ValueError("dangling backslash")
-        esc = body[i]
-        if esc in "01234567":
-            digits = body[i : i + 3]
-            if len(digits) != 3 or any(c not in "01234567" for c in digits):
-                raise ValueError("bad octal escape")
-            out.append(int(digits, 8) & 0xFF)
-            i += 3
-        elif esc in _C_ESCAPES:
-            out.extend(_C_ESCAPES[esc].encode())
-            i += 1
-        elif esc in '"\\':
-            out.extend(esc.encode())
-            i += 1
-        else:
-            raise ValueError("unknown escape")
-    return out.decode("utf-8", errors="replace")
+
+    def unescape(match: re.Match[bytes]) -> bytes:
+        octal, letter = match.groups()
+        if octal is not None:
+            return bytes([int(octal, 8) & 0xFF])
+        if letter is not None:
+            return _C_ESCAPES.get(letter, letter)
+        raise ValueError("bad escape")
+
+    return _QUOTED_ESCAPE.sub(unescape, raw[1:-1].encode("utf-8")).decode("utf-8", "replace")
 
 
 def _split_git_header(rest: str) -> tuple[str, str] | None:
     """Split ``a/x b/x`` (possibly quoted) from a ``diff --git`` line into two names."""
     rest = rest.rstrip("\r\n")
     if rest.startswith('"'):
-        end = _closing_quote(rest)
-        if end is None:
+        quoted = _QUOTED_NAME.match(rest)
+        if quoted is None:
             return None
-        first, second = rest[: end + 1], rest[end + 1 :].lstrip(" ")
+        first, second = quoted.group(), rest[quoted.end() :].lstrip(" ")
         return (first, second) if second else None
     if rest.endswith('"'):
         start = rest.rfind(' "')
@@ -892,18 +845,6 @@ def _split_git_header(rest: str) -> tuple[str, str] | None:
     if position < 0:
         return None
     return rest[:position], rest[position + 1 :]
-
-
-def _closing_quote(text: str) -> int | None:
-    i = 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == '"':
-            return i
-        i += 1
-    return None
 
 
 # -- Python's reading of a file's text ---------------------------------------------------
