@@ -11,12 +11,11 @@ for the same task, tool and model adds runs to the existing folder (a multi-run 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from arena_bot.core.errors import InputError
 from arena_bot.core.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
 from arena_bot.core.prices import PriceTable
 from arena_bot.intake.patches import ProtectedPaths, protected_paths_for
-from arena_bot.intake.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
+from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
 from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
 from arena_bot.intake.transcripts.claude_code import subagent_files
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
@@ -86,7 +85,7 @@ def slug(text: str) -> str:
 
 
 def working_tree_patch(
-    *, workdir: Path, base: str, protected: ProtectedPaths, left_out: list[str] | None = None
+    *, workdir: Path, base: str, protected: ProtectedPaths, left_out: list[str]
 ) -> str:
     """The working tree's changes against ``base`` (untracked files included), tests left out.
 
@@ -110,12 +109,9 @@ def working_tree_patch(
         names = _work_tree_git(workdir, "diff", "--cached", "--name-only", "--no-renames",
                                base, "-z", env=index)
         kept = [n for n in os.fsdecode(names).split("\0") if n and protected.rule_for(n) is None]
-        for name in list(kept):
-            reason = secret_file_reason(name)
-            if reason is not None:
-                kept.remove(name)
-                if left_out is not None:
-                    left_out.append(f"{name} ({reason})")
+        secret = {name: secret_file_reason(name) for name in kept}
+        left_out += [f"{name} ({reason})" for name, reason in secret.items() if reason]
+        kept = [name for name in kept if secret[name] is None]
         if not kept:
             return ""
         diff = _work_tree_git(workdir, "diff", "--cached", "--no-color", "--no-ext-diff",
@@ -162,19 +158,6 @@ def run_from_metrics(
     )
 
 
-def _describe(metrics: TranscriptMetrics, cost: float | None, prices: PriceTable) -> str:
-    prompt = metrics.prompt_total
-    text = (
-        f"{prompt:,} prompt tokens ({metrics.cache_read_tokens:,} cached read, "
-        f"{metrics.cache_write_tokens:,} cache write), {metrics.completion_tokens:,} completion, "
-        f"{metrics.tool_calls} tool calls, {metrics.iterations} iterations, "
-        f"{metrics.wall_clock_seconds:,.0f} s"
-    )
-    if cost is not None:
-        text += f", ${cost:,.4f} (price table {prices.version})"
-    return text
-
-
 def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> list[str]:
     gaps = [f"{name}: {figure} (the format does not record it)" for figure in
             sorted(metrics.unverifiable)]
@@ -192,23 +175,18 @@ def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> li
     return gaps
 
 
-@contextmanager
-def _staging(submissions_dir: Path) -> Iterator[Path]:
-    """A scratch folder beside the final one (same file system, so the move is one rename)."""
-    submissions_dir.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".arena-submit-", dir=submissions_dir))
-    try:
-        yield scratch
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
 def submit(
     request: SubmitRequest, *, dataset: Dataset, submissions_dir: Path, prices: PriceTable
 ) -> SubmitOutcome:
     """Build (or extend) the submission folder for ``request``; see the module docstring."""
     task = dataset.get(request.task_id)
-    _check_features(task, request.features)
+    known = {f.id for f in task.spec.features}
+    for feature in request.features:
+        if feature not in known:
+            raise InputError(
+                f"task {task.id!r} has no feature {feature}", path=task.root,
+                hint=f"use one of {sorted(known)}",
+            )
     protected = protected_paths_for(task)
     built = [
         _read_run(number, source, request=request, task=task, protected=protected,
@@ -228,7 +206,11 @@ def submit(
     existing = load_submission(final) if (final / SUBMISSION_FILE).is_file() else None
     if existing is not None:
         _check_same(existing.spec, request=request, model=model, path=final)
-    with _staging(submissions_dir) as scratch:
+    submissions_dir.mkdir(parents=True, exist_ok=True)
+    # Staged beside the final folder (same file system, so the move is one rename).
+    with tempfile.TemporaryDirectory(prefix=".arena-submit-", dir=submissions_dir,
+                                     ignore_cleanup_errors=True) as scratch_name:
+        scratch = Path(scratch_name)
         staged = scratch / request.task_id / folder_name
         if existing is not None:
             shutil.copytree(final, staged, symlinks=True)
@@ -236,13 +218,27 @@ def submit(
             staged.mkdir(parents=True)
         runs = list(existing.spec.runs) if existing is not None else []
         added = _stage_runs(built, staged=staged, runs=runs, request=request, read=read)
-        spec = _spec(request=request, model=model, runs=runs, existing=existing)
+        spec = existing.spec.model_copy(update={"runs": runs}) if existing else Submission(
+            task=request.task_id, tool=request.tool, models=[model],
+            contributor=request.contributor, date=request.date,
+            setting="single" if len(request.features) == 1 else "solo",
+            features=request.features, runs=runs, cost_source="estimate",
+        )  # an existing submission keeps the contributor's own edits (notes, name)
         dump = spec.model_dump(mode="json", exclude_none=True)
         dump["date"] = spec.date  # a YAML date, not a quoted string
         text = yaml.safe_dump(dump, sort_keys=False, allow_unicode=True)
         (staged / SUBMISSION_FILE).write_text(text, encoding="utf-8")
-        diagnostics = _validated(staged, final=final, dataset=dataset, scratch=scratch,
-                                 today=request.date)
+        # Validated as `arena validate` would: any error stops before anything is moved.
+        diagnostics = validate_submission(staged, dataset, submissions_root=scratch,
+                                          today=request.date)
+        errors = [d for d in diagnostics if d.is_error]
+        if errors:
+            raise InputError(
+                "the generated submission does not validate; nothing was written:\n  "
+                + "\n  ".join(f"{d.code}: {d.message}" for d in errors),
+                path=final,
+                hint="fix the run (or report the problem) and submit again",
+            )
         _move_into_place(staged=staged, final=final)
     return SubmitOutcome(
         folder=final, added_runs=added, read=read, missing=missing,
@@ -308,7 +304,13 @@ def _read_run(
     return _ReadRun(
         label=label, patch=patch, metrics=metrics, cost=cost, source=source,
         subagents=subagents, left_out=[f"{label}: {item}" for item in left_out],
-        described=f"{label}: {_describe(metrics, cost, prices)}",
+        described=(
+            f"{label}: {metrics.prompt_total:,} prompt tokens ({metrics.cache_read_tokens:,} "
+            f"cached read, {metrics.cache_write_tokens:,} cache write), "
+            f"{metrics.completion_tokens:,} completion, {metrics.tool_calls} tool calls, "
+            f"{metrics.iterations} iterations, {metrics.wall_clock_seconds:,.0f} s"
+            + (f", ${cost:,.4f} (price table {prices.version})" if cost is not None else "")
+        ),
         missing=_missing(metrics, cost, name=label),
     )
 
@@ -322,7 +324,7 @@ def _stage_runs(
     taken = {run.id for run in runs}
     added: list[str] = []
     for run in built:
-        run_id = _next_run_id(taken)
+        run_id = next(f"run-{n}" for n in itertools.count(1) if f"run-{n}" not in taken)
         taken.add(run_id)
         (staged / f"{run_id}.patch").write_text(run.patch, encoding="utf-8")
         stored, redacted = store_redacted(
@@ -344,33 +346,6 @@ def _stage_runs(
     return added
 
 
-def _validated(
-    staged: Path, *, final: Path, dataset: Dataset, scratch: Path, today: dt.date
-) -> list[Diagnostic]:
-    """Validate the staged folder as ``arena validate`` would; any error stops the submit
-    before anything reaches ``final``."""
-    diagnostics = validate_submission(staged, dataset, submissions_root=scratch, today=today)
-    errors = [d for d in diagnostics if d.is_error]
-    if errors:
-        raise InputError(
-            "the generated submission does not validate; nothing was written:\n  "
-            + "\n  ".join(f"{d.code}: {d.message}" for d in errors),
-            path=final,
-            hint="fix the run (or report the problem) and submit again",
-        )
-    return diagnostics
-
-
-def _check_features(task: TaskFolder, features: list[int]) -> None:
-    known = {f.id for f in task.spec.features}
-    for feature in features:
-        if feature not in known:
-            raise InputError(
-                f"task {task.id!r} has no feature {feature}", path=task.root,
-                hint=f"use one of {sorted(known)}",
-            )
-
-
 def _check_same(spec: Submission, *, request: SubmitRequest, model: str, path: Path) -> None:
     """Runs are only added to a submission of the same tool, model, features and format."""
     if (
@@ -383,26 +358,6 @@ def _check_same(spec: Submission, *, request: SubmitRequest, model: str, path: P
             path=path / SUBMISSION_FILE,
             hint="pass --date to start a new submission, or match its features",
         )
-
-
-def _next_run_id(taken: set[str]) -> str:
-    number = 1
-    while f"run-{number}" in taken:
-        number += 1
-    return f"run-{number}"
-
-
-def _spec(
-    *, request: SubmitRequest, model: str, runs: list[Run], existing: SubmissionFolder | None
-) -> Submission:
-    if existing is not None:
-        # The contributor's own edits (notes, name) are kept; only runs are added.
-        return existing.spec.model_copy(update={"runs": runs})
-    return Submission(
-        task=request.task_id, tool=request.tool, models=[model], contributor=request.contributor,
-        date=request.date, setting="single" if len(request.features) == 1 else "solo",
-        features=request.features, runs=runs, cost_source="estimate",
-    )
 
 
 def _move_into_place(*, staged: Path, final: Path) -> None:
