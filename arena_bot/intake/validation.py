@@ -27,7 +27,6 @@ from arena_bot.intake.patches import (
     DATASET_PATCH_LINES,
     Patch,
     PatchProblemCode,
-    ProtectedPaths,
     ProtectedViolation,
     load_patch,
     protected_paths_for,
@@ -156,10 +155,11 @@ class Validator:
     #: of a board's are, and many are the same bytes: a date and its line).
     _clean: dict[bytes, _Verdict] = field(default_factory=dict)
     #: What every submission of a task asks again (a board has thousands per task), by
-    #: question and task: see :meth:`_once`.
+    #: question and task: see :meth:`once`.
     _known: dict[tuple[str, str, int], Any] = field(default_factory=dict)
 
-    def _once(self, key: tuple[str, str, int], compute: Callable[[], _T]) -> _T:
+    def once(self, key: tuple[str, str, int], compute: Callable[[], _T]) -> _T:
+        """``compute()``, computed once per validator for ``key``."""
         if key not in self._known:
             self._known[key] = compute()
         return cast(_T, self._known[key])
@@ -174,12 +174,7 @@ class Validator:
             except ArenaError as exc:
                 return exc
 
-        return self._once(("task", task_id, 0), load)
-
-    def expected_tests_recorded(self, task: TaskFolder, feature: int) -> bool:
-        """Whether the task's feature has its expected test ids recorded."""
-        return self._once(("recorded", task.id, feature),
-                          lambda: task.feature(feature).expected_tests.is_file())
+        return self.once(("task", task_id, 0), load)
 
     @functools.cached_property
     def resolved_root(self) -> Path:
@@ -195,16 +190,8 @@ class Validator:
                               max_lines=DATASET_PATCH_LINES)
             return _changes(gold) if gold.ok else None
 
-        return self._once(("gold", task.id, feature), read)
+        return self.once(("gold", task.id, feature), read)
 
-    def price_table(self) -> PriceTable:
-        """The price table, loaded once per validator."""
-        if self.prices is None:
-            self.prices = load_price_table()
-        return self.prices
-
-    def protected_for(self, task: TaskFolder) -> ProtectedPaths:
-        return self._once(("protected", task.id, 0), lambda: protected_paths_for(task))
 
     def submission(self, folder: Path) -> list[Diagnostic]:
         """Every problem of one submission folder (see :func:`validate_submission`)."""
@@ -468,8 +455,7 @@ class _SubmissionCheck:
     folder: Path
     found: list[Diagnostic] = field(default_factory=list)
     source: LoadedYaml | None = None
-    #: Patch files already read and checked, by name: runs often share one patch file,
-    #: which is read, parsed and checked against the task's protection once.
+    #: Patch files already read, by name, with the protected paths they touch.
     patches: dict[str, tuple[Patch, list[ProtectedViolation]]] = field(default_factory=dict)
     #: The submission's date and its line, once the whole file has been checked.
     dated: tuple[dt.date, int | None] | None = None
@@ -596,7 +582,8 @@ class _SubmissionCheck:
                     line=self.line("features", index),
                     hint="list feature ids from the task's task.yaml",
                 )
-            elif not self.validator.expected_tests_recorded(task, feature):
+            elif not self.validator.once(("recorded", task.id, feature),
+                                         task.feature(feature).expected_tests.is_file):
                 # Without recorded ids the verdict would rest on the exit status, the report
                 # and the canaries only: the task stays off the board until they exist.
                 self.add(
@@ -643,11 +630,10 @@ class _SubmissionCheck:
                 )
         self.check_plausibility(run=run, index=index)
         if run.transcript:
-            prices = self.validator.price_table()
-            tolerances = self.validator.config.verification
-            for finding in verify_run(
-                run=run, folder=self.folder, prices=prices, tolerances=tolerances
-            ):
+            if self.validator.prices is None:
+                self.validator.prices = load_price_table()
+            for finding in verify_run(run=run, folder=self.folder, prices=self.validator.prices,
+                                      tolerances=self.validator.config.verification):
                 self.add(
                     finding.code, finding.message, severity=finding.severity, path=finding.path,
                     line=finding.line or self.line("runs", index, "transcript"), hint=finding.hint,
@@ -696,7 +682,17 @@ class _SubmissionCheck:
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
             return None
-        patch, violations = self.read_patch(name=name, task=task)
+        # Runs often share a patch file: it is read and checked against the protection once.
+        if name not in self.patches:
+            limits = self.validator.config.limits
+            patch = load_patch(path, max_bytes=limits.patch_bytes, max_lines=limits.patch_lines)
+            violations: list[ProtectedViolation] = []
+            if task is not None and patch.files:
+                protected = self.validator.once(("protected", task.id, 0),
+                                                functools.partial(protected_paths_for, task))
+                violations = protected.violations(patch)
+            self.patches[name] = (patch, violations)
+        patch, violations = self.patches[name]
         self.check_patch_secrets(patch=patch, path=path)
         for problem in patch.problems:
             self.add(
@@ -743,23 +739,6 @@ class _SubmissionCheck:
                 "pushed branch is public",
             )
 
-    def read_patch(
-        self, *, name: str, task: TaskFolder | None
-    ) -> tuple[Patch, list[ProtectedViolation]]:
-        """The patch file ``name`` parsed, and the task's protected paths it touches (read
-        once per submission: every run naming it gets the same diagnostics, added once)."""
-        if name not in self.patches:
-            limits = self.validator.config.limits
-            patch = load_patch(
-                self.folder / name, max_bytes=limits.patch_bytes, max_lines=limits.patch_lines
-            )
-            violations = (
-                self.validator.protected_for(task).violations(patch)
-                if task is not None and patch.files else []
-            )
-            self.patches[name] = (patch, violations)
-        return self.patches[name]
-
     def check_trajectory(self, *, name: str, line: int | None) -> None:
         path = self.folder / name
         if path.is_symlink() or not path.is_file():
@@ -780,8 +759,6 @@ class _SubmissionCheck:
 
     def check_folder_contents(self, *, referenced: set[str], spec_loaded: bool) -> None:
         total = 0
-        # Names sorted as text (the order of sorted paths of one folder); a Path is built
-        # only for an entry a message names.
         top = os.fspath(self.folder)
         for name in sorted(os.listdir(top)):
             try:
