@@ -162,13 +162,11 @@ def escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def escape_property(text: str) -> str:
-    """GitHub's escaping of a workflow command's property value."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def render_github(report: ValidationReport, *, root: Path) -> str:
     """``--format github``: one ``::error``/``::warning`` annotation per diagnostic."""
+    def escape_property(text: str) -> str:
+        return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
     lines = []
     for d in report.diagnostics:
         properties = []

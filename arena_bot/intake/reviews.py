@@ -44,19 +44,13 @@ def load_review(path: Path, *, task_id: str, submission_id: str) -> ReviewFile |
     return review
 
 
-def _names(flag: ReviewFlag, review: ReviewFile) -> bool:
-    return any(
-        item.kind == flag.kind and item.file == flag.file and item.line == flag.line
-        for item in review.clears
-    )
-
-
 def judge_review(
     flags: Sequence[ReviewFlag], review: ReviewFile | None, *, file: str
 ) -> tuple[ReviewStatus, ClearedReview | None]:
     """The entry's review status: ``none`` without flags, ``cleared`` when ``review`` names
     every flag exactly (kind, file and line), ``under-review`` otherwise."""
-    cleared = [flag for flag in flags if review is not None and _names(flag, review)]
+    named = {(item.kind, item.file, item.line) for item in review.clears} if review else set()
+    cleared = [flag for flag in flags if (flag.kind, flag.file, flag.line) in named]
     shown = None
     if review is not None and (cleared or not flags):
         shown = ClearedReview(

@@ -98,8 +98,23 @@ def compare_metrics(
     span = metrics.span_label or f"lines {metrics.first_line}-{metrics.last_line}"
     # A JSON document's figures have no exact line; point at the file then.
     line = None if metrics.span_label else (metrics.first_line or None)
+    prompt_all = metrics.prompt_total
+    figures: list[tuple[str, float | None, float, float]] = [
+        ("tokens.total", run.tokens.total, prompt_all + metrics.completion_tokens, 0.0),
+        ("tokens.prompt", run.tokens.prompt, prompt_all, 0.0),
+        ("tokens.completion", run.tokens.completion, metrics.completion_tokens, 0.0),
+        ("tokens.cached", run.tokens.cached, metrics.cache_read_tokens, 0.0),
+        ("tool_calls", run.tool_calls, metrics.tool_calls, limits.count_slack),
+        ("iterations", run.iterations, metrics.iterations, limits.count_slack),
+    ]
+    # 0 means "not recorded" for time; only a transcript with timestamps can check it.
+    if run.execution_time > 0 and metrics.wall_clock_seconds > 0:
+        figures.append(("execution_time", run.execution_time, metrics.wall_clock_seconds,
+                        limits.time_slack_seconds))
     found: list[Finding] = []
-    for name, reported, actual, slack in _checked_figures(run, metrics, limits):
+    for name, reported, actual, slack in figures:
+        if reported is None or name in metrics.unverifiable:
+            continue
         if _differs(reported=reported, actual=actual, tolerance=limits.tolerance, slack=slack):
             found.append(Finding(
                 code="metric-mismatch",
@@ -125,30 +140,6 @@ def compare_metrics(
             hint="cached reads and cache writes are priced separately; check the figure",
         ))
     return found
-
-
-def _checked_figures(
-    run: Run, metrics: TranscriptMetrics, limits: VerificationConfig
-) -> list[tuple[str, float, float, float]]:
-    """``(name, reported, recomputed, slack)`` for each figure the transcript can check."""
-    prompt_all = metrics.prompt_total
-    figures: list[tuple[str, float | None, float, float]] = [
-        ("tokens.total", run.tokens.total, prompt_all + metrics.completion_tokens, 0.0),
-        ("tokens.prompt", run.tokens.prompt, prompt_all, 0.0),
-        ("tokens.completion", run.tokens.completion, metrics.completion_tokens, 0.0),
-        ("tokens.cached", run.tokens.cached, metrics.cache_read_tokens, 0.0),
-        ("tool_calls", run.tool_calls, metrics.tool_calls, limits.count_slack),
-        ("iterations", run.iterations, metrics.iterations, limits.count_slack),
-    ]
-    # 0 means "not recorded" for time; only a transcript with timestamps can check it.
-    if run.execution_time > 0 and metrics.wall_clock_seconds > 0:
-        figures.append(("execution_time", run.execution_time, metrics.wall_clock_seconds,
-                        limits.time_slack_seconds))
-    return [
-        (name, reported, actual, slack)
-        for name, reported, actual, slack in figures
-        if reported is not None and name not in metrics.unverifiable
-    ]
 
 
 def verify_run(
@@ -186,11 +177,6 @@ def verify_run(
     return found
 
 
-def _matches(edited: str, patch_path: str) -> bool:
-    edited = edited.replace("\\", "/")
-    return edited == patch_path or edited.endswith("/" + patch_path)
-
-
 def _belongs_to_run(
     *, run: Run, folder: Path, metrics: TranscriptMetrics, path: Path
 ) -> list[Finding]:
@@ -204,9 +190,9 @@ def _belongs_to_run(
     patched: list[str] = []
     for name in run.patches:
         patched.extend(load_patch(folder / name).paths)
-    if not patched or any(
-        _matches(edited, target) for edited in metrics.edited_files for target in patched
-    ):
+    edited = [name.replace("\\", "/") for name in metrics.edited_files]
+    if not patched or any(name == target or name.endswith("/" + target)
+                          for name in edited for target in patched):
         return []
     shown = ", ".join(sorted(metrics.edited_files)[:5])
     return [Finding(
