@@ -193,10 +193,8 @@ def read_patch_text(
 
     try:  # one lstat: a cold board reads thousands of patches
         info = os.lstat(path)
-    except ValueError:  # a NUL in the name: pathlib's exists() says False
-        return refused("not-a-file", "patch file is missing (not found)")
-    except OSError as exc:
-        if exc.errno not in _MISSING_ERRNOS:
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        if isinstance(exc, OSError) and exc.errno not in _MISSING_ERRNOS:
             raise
         return refused("not-a-file", "patch file is missing (not found)")
     if stat.S_ISLNK(info.st_mode):

@@ -136,28 +136,6 @@ def _work_tree_git(workdir: Path, *args: str, env: dict[str, str]) -> bytes:
     return done.stdout
 
 
-def run_from_metrics(
-    *, run_id: str, metrics: TranscriptMetrics, cost: float | None, patch: str,
-    transcript: Transcript, success: bool,
-) -> Run:
-    """A run whose every figure comes from the transcript (none typed in)."""
-    prompt = metrics.prompt_total
-    return Run(
-        id=run_id,
-        tokens=Tokens(
-            total=prompt + metrics.completion_tokens, prompt=prompt,
-            completion=metrics.completion_tokens, cached=metrics.cache_read_tokens,
-        ),
-        tool_calls=metrics.tool_calls,
-        iterations=max(metrics.iterations, 1),
-        execution_time=round(metrics.wall_clock_seconds, 1),
-        estimated_cost=round(cost, 4) if cost is not None else 0.0,
-        success=success,
-        patches=[patch],
-        transcript=transcript,
-    )
-
-
 def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> list[str]:
     gaps = [f"{name}: {figure} (the format does not record it)" for figure in
             sorted(metrics.unverifiable)]
@@ -251,7 +229,6 @@ def submit(
 class _ReadRun:
     """One finished run, read: its transcript's figures and its working tree's patch."""
 
-    label: str
     patch: str
     metrics: TranscriptMetrics
     cost: float | None
@@ -302,7 +279,7 @@ def _read_run(
         subagent_files(source.transcript) if request.transcript_format == "claude-code" else []
     )
     return _ReadRun(
-        label=label, patch=patch, metrics=metrics, cost=cost, source=source,
+        patch=patch, metrics=metrics, cost=cost, source=source,
         subagents=subagents, left_out=[f"{label}: {item}" for item in left_out],
         described=(
             f"{label}: {metrics.prompt_total:,} prompt tokens ({metrics.cache_read_tokens:,} "
@@ -337,10 +314,20 @@ def _stage_runs(
                         + ", ".join(p.name for p in run.subagents))
         if redacted.changed:
             read.append(f"{run_id}: redacted {redacted.describe()} in {stored.name}")
-        runs.append(run_from_metrics(
-            run_id=run_id, metrics=run.metrics, cost=run.cost, patch=f"{run_id}.patch",
-            transcript=Transcript(file=stored.name, format=request.transcript_format),
+        metrics, prompt = run.metrics, run.metrics.prompt_total
+        runs.append(Run(  # every figure from the transcript, none typed in
+            id=run_id,
+            tokens=Tokens(
+                total=prompt + metrics.completion_tokens, prompt=prompt,
+                completion=metrics.completion_tokens, cached=metrics.cache_read_tokens,
+            ),
+            tool_calls=metrics.tool_calls,
+            iterations=max(metrics.iterations, 1),
+            execution_time=round(metrics.wall_clock_seconds, 1),
+            estimated_cost=round(run.cost, 4) if run.cost is not None else 0.0,
             success=request.success,
+            patches=[f"{run_id}.patch"],
+            transcript=Transcript(file=stored.name, format=request.transcript_format),
         ))
         added.append(run_id)
     return added

@@ -365,7 +365,7 @@ def _git_name(name: str) -> str:
 
 def validate_changed_files(
     lines: Iterable[str], *, root: Path, dataset: Dataset, submissions_root: Path,
-    today: dt.date | None = None, config: ArenaConfig = DEFAULT_CONFIG,
+    config: ArenaConfig = DEFAULT_CONFIG,
 ) -> ValidationReport:
     """PR mode: validate the submissions a pull request's changed files belong to.
 
@@ -381,10 +381,7 @@ def validate_changed_files(
       submissions. (From names alone a modification cannot be told from an addition; the
       trusted workflow checks file statuses through the API.)
     """
-    validator = Validator(
-        dataset=dataset, submissions_root=submissions_root, today=today or dt.date.today(),
-        config=config,
-    )
+    validator = Validator(dataset=dataset, submissions_root=submissions_root, config=config)
     try:
         prefix = submissions_root.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
