@@ -182,8 +182,17 @@ def submit(
     folder_name = f"{request.date.isoformat()}_{slug(request.tool.name)}_{slug(model)}"
     final = submissions_dir / request.task_id / folder_name
     existing = load_submission(final) if (final / SUBMISSION_FILE).is_file() else None
-    if existing is not None:
-        _check_same(existing.spec, request=request, model=model, path=final)
+    # Runs are only added to a submission of the same tool, model and features.
+    if existing is not None and (
+        existing.spec.tool.name != request.tool.name
+        or existing.spec.models != [model]
+        or existing.spec.features != request.features
+    ):
+        raise InputError(
+            "a submission with this name exists for another tool, model or features",
+            path=final / SUBMISSION_FILE,
+            hint="pass --date to start a new submission, or match its features",
+        )
     submissions_dir.mkdir(parents=True, exist_ok=True)
     # Staged beside the final folder (same file system, so the move is one rename).
     with tempfile.TemporaryDirectory(prefix=".arena-submit-", dir=submissions_dir,
@@ -331,20 +340,6 @@ def _stage_runs(
         ))
         added.append(run_id)
     return added
-
-
-def _check_same(spec: Submission, *, request: SubmitRequest, model: str, path: Path) -> None:
-    """Runs are only added to a submission of the same tool, model, features and format."""
-    if (
-        spec.tool.name != request.tool.name
-        or spec.models != [model]
-        or spec.features != request.features
-    ):
-        raise InputError(
-            "a submission with this name exists for another tool, model or features",
-            path=path / SUBMISSION_FILE,
-            hint="pass --date to start a new submission, or match its features",
-        )
 
 
 def _move_into_place(*, staged: Path, final: Path) -> None:

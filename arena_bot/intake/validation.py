@@ -559,10 +559,9 @@ class _SubmissionCheck:
             )
             return None
         if isinstance(outcome, ArenaError):
-            exc = outcome
             self.add(
                 "broken-task",
-                f"task {spec.task!r} cannot be loaded ({exc.location()}: {exc.message})",
+                f"task {spec.task!r} cannot be loaded ({outcome.location()}: {outcome.message})",
                 line=self.line("task"),
                 hint="this is a problem of the dataset, not of the submission: tell a maintainer",
             )
