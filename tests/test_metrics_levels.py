@@ -29,13 +29,17 @@ from arena_bot.intake.transcripts.edits import (
     differences,
     iter_edits,
     patched_files,
-    read_activity,
     replay,
     usage_problems,
 )
 from arena_bot.intake.verification import checkout_files, run_level, transcript_cost
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def read_activity(path: Path, fmt: str) -> Activity | None:
+    return read_transcript(path=path, format_name=fmt).activity
+
 TASK = "csvstat-summaries"
 SAMPLE = REPO / "submissions" / TASK / "2026-11-04_claude-code_claude-sonnet-4-5"
 CWD = "/home/maya/csvstat"

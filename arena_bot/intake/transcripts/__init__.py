@@ -1,6 +1,9 @@
-"""Importers that recompute an agent run's metrics from its own transcript.
+"""Readers that recompute an agent run's metrics, and read its activity, from its transcript.
 
-One module per transcript format; :func:`read_transcript` dispatches on the format name.
+One module per transcript format, each reading its file once for both: the figures
+(:class:`TranscriptMetrics`) and, where the format shows edit tool calls, the
+:class:`~arena_bot.intake.transcripts.edits.Activity` that :mod:`.edits` replays and checks.
+:func:`read_transcript` dispatches on the format name.
 """
 
 from __future__ import annotations

@@ -97,26 +97,6 @@ def _reading(path: Path) -> Iterator[CountingReader]:
             raise _parse_error(path=path, reader=reader, exc=exc) from exc
 
 
-def iter_items(path: Path, *, prefix: str) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line, item)`` for every JSON value under ``prefix`` (ijson syntax, e.g. ``item``).
-
-    ``line`` is where the reader stood when the item was complete (exact to within one read).
-    """
-    with _reading(path) as reader:
-        for item in ijson.items(reader, prefix, use_float=True):
-            yield reader.line, item
-            reader.mark()
-
-
-def iter_events(path: Path) -> Iterator[tuple[int, str, str, Any]]:
-    """Yield ``(line, prefix, event, value)`` parser events, for picking a few scalar fields."""
-    with _reading(path) as reader:
-        for prefix, event, value in ijson.parse(reader, use_float=True):
-            if event in ("start_map", "start_array"):
-                reader.mark()
-            yield reader.line, prefix, event, value
-
-
 def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, Any]]:
     """Yield ``(prefix, value)`` for every value found at one of ``prefixes``, in one pass.
 

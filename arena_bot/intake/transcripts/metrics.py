@@ -1,4 +1,5 @@
-"""Typed metrics read from a transcript, and the bounded line reader every importer shares."""
+"""What a transcript reader returns (figures and activity), and the bounded line reader every
+reader shares."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from arena_bot.core.errors import InputError
+from arena_bot.intake.transcripts.edits import Activity
 
 # One transcript line larger than this is refused: a real event is far smaller, and reading an
 # unbounded line would defeat the line-by-line, bounded-memory design.
@@ -44,6 +46,9 @@ class TranscriptMetrics:
     #: Sub-agents the transcript names (Claude Code's ``toolUseResult.agentId``) whose own
     #: transcript was not found, so their usage is in no figure.
     unread_subagents: set[str] = field(default_factory=set)
+    #: The edits and requests, for the formats that show edit tool calls this package can
+    #: replay (``None`` for the others).
+    activity: Activity | None = None
 
     @property
     def prompt_total(self) -> int:
@@ -222,9 +227,7 @@ def _bad_line(
 
 
 def as_int(value: object) -> int:
-    """A token count as an int; anything else counts as zero."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, (int, float)):
-        return int(value)
+    """A token count as an int; anything else (a negative number included) counts as zero."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return max(int(value), 0)
     return 0
