@@ -11,6 +11,7 @@ import pytest
 
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts.redact import find_secrets
 
 DATA = Path(__file__).parent / "data"
 
@@ -175,7 +176,8 @@ def test_gzip_transcript_reads_like_the_plain_file(tmp_path: Path) -> None:
     assert read_transcript(path=path, format_name="claude-code") == plain
 
 
-def test_corrupt_gzip_is_an_input_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("format_name", ["generic", "aider-history"])
+def test_corrupt_gzip_is_an_input_error(format_name: str, tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl.gz"
     body = "".join(
         f'{{"type":"llm_call","prompt_tokens":{n * 7919 % 100003}}}\n' for n in range(5000)
@@ -183,7 +185,9 @@ def test_corrupt_gzip_is_an_input_error(tmp_path: Path) -> None:
     packed = gzip.compress(body.encode())
     path.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(InputError, match="decompress"):
-        read_transcript(path=path, format_name="generic")
+        read_transcript(path=path, format_name=format_name)
+    with pytest.raises(InputError, match="decompress"):
+        find_secrets(path)
 
 
 def test_enormous_openhands_trajectory_streams_in_bounded_memory(tmp_path: Path) -> None:

@@ -38,14 +38,13 @@ from pathlib import Path
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import Activity, Edit, EditKind, Request
 from arena_bot.intake.transcripts.metrics import (
-    MAX_LINE_BYTES,
     Clock,
     TranscriptMetrics,
     as_int,
     decode_line,
     empty_transcript,
-    open_transcript,
     read_json_lines,
+    read_lines,
 )
 
 #: The figures end at the first "." not inside a number; what follows (``Cost: ...``, Aider's
@@ -191,32 +190,27 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
     history = _History()
     clock = Clock()
     seen = False
-    with open_transcript(path) as handle:
-        number = 0
-        while raw := handle.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                raise InputError(f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number)
-            full = decode_line(raw)[0].rstrip("\r\n")
-            # A stray byte (replaced by U+FFFD) at either end does not hide the line.
-            text = full.rstrip().strip("\ufffd")
-            seen = seen or bool(text)
-            figures = None
-            if started := STARTED.match(text):
-                clock.see(started.group("stamp").replace(" ", "T"))
-            elif model := MODEL.match(text):
-                metrics.add_model(model.group("name"))
-            elif tokens := TOKENS_LINE.match(text):
-                figures = _token_figures(tokens.group("parts"), path=path, line=number)
-                for what, count in figures.items():
-                    field = PART_FIELDS[what]
-                    setattr(metrics, field, getattr(metrics, field) + count)
-                metrics.iterations += 1
-                metrics.see_line(number)
-            elif text.startswith("> Applied edit to "):
-                metrics.tool_calls += 1
-                metrics.edited_files.add(text.removeprefix("> Applied edit to ").strip())
-            history.line(number, full, figures)
+    for number, raw in read_lines(path):
+        full = decode_line(raw)[0].rstrip("\r\n")
+        # A stray byte (replaced by U+FFFD) at either end does not hide the line.
+        text = full.rstrip().strip("\ufffd")
+        seen = seen or bool(text)
+        figures = None
+        if started := STARTED.match(text):
+            clock.see(started.group("stamp").replace(" ", "T"))
+        elif model := MODEL.match(text):
+            metrics.add_model(model.group("name"))
+        elif tokens := TOKENS_LINE.match(text):
+            figures = _token_figures(tokens.group("parts"), path=path, line=number)
+            for what, count in figures.items():
+                field = PART_FIELDS[what]
+                setattr(metrics, field, getattr(metrics, field) + count)
+            metrics.iterations += 1
+            metrics.see_line(number)
+        elif text.startswith("> Applied edit to "):
+            metrics.tool_calls += 1
+            metrics.edited_files.add(text.removeprefix("> Applied edit to ").strip())
+        history.line(number, full, figures)
     if not seen:
         raise empty_transcript(path)
     history.end_reply()

@@ -159,16 +159,11 @@ def empty_transcript(path: Path) -> InputError:
     )
 
 
-def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank JSONL line, one at a time.
-
-    A line that is not a JSON object, too long, or cut off gives an :class:`InputError` naming
-    the file and line; a file with no line at all is refused as empty. Bytes that are not UTF-8
-    are replaced, not fatal (:func:`decode_line`).
-    """
+def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(line_number, raw line)`` of a transcript, one at a time; a line over
+    :data:`MAX_LINE_BYTES` or a damaged ``.gz`` file gives an :class:`InputError`."""
     with open_transcript(path) as handle:
         number = 0
-        seen = False
         while True:
             try:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
@@ -178,31 +173,43 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     hint="store the complete .gz file (gzip -t checks it)",
                 ) from exc
             if not raw:
-                if not seen:
-                    raise empty_transcript(path)
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES:
                 raise InputError(
                     f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number,
-                    hint="the transcript is corrupt or not a JSONL transcript",
+                    hint="the transcript is corrupt or not in the format named",
                 )
-            text, replaced = decode_line(raw)
-            text = text.strip()
-            if not text:
-                continue
-            seen = True
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise _bad_line(path=path, number=number, raw=raw, replaced=replaced,
-                                exc=exc) from exc
-            if not isinstance(value, dict):
-                raise InputError(
-                    "expected a JSON object on each line", path=path, line=number,
-                    hint="check --format: this is not a JSONL transcript of that tool",
-                )
-            yield number, value
+            yield number, raw
+
+
+def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank JSONL line, one at a time.
+
+    A line that is not a JSON object or is cut off gives an :class:`InputError` naming the
+    file and line; a file with no line at all is refused as empty. Bytes that are not UTF-8
+    are replaced, not fatal (:func:`decode_line`).
+    """
+    seen = False
+    for number, raw in read_lines(path):
+        text, replaced = decode_line(raw)
+        text = text.strip()
+        if not text:
+            continue
+        seen = True
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _bad_line(path=path, number=number, raw=raw, replaced=replaced,
+                            exc=exc) from exc
+        if not isinstance(value, dict):
+            raise InputError(
+                "expected a JSON object on each line", path=path, line=number,
+                hint="check --format: this is not a JSONL transcript of that tool",
+            )
+        yield number, value
+    if not seen:
+        raise empty_transcript(path)
 
 
 def _bad_line(
