@@ -123,8 +123,7 @@ class _History:
         if figures is not None:
             read = figures.get("cache hit", 0)
             self.activity.requests.append(Request(
-                where=number, chain="main", model="",
-                input_tokens=figures.get("sent", 0) + read, cache_read=read,
+                where=number, input_tokens=figures.get("sent", 0) + read, cache_read=read,
                 output_tokens=figures.get("received", 0),
                 context_chars=self.context - self.wrote, output_chars=self.wrote,
             ))

@@ -40,19 +40,6 @@ SESSION_ID_LINES = 20
 EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
 
 
-def _note_edit(metrics: TranscriptMetrics, block: dict[str, object]) -> None:
-    tool_input = block.get("input")
-    if block.get("name") in EDIT_TOOLS and isinstance(tool_input, dict):
-        target = tool_input.get("file_path") or tool_input.get("notebook_path")
-        if isinstance(target, str) and target:
-            metrics.edited_files.add(target)
-
-
-def _session_stem(path: Path) -> str:
-    name = path.name.removesuffix(".gz")
-    return name.removesuffix(".jsonl")
-
-
 def _session_id(path: Path) -> str | None:
     """The first ``sessionId`` among a file's first lines (None when there is none)."""
     with open_transcript(path) as handle:
@@ -90,7 +77,7 @@ def subagent_files(path: Path) -> list[Path]:
     ``<stem>/subagents/**/agent-*.jsonl`` (2.1+) and, for 2.0, ``agent-*.jsonl`` files beside
     ``path`` whose ``sessionId`` is the session's. A sub-agent file itself has none.
     """
-    stem = _session_stem(path)
+    stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
     if stem.startswith("agent-"):
         return []
     session_folder = path.parent / stem
@@ -275,9 +262,13 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
             key: max(value, previous.get(key, 0)) for key, value in figures.items()} or previous
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
-                _note_edit(metrics, block)
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
+            data = block.get("input")
+            target = isinstance(data, dict) and (data.get("file_path") or data.get("notebook_path"))
+            if block.get("name") in EDIT_TOOLS and isinstance(target, str) and target:
+                metrics.edited_files.add(target)
     for message_id, figures in usage_by_message.items():
         metrics.count(model_of_message.get(message_id), uncached=figures.get("input", 0),
                       read=figures.get("read", 0), write=figures.get("write", 0),

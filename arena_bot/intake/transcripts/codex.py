@@ -98,7 +98,7 @@ def read_codex(path: Path) -> TranscriptMetrics:
             if isinstance(last, dict):
                 activity.add_model(model)
                 activity.requests.append(Request(
-                    where=number, chain="main", model=model or "",
+                    where=number, model=model or "",
                     input_tokens=as_int(last.get("input_tokens")),
                     cache_read=as_int(last.get("cached_input_tokens")),
                     output_tokens=as_int(last.get("output_tokens")),

@@ -62,17 +62,17 @@ class Request:
     """One model request: its usage, and the visible conversation it was sent with."""
 
     where: int
-    #: The conversation it belongs to (a sub-agent has its own).
-    chain: str
-    model: str
-    #: Every input token (uncached, cache read, cache write).
-    input_tokens: int
-    cache_read: int
-    output_tokens: int
     #: Characters of the conversation before it (messages, tool calls, tool results).
     context_chars: int
     #: Characters the model wrote in this request (text and tool call arguments).
     output_chars: int
+    #: The conversation it belongs to (a sub-agent has its own).
+    chain: str = "main"
+    model: str = ""
+    #: Every input token (uncached, cache read, cache write).
+    input_tokens: int = 0
+    cache_read: int = 0
+    output_tokens: int = 0
     #: ``output_tokens`` is the response's final count. ``False`` where the transcript
     #: wrote the usage while the response was still streaming and never its final figure
     #: (Claude Code lines without a ``stop_reason``): the count is then only a lower bound.

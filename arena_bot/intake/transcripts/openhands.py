@@ -97,7 +97,7 @@ class _Activity:
                 if step is not None:
                     self.responses[response_id] = len(activity.requests)
                     activity.requests.append(Request(
-                        where=where, chain="main", model=model, input_tokens=step[0],
+                        where=where, model=model, input_tokens=step[0],
                         cache_read=step[1], output_tokens=step[2], context_chars=self.context,
                         output_chars=len(text),
                     ))

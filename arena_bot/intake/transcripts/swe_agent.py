@@ -93,10 +93,7 @@ def _history_call(
     activity: Activity, message: dict[str, Any], where: int, context: int, chars: int
 ) -> bool:
     """Record an assistant message as a request and its tool calls; whether it made any."""
-    activity.requests.append(Request(
-        where=where, chain="main", model="", input_tokens=0, cache_read=0, output_tokens=0,
-        context_chars=context, output_chars=chars,
-    ))
+    activity.requests.append(Request(where=where, context_chars=context, output_chars=chars))
     called = False
     for call in message.get("tool_calls") or []:
         function = call.get("function") if isinstance(call, dict) else None
