@@ -184,7 +184,6 @@ class _Activity:
         model = str(message.get("model") or "")
         final = message.get("stop_reason") is not None
         if isinstance(usage, dict) and message_id not in self.seen and model != "<synthetic>":
-            self.activity.add_model(model)
             figures = _usage(usage)
             self.seen[message_id] = len(self.activity.requests)
             self.activity.requests.append(Request(

@@ -96,7 +96,6 @@ def read_codex(path: Path) -> TranscriptMetrics:
             info = info if isinstance(info, dict) else {}
             last = info.get("last_token_usage")
             if isinstance(last, dict):
-                activity.add_model(model)
                 activity.requests.append(Request(
                     where=number, model=model or "",
                     input_tokens=as_int(last.get("input_tokens")),

@@ -95,11 +95,9 @@ class Activity:
     #: ``(where, command)`` of shell commands that may write files.
     shell_writes: list[tuple[int, str]] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
-    #: Every model named by a request, in order of first use.
-    models: list[str] = field(default_factory=list)
     #: The working directory the transcript names, when it names one.
     cwd: str = ""
-    #: Edits whose tool reported an error (not replayed), as ``where``.
+    #: Edits whose tool reported an error (not replayed), as indices into ``edits``.
     failed: list[int] = field(default_factory=list)
     #: Edit calls of a form this module cannot replay (e.g. SWE-agent's old ``edit N:M``).
     unreplayable: list[tuple[int, str]] = field(default_factory=list)
@@ -109,13 +107,8 @@ class Activity:
     #: Per-request usage is not in the format (only totals): ``requests`` then hold the
     #: conversation sizes with the totals spread as given (see :func:`usage_problems`).
     totals_only: bool = False
-    #: Every request carries the tool's system prompt and tool definitions (see
-    #: :data:`FIRST_REQUEST_FLOOR`).
+    #: The transcript format, which sets :data:`FIRST_REQUEST_FLOOR`.
     format_name: str = ""
-
-    def add_model(self, name: str | None) -> None:
-        if name and name != "<synthetic>" and name not in self.models:
-            self.models.append(name)
 
 
 # --- shell commands that write files -------------------------------------------------

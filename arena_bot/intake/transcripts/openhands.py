@@ -92,7 +92,6 @@ class _Activity:
                 activity.requests[index] = activity.requests[index].grown(len(text))
             else:
                 model = str(response.get("model") or "")
-                activity.add_model(model)
                 step = self._step(event, response)
                 if step is not None:
                     self.responses[response_id] = len(activity.requests)
