@@ -181,14 +181,13 @@ class _Activity:
     def _reply(self, number: int, chain: str, message: dict[str, Any], message_id: str,
                chars: int) -> None:
         usage = message.get("usage")
-        model = str(message.get("model") or "")
         final = message.get("stop_reason") is not None
-        if isinstance(usage, dict) and message_id not in self.seen and model != "<synthetic>":
+        if isinstance(usage, dict) and message_id not in self.seen and message.get(
+                "model") != "<synthetic>":
             figures = _usage(usage)
             self.seen[message_id] = len(self.activity.requests)
             self.activity.requests.append(Request(
-                where=number, chain=chain, model=model,
-                input_tokens=figures["input"] + figures["read"] + figures["write"],
+                where=number, input_tokens=figures["input"] + figures["read"] + figures["write"],
                 cache_read=figures["read"], output_tokens=figures["output"],
                 context_chars=self.chains.get(chain, 0), output_chars=chars, output_final=final,
             ))

@@ -97,8 +97,7 @@ def read_codex(path: Path) -> TranscriptMetrics:
             last = info.get("last_token_usage")
             if isinstance(last, dict):
                 activity.requests.append(Request(
-                    where=number, model=model or "",
-                    input_tokens=as_int(last.get("input_tokens")),
+                    where=number, input_tokens=as_int(last.get("input_tokens")),
                     cache_read=as_int(last.get("cached_input_tokens")),
                     output_tokens=as_int(last.get("output_tokens")),
                     context_chars=context - output, output_chars=output,

@@ -66,9 +66,6 @@ class Request:
     context_chars: int
     #: Characters the model wrote in this request (text and tool call arguments).
     output_chars: int
-    #: The conversation it belongs to (a sub-agent has its own).
-    chain: str = "main"
-    model: str = ""
     #: Every input token (uncached, cache read, cache write).
     input_tokens: int = 0
     cache_read: int = 0

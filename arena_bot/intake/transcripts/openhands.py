@@ -91,14 +91,12 @@ class _Activity:
                 index = self.responses[response_id]
                 activity.requests[index] = activity.requests[index].grown(len(text))
             else:
-                model = str(response.get("model") or "")
                 step = self._step(event, response)
                 if step is not None:
                     self.responses[response_id] = len(activity.requests)
                     activity.requests.append(Request(
-                        where=where, model=model, input_tokens=step[0],
-                        cache_read=step[1], output_tokens=step[2], context_chars=self.context,
-                        output_chars=len(text),
+                        where=where, input_tokens=step[0], cache_read=step[1],
+                        output_tokens=step[2], context_chars=self.context, output_chars=len(text),
                     ))
         if action == "edit":
             made = editor_edits(args, where)
