@@ -37,9 +37,6 @@ from arena_bot.intake.transcripts.edits import (
 from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
 
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
-#: Codex edits files with ``apply_patch`` (a custom tool, or a shell call); its envelope names
-#: each file on a ``*** Update File: PATH`` (Add / Delete) line.
-PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: ([^\n\\]+)")
 
 
 def _charge_step(
@@ -87,10 +84,6 @@ def read_codex(path: Path) -> TranscriptMetrics:
             _edits(activity, payload, number)
             if payload.get("type") in TOOL_ITEMS:
                 tool_ids.add(str(payload.get("call_id") or payload.get("id") or f"line-{number}"))
-                for key in ("input", "arguments"):
-                    if isinstance(payload.get(key), str) and PATCH_START in payload[key]:
-                        found = PATCH_FILE.findall(payload[key])
-                        metrics.edited_files.update(name.strip() for name in found)
         elif kind == "event_msg" and payload.get("type") == "token_count":
             info = payload.get("info")
             info = info if isinstance(info, dict) else {}
@@ -121,6 +114,7 @@ def read_codex(path: Path) -> TranscriptMetrics:
     metrics.iterations = len(seen_totals)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
+    metrics.edited_files = {edit.path for edit in activity.edits}
     return metrics
 
 
