@@ -14,9 +14,10 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from arena_bot.intake.patches import Patch
+if TYPE_CHECKING:  # the readers import this module: keep pydantic out of reading a transcript
+    from arena_bot.intake.patches import Patch
 
 #: ``replace``: ``old`` → ``new`` (once, or every time with ``replace_all``); ``write``: the
 #: whole file is ``new``; ``insert``: ``new`` after line ``insert_line`` (0 = at the top);

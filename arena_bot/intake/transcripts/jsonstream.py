@@ -93,8 +93,14 @@ def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, An
     """
     with open_transcript(path) as handle:
         reader = CountingReader(handle, path)
-        events = ijson.parse(reader, use_float=True)
         try:
+            if len(prefixes) == 1:  # ijson builds the items of one prefix in C: 2-3x faster
+                (only,) = prefixes
+                for item in ijson.items(reader, only, use_float=True):
+                    yield only, item
+                    reader.mark()
+                return
+            events = ijson.parse(reader, use_float=True)
             for prefix, event, value in events:
                 if event in ("start_map", "start_array"):
                     reader.mark()

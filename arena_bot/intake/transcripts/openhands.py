@@ -81,22 +81,22 @@ class _Activity:
         activity = self.activity
         action = event.get("action")
         args = event.get("args")
-        text = str(event.get("message") or "") + str(event.get("content") or "")
+        chars = len(str(event.get("message") or "")) + len(str(event.get("content") or ""))
         if isinstance(args, dict) and action:
-            text += json.dumps(args, ensure_ascii=False)
+            chars += len(json.dumps(args, ensure_ascii=False))
         args = args if isinstance(args, dict) else {}
         if response is not None:
             response_id = str(response.get("id"))
             if response_id in self.responses:
                 index = self.responses[response_id]
-                activity.requests[index] = activity.requests[index].grown(len(text))
+                activity.requests[index] = activity.requests[index].grown(chars)
             else:
                 step = self._step(event, response)
                 if step is not None:
                     self.responses[response_id] = len(activity.requests)
                     activity.requests.append(Request(
                         where=where, input_tokens=step[0], cache_read=step[1],
-                        output_tokens=step[2], context_chars=self.context, output_chars=len(text),
+                        output_tokens=step[2], context_chars=self.context, output_chars=chars,
                     ))
         if action == "edit":
             made = editor_edits(args, where)
@@ -116,7 +116,7 @@ class _Activity:
             cause = event.get("cause")
             if isinstance(cause, int):
                 activity.failed.extend(self.edit_of.get(cause, []))
-        self.context += len(text)
+        self.context += chars
 
     def _step(
         self, event: dict[str, Any], response: dict[str, Any]
