@@ -334,3 +334,38 @@ def test_atif_final_metrics_win_field_by_field(tmp_path: Path) -> None:
         8000 - 4000, 4000, 400)
     # Two models: their per-step split is kept for pricing.
     assert set(metrics.usage_by_model) == {"claude-sonnet-4-5", "claude-haiku-4-5"}
+
+
+NESTED = "[" * 3000 + "]" * 3000
+
+
+@pytest.mark.parametrize(("format_name", "name", "text"), [
+    ("codex", "rollout.jsonl",
+     '{"type": "response_item", "payload": {"type": "message", "content": 5}}\n'
+     '{"type": "response_item", "payload": {"type": "reasoning", "summary": 7}}\n'),
+    ("swe-agent", "t.traj",
+     '{"trajectory": [{"action": "str_replace_editor insert /a.py --insert_line \\u00b2 '
+     '--new_str x"}], "history": [{"role": "assistant", "content": "hi", "tool_calls": 5}], '
+     '"info": {"model_stats": {"tokens_sent": 5}}}'),
+    ("swe-agent", "deep.traj",
+     '{"history": [{"role": "assistant", "content": ' + NESTED + '}]}'),
+    ("claude-code", "deep.jsonl",
+     '{"type": "user", "message": {"content": ' + "[" * 900 + "]" * 900 + '}}\n'),
+])
+def test_fields_of_an_unexpected_json_type_are_read_not_a_crash(
+    format_name: str, name: str, text: str, tmp_path: Path
+) -> None:
+    """Validation reads every format's activity too: a field of the wrong JSON type (a
+    number where a list belongs, a non-ASCII digit, content nested deep) is skipped."""
+    path = tmp_path / name
+    path.write_text(text)
+    metrics = read_transcript(path=path, format_name=format_name)
+    assert metrics.activity is not None
+
+
+def test_json_nested_beyond_the_parser_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"type": "user", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(InputError, match="nests JSON too deeply") as caught:
+        read_transcript(path=path, format_name="claude-code")
+    assert caught.value.path == path

@@ -41,7 +41,11 @@ def read_transcript(*, path: Path, format_name: str) -> TranscriptMetrics:
         raise InputError(
             f"unknown transcript format {format_name!r}", path=path, hint=f"use one of: {known}"
         )
-    return reader(path)
+    try:
+        return reader(path)
+    except RecursionError as exc:  # JSON nested thousands deep: a crafted file
+        raise InputError("the transcript nests JSON too deeply to read", path=path,
+                         hint=f"check --format: no {format_name} transcript nests so deep") from exc
 
 
 __all__ = ["READERS", "TranscriptMetrics", "read_transcript"]

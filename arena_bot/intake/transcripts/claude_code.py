@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arena_bot.intake.transcripts.edits import Activity, Edit, Request, note_shell, text_of
+from arena_bot.intake.transcripts.edits import Activity, Edit, Request, chars_of, note_shell
 from arena_bot.intake.transcripts.metrics import (
     Clock,
     TranscriptMetrics,
@@ -49,7 +49,7 @@ def _session_id(path: Path) -> str | None:
                 return None
             try:
                 value = json.loads(decode_line(raw)[0])
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 continue
             if isinstance(value, dict) and isinstance(value.get("sessionId"), str):
                 return str(value["sessionId"])
@@ -166,9 +166,9 @@ class _Activity:
             return
         content = message.get("content")
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-        text = text_of(content)
+        chars = chars_of(content)
         if record["type"] == "assistant":
-            self._reply(number, chain, message, message_id, len(text))
+            self._reply(number, chain, message, message_id, chars)
         for block in blocks:
             if record["type"] == "assistant" and block.get("type") == "tool_use":
                 self._tool_use(number, chain, block)
@@ -176,7 +176,7 @@ class _Activity:
                 self.calls.pop(str(block.get("tool_use_id")), None)
                 if block.get("is_error") is True:
                     activity.failed.extend(self.pending.get(str(block.get("tool_use_id")), []))
-        self.chains[chain] = self.chains.get(chain, 0) + len(text)
+        self.chains[chain] = self.chains.get(chain, 0) + chars
 
     def _reply(self, number: int, chain: str, message: dict[str, Any], message_id: str,
                chars: int) -> None:

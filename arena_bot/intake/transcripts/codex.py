@@ -118,13 +118,16 @@ def read_codex(path: Path) -> TranscriptMetrics:
     return metrics
 
 
+def _texts(parts: object) -> str:
+    """The ``text`` of each part of a message's ``content`` or a reasoning ``summary``."""
+    items = parts if isinstance(parts, list) else []
+    return "".join(str(part.get("text", "")) for part in items if isinstance(part, dict))
+
+
 def _item_text(payload: Mapping[str, Any]) -> str:
     kind = payload.get("type")
     if kind == "message":
-        return "".join(
-            str(part.get("text", "")) for part in payload.get("content") or []
-            if isinstance(part, dict)
-        )
+        return _texts(payload.get("content"))
     if kind == "function_call":
         return str(payload.get("name", "")) + str(payload.get("arguments", ""))
     if kind == "custom_tool_call":
@@ -132,10 +135,7 @@ def _item_text(payload: Mapping[str, Any]) -> str:
     if kind in ("function_call_output", "custom_tool_call_output"):
         out = payload.get("output")
         return out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
-    if kind == "reasoning":
-        return "".join(str(part.get("text", "")) for part in payload.get("summary") or []
-                       if isinstance(part, dict))
-    return ""
+    return _texts(payload.get("summary")) if kind == "reasoning" else ""
 
 
 def _edits(activity: Activity, payload: Mapping[str, Any], where: int) -> None:

@@ -131,29 +131,28 @@ def note_shell(activity: Activity, where: int, command: str) -> None:
         activity.shell_writes.append((where, command.strip()[:200]))
 
 
-def text_of(content: Any) -> str:
-    """Every visible character of a message's content (text, tool inputs, tool results)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(text_of(item) for item in content)
-    if isinstance(content, dict):
-        kind = content.get("type")
-        if kind == "text":
-            return str(content.get("text", ""))
-        if kind == "thinking":
-            return str(content.get("thinking", ""))
-        if kind == "tool_use":
-            return str(content.get("name", "")) + json.dumps(
-                content.get("input", {}), ensure_ascii=False)
-        if kind == "tool_result":
-            return text_of(content.get("content"))
-        if kind in ("image", "document"):
-            return ""
-        return text_of(content.get("content") or content.get("text"))
-    return str(content)
+def chars_of(content: Any) -> int:
+    """How many visible characters a message's content holds (text, thinking, tool inputs,
+    tool results; not images or documents). Walked without recursion: a crafted content
+    nested thousands deep is counted, not a crash."""
+    count, stack = 0, [content]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            kind = item.get("type")
+            if kind in ("text", "thinking"):
+                count += len(str(item.get(kind, "")))
+            elif kind == "tool_use":
+                count += len(str(item.get("name", ""))) + len(
+                    json.dumps(item.get("input", {}), ensure_ascii=False))
+            elif kind not in ("image", "document"):
+                stack.append(item.get("content") if kind == "tool_result"
+                             else item.get("content") or item.get("text"))
+        elif item is not None:
+            count += len(str(item))
+    return count
 
 
 # --- edit tool calls shared by several tools ----------------------------------------

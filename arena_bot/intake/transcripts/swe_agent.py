@@ -26,9 +26,9 @@ from typing import Any
 from arena_bot.intake.transcripts.edits import (
     Activity,
     Request,
+    chars_of,
     editor_edits,
     note_shell,
-    text_of,
     tool_arguments,
 )
 from arena_bot.intake.transcripts.jsonstream import iter_objects
@@ -43,7 +43,7 @@ def _model_from_replay_config(config: object) -> str | None:
     if isinstance(config, str):
         try:
             config = json.loads(config)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
     agent = config.get("agent") if isinstance(config, dict) else None
     model = agent.get("model") if isinstance(agent, dict) else None
@@ -71,10 +71,10 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
             metrics.add_model(_model_from_replay_config(value))
         elif prefix == "history.item":
             history += 1
-            text = text_of(value.get("content")) if isinstance(value, dict) else ""
+            chars = chars_of(value.get("content")) if isinstance(value, dict) else 0
             if isinstance(value, dict) and value.get("role") == "assistant":
-                called = _history_call(activity, value, history, context, len(text)) or called
-            context += len(text)
+                called = _history_call(activity, value, history, context, chars) or called
+            context += chars
     if not called:
         for number, action in enumerate(actions, start=1):
             _action(activity, action, number)
@@ -95,7 +95,8 @@ def _history_call(
     """Record an assistant message as a request and its tool calls; whether it made any."""
     activity.requests.append(Request(where=where, context_chars=context, output_chars=chars))
     called = False
-    for call in message.get("tool_calls") or []:
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict):
             continue
@@ -122,7 +123,7 @@ def _action(activity: Activity, action: str, where: int) -> None:
         rest = words[3:]
         for key, value in zip(rest[::2], rest[1::2], strict=False):
             if key.startswith("--"):
-                options[key[2:]] = int(value) if key == "--insert_line" and value.isdigit() \
+                options[key[2:]] = int(value) if key == "--insert_line" and value.isdecimal() \
                     else value
         activity.edits.extend(editor_edits(options, where))
     elif re.match(r"^edit\s+\d+:\d+", stripped):
