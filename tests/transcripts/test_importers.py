@@ -369,3 +369,26 @@ def test_json_nested_beyond_the_parser_is_an_input_error(tmp_path: Path) -> None
     with pytest.raises(InputError, match="nests JSON too deeply") as caught:
         read_transcript(path=path, format_name="claude-code")
     assert caught.value.path == path
+
+
+def test_figures_out_of_range_count_as_nothing(tmp_path: Path) -> None:
+    """Python's JSON reader accepts Infinity and NaN; a stamp can be out of any calendar."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"type": "llm_call", "prompt_tokens": Infinity, "timestamp": 1e300}\n'
+        '{"type": "llm_call", "prompt_tokens": NaN, "completion_tokens": -Infinity, '
+        '"timestamp": "0001-01-01T00:00:00+05:00"}\n'
+        '{"type": "llm_call", "prompt_tokens": 10, "completion_tokens": -3, '
+        '"timestamp": "2026-11-01T10:00:00Z"}\n')
+    metrics = read_transcript(path=path, format_name="generic")
+    assert (metrics.prompt_tokens, metrics.completion_tokens, metrics.iterations) == (10, 0, 3)
+    assert metrics.wall_clock_seconds == 0
+
+
+def test_a_malformed_aider_token_figure_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "history.md"
+    path.write_text("# aider chat started at 2026-11-01 10:00:00\n\n> Tokens: 1.2.3k sent, "
+                    "5 received.\n")
+    with pytest.raises(InputError, match="unrecognised token figure") as caught:
+        read_transcript(path=path, format_name="aider-history")
+    assert caught.value.line == 3

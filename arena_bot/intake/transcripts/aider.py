@@ -50,7 +50,7 @@ from arena_bot.intake.transcripts.metrics import (
 #: The figures end at the first "." not inside a number; what follows (``Cost: ...``, Aider's
 #: trailing spaces, a stray byte) is not read.
 TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
-TOKENS_PART = re.compile(r"^(?P<count>[0-9.]+)(?P<unit>[kM]?) (?P<what>.+)$")
+TOKENS_PART = re.compile(r"^(?P<count>\d+(?:\.\d+)?)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
 UNITS = {"": 1, "k": 1_000, "M": 1_000_000}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -99,20 +100,20 @@ class Clock:
         self.last: datetime | None = None
 
     def see(self, stamp: object) -> None:
-        """Take an ISO-8601 string or epoch number; ignore anything unparseable."""
-        when: datetime | None = None
-        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-            when = datetime.fromtimestamp(float(stamp), tz=UTC)
-        elif isinstance(stamp, str):
-            try:
+        """Take an ISO-8601 string or epoch number; ignore anything unparseable or out of
+        range (``1e300``, ``Infinity``, year 1 with an offset)."""
+        try:
+            if isinstance(stamp, str):
                 when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-            except ValueError:
+            elif isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+                when = datetime.fromtimestamp(float(stamp), tz=UTC)
+            else:
                 return
-        if when is None:
+            # Compare everything in naive UTC; a stamp without zone is taken as UTC.
+            if when.tzinfo is not None:
+                when = when.astimezone(UTC).replace(tzinfo=None)
+        except (ValueError, OverflowError, OSError):
             return
-        # Compare everything in naive UTC; a stamp without zone is taken as UTC.
-        if when.tzinfo is not None:
-            when = when.astimezone(UTC).replace(tzinfo=None)
         self.first = min(self.first or when, when)
         self.last = max(self.last or when, when)
 
@@ -234,7 +235,8 @@ def _bad_line(
 
 
 def as_int(value: object) -> int:
-    """A token count as an int; anything else (a negative number included) counts as zero."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    """A token count as an int; anything else (negative, ``NaN``, ``Infinity``) is zero."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and (
+            -math.inf < value < math.inf):
         return max(int(value), 0)
     return 0
