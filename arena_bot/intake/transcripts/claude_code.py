@@ -192,11 +192,8 @@ class _Activity:
                 context_chars=self.chains.get(chain, 0), output_chars=chars, output_final=final,
             ))
         elif message_id in self.seen:
-            index = self.seen[message_id]
-            request = self.activity.requests[index]
             output = _usage(usage)["output"] if isinstance(usage, dict) else 0
-            self.activity.requests[index] = request.grown(
-                chars, output, final=request.output_final or final)
+            self.activity.requests[self.seen[message_id]].grow(chars, output, final=final)
 
     def _tool_use(self, number: int, chain: str, block: dict[str, Any]) -> None:
         name = str(block.get("name", ""))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the readers import this module: keep pydantic out of reading a transcript
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the readers import this module: keep pydantic out of readin
 EditKind = Literal["replace", "write", "insert", "patch", "delete", "undo", "append"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PatchChunk:
     """One ``@@`` chunk of a Codex ``apply_patch`` update."""
 
@@ -37,7 +37,7 @@ class PatchChunk:
     end_of_file: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edit:
     """One edit tool call as the transcript spells it."""
 
@@ -58,7 +58,7 @@ class Edit:
     read_before: bool | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Request:
     """One model request: its usage, and the visible conversation it was sent with."""
 
@@ -76,13 +76,12 @@ class Request:
     #: (Claude Code lines without a ``stop_reason``): the count is then only a lower bound.
     output_final: bool = True
 
-    def grown(self, chars: int, output_tokens: int = 0, *, final: bool | None = None) -> Request:
-        """This request with one more line of its response: ``chars`` more written, and the
-        line's output count when it is larger (a later line of a streamed response)."""
-        return replace(
-            self, output_tokens=max(self.output_tokens, output_tokens),
-            output_chars=self.output_chars + chars,
-            output_final=self.output_final if final is None else final)
+    def grow(self, chars: int, output_tokens: int = 0, *, final: bool = False) -> None:
+        """One more line of its response: ``chars`` more written, the line's output count
+        when larger (a later line of a streamed response), final once a line says so."""
+        self.output_chars += chars
+        self.output_tokens = max(self.output_tokens, output_tokens)
+        self.output_final = self.output_final or final
 
 
 @dataclass

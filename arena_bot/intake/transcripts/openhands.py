@@ -88,8 +88,7 @@ class _Activity:
         if response is not None:
             response_id = str(response.get("id"))
             if response_id in self.responses:
-                index = self.responses[response_id]
-                activity.requests[index] = activity.requests[index].grown(chars)
+                activity.requests[self.responses[response_id]].grow(chars)
             else:
                 step = self._step(event, response)
                 if step is not None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -79,9 +78,8 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
         for number, action in enumerate(actions, start=1):
             _action(activity, action, number)
     if stats and activity.requests:
-        activity.requests[0] = replace(activity.requests[0],
-                                       input_tokens=stats.get("tokens_sent", 0),
-                                       output_tokens=stats.get("tokens_received", 0))
+        activity.requests[0].input_tokens = stats.get("tokens_sent", 0)
+        activity.requests[0].output_tokens = stats.get("tokens_received", 0)
     metrics.prompt_tokens = stats.get("tokens_sent", 0)
     metrics.completion_tokens = stats.get("tokens_received", 0)
     metrics.iterations = stats.get("api_calls", 0)
