@@ -392,3 +392,22 @@ def test_a_malformed_aider_token_figure_is_an_input_error(tmp_path: Path) -> Non
     with pytest.raises(InputError, match="unrecognised token figure") as caught:
         read_transcript(path=path, format_name="aider-history")
     assert caught.value.line == 3
+
+
+def test_a_resumed_claude_code_session_replays_no_edit_twice(tmp_path: Path) -> None:
+    """A resumed session repeats its history with the same uuids: the edit it holds is one
+    edit (replayed twice it would no longer find its text, denying an honest session)."""
+    change = {"file_path": "/w/a.py", "old_string": "x = 1", "new_string": "x = 2"}
+    edit = {"type": "assistant", "uuid": "a1", "message": {
+        "id": "msg_1", "model": "claude-sonnet-4-5", "stop_reason": "tool_use",
+        "usage": {"input_tokens": 3000, "output_tokens": 40},
+        "content": [{"type": "tool_use", "id": "t1", "name": "Edit", "input": change}]}}
+    result = {"type": "user", "uuid": "u1", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}}
+    path = tmp_path / "resumed.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in [edit, result, edit, result]))
+    activity = read_transcript(path=path, format_name="claude-code").activity
+    assert activity is not None
+    assert [(e.path, e.old, e.new) for e in activity.edits] == [("/w/a.py", "x = 1", "x = 2")]
+    assert len(activity.requests) == 1
+    assert activity.requests[0].output_chars == len("Edit" + json.dumps(change))

@@ -5,7 +5,8 @@ Each line is one event: ``type`` ``user``/``assistant``/``summary``/..., with ``
 lines a ``message`` in Anthropic Messages API shape (``id``, ``model``, ``content`` blocks,
 ``usage``). A streamed reply is written as one line per content block, each repeating the same
 ``message.id`` and the same ``usage``: usage is counted once per message id. A resumed session
-replays earlier lines with the same ``uuid``: those are skipped so history is not doubled.
+replays earlier lines with the same ``uuid``: those are skipped so history (its usage, its
+edits) is not doubled.
 
 Claude Code 2.x writes each sub-agent's turns to a file of its own, not to the session file:
 2.1 and later in ``<session>/subagents/agent-<id>.jsonl`` (deeper for workflows) beside
@@ -227,8 +228,6 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         message = event.get("message")
         message = message if isinstance(message, dict) else None
         message_id = str((message or {}).get("id") or f"line-{index}-{number}")
-        if index == 0:
-            session.see(number, event, message_id)
         uuid = event.get("uuid")
         if isinstance(uuid, str):
             if uuid in seen_uuids:  # history replayed by a resumed session
@@ -236,6 +235,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
             seen_uuids.add(uuid)
         if index == 0:
             metrics.see_line(number)
+            session.see(number, event, message_id)
         result = event.get("toolUseResult")
         if isinstance(result, dict) and isinstance(result.get("agentId"), str):
             named_agents.add(result["agentId"])
