@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from arena_bot.core.errors import JudgeError
+from arena_bot.core.files import write_atomically
 
 if TYPE_CHECKING:  # imported where a request is made: every `arena score` imports this
     import requests  # module, and requests alone took a tenth of a second to load
@@ -168,9 +169,7 @@ class JudgeCache:
     def put(self, key: str, answer: str) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"answer": answer}, ensure_ascii=False), encoding="utf-8")
-        temporary.replace(path)  # atomic: a crash never leaves half an answer
+        write_atomically(path, json.dumps({"answer": answer}, ensure_ascii=False).encode())
 
 
 @dataclass(frozen=True)
