@@ -500,8 +500,6 @@ FIRST_REQUEST_FLOOR: dict[str, int] = {
     "claude-code": 2000, "codex": 2000, "openhands": 1500, "swe-agent": 500,
     "aider-history": 500,
 }
-
-
 #: How far a cache read may exceed the largest context sent before in the transcript: a
 #: provider's prompt cache is keyed by prefix, so a request can read what a sub-agent or an
 #: earlier session (within the cache's lifetime) sent with the same system prompt and tool
@@ -522,9 +520,7 @@ def usage_problems(activity: Activity) -> list[str]:
     * its output covers what the model visibly wrote (same factor), where the transcript
       shows the response's final output count (``output_final``);
     * cache reads never exceed the largest context sent before (input plus output of an
-      earlier request) by more than :data:`CACHE_READ_SLACK`: a cache only holds what was
-      sent, but the same prefix (system prompt, tool definitions) may also have been
-      cached by a sub-agent or an earlier session of the same user.
+      earlier request) by more than :data:`CACHE_READ_SLACK`.
     For formats with totals only, the sums are checked instead.
     """
     requests = activity.requests
