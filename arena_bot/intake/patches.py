@@ -710,7 +710,7 @@ class ProtectedPaths:
         folded = fold_path(path)
         if folded in self._folded_exact:
             return "a file of the task's tests patch"
-        for part in PurePosixPath(folded).parts:
+        for part in folded.split("/"):  # "" and "." match no protected name
             if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
                 return f"{part} (changes how tests run)"
         for pattern, folded_pattern, whole in self._folded_patterns:
@@ -726,8 +726,8 @@ class ProtectedPaths:
         for file in patch.files:
             for path in file.paths:
                 rule = self.rule_for(path)
-                name = PurePosixPath(fold_path(path)).name
-                if rule is None and name in PYTEST_CONFIG_CONTENT_FILES:
+                if rule is None and (PurePosixPath(fold_path(path)).name
+                                     in PYTEST_CONFIG_CONTENT_FILES):
                     rule = _pytest_settings_rule(file)
                 if rule is not None:
                     found.append(ProtectedViolation(path=path, rule=rule, line=file.line))
