@@ -13,10 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from arena_bot.intake.validation import Diagnostic, SubmissionReport, ValidationReport
-from arena_bot.models.common import Level
+from arena_bot.models.common import Level, RecordModel
 
 OutputFormat = Literal["text", "json", "github"]
 OUTPUT_FORMATS: tuple[str, ...] = OutputFormat.__args__  # type: ignore[attr-defined]
@@ -25,11 +23,7 @@ OUTPUT_FORMATS: tuple[str, ...] = OutputFormat.__args__  # type: ignore[attr-def
 JSON_VERSION = 1
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DiagnosticOut(_Out):
+class DiagnosticOut(RecordModel):
     """One diagnostic in ``--format json``."""
 
     severity: Level
@@ -40,7 +34,7 @@ class DiagnosticOut(_Out):
     hint: str | None
 
 
-class SubmissionOut(_Out):
+class SubmissionOut(RecordModel):
     """One submission folder in ``--format json``."""
 
     path: str
@@ -49,7 +43,7 @@ class SubmissionOut(_Out):
     diagnostics: list[DiagnosticOut]
 
 
-class SummaryOut(_Out):
+class SummaryOut(RecordModel):
     submissions: int
     valid: int
     invalid: int
@@ -57,7 +51,7 @@ class SummaryOut(_Out):
     warnings: int
 
 
-class ReportOut(_Out):
+class ReportOut(RecordModel):
     """The whole ``--format json`` document."""
 
     version: int = JSON_VERSION
