@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from arena_bot.intake.validation import Diagnostic, SubmissionReport, ValidationReport
 from arena_bot.models.common import Level, RecordModel
 
 OutputFormat = Literal["text", "json", "github"]
-OUTPUT_FORMATS: tuple[str, ...] = OutputFormat.__args__  # type: ignore[attr-defined]
+OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)
 
 #: Version of the JSON shape below; bump on any incompatible change.
 JSON_VERSION = 1

@@ -259,7 +259,6 @@ def run_level(
     if errors:
         return "self-reported", tuple(errors[:5])
     path = folder / run.transcript.file
-    reasons: list[str] = []
     try:
         metrics = read_transcript(path=path, format_name=run.transcript.format)
     except ArenaError as exc:
@@ -269,7 +268,7 @@ def run_level(
         return "self-reported", (
             f"the {run.transcript.format} format shows no edit tool calls that can be replayed",)
     exact = limits.model_copy(update={"tolerance": 0.0, "count_slack": 0.0})
-    reasons += [
+    reasons = [
         f"{finding.message} (the level needs the transcript's own figures)"
         for finding in compare_metrics(run=run, metrics=metrics, path=path, tolerances=exact)
         if finding.code == "metric-mismatch"
