@@ -220,7 +220,6 @@ def _columns(
         prompt=col(lambda r: opt(r.run.tokens.prompt)),
         completion=col(lambda r: opt(r.run.tokens.completion)),
         cached=col(lambda r: opt(r.run.tokens.cached)),
-        resolved=np.array([r.resolved for _, r in flat], dtype=bool),
         solved=col(lambda r: r.solved),
     )
     offsets = list(np.cumsum([0] + [len(p.runs) for p in prepared])[:-1])
