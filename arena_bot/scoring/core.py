@@ -8,6 +8,7 @@ inputs into these columns and the result back into the Leaderboard model.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,6 @@ from arena_bot.scoring.grouped import (
     BoolArray,
     FloatArray,
     IntArray,
-    SortedGroups,
     TieRanks,
     competition_ranks,
     group_max,
@@ -111,10 +111,6 @@ class MetricBaselineArrays:
     q75: FloatArray
     count: IntArray
     dynamic: BoolArray
-    #: The recorded values sorted within each task, and where they came from (indices
-    #: into the members' arrays): reused by the outlier checks.
-    observed: SortedGroups
-    members: IntArray
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,8 +135,6 @@ class ComponentArrays:
     correctness: FloatArray
     #: Seed 002's composite (Σ weight · category score) before the policy's scaling.
     composite: FloatArray
-    #: The share of the work solved that scaled it (1 under the seed002 policy).
-    solved: FloatArray
     overall_unadjusted: FloatArray
     overall: FloatArray
     weights: FloatArray
@@ -177,18 +171,11 @@ def _masked_group_mean(
 
 
 def _metric_baseline(
-    values: FloatArray,
-    groups: IntArray,
-    *,
-    n_groups: int,
-    enough: BoolArray,
+    values: FloatArray, groups: IntArray, enough: BoolArray,
     default: tuple[FloatArray, FloatArray, FloatArray],
-    members: IntArray | None = None,
 ) -> MetricBaselineArrays:
     """Dynamic min/median/max/quartiles where ``enough`` and any value exists, else default."""
-    ordered = sort_groups(values, groups, n_groups=n_groups)
-    if members is None:
-        members = np.arange(len(values), dtype=np.int64)
+    ordered = sort_groups(values, groups, n_groups=len(enough))
     dynamic = enough & (ordered.counts > 0)
     return MetricBaselineArrays(
         min=np.where(dynamic, group_min(ordered), default[0]),
@@ -198,8 +185,6 @@ def _metric_baseline(
         q75=np.where(dynamic, group_quantile_exclusive(ordered, fraction=0.75), np.nan),
         count=ordered.counts,
         dynamic=dynamic,
-        observed=ordered,
-        members=members,
     )
 
 
@@ -235,10 +220,9 @@ def _components(
         efficiency_score=efficiency, speed_score=speed, cost_score=cost_score,
         correctness_score=m.correctness, weights=tasks.weights[task_of],
     )
-    share = m.solved if scoring.policy == "solved" else np.ones_like(composite)
-    total = composite * share
+    total = composite * m.solved if scoring.policy == "solved" else composite
     return ComponentArrays(
-        composite=composite, solved=share, token=token, tool_call=tool_call,
+        composite=composite, token=token, tool_call=tool_call,
         iteration=iteration, efficiency=efficiency, speed=speed, cost=cost_score,
         correctness=m.correctness, overall_unadjusted=total,
         overall=components.difficulty_adjusted(total, multiplier=tasks.multiplier[task_of]),
@@ -264,33 +248,6 @@ def t_interval(
     low = np.where(ok, np.clip(mean - margin, 0.0, 100.0), np.nan)
     high = np.where(ok, np.clip(mean + margin, 0.0, 100.0), np.nan)
     return low, high
-
-
-def _robust_z(observed: SortedGroups, members: IntArray, *, size: int) -> FloatArray:
-    """Modified z-score of log(value) within each group (median / MAD); NaN if undefined.
-
-    ``observed`` holds the recorded (positive) values sorted within each group — the
-    baseline's sort, reused: log is monotone, so the logs are sorted too. Undefined: the
-    value is missing, the group has fewer than ROBUST_MIN_VALUES values, or its MAD is 0
-    (more than half the values identical: nothing is "unusual" then).
-    """
-    out = np.full(size, np.nan)
-    if len(observed.values) == 0:
-        return out
-    n_groups = len(observed.counts)
-    logs = np.log(observed.values)
-    g = np.repeat(np.arange(n_groups), observed.counts)
-    log_sorted = SortedGroups(
-        values=logs, order=observed.order, starts=observed.starts, counts=observed.counts
-    )
-    median = group_median(log_sorted)
-    deviation = np.abs(logs - median[g])
-    mad = group_median(sort_groups(deviation, g, n_groups=n_groups))
-    usable = (observed.counts >= ROBUST_MIN_VALUES) & (mad > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = ROBUST_Z_SCALE * (logs - median[g]) / mad[g]
-    out[members[observed.order]] = np.where(usable[g], z, np.nan)
-    return out
 
 
 def significance(
@@ -443,25 +400,16 @@ def _baselines(
     return BaselineArrays(
         submission_count=submission_count,
         dynamic=enough,
-        tokens=_metric_baseline(
-            metrics.tokens[members], task_of, n_groups=n, enough=enough,
-            default=defaults.tokens,
-        ),
+        tokens=_metric_baseline(metrics.tokens[members], task_of, enough, defaults.tokens),
         tool_calls=_metric_baseline(
-            metrics.tool_calls[members], task_of, n_groups=n, enough=enough,
-            default=defaults.tool_calls,
+            metrics.tool_calls[members], task_of, enough, defaults.tool_calls
         ),
         execution_time=_metric_baseline(
-            execution_time[timed], task_of[timed], n_groups=n, enough=enough,
-            default=defaults.execution_time, members=np.flatnonzero(timed),
+            execution_time[timed], task_of[timed], enough, defaults.execution_time
         ),
-        cost=_metric_baseline(
-            cost[costed], task_of[costed], n_groups=n, enough=enough, default=defaults.cost,
-            members=np.flatnonzero(costed),
-        ),
+        cost=_metric_baseline(cost[costed], task_of[costed], enough, defaults.cost),
         iterations=_metric_baseline(
-            metrics.iterations[members], task_of, n_groups=n, enough=enough,
-            default=iteration_default,
+            metrics.iterations[members], task_of, enough, iteration_default
         ),
     )
 
@@ -575,8 +523,13 @@ def _seed_outliers(metrics: Metrics, scope: _Scope, options: OutlierConfig) -> S
 
 
 def _robust_z_scores(metrics: Metrics, scope: _Scope) -> dict[str, FloatArray]:
-    """Robust z-scores of log tokens, cost and time within each task. Recorded (positive)
-    values only: time and cost of 0 mean "not recorded", and the z-score works on logs."""
+    """Modified z-scores of log tokens, cost and time within each task (median / MAD).
+
+    Recorded (positive) values only: time and cost of 0 mean "not recorded", and the
+    z-score works on logs. NaN where undefined: the value is missing, the task has fewer
+    than ROBUST_MIN_VALUES values, or its MAD is 0 (more than half the values identical:
+    nothing is "unusual" then).
+    """
     robust: dict[str, FloatArray] = {}
     for name, metric_values in (
         ("tokens", metrics.tokens),
@@ -586,9 +539,16 @@ def _robust_z_scores(metrics: Metrics, scope: _Scope) -> dict[str, FloatArray]:
         values = np.nan_to_num(metric_values[scope.index], nan=0.0)
         members = np.flatnonzero(values > 0)
         observed = sort_groups(values[members], scope.tasks[members], n_groups=scope.n_tasks)
-        z = np.full(scope.n_subs, np.nan)
-        z[scope.index] = _robust_z(observed, members, size=len(scope.index))
-        robust[name] = z
+        # log is monotone: the logs of the sorted values are sorted too.
+        logs = np.log(observed.values)
+        g = np.repeat(np.arange(scope.n_tasks), observed.counts)
+        median = group_median(dataclasses.replace(observed, values=logs))
+        mad = group_median(sort_groups(np.abs(logs - median[g]), g, n_groups=scope.n_tasks))
+        usable = (observed.counts >= ROBUST_MIN_VALUES) & (mad > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = ROBUST_Z_SCALE * (logs - median[g]) / mad[g]
+        robust[name] = np.full(scope.n_subs, np.nan)
+        robust[name][scope.index[members[observed.order]]] = np.where(usable[g], z, np.nan)
     return robust
 
 
