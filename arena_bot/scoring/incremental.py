@@ -17,6 +17,7 @@ Submissions must sit at ``submissions/<task>/<id>/`` with ``task: <task>`` (what
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zlib
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -181,7 +182,7 @@ class TaskPart:
                    + "]]")
         sections = [
             zlib.compress(json.dumps(meta, ensure_ascii=False).encode(), 1),
-            zlib.compress(json.dumps([row.to_list() for row in aggregate_rows(entries)],
+            zlib.compress(json.dumps([dataclasses.astuple(row) for row in aggregate_rows(entries)],
                                      ensure_ascii=False).encode(), 1),
             zlib.compress(csv_rows(board).encode(), 1),
             zlib.compress(preview.encode(), 1),

@@ -18,7 +18,6 @@ import numpy as np
 
 from arena_bot.core.errors import InputError
 from arena_bot.intake.reviews import judge_review
-from arena_bot.models.evaluation import ReviewFlag as EvaluationFlag
 from arena_bot.models.evaluation import RunResult
 from arena_bot.models.leaderboard import (
     CategoryRanks,
@@ -103,12 +102,11 @@ class _Prepared:
 
 def _prepare(item: SubmissionInput, task: Task, options: ScoringOptions) -> _Prepared:
     result = item.result
-    if result is None:
+    if result is None or result.error or not result.runs:
         runs = [_PreparedRun(run, None, [], None, False, 0.0) for run in item.spec.runs]
-        return _Prepared(item, task, "pending", "not evaluated yet", runs)
-    if result.error or not result.runs:
+        if result is None:
+            return _Prepared(item, task, "pending", "not evaluated yet", runs)
         reason = f"evaluation failed: {result.error}" if result.error else "evaluation has no runs"
-        runs = [_PreparedRun(run, None, [], None, False, 0.0) for run in item.spec.runs]
         return _Prepared(item, task, "error", reason, runs)
     by_id = {run_result.run_id: run_result for run_result in result.runs}
     prepared = []
@@ -315,18 +313,6 @@ def _flags(
     return flags
 
 
-def _validation(i: int, res: core.CoreResult) -> list[str]:
-    """Seed 002 ``validate_evaluation_metrics`` messages."""
-    messages = []
-    if res.validation_out_of_range[i]:
-        messages.append("a score is out of the 0..100 range")
-    if res.validation_high_pair[i]:
-        messages.append("Suspicious: Both efficiency and speed scores are extremely high")
-    if res.validation_low_tokens[i]:
-        messages.append("Suspiciously low token count")
-    return messages
-
-
 def _weights_model(row: np.ndarray) -> CategoryWeights:
     names = CategoryWeights.model_fields
     return CategoryWeights(**{c: number(v) for c, v in zip(names, row, strict=True)})
@@ -451,20 +437,14 @@ class _Review:
     outliers: list[OutlierFlag]
 
 
-def _board_flag(flag: EvaluationFlag) -> ReviewFlag:
-    """An evaluation's flag as the board shows it (its source and kind as stored)."""
-    return ReviewFlag(source=flag.source, kind=flag.kind, file=flag.file or None,
-                      line=flag.line, reason=flag.reason)
-
-
 def _evaluation_flags(p: _Prepared) -> list[ReviewFlag]:
-    """The static and runtime flags of the entry's stored result, each once."""
+    """The static and runtime flags of the entry's stored result, as the board shows them."""
     result = p.item.result
-    return [_board_flag(flag) for flag in result.review_flags] if result is not None else []
-
-
-def _held(flags: list[ReviewFlag], p: _Prepared) -> bool:
-    return judge_review(flags, p.item.review, file=p.item.review_file)[0] == "under-review"
+    return [
+        ReviewFlag(source=flag.source, kind=flag.kind, file=flag.file or None, line=flag.line,
+                   reason=flag.reason)
+        for flag in (result.review_flags if result is not None else [])
+    ]
 
 
 def _outlier_flags(outliers: list[OutlierFlag], i: int, res: core.CoreResult, *,
@@ -530,7 +510,14 @@ def _scored_parts(
             for k in options.config.scoring.pass_k if k <= n_runs
         ],
         outliers=outliers,
-        validation=_validation(i, res),
+        validation=[  # seed 002 ``validate_evaluation_metrics``
+            message for failed, message in (
+                (res.validation_out_of_range[i], "a score is out of the 0..100 range"),
+                (res.validation_high_pair[i],
+                 "Suspicious: Both efficiency and speed scores are extremely high"),
+                (res.validation_low_tokens[i], "Suspiciously low token count"),
+            ) if failed
+        ],
         notes=_scoring_notes(i, res, metrics, criteria),
     )
 
@@ -621,19 +608,11 @@ class AggregateRow:
             pass_at_k=tuple((p.k, p.value) for p in entry.pass_at_k),
         )
 
-    def to_list(self) -> list[object]:
-        return [self.label, self.tool, self.model, self.task_id, self.overall, self.multiplier,
-                self.correctness, self.resolve_rate, self.runs,
-                [list(p) for p in self.pass_at_k]]
-
     @classmethod
     def from_list(cls, row: list[Any]) -> AggregateRow:
-        label, tool, model, task_id, overall, multiplier, correctness, rate, runs, pass_rows = row
-        return cls(
-            label=label, tool=tool, model=model, task_id=task_id, overall=overall,
-            multiplier=multiplier, correctness=correctness, resolve_rate=rate, runs=runs,
-            pass_at_k=tuple((int(k), float(v)) for k, v in pass_rows),
-        )
+        """A row from its JSON list (``dataclasses.astuple``'s order)."""
+        pass_at_k = tuple((int(k), float(v)) for k, v in row[-1])
+        return dataclasses.replace(cls(*row), pass_at_k=pass_at_k)
 
 
 def aggregate_rows(entries: Sequence[Entry]) -> list[AggregateRow]:
@@ -786,11 +765,18 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     hold = options.config.review.hold
     # Pass 1: entries held for the evaluation's own flags are not ranked; outliers (which do
     # not depend on who is ranked) may hold more, then the ranks are made again without them.
-    held = np.array([hold and _held(_evaluation_flags(p), p) for p in prepared], dtype=bool)
-    res = core.score_columns(
-        tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~held),
-        runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
-    )
+    def rescore(held: np.ndarray) -> core.CoreResult:
+        return core.score_columns(
+            tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~held),
+            runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
+        )
+
+    held = np.array([
+        hold and judge_review(_evaluation_flags(p), p.item.review,
+                              file=p.item.review_file)[0] == "under-review"
+        for p in prepared
+    ], dtype=bool)
+    res = rescore(held)
     reviews = [
         _review_parts(p, _flags(i=i, p=p, res=res, offset=offsets[i], options=options,
                                 duplicates=duplicates), res, i,
@@ -799,10 +785,7 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     ]
     final = np.array([hold and r.status == "under-review" for r in reviews], dtype=bool)
     if not np.array_equal(final, held):
-        res = core.score_columns(
-            tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~final),
-            runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
-        )
+        res = rescore(final)
     entries = [
         _entry(i=i, p=p, res=res, offset=offsets[i], options=options, review=reviews[i])
         for i, p in enumerate(prepared)
