@@ -49,7 +49,6 @@ from arena_bot.scoring import core
 from arena_bot.scoring.correctness import (
     CriterionOutcome,
     RunContext,
-    run_resolved,
     score_run,
     weighted_correctness,
 )
@@ -87,7 +86,7 @@ class _PreparedRun:
     outcomes: list[CriterionOutcome]
     correctness: float | None
     resolved: bool
-    #: Share of the work this run solved (see :func:`solved_share`).
+    #: Share of the work this run solved (see :func:`_solved`).
     solved: float
 
 
@@ -119,38 +118,27 @@ def _prepare(item: SubmissionInput, task: Task, options: ScoringOptions) -> _Pre
             )
         )
         correctness = weighted_correctness(outcomes)
+        resolved, solved = _solved(task, item.spec, run_result, correctness)
         prepared.append(
-            _PreparedRun(
-                run=run,
-                result=run_result,
-                outcomes=outcomes,
-                correctness=correctness,
-                resolved=run_resolved(submission=item.spec, result=run_result),
-                solved=solved_share(
-                    task=task, submission=item.spec, result=run_result, correctness=correctness
-                ),
-            )
+            _PreparedRun(run, run_result, outcomes, correctness, resolved, solved)
         )
     return _Prepared(item, task, "scored", None, prepared)
 
 
-def solved_share(
-    *, task: Task, submission: Submission, result: RunResult | None,
-    correctness: float | None,
-) -> float:
-    """The share of a run's work that is solved, 0..1.
-
-    The share of the submission's features whose tests pass; for a task judged without tests
-    (no ``tests_pass`` among its success criteria), its correctness / 100.
-    """
+def _solved(
+    task: Task, submission: Submission, result: RunResult | None, correctness: float | None
+) -> tuple[bool, float]:
+    """Whether the run is resolved (for pass@k: every feature of the submission passes its
+    tests), and the share of its work that is solved, 0..1: the share of the features
+    passing; for a task judged without tests (no ``tests_pass`` among its success
+    criteria), its correctness / 100."""
+    verdicts = {f.feature: f.passed for f in result.tested_features} if result is not None else {}
+    features = submission.features
+    passed = sum(1 for fid in features if verdicts.get(fid, False))
+    resolved = result is not None and passed == len(features)
     if any(c.type == "tests_pass" for c in task.success_criteria) or not task.success_criteria:
-        if result is None or not submission.features:
-            return 0.0
-        verdicts = {feature.feature: feature.passed for feature in result.tested_features}
-        return sum(1 for fid in submission.features if verdicts.get(fid, False)) / len(
-            submission.features
-        )
-    return 0.0 if correctness is None else correctness / 100.0
+        return resolved, passed / len(features) if features else 0.0
+    return resolved, 0.0 if correctness is None else correctness / 100.0
 
 
 def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskColumns:
