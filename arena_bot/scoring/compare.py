@@ -27,11 +27,10 @@ from dataclasses import dataclass
 
 from arena_bot.core.errors import InputError
 from arena_bot.models.leaderboard import Entry, Leaderboard
-from arena_bot.scoring.stats import PairedResult, WelchResult, paired_test, welch_test
+from arena_bot.scoring.stats import ALPHA, PairedResult, WelchResult, paired_test, welch_test
 
 #: Shared tasks needed before a comparison gives a verdict.
 MIN_SHARED_TASKS = 3
-ALPHA = 0.05
 
 
 @dataclass(frozen=True, kw_only=True)

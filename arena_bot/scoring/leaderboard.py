@@ -186,7 +186,6 @@ def _columns(
         price_cached=prices[:, 1],
         price_output=prices[:, 2],
     )
-    # Runs stay grouped by submission, in submission order (the core relies on it).
     flat = [(i, r) for i, p in enumerate(prepared) for r in p.runs]
 
     def col(getter: Callable[[_PreparedRun], float]) -> np.ndarray:
