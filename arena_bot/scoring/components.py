@@ -1,10 +1,5 @@
-"""Seed 002's component scores, vectorised (every function takes and returns arrays).
-
-Each function names its seed formula. All return values in 0..100. The seed's order of
-tests (``<= min`` first, then ``>= max``) already avoids dividing by ``max − min`` when the
-two are equal; the functions make that explicit, so a degenerate baseline (every
-submission identical, min == max) gives 100 at or below the value and 0 above it.
-"""
+"""Seed 002's component scores, vectorised: each function names its seed formula, takes
+and returns arrays, all values in 0..100."""
 
 from __future__ import annotations
 

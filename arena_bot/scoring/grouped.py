@@ -1,9 +1,6 @@
-"""Vectorised per-group statistics over flat numpy arrays.
-
-The scoring core keeps every submission of every task in one flat array with a task index
-beside it. Sorting once by ``(group, value)`` gives every group's order statistics by index
-arithmetic, so a whole rescoring is O(n log n) with no Python loop over submissions.
-"""
+"""Vectorised per-group statistics over flat numpy arrays (a value array and a group index
+beside it): sorting once by ``(group, value)`` gives every group's order statistics by
+index arithmetic, with no Python loop over groups."""
 
 from __future__ import annotations
 

@@ -74,9 +74,7 @@ def number(value: float) -> float:
 
 
 def _maybe(value: float) -> float | None:
-    if math.isnan(value):
-        return None
-    return number(value)
+    return None if math.isnan(value) else number(value)
 
 
 @dataclass(frozen=True)
@@ -700,14 +698,14 @@ def input_digest(inputs: ScoringInputs, options: ScoringOptions) -> str:
 def board_notes(
     tasks: Sequence[Task],
     options: ScoringOptions,
-    unchecked: Mapping[str, Sequence[int]] | None = None,
+    unchecked: Mapping[str, Sequence[int]],
 ) -> list[str]:
     """Notes printed with the board: what could not be scored and why."""
     notes = [
         f"Task {task_id} is not scored: feature(s) {', '.join(map(str, features))} have no "
         f"recorded expected test ids; a maintainer records them with "
         f"`arena dataset check {task_id}`."
-        for task_id, features in sorted((unchecked or {}).items())
+        for task_id, features in sorted(unchecked.items())
         if features
     ]
     if options.judge is None and any(
