@@ -43,3 +43,12 @@ def test_show_says_an_unreadable_memo_is_rebuilt_and_changes_nothing(tmp_path: P
     assert shown.exit_code == 0, shown.output
     assert "not a readable memo" in shown.output and "the next run rebuilds it" in shown.output
     assert memo.read_bytes() == b"not sqlite at all " * 64
+
+
+def test_clear_that_cannot_delete_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / ".arena" / MEMO_FILE).mkdir(parents=True)  # not a file: unlink refuses
+    cleared = arena(tmp_path, "memo", "clear")
+    assert cleared.exit_code == 1 and "Traceback" not in cleared.output
+    assert f"{tmp_path / '.arena' / MEMO_FILE}: cannot delete the memo: " in cleared.output
+    assert "delete the file by hand" in cleared.output
+    assert (tmp_path / ".arena" / MEMO_FILE).is_dir()

@@ -29,13 +29,17 @@ from arena_bot.intake.transcripts.edits import (
     differences,
     iter_edits,
     patched_files,
-    read_activity,
     replay,
     usage_problems,
 )
 from arena_bot.intake.verification import checkout_files, run_level, transcript_cost
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def read_activity(path: Path, fmt: str) -> Activity | None:
+    return read_transcript(path=path, format_name=fmt).activity
+
 TASK = "csvstat-summaries"
 SAMPLE = REPO / "submissions" / TASK / "2026-11-04_claude-code_claude-sonnet-4-5"
 CWD = "/home/maya/csvstat"
@@ -461,7 +465,7 @@ def test_swe_agent_editor_calls_as_actions(repo: Path, tmp_path: Path) -> None:
 def test_usage_rules_each_catch_their_contradiction() -> None:
     def request(k: int, *, input_tokens: int, cache_read: int = 0, context: int = 0,
                 output: int = 200, wrote: int = 100) -> Request:
-        return Request(where=k, chain="main", model="m", input_tokens=input_tokens,
+        return Request(where=k, input_tokens=input_tokens,
                        cache_read=cache_read, output_tokens=output, context_chars=context,
                        output_chars=wrote)
 

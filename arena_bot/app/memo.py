@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from arena_bot.core.errors import InputError
 from arena_bot.core.gitcmd import run_git
 
 MEMO_FILE = "memo.sqlite"
@@ -323,8 +324,14 @@ def clear_memo(cache_dir: Path) -> bool:
     """Delete the memo under ``cache_dir``; ``True`` if there was one."""
     path = cache_dir / MEMO_FILE
     existed = path.exists()
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    try:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    except OSError as exc:
+        raise InputError(
+            f"cannot delete the memo: {exc.strerror}", path=path,
+            hint="check the folder's permissions, or delete the file by hand",
+        ) from None
     return existed
 
 

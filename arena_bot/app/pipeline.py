@@ -18,7 +18,8 @@ from arena_bot.app.scoring import WrittenBoard, score_board, write_scored
 from arena_bot.app.validation import validate_submissions
 from arena_bot.core.errors import UsageError
 from arena_bot.core.settings import Settings
-from arena_bot.intake.validation import ValidationReport, all_submission_folders
+from arena_bot.intake.submissions import all_submission_folders
+from arena_bot.intake.validation import ValidationReport
 from arena_bot.scoring.incremental import ScoredBoard
 
 

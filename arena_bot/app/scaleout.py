@@ -22,11 +22,11 @@ from arena_bot.bot.units import (
     plan_units_of,
     write_unit_result,
 )
-from arena_bot.core.errors import ArenaError, UsageError
+from arena_bot.core.errors import ArenaError, InputError, UsageError
+from arena_bot.core.files import write_atomically
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.intake.submissions import SubmissionFolder, load_submission
-from arena_bot.intake.validation import all_submission_folders
+from arena_bot.intake.submissions import SubmissionFolder, all_submission_folders, load_submission
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 
@@ -171,10 +171,20 @@ class Aggregated:
     skipped: list[str] = field(default_factory=list)  # "key: why" of units ignored
 
 
-def aggregate_units(settings: Settings, paths: Sequence[Path]) -> Aggregated:
-    """Merge the unit result files (any order) and store each submission's assembled
+def aggregate_units(
+    settings: Settings, paths: Sequence[Path], *, also_from: Path | None = None,
+    output: Path | None = None,
+) -> Aggregated | None:
+    """Merge the unit result files (any order; ``paths`` and every ``*.json`` under
+    ``also_from``, the downloaded matrix artifacts) and store each submission's assembled
     EvaluationResult in the result store; a submission with a missing or failed unit is
-    not stored."""
+    not stored. ``output``: also the merged unit results, written whole. ``None``: no unit
+    result at all (no matrix ran)."""
+    paths = list(paths)
+    if also_from is not None and also_from.is_dir():
+        paths += sorted(p for p in also_from.rglob("*.json") if p.is_file())
+    if not paths:
+        return None
     merged = aggregate(paths)
     units = parse_units(merged["units"])
     dataset = Dataset(settings.dataset_dir)
@@ -194,5 +204,11 @@ def aggregate_units(settings: Settings, paths: Sequence[Path]) -> Aggregated:
     store = ResultStore(settings.results_dir)
     for submission, address, result in assembled.results:
         store.save(submission, address, result)
+    if output is not None:
+        data = json.dumps(merged, indent=2, sort_keys=True) + "\n"
+        try:
+            write_atomically(output, data.encode())
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", path=output) from None
     return Aggregated(merged=merged, stored=[s.key for s, _, _ in assembled.results],
                       incomplete=assembled.incomplete, skipped=skipped)

@@ -13,18 +13,18 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena_bot.app.memo import Memo, code_version, content_ids
+from arena_bot.app.memo import Memo, code_version, content_ids, open_memo
 from arena_bot.core.config import JudgeConfig, load_config
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, JudgeError
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring.export import canonical
+from arena_bot.scoring.export import canonical, verified_only
 from arena_bot.scoring.incremental import (
     ScoredBoard,
     TaskPart,
@@ -37,6 +37,10 @@ from arena_bot.scoring.inputs import ScoringOptions, options_digest
 from arena_bot.scoring.judge import Judge, build_judge
 from arena_bot.site.methodology import methodology_from_board
 from arena_bot.tasks.dataset import Dataset, TaskFolder
+
+if TYPE_CHECKING:
+    from arena_bot.scoring.calibration import CalibrationReport
+    from arena_bot.scoring.compare import Comparison
 
 _RESULTS_HINT = "pass the folder `arena evaluate` wrote to (default .arena/results)"
 
@@ -380,3 +384,70 @@ def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
         *(f"note: {note}" for note in scored.head.notes),
         f"wrote {export}" if written.rewritten != () else f"{export} are up to date",
     ]
+
+
+def score_to(
+    settings: Settings, output: Path | None, *, results: Path | None = None,
+    match: str = "store", keep_verified: bool = False,
+) -> tuple[ScoredBoard, WrittenBoard]:
+    """``arena score``: the board scored and written to ``output`` (default: the cache
+    folder). The filtered view and result folders gathered by other means take the
+    whole-board path (the memo's path serves the full board)."""
+    folder = output or settings.cache_dir
+    if match == "latest" or keep_verified:
+        board = board_from_disk(settings, results=results, match=match)
+        scored = ScoredBoard.of(verified_only(board) if keep_verified else board)
+        return scored, write_scored(scored, folder)
+    with open_memo(settings.cache_dir) as memo:
+        scored = score_board(settings, memo=memo, results=results)
+        return scored, write_scored(scored, folder, memo)
+
+
+def compare_on_board(
+    settings: Settings, a: str, b: str, *, leaderboard: Path | None = None,
+    results: Path | None = None, match: str = "store",
+) -> Comparison:
+    """``arena compare``: A against B on a written ``leaderboard`` file, else on the board
+    scored now (``store``: the board `arena score` writes, its unchanged tasks reused)."""
+    if leaderboard is not None:
+        try:
+            board = Leaderboard.model_validate_json(leaderboard.read_bytes())
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=leaderboard) from None
+        except ValueError:
+            raise InputError(
+                "not a leaderboard.json written by `arena score`", path=leaderboard,
+                hint="run `arena score` to write it again",
+            ) from None
+    elif match == "store":
+        with open_memo(settings.cache_dir) as memo:
+            board = score_board(settings, memo=memo, results=results).board()
+    else:
+        board = board_from_disk(settings, results=results, match=match)
+    from arena_bot.scoring.compare import compare  # numpy: not for `arena score`
+
+    return compare(board, a, b)
+
+
+def calibrate_judge(settings: Settings, *, tolerance: float) -> CalibrationReport:
+    """``arena calibrate``: the configured judge against the shipped reference set; a
+    JudgeError when no judge is configured or it scored none of the samples."""
+    judge = judge_for(settings)
+    if judge is None:
+        raise JudgeError(
+            "no LLM judge configured",
+            hint="set ARENA_JUDGE_URL (an OpenAI-compatible base URL, e.g. "
+            "https://api.openai.com/v1), ARENA_JUDGE_MODEL and, if needed, "
+            "ARENA_JUDGE_API_KEY",
+        )
+    from arena_bot.scoring.calibration import calibrate  # numpy: not for `arena score`
+
+    report = calibrate(judge, tolerance=tolerance)
+    if report.summary.judged == 0:
+        # Nothing judged is a broken setup (endpoint down, wrong model), not a "Poor" judge.
+        problem = next((r.problem for r in report.samples if r.problem), "no answer")
+        raise JudgeError(
+            f"the judge scored none of the {report.summary.total} samples: {problem}",
+            hint="check ARENA_JUDGE_URL, ARENA_JUDGE_MODEL and ARENA_JUDGE_API_KEY",
+        )
+    return report

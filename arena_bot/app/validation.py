@@ -11,9 +11,9 @@ from arena_bot.app.memo import Memo, code_version, content_ids
 from arena_bot.core.config import ArenaConfig, load_config
 from arena_bot.core.errors import UsageError
 from arena_bot.core.settings import Settings
+from arena_bot.intake.submissions import all_submission_folders
 from arena_bot.intake.validation import (
     ValidationReport,
-    all_submission_folders,
     validate_changed_files,
     validate_paths,
 )

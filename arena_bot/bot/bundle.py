@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, first_problem
+from arena_bot.core.files import write_atomically
 from arena_bot.intake.diagnostics import ReportOut
 
 #: Largest bundle file read (bytes). A real PR's bundle is a few kilobytes per submission.
@@ -75,10 +76,8 @@ def load_bundle(path: Path) -> Bundle:
     try:
         return Bundle.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise InputError(
-            f"bundle does not match the schema at {where}: {first['msg']} "
+            f"bundle does not match the schema at {first_problem(exc)} "
             f"({exc.error_count()} problem(s))",
             path=path,
             hint="the bundle must come from `arena bot evaluate-pr`; see bot-bundle.schema.json",
@@ -110,7 +109,7 @@ def write_bundle(bundle: Bundle, folder: Path) -> Path:
     """Write ``folder/bundle.json`` (the folder created)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "bundle.json"
-    path.write_text(bundle.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    write_atomically(path, (bundle.model_dump_json(indent=1) + "\n").encode())
     return path
 
 

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, first_problem
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -74,9 +74,7 @@ def load_event(path: Path, model: type[M]) -> M:
             hint="pass --event FILE or run inside GitHub Actions (GITHUB_EVENT_PATH)",
         ) from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise InputError(
-            f"not a {name} event payload: {where}: {first['msg']}", path=path,
+            f"not a {name} event payload: {first_problem(exc)}", path=path,
             hint="check that the workflow runs this mode on the right trigger",
         ) from None

@@ -32,6 +32,7 @@ from arena_bot.bot.unit_result import (
 
 # The engine's per-submission bookkeeping is reused as is, so a unit runs exactly the code
 # `arena evaluate` runs; only which of its units run is chosen here.
+from arena_bot.core.files import write_atomically
 from arena_bot.evaluation.engine import Evaluator, _cacheable, _Pending, plan_units
 from arena_bot.evaluation.engine import Unit as EngineUnit
 from arena_bot.evaluation.store import InputKey, input_key
@@ -90,23 +91,21 @@ def write_unit_result(result: UnitResult, folder: Path) -> Path:
     digest = hashlib.sha256(result.unit.encode()).hexdigest()[:12]
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", result.unit)[-80:]
     path = folder / f"{safe}-{digest}.json"
-    path.write_text(result.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    write_atomically(path, (result.model_dump_json(indent=1) + "\n").encode())
     return path
 
 
 def parse_units(documents: Iterable[dict[str, Any]]) -> list[UnitResult]:
     """The merged documents as UnitResults; a document that is not one is an error."""
-    from arena_bot.core.errors import InputError
+    from arena_bot.core.errors import InputError, first_problem
 
     parsed = []
     for document in documents:
         try:
             parsed.append(UnitResult.model_validate(document))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(top level)"
             raise InputError(
-                f"unit {document.get('unit')!r} is not a unit result: {where}: {first['msg']}",
+                f"unit {document.get('unit')!r} is not a unit result: {first_problem(exc)}",
                 hint="unit results are written by `arena bot evaluate-unit`",
             ) from None
     return parsed

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from arena_bot.bot.bundle import Bundle
 from arena_bot.bot.guidance import INTEGRITY, outlier_check
 from arena_bot.intake.diagnostics import DiagnosticOut
+from arena_bot.models.leaderboard import LEVEL_NAMES
 
 V = TypeVar("V", bound=BaseModel)
 
@@ -99,14 +100,6 @@ class ClearedReviewView(_Tolerant):
     reason: str = ""
     date: str = ""
     file: str = ""
-
-
-#: The metrics levels as the comment and the site name them.
-LEVEL_NAMES = {
-    "self-reported": "self-reported",
-    "transcript-consistent": "consistent with its transcript",
-    "maintainer-repeated": "repeated by a maintainer",
-}
 
 
 class MetricBaselineView(_Tolerant):

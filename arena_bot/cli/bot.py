@@ -288,16 +288,10 @@ def aggregate_cmd(
 
     if not results and folder is None:
         raise UsageError("give unit result files or --from FOLDER")
-    paths = list(results)
-    if folder is not None and folder.is_dir():
-        paths += sorted(p for p in folder.rglob("*.json") if p.is_file())
-    if not paths:
+    done = aggregate_units(settings, results, also_from=folder, output=output)
+    if done is None:
         click.echo("no unit results (no matrix ran): nothing to aggregate")
         return
-    done = aggregate_units(settings, paths)
-    if output is not None:
-        output.write_text(json.dumps(done.merged, indent=2, sort_keys=True) + "\n",
-                          encoding="utf-8")
     for line in done.skipped:
         click.echo(line, err=True)
     for key in done.stored:

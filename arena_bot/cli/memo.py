@@ -9,7 +9,6 @@ from __future__ import annotations
 import click
 
 from arena_bot.app.memo import MEMO_FILE, MEMO_VERSION, clear_memo, describe_memo
-from arena_bot.core.errors import InputError
 from arena_bot.core.settings import Settings
 
 
@@ -45,14 +44,7 @@ def clear(settings: Settings) -> None:
     Stored evaluation results under .arena/results are kept.
     """
     path = settings.cache_dir / MEMO_FILE
-    try:
-        existed = clear_memo(settings.cache_dir)
-    except OSError as exc:
-        raise InputError(
-            f"cannot delete the memo: {exc.strerror}", path=path,
-            hint="check the folder's permissions, or delete the file by hand",
-        ) from None
-    if existed:
+    if clear_memo(settings.cache_dir):
         click.echo(f"deleted {path}; results were kept")
     else:
         click.echo(f"{path}: no memo to delete")

@@ -2,36 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from arena_bot.core.settings import Settings
-
-if TYPE_CHECKING:
-    from arena_bot.site.source import BoardSource
-
-
-def _board(settings: Settings, leaderboard: Path | None, empty: bool) -> BoardSource:
-    """The board to render: ``--empty``, ``--leaderboard`` or the last `arena score`
-    (its split files ``board.json`` + ``tasks/`` when they sit beside it)."""
-    from arena_bot.site.build import empty_board, load_board
-    from arena_bot.site.source import BoardSource
-
-    if empty:
-        return BoardSource(board=empty_board(), kind="empty")
-    return load_board(leaderboard or settings.cache_dir / "leaderboard.json")
-
-
-def _results(settings: Settings, results: Path | None) -> Path | None:
-    """Stored evaluation results for per-feature / merge details (none when absent)."""
-    folder = results or settings.results_dir
-    return folder if folder.is_dir() else None
-
 
 _LEADERBOARD = click.option(
     "--leaderboard", type=click.Path(path_type=Path), default=None,
@@ -68,17 +44,11 @@ def site() -> None:
 def build(settings: Settings, leaderboard: Path | None, empty: bool, results: Path | None,
           site_url: str | None, output: Path | None, previous: Path | None) -> None:
     """Render the pages from leaderboard.json and run `mkdocs build --strict`."""
-    from arena_bot.site.build import build as run_build
+    from arena_bot.app.site import build_site
 
     out = output or settings.root / "site_build"
-    if previous is not None and not previous.is_file():
-        from arena_bot.core.errors import InputError
-
-        raise InputError("no snapshot here", path=previous,
-                         hint="pass the board/snapshot.json of the last published site")
-    source = _board(settings, leaderboard, empty)
-    times = run_build(source, root=settings.root, site_dir=out, site_url=site_url,
-                      previous=previous, results=_results(settings, results))
+    times = build_site(settings, leaderboard=leaderboard, empty=empty, results=results,
+                       site_dir=out, site_url=site_url, previous=previous)
     click.echo(f"rendered {times.pages} pages in {times.render:.2f} s, "
                f"mkdocs build in {times.mkdocs:.2f} s")
     click.echo(times.changes)
@@ -96,16 +66,7 @@ def build(settings: Settings, leaderboard: Path | None, empty: bool, results: Pa
 def serve(settings: Settings, leaderboard: Path | None, empty: bool, results: Path | None,
           address: str) -> None:
     """Render the pages and preview the site with `mkdocs serve` (reloads on edits)."""
-    from arena_bot.site.build import build as run_build
+    from arena_bot.app.site import serve_site
 
-    project = settings.root / "site"
-    run_build(_board(settings, leaderboard, empty), root=settings.root,
-              site_dir=settings.root / "site_build", mkdocs=False,
-              results=_results(settings, results))
-    click.echo(f"serving on http://{address}/board/ (Ctrl-C stops)")
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "serve", "-a", address, "-f",
-         str(project / "mkdocs.board.yml")],
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, check=False,
-    )
-    sys.exit(result.returncode)
+    sys.exit(serve_site(settings, leaderboard=leaderboard, empty=empty, results=results,
+                        address=address, progress=click.echo))

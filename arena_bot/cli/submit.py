@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from pydantic import ValidationError
 
-from arena_bot.core.errors import UsageError
+from arena_bot.core.errors import UsageError, first_problem
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
 from arena_bot.intake.submit import RunSource, SubmitRequest, submit
@@ -64,9 +64,8 @@ def submit_command(
         tool = Tool(name=tool_name, version=tool_version)
         who = Contributor(name=contributor, github=github)
     except ValidationError as exc:
-        problem = exc.errors()[0]
         raise UsageError(
-            f"--{problem['loc'][0]}: {problem['msg']}",
+            f"--{first_problem(exc)}",
             hint="see the submission format on the formats page",
         ) from exc
     request = SubmitRequest(

@@ -8,6 +8,10 @@ The CLI catches them in exactly one place (``arena_bot.cli.main``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class ArenaError(Exception):
@@ -40,6 +44,14 @@ class ArenaError(Exception):
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def first_problem(exc: ValidationError, *, top: str = "(top level)") -> str:
+    """The first problem pydantic found, as ``field.path: message`` (``top`` names the
+    document itself; an empty ``top``: the message alone)."""
+    error = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in error["loc"]) or top
+    return f"{where}: {error['msg']}" if where else error["msg"]
 
 
 class UsageError(ArenaError):

@@ -52,13 +52,19 @@ def load_submission(root: Path) -> SubmissionFolder:
                             spec=validate_model(Submission, load_yaml(root / SUBMISSION_FILE)))
 
 
-def submission_folders(root: Path) -> list[Path]:
-    """Every folder under ``root`` holding a ``submission.yaml``, sorted.
+def all_submission_folders(path: Path) -> list[Path]:
+    """The submission folder ``path`` is or is in, else every folder under ``path`` holding
+    a ``submission.yaml`` (sorted; none when there is none).
 
     Symlinked folders are not followed: a link must not lead the bot elsewhere on disk.
     """
+    if path.is_file() or path.is_symlink():
+        folder = path.parent
+        return [folder] if (folder / SUBMISSION_FILE).exists() else []
+    if (path / SUBMISSION_FILE).exists() or (path / SUBMISSION_FILE).is_symlink():
+        return [path]
     found = []
-    for here, dirs, files in os.walk(root):
+    for here, dirs, files in os.walk(path):
         dirs.sort()
         if SUBMISSION_FILE in files:
             found.append(Path(here))
@@ -74,21 +80,12 @@ def find_submission_folders(paths: list[Path]) -> list[Path]:
     for path in paths:
         if not path.exists():
             raise InputError("path does not exist", path=path)
-        if path.is_file():
-            folder = path.parent
-            if not (folder / SUBMISSION_FILE).is_file():
-                raise InputError(
-                    f"file is not inside a submission folder (no {SUBMISSION_FILE} beside it)",
-                    path=path,
-                )
-            found[folder] = None
-            continue
-        if (path / SUBMISSION_FILE).is_file():
-            found[path] = None
-            continue
-        matches = submission_folders(path)
-        if not matches:
-            raise InputError(f"no {SUBMISSION_FILE} found under this folder", path=path)
-        for match in matches:
-            found[match] = None
+        folders = all_submission_folders(path)
+        if not folders:
+            raise InputError(
+                f"file is not inside a submission folder (no {SUBMISSION_FILE} beside it)"
+                if path.is_file() else f"no {SUBMISSION_FILE} found under this folder",
+                path=path,
+            )
+        found.update(dict.fromkeys(folders))
     return list(found)

@@ -33,7 +33,7 @@ from arena_bot.intake.patches import (
     protected_paths_for,
     unquote_git_name,
 )
-from arena_bot.intake.submissions import SUBMISSION_FILE, submission_folders
+from arena_bot.intake.submissions import SUBMISSION_FILE, all_submission_folders
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch
 from arena_bot.intake.verification import VerificationCode, verify_run
 from arena_bot.models.common import Level
@@ -458,19 +458,6 @@ def _review_change(
             "add a new submission folder instead of editing a merged one",
         )]
     return folder, []
-
-
-def all_submission_folders(path: Path) -> list[Path]:
-    """The submission folder ``path`` is or is in, else every folder under ``path`` holding
-    a ``submission.yaml`` (sorted)."""
-    if path.is_file() or path.is_symlink():
-        folder = path.parent
-        return [folder] if (folder / SUBMISSION_FILE).exists() else []
-    if (path / SUBMISSION_FILE).exists() or (path / SUBMISSION_FILE).is_symlink():
-        return [path]
-    if not path.is_dir():
-        return []
-    return submission_folders(path)
 
 
 @dataclass

@@ -23,7 +23,6 @@ from arena_bot.intake.transcripts.edits import (
     differences,
     iter_edits,
     patched_files,
-    read_activity,
     replay,
     repo_path,
     usage_problems,
@@ -277,9 +276,9 @@ def run_level(
     reasons: list[str] = []
     try:
         metrics = read_transcript(path=path, format_name=run.transcript.format)
-        activity = read_activity(path, run.transcript.format)
     except ArenaError as exc:
         return "self-reported", (f"transcript: {exc.message}",)
+    activity = metrics.activity
     if activity is None:
         return "self-reported", (
             f"the {run.transcript.format} format shows no edit tool calls that can be replayed",)

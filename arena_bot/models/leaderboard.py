@@ -174,6 +174,12 @@ ReviewStatus = Literal["none", "under-review", "cleared"]
 #: submission's and its figures agree with it; ``maintainer-repeated`` — in addition, a
 #: maintainer repeated the run (named in a review file).
 MetricsLevel = Literal["self-reported", "transcript-consistent", "maintainer-repeated"]
+#: The metrics levels as the comment and the site name them.
+LEVEL_NAMES = {
+    "self-reported": "self-reported",
+    "transcript-consistent": "consistent with its transcript",
+    "maintainer-repeated": "repeated by a maintainer",
+}
 
 
 class ReviewFlag(RecordModel):

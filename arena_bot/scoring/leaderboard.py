@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -382,9 +382,7 @@ def _run_entry(
     )
 
 
-_LEVELS: tuple[MetricsLevel, ...] = (
-    "self-reported", "transcript-consistent", "maintainer-repeated",
-)
+_LEVELS: tuple[MetricsLevel, ...] = get_args(MetricsLevel)
 
 
 def metrics_level(item: SubmissionInput) -> tuple[MetricsLevel, list[str]]:

@@ -19,12 +19,16 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, first_problem
 from arena_bot.core.yamlio import read_text_capped
 from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
 from arena_bot.intake.reviews import load_review, review_path
-from arena_bot.intake.submissions import SubmissionFolder, load_submission, submission_folders
+from arena_bot.intake.submissions import (
+    SubmissionFolder,
+    all_submission_folders,
+    load_submission,
+)
 from arena_bot.intake.verification import RunLevel, run_level
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
@@ -51,10 +55,8 @@ def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:
         try:
             result = EvaluationResult.model_validate_json(text)
         except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(part) for part in first["loc"]) or "(document)"
             raise InputError(
-                f"not a valid EvaluationResult: {where}: {first['msg']}",
+                f"not a valid EvaluationResult: {first_problem(exc, top='(document)')}",
                 path=path,
                 hint="remove the file or re-run `arena evaluate` to rewrite it",
             ) from None
@@ -127,7 +129,7 @@ def load_inputs(
     if only is not None:
         folders = [load_submission(p) for p in only]
     elif submissions_dir.is_dir():
-        folders = [load_submission(p) for p in submission_folders(submissions_dir)]
+        folders = [load_submission(p) for p in all_submission_folders(submissions_dir)]
     scanned: Mapping[tuple[str, str], EvaluationResult] = (
         scan_results(results_dir) if match == "latest" else {}
     )

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, first_problem
 from arena_bot.models.common import RecordModel
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 
@@ -94,8 +94,8 @@ def _load_split(folder: Path) -> Leaderboard:
     try:
         head = Leaderboard.model_validate({**board_json, "entries": []})
     except ValidationError as exc:
-        raise InputError(f"not the board.json written by `arena score`: {_first(exc)}",
-                         path=board_path, hint=_RESCORE) from None
+        raise InputError("not the board.json written by `arena score`: "
+                         + first_problem(exc, top=""), path=board_path, hint=_RESCORE) from None
     digests_path = folder / "tasks" / "digests.json"
     digests = _read_json(digests_path, "digests.json")
     if not isinstance(digests, dict) or not all(
@@ -122,8 +122,8 @@ def _task_entries(path: Path, task: TaskBoard) -> list[Entry]:
     try:
         parsed = TaskFile.model_validate_json(data)
     except ValidationError as exc:
-        raise InputError(f"not a task file written by `arena score`: {_first(exc)}",
-                         path=path, hint=_RESCORE) from None
+        raise InputError("not a task file written by `arena score`: "
+                         + first_problem(exc, top=""), path=path, hint=_RESCORE) from None
     if parsed.task.task_id != task.task_id or any(
         e.task_id != task.task_id for e in parsed.entries
     ):
@@ -134,9 +134,3 @@ def _task_entries(path: Path, task: TaskBoard) -> list[Entry]:
         raise InputError(f"does not match task {task.task_id!r} in board.json (written by "
                          "another run of `arena score`)", path=path, hint=_RESCORE)
     return parsed.entries
-
-
-def _first(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else str(error["msg"])

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena_bot.models.leaderboard import (
+    LEVEL_NAMES,
     Entry,
     Leaderboard,
     ReviewFlag,
@@ -350,14 +351,6 @@ def _flag_code(flag: ReviewFlag) -> str:
     """``kind at file:line`` (or the kind alone)."""
     where = f"{flag.file}:{flag.line}" if flag.file and flag.line else (flag.file or "")
     return f"{flag.kind} at {where}" if where else flag.kind
-
-
-#: The metrics levels as the site and the comment name them (as bot.view's).
-LEVEL_NAMES = {
-    "self-reported": "self-reported",
-    "transcript-consistent": "consistent with its transcript",
-    "maintainer-repeated": "repeated by a maintainer",
-}
 
 
 def _review_note(entry: Entry) -> str:

@@ -68,6 +68,13 @@ def test_bad_calls_and_inputs_are_clear_errors(repo_root: Path) -> None:
     assert both.exit_code == 2 and "one of the two" in both.output
     missing = invoke(repo_root, "evaluate", str(repo_root / "nope"))
     assert missing.exit_code == 1 and "path does not exist" in missing.output
+    (repo_root / "notes.txt").write_text("not a submission")
+    stray = invoke(repo_root, "evaluate", str(repo_root / "notes.txt"))
+    assert stray.exit_code == 1 and "notes.txt: file is not inside a submission folder (no " \
+        "submission.yaml beside it)" in stray.output
+    empty = invoke(repo_root, "evaluate", str(repo_root / "dataset"))
+    assert empty.exit_code == 1 and "dataset: no submission.yaml found under this folder" \
+        in empty.output
     orphan = repo_root / "submissions" / "calc-fixture" / "gold" / "submission.yaml"
     orphan.write_text(orphan.read_text().replace("task: calc-fixture", "task: unknown-task"))
     unknown = invoke(repo_root, "evaluate", str(orphan.parent))

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from arena_bot.intake.transcripts.edits import READERS, read_activity, usage_problems
+from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts.edits import Activity, usage_problems
 
 CORPUS = Path(__file__).parent / "corpus"
 MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())
@@ -35,11 +36,19 @@ EXCLUDED: dict[str, tuple[str, str]] = {
 }
 
 
+#: The formats whose reader gives an activity (edit tool calls and per-request usage).
+ACTIVITY_FORMATS = {"aider-history", "claude-code", "codex", "openhands", "swe-agent"}
+
+
+def read_activity(path: Path, fmt: str) -> Activity | None:
+    return read_transcript(path=path, format_name=fmt).activity
+
+
 def _files() -> list[tuple[str, str]]:
     """``(path in corpus, format)`` of every file with an activity reader."""
     out = []
     for entry in MANIFEST:
-        if entry["format"] not in READERS:
+        if entry["format"] not in ACTIVITY_FORMATS:
             continue  # ATIF: no edit activity reader, so no level to give (checked below)
         for name in (entry["file"], *entry["subagent_files"]):
             out.append((name, entry["format"]))
@@ -51,8 +60,16 @@ FILES = _files()
 
 def test_the_corpus_has_real_usage_of_every_format_with_a_reader() -> None:
     checked = {fmt for name, fmt in FILES if name not in EXCLUDED}
-    assert checked == set(READERS)
+    assert checked == ACTIVITY_FORMATS
     assert len([name for name, _ in FILES if name not in EXCLUDED]) >= 12
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=[entry["file"] for entry in MANIFEST])
+def test_exactly_the_formats_with_edit_tool_calls_give_an_activity(
+    entry: dict[str, Any],
+) -> None:
+    activity = read_activity(CORPUS / entry["file"], entry["format"])
+    assert (activity is not None) == (entry["format"] in ACTIVITY_FORMATS)
 
 
 @pytest.mark.parametrize(("name", "fmt"), FILES, ids=[name for name, _ in FILES])

@@ -11,6 +11,7 @@ import pytest
 
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts.redact import find_secrets
 
 DATA = Path(__file__).parent / "data"
 
@@ -175,7 +176,8 @@ def test_gzip_transcript_reads_like_the_plain_file(tmp_path: Path) -> None:
     assert read_transcript(path=path, format_name="claude-code") == plain
 
 
-def test_corrupt_gzip_is_an_input_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("format_name", ["generic", "aider-history"])
+def test_corrupt_gzip_is_an_input_error(format_name: str, tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl.gz"
     body = "".join(
         f'{{"type":"llm_call","prompt_tokens":{n * 7919 % 100003}}}\n' for n in range(5000)
@@ -183,7 +185,9 @@ def test_corrupt_gzip_is_an_input_error(tmp_path: Path) -> None:
     packed = gzip.compress(body.encode())
     path.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(InputError, match="decompress"):
-        read_transcript(path=path, format_name="generic")
+        read_transcript(path=path, format_name=format_name)
+    with pytest.raises(InputError, match="decompress"):
+        find_secrets(path)
 
 
 def test_enormous_openhands_trajectory_streams_in_bounded_memory(tmp_path: Path) -> None:
@@ -330,3 +334,80 @@ def test_atif_final_metrics_win_field_by_field(tmp_path: Path) -> None:
         8000 - 4000, 4000, 400)
     # Two models: their per-step split is kept for pricing.
     assert set(metrics.usage_by_model) == {"claude-sonnet-4-5", "claude-haiku-4-5"}
+
+
+NESTED = "[" * 3000 + "]" * 3000
+
+
+@pytest.mark.parametrize(("format_name", "name", "text"), [
+    ("codex", "rollout.jsonl",
+     '{"type": "response_item", "payload": {"type": "message", "content": 5}}\n'
+     '{"type": "response_item", "payload": {"type": "reasoning", "summary": 7}}\n'),
+    ("swe-agent", "t.traj",
+     '{"trajectory": [{"action": "str_replace_editor insert /a.py --insert_line \\u00b2 '
+     '--new_str x"}], "history": [{"role": "assistant", "content": "hi", "tool_calls": 5}], '
+     '"info": {"model_stats": {"tokens_sent": 5}}}'),
+    ("swe-agent", "deep.traj",
+     '{"history": [{"role": "assistant", "content": ' + NESTED + '}]}'),
+    ("claude-code", "deep.jsonl",
+     '{"type": "user", "message": {"content": ' + "[" * 900 + "]" * 900 + '}}\n'),
+])
+def test_fields_of_an_unexpected_json_type_are_read_not_a_crash(
+    format_name: str, name: str, text: str, tmp_path: Path
+) -> None:
+    """Validation reads every format's activity too: a field of the wrong JSON type (a
+    number where a list belongs, a non-ASCII digit, content nested deep) is skipped."""
+    path = tmp_path / name
+    path.write_text(text)
+    metrics = read_transcript(path=path, format_name=format_name)
+    assert metrics.activity is not None
+
+
+def test_json_nested_beyond_the_parser_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"type": "user", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(InputError, match="nests JSON too deeply") as caught:
+        read_transcript(path=path, format_name="claude-code")
+    assert caught.value.path == path
+
+
+def test_figures_out_of_range_count_as_nothing(tmp_path: Path) -> None:
+    """Python's JSON reader accepts Infinity and NaN; a stamp can be out of any calendar."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"type": "llm_call", "prompt_tokens": Infinity, "timestamp": 1e300}\n'
+        '{"type": "llm_call", "prompt_tokens": NaN, "completion_tokens": -Infinity, '
+        '"timestamp": "0001-01-01T00:00:00+05:00"}\n'
+        '{"type": "llm_call", "prompt_tokens": 10, "completion_tokens": -3, '
+        '"timestamp": "2026-11-01T10:00:00Z"}\n')
+    metrics = read_transcript(path=path, format_name="generic")
+    assert (metrics.prompt_tokens, metrics.completion_tokens, metrics.iterations) == (10, 0, 3)
+    assert metrics.wall_clock_seconds == 0
+
+
+def test_a_malformed_aider_token_figure_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "history.md"
+    path.write_text("# aider chat started at 2026-11-01 10:00:00\n\n> Tokens: 1.2.3k sent, "
+                    "5 received.\n")
+    with pytest.raises(InputError, match="unrecognised token figure") as caught:
+        read_transcript(path=path, format_name="aider-history")
+    assert caught.value.line == 3
+
+
+def test_a_resumed_claude_code_session_replays_no_edit_twice(tmp_path: Path) -> None:
+    """A resumed session repeats its history with the same uuids: the edit it holds is one
+    edit (replayed twice it would no longer find its text, denying an honest session)."""
+    change = {"file_path": "/w/a.py", "old_string": "x = 1", "new_string": "x = 2"}
+    edit = {"type": "assistant", "uuid": "a1", "message": {
+        "id": "msg_1", "model": "claude-sonnet-4-5", "stop_reason": "tool_use",
+        "usage": {"input_tokens": 3000, "output_tokens": 40},
+        "content": [{"type": "tool_use", "id": "t1", "name": "Edit", "input": change}]}}
+    result = {"type": "user", "uuid": "u1", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}}
+    path = tmp_path / "resumed.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in [edit, result, edit, result]))
+    activity = read_transcript(path=path, format_name="claude-code").activity
+    assert activity is not None
+    assert [(e.path, e.old, e.new) for e in activity.edits] == [("/w/a.py", "x = 1", "x = 2")]
+    assert len(activity.requests) == 1
+    assert activity.requests[0].output_chars == len("Edit" + json.dumps(change))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -150,7 +151,13 @@ def test_every_planted_secret_is_redacted_and_the_figures_stay(
         assert keeper in text, (keeper, format_name)
     assert report.changed and not find_secrets(stored).changed
     after = read_transcript(path=stored, format_name=format_name)
-    assert after == before
+    # Every figure stays; the activity holds the edits' text, which redaction changes, but
+    # not how many edits and requests there are.
+    assert replace(after, activity=None) == replace(before, activity=None)
+    if before.activity is not None:
+        assert after.activity is not None
+        assert len(after.activity.edits) == len(before.activity.edits)
+        assert len(after.activity.requests) == len(before.activity.requests)
 
 
 def test_a_key_body_spread_over_markdown_lines_is_redacted_to_its_end(tmp_path: Path) -> None:

@@ -1,6 +1,9 @@
-"""Importers that recompute an agent run's metrics from its own transcript.
+"""Readers that recompute an agent run's metrics, and read its activity, from its transcript.
 
-One module per transcript format; :func:`read_transcript` dispatches on the format name.
+One module per transcript format, each reading its file once for both: the figures
+(:class:`TranscriptMetrics`) and, where the format shows edit tool calls, the
+:class:`~arena_bot.intake.transcripts.edits.Activity` that :mod:`.edits` replays and checks.
+:func:`read_transcript` dispatches on the format name.
 """
 
 from __future__ import annotations
@@ -38,7 +41,11 @@ def read_transcript(*, path: Path, format_name: str) -> TranscriptMetrics:
         raise InputError(
             f"unknown transcript format {format_name!r}", path=path, hint=f"use one of: {known}"
         )
-    return reader(path)
+    try:
+        return reader(path)
+    except RecursionError as exc:  # JSON nested thousands deep: a crafted file
+        raise InputError("the transcript nests JSON too deeply to read", path=path,
+                         hint=f"check --format: no {format_name} transcript nests so deep") from exc
 
 
 __all__ = ["READERS", "TranscriptMetrics", "read_transcript"]

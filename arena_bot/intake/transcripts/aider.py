@@ -15,29 +15,42 @@ uncached input. ``Cost:`` is optional (absent for models without prices) and Aid
 line with two spaces (a Markdown line break); both are allowed. Bytes that are not UTF-8
 are replaced, so the lines around them are still read. The history has no end time, so
 wall-clock time is left unverified.
+
+The history's activity: ``#### `` lines are the user's, ``> `` lines Aider's own output, the
+rest the model's replies. Edits are the replies' SEARCH/REPLACE blocks, replayed only when
+Aider then says ``Applied edit to <file>`` for their file. Each ``> Tokens:`` line closes a
+request. Aider does not resend the whole chat: earlier exchanges (``done_messages``) are
+summarised once they pass about a sixteenth of the model's context window, dropped by
+``/clear``, and not restored in a new session; what every request does carry is its system
+prompt, the repository map, the files added to the chat (none of them in the history) and
+the current exchange (``cur_messages``: the user's message and the model's replies and
+Aider's reflections since). So a request's conversation here is the current exchange only:
+the user's ``#### `` lines (not ``/`` commands) since the last reply, and the model's
+replies after them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena_bot.core.errors import InputError
+from arena_bot.intake.transcripts.edits import Activity, Edit, EditKind, Request
 from arena_bot.intake.transcripts.metrics import (
-    MAX_LINE_BYTES,
     Clock,
     TranscriptMetrics,
     as_int,
     decode_line,
     empty_transcript,
-    open_transcript,
     read_json_lines,
+    read_lines,
 )
 
 #: The figures end at the first "." not inside a number; what follows (``Cost: ...``, Aider's
 #: trailing spaces, a stray byte) is not read.
 TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
-TOKENS_PART = re.compile(r"^(?P<count>[0-9.]+)(?P<unit>[kM]?) (?P<what>.+)$")
+TOKENS_PART = re.compile(r"^(?P<count>\d+(?:\.\d+)?)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
 UNITS = {"": 1, "k": 1_000, "M": 1_000_000}
@@ -69,45 +82,137 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
     return metrics
 
 
-def _add_token_parts(*, metrics: TranscriptMetrics, parts: str, path: Path, line: int) -> None:
+def _token_figures(parts: str, *, path: Path, line: int) -> dict[str, int]:
+    """``2.3k sent, 245 received`` as ``{"sent": 2300, "received": 245}``."""
+    figures: dict[str, int] = {}
     for part in parts.split(", "):
         found = TOKENS_PART.match(part.strip())
-        field = PART_FIELDS.get(found.group("what")) if found else None
-        if found is None or field is None:
+        if found is None or found.group("what") not in PART_FIELDS:
             raise InputError(
                 f"unrecognised token figure {part!r} in a '> Tokens:' line", path=path, line=line,
                 hint="expected e.g. '> Tokens: 2.3k sent, 245 received.'",
             )
-        count = round(float(found.group("count")) * UNITS[found.group("unit")])
-        setattr(metrics, field, getattr(metrics, field) + count)
+        figures[found.group("what")] = figures.get(found.group("what"), 0) + round(
+            float(found.group("count")) * UNITS[found.group("unit")])
+    return figures
+
+
+class _History:
+    """The activity of a chat history, fed one line at a time."""
+
+    def __init__(self) -> None:
+        self.activity = Activity(format_name="aider-history")
+        self.context = 0  # characters of the current exchange
+        self.in_user = False  # the previous line was the user's
+        self.wrote = 0  # characters of the model's replies since the last request
+        self.reply: list[str] = []
+        self.reply_start = 0
+        self.blocks: list[Edit] = []
+        self.applied: set[str] = set()
+
+    def line(self, number: int, text: str, figures: dict[str, int] | None) -> None:
+        if not (text.startswith(("> ", "#### ", "# aider chat started")) or text == ">"):
+            self.in_user = False
+            if not self.reply:
+                self.reply_start = number
+            self.reply.append(text)
+            self.context += len(text) + 1
+            self.wrote += len(text) + 1
+            return
+        self.end_reply()
+        if figures is not None:
+            read = figures.get("cache hit", 0)
+            self.activity.requests.append(Request(
+                where=number, input_tokens=figures.get("sent", 0) + read, cache_read=read,
+                output_tokens=figures.get("received", 0),
+                context_chars=self.context - self.wrote, output_chars=self.wrote,
+            ))
+            self.wrote = 0
+        elif text.startswith("> Applied edit to "):
+            self.applied.add(text.removeprefix("> Applied edit to ").strip())
+        elif text.startswith(("#### ", "# aider chat started")):
+            self.close()
+        if text.startswith("#### ") and not text.startswith("#### /"):
+            if not self.in_user:
+                # A new exchange: the one before may be summarised, and a reply left
+                # without a token line belongs to it.
+                self.context = self.wrote = 0
+            self.context += len(text) - 5 + 1
+        self.in_user = text.startswith("#### ")
+
+    def end_reply(self) -> None:
+        if self.reply:
+            self.blocks.extend(_search_replace(self.reply, self.reply_start))
+            self.reply = []
+
+    def close(self) -> None:
+        """The edits of the replies so far, failed unless Aider applied their file."""
+        for edit in self.blocks:
+            if edit.path not in self.applied:
+                self.activity.failed.append(len(self.activity.edits))
+            self.activity.edits.append(edit)
+        self.blocks = []
+        self.applied.clear()
+
+
+def _search_replace(lines: Sequence[str], first: int) -> list[Edit]:
+    """SEARCH/REPLACE blocks of one reply, the file named on the last line before the
+    block's fence (``diff``) or just inside it (``diff-fenced``)."""
+    edits: list[Edit] = []
+    i = 0
+    name = ""
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == "<<<<<<< SEARCH":
+            search: list[str] = []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "=======":
+                search.append(lines[i])
+                i += 1
+            replace: list[str] = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith(">>>>>>> REPLACE"):
+                replace.append(lines[i])
+                i += 1
+            old = "\n".join(search) + "\n" if search else ""
+            new = "\n".join(replace) + "\n" if replace else ""
+            kind: EditKind = "replace" if search else "append"
+            edits.append(Edit(first + i, "search_replace", name, kind, old=old, new=new))
+        elif line.strip() and not line.startswith("```"):
+            name = line.strip()
+        i += 1
+    return edits
 
 
 def read_aider_history(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics(unverifiable={"execution_time"})
+    history = _History()
     clock = Clock()
     seen = False
-    with open_transcript(path) as handle:
-        number = 0
-        while raw := handle.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                raise InputError(f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number)
-            # A stray byte (replaced by U+FFFD) at either end does not hide the line.
-            text = decode_line(raw)[0].rstrip().strip("\ufffd")
-            seen = seen or bool(text)
-            if started := STARTED.match(text):
-                clock.see(started.group("stamp").replace(" ", "T"))
-            elif model := MODEL.match(text):
-                metrics.add_model(model.group("name"))
-            elif tokens := TOKENS_LINE.match(text):
-                _add_token_parts(
-                    metrics=metrics, parts=tokens.group("parts"), path=path, line=number
-                )
-                metrics.iterations += 1
-                metrics.see_line(number)
-            elif text.startswith("> Applied edit to "):
-                metrics.tool_calls += 1
-                metrics.edited_files.add(text.removeprefix("> Applied edit to ").strip())
+    for number, raw in read_lines(path):
+        full = decode_line(raw)[0].rstrip("\r\n")
+        # A stray byte (replaced by U+FFFD) at either end does not hide the line.
+        text = full.rstrip().strip("\ufffd")
+        seen = seen or bool(text)
+        figures = None
+        if started := STARTED.match(text):
+            clock.see(started.group("stamp").replace(" ", "T"))
+        elif model := MODEL.match(text):
+            metrics.add_model(model.group("name"))
+        elif tokens := TOKENS_LINE.match(text):
+            figures = _token_figures(tokens.group("parts"), path=path, line=number)
+            for what, count in figures.items():
+                field = PART_FIELDS[what]
+                setattr(metrics, field, getattr(metrics, field) + count)
+            metrics.iterations += 1
+            metrics.see_line(number)
+        elif text.startswith("> Applied edit to "):
+            metrics.tool_calls += 1
+            metrics.edited_files.add(text.removeprefix("> Applied edit to ").strip())
+        history.line(number, full, figures)
     if not seen:
         raise empty_transcript(path)
+    history.end_reply()
+    history.close()
+    metrics.activity = history.activity
     return metrics

@@ -11,19 +11,32 @@ the session's usage, so a resumed session that replays earlier totals does not d
 Codex reports no cache-write figure (OpenAI caching has no write charge). Each step of the
 running total is charged to the model of the turn it happened in, so a session that switched
 models is priced per model.
+
+Activity: a request is a ``token_count`` event (its ``last_token_usage``; ``input_tokens``
+there already include ``cached_input_tokens``). Edits are ``apply_patch`` calls: a
+``custom_tool_call`` named ``apply_patch``, or ``shell`` with ``apply_patch`` as its program
+or in a heredoc.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from arena_bot.intake.transcripts.edits import (
+    PATCH_START,
+    Activity,
+    Request,
+    note_shell,
+    parse_apply_patch,
+    tool_arguments,
+)
 from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
 
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
-#: Codex edits files with ``apply_patch`` (a custom tool, or a shell call); its envelope names
-#: each file on a ``*** Update File: PATH`` (Add / Delete) line.
-PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: ([^\n\\]+)")
 
 
 def _charge_step(
@@ -39,11 +52,13 @@ def _charge_step(
 
 def read_codex(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics()
+    activity = metrics.activity = Activity(format_name="codex")
     clock = Clock()
     totals: dict[str, int] = {}
     seen_totals: set[tuple[int, ...]] = set()
     tool_ids: set[str] = set()
     model: str | None = None
+    context = output = 0  # characters of the conversation, of the model's latest output
     for number, event in read_json_lines(path):
         metrics.see_line(number)
         clock.see(event.get("timestamp"))
@@ -51,19 +66,37 @@ def read_codex(path: Path) -> TranscriptMetrics:
         if not isinstance(payload, dict):
             continue
         kind = event.get("type")
+        if kind in ("session_meta", "turn_context"):
+            activity.cwd = activity.cwd or str(payload.get("cwd") or "")
         if kind == "turn_context":
             named = payload.get("model")
             model = named if isinstance(named, str) else model
             metrics.add_model(model)
-        elif kind == "response_item" and payload.get("type") in TOOL_ITEMS:
-            tool_ids.add(str(payload.get("call_id") or payload.get("id") or f"line-{number}"))
-            for key in ("input", "arguments"):
-                if isinstance(payload.get(key), str) and "*** Begin Patch" in payload[key]:
-                    found = PATCH_FILE.findall(payload[key])
-                    metrics.edited_files.update(name.strip() for name in found)
+        elif kind == "response_item":
+            text = _item_text(payload)
+            # The model writes its calls, its reasoning summaries and its (assistant)
+            # messages; developer and user messages (instructions, AGENTS.md, the
+            # environment) are input.
+            if payload.get("type") in ("function_call", "custom_tool_call", "reasoning") \
+                    or (payload.get("type") == "message" and payload.get("role") == "assistant"):
+                output += len(text)
+            context += len(text)
+            _edits(activity, payload, number)
+            if payload.get("type") in TOOL_ITEMS:
+                tool_ids.add(str(payload.get("call_id") or payload.get("id") or f"line-{number}"))
         elif kind == "event_msg" and payload.get("type") == "token_count":
             info = payload.get("info")
-            usage = info.get("total_token_usage") if isinstance(info, dict) else None
+            info = info if isinstance(info, dict) else {}
+            last = info.get("last_token_usage")
+            if isinstance(last, dict):
+                activity.requests.append(Request(
+                    where=number, input_tokens=as_int(last.get("input_tokens")),
+                    cache_read=as_int(last.get("cached_input_tokens")),
+                    output_tokens=as_int(last.get("output_tokens")),
+                    context_chars=context - output, output_chars=output,
+                ))
+                output = 0
+            usage = info.get("total_token_usage")
             if not isinstance(usage, dict):
                 continue
             figures = {key: as_int(usage.get(key))
@@ -81,4 +114,55 @@ def read_codex(path: Path) -> TranscriptMetrics:
     metrics.iterations = len(seen_totals)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
+    metrics.edited_files = {edit.path for edit in activity.edits}
     return metrics
+
+
+def _texts(parts: object) -> str:
+    """The ``text`` of each part of a message's ``content`` or a reasoning ``summary``."""
+    items = parts if isinstance(parts, list) else []
+    return "".join(str(part.get("text", "")) for part in items if isinstance(part, dict))
+
+
+def _item_text(payload: Mapping[str, Any]) -> str:
+    kind = payload.get("type")
+    if kind == "message":
+        return _texts(payload.get("content"))
+    if kind == "function_call":
+        return str(payload.get("name", "")) + str(payload.get("arguments", ""))
+    if kind == "custom_tool_call":
+        return str(payload.get("name", "")) + str(payload.get("input", ""))
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        out = payload.get("output")
+        return out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
+    return _texts(payload.get("summary")) if kind == "reasoning" else ""
+
+
+def _edits(activity: Activity, payload: Mapping[str, Any], where: int) -> None:
+    kind = payload.get("type")
+    if kind == "custom_tool_call" and payload.get("name") == "apply_patch":
+        activity.edits.extend(parse_apply_patch(str(payload.get("input", "")), where))
+        return
+    if kind != "function_call":
+        return
+    name = payload.get("name")
+    arguments = tool_arguments(payload.get("arguments"))
+    if name == "apply_patch":
+        activity.edits.extend(parse_apply_patch(str(arguments.get("input", "")), where))
+        return
+    if name not in ("shell", "container.exec", "exec_command", "local_shell"):
+        return
+    spelt = arguments.get("command")
+    command = [spelt] if isinstance(spelt, str) else [
+        str(part) for part in spelt] if isinstance(spelt, list) else []
+    if command[:1] == ["apply_patch"] and len(command) > 1:
+        activity.edits.extend(parse_apply_patch(command[1], where))
+        return
+    script = command[-1] if command else ""
+    if PATCH_START in script and re.search(r"\bapply_patch\b", script):
+        before = script.split(PATCH_START, 1)[0]
+        activity.edits.extend(parse_apply_patch(script, where))
+        note_shell(activity, where, before.replace("apply_patch", ""))
+        return
+    note_shell(activity, where, " ".join(command[2:] if command[:1] in (["bash"], ["sh"])
+                                         else command))

@@ -1,4 +1,4 @@
-"""Bounded-memory reading of one large JSON document (OpenHands, SWE-agent transcripts).
+"""Bounded-memory reading of one large JSON document (OpenHands, SWE-agent, ATIF).
 
 Those tools write a single JSON array or object, not JSONL, and a long session runs to
 hundreds of megabytes. ``ijson`` parses it as a stream; a counting reader underneath tracks
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -69,10 +68,9 @@ class CountingReader:
             )
         return chunk
 
-    def mark(self) -> int:
-        """Start counting a new item; return the current line."""
+    def mark(self) -> None:
+        """Start counting a new item."""
         self.since_mark = 0
-        return self.line
 
 
 def _parse_error(*, path: Path, reader: CountingReader, exc: Exception) -> InputError:
@@ -86,62 +84,42 @@ def _parse_error(*, path: Path, reader: CountingReader, exc: Exception) -> Input
     return InputError(f"{what} near this line", path=path, line=reader.line, hint=hint)
 
 
-@contextmanager
-def _reading(path: Path) -> Iterator[CountingReader]:
-    """A counting reader over ``path``; a parse error becomes an :class:`InputError`."""
-    with open_transcript(path) as handle:
-        reader = CountingReader(handle, path)
-        try:
-            yield reader
-        except ijson.JSONError as exc:
-            raise _parse_error(path=path, reader=reader, exc=exc) from exc
-
-
-def iter_items(path: Path, *, prefix: str) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line, item)`` for every JSON value under ``prefix`` (ijson syntax, e.g. ``item``).
-
-    ``line`` is where the reader stood when the item was complete (exact to within one read).
-    """
-    with _reading(path) as reader:
-        for item in ijson.items(reader, prefix, use_float=True):
-            yield reader.line, item
-            reader.mark()
-
-
-def iter_events(path: Path) -> Iterator[tuple[int, str, str, Any]]:
-    """Yield ``(line, prefix, event, value)`` parser events, for picking a few scalar fields."""
-    with _reading(path) as reader:
-        for prefix, event, value in ijson.parse(reader, use_float=True):
-            if event in ("start_map", "start_array"):
-                reader.mark()
-            yield reader.line, prefix, event, value
-
-
 def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, Any]]:
     """Yield ``(prefix, value)`` for every value found at one of ``prefixes``, in one pass.
 
     Lets a reader take a few top-level fields and each item of a long array from the same
     stream (ATIF's ``agent``, ``steps.item`` and ``final_metrics``); each value is built
-    alone, so memory is bounded by the largest one.
+    alone, so memory is bounded by the largest one. A parse error is an :class:`InputError`.
     """
-    with _reading(path) as reader:
-        events = ijson.parse(reader, use_float=True)
-        for prefix, event, value in events:
-            if prefix not in prefixes or event in ("end_map", "end_array", "map_key"):
-                continue
-            if event not in ("start_map", "start_array"):
-                yield prefix, value
-                continue
-            reader.mark()
-            builder = ObjectBuilder()
-            builder.event(event, value)
-            depth = 1
-            for _inner, inner_event, inner_value in events:
-                builder.event(inner_event, inner_value)
-                if inner_event in ("start_map", "start_array"):
-                    depth += 1
-                elif inner_event in ("end_map", "end_array"):
-                    depth -= 1
-                    if depth == 0:
-                        break
-            yield prefix, builder.value
+    with open_transcript(path) as handle:
+        reader = CountingReader(handle, path)
+        try:
+            if len(prefixes) == 1:  # ijson builds the items of one prefix in C: 2-3x faster
+                (only,) = prefixes
+                for item in ijson.items(reader, only, use_float=True):
+                    yield only, item
+                    reader.mark()
+                return
+            events = ijson.parse(reader, use_float=True)
+            for prefix, event, value in events:
+                if event in ("start_map", "start_array"):
+                    reader.mark()
+                if prefix not in prefixes or event in ("end_map", "end_array", "map_key"):
+                    continue
+                if event not in ("start_map", "start_array"):
+                    yield prefix, value
+                    continue
+                builder = ObjectBuilder()
+                builder.event(event, value)
+                depth = 1
+                for _inner, inner_event, inner_value in events:
+                    builder.event(inner_event, inner_value)
+                    if inner_event in ("start_map", "start_array"):
+                        depth += 1
+                    elif inner_event in ("end_map", "end_array"):
+                        depth -= 1
+                        if depth == 0:
+                            break
+                yield prefix, builder.value
+        except ijson.JSONError as exc:
+            raise _parse_error(path=path, reader=reader, exc=exc) from exc

@@ -1,9 +1,11 @@
-"""Typed metrics read from a transcript, and the bounded line reader every importer shares."""
+"""What a transcript reader returns (figures and activity), and the bounded line reader every
+reader shares."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from arena_bot.core.errors import InputError
+from arena_bot.intake.transcripts.edits import Activity
 
 # One transcript line larger than this is refused: a real event is far smaller, and reading an
 # unbounded line would defeat the line-by-line, bounded-memory design.
@@ -44,6 +47,9 @@ class TranscriptMetrics:
     #: Sub-agents the transcript names (Claude Code's ``toolUseResult.agentId``) whose own
     #: transcript was not found, so their usage is in no figure.
     unread_subagents: set[str] = field(default_factory=set)
+    #: The edits and requests, for the formats that show edit tool calls this package can
+    #: replay (``None`` for the others).
+    activity: Activity | None = None
 
     @property
     def prompt_total(self) -> int:
@@ -94,20 +100,20 @@ class Clock:
         self.last: datetime | None = None
 
     def see(self, stamp: object) -> None:
-        """Take an ISO-8601 string or epoch number; ignore anything unparseable."""
-        when: datetime | None = None
-        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-            when = datetime.fromtimestamp(float(stamp), tz=UTC)
-        elif isinstance(stamp, str):
-            try:
+        """Take an ISO-8601 string or epoch number; ignore anything unparseable or out of
+        range (``1e300``, ``Infinity``, year 1 with an offset)."""
+        try:
+            if isinstance(stamp, str):
                 when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-            except ValueError:
+            elif isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+                when = datetime.fromtimestamp(float(stamp), tz=UTC)
+            else:
                 return
-        if when is None:
+            # Compare everything in naive UTC; a stamp without zone is taken as UTC.
+            if when.tzinfo is not None:
+                when = when.astimezone(UTC).replace(tzinfo=None)
+        except (ValueError, OverflowError, OSError):
             return
-        # Compare everything in naive UTC; a stamp without zone is taken as UTC.
-        if when.tzinfo is not None:
-            when = when.astimezone(UTC).replace(tzinfo=None)
         self.first = min(self.first or when, when)
         self.last = max(self.last or when, when)
 
@@ -154,16 +160,11 @@ def empty_transcript(path: Path) -> InputError:
     )
 
 
-def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank JSONL line, one at a time.
-
-    A line that is not a JSON object, too long, or cut off gives an :class:`InputError` naming
-    the file and line; a file with no line at all is refused as empty. Bytes that are not UTF-8
-    are replaced, not fatal (:func:`decode_line`).
-    """
+def read_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(line_number, raw line)`` of a transcript, one at a time; a line over
+    :data:`MAX_LINE_BYTES` or a damaged ``.gz`` file gives an :class:`InputError`."""
     with open_transcript(path) as handle:
         number = 0
-        seen = False
         while True:
             try:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
@@ -173,31 +174,43 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     hint="store the complete .gz file (gzip -t checks it)",
                 ) from exc
             if not raw:
-                if not seen:
-                    raise empty_transcript(path)
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES:
                 raise InputError(
                     f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number,
-                    hint="the transcript is corrupt or not a JSONL transcript",
+                    hint="the transcript is corrupt or not in the format named",
                 )
-            text, replaced = decode_line(raw)
-            text = text.strip()
-            if not text:
-                continue
-            seen = True
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise _bad_line(path=path, number=number, raw=raw, replaced=replaced,
-                                exc=exc) from exc
-            if not isinstance(value, dict):
-                raise InputError(
-                    "expected a JSON object on each line", path=path, line=number,
-                    hint="check --format: this is not a JSONL transcript of that tool",
-                )
-            yield number, value
+            yield number, raw
+
+
+def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank JSONL line, one at a time.
+
+    A line that is not a JSON object or is cut off gives an :class:`InputError` naming the
+    file and line; a file with no line at all is refused as empty. Bytes that are not UTF-8
+    are replaced, not fatal (:func:`decode_line`).
+    """
+    seen = False
+    for number, raw in read_lines(path):
+        text, replaced = decode_line(raw)
+        text = text.strip()
+        if not text:
+            continue
+        seen = True
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _bad_line(path=path, number=number, raw=raw, replaced=replaced,
+                            exc=exc) from exc
+        if not isinstance(value, dict):
+            raise InputError(
+                "expected a JSON object on each line", path=path, line=number,
+                hint="check --format: this is not a JSONL transcript of that tool",
+            )
+        yield number, value
+    if not seen:
+        raise empty_transcript(path)
 
 
 def _bad_line(
@@ -222,9 +235,8 @@ def _bad_line(
 
 
 def as_int(value: object) -> int:
-    """A token count as an int; anything else counts as zero."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, (int, float)):
-        return int(value)
+    """A token count as an int; anything else (negative, ``NaN``, ``Infinity``) is zero."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and (
+            -math.inf < value < math.inf):
+        return max(int(value), 0)
     return 0

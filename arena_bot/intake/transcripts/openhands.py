@@ -15,14 +15,21 @@ tests) keep each call's usage in ``tool_call_metadata.model_response.usage`` (Li
 ``completion_tokens``) and its model in ``model_response.model``. The action and its
 observation repeat the same response: usage is counted once per response id. Those are read
 only when no event carries ``llm_metrics``.
+
+Activity: edits are ``edit`` actions (``str_replace_editor``) and ``write`` actions, undone
+by an ``error`` observation (or an ``edit`` one saying ``ERROR``) caused by them; ``run``
+actions are shell commands. A request is each distinct model response, with its own usage
+when it carries one, else the growth of the running total since the last request.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from arena_bot.intake.transcripts.jsonstream import iter_items
+from arena_bot.intake.transcripts.edits import Activity, Edit, Request, editor_edits, note_shell
+from arena_bot.intake.transcripts.jsonstream import iter_objects
 from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
@@ -62,8 +69,77 @@ def _charge_step(
                    output=step["completion_tokens"])
 
 
+class _Activity:
+    def __init__(self) -> None:
+        self.activity = Activity(format_name="openhands")
+        self.context = 0
+        self.totals = (0, 0, 0)  # the running total of (prompt, cache read, completion) tokens
+        self.responses: dict[str, int] = {}  # response id -> index in requests
+        self.edit_of: dict[int, list[int]] = {}  # action id -> indices in edits
+
+    def see(self, event: dict[str, Any], where: int, response: dict[str, Any] | None) -> None:
+        activity = self.activity
+        action = event.get("action")
+        args = event.get("args")
+        chars = len(str(event.get("message") or "")) + len(str(event.get("content") or ""))
+        if isinstance(args, dict) and action:
+            chars += len(json.dumps(args, ensure_ascii=False))
+        args = args if isinstance(args, dict) else {}
+        if response is not None:
+            response_id = str(response.get("id"))
+            if response_id in self.responses:
+                activity.requests[self.responses[response_id]].grow(chars)
+            else:
+                step = self._step(event, response)
+                if step is not None:
+                    self.responses[response_id] = len(activity.requests)
+                    activity.requests.append(Request(
+                        where=where, input_tokens=step[0], cache_read=step[1],
+                        output_tokens=step[2], context_chars=self.context, output_chars=chars,
+                    ))
+        if action == "edit":
+            made = editor_edits(args, where)
+            self.edit_of[where] = list(range(len(activity.edits),
+                                             len(activity.edits) + len(made)))
+            activity.edits.extend(made)
+        elif action == "write":
+            self.edit_of[where] = [len(activity.edits)]
+            activity.edits.append(Edit(where, "write", str(args.get("path", "")), "write",
+                                       new=str(args.get("content", ""))))
+        elif action == "run":
+            note_shell(activity, where, str(args.get("command", "")))
+        elif event.get("observation") == "error" or (
+            event.get("observation") == "edit"
+            and str(event.get("content", "")).lstrip().startswith("ERROR")
+        ):
+            cause = event.get("cause")
+            if isinstance(cause, int):
+                activity.failed.extend(self.edit_of.get(cause, []))
+        self.context += chars
+
+    def _step(
+        self, event: dict[str, Any], response: dict[str, Any]
+    ) -> tuple[int, int, int] | None:
+        """One response's usage: its own ``usage`` when the response carries it, else the
+        growth of the event's running total (``llm_metrics.accumulated_token_usage``)."""
+        usage = response.get("usage")
+        if isinstance(usage, dict) and usage.get("prompt_tokens") is not None:
+            own = _response_usage(response)
+            return own["prompt_tokens"], own["cache_read_tokens"], own["completion_tokens"]
+        running = _usage(event)
+        if running is None:
+            return None
+        now = (as_int(running.get("prompt_tokens")), as_int(running.get("cache_read_tokens")),
+               as_int(running.get("completion_tokens")))
+        if sum(now) <= sum(self.totals):
+            return None
+        before, self.totals = self.totals, now
+        return now[0] - before[0], now[1] - before[1], now[2] - before[2]
+
+
 def read_openhands(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics()
+    session = _Activity()
     clock = Clock()
     totals = dict.fromkeys(USAGE_KEYS, 0)
     responses: set[str] = set()
@@ -73,11 +149,16 @@ def read_openhands(path: Path) -> TranscriptMetrics:
     # The sum of each distinct model response's usage, per model (read when no event carries
     # llm_metrics); kept as sums, so memory does not grow with the number of responses.
     by_model: dict[str | None, dict[str, int]] = {}
-    for _line, event in iter_items(path, prefix="item"):
+    for _prefix, event in iter_objects(path, frozenset({"item"})):
         count += 1
         if not isinstance(event, dict):
             continue
         clock.see(event.get("timestamp"))
+        call = event.get("tool_call_metadata")
+        response = call.get("model_response") if isinstance(call, dict) else None
+        response = response if isinstance(response, dict) else None
+        session.see(event, int(event["id"]) if isinstance(event.get("id"), int) else count,
+                    response)
         usage = _usage(event)
         if usage is not None:
             saw_llm_metrics = True
@@ -91,11 +172,9 @@ def read_openhands(path: Path) -> TranscriptMetrics:
         if event.get("action") == "edit" and isinstance(args, dict) and isinstance(
                 args.get("path"), str):
             metrics.edited_files.add(args["path"])
-        call = event.get("tool_call_metadata")
         if event.get("source") == "agent" and isinstance(call, dict):
             tool_ids.add(str(call.get("tool_call_id") or f"event-{event.get('id')}"))
-            response = call.get("model_response")
-            if isinstance(response, dict) and response.get("id"):
+            if response is not None and response.get("id"):
                 if str(response["id"]) not in responses and not saw_llm_metrics:
                     named = response.get("model")
                     sums = by_model.setdefault(named if isinstance(named, str) else None,
@@ -114,6 +193,7 @@ def read_openhands(path: Path) -> TranscriptMetrics:
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
     metrics.span_label = f"events 1-{count}"
+    metrics.activity = session.activity
     return metrics
 
 

@@ -21,7 +21,6 @@ import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
@@ -36,7 +35,7 @@ from detect_secrets.settings import default_settings
 from detect_secrets.util.filetype import FileType
 
 from arena_bot.core.errors import InputError
-from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, open_transcript
+from arena_bot.intake.transcripts.metrics import read_lines
 
 
 def _prefixed(prefix: str, rest: str) -> re.Pattern[str]:
@@ -341,19 +340,10 @@ def find_secrets(path: Path) -> RedactionReport:
     """Scan a stored transcript; a non-empty report means it must not be committed."""
     report = RedactionReport()
     redactor = Redactor(report)
-    with default_settings(), open_transcript(path) as handle:
-        for number, raw in enumerate(_lines(handle, path), start=1):
+    with default_settings():
+        for number, raw in read_lines(path):
             redactor.line(raw, number)
     return report
-
-
-def _lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
-    number = 0
-    while raw := handle.readline(MAX_LINE_BYTES + 1):
-        number += 1
-        if len(raw) > MAX_LINE_BYTES:
-            raise InputError(f"line longer than {MAX_LINE_BYTES} bytes", path=path, line=number)
-        yield raw
 
 
 def store_redacted(
@@ -375,11 +365,10 @@ def store_redacted(
     number = 0
     with default_settings(), plain.open("wb") as out:
         for part in [source, *(extra or [])]:
-            with open_transcript(part) as handle:
-                for raw in _lines(handle, part):
-                    number += 1
-                    line = raw if raw.endswith(b"\n") else raw + b"\n"
-                    out.write(redactor.line(line, number))
+            for _line, raw in read_lines(part):
+                number += 1
+                line = raw if raw.endswith(b"\n") else raw + b"\n"
+                out.write(redactor.line(line, number))
             redactor.in_key = False
     stored = plain
     if plain.stat().st_size > COMPRESS_ABOVE_BYTES:

@@ -7,26 +7,43 @@ One JSON object: ``trajectory`` (a list of steps with ``response``, ``thought``,
 the run's own total, so tokens and iterations come from it; tool calls are the steps with a
 non-empty action. The format has no timestamps and no cache split: wall-clock time is left
 unchecked (0) and all prompt tokens count as uncached input.
+
+Activity: edits come from ``str_replace_editor`` calls: the JSON arguments of a ``history``
+tool call when present (function calling), else the step's ``action`` text parsed as the
+shell would. Usage is only given as totals: each assistant message of ``history`` is a
+request, with the totals checked over all of them.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
+from typing import Any
 
-from arena_bot.intake.transcripts.jsonstream import iter_events
+from arena_bot.intake.transcripts.edits import (
+    Activity,
+    Request,
+    chars_of,
+    editor_edits,
+    note_shell,
+    tool_arguments,
+)
+from arena_bot.intake.transcripts.jsonstream import iter_objects
 from arena_bot.intake.transcripts.metrics import TranscriptMetrics, as_int
 
-STATS = "info.model_stats."
+FIELDS = frozenset({"trajectory.item", "history.item", "info.model_stats", "info.submission",
+                    "replay_config"})
 DIFF_HEADER = re.compile(r"^diff --git a/\S+ b/(\S+)$", re.MULTILINE)
 
 
-def _model_from_replay_config(text: str) -> str | None:
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError:
-        return None
+def _model_from_replay_config(config: object) -> str | None:
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except (json.JSONDecodeError, RecursionError):
+            return None
     agent = config.get("agent") if isinstance(config, dict) else None
     model = agent.get("model") if isinstance(agent, dict) else None
     name = model.get("name") if isinstance(model, dict) else None
@@ -35,20 +52,79 @@ def _model_from_replay_config(text: str) -> str | None:
 
 def read_swe_agent(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics()
+    activity = metrics.activity = Activity(format_name="swe-agent", totals_only=True)
     stats: dict[str, int] = {}
-    for _line, prefix, event, value in iter_events(path):
-        if prefix == "trajectory.item.action" and event == "string" and value.strip():
-            metrics.tool_calls += 1
-        elif prefix.startswith(STATS) and event == "number":
-            stats[prefix.removeprefix(STATS)] = as_int(value)
-        elif prefix == "info.submission" and event == "string":
+    actions: list[str] = []
+    called = False
+    context = history = 0
+    for prefix, value in iter_objects(path, FIELDS):
+        if prefix == "trajectory.item":
+            action = value.get("action") if isinstance(value, dict) else None
+            actions.append(action if isinstance(action, str) else "")
+            metrics.tool_calls += bool(actions[-1].strip())
+        elif prefix == "info.model_stats" and isinstance(value, dict):
+            stats = {key: as_int(figure) for key, figure in value.items()}
+        elif prefix == "info.submission" and isinstance(value, str):
             metrics.edited_files.update(DIFF_HEADER.findall(value))
-        elif prefix == "replay_config" and event == "string":
+        elif prefix == "replay_config":
             metrics.add_model(_model_from_replay_config(value))
-        elif prefix == "replay_config.agent.model.name" and event == "string":
-            metrics.add_model(value)
+        elif prefix == "history.item":
+            history += 1
+            chars = chars_of(value.get("content")) if isinstance(value, dict) else 0
+            if isinstance(value, dict) and value.get("role") == "assistant":
+                called = _history_call(activity, value, history, context, chars) or called
+            context += chars
+    if not called:
+        for number, action in enumerate(actions, start=1):
+            _action(activity, action, number)
+    if stats and activity.requests:
+        activity.requests[0].input_tokens = stats.get("tokens_sent", 0)
+        activity.requests[0].output_tokens = stats.get("tokens_received", 0)
     metrics.prompt_tokens = stats.get("tokens_sent", 0)
     metrics.completion_tokens = stats.get("tokens_received", 0)
     metrics.iterations = stats.get("api_calls", 0)
     metrics.span_label = "info.model_stats and the trajectory's actions"
     return metrics
+
+
+def _history_call(
+    activity: Activity, message: dict[str, Any], where: int, context: int, chars: int
+) -> bool:
+    """Record an assistant message as a request and its tool calls; whether it made any."""
+    activity.requests.append(Request(where=where, context_chars=context, output_chars=chars))
+    called = False
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            continue
+        called = True
+        data = tool_arguments(function.get("arguments"))
+        if function.get("name") in ("str_replace_editor", "file_editor"):
+            activity.edits.extend(editor_edits(data, where))
+        elif function.get("name") == "bash":
+            note_shell(activity, where, str(data.get("command", "")))
+    return called
+
+
+def _action(activity: Activity, action: str, where: int) -> None:
+    """A step's ``action`` text, read as the shell would (no function calling)."""
+    stripped = action.strip()
+    if stripped.startswith("str_replace_editor "):
+        try:
+            words = shlex.split(stripped)
+        except ValueError:
+            activity.unreplayable.append((where, stripped[:80]))
+            return
+        command, path = (words[1], words[2]) if len(words) > 2 else ("", "")
+        options: dict[str, Any] = {"command": command, "path": path}
+        rest = words[3:]
+        for key, value in zip(rest[::2], rest[1::2], strict=False):
+            if key.startswith("--"):
+                options[key[2:]] = int(value) if key == "--insert_line" and value.isdecimal() \
+                    else value
+        activity.edits.extend(editor_edits(options, where))
+    elif re.match(r"^edit\s+\d+:\d+", stripped):
+        activity.unreplayable.append((where, stripped.split("\n", 1)[0]))
+    elif stripped and stripped != "submit":
+        note_shell(activity, where, stripped)
