@@ -250,31 +250,23 @@ def _flags(
     flags: list[OutlierFlag] = []
     if p.status != "scored":
         return flags
+    limits = options.config.outliers
     t_median = res.seed.task_median_tokens[res.task_of[i]]
-    if res.seed.low_tokens[i]:
-        flags.append(OutlierFlag(
-            code="extremely_efficient_tokens", kind="seed",
-            reason=f"{res.metrics.tokens[i]:,.0f} tokens is under "
-            f"{options.config.outliers.token_fraction:.0%} of the task median ({t_median:,.0f})",
-        ))
-    if res.seed.fast[i]:
-        flags.append(OutlierFlag(
-            code="extremely_fast", kind="seed",
-            reason=f"execution time {res.metrics.execution_time[i]:.1f} s is under "
-            f"{options.config.outliers.fast_seconds:g} s",
-        ))
-    if res.seed.single_call[i]:
-        flags.append(OutlierFlag(
-            code="minimal_tool_usage", kind="seed", reason="a single tool call per run",
-        ))
+    for seed_flag, code, reason in (
+        (res.seed.low_tokens, "extremely_efficient_tokens",
+         f"{res.metrics.tokens[i]:,.0f} tokens is under {limits.token_fraction:.0%} of the "
+         f"task median ({t_median:,.0f})"),
+        (res.seed.fast, "extremely_fast", f"execution time {res.metrics.execution_time[i]:.1f}"
+         f" s is under {limits.fast_seconds:g} s"),
+        (res.seed.single_call, "minimal_tool_usage", "a single tool call per run"),
+    ):
+        if seed_flag[i]:
+            flags.append(OutlierFlag(code=code, kind="seed", reason=reason))
     for metric, z_values in sorted(res.robust_z.items()):
         z = z_values[i]
-        if not math.isnan(z) and abs(z) > options.config.outliers.robust_z_threshold:
-            flags.append(OutlierFlag(
-                code=f"robust_{metric}", kind="robust",
-                reason=robust_reason(metric=metric, z=float(z),
-                                     threshold=options.config.outliers.robust_z_threshold),
-            ))
+        if not math.isnan(z) and abs(z) > limits.robust_z_threshold:
+            reason = robust_reason(metric=metric, z=float(z), threshold=limits.robust_z_threshold)
+            flags.append(OutlierFlag(code=f"robust_{metric}", kind="robust", reason=reason))
     for j, prepared_run in enumerate(p.runs):
         r = offset + j
         tokens = prepared_run.run.tokens
@@ -291,7 +283,7 @@ def _flags(
                 reason=f"run {prepared_run.run.id}: reported ${prepared_run.run.estimated_cost:.4f}"
                 f" is outside ${res.cost_band.low[r]:.4f}..${res.cost_band.high[r]:.4f}, the "
                 f"plausible range for {p.item.spec.model_label} at the price table's rates "
-                f"(×{options.config.outliers.cost_tolerance:g} tolerance)",
+                f"(×{limits.cost_tolerance:g} tolerance)",
             ))
     for reason in duplicates.get(p.item.key, []):
         flags.append(OutlierFlag(code="identical_patch", kind="duplicate", reason=reason))
