@@ -106,7 +106,7 @@ def engine_columns(data: Data) -> tuple[core.TaskColumns, core.SubmissionColumns
         submission=np.repeat(np.arange(n_subs, dtype=np.int64), runs),
         tokens=data.tokens, tool_calls=data.tool_calls, iterations=data.iterations,
         execution_time=data.time, cost=data.cost, correctness=correctness,
-        prompt=nan, completion=nan, cached=nan, resolved=data.success,
+        prompt=nan, completion=nan, cached=nan,
         solved=data.success.astype(float),  # the share solved: all or nothing here
     )
     return tasks, submissions, run_columns

@@ -27,11 +27,10 @@ from dataclasses import dataclass
 
 from arena_bot.core.errors import InputError
 from arena_bot.models.leaderboard import Entry, Leaderboard
-from arena_bot.scoring.stats import PairedResult, WelchResult, paired_test, welch_test
+from arena_bot.scoring.stats import ALPHA, PairedResult, WelchResult, paired_test, welch_test
 
 #: Shared tasks needed before a comparison gives a verdict.
 MIN_SHARED_TASKS = 3
-ALPHA = 0.05
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,21 +129,17 @@ def _side(selector: str, entries: Sequence[Entry]) -> Side:
     )
 
 
-def _per_task(entries: Sequence[Entry]) -> dict[str, float]:
-    by_task: dict[str, list[float]] = defaultdict(list)
-    for e in entries:
-        if e.scores is not None:
-            by_task[e.task_id].append(e.scores.overall)
-    return {task: sum(v) / len(v) for task, v in by_task.items()}
-
-
-def passed_per_task(entries: Sequence[Entry]) -> dict[str, bool]:
-    """Per task: did at least half of the side's runs there resolve it?"""
+def _per_task(entries: Sequence[Entry]) -> tuple[dict[str, float], dict[str, bool]]:
+    """Per task: the side's mean overall score there, and whether at least half of its runs
+    there resolved it."""
+    scores: dict[str, list[float]] = defaultdict(list)
     runs: dict[str, list[bool]] = defaultdict(list)
     for e in entries:
         if e.scores is not None:
+            scores[e.task_id].append(e.scores.overall)
             runs[e.task_id].extend(r.resolved for r in e.runs)
-    return {task: bool(v) and 2 * sum(v) >= len(v) for task, v in runs.items()}
+    return ({task: sum(v) / len(v) for task, v in scores.items()},
+            {task: bool(v) and 2 * sum(v) >= len(v) for task, v in runs.items()})
 
 
 def compare(leaderboard: Leaderboard, a: str, b: str) -> Comparison:
@@ -163,7 +158,7 @@ def compare(leaderboard: Leaderboard, a: str, b: str) -> Comparison:
         welch_note = welch.note
     else:
         welch_note = "Welch's t-test needs at least 2 values per side (seed 004: 2 runs)"
-    per_a, per_b = _per_task(entries_a), _per_task(entries_b)
+    (per_a, pass_a), (per_b, pass_b) = _per_task(entries_a), _per_task(entries_b)
     common = tuple(sorted(set(per_a) & set(per_b)))
     paired = paired_note = None
     if len(common) >= 2:
@@ -171,7 +166,6 @@ def compare(leaderboard: Leaderboard, a: str, b: str) -> Comparison:
         paired_note = paired.note
     else:
         paired_note = f"paired test needs 2+ tasks run by both sides ({len(common)} in common)"
-    pass_a, pass_b = passed_per_task(entries_a), passed_per_task(entries_b)
     test = mcnemar([(pass_a[t], pass_b[t]) for t in common]) if common else None
     verdict, text = _verdict(a, b, common, paired, test,
                              welch if _same_task_runs(side_a, side_b, common) else None)

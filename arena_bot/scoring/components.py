@@ -1,10 +1,5 @@
-"""Seed 002's component scores, vectorised (every function takes and returns arrays).
-
-Each function names its seed formula. All return values in 0..100. The seed's order of
-tests (``<= min`` first, then ``>= max``) already avoids dividing by ``max − min`` when the
-two are equal; the functions make that explicit, so a degenerate baseline (every
-submission identical, min == max) gives 100 at or below the value and 0 above it.
-"""
+"""Seed 002's component scores, vectorised: each function names its seed formula, takes
+and returns arrays, all values in 0..100."""
 
 from __future__ import annotations
 
@@ -34,16 +29,15 @@ def _linear_between(
 
 
 def token_efficiency(tokens: FloatArray, *, low: FloatArray, high: FloatArray) -> FloatArray:
-    """Seed 002 ``calculate_token_efficiency_score``: (max − t)/(max − min) · 100.
+    """Seed 002 ``calculate_token_efficiency_score`` (and, the same formula,
+    ``calculate_tool_call_efficiency_score``): (max − t)/(max − min) · 100.
 
     The seed's comment says "logarithmic" but its code is linear; the code is followed.
     """
     return _linear_between(tokens, low, high)
 
 
-def tool_call_efficiency(calls: FloatArray, *, low: FloatArray, high: FloatArray) -> FloatArray:
-    """Seed 002 ``calculate_tool_call_efficiency_score``: (max − c)/(max − min) · 100."""
-    return _linear_between(calls, low, high)
+tool_call_efficiency = token_efficiency
 
 
 def iteration_efficiency(iterations: FloatArray, *, median: FloatArray) -> FloatArray:
@@ -66,21 +60,21 @@ def efficiency(
     return token * parts["token"] + tool_call * parts["tool_call"] + iteration * parts["iteration"]
 
 
-def speed(seconds: FloatArray, *, low: FloatArray, high: FloatArray) -> FloatArray:
+def speed(
+    seconds: FloatArray, *, low: FloatArray, high: FloatArray, exponent: float = SPEED_EXPONENT
+) -> FloatArray:
     """Seed 002 ``calculate_speed_score``: ((max − t)/(max − min))^0.7 · 100; 0 s → 50.
 
     A time of 0 (or NaN) means "not recorded" and scores the seed's default 50.
     """
     missing = ~(seconds > 0)
-    scored = _linear_between(np.where(missing, 1.0, seconds), low, high, exponent=SPEED_EXPONENT)
+    scored = _linear_between(np.where(missing, 1.0, seconds), low, high, exponent=exponent)
     return np.where(missing, MISSING_SCORE, scored)
 
 
 def cost(dollars: FloatArray, *, low: FloatArray, high: FloatArray) -> FloatArray:
     """Seed 002 ``calculate_cost_score``: (max − c)/(max − min) · 100; $0 → 50."""
-    missing = ~(dollars > 0)
-    scored = _linear_between(np.where(missing, 1.0, dollars), low, high)
-    return np.where(missing, MISSING_SCORE, scored)
+    return speed(dollars, low=low, high=high, exponent=1.0)
 
 
 def overall(

@@ -8,17 +8,17 @@ inputs into these columns and the result back into the Leaderboard model.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from arena_bot.core.config import DEFAULT_CONFIG, EfficiencyParts, OutlierConfig, ScoringConfig
+from arena_bot.core.config import DEFAULT_CONFIG, OutlierConfig, ScoringConfig
 from arena_bot.scoring import components
 from arena_bot.scoring.grouped import (
     BoolArray,
     FloatArray,
     IntArray,
-    SortedGroups,
     TieRanks,
     competition_ranks,
     group_max,
@@ -76,21 +76,30 @@ class SubmissionColumns:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunColumns:
-    submission: IntArray
+class Metrics:
+    """The metrics scored, one value per row (a submission's run means, or its runs)."""
+
     tokens: FloatArray
     tool_calls: FloatArray
     iterations: FloatArray
-    execution_time: FloatArray  # 0 = not recorded
-    cost: FloatArray  # 0 = not recorded
-    correctness: FloatArray  # 0..100, NaN = no criterion could be scored
+    #: NaN or 0: not recorded.
+    execution_time: FloatArray
+    cost: FloatArray
+    #: NaN: no criterion scored.
+    correctness: FloatArray
+    #: Share of the work solved, 0..1: the features whose tests pass (for a task judged
+    #: without tests, correctness / 100).
+    solved: FloatArray
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunColumns(Metrics):
+    """Each run's metrics, and what only runs have."""
+
+    submission: IntArray
     prompt: FloatArray  # NaN = not reported
     completion: FloatArray
     cached: FloatArray
-    resolved: BoolArray
-    #: Share of the work the run solved, 0..1: its features whose tests pass (or, for a
-    #: task judged without tests, correctness / 100).
-    solved: FloatArray
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,10 +111,6 @@ class MetricBaselineArrays:
     q75: FloatArray
     count: IntArray
     dynamic: BoolArray
-    #: The recorded values sorted within each task, and where they came from (indices
-    #: into the arrays given to :func:`compute_baselines`): reused by the outlier checks.
-    observed: SortedGroups
-    members: IntArray
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,8 +135,6 @@ class ComponentArrays:
     correctness: FloatArray
     #: Seed 002's composite (Σ weight · category score) before the policy's scaling.
     composite: FloatArray
-    #: The share of the work solved that scaled it (1 under the seed002 policy).
-    solved: FloatArray
     overall_unadjusted: FloatArray
     overall: FloatArray
     weights: FloatArray
@@ -168,18 +171,11 @@ def _masked_group_mean(
 
 
 def _metric_baseline(
-    values: FloatArray,
-    groups: IntArray,
-    *,
-    n_groups: int,
-    enough: BoolArray,
+    values: FloatArray, groups: IntArray, enough: BoolArray,
     default: tuple[FloatArray, FloatArray, FloatArray],
-    members: IntArray | None = None,
 ) -> MetricBaselineArrays:
     """Dynamic min/median/max/quartiles where ``enough`` and any value exists, else default."""
-    ordered = sort_groups(values, groups, n_groups=n_groups)
-    if members is None:
-        members = np.arange(len(values), dtype=np.int64)
+    ordered = sort_groups(values, groups, n_groups=len(enough))
     dynamic = enough & (ordered.counts > 0)
     return MetricBaselineArrays(
         min=np.where(dynamic, group_min(ordered), default[0]),
@@ -189,85 +185,12 @@ def _metric_baseline(
         q75=np.where(dynamic, group_quantile_exclusive(ordered, fraction=0.75), np.nan),
         count=ordered.counts,
         dynamic=dynamic,
-        observed=ordered,
-        members=members,
     )
 
 
-def compute_baselines(
-    *,
-    tasks: TaskColumns,
-    task_of: IntArray,
-    tokens: FloatArray,
-    tool_calls: FloatArray,
-    iterations: FloatArray,
-    execution_time: FloatArray,
-    cost: FloatArray,
-    min_submissions: int,
-) -> BaselineArrays:
-    """Seed 002 ``calculate_task_baseline`` for every task at once.
-
-    Inputs are the scored submissions' (mean) metrics. Time and cost only count recorded
-    (positive) values; a task whose submissions recorded none falls back to its default for
-    that metric (the seed falls back to fixed 300/60/1800 s and $0.05/0.01/0.20, which are
-    the task format's defaults).
-    """
-    n = tasks.count
-    submission_count = np.bincount(task_of, minlength=n).astype(np.int64)
-    enough = submission_count >= min_submissions
-    timed = execution_time > 0
-    costed = cost > 0
-    defaults = tasks.defaults
-    iteration_default = (
-        np.ones(n), defaults.median_iterations, np.maximum(defaults.median_iterations, 1.0)
-    )
-    return BaselineArrays(
-        submission_count=submission_count,
-        dynamic=enough,
-        tokens=_metric_baseline(
-            tokens, task_of, n_groups=n, enough=enough, default=defaults.tokens
-        ),
-        tool_calls=_metric_baseline(
-            tool_calls, task_of, n_groups=n, enough=enough, default=defaults.tool_calls
-        ),
-        execution_time=_metric_baseline(
-            execution_time[timed], task_of[timed], n_groups=n, enough=enough,
-            default=defaults.execution_time, members=np.flatnonzero(timed),
-        ),
-        cost=_metric_baseline(
-            cost[costed], task_of[costed], n_groups=n, enough=enough, default=defaults.cost,
-            members=np.flatnonzero(costed),
-        ),
-        iterations=_metric_baseline(
-            iterations, task_of, n_groups=n, enough=enough, default=iteration_default
-        ),
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Metrics:
-    """The metrics scored, one value per row (a submission's run means, or single runs)."""
-
-    tokens: FloatArray
-    tool_calls: FloatArray
-    iterations: FloatArray
-    #: NaN or 0: not recorded.
-    execution_time: FloatArray
-    cost: FloatArray
-    #: NaN: no criterion scored.
-    correctness: FloatArray
-    #: Share of the work solved (0..1).
-    solved: FloatArray
-
-
-def score_components(
-    *,
-    baselines: BaselineArrays,
-    tasks: TaskColumns,
-    task_of: IntArray,
-    metrics: Metrics,
-    solved_policy: bool = True,
-    parts: EfficiencyParts = DEFAULT_CONFIG.scoring.efficiency_parts,
+def _components(
+    baselines: BaselineArrays, tasks: TaskColumns, task_of: IntArray, metrics: Metrics,
+    scoring: ScoringConfig,
 ) -> ComponentArrays:
     """Seed 002's component, overall and difficulty-adjusted scores for given metrics.
 
@@ -284,8 +207,7 @@ def score_components(
         m.iterations, median=b.iterations.median[task_of]
     )
     efficiency = components.efficiency(
-        token, tool_call, iteration,
-        parts=parts.as_dict(),
+        token, tool_call, iteration, parts=scoring.efficiency_parts.as_dict()
     )
     speed = components.speed(
         np.nan_to_num(m.execution_time, nan=0.0),
@@ -298,37 +220,14 @@ def score_components(
         efficiency_score=efficiency, speed_score=speed, cost_score=cost_score,
         correctness_score=m.correctness, weights=tasks.weights[task_of],
     )
-    share = m.solved if solved_policy else np.ones_like(composite)
-    total = composite * share
+    total = composite * m.solved if scoring.policy == "solved" else composite
     return ComponentArrays(
-        composite=composite, solved=share, token=token, tool_call=tool_call,
+        composite=composite, token=token, tool_call=tool_call,
         iteration=iteration, efficiency=efficiency, speed=speed, cost=cost_score,
         correctness=m.correctness, overall_unadjusted=total,
         overall=components.difficulty_adjusted(total, multiplier=tasks.multiplier[task_of]),
         weights=applied,
     )
-
-
-def _group_extremes(
-    values: FloatArray, groups: IntArray, *, n_groups: int, counts: IntArray
-) -> tuple[FloatArray, FloatArray]:
-    """Min and max per group; NaN for empty groups.
-
-    Runs arrive grouped by submission (the builder writes them so), which allows
-    ``reduceat``; otherwise one sort does it.
-    """
-    low = np.full(n_groups, np.nan)
-    high = np.full(n_groups, np.nan)
-    if len(values) == 0:
-        return low, high
-    if np.all(groups[1:] >= groups[:-1]):
-        has = counts > 0
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[has]
-        low[has] = np.minimum.reduceat(values, starts)
-        high[has] = np.maximum.reduceat(values, starts)
-        return low, high
-    ordered = sort_groups(values, groups, n_groups=n_groups)
-    return group_min(ordered), group_max(ordered)
 
 
 def t_interval(
@@ -349,33 +248,6 @@ def t_interval(
     low = np.where(ok, np.clip(mean - margin, 0.0, 100.0), np.nan)
     high = np.where(ok, np.clip(mean + margin, 0.0, 100.0), np.nan)
     return low, high
-
-
-def _robust_z(observed: SortedGroups, members: IntArray, *, size: int) -> FloatArray:
-    """Modified z-score of log(value) within each group (median / MAD); NaN if undefined.
-
-    ``observed`` holds the recorded (positive) values sorted within each group — the
-    baseline's sort, reused: log is monotone, so the logs are sorted too. Undefined: the
-    value is missing, the group has fewer than ROBUST_MIN_VALUES values, or its MAD is 0
-    (more than half the values identical: nothing is "unusual" then).
-    """
-    out = np.full(size, np.nan)
-    if len(observed.values) == 0:
-        return out
-    n_groups = len(observed.counts)
-    logs = np.log(observed.values)
-    g = np.repeat(np.arange(n_groups), observed.counts)
-    log_sorted = SortedGroups(
-        values=logs, order=observed.order, starts=observed.starts, counts=observed.counts
-    )
-    median = group_median(log_sorted)
-    deviation = np.abs(logs - median[g])
-    mad = group_median(sort_groups(deviation, g, n_groups=n_groups))
-    usable = (observed.counts >= ROBUST_MIN_VALUES) & (mad > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = ROBUST_Z_SCALE * (logs - median[g]) / mad[g]
-    out[members[observed.order]] = np.where(usable[g], z, np.nan)
-    return out
 
 
 def significance(
@@ -428,18 +300,9 @@ def score_columns(
     """Rescore everything: the whole pipeline of seed 002 plus the statistics of seed 004."""
     scope = _Scope.of(submissions, tasks=tasks)
     metrics = _submission_metrics(runs, n_subs=scope.n_subs)
-    solved_policy = scoring.policy == "solved"
-    baselines = _baselines(tasks, metrics, scope, scoring.min_submissions,
-                           solved_policy=solved_policy)
-    scores = score_components(
-        baselines=baselines, tasks=tasks, task_of=scope.task_of, metrics=metrics,
-        solved_policy=solved_policy, parts=scoring.efficiency_parts,
-    )
-    run_scores = score_components(
-        baselines=baselines, tasks=tasks, task_of=scope.task_of[runs.submission],
-        metrics=_run_metrics(runs), solved_policy=solved_policy,
-        parts=scoring.efficiency_parts,
-    )
+    baselines = _baselines(tasks, metrics, scope, scoring)
+    scores = _components(baselines, tasks, scope.task_of, metrics, scoring)
+    run_scores = _components(baselines, tasks, scope.task_of[runs.submission], runs, scoring)
     ranks = _ranks(scores, scope)
     return CoreResult(
         baselines=baselines,
@@ -508,30 +371,46 @@ def _submission_metrics(runs: RunColumns, *, n_subs: int) -> Metrics:
     )
 
 
-def _run_metrics(runs: RunColumns) -> Metrics:
-    return Metrics(
-        tokens=runs.tokens, tool_calls=runs.tool_calls, iterations=runs.iterations,
-        execution_time=runs.execution_time, cost=runs.cost, correctness=runs.correctness,
-        solved=runs.solved,
-    )
-
-
 def _baselines(
-    tasks: TaskColumns, metrics: Metrics, scope: _Scope, min_submissions: int, *,
-    solved_policy: bool,
+    tasks: TaskColumns, metrics: Metrics, scope: _Scope, scoring: ScoringConfig
 ) -> BaselineArrays:
-    """What the task takes: under the solved policy, what it takes to solve it (submissions
-    that solved all their work), so cheap failures do not set the bar."""
-    members = scope.index[metrics.solved[scope.index] >= 1.0] if solved_policy else scope.index
-    return compute_baselines(
-        tasks=tasks,
-        task_of=scope.task_of[members],
-        tokens=metrics.tokens[members],
-        tool_calls=metrics.tool_calls[members],
-        iterations=metrics.iterations[members],
-        execution_time=np.nan_to_num(metrics.execution_time[members], nan=0.0),
-        cost=np.nan_to_num(metrics.cost[members], nan=0.0),
-        min_submissions=min_submissions,
+    """Seed 002 ``calculate_task_baseline`` for every task at once, over the scored
+    submissions' (mean) metrics; under the solved policy only those that solved all their
+    work count (what it takes to solve the task: cheap failures do not set the bar).
+
+    Time and cost only count recorded (positive) values; a task whose submissions recorded
+    none falls back to its default for that metric (the seed falls back to fixed 300/60/1800
+    s and $0.05/0.01/0.20, which are the task format's defaults).
+    """
+    members = scope.index
+    if scoring.policy == "solved":
+        members = members[metrics.solved[members] >= 1.0]
+    n = tasks.count
+    task_of = scope.task_of[members]
+    execution_time = np.nan_to_num(metrics.execution_time[members], nan=0.0)
+    cost = np.nan_to_num(metrics.cost[members], nan=0.0)
+    submission_count = np.bincount(task_of, minlength=n).astype(np.int64)
+    enough = submission_count >= scoring.min_submissions
+    timed = execution_time > 0
+    costed = cost > 0
+    defaults = tasks.defaults
+    iteration_default = (
+        np.ones(n), defaults.median_iterations, np.maximum(defaults.median_iterations, 1.0)
+    )
+    return BaselineArrays(
+        submission_count=submission_count,
+        dynamic=enough,
+        tokens=_metric_baseline(metrics.tokens[members], task_of, enough, defaults.tokens),
+        tool_calls=_metric_baseline(
+            metrics.tool_calls[members], task_of, enough, defaults.tool_calls
+        ),
+        execution_time=_metric_baseline(
+            execution_time[timed], task_of[timed], enough, defaults.execution_time
+        ),
+        cost=_metric_baseline(cost[costed], task_of[costed], enough, defaults.cost),
+        iterations=_metric_baseline(
+            metrics.iterations[members], task_of, enough, iteration_default
+        ),
     )
 
 
@@ -597,8 +476,10 @@ def _intervals(
     mean = group_mean(run_scores.overall, sub, n_groups=n_subs)
     std = group_sample_std(run_scores.overall, sub, n_groups=n_subs, means=mean)
     count = np.bincount(sub, minlength=n_subs).astype(np.int64)
-    low_value, high_value = _group_extremes(run_scores.overall, sub, n_groups=n_subs,
-                                            counts=count)
+    low_value, high_value = np.full(n_subs, np.inf), np.full(n_subs, -np.inf)
+    np.minimum.at(low_value, sub, run_scores.overall)
+    np.maximum.at(high_value, sub, run_scores.overall)
+    low_value[count == 0] = high_value[count == 0] = np.nan
     low, high = t_interval(mean, std, count, confidence=confidence)
     plain_mean = group_mean(run_scores.overall_unadjusted, sub, n_groups=n_subs)
     plain_low, plain_high = t_interval(
@@ -642,8 +523,13 @@ def _seed_outliers(metrics: Metrics, scope: _Scope, options: OutlierConfig) -> S
 
 
 def _robust_z_scores(metrics: Metrics, scope: _Scope) -> dict[str, FloatArray]:
-    """Robust z-scores of log tokens, cost and time within each task. Recorded (positive)
-    values only: time and cost of 0 mean "not recorded", and the z-score works on logs."""
+    """Modified z-scores of log tokens, cost and time within each task (median / MAD).
+
+    Recorded (positive) values only: time and cost of 0 mean "not recorded", and the
+    z-score works on logs. NaN where undefined: the value is missing, the task has fewer
+    than ROBUST_MIN_VALUES values, or its MAD is 0 (more than half the values identical:
+    nothing is "unusual" then).
+    """
     robust: dict[str, FloatArray] = {}
     for name, metric_values in (
         ("tokens", metrics.tokens),
@@ -653,9 +539,16 @@ def _robust_z_scores(metrics: Metrics, scope: _Scope) -> dict[str, FloatArray]:
         values = np.nan_to_num(metric_values[scope.index], nan=0.0)
         members = np.flatnonzero(values > 0)
         observed = sort_groups(values[members], scope.tasks[members], n_groups=scope.n_tasks)
-        z = np.full(scope.n_subs, np.nan)
-        z[scope.index] = _robust_z(observed, members, size=len(scope.index))
-        robust[name] = z
+        # log is monotone: the logs of the sorted values are sorted too.
+        logs = np.log(observed.values)
+        g = np.repeat(np.arange(scope.n_tasks), observed.counts)
+        median = group_median(dataclasses.replace(observed, values=logs))
+        mad = group_median(sort_groups(np.abs(logs - median[g]), g, n_groups=scope.n_tasks))
+        usable = (observed.counts >= ROBUST_MIN_VALUES) & (mad > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = ROBUST_Z_SCALE * (logs - median[g]) / mad[g]
+        robust[name] = np.full(scope.n_subs, np.nan)
+        robust[name][scope.index[members[observed.order]]] = np.where(usable[g], z, np.nan)
     return robust
 
 

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from arena_bot.core.errors import JudgeError
-from arena_bot.models.evaluation import EvaluationResult, RunResult
+from arena_bot.models.evaluation import CriterionObservation, EvaluationResult, RunResult
 from arena_bot.models.submission import Run, Submission
 from arena_bot.models.task import Task
 from arena_bot.scoring.judge import Judge
@@ -76,7 +76,7 @@ def _tests_pass(criterion: Any, index: int, ctx: RunContext) -> CriterionOutcome
     return _outcome(criterion, index, passed / len(counted), note)
 
 
-def _observation(ctx: RunContext, index: int) -> Any:
+def _observation(ctx: RunContext, index: int) -> CriterionObservation | None:
     if ctx.result is None:
         return None
     for observation in ctx.result.observations:
@@ -123,29 +123,32 @@ def _no_errors(criterion: Any, index: int, ctx: RunContext) -> CriterionOutcome:
     return _outcome(criterion, index, 1.0, "no errors")
 
 
-def target_text(criterion: Any, index: int, ctx: RunContext) -> tuple[str | None, str | None]:
-    """The text an answer-based criterion scores, or ``(None, why)``."""
+def target_text(criterion: Any, index: int, ctx: RunContext) -> str | CriterionOutcome:
+    """The text an answer-based criterion scores, or the criterion's outcome without it.
+
+    A missing answer or file is a failure of the run (0), not "unscored" — except when the
+    evaluation never looked (unscored: re-evaluating can fix it).
+    """
     if criterion.target == "answer":
         if ctx.run.final_answer is None:
-            return None, "run has no final_answer"
-        return ctx.run.final_answer, None
+            return _outcome(criterion, index, 0.0, "run has no final_answer")
+        return ctx.run.final_answer
     observation = _observation(ctx, index)
     if observation is None:
-        return None, f"evaluation did not observe {criterion.target}"
+        why = f"evaluation did not observe {criterion.target}"
+        return _outcome(criterion, index, None, why)
     if observation.error:
-        return None, f"reading {criterion.target} failed: {observation.error}"
+        why = f"reading {criterion.target} failed: {observation.error}"
+        return _outcome(criterion, index, 0.0, why)
     if observation.text is None:
-        return None, f"{criterion.target} produced no text"
-    return observation.text, None
+        return _outcome(criterion, index, 0.0, f"{criterion.target} produced no text")
+    return observation.text
 
 
 def _text_method(criterion: Any, index: int, ctx: RunContext) -> CriterionOutcome:
-    text, why = target_text(criterion, index, ctx)
-    if text is None:
-        # The answer or file was missing: that is a failure of the run, not "unscored" —
-        # except when the evaluation never looked (then re-evaluating can fix it).
-        unobserved = why is not None and why.startswith("evaluation did not observe")
-        return _outcome(criterion, index, None if unobserved else 0.0, why)
+    text = target_text(criterion, index, ctx)
+    if isinstance(text, CriterionOutcome):
+        return text
     try:
         result = TEXT_METHODS[criterion.type](criterion, text)
     except ValueError as exc:  # a bad pattern in task.yaml: the task's fault, not the run's
@@ -159,10 +162,9 @@ def _judged(criterion: Any, index: int, ctx: RunContext) -> CriterionOutcome:
             criterion, index, None,
             "unscored: no judge configured (set ARENA_JUDGE_URL and ARENA_JUDGE_MODEL)",
         )
-    text, why = target_text(criterion, index, ctx)
-    if text is None:
-        unobserved = why is not None and why.startswith("evaluation did not observe")
-        return _outcome(criterion, index, None if unobserved else 0.0, why)
+    text = target_text(criterion, index, ctx)
+    if isinstance(text, CriterionOutcome):
+        return text
     try:
         if criterion.type == "llm_judge":
             verdict = ctx.judge.llm(rubric=criterion.rubric, text=text)
@@ -210,11 +212,3 @@ def weighted_correctness(outcomes: Sequence[CriterionOutcome]) -> float | None:
     if total_weight <= 0:
         return None
     return 100.0 * sum(o.score * o.weight for o in outcomes if o.score is not None) / total_weight
-
-
-def run_resolved(*, submission: Submission, result: RunResult | None) -> bool:
-    """A run passes (for pass@k) when every feature of the submission passes its tests."""
-    if result is None:
-        return False
-    verdicts = {feature.feature: feature.passed for feature in result.tested_features}
-    return all(verdicts.get(fid, False) for fid in submission.features)

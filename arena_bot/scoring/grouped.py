@@ -1,9 +1,6 @@
-"""Vectorised per-group statistics over flat numpy arrays.
-
-The scoring core keeps every submission of every task in one flat array with a task index
-beside it. Sorting once by ``(group, value)`` gives every group's order statistics by index
-arithmetic, so a whole rescoring is O(n log n) with no Python loop over submissions.
-"""
+"""Vectorised per-group statistics over flat numpy arrays (a value array and a group index
+beside it): sorting once by ``(group, value)`` gives every group's order statistics by
+index arithmetic, with no Python loop over groups."""
 
 from __future__ import annotations
 
@@ -147,31 +144,25 @@ def competition_ranks(
         return TieRanks(rank=empty, below=empty, equal=empty, group_size=empty)
     key = -values
     order = group_order(key, groups)
-    sorted_key = key[order]
-    sorted_group = groups[order]
+    sorted_key, sorted_group = key[order], groups[order]
     counts = np.bincount(groups, minlength=n_groups)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    index = np.arange(n)
+    # Runs of equal values within a group, in sorted order: each run's first and last index.
     new_run = np.ones(n, dtype=bool)
     new_run[1:] = (sorted_group[1:] != sorted_group[:-1]) | (sorted_key[1:] != sorted_key[:-1])
-    first = np.maximum.accumulate(np.where(new_run, index, 0))
-    end_run = np.ones(n, dtype=bool)
-    end_run[:-1] = new_run[1:]
-    last = np.minimum.accumulate(np.where(end_run, index, n)[::-1])[::-1]
-    start = starts[sorted_group]
+    run_starts = np.flatnonzero(new_run)
+    run = np.cumsum(new_run) - 1
+    first = run_starts[run]
+    last = np.append(run_starts[1:], n)[run] - 1
+    start = np.concatenate(([0], np.cumsum(counts)[:-1]))[sorted_group]
     size = counts[sorted_group]
-    rank_sorted = first - start + 1
-    equal_sorted = last - first + 1
-    below_sorted = size - (last - start + 1)
-    rank = np.empty(n, dtype=np.int64)
-    equal = np.empty(n, dtype=np.int64)
-    below = np.empty(n, dtype=np.int64)
-    group_size = np.empty(n, dtype=np.int64)
-    rank[order] = rank_sorted
-    equal[order] = equal_sorted
-    below[order] = below_sorted
-    group_size[order] = size
-    return TieRanks(rank=rank, below=below, equal=equal, group_size=group_size)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.arange(n)
+    return TieRanks(
+        rank=(first - start + 1)[inverse].astype(np.int64),
+        below=(size - (last - start + 1))[inverse].astype(np.int64),
+        equal=(last - first + 1)[inverse].astype(np.int64),
+        group_size=size[inverse].astype(np.int64),
+    )
 
 
 def midrank_percentile(ranks: TieRanks) -> FloatArray:

@@ -1,22 +1,18 @@
 """``arena score`` at board scale: the board as one part per task.
 
-A task's part of the leaderboard (its baseline, its ranked entries, their CSV rows) depends
-only on the task and on that task's submissions and results: baselines, ranks, intervals,
-outlier and duplicate flags are all computed within one task. So the board is scored one
-task at a time (:func:`score_task`, :func:`~arena_bot.scoring.leaderboard.build_leaderboard`
-on that task alone), and the board-wide parts (tool / model aggregates, the input digest,
-notes) are computed from the parts' small rows (:func:`board_summary`); ``leaderboard.json``
-is written by joining the parts' entry text. The bytes written are those of the whole-board
-path (``build_leaderboard`` over everything, then :func:`~arena_bot.scoring.export.to_json`);
-the tests hold the two equal. Which parts can be reused from an earlier run is the
-application's business (:mod:`arena_bot.app.scoring`), not this module's.
-
-Submissions must sit at ``submissions/<task>/<id>/`` with ``task: <task>`` (what
-``arena validate`` requires); anything else is an error naming the file.
+A task's part of the leaderboard depends only on the task and on its submissions and
+results (baselines, ranks, intervals, outlier and duplicate flags are all computed within
+one task), so the board is scored one task at a time (:func:`score_task`) and the
+board-wide parts (aggregates, input digest, notes) are computed from the parts' small rows
+(:func:`board_head`). The bytes written are those of the whole-board path
+(``build_leaderboard`` over everything, then :func:`~arena_bot.scoring.export.to_json`);
+the tests hold the two equal. Which parts can be reused is :mod:`arena_bot.app.scoring`'s
+business.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zlib
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -43,7 +39,7 @@ if TYPE_CHECKING:  # the engine (numpy) is imported when a task or the board is 
     from arena_bot.scoring.leaderboard import AggregateRow
 
 #: How many of a task's first ranked and first unranked entries its part keeps apart, for
-#: the pipeline's first look (:meth:`TaskPart.entries_between`).
+#: the pipeline's first look.
 PREVIEW = 10
 
 
@@ -51,15 +47,13 @@ PREVIEW = 10
 class TaskPart:
     """One task's share of the leaderboard, as the memo stores it.
 
-    Stored as five compressed sections (the task's board and counts; the aggregate rows;
-    the CSV rows; the preview: the first :data:`PREVIEW` ranked and unranked entries; the
-    entries as they sit in ``leaderboard.json``), each decoded only when something needs
-    it: a board whose files are up to date reads the first alone, the pipeline's first look
-    the preview.
+    Five compressed sections (the task's board and counts; the aggregate rows; the CSV
+    rows; the preview; the entries as they sit in ``leaderboard.json``), each decoded only
+    when something needs it: a board whose files are up to date reads the first alone.
     """
 
     blob: bytes
-    #: The key the part is stored under (:func:`task_key`): what it was computed from.
+    #: The key the part is stored under: what it was computed from (``""``: not stored).
     key: str = ""
 
     @cached_property
@@ -92,8 +86,7 @@ class TaskPart:
 
     @property
     def counts(self) -> dict[str, int]:
-        """entries / scored / ranked / pending / error / review counts (the summary line,
-        the pipeline's first look)."""
+        """entries / scored / ranked / pending / error / review counts."""
         counts: dict[str, int] = self._meta["counts"]
         return counts
 
@@ -114,37 +107,23 @@ class TaskPart:
         in UTF-8 (the export and the task's file are written from these bytes)."""
         return zlib.decompress(self._sections[4])
 
-    @cached_property
-    def entries_text(self) -> str:
-        """:attr:`entries_data` decoded (for reading entries back)."""
-        return self.entries_data.decode()
-
-    @cached_property
-    def _preview(self) -> dict[int, dict[str, Any]]:
-        """The previewed entries by position in the board (see :meth:`of`)."""
-        windows, entries = json.loads(zlib.decompress(self._sections[3]))
-        positions = [i for start, stop in windows for i in range(start, stop)]
-        return dict(zip(positions, entries, strict=True))
-
     def entries(self) -> list[dict[str, Any]]:
         """The entries in JSON form, in board order."""
-        entries: list[dict[str, Any]] = json.loads(f"[{self.entries_text}]")
+        entries: list[dict[str, Any]] = json.loads(b"[" + self.entries_data + b"]")
         return entries
 
     def entries_between(self, *ranges: tuple[int, int]) -> list[list[dict[str, Any]]]:
-        """``entries()[start:stop]`` for each ``(start, stop)``, decoding only those (the
-        pipeline's first look shows ten of a task's thousands): each entry's text is found
-        by its recorded start. Ranges within the preview (the first :data:`PREVIEW` ranked
-        and unranked entries) are answered from it, without the entries section."""
+        """``entries()[start:stop]`` for each ``(start, stop)``: the pipeline's first look
+        shows ten of a task's thousands, answered from the preview (the first
+        :data:`PREVIEW` ranked and unranked entries) without decoding the rest."""
         count = self.counts["entries"]
         wanted = [range(max(start, 0), min(stop, count)) for start, stop in ranges]
-        preview = self._preview
-        if all(i in preview for positions in wanted for i in positions):
-            return [[preview[i] for i in positions] for positions in wanted]
-        text = self.entries_text
-        starts: list[int] = [*self._meta["starts"], len(text) + 2]  # as if a ",\n" followed
-        return [[json.loads(text[starts[i]:starts[i + 1] - 2]) for i in positions]
-                for positions in wanted]
+        windows, previewed = json.loads(zlib.decompress(self._sections[3]))
+        positions = [i for start, stop in windows for i in range(start, stop)]
+        preview = dict(zip(positions, previewed, strict=True))
+        if not all(i in preview for want in wanted for i in want):
+            preview = dict(enumerate(self.entries()))
+        return [[preview[i] for i in want] for want in wanted]
 
     @classmethod
     def of(cls, board: Leaderboard, digest: str, key: str = "") -> TaskPart:
@@ -167,13 +146,6 @@ class TaskPart:
             },
         }
         fragments = [entry_fragment(entry) for entry in entries]
-        text = indent_fragments(fragments)
-        # Where each entry's text starts in ``text`` (entries are joined by ",\n").
-        starts, at = [], 0
-        for fragment in fragments:
-            starts.append(at)
-            at += len(fragment) + 4 * (fragment.count("\n") + 1) + 2
-        meta["starts"] = starts
         # Ranked entries come first, in rank order: the preview is the head of each kind.
         windows = [(0, min(PREVIEW, ranked)), (ranked, min(ranked + PREVIEW, len(entries)))]
         preview = (f"[{json.dumps(windows)}, ["
@@ -181,13 +153,13 @@ class TaskPart:
                    + "]]")
         sections = [
             zlib.compress(json.dumps(meta, ensure_ascii=False).encode(), 1),
-            zlib.compress(json.dumps([row.to_list() for row in aggregate_rows(entries)],
+            zlib.compress(json.dumps([dataclasses.astuple(row) for row in aggregate_rows(entries)],
                                      ensure_ascii=False).encode(), 1),
             zlib.compress(csv_rows(board).encode(), 1),
             zlib.compress(preview.encode(), 1),
         ]
         blob = b"".join(len(section).to_bytes(4, "big") + section for section in sections)
-        return cls(blob=blob + zlib.compress(text.encode(), 1), key=key)
+        return cls(blob=blob + zlib.compress(indent_fragments(fragments).encode(), 1), key=key)
 
 
 @dataclass(frozen=True)

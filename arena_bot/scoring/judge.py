@@ -1,15 +1,9 @@
 """LLM judges (seed 004 §4.5, §4.6) over any OpenAI-compatible chat completions endpoint.
 
-* :class:`ChatClient` — POST ``{base_url}/chat/completions`` with a 2-minute timeout;
-  retries empty answers (and 429/5xx/connection failures) at most twice, waiting
-  400 ms × (attempt + 1) between tries (seed 004 §8).
-* :class:`Judge` — the LLM judge (0–10 → 0–1, temperature 0.1) and the code judge (four
-  weighted criteria 40/30/20/10 on 0–100, temperature 0.3), with strict parsing: an answer
-  without exactly the expected score is an error, never a guess.
-* :class:`JudgeCache` — answers stored on disk by the hash of everything that was sent
-  (model, temperature, messages), so rescoring never calls the model twice for one input.
-
-The endpoint and model come from arena.yaml's ``judge`` section and the environment
+Parsing is strict: an answer without exactly the expected score is an error, never a guess.
+Answers are cached on disk by the hash of everything that was sent (model, temperature,
+messages), so rescoring never calls the model twice for one input. The endpoint and model
+come from arena.yaml's ``judge`` section and the environment
 (:func:`arena_bot.app.scoring.judge_for`).
 """
 
@@ -156,12 +150,9 @@ class JudgeCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> str | None:
-        path = self._path(key)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):  # a torn or foreign file: ask again and overwrite it
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # none yet, or a foreign file: ask again, overwrite it
             return None
         answer = data.get("answer") if isinstance(data, dict) else None
         return answer if isinstance(answer, str) else None
@@ -251,54 +242,47 @@ class Judge:
     def model(self) -> str:
         return self.client.model
 
-    def _ask(self, *, messages: list[ChatMessage], temperature: float) -> tuple[str, bool]:
+    def _ask(
+        self, system: str, request: str, text: str, temperature: float
+    ) -> tuple[str, bool, bool]:
+        """The answer to ``request`` + ``text`` (cut to MAX_JUDGED_CHARS), whether it came
+        from the cache, and whether the text was cut."""
+        messages = [
+            ChatMessage("system", system),
+            ChatMessage("user", request + text[:MAX_JUDGED_CHARS]),
+        ]
+        truncated = len(text) > MAX_JUDGED_CHARS
         key = JudgeCache.key(model=self.model, temperature=temperature, messages=messages)
         if self.cache is not None:
             cached = self.cache.get(key)
             if cached is not None:
-                return cached, True
+                return cached, True, truncated
         answer = self.client.complete(messages=messages, temperature=temperature)
         if self.cache is not None:
             self.cache.put(key, answer)
-        return answer, False
+        return answer, False, truncated
 
     def llm(self, *, rubric: str, text: str) -> JudgeVerdict:
         """Seed 004 §4.5: 0–10 → score/10."""
-        body, truncated = _truncate(text)
-        messages = [
-            ChatMessage("system", LLM_JUDGE_SYSTEM),
-            ChatMessage("user", f"RUBRIC:\n{rubric}\n\nRESPONSE:\n{body}"),
-        ]
-        answer, cached = self._ask(messages=messages, temperature=LLM_JUDGE_TEMPERATURE)
+        answer, cached, truncated = self._ask(
+            LLM_JUDGE_SYSTEM, f"RUBRIC:\n{rubric}\n\nRESPONSE:\n", text, LLM_JUDGE_TEMPERATURE
+        )
         raw = parse_llm_score(answer)
         return JudgeVerdict(
-            score=raw / 10.0, raw=raw, scale=10.0, explanation=_last_words(answer),
+            score=raw / 10.0, raw=raw, scale=10.0, explanation=" ".join(answer.split())[:300],
             cached=cached, truncated=truncated,
         )
 
     def code(self, *, rubric: str, text: str) -> JudgeVerdict:
         """Seed 004 §4.6: Σ weight · criterion on 0–100 → /100."""
-        body, truncated = _truncate(text)
-        messages = [
-            ChatMessage("system", CODE_JUDGE_SYSTEM),
-            ChatMessage("user", f"RUBRIC:\n{rubric}\n\nCODE:\n{body}"),
-        ]
-        answer, cached = self._ask(messages=messages, temperature=CODE_JUDGE_TEMPERATURE)
+        answer, cached, truncated = self._ask(
+            CODE_JUDGE_SYSTEM, f"RUBRIC:\n{rubric}\n\nCODE:\n", text, CODE_JUDGE_TEMPERATURE
+        )
         raw, explanation = parse_code_scores(answer)
         return JudgeVerdict(
             score=raw / 100.0, raw=raw, scale=100.0, explanation=explanation,
             cached=cached, truncated=truncated,
         )
-
-
-def _truncate(text: str) -> tuple[str, bool]:
-    if len(text) <= MAX_JUDGED_CHARS:
-        return text, False
-    return text[:MAX_JUDGED_CHARS], True
-
-
-def _last_words(answer: str) -> str:
-    return " ".join(answer.split())[:300]
 
 
 def build_judge(

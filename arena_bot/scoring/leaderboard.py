@@ -18,7 +18,6 @@ import numpy as np
 
 from arena_bot.core.errors import InputError
 from arena_bot.intake.reviews import judge_review
-from arena_bot.models.evaluation import ReviewFlag as EvaluationFlag
 from arena_bot.models.evaluation import RunResult
 from arena_bot.models.leaderboard import (
     CategoryRanks,
@@ -50,7 +49,6 @@ from arena_bot.scoring import core
 from arena_bot.scoring.correctness import (
     CriterionOutcome,
     RunContext,
-    run_resolved,
     score_run,
     weighted_correctness,
 )
@@ -76,9 +74,7 @@ def number(value: float) -> float:
 
 
 def _maybe(value: float) -> float | None:
-    if math.isnan(value):
-        return None
-    return number(value)
+    return None if math.isnan(value) else number(value)
 
 
 @dataclass(frozen=True)
@@ -88,7 +84,7 @@ class _PreparedRun:
     outcomes: list[CriterionOutcome]
     correctness: float | None
     resolved: bool
-    #: Share of the work this run solved (see :func:`solved_share`).
+    #: Share of the work this run solved (see :func:`_solved`).
     solved: float
 
 
@@ -103,12 +99,11 @@ class _Prepared:
 
 def _prepare(item: SubmissionInput, task: Task, options: ScoringOptions) -> _Prepared:
     result = item.result
-    if result is None:
+    if result is None or result.error or not result.runs:
         runs = [_PreparedRun(run, None, [], None, False, 0.0) for run in item.spec.runs]
-        return _Prepared(item, task, "pending", "not evaluated yet", runs)
-    if result.error or not result.runs:
+        if result is None:
+            return _Prepared(item, task, "pending", "not evaluated yet", runs)
         reason = f"evaluation failed: {result.error}" if result.error else "evaluation has no runs"
-        runs = [_PreparedRun(run, None, [], None, False, 0.0) for run in item.spec.runs]
         return _Prepared(item, task, "error", reason, runs)
     by_id = {run_result.run_id: run_result for run_result in result.runs}
     prepared = []
@@ -121,38 +116,27 @@ def _prepare(item: SubmissionInput, task: Task, options: ScoringOptions) -> _Pre
             )
         )
         correctness = weighted_correctness(outcomes)
+        resolved, solved = _solved(task, item.spec, run_result, correctness)
         prepared.append(
-            _PreparedRun(
-                run=run,
-                result=run_result,
-                outcomes=outcomes,
-                correctness=correctness,
-                resolved=run_resolved(submission=item.spec, result=run_result),
-                solved=solved_share(
-                    task=task, submission=item.spec, result=run_result, correctness=correctness
-                ),
-            )
+            _PreparedRun(run, run_result, outcomes, correctness, resolved, solved)
         )
     return _Prepared(item, task, "scored", None, prepared)
 
 
-def solved_share(
-    *, task: Task, submission: Submission, result: RunResult | None,
-    correctness: float | None,
-) -> float:
-    """The share of a run's work that is solved, 0..1.
-
-    The share of the submission's features whose tests pass; for a task judged without tests
-    (no ``tests_pass`` among its success criteria), its correctness / 100.
-    """
+def _solved(
+    task: Task, submission: Submission, result: RunResult | None, correctness: float | None
+) -> tuple[bool, float]:
+    """Whether the run is resolved (for pass@k: every feature of the submission passes its
+    tests), and the share of its work that is solved, 0..1: the share of the features
+    passing; for a task judged without tests (no ``tests_pass`` among its success
+    criteria), its correctness / 100."""
+    verdicts = {f.feature: f.passed for f in result.tested_features} if result is not None else {}
+    features = submission.features
+    passed = sum(1 for fid in features if verdicts.get(fid, False))
+    resolved = result is not None and passed == len(features)
     if any(c.type == "tests_pass" for c in task.success_criteria) or not task.success_criteria:
-        if result is None or not submission.features:
-            return 0.0
-        verdicts = {feature.feature: feature.passed for feature in result.tested_features}
-        return sum(1 for fid in submission.features if verdicts.get(fid, False)) / len(
-            submission.features
-        )
-    return 0.0 if correctness is None else correctness / 100.0
+        return resolved, passed / len(features) if features else 0.0
+    return resolved, 0.0 if correctness is None else correctness / 100.0
 
 
 def _task_columns(tasks: Sequence[Task], options: ScoringOptions) -> core.TaskColumns:
@@ -200,7 +184,6 @@ def _columns(
         price_cached=prices[:, 1],
         price_output=prices[:, 2],
     )
-    # Runs stay grouped by submission, in submission order (the core relies on it).
     flat = [(i, r) for i, p in enumerate(prepared) for r in p.runs]
 
     def col(getter: Callable[[_PreparedRun], float]) -> np.ndarray:
@@ -220,7 +203,6 @@ def _columns(
         prompt=col(lambda r: opt(r.run.tokens.prompt)),
         completion=col(lambda r: opt(r.run.tokens.completion)),
         cached=col(lambda r: opt(r.run.tokens.cached)),
-        resolved=np.array([r.resolved for _, r in flat], dtype=bool),
         solved=col(lambda r: r.solved),
     )
     offsets = list(np.cumsum([0] + [len(p.runs) for p in prepared])[:-1])
@@ -268,31 +250,23 @@ def _flags(
     flags: list[OutlierFlag] = []
     if p.status != "scored":
         return flags
+    limits = options.config.outliers
     t_median = res.seed.task_median_tokens[res.task_of[i]]
-    if res.seed.low_tokens[i]:
-        flags.append(OutlierFlag(
-            code="extremely_efficient_tokens", kind="seed",
-            reason=f"{res.metrics.tokens[i]:,.0f} tokens is under "
-            f"{options.config.outliers.token_fraction:.0%} of the task median ({t_median:,.0f})",
-        ))
-    if res.seed.fast[i]:
-        flags.append(OutlierFlag(
-            code="extremely_fast", kind="seed",
-            reason=f"execution time {res.metrics.execution_time[i]:.1f} s is under "
-            f"{options.config.outliers.fast_seconds:g} s",
-        ))
-    if res.seed.single_call[i]:
-        flags.append(OutlierFlag(
-            code="minimal_tool_usage", kind="seed", reason="a single tool call per run",
-        ))
+    for seed_flag, code, reason in (
+        (res.seed.low_tokens, "extremely_efficient_tokens",
+         f"{res.metrics.tokens[i]:,.0f} tokens is under {limits.token_fraction:.0%} of the "
+         f"task median ({t_median:,.0f})"),
+        (res.seed.fast, "extremely_fast", f"execution time {res.metrics.execution_time[i]:.1f}"
+         f" s is under {limits.fast_seconds:g} s"),
+        (res.seed.single_call, "minimal_tool_usage", "a single tool call per run"),
+    ):
+        if seed_flag[i]:
+            flags.append(OutlierFlag(code=code, kind="seed", reason=reason))
     for metric, z_values in sorted(res.robust_z.items()):
         z = z_values[i]
-        if not math.isnan(z) and abs(z) > options.config.outliers.robust_z_threshold:
-            flags.append(OutlierFlag(
-                code=f"robust_{metric}", kind="robust",
-                reason=robust_reason(metric=metric, z=float(z),
-                                     threshold=options.config.outliers.robust_z_threshold),
-            ))
+        if not math.isnan(z) and abs(z) > limits.robust_z_threshold:
+            reason = robust_reason(metric=metric, z=float(z), threshold=limits.robust_z_threshold)
+            flags.append(OutlierFlag(code=f"robust_{metric}", kind="robust", reason=reason))
     for j, prepared_run in enumerate(p.runs):
         r = offset + j
         tokens = prepared_run.run.tokens
@@ -309,23 +283,11 @@ def _flags(
                 reason=f"run {prepared_run.run.id}: reported ${prepared_run.run.estimated_cost:.4f}"
                 f" is outside ${res.cost_band.low[r]:.4f}..${res.cost_band.high[r]:.4f}, the "
                 f"plausible range for {p.item.spec.model_label} at the price table's rates "
-                f"(×{options.config.outliers.cost_tolerance:g} tolerance)",
+                f"(×{limits.cost_tolerance:g} tolerance)",
             ))
     for reason in duplicates.get(p.item.key, []):
         flags.append(OutlierFlag(code="identical_patch", kind="duplicate", reason=reason))
     return flags
-
-
-def _validation(i: int, res: core.CoreResult) -> list[str]:
-    """Seed 002 ``validate_evaluation_metrics`` messages."""
-    messages = []
-    if res.validation_out_of_range[i]:
-        messages.append("a score is out of the 0..100 range")
-    if res.validation_high_pair[i]:
-        messages.append("Suspicious: Both efficiency and speed scores are extremely high")
-    if res.validation_low_tokens[i]:
-        messages.append("Suspiciously low token count")
-    return messages
 
 
 def _weights_model(row: np.ndarray) -> CategoryWeights:
@@ -450,20 +412,14 @@ class _Review:
     outliers: list[OutlierFlag]
 
 
-def _board_flag(flag: EvaluationFlag) -> ReviewFlag:
-    """An evaluation's flag as the board shows it (its source and kind as stored)."""
-    return ReviewFlag(source=flag.source, kind=flag.kind, file=flag.file or None,
-                      line=flag.line, reason=flag.reason)
-
-
 def _evaluation_flags(p: _Prepared) -> list[ReviewFlag]:
-    """The static and runtime flags of the entry's stored result, each once."""
+    """The static and runtime flags of the entry's stored result, as the board shows them."""
     result = p.item.result
-    return [_board_flag(flag) for flag in result.review_flags] if result is not None else []
-
-
-def _held(flags: list[ReviewFlag], p: _Prepared) -> bool:
-    return judge_review(flags, p.item.review, file=p.item.review_file)[0] == "under-review"
+    return [
+        ReviewFlag(source=flag.source, kind=flag.kind, file=flag.file or None, line=flag.line,
+                   reason=flag.reason)
+        for flag in (result.review_flags if result is not None else [])
+    ]
 
 
 def _outlier_flags(outliers: list[OutlierFlag], i: int, res: core.CoreResult, *,
@@ -529,7 +485,14 @@ def _scored_parts(
             for k in options.config.scoring.pass_k if k <= n_runs
         ],
         outliers=outliers,
-        validation=_validation(i, res),
+        validation=[  # seed 002 ``validate_evaluation_metrics``
+            message for failed, message in (
+                (res.validation_out_of_range[i], "a score is out of the 0..100 range"),
+                (res.validation_high_pair[i],
+                 "Suspicious: Both efficiency and speed scores are extremely high"),
+                (res.validation_low_tokens[i], "Suspiciously low token count"),
+            ) if failed
+        ],
         notes=_scoring_notes(i, res, metrics, criteria),
     )
 
@@ -620,19 +583,11 @@ class AggregateRow:
             pass_at_k=tuple((p.k, p.value) for p in entry.pass_at_k),
         )
 
-    def to_list(self) -> list[object]:
-        return [self.label, self.tool, self.model, self.task_id, self.overall, self.multiplier,
-                self.correctness, self.resolve_rate, self.runs,
-                [list(p) for p in self.pass_at_k]]
-
     @classmethod
     def from_list(cls, row: list[Any]) -> AggregateRow:
-        label, tool, model, task_id, overall, multiplier, correctness, rate, runs, pass_rows = row
-        return cls(
-            label=label, tool=tool, model=model, task_id=task_id, overall=overall,
-            multiplier=multiplier, correctness=correctness, resolve_rate=rate, runs=runs,
-            pass_at_k=tuple((int(k), float(v)) for k, v in pass_rows),
-        )
+        """A row from its JSON list (``dataclasses.astuple``'s order)."""
+        pass_at_k = tuple((int(k), float(v)) for k, v in row[-1])
+        return dataclasses.replace(cls(*row), pass_at_k=pass_at_k)
 
 
 def aggregate_rows(entries: Sequence[Entry]) -> list[AggregateRow]:
@@ -733,14 +688,14 @@ def input_digest(inputs: ScoringInputs, options: ScoringOptions) -> str:
 def board_notes(
     tasks: Sequence[Task],
     options: ScoringOptions,
-    unchecked: Mapping[str, Sequence[int]] | None = None,
+    unchecked: Mapping[str, Sequence[int]],
 ) -> list[str]:
     """Notes printed with the board: what could not be scored and why."""
     notes = [
         f"Task {task_id} is not scored: feature(s) {', '.join(map(str, features))} have no "
         f"recorded expected test ids; a maintainer records them with "
         f"`arena dataset check {task_id}`."
-        for task_id, features in sorted((unchecked or {}).items())
+        for task_id, features in sorted(unchecked.items())
         if features
     ]
     if options.judge is None and any(
@@ -785,11 +740,18 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     hold = options.config.review.hold
     # Pass 1: entries held for the evaluation's own flags are not ranked; outliers (which do
     # not depend on who is ranked) may hold more, then the ranks are made again without them.
-    held = np.array([hold and _held(_evaluation_flags(p), p) for p in prepared], dtype=bool)
-    res = core.score_columns(
-        tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~held),
-        runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
-    )
+    def rescore(held: np.ndarray) -> core.CoreResult:
+        return core.score_columns(
+            tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~held),
+            runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
+        )
+
+    held = np.array([
+        hold and judge_review(_evaluation_flags(p), p.item.review,
+                              file=p.item.review_file)[0] == "under-review"
+        for p in prepared
+    ], dtype=bool)
+    res = rescore(held)
     reviews = [
         _review_parts(p, _flags(i=i, p=p, res=res, offset=offsets[i], options=options,
                                 duplicates=duplicates), res, i,
@@ -798,10 +760,7 @@ def build_leaderboard(inputs: ScoringInputs, *, options: ScoringOptions) -> Lead
     ]
     final = np.array([hold and r.status == "under-review" for r in reviews], dtype=bool)
     if not np.array_equal(final, held):
-        res = core.score_columns(
-            tasks=task_columns, submissions=dataclasses.replace(submissions, ranked=~final),
-            runs=runs, scoring=options.config.scoring, outliers=options.config.outliers,
-        )
+        res = rescore(final)
     entries = [
         _entry(i=i, p=p, res=res, offset=offsets[i], options=options, review=reviews[i])
         for i, p in enumerate(prepared)

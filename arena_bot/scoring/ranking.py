@@ -122,15 +122,12 @@ def bradley_terry(board: Leaderboard, *, resamples: int = BOOTSTRAP) -> list[Str
     tasks, wins = win_matrices(means, labels)
     scores = win_rates(fit(wins.sum(axis=0)))
     seed = int(hashlib.sha256(board.input_digest.encode()).hexdigest()[:8], 16)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(tasks), (resamples, len(tasks)))
-    counts = np.stack([np.bincount(d, minlength=len(tasks)) for d in draws]) if resamples \
-        else np.zeros((0, len(tasks)))
-    samples = win_rates(fit(np.tensordot(counts, wins, axes=1))) if resamples else None
-    if samples is not None:
+    low = high = scores
+    if resamples:
+        draws = np.random.default_rng(seed).integers(0, len(tasks), (resamples, len(tasks)))
+        counts = np.stack([np.bincount(d, minlength=len(tasks)) for d in draws])
+        samples = win_rates(fit(np.tensordot(counts, wins, axes=1)))
         low, high = (np.percentile(samples, q, axis=0) for q in (2.5, 97.5))
-    else:
-        low = high = scores
     attempted = {label: sum(1 for by in means.values() if label in by) for label in labels}
     meetings = (wins + wins.transpose(0, 2, 1)).sum(axis=(0, 2))
     order = sorted(range(len(labels)), key=lambda i: (-scores[i], labels[i]))

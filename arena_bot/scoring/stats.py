@@ -73,14 +73,9 @@ def summarize(
 
 def interpret_effect_size(d: float) -> EffectSize:
     """Seed 004 §6: |d| < 0.2 negligible, < 0.5 small, < 0.8 medium, else large."""
-    size = abs(d)
-    if size < 0.2:
-        return "negligible"
-    if size < 0.5:
-        return "small"
-    if size < 0.8:
-        return "medium"
-    return "large"
+    sizes: tuple[tuple[float, EffectSize], ...] = ((0.2, "negligible"), (0.5, "small"),
+                                                    (0.8, "medium"))
+    return next((size for limit, size in sizes if abs(d) < limit), "large")
 
 
 @dataclass(frozen=True, kw_only=True)

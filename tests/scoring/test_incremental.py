@@ -464,7 +464,7 @@ def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(
         first_look = [(0, min(preview, ranked)), (ranked, ranked + preview)]
         expected = [entries[a:b] for a, b in first_look]
         with monkeypatch.context() as patched:
-            patched.setattr(TaskPart, "entries_text", property(_not_decoded))
+            patched.setattr(TaskPart, "entries_data", property(_not_decoded))
             assert part.entries_between(*first_look) == expected
             outside = [i for i in range(len(entries))
                        if not (i < min(preview, ranked) or ranked <= i < ranked + preview)]
@@ -474,5 +474,5 @@ def test_a_slice_of_a_tasks_entries_decodes_to_the_same_entries(
                     part.entries_between((i, i + 1))
 
 
-def _not_decoded(_part: object) -> str:
+def _not_decoded(_part: object) -> bytes:
     raise AssertionError("entries decoded")

@@ -16,11 +16,12 @@ from arena_bot.scoring.correctness import (
     CRITERION_SCORERS,
     CriterionOutcome,
     RunContext,
-    run_resolved,
     score_run,
     weighted_correctness,
 )
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
 from arena_bot.scoring.judge import build_judge
+from arena_bot.scoring.leaderboard import build_leaderboard
 
 
 def context(task, submission, result, *, judge=None, run_index: int = 0) -> RunContext:
@@ -50,7 +51,14 @@ def test_tests_pass_is_the_share_of_features_passing() -> None:
     ])]})
     [outcome] = score_run(context(task, submission, result))
     assert outcome.score == 0.5 and outcome.note == "1/2 features pass"
-    assert not run_resolved(submission=submission, result=result.runs[0])
+    # On the board: half the work solved, the run not resolved (pass@1 = 0).
+    item = SubmissionInput(key="demo/s", submission_id="s", spec=submission, result=result)
+    board = build_leaderboard(ScoringInputs(tasks={task.id: task}, submissions=[item]),
+                              options=ScoringOptions())
+    [entry] = board.entries
+    assert [run.resolved for run in entry.runs] == [False]
+    assert entry.scores is not None and entry.scores.resolve_rate == 0.5
+    assert [(p.k, p.value) for p in entry.pass_at_k] == [(1, 0.0)]
 
 
 def test_tests_pass_ignores_harness_errors_and_counts_missing_features() -> None:

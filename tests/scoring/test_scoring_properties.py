@@ -96,7 +96,6 @@ def score_rows(rows, *, multiplier=1.2, solved=None, policy="solved"):
         submission=np.arange(n, dtype=np.int64), tokens=col[:, 1], tool_calls=col[:, 2],
         iterations=col[:, 3], execution_time=col[:, 4], cost=col[:, 5],
         correctness=col[:, 6], prompt=nan, completion=nan, cached=nan,
-        resolved=np.ones(n, dtype=bool),
         solved=np.ones(n) if solved is None else np.array(solved, dtype=float),
     )
     return core.score_columns(tasks=tasks, submissions=subs, runs=runs,
