@@ -22,9 +22,11 @@ from arena_bot.bot.view import BOT_LABELS, Conclusion, build_view
 from arena_bot.core.errors import ArenaError, InputError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.core.settings import Settings
+from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.diagnostics import to_model
+from arena_bot.intake.submissions import load_submission
 from arena_bot.intake.validation import ValidationReport, parse_changed_files
-from arena_bot.scoring.loader import load_inputs
+from arena_bot.tasks.dataset import Dataset
 
 
 @dataclass(frozen=True)
@@ -132,15 +134,17 @@ def _evaluate_and_score(
 
 def _stored_results(settings: Settings, paths: list[str]) -> list[dict[str, Any]]:
     """The stored evaluation results of these (valid) submission folders, trimmed for the
-    bundle."""
-    if not paths:
-        return []
-    inputs = load_inputs(
-        dataset_dir=settings.dataset_dir, submissions_dir=settings.submissions_dir,
-        results_dir=settings.results_dir, only=[settings.root / p for p in paths],
-    )
-    return [trim_result(s.result.model_dump(mode="json")) for s in inputs.submissions
-            if s.result]
+    bundle, in submission key order (a task left off the board leaves its results off)."""
+    dataset = Dataset(settings.dataset_dir)
+    store = ResultStore(settings.results_dir)
+    found = []
+    for folder in sorted((load_submission(settings.root / p) for p in paths),
+                         key=lambda folder: folder.key):
+        task = dataset.get(folder.spec.task)
+        result = None if task.unchecked_features() else store.lookup(folder, task)
+        if result is not None:
+            found.append(trim_result(result.model_dump(mode="json")))
+    return found
 
 
 def comment_pr(*, event_path: Path, bundle_path: Path, client: GitHubClient) -> CommentOutcome:
