@@ -260,9 +260,10 @@ def test_a_sketchy_transcript_leaves_the_entry_self_reported_with_its_reasons(
     """The submitted figures agree with the transcript (validation passes), but a four-line
     session whose Edit carries no text cannot reproduce the patch: no level, reasons
     stated; the sample without a transcript says so."""
+    from arena_bot.evaluation.store import ResultStore
+    from arena_bot.scoring.incremental import score_task
     from arena_bot.scoring.inputs import ScoringOptions
-    from arena_bot.scoring.leaderboard import build_leaderboard
-    from arena_bot.scoring.loader import load_inputs
+    from arena_bot.tasks.dataset import Dataset
 
     submitted(project, tmp_path)
     shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)  # no transcript
@@ -272,15 +273,11 @@ def test_a_sketchy_transcript_leaves_the_entry_self_reported_with_its_reasons(
     git("reset", "-q", "--hard", cwd=checkout)
     git("clean", "-qfd", cwd=checkout)
     options = ScoringOptions(base_checkout=lambda task: checkout)
-    inputs = load_inputs(
-        dataset_dir=project / "dataset",
-        submissions_dir=project / "submissions",
-        results_dir=tmp_path / "results",
-        options=options,
-    )
-    board = build_leaderboard(inputs, options=options)
-    marks = {entry.submission_id: (entry.metrics_level, entry.metrics_reasons)
-             for entry in board.entries}
+    part = score_task(Dataset(project / "dataset").get(TASK),
+                      sorted((project / "submissions" / TASK).iterdir()),
+                      ResultStore(tmp_path / "results").lookup, options)
+    marks = {entry["submission_id"]: (entry["metrics_level"], entry["metrics_reasons"])
+             for entry in part.entries()}
     level, reasons = marks[FOLDER]
     assert level == "self-reported"
     # Its Edit changes __main__.py, which the session never read (Claude Code refuses that).

@@ -1,4 +1,4 @@
-"""Scoring use cases: the repository's options, a board from disk, the board's files.
+"""Scoring use cases: the repository's options, the board scored task by task, its files.
 
 ``arena score``, ``arena pipeline`` and the bot's modes call these; the click commands only
 print what they return.
@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,9 +23,12 @@ from arena_bot.core.settings import Settings
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore
 from arena_bot.intake.reviews import REVIEWS_FOLDER
+from arena_bot.intake.submissions import SubmissionFolder
+from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.leaderboard import Leaderboard
-from arena_bot.scoring.export import canonical, verified_only
+from arena_bot.scoring.export import canonical
 from arena_bot.scoring.incremental import (
+    ResultLookup,
     ScoredBoard,
     TaskPart,
     board_head,
@@ -41,6 +44,7 @@ from arena_bot.tasks.dataset import Dataset, TaskFolder
 if TYPE_CHECKING:
     from arena_bot.scoring.calibration import CalibrationReport
     from arena_bot.scoring.compare import Comparison
+    from arena_bot.scoring.loader import ResultMatch
 
 _RESULTS_HINT = "pass the folder `arena evaluate` wrote to (default .arena/results)"
 
@@ -96,16 +100,7 @@ def task_inputs(
     if subset:  # these tasks only: git and the hashing look at their folders alone
         roots = [top / task.id for top in roots for task in tasks]
         stored = [results_dir / task.id for task in tasks]
-    ids = content_ids(settings.root, roots, hashed=stored)
-    # Every file by (kind of folder, task): one pass over the board's files.
-    prefixes = [(kind, _relative(folder, settings.root)) for kind, folder in tops.items()]
-    grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for path, content_id in ids.items():
-        for kind, prefix in prefixes:
-            if path.startswith(prefix):
-                task_id, _, inner = path[len(prefix):].partition("/")
-                grouped.setdefault((kind, task_id), []).append((inner, content_id))
-                break
+    grouped = ids_by_folder(settings.root, tops, content_ids(settings.root, roots, hashed=stored))
     by_task = submission_folders_by_task(
         (f"{task_id}/{inner}" for (kind, task_id), files in grouped.items()
          if kind == "submissions" for inner, _ in files),
@@ -130,9 +125,22 @@ def task_inputs(
     return found_inputs
 
 
-def _relative(folder: Path, root: Path) -> str:
-    return os.path.relpath(os.path.abspath(folder), os.path.abspath(root)).replace(
-        os.sep, "/") + "/"
+def ids_by_folder(
+    root: Path, tops: Mapping[str, Path], ids: Mapping[str, str],
+) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """The content ids of the files under ``tops`` (``ids``: by path from ``root``, as
+    :func:`~arena_bot.app.memo.content_ids` gives them), grouped by (the kind of top folder,
+    the folder right under it: a task's), each as (path within that folder, content id)."""
+    prefixes = [(kind, os.path.relpath(os.path.abspath(top), os.path.abspath(root)).replace(
+        os.sep, "/") + "/") for kind, top in tops.items()]
+    grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path, content_id in ids.items():
+        for kind, prefix in prefixes:
+            if path.startswith(prefix):
+                folder, _, inner = path[len(prefix):].partition("/")
+                grouped.setdefault((kind, folder), []).append((inner, content_id))
+                break
+    return grouped
 
 
 def score_board(
@@ -141,10 +149,15 @@ def score_board(
     memo: Memo,
     results: Path | None = None,
     only: Iterable[Path] | None = None,
+    match: ResultMatch = "store",
 ) -> ScoredBoard:
     """The whole board (or ``only`` these submission folders), scored task by task; a task
-    whose inputs did not change since an earlier run is taken from ``memo``."""
+    whose inputs did not change since an earlier run is taken from ``memo``.
+
+    ``match``: how results are matched to submissions (``store`` or ``latest``, see
+    :mod:`arena_bot.scoring.loader`)."""
     if results is not None and not results.is_dir():
+        # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
     results_dir = results or settings.results_dir
     options = scoring_options(settings)
@@ -157,18 +170,18 @@ def score_board(
     tasks = [task for task in tasks if not unchecked[task.id]]
     common = f"{code_version()}:{options_digest(options)}"
     chosen = list(only) if only is not None else None
+    lookup, key_of = _matching(results_dir, match)
     inputs = task_inputs(settings, tasks, results_dir, common, known=known, only=chosen)
-    store = ResultStore(results_dir)
     parts: list[TaskPart] = []
     rescored: list[str] = []
     for task in tasks:
-        key = inputs[task.id].key
+        key = key_of(task.id, inputs[task.id].key)
         stored = memo.get(f"part:{key}")
         if stored is not None:
             parts.append(TaskPart(blob=stored, key=key))
             continue
         folders = [settings.submissions_dir / folder for folder in inputs[task.id].folders]
-        parts.append(score_task(task, folders, store, options, key))
+        parts.append(score_task(task, folders, lookup, options, key))
         rescored.append(task.id)
     if rescored:
         # A file may have changed while its task was scored: a part is remembered only
@@ -178,7 +191,7 @@ def score_board(
         for index, part in enumerate(parts):
             if part.task_id not in rescored:
                 continue
-            if again[part.task_id].key == part.key:
+            if key_of(part.task_id, again[part.task_id].key) == part.key:
                 memo.put(f"part:{part.key}", part.blob)
             else:
                 parts[index] = TaskPart(blob=part.blob, key="")
@@ -200,36 +213,30 @@ def score_board(
     return ScoredBoard(head=head, parts=parts, rescored=rescored, digest=board_digest)
 
 
-def board_from_disk(
-    settings: Settings,
-    *,
-    results: Path | None = None,
-    match: str = "store",
-    only: list[Path] | None = None,
-) -> Leaderboard:
-    """Score the tasks, submissions (all, or ``only`` these folders) and stored results."""
-    if results is not None and not results.is_dir():
-        # The default folder may not exist yet (nothing evaluated); a named one must.
-        raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
-    # The whole-board path's modules (numpy among them): not needed by the memo's path.
-    from arena_bot.scoring.leaderboard import build_leaderboard
-    from arena_bot.scoring.loader import load_inputs
+def _matching(
+    results_dir: Path, match: ResultMatch,
+) -> tuple[ResultLookup, Callable[[str, str], str]]:
+    """How results are matched to submissions, and a task's key (from its id and the key
+    of its inputs) under that matching. ``latest`` reads every result file now, so a task's
+    key holds the results chosen for its submissions: a part scored against other results,
+    or by the store, is never taken for it."""
+    if match == "store":
+        return ResultStore(results_dir).lookup, lambda _task_id, key: key
+    from arena_bot.scoring.loader import scan_results
 
-    options = scoring_options(settings)
-    inputs = load_inputs(
-        dataset_dir=settings.dataset_dir,
-        submissions_dir=settings.submissions_dir,
-        results_dir=results or settings.results_dir,
-        match=match,  # type: ignore[arg-type]
-        only=only,
-        options=options,
-    )
-    if not inputs.tasks and not inputs.unchecked:
-        raise InputError(
-            "no tasks found", path=settings.dataset_dir,
-            hint="run from the repository root or pass --root",
-        )
-    return build_leaderboard(inputs, options=options)
+    scanned = scan_results(results_dir)
+    chosen: dict[str, list[str]] = {}
+    for (task_id, submission_id), result in sorted(scanned.items()):
+        chosen.setdefault(task_id, []).append(f"{submission_id}\0{result.model_dump_json()}\n")
+
+    def lookup(submission: SubmissionFolder, task: TaskFolder) -> EvaluationResult | None:
+        return scanned.get((task.id, submission.id))
+
+    def key_of(task_id: str, key: str) -> str:
+        text = f"latest\n{key}\n{''.join(chosen.get(task_id, []))}"
+        return hashlib.sha256(text.encode(errors="surrogateescape")).hexdigest()
+
+    return lookup, key_of
 
 
 @dataclass(frozen=True)
@@ -262,11 +269,12 @@ def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) ->
     so no page has to load a file that grows with the whole board. Every file is written to
     a temporary file and renamed into place: a reader (or a kill) never sees half a file.
     """
+    head = scored.head.model_dump(mode="json", exclude={"entries"})
     files: dict[str, Callable[[], Iterable[str | bytes]]] = {
         "leaderboard.json": scored.json_chunks,
         "leaderboard.csv": scored.csv_chunks,
-        "board.json": lambda: [canonical(scored.summary) + "\n"],
-        "methodology.md": lambda: [methodology_from_board(scored.summary, _entries(scored))],
+        "board.json": lambda: [canonical(head) + "\n"],
+        "methodology.md": lambda: [methodology_from_board(head, _entries(scored))],
     }
     key = f"written:{os.path.abspath(folder)}"
     if memo is not None and scored.digest and _holds(folder, files, memo.get(key),
@@ -388,27 +396,23 @@ def describe_scored(scored: ScoredBoard, written: WrittenBoard) -> list[str]:
 
 def score_to(
     settings: Settings, output: Path | None, *, results: Path | None = None,
-    match: str = "store", keep_verified: bool = False,
+    match: ResultMatch = "store", keep_verified: bool = False,
 ) -> tuple[ScoredBoard, WrittenBoard]:
     """``arena score``: the board scored and written to ``output`` (default: the cache
-    folder). The filtered view and result folders gathered by other means take the
-    whole-board path (the memo's path serves the full board)."""
-    folder = output or settings.cache_dir
-    if match == "latest" or keep_verified:
-        board = board_from_disk(settings, results=results, match=match)
-        scored = ScoredBoard.of(verified_only(board) if keep_verified else board)
-        return scored, write_scored(scored, folder)
+    folder); ``keep_verified``: only its entries with verified metrics."""
     with open_memo(settings.cache_dir) as memo:
-        scored = score_board(settings, memo=memo, results=results)
-        return scored, write_scored(scored, folder, memo)
+        scored = score_board(settings, memo=memo, results=results, match=match)
+        if keep_verified:
+            scored = scored.verified_only()
+        return scored, write_scored(scored, output or settings.cache_dir, memo)
 
 
 def compare_on_board(
     settings: Settings, a: str, b: str, *, leaderboard: Path | None = None,
-    results: Path | None = None, match: str = "store",
+    results: Path | None = None, match: ResultMatch = "store",
 ) -> Comparison:
     """``arena compare``: A against B on a written ``leaderboard`` file, else on the board
-    scored now (``store``: the board `arena score` writes, its unchanged tasks reused)."""
+    scored now (its unchanged tasks reused)."""
     if leaderboard is not None:
         try:
             board = Leaderboard.model_validate_json(leaderboard.read_bytes())
@@ -419,11 +423,9 @@ def compare_on_board(
                 "not a leaderboard.json written by `arena score`", path=leaderboard,
                 hint="run `arena score` to write it again",
             ) from None
-    elif match == "store":
-        with open_memo(settings.cache_dir) as memo:
-            board = score_board(settings, memo=memo, results=results).board()
     else:
-        board = board_from_disk(settings, results=results, match=match)
+        with open_memo(settings.cache_dir) as memo:
+            board = score_board(settings, memo=memo, results=results, match=match).board()
     from arena_bot.scoring.compare import compare  # numpy: not for `arena score`
 
     return compare(board, a, b)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena_bot.app.scoring import calibrate_judge, compare_on_board, describe_scored, score_to
 from arena_bot.core.settings import Settings
+
+if TYPE_CHECKING:
+    from arena_bot.scoring.loader import ResultMatch
 
 _RESULTS_HELP = "Folder of EvaluationResult files (default: .arena/results)."
 
@@ -39,7 +42,7 @@ _match_option = click.option(
                    "repeated by a maintainer (not self-reported).")
 @click.pass_obj
 def score(
-    settings: Settings, results: Path | None, output: Path | None, match: str,
+    settings: Settings, results: Path | None, output: Path | None, match: ResultMatch,
     verified_only: bool,
 ) -> None:
     """Recompute the whole leaderboard from the stored evaluation results.
@@ -75,7 +78,7 @@ def _jsonable(value: Any) -> Any:
 @click.pass_obj
 def compare(
     settings: Settings, a: str, b: str, results: Path | None, leaderboard_file: Path | None,
-    fmt: str, match: str,
+    fmt: str, match: ResultMatch,
 ) -> None:
     """Compare A and B on their shared tasks: paired t-test and McNemar (a verdict needs 3).
 

@@ -31,17 +31,6 @@ def canonical(data: object) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
 
 
-def verified_only(leaderboard: Leaderboard) -> Leaderboard:
-    """The board filtered to entries whose metrics are at least consistent with their
-    transcripts (``metrics_level`` above ``self-reported``).
-
-    Scores, ranks and baselines stay those of the whole board (filtering is a view, so a
-    verified entry's score does not change with the filter).
-    """
-    entries = [e for e in leaderboard.entries if e.metrics_level != "self-reported"]
-    return leaderboard.model_copy(update={"entries": entries})
-
-
 def to_json(leaderboard: Leaderboard) -> str:
     """The leaderboard as canonical JSON text."""
     return canonical(leaderboard.model_dump(mode="json")) + "\n"

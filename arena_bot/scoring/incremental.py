@@ -4,26 +4,26 @@ A task's part of the leaderboard depends only on the task and on its submissions
 results (baselines, ranks, intervals, outlier and duplicate flags are all computed within
 one task), so the board is scored one task at a time (:func:`score_task`) and the
 board-wide parts (aggregates, input digest, notes) are computed from the parts' small rows
-(:func:`board_head`). The bytes written are those of the whole-board path
-(``build_leaderboard`` over everything, then :func:`~arena_bot.scoring.export.to_json`);
-the tests hold the two equal. Which parts can be reused is :mod:`arena_bot.app.scoring`'s
-business.
+(:func:`board_head`). The bytes written are those of ``build_leaderboard`` over every task
+at once, then :func:`~arena_bot.scoring.export.to_json` (the tests hold the two equal).
+Which parts can be reused is :mod:`arena_bot.app.scoring`'s business.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import zlib
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena_bot.core.errors import InputError
-from arena_bot.evaluation.store import ResultStore
-from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
+from arena_bot.intake.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
+from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 from arena_bot.scoring.export import (
     csv_header,
@@ -176,24 +176,24 @@ class ScoredBoard:
     #: version): equal digests, equal files; ``""`` when unknown.
     digest: str = ""
 
-    @classmethod
-    def of(cls, board: Leaderboard) -> ScoredBoard:
-        """A whole typed board (``build_leaderboard``'s, or a view of one) as parts."""
-        by_task: dict[str, list[Entry]] = {task.task_id: [] for task in board.tasks}
-        for entry in board.entries:
-            by_task[entry.task_id].append(entry)
-        parts = [
-            TaskPart.of(Leaderboard(input_digest="", options=board.options, tasks=[task],
-                                    entries=by_task[task.task_id], tools=[], notes=[]), "")
-            for task in board.tasks
-        ]
-        head = board.model_copy(update={"entries": []})
-        return cls(head=head, parts=parts, rescored=[task.task_id for task in board.tasks])
+    def verified_only(self) -> ScoredBoard:
+        """The board filtered to entries whose metrics are at least consistent with their
+        transcripts (``metrics_level`` above ``self-reported``).
 
-    @property
-    def summary(self) -> dict[str, Any]:
-        """The head as JSON data, without ``entries`` (``board.json``)."""
-        return self.head.model_dump(mode="json", exclude={"entries"})
+        Scores, ranks, baselines and the head stay those of the whole board (filtering is a
+        view, so a verified entry's score does not change with the filter). The view's parts
+        are not stored (no key); its digest is its own, so the files written for it are never
+        taken for the whole board's."""
+        parts = []
+        for part in self.parts:
+            task = Leaderboard(
+                input_digest="", options=self.head.options,
+                tasks=[TaskBoard.model_validate(part.board)], tools=[], notes=[],
+                entries=[Entry.model_validate(data) for data in part.entries()
+                         if data["metrics_level"] != "self-reported"])
+            parts.append(TaskPart.of(task, part.input_digest))
+        digest = hashlib.sha256(f"verified-only\n{self.digest}".encode()).hexdigest()
+        return dataclasses.replace(self, parts=parts, digest=digest if self.digest else "")
 
     def board(self) -> Leaderboard:
         """The whole typed board (every entry decoded)."""
@@ -205,7 +205,8 @@ class ScoredBoard:
 
     def json_chunks(self) -> Iterator[bytes]:
         """``leaderboard.json``, the bytes of :func:`~arena_bot.scoring.export.to_json`."""
-        yield from _placed(self.summary, [part.entries_data for part in self.parts])
+        head = self.head.model_dump(mode="json", exclude={"entries"})
+        yield from _placed(head, [part.entries_data for part in self.parts])
         yield b"\n"
 
     def csv_chunks(self) -> Iterator[str]:
@@ -244,15 +245,19 @@ def submission_folders_by_task(
     return {task: sorted(folders) for task, folders in found.items()}
 
 
+#: A submission's evaluation result (``None``: none yet), as the board's results are matched.
+ResultLookup = Callable[[SubmissionFolder, TaskFolder], EvaluationResult | None]
+
+
 def score_task(
     task: TaskFolder,
     folders: Sequence[Path],
-    store: ResultStore,
+    lookup: ResultLookup,
     options: ScoringOptions,
     key: str = "",
 ) -> TaskPart:
-    """One task's part of the board: its submissions in ``folders`` scored against their
-    stored results."""
+    """One task's part of the board: its submissions in ``folders`` scored against the
+    results ``lookup`` finds for them."""
     # Reading submissions (transcripts, redaction) is imported only when a task is scored.
     from arena_bot.scoring.leaderboard import build_leaderboard, task_input_digest
     from arena_bot.scoring.loader import submission_input
@@ -267,7 +272,7 @@ def score_task(
                 path=submission.yaml_path,
                 hint=f"move the folder to submissions/{submission.spec.task}/ or fix 'task'",
             )
-        items.append(submission_input(submission, store.lookup(submission, task),
+        items.append(submission_input(submission, lookup(submission, task),
                                       task=task, options=options))
     inputs = ScoringInputs(tasks={task.id: task.spec}, submissions=items)
     board = build_leaderboard(inputs, options=options)

@@ -1,7 +1,7 @@
-"""Reading the scoring inputs from disk: tasks, submissions, patches and stored results.
+"""Reading the scoring inputs from disk: submissions, patches and stored results.
 
-This is the file-reading edge of scoring (the CLI calls it); it never runs Docker or git.
-Results are matched to submissions in one of two ways:
+This is the file-reading edge of scoring; it never runs Docker or git. Results are matched
+to submissions in one of two ways (:func:`arena_bot.app.scoring.score_board`'s ``match``):
 
 * ``store`` (default) — :class:`arena_bot.evaluation.store.ResultStore`: only a result for
   the submission's *current* files counts (content-addressed), so an edited submission is
@@ -13,7 +13,6 @@ Results are matched to submissions in one of two ways:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -21,19 +20,15 @@ from pydantic import ValidationError
 
 from arena_bot.core.errors import InputError, first_problem
 from arena_bot.core.yamlio import read_text_capped
-from arena_bot.evaluation.store import MAX_RESULT_BYTES, ResultStore
+from arena_bot.evaluation.store import MAX_RESULT_BYTES
 from arena_bot.intake.patches import DATASET_PATCH_BYTES
 from arena_bot.intake.reviews import load_review, review_path
-from arena_bot.intake.submissions import (
-    SubmissionFolder,
-    all_submission_folders,
-    load_submission,
-)
+from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.intake.verification import RunLevel, run_level
 from arena_bot.models.evaluation import EvaluationResult
-from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions, SubmissionInput
+from arena_bot.scoring.inputs import ScoringOptions, SubmissionInput
 from arena_bot.scoring.outliers import patch_digest
-from arena_bot.tasks.dataset import Dataset, TaskFolder
+from arena_bot.tasks.dataset import TaskFolder
 
 ResultMatch = Literal["store", "latest"]
 
@@ -105,56 +100,6 @@ def submission_input(
         metrics_levels=_metrics_levels(folder, task, options),
         review=review,
         review_file=relative.as_posix() if review is not None else "",
-    )
-
-
-def load_inputs(
-    *,
-    dataset_dir: Path,
-    submissions_dir: Path,
-    results_dir: Path,
-    match: ResultMatch = "store",
-    only: list[Path] | None = None,
-    options: ScoringOptions | None = None,
-) -> ScoringInputs:
-    """Tasks, submissions (with patch digests) and each submission's result, if any.
-
-    ``only`` restricts the submissions to these folders (the pipeline passes the valid ones);
-    by default every submission under ``submissions_dir`` is scored.
-    """
-    dataset = Dataset(dataset_dir)
-    tasks = {folder.id: folder for folder in dataset.all()}
-    unchecked = {task_id: task.unchecked_features() for task_id, task in tasks.items()}
-    folders: list[SubmissionFolder] = []
-    if only is not None:
-        folders = [load_submission(p) for p in only]
-    elif submissions_dir.is_dir():
-        folders = [load_submission(p) for p in all_submission_folders(submissions_dir)]
-    scanned: Mapping[tuple[str, str], EvaluationResult] = (
-        scan_results(results_dir) if match == "latest" else {}
-    )
-    store = ResultStore(results_dir)
-    items = []
-    for folder in sorted(folders, key=lambda f: f.key):
-        if folder.spec.task not in tasks:
-            raise InputError(
-                f"submission names task {folder.spec.task!r}, which is not in {dataset_dir}",
-                path=folder.yaml_path,
-                hint="fix the 'task' field or add the task to the dataset",
-            )
-        if unchecked[folder.spec.task]:
-            continue  # the task is left off the board (see ScoringInputs.unchecked)
-        if match == "store":
-            result = store.lookup(folder, tasks[folder.spec.task], None)
-        else:
-            result = scanned.get((folder.spec.task, folder.id))
-        items.append(submission_input(folder, result, task=tasks[folder.spec.task],
-                                      options=options))
-    return ScoringInputs(
-        tasks={task_id: folder.spec for task_id, folder in tasks.items()
-               if not unchecked[task_id]},
-        submissions=items,
-        unchecked={task_id: features for task_id, features in unchecked.items() if features},
     )
 
 

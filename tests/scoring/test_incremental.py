@@ -1,4 +1,4 @@
-"""Incremental scoring (``arena score``) gives the bytes of the whole-board path, always.
+"""Incremental scoring (``arena score``) gives the bytes of the whole board scored at once.
 
 The board is a synthetic one (support.synthetic_board, as in the scale benchmark: real task
 folders, real submission folders, results stored through the real ResultStore), scored through
@@ -21,10 +21,13 @@ from click.testing import CliRunner
 from support.synthetic_board import generate
 
 from arena_bot.cli import main
+from arena_bot.evaluation.store import ResultStore
+from arena_bot.intake.submissions import all_submission_folders, load_submission
 from arena_bot.scoring.export import to_csv, to_json
-from arena_bot.scoring.inputs import ScoringOptions
+from arena_bot.scoring.inputs import ScoringInputs, ScoringOptions
 from arena_bot.scoring.leaderboard import build_leaderboard
-from arena_bot.scoring.loader import load_inputs
+from arena_bot.scoring.loader import submission_input
+from arena_bot.tasks.dataset import Dataset
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +65,17 @@ def _score(root: Path) -> str:
 
 
 def _whole_board(root: Path) -> tuple[str, str]:
-    inputs = load_inputs(
-        dataset_dir=root / "dataset", submissions_dir=root / "submissions",
-        results_dir=root / ".arena" / "results",
-    )
+    """What the task-by-task board must equal: ``build_leaderboard`` over every submission
+    at once, each with the result the store holds for its current files."""
+    dataset = Dataset(root / "dataset")
+    store = ResultStore(root / ".arena" / "results")
+    items = []
+    for folder in all_submission_folders(root / "submissions"):
+        submission = load_submission(folder)
+        result = store.lookup(submission, dataset.get(submission.spec.task))
+        items.append(submission_input(submission, result))
+    inputs = ScoringInputs(tasks={task.id: task.spec for task in dataset.all()},
+                           submissions=sorted(items, key=lambda item: item.key))
     board = build_leaderboard(inputs, options=ScoringOptions())
     return to_json(board), to_csv(board)
 

@@ -120,6 +120,51 @@ def test_score_latest_mode_reads_loose_result_files(repo: Path, tmp_path: Path) 
     assert "1 scored, 5 pending" in result.output
 
 
+def _statuses(out: Path) -> dict[str, str]:
+    data = json.loads((out / "leaderboard.json").read_text())
+    return {e["key"]: e["status"] for e in data["entries"]}
+
+
+def test_one_output_folder_and_memo_never_serve_another_modes_board(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The same inputs scored by the store, then by the newest result files, then as the
+    verified view, into one folder with one memo: every run writes its own mode's board,
+    and a result file rewritten in place is seen."""
+    # An edit makes a-aider's stored result stale: the store has none for its current
+    # files, while the newest result file for it is still there to be found.
+    (repo / "submissions/demo/a-aider/patch.diff").write_text(PATCH + "# edited\n")
+    out = tmp_path / "out"
+    store_mode = invoke(repo, "score", "--output", str(out))
+    assert "4 scored, 2 pending" in store_mode.output
+    assert _statuses(out)["demo/a-aider"] == "pending"
+    by_store = (out / "leaderboard.json").read_bytes()
+    latest = invoke(repo, "score", "--output", str(out), "--match", "latest")
+    assert latest.exit_code == 0, latest.output
+    assert "5 scored, 1 pending" in latest.output and "rescored 1 task(s)" in latest.output
+    assert _statuses(out)["demo/a-aider"] == "scored"
+    verified = invoke(repo, "score", "--output", str(out), "--verified-only")
+    assert "0 scored, 0 pending" in verified.output  # no entry here has a transcript
+    assert _statuses(out) == {}
+    again = invoke(repo, "score", "--output", str(out))
+    assert "4 scored, 2 pending" in again.output and "rescored 0 task(s)" in again.output
+    assert (out / "leaderboard.json").read_bytes() == by_store
+    # Loose result files: the same file passed, then failed (rewritten in place).
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    spec = load_submission(repo / "submissions/demo/f-pending").spec
+    for passed, correctness in ((True, 100.0), (False, 0.0)):
+        (loose / "one.json").write_text(
+            make_result(spec, "f-pending", passed=passed).model_dump_json())
+        run = invoke(repo, "score", "--output", str(out), "--match", "latest",
+                     "--results", str(loose))
+        assert "1 scored, 5 pending" in run.output and "rescored 1 task(s)" in run.output
+        entries = json.loads((out / "leaderboard.json").read_text())["entries"]
+        scored = [e for e in entries if e["status"] == "scored"]
+        assert [e["key"] for e in scored] == ["demo/f-pending"]
+        assert scored[0]["scores"]["correctness"] == correctness
+
+
 def test_score_reports_a_bad_result_file_by_name(repo: Path, tmp_path: Path) -> None:
     loose = tmp_path / "bad"
     loose.mkdir()
