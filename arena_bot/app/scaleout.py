@@ -13,6 +13,7 @@ from typing import Any
 
 from arena_bot.app.evaluation import docker_evaluator, planned_base_image
 from arena_bot.app.memo import Memo, code_version, content_ids
+from arena_bot.app.scoring import ids_by_folder
 from arena_bot.bot.plan import Unit, aggregate, shard, units_for
 from arena_bot.bot.unit_result import UnitResult
 from arena_bot.bot.units import (
@@ -54,20 +55,14 @@ def plan(settings: Settings, *, pending: bool, max_jobs: int, memo: Memo) -> Pla
     tops = {"submissions": settings.submissions_dir, "dataset": settings.dataset_dir}
     if pending:
         tops["results"] = settings.results_dir
-    root = os.path.abspath(settings.root)
-    prefixes = {kind: os.path.relpath(os.path.abspath(folder), root).replace(os.sep, "/") + "/"
-                for kind, folder in tops.items()}
-    digests: dict[str, Any] = {}
     ids = content_ids(settings.root, [settings.submissions_dir, settings.dataset_dir],
                       hashed=[settings.results_dir] if pending else [])
-    for path, content_id in sorted(ids.items()):
-        for kind, prefix in prefixes.items():
-            if path.startswith(prefix):
-                group = path[len(prefix):].partition("/")[0]
-                digest = digests.setdefault(group, hashlib.sha256(
-                    f"{code_version()}\n{pending}\n{base_image}\n{group}\n".encode()))
-                digest.update(f"{kind}\0{path}\0{content_id}\n".encode(errors="surrogateescape"))
-                break
+    digests: dict[str, Any] = {}
+    for (kind, group), files in sorted(ids_by_folder(settings.root, tops, ids).items()):
+        digest = digests.setdefault(group, hashlib.sha256(
+            f"{code_version()}\n{pending}\n{base_image}\n{group}\n".encode()))
+        for inner, content_id in sorted(files):
+            digest.update(f"{kind}\0{inner}\0{content_id}\n".encode(errors="surrogateescape"))
     top = os.path.abspath(settings.submissions_dir)
     groups: dict[str, list[Path]] = {}
     for folder in all_submission_folders(settings.submissions_dir):
