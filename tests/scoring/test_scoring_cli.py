@@ -153,7 +153,7 @@ def test_one_output_folder_and_memo_never_serve_another_modes_board(
     loose = tmp_path / "loose"
     loose.mkdir()
     spec = load_submission(repo / "submissions/demo/f-pending").spec
-    for passed, correctness in ((True, 100.0), (False, 0.0)):
+    for passed, resolve_rate in ((True, 1.0), (False, 0.0)):
         (loose / "one.json").write_text(
             make_result(spec, "f-pending", passed=passed).model_dump_json())
         run = invoke(repo, "score", "--output", str(out), "--match", "latest",
@@ -162,7 +162,7 @@ def test_one_output_folder_and_memo_never_serve_another_modes_board(
         entries = json.loads((out / "leaderboard.json").read_text())["entries"]
         scored = [e for e in entries if e["status"] == "scored"]
         assert [e["key"] for e in scored] == ["demo/f-pending"]
-        assert scored[0]["scores"]["correctness"] == correctness
+        assert scored[0]["scores"]["resolve_rate"] == resolve_rate
 
 
 def test_score_reports_a_bad_result_file_by_name(repo: Path, tmp_path: Path) -> None:
