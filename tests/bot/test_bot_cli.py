@@ -226,3 +226,37 @@ def test_comment_rejects_a_bundle_for_another_pr_with_exit_1(
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "no pull request was touched" in result.output
     assert [m for m, _ in github.requests if m != "GET"] == []
+
+
+def test_evaluate_pr_bundles_each_changed_submissions_result_for_its_current_files(
+    sample: Path,
+) -> None:
+    """Three changed submissions: one with a stored result, one whose result was stored
+    before an edit (stale: left off), one never evaluated. The bundle holds the first's."""
+    from support.scoring_builders import make_result
+
+    from arena_bot.core.settings import DEFAULT_BASE_IMAGE
+    from arena_bot.evaluation.store import ResultStore, input_key
+    from arena_bot.intake.submissions import load_submission
+    from arena_bot.tasks.dataset import load_task
+
+    changed = [SUB, "submissions/slugkit-options/2026-11-03_aider_gpt-5",
+               "submissions/ttlcache-bugs/2026-11-06_codex-cli_gpt-5"]
+    store = ResultStore(sample / ".arena" / "results")
+    for path in changed[:2]:
+        folder = load_submission(sample / path)
+        task = load_task(sample / "dataset" / folder.spec.task)
+        store.save(folder, input_key(folder, task, DEFAULT_BASE_IMAGE),
+                   make_result(folder.spec, folder.id))
+    edited = sample / changed[1] / "submission.yaml"
+    edited.write_text(edited.read_text() + "# edited after evaluation\n", encoding="utf-8")
+    assert _arena(sample, "score").exit_code == 0
+    result = _arena(
+        sample, "bot", "evaluate-pr", "--event", str(DATA / "pull_request_fork.json"),
+        "--changed-files", str(_changed(sample, *(f"{p}/submission.yaml" for p in changed))),
+        "--output", str(sample / "artifact"),
+    )
+    assert result.exit_code == 0, result.output
+    bundle = load_bundle(sample / "artifact" / "bundle.json")
+    assert [(r["task_id"], r["submission_id"]) for r in bundle.results] == [
+        ("csvstat-summaries", "2026-11-04_claude-code_claude-sonnet-4-5")]
