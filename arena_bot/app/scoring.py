@@ -207,7 +207,9 @@ def score_board(
         head = board_head(parts, tasks, options, unchecked)
         if board_digest:
             memo.put(f"board:{board_digest}", head.model_dump_json().encode())
-    if chosen is None:  # the whole board: earlier states' parts will not be asked for again
+    if chosen is None and match == "store":
+        # The whole board as published: earlier states' parts will not be asked for again.
+        # A `--match latest` run leaves them (the next `arena score` reuses them).
         memo.retain("part:", {f"part:{part.key}" for part in parts})
         memo.retain("board:", {f"board:{board_digest}"})
     return ScoredBoard(head=head, parts=parts, rescored=rescored, digest=board_digest)

@@ -145,6 +145,7 @@ def test_one_output_folder_and_memo_never_serve_another_modes_board(
     assert _statuses(out)["demo/a-aider"] == "scored"
     verified = invoke(repo, "score", "--output", str(out), "--verified-only")
     assert "0 scored, 0 pending" in verified.output  # no entry here has a transcript
+    assert "rescored 0 task(s)" in verified.output  # the store's parts outlived `latest`
     assert _statuses(out) == {}
     again = invoke(repo, "score", "--output", str(out))
     assert "4 scored, 2 pending" in again.output and "rescored 0 task(s)" in again.output
