@@ -33,7 +33,8 @@ from support.demo_task import (
 from support.gitrepo import git
 
 from arena_bot.cli import main
-from arena_bot.intake.validation import Diagnostic, validate_changed_files, validate_submission
+from arena_bot.intake.diagnostics import Diagnostic
+from arena_bot.intake.validation import validate_changed_files, validate_submission
 from arena_bot.models.submission import Submission
 from arena_bot.tasks.dataset import Dataset
 
@@ -752,11 +753,11 @@ def test_every_diagnostic_code_is_documented_on_the_formats_page() -> None:
     # The codes are Literal types (mypy refuses a code outside them); every one is documented.
     from typing import get_args
 
+    from arena_bot.intake.diagnostics import ValidationCode
     from arena_bot.intake.patches import PatchProblemCode
-    from arena_bot.intake.validation import ValidationCode, patch_diagnostic_code
-    from arena_bot.intake.verification import VerificationCode
+    from arena_bot.intake.validation import patch_diagnostic_code
 
-    codes = sorted({*get_args(ValidationCode), *get_args(VerificationCode),
+    codes = sorted({*get_args(ValidationCode),
                     *(patch_diagnostic_code(code) for code in get_args(PatchProblemCode))})
     assert len(codes) > 30 and "patch-symlink" in codes and "cost-mismatch" in codes
     page = (Path(__file__).parents[1] / "site" / "docs" / "formats.md").read_text()
