@@ -601,8 +601,9 @@ class _SubmissionCheck:
         if run.transcript:
             if self.validator.prices is None:
                 self.validator.prices = load_price_table()
-            for problem in verify_run(run=run, folder=self.folder, prices=self.validator.prices,
-                                      tolerances=self.validator.config.verification):
+            found, _ = verify_run(run=run, folder=self.folder, prices=self.validator.prices,
+                                  tolerances=self.validator.config.verification)
+            for problem in found:
                 self.add(
                     problem.code, problem.message, severity=problem.severity, path=problem.path,
                     line=problem.line or self.line("runs", index, "transcript"), hint=problem.hint,

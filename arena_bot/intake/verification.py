@@ -124,10 +124,11 @@ def compare_metrics(
 def verify_run(
     *, run: Run, folder: Path, prices: PriceTable | None = None,
     tolerances: VerificationConfig | None = None,
-) -> list[Diagnostic]:
-    """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
+) -> tuple[list[Diagnostic], TranscriptMetrics | None]:
+    """Read ``run``'s transcript from ``folder``: every mismatch (empty = verified), and the
+    transcript's metrics (``None`` when there is no readable transcript)."""
     if run.transcript is None:
-        return []
+        return [], None
     path = folder / run.transcript.file
     if path.is_symlink() or not path.is_file():
         return [Diagnostic(
@@ -135,13 +136,13 @@ def verify_run(
             message=f"transcript file {run.transcript.file!r} is missing or not a regular file",
             severity="error", path=folder / "submission.yaml",
             hint="add the transcript to the folder or remove 'transcript'",
-        )]
+        )], None
     try:
         secrets = find_secrets(path)
         metrics = read_transcript(path=path, format_name=run.transcript.format)
     except ArenaError as exc:
         return [Diagnostic(code="bad-transcript", message=exc.message, severity="error",
-                           path=path, line=exc.line, hint=exc.hint)]
+                           path=path, line=exc.line, hint=exc.hint)], None
     found = compare_metrics(run=run, metrics=metrics, path=path, prices=prices,
                             tolerances=tolerances)
     found.extend(_belongs_to_run(run=run, folder=folder, metrics=metrics, path=path))
@@ -153,7 +154,7 @@ def verify_run(
             severity="error", path=path, line=first,
             hint="store it with `arena submit` (which redacts) or replace those strings",
         ))
-    return found
+    return found, metrics
 
 
 def _belongs_to_run(
@@ -234,15 +235,11 @@ def run_level(
     if run.transcript is None:
         return "self-reported", ("no transcript",)
     limits = tolerances or VerificationConfig()
-    found = verify_run(run=run, folder=folder, tolerances=limits, prices=None)
+    found, metrics = verify_run(run=run, folder=folder, tolerances=limits, prices=None)
     errors = [d.message for d in found if d.is_error]
-    if errors:
+    if errors or metrics is None:  # no metrics: the transcript could not be read (an error)
         return "self-reported", tuple(errors[:5])
     path = folder / run.transcript.file
-    try:
-        metrics = read_transcript(path=path, format_name=run.transcript.format)
-    except ArenaError as exc:
-        return "self-reported", (f"transcript: {exc.message}",)
     activity = metrics.activity
     if activity is None:
         return "self-reported", (
