@@ -652,7 +652,7 @@ class _SubmissionCheck:
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
             return None
-        # Runs often share a patch file: it is read and checked against the protection once.
+        # Runs often share a patch file: it is read and checked (secrets, protection) once.
         if name not in self.patches:
             limits = self.validator.config.limits
             patch = load_patch(path, max_bytes=limits.patch_bytes, max_lines=limits.patch_lines)
@@ -662,8 +662,8 @@ class _SubmissionCheck:
                                                 functools.partial(protected_paths_for, task))
                 violations = protected.violations(patch)
             self.patches[name] = (patch, violations)
+            self.check_patch_secrets(patch=patch, path=path)
         patch, violations = self.patches[name]
-        self.check_patch_secrets(patch=patch, path=path)
         for problem in patch.problems:
             self.add(
                 patch_diagnostic_code(problem.code), problem.message, path=path, line=problem.line,
@@ -698,10 +698,9 @@ class _SubmissionCheck:
                     hint="remove that file from the patch (`arena submit` leaves such files "
                     "out) and rotate any secret it held: a pushed branch is public",
                 )
-        if not patch.files or path.is_symlink() or not path.is_file():
+        if not patch.files:
             return
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        for file_name, line, kinds in secrets_in_patch(text):
+        for file_name, line, kinds in secrets_in_patch(patch.text):
             self.add(
                 "secret-in-patch", f"an added line of {file_name!r} holds what looks like "
                 f"a secret ({kinds})", path=path, line=line,
