@@ -138,6 +138,22 @@ def test_the_honest_samples_are_consistent_with_their_transcripts(folder: Path,
     assert level_of(folder, checkout) == ("transcript-consistent", ())
 
 
+def test_the_level_reads_the_transcript_once(base: Path, monkeypatch: pytest.MonkeyPatch
+                                             ) -> None:
+    """The figures, the activity and the exact comparison all come from one reading."""
+    import arena_bot.intake.verification as verification
+
+    reads: list[Path] = []
+
+    def counted(*, path: Path, format_name: str) -> Any:
+        reads.append(path)
+        return read_transcript(path=path, format_name=format_name)
+
+    monkeypatch.setattr(verification, "read_transcript", counted)
+    assert level_of(SAMPLE, base) == ("transcript-consistent", ())
+    assert reads == [SAMPLE / "session.jsonl"]
+
+
 def forge_usage_cut(folder: Path) -> None:
     """Every usage figure cut to a tenth, and the yaml made to agree."""
     lines = records(folder)

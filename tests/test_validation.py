@@ -33,7 +33,8 @@ from support.demo_task import (
 from support.gitrepo import git
 
 from arena_bot.cli import main
-from arena_bot.intake.validation import Diagnostic, validate_changed_files, validate_submission
+from arena_bot.intake.diagnostics import Diagnostic
+from arena_bot.intake.validation import validate_changed_files, validate_submission
 from arena_bot.models.submission import Submission
 from arena_bot.tasks.dataset import Dataset
 
@@ -748,15 +749,43 @@ def test_protected_violations_are_capped_per_patch(root: Path) -> None:
     assert "changes 30 protected files" in protected[0].message
 
 
+def test_a_patch_runs_share_is_opened_once_and_its_secret_reported_once(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+    import io
+
+    data = valid_data()
+    data["runs"].append({**data["runs"][0], "id": "run-2"})
+    leak = GOOD_PATCH.replace("+1,5", "+1,6") + "+STRIPE = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'\n"
+    folder = write_submission(root, data=data, patches={"run-1.patch": leak})
+    patch = folder / "run-1.patch"
+    opened: list[object] = []
+    real_open = io.open
+
+    def counting_open(file: object, *args: object, **kwargs: object) -> object:
+        if isinstance(file, str | Path) and Path(file) == patch:
+            opened.append(file)
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", counting_open)
+    monkeypatch.setattr(builtins, "open", counting_open)
+    found = [d for d in _check(folder, root) if d.code == "secret-in-patch"]
+    monkeypatch.undo()
+    assert len(opened) == 1
+    assert [(d.path, d.line, d.severity) for d in found] == [(patch, 10, "error")]
+    assert "stripe-access-key" in found[0].message
+
+
 def test_every_diagnostic_code_is_documented_on_the_formats_page() -> None:
     # The codes are Literal types (mypy refuses a code outside them); every one is documented.
     from typing import get_args
 
+    from arena_bot.intake.diagnostics import ValidationCode
     from arena_bot.intake.patches import PatchProblemCode
-    from arena_bot.intake.validation import ValidationCode, patch_diagnostic_code
-    from arena_bot.intake.verification import VerificationCode
+    from arena_bot.intake.validation import patch_diagnostic_code
 
-    codes = sorted({*get_args(ValidationCode), *get_args(VerificationCode),
+    codes = sorted({*get_args(ValidationCode),
                     *(patch_diagnostic_code(code) for code in get_args(PatchProblemCode))})
     assert len(codes) > 30 and "patch-symlink" in codes and "cost-mismatch" in codes
     page = (Path(__file__).parents[1] / "site" / "docs" / "formats.md").read_text()

@@ -23,8 +23,9 @@ from arena_bot.app.memo import content_ids, open_memo
 from arena_bot.app.validation import verdict_memo
 from arena_bot.core.config import DEFAULT_CONFIG
 from arena_bot.core.settings import Settings
+from arena_bot.intake.diagnostics import Diagnostic
 from arena_bot.intake.submissions import all_submission_folders
-from arena_bot.intake.validation import Diagnostic, validate_paths
+from arena_bot.intake.validation import validate_paths
 from arena_bot.tasks.dataset import Dataset
 
 TODAY = dt.date(2026, 11, 23)

@@ -55,7 +55,10 @@ def test_agreeing_transcript_verifies(root: Path) -> None:
     (folder / "run-1.jsonl").write_text(_generic_transcript())
     assert _check(folder, root) == []
     run = Run.model_validate(yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0])
-    assert run.transcript is not None and verify_run(run=run, folder=folder) == []
+    assert run.transcript is not None
+    found, metrics = verify_run(run=run, folder=folder)
+    assert found == [] and metrics is not None
+    assert metrics.prompt_total + metrics.completion_tokens == run.tokens.total
 
 
 def test_tokens_ten_times_too_low_are_flagged_with_the_transcript_figure(root: Path) -> None:
@@ -82,7 +85,7 @@ def test_run_without_transcript_is_self_reported(tmp_path: Path) -> None:
     run = Run.model_validate(
         {**valid_data()["runs"][0], "execution_time": 240.0, "estimated_cost": 0.21}
     )
-    assert verify_run(run=run, folder=tmp_path) == []
+    assert verify_run(run=run, folder=tmp_path) == ([], None)
     from arena_bot.core.prices import load_price_table
     from arena_bot.intake.verification import run_level
 
@@ -123,7 +126,8 @@ def test_sample_submissions_of_three_tools_are_verified(folder: str) -> None:
     loaded = load_submission(SAMPLES / folder)
     for run in loaded.spec.runs:
         assert run.transcript is not None
-        assert verify_run(run=run, folder=loaded.root, prices=load_price_table()) == []
+        found, metrics = verify_run(run=run, folder=loaded.root, prices=load_price_table())
+        assert found == [] and metrics is not None
 
 
 def test_sub_agent_usage_is_priced_at_its_own_model_rate() -> None:

@@ -1,4 +1,5 @@
-"""Rendering a :class:`~arena_bot.intake.validation.ValidationReport`: text, JSON, GitHub
+"""What validation finds (:class:`Diagnostic`, its codes) and how a
+:class:`~arena_bot.intake.validation.ValidationReport` of them is shown: text, JSON, GitHub
 annotations.
 
 Messages quote what contributors wrote (key names, file names), so every renderer escapes:
@@ -10,11 +11,48 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, NewType, get_args
 
-from arena_bot.intake.validation import Diagnostic, SubmissionReport, ValidationReport
 from arena_bot.models.common import Level, RecordModel
+
+if TYPE_CHECKING:  # validation builds reports of diagnostics: only their type is needed here
+    from arena_bot.intake.validation import SubmissionReport, ValidationReport
+
+#: Every code validation gives (its transcript checks included), besides ``patch-<problem>``
+#: for each :data:`arena_bot.intake.patches.PatchProblemCode`; each is documented on the
+#: formats page.
+ValidationCode = Literal[
+    "adds-test-file", "bad-transcript", "broken-task", "copies-gold-patch", "cost-mismatch",
+    "deletes-submission", "executable-file", "extremely-fast", "files-created", "future-date",
+    "implausible-cost", "implausible-speed", "layout", "low-tokens", "metric-mismatch",
+    "minimal-tool-usage", "missing-patch", "missing-trajectory", "missing-transcript",
+    "modifies-submission", "no-expected-tests", "no-submission", "not-in-checkout",
+    "not-recorded", "outside-submissions", "protected-path", "schema", "secret-file",
+    "secret-in-patch", "secret-in-transcript", "symlink", "task-mismatch", "too-large",
+    "transcript-mismatch", "unexpected-file", "unknown-feature", "unknown-task", "yaml",
+]
+#: ``patch-<problem>``: a problem the patch parser found.
+PatchDiagnosticCode = NewType("PatchDiagnosticCode", str)
+DiagnosticCode = ValidationCode | PatchDiagnosticCode
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a submission, with where it is and what to do about it."""
+
+    severity: Level
+    code: DiagnosticCode
+    message: str
+    path: Path | None = None
+    line: int | None = None
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
 
 OutputFormat = Literal["text", "json", "github"]
 OUTPUT_FORMATS: tuple[str, ...] = get_args(OutputFormat)

@@ -149,6 +149,8 @@ class Patch:
 
     files: tuple[FilePatch, ...]
     problems: tuple[PatchProblem, ...]
+    #: The text parsed ("" when the file could not be read or was refused before parsing).
+    text: str = field(default="", repr=False)
 
     @property
     def ok(self) -> bool:
@@ -176,7 +178,7 @@ def parse_patch(
         return Patch(files=(), problems=(PatchProblem("empty-patch", "patch is empty", line=1),))
     parser = _Parser(lines)
     parser.run()
-    return Patch(files=tuple(parser.files), problems=tuple(parser.problems))
+    return Patch(files=tuple(parser.files), problems=tuple(parser.problems), text=text)
 
 
 def read_patch_text(

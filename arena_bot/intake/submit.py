@@ -24,12 +24,13 @@ import yaml
 from arena_bot.core.errors import InputError
 from arena_bot.core.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
 from arena_bot.core.prices import PriceTable
+from arena_bot.intake.diagnostics import Diagnostic
 from arena_bot.intake.patches import ProtectedPaths, protected_paths_for
 from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
 from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
 from arena_bot.intake.transcripts.claude_code import subagent_files
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
-from arena_bot.intake.validation import Diagnostic, validate_submission
+from arena_bot.intake.validation import validate_submission
 from arena_bot.intake.verification import transcript_cost
 from arena_bot.models.submission import (
     Contributor,

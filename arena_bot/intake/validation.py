@@ -16,12 +16,18 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, NewType, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.errors import ArenaError
 from arena_bot.core.prices import PriceTable, load_price_table
 from arena_bot.core.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
+from arena_bot.intake.diagnostics import (
+    Diagnostic,
+    DiagnosticCode,
+    PatchDiagnosticCode,
+    ValidationCode,
+)
 from arena_bot.intake.patches import (
     DATASET_PATCH_BYTES,
     DATASET_PATCH_LINES,
@@ -34,29 +40,12 @@ from arena_bot.intake.patches import (
 )
 from arena_bot.intake.submissions import SUBMISSION_FILE, all_submission_folders
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch
-from arena_bot.intake.verification import VerificationCode, verify_run
+from arena_bot.intake.verification import verify_run
 from arena_bot.models.common import Level
 from arena_bot.models.submission import Run, Submission
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
-#: Every code validation itself gives a diagnostic (besides ``patch-<problem>`` for each
-#: :data:`arena_bot.intake.patches.PatchProblemCode` and the transcript checks'
-#: :data:`arena_bot.intake.verification.VerificationCode`); each is documented on the formats page.
-ValidationCode = Literal[
-    "adds-test-file", "broken-task", "copies-gold-patch", "deletes-submission",
-    "executable-file", "extremely-fast", "files-created", "future-date", "implausible-cost",
-    "implausible-speed", "layout", "low-tokens", "minimal-tool-usage", "missing-patch",
-    "missing-trajectory", "modifies-submission", "no-expected-tests", "no-submission",
-    "not-in-checkout", "not-recorded", "outside-submissions", "protected-path", "schema",
-    "secret-file", "secret-in-patch", "symlink", "task-mismatch", "too-large",
-    "unexpected-file", "unknown-feature", "unknown-task", "yaml",
-]
-
 _T = TypeVar("_T")
-
-#: ``patch-<problem>``: a problem the patch parser found (:data:`PatchProblemCode`).
-PatchDiagnosticCode = NewType("PatchDiagnosticCode", str)
-DiagnosticCode = ValidationCode | VerificationCode | PatchDiagnosticCode
 
 
 def patch_diagnostic_code(code: PatchProblemCode) -> PatchDiagnosticCode:
@@ -73,22 +62,6 @@ _SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
 #: File names pytest collects as test modules by default.
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """One problem found by validation, with where it is and what to do about it."""
-
-    severity: Level
-    code: str
-    message: str
-    path: Path | None = None
-    line: int | None = None
-    hint: str | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == "error"
-
 
 @dataclass(frozen=True)
 class SubmissionReport:
@@ -628,11 +601,12 @@ class _SubmissionCheck:
         if run.transcript:
             if self.validator.prices is None:
                 self.validator.prices = load_price_table()
-            for finding in verify_run(run=run, folder=self.folder, prices=self.validator.prices,
-                                      tolerances=self.validator.config.verification):
+            found, _ = verify_run(run=run, folder=self.folder, prices=self.validator.prices,
+                                  tolerances=self.validator.config.verification)
+            for problem in found:
                 self.add(
-                    finding.code, finding.message, severity=finding.severity, path=finding.path,
-                    line=finding.line or self.line("runs", index, "transcript"), hint=finding.hint,
+                    problem.code, problem.message, severity=problem.severity, path=problem.path,
+                    line=problem.line or self.line("runs", index, "transcript"), hint=problem.hint,
                 )
 
     def check_new_test_files(self, *, patch: Patch, name: str) -> None:
@@ -678,7 +652,7 @@ class _SubmissionCheck:
                 hint="add the file (git diff against the task's base commit) or fix the name",
             )
             return None
-        # Runs often share a patch file: it is read and checked against the protection once.
+        # Runs often share a patch file: it is read and checked (secrets, protection) once.
         if name not in self.patches:
             limits = self.validator.config.limits
             patch = load_patch(path, max_bytes=limits.patch_bytes, max_lines=limits.patch_lines)
@@ -688,8 +662,8 @@ class _SubmissionCheck:
                                                 functools.partial(protected_paths_for, task))
                 violations = protected.violations(patch)
             self.patches[name] = (patch, violations)
+            self.check_patch_secrets(patch=patch, path=path)
         patch, violations = self.patches[name]
-        self.check_patch_secrets(patch=patch, path=path)
         for problem in patch.problems:
             self.add(
                 patch_diagnostic_code(problem.code), problem.message, path=path, line=problem.line,
@@ -724,10 +698,9 @@ class _SubmissionCheck:
                     hint="remove that file from the patch (`arena submit` leaves such files "
                     "out) and rotate any secret it held: a pushed branch is public",
                 )
-        if not patch.files or path.is_symlink() or not path.is_file():
+        if not patch.files:
             return
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        for file_name, line, kinds in secrets_in_patch(text):
+        for file_name, line, kinds in secrets_in_patch(patch.text):
             self.add(
                 "secret-in-patch", f"an added line of {file_name!r} holds what looks like "
                 f"a secret ({kinds})", path=path, line=line,

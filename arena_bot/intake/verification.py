@@ -8,13 +8,13 @@ be inflated or deflated silently. Pure: no Docker, git or GitHub.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from arena_bot.core.config import VerificationConfig
 from arena_bot.core.errors import ArenaError
 from arena_bot.core.prices import PriceTable, normalize_model_name, token_cost
+from arena_bot.intake.diagnostics import Diagnostic
 from arena_bot.intake.patches import load_patch
 from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
 from arena_bot.intake.transcripts.edits import (
@@ -28,7 +28,6 @@ from arena_bot.intake.transcripts.edits import (
     usage_problems,
 )
 from arena_bot.intake.transcripts.redact import find_secrets
-from arena_bot.models.common import Level
 from arena_bot.models.submission import Run
 
 
@@ -49,25 +48,6 @@ def transcript_cost(*, metrics: TranscriptMetrics, prices: PriceTable) -> float 
     return token_cost(price=found[1], uncached=metrics.prompt_tokens,
                       cache_read=metrics.cache_read_tokens,
                       cache_write=metrics.cache_write_tokens, output=metrics.completion_tokens)
-
-
-#: The codes of :class:`Finding` (validation reports them as diagnostics).
-VerificationCode = Literal[
-    "bad-transcript", "cost-mismatch", "metric-mismatch", "missing-transcript",
-    "secret-in-transcript", "transcript-mismatch",
-]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem found while verifying a run against its transcript."""
-
-    code: VerificationCode
-    message: str
-    severity: Level
-    path: Path
-    line: int | None = None
-    hint: str | None = None
 
 
 def _priced_by_model(*, metrics: TranscriptMetrics, prices: PriceTable) -> float | None:
@@ -91,7 +71,7 @@ def _differs(*, reported: float, actual: float, tolerance: float, slack: float =
 def compare_metrics(
     *, run: Run, metrics: TranscriptMetrics, path: Path,
     tolerances: VerificationConfig | None = None, prices: PriceTable | None = None,
-) -> list[Finding]:
+) -> list[Diagnostic]:
     """Compare ``run``'s reported figures with ``metrics`` recomputed from ``path``."""
     limits = tolerances or VerificationConfig()
     span = metrics.span_label or f"lines {metrics.first_line}-{metrics.last_line}"
@@ -110,12 +90,12 @@ def compare_metrics(
     if run.execution_time > 0 and metrics.wall_clock_seconds > 0:
         figures.append(("execution_time", run.execution_time, metrics.wall_clock_seconds,
                         limits.time_slack_seconds))
-    found: list[Finding] = []
+    found: list[Diagnostic] = []
     for name, reported, actual, slack in figures:
         if reported is None or name in metrics.unverifiable:
             continue
         if _differs(reported=reported, actual=actual, tolerance=limits.tolerance, slack=slack):
-            found.append(Finding(
+            found.append(Diagnostic(
                 code="metric-mismatch",
                 message=(
                     f"run {run.id!r}: reported {name} = {reported:,g} but the transcript "
@@ -128,7 +108,7 @@ def compare_metrics(
     if (cost is not None and prices is not None and run.estimated_cost > 0
             and _differs(reported=run.estimated_cost, actual=cost,
                          tolerance=limits.cost_tolerance)):
-        found.append(Finding(
+        found.append(Diagnostic(
             code="cost-mismatch",
             message=(
                 f"run {run.id!r}: reported estimated_cost = ${run.estimated_cost:,.4f} but "
@@ -144,41 +124,42 @@ def compare_metrics(
 def verify_run(
     *, run: Run, folder: Path, prices: PriceTable | None = None,
     tolerances: VerificationConfig | None = None,
-) -> list[Finding]:
-    """Read ``run``'s transcript from ``folder`` and return every mismatch (empty = verified)."""
+) -> tuple[list[Diagnostic], TranscriptMetrics | None]:
+    """Read ``run``'s transcript from ``folder``: every mismatch (empty = verified), and the
+    transcript's metrics (``None`` when there is no readable transcript)."""
     if run.transcript is None:
-        return []
+        return [], None
     path = folder / run.transcript.file
     if path.is_symlink() or not path.is_file():
-        return [Finding(
+        return [Diagnostic(
             code="missing-transcript",
             message=f"transcript file {run.transcript.file!r} is missing or not a regular file",
             severity="error", path=folder / "submission.yaml",
             hint="add the transcript to the folder or remove 'transcript'",
-        )]
+        )], None
     try:
         secrets = find_secrets(path)
         metrics = read_transcript(path=path, format_name=run.transcript.format)
     except ArenaError as exc:
-        return [Finding(code="bad-transcript", message=exc.message, severity="error", path=path,
-                        line=exc.line, hint=exc.hint)]
+        return [Diagnostic(code="bad-transcript", message=exc.message, severity="error",
+                           path=path, line=exc.line, hint=exc.hint)], None
     found = compare_metrics(run=run, metrics=metrics, path=path, prices=prices,
                             tolerances=tolerances)
     found.extend(_belongs_to_run(run=run, folder=folder, metrics=metrics, path=path))
     if secrets.changed:
         first = min(numbers[0] for numbers in secrets.lines.values())
-        found.append(Finding(
+        found.append(Diagnostic(
             code="secret-in-transcript",
             message=f"the transcript contains what looks like {secrets.describe()}",
             severity="error", path=path, line=first,
             hint="store it with `arena submit` (which redacts) or replace those strings",
         ))
-    return found
+    return found, metrics
 
 
 def _belongs_to_run(
     *, run: Run, folder: Path, metrics: TranscriptMetrics, path: Path
-) -> list[Finding]:
+) -> list[Diagnostic]:
     """A transcript whose edits share no file with the run's patch came from another run.
 
     Only judged when the transcript shows edits (edits made through a shell are invisible),
@@ -194,7 +175,7 @@ def _belongs_to_run(
                           for name in edited for target in patched):
         return []
     shown = ", ".join(sorted(metrics.edited_files)[:5])
-    return [Finding(
+    return [Diagnostic(
         code="transcript-mismatch",
         message=(f"run {run.id!r}: the transcript edits {shown} but the patch changes "
                  f"{', '.join(patched[:5])}; it does not look like this run's transcript"),
@@ -254,24 +235,20 @@ def run_level(
     if run.transcript is None:
         return "self-reported", ("no transcript",)
     limits = tolerances or VerificationConfig()
-    findings = verify_run(run=run, folder=folder, tolerances=limits, prices=None)
-    errors = [f.message for f in findings if f.severity == "error"]
-    if errors:
+    found, metrics = verify_run(run=run, folder=folder, tolerances=limits, prices=None)
+    errors = [d.message for d in found if d.is_error]
+    if errors or metrics is None:  # no metrics: the transcript could not be read (an error)
         return "self-reported", tuple(errors[:5])
     path = folder / run.transcript.file
-    try:
-        metrics = read_transcript(path=path, format_name=run.transcript.format)
-    except ArenaError as exc:
-        return "self-reported", (f"transcript: {exc.message}",)
     activity = metrics.activity
     if activity is None:
         return "self-reported", (
             f"the {run.transcript.format} format shows no edit tool calls that can be replayed",)
     exact = limits.model_copy(update={"tolerance": 0.0, "count_slack": 0.0})
     reasons = [
-        f"{finding.message} (the level needs the transcript's own figures)"
-        for finding in compare_metrics(run=run, metrics=metrics, path=path, tolerances=exact)
-        if finding.code == "metric-mismatch"
+        f"{mismatch.message} (the level needs the transcript's own figures)"
+        for mismatch in compare_metrics(run=run, metrics=metrics, path=path, tolerances=exact)
+        if mismatch.code == "metric-mismatch"
     ]
     claimed, shown = _model_names(models, prices), _model_names(metrics.models, prices)
     if claimed != shown:
