@@ -10,8 +10,9 @@ tree every file is hashed. Either way :func:`content_ids` gives one id per regul
 summary), in one SQLite table under ``.arena/memo.sqlite``: ``key`` (a sha256 of everything
 the value was computed from, the bot's own code included) and ``value``. A stale value can
 never be served, because changed inputs give another key. The memo is never the source of
-truth: deleting it costs one slower run; a corrupt or foreign file is discarded; what a run
-learnt is written in one transaction when it ends, so a killed run leaves the old memo.
+truth: deleting it costs one slower run; a corrupt or foreign file is discarded, and a
+damaged value (each is stored behind its CRC-32) is not served: it is computed again. What a
+run learnt is written in one transaction when it ends, so a killed run leaves the old memo.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import hashlib
 import os
 import sqlite3
 import stat
+import zlib
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
@@ -32,11 +34,23 @@ from arena_bot.core.gitcmd import run_git
 
 MEMO_FILE = "memo.sqlite"
 #: Bump when the meaning of a stored value changes; a memo of another version is rebuilt.
-MEMO_VERSION = "1"
+MEMO_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS memo (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 """
+
+
+def _sealed(value: bytes) -> bytes:
+    """``value`` as stored: behind its CRC-32, so that a damaged row is noticed."""
+    return zlib.crc32(value).to_bytes(4, "big") + value
+
+
+def _unsealed(stored: bytes) -> bytes | None:
+    """The value of a stored row, or ``None`` if it was damaged (it is computed again)."""
+    value = stored[4:]
+    return value if len(stored) >= 4 and zlib.crc32(value) == int.from_bytes(
+        stored[:4], "big") else None
 
 
 def blob_id(data: bytes) -> str:
@@ -247,7 +261,7 @@ class Memo:
                 self._db.close()
                 self._db = None
                 row = None
-            value = bytes(row[0]) if row is not None else None
+            value = _unsealed(bytes(row[0])) if row is not None else None
         if value is None:
             self.misses += 1
         else:
@@ -284,7 +298,7 @@ class Memo:
                         db.executemany("DELETE FROM memo WHERE key = ?",
                                        [(key,) for (key,) in stored if key not in keys])
                     db.executemany("INSERT OR REPLACE INTO memo VALUES (?, ?)",
-                                   list(self._new.items()))
+                                   [(key, _sealed(value)) for key, value in self._new.items()])
             finally:
                 db.close()
         except (sqlite3.Error, OSError):

@@ -200,6 +200,20 @@ def test_a_damaged_memo_costs_time_never_correctness(board: Path) -> None:
     memo.unlink()
     assert _rescored(_score(board)) == 4
     assert _written(board) == _whole_board(board)
+    # A readable database whose values were damaged (a bit flipped, a row cut short):
+    # every damaged value is computed again, none is decoded.
+    _score(board)
+    db = sqlite3.connect(memo)
+    with db:
+        rows = db.execute("SELECT key, value FROM memo").fetchall()
+        assert any(key.startswith("part:") for key, _ in rows)
+        db.executemany("UPDATE memo SET value = ? WHERE key = ?", [
+            (bytes(value[:-1]) + bytes([value[-1] ^ 1]) if i % 2 else bytes(value[:3]), key)
+            for i, (key, value) in enumerate(rows)])
+    db.close()
+    assert _rescored(_score(board)) == 4
+    assert _written(board) == _whole_board(board)
+    assert _rescored(_score(board)) == 0  # what the run computed again was stored again
 
 
 def test_task_files_hold_each_tasks_entries_and_are_rewritten_only_when_changed(
