@@ -1,5 +1,6 @@
-"""Shared fixtures: the Docker engine, the offline base image, and a tiny fixture task
-(built by support.fixture_task), and a real CooperBench task imported and checked once.
+"""Shared fixtures: the Docker engine, the offline base image, and a tiny fixture task (built
+by support.fixture_task), and a real CooperBench task imported and checked once; and the
+hooks of the suite's tiers (``--tier``, support.tiers).
 
 Docker fixtures are session-scoped: the base image is built once (reused when present) and
 fixture task images are content-addressed, so repeated sessions reuse them.
@@ -25,6 +26,7 @@ from support.real_cooperbench import (
     dataset_of,
     import_dirty_equals,
 )
+from support.tiers import pytest_addoption, pytest_collection_modifyitems  # noqa: F401
 from support.workers import file_lock, machine_turn, once, shared_dir, worker
 
 from arena_bot.core.settings import OFFLINE_BASE_IMAGE

@@ -64,6 +64,7 @@ def checkout(remote: Path, name: str) -> Path:
 
 
 @pytest.mark.docker
+@pytest.mark.full
 def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) -> None:
     first = checkout(remote, "publish1")
     done, _ = run_mode(first, "publish", base_image)

@@ -70,6 +70,7 @@ def test_layouts_pass_gold_offline(layout: str, backend: str, tmp_path: Path,
 
 
 @pytest.mark.docker
+@pytest.mark.full
 def test_src_layout_without_the_install_step_fails(tmp_path: Path, base_image: str) -> None:
     """The same task with the import's install step cut from its Dockerfile: gold fails."""
     from arena_bot.tasks.cooperbench import install_steps

@@ -123,6 +123,7 @@ def bad_everywhere(text: str, before: list[tuple[str, int, int]]) -> str | None:
     return None
 
 
+@pytest.mark.full
 def test_canary_placement_on_every_real_test_file(real: tuple[Path, Path],
                                                   tmp_path: Path) -> None:
     tasks_root, trees = real
@@ -228,6 +229,7 @@ def _run_alone(node: ast.FunctionDef) -> BaseException | None:
 SEEDS = range(5)
 
 
+@pytest.mark.full
 def test_every_canary_body_passes_or_fails_as_it_must(
         real_test_texts: list[tuple[str, str]]) -> None:
     """On every Python test file of the seven tasks, for many seeds: both canaries compile,
@@ -287,6 +289,7 @@ def _tells(node: ast.FunctionDef, imported: set[str], low: int, high: int) -> di
     }
 
 
+@pytest.mark.full
 def test_a_forgers_classifiers_against_the_canaries(
         real_test_texts: list[tuple[str, str]]) -> None:
     """How often simple classifiers an attacker would write single out the canaries and how

@@ -230,6 +230,7 @@ def test_install_folders_follow_the_runner() -> None:
 
 
 @pytest.mark.docker
+@pytest.mark.full
 def test_subproject_runner_imports_and_checks_offline(tmp_path: Path, base_image: str) -> None:
     """The sub-project the runner installs is the one made importable (its src/ layout is
     importable through nothing else), and its tests run from its folder."""

@@ -30,7 +30,9 @@ from arena_bot.cli import main
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.models.evaluation import TestRunner
 
-pytestmark = pytest.mark.docker
+# Full tier: the real task's gold patches and evaluation run in the default tier too
+# (tests/cooperbench/test_real_task_end_to_end.py); the corpus on it is 30 s more.
+pytestmark = [pytest.mark.docker, pytest.mark.full]
 
 #: The features every attack runs on.
 ATTACKED = (1,)

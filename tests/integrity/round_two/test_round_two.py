@@ -5,7 +5,8 @@ or ``ARENA_CORPUS_DATASET`` / ``ARENA_CORPUS_TASKS``). The rule for each: it is 
 resolved, or it carries a review flag with a file, a line (flags about a file) and a reason;
 attacks that carry the gold patch (defeat devices) and attacks that fool the tests must be
 flagged. Set ``ARENA_CORPUS_REPORT`` to a file to get the table (attack x task x feature ->
-status, passed, flags) as JSON.
+status, passed, flags) as JSON. The README's test command runs the first task only
+(tests/support/tiers.py); ``--tier all`` runs every one.
 """
 
 from __future__ import annotations
