@@ -70,6 +70,12 @@ def test_rest_runs_exactly_what_the_default_tier_leaves_out(suite: pytest.Pytest
     suite.runpytest("-p", "no:cacheprovider", "--tier", "all").assert_outcomes(passed=11)
 
 
+def test_a_case_named_on_the_command_line_runs_in_any_tier(suite: pytest.Pytester) -> None:
+    named = suite.runpytest("-v", "-p", "no:cacheprovider", "test_matrix.py::test_attack[t2-c]")
+    named.assert_outcomes(passed=1)
+    assert _ran(named) == ["test_matrix.py::test_attack[t2-c]"]
+
+
 def test_docker_files_run_before_the_others_each_file_together(suite: pytest.Pytester) -> None:
     suite.makepyfile(test_aaa="def test_first_by_name():\n    pass\n")
     ran = _ran(suite.runpytest("-v", "-p", "no:cacheprovider", "--tier", "all"))

@@ -83,8 +83,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The chosen tier's tests (the others deselected), slowest files first."""
+    """The chosen tier's tests (the others deselected), slowest files first. A test named by
+    its id on the command line (``file.py::test[case]``) runs whatever its tier."""
     tier = config.getoption("--tier")
+    if tier == "default" and any("::" in arg for arg in config.args):
+        tier = "all"
     keep = items
     if tier != "all":
         fast, full = split(items)
