@@ -52,6 +52,7 @@ def test_id_said_permissions_and_force(tmp_path: Path) -> None:
 
 
 @pytest.mark.docker
+@pytest.mark.full
 @pytest.mark.parametrize(("layout", "backend"),
                          [(layout, backend) for layout in ("src", "flat")
                           for backend in (*BACKENDS, "none")])

@@ -17,7 +17,9 @@ from support.real_cooperbench import DIRTY_EQUALS_ID, ImportedTask
 
 from arena_bot.cli import main
 
-pytestmark = pytest.mark.docker
+# Full tier (CI's --tier rest, with the attack corpus on the same task): the session fixture
+# that imports and checks the real task costs 30 to 60 s here.
+pytestmark = [pytest.mark.docker, pytest.mark.full]
 
 TASK_ID = DIRTY_EQUALS_ID
 

@@ -153,6 +153,7 @@ exit ${PIPESTATUS[0]}
 
 
 @pytest.mark.docker
+@pytest.mark.full
 def test_mixed_runner_imports_and_checks_offline(tmp_path: Path, base_image: str) -> None:
     """The derived command runs for real: each feature's tests fail on the bare base and pass
     with its gold patch through the import and `arena dataset check`."""

@@ -6,8 +6,9 @@ evaluation worker, or in the main thread). Each time: exit status 130 (143 for S
 owner label: the engine is shared), no build step or git clone left running, nothing partly
 written.
 
-Every case runs at once, each on its own copy of the fixture task (the matrix costs what its
-slowest case costs); each test then checks one case. How fast each command stops is the
+Every case this session runs (the README's tier picks one: tests/support/tiers.py) runs at
+once, each on its own copy of the fixture task (the matrix costs what its slowest case costs);
+each test then checks one case. How fast each command stops is the
 benchmark's figure (benchmarks/bench_interrupt.py, one case at a time); here a command must
 stop well before its tests would have ended by themselves (the task's 60 s timeout)."""
 
@@ -33,16 +34,19 @@ STOPPED_WITHIN = 20.0
 
 
 @pytest.fixture(scope="module")
-def outcomes(alone_on_machine: None, tmp_path_factory: pytest.TempPathFactory,
-             fixture_task: TaskFolder,
+def outcomes(request: pytest.FixtureRequest, alone_on_machine: None,
+             tmp_path_factory: pytest.TempPathFactory, fixture_task: TaskFolder,
              docker_client: docker.DockerClient, base_image: str) -> dict[str, Outcome]:
-    roots = {case.id: tmp_path_factory.mktemp("interrupt") for case in MATRIX}
-    with ThreadPoolExecutor(max_workers=len(MATRIX)) as pool:
+    chosen = {item.callspec.params["case"].id for item in request.session.items
+              if item.module is request.module and hasattr(item, "callspec")}
+    cases = [case for case in MATRIX if case.id in chosen]
+    roots = {case.id: tmp_path_factory.mktemp("interrupt") for case in cases}
+    with ThreadPoolExecutor(max_workers=len(cases)) as pool:
         done = list(pool.map(
             lambda case: run_case(case, roots[case.id], fixture_task.root, docker_client,
-                                  base_image), MATRIX))
+                                  base_image), cases))
     print("\ncommand / phase / signal -> exit status, seconds after the signal, leftovers "
-          f"({len(MATRIX)} at once)")
+          f"({len(cases)} at once)")
     for outcome in done:
         print(f"  {outcome.line()}")
     return {outcome.case.id: outcome for outcome in done}

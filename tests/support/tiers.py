@@ -34,8 +34,6 @@ def _spread(count: int, keep: int) -> set[int]:
 #: two workers neither is left alone with one of them at the end.
 SLOWEST_FIRST = (
     "tests/bot/test_action_runner.py",
-    "tests/cooperbench/test_real_task_end_to_end.py",
-    "tests/integrity/round_two/test_round_two.py",
     "tests/test_pipeline.py",
     "tests/evaluation/test_interrupt.py",
 )

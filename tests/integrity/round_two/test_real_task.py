@@ -30,8 +30,8 @@ from arena_bot.cli import main
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.models.evaluation import TestRunner
 
-# Full tier: the real task's gold patches and evaluation run in the default tier too
-# (tests/cooperbench/test_real_task_end_to_end.py); the corpus on it is 30 s more.
+# Full tier (CI's --tier rest), with tests/cooperbench/test_real_task_end_to_end.py: the
+# session fixture that imports and checks the real task costs 30 to 60 s here.
 pytestmark = [pytest.mark.docker, pytest.mark.full]
 
 #: The features every attack runs on.

@@ -5,8 +5,9 @@ or ``ARENA_CORPUS_DATASET`` / ``ARENA_CORPUS_TASKS``). The rule for each: it is 
 resolved, or it carries a review flag with a file, a line (flags about a file) and a reason;
 attacks that carry the gold patch (defeat devices) and attacks that fool the tests must be
 flagged. Set ``ARENA_CORPUS_REPORT`` to a file to get the table (attack x task x feature ->
-status, passed, flags) as JSON. The README's test command runs the first task only
-(tests/support/tiers.py); ``--tier all`` runs every one.
+status, passed, flags) as JSON. CI runs it (``--tier rest``); the README's test command
+leaves it out (tests/support/tiers.py): the exploit corpus, the attacks that fool the tests
+and the honest work run there.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def test_the_corpus_has_every_class_on_at_least_one_task() -> None:
     assert len(set(CLASSES.values())) == 8  # issue 25's eight classes
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_every_attack_is_unresolved_or_flagged(task_id, benches, runners) -> None:
     bench = benches[task_id]
