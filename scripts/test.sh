@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 [ "${ARENA_SETUP_DONE:-0}" = "1" ] || bash scripts/setup.sh
 # Two pytest-xdist workers, each test file on one (module fixtures run once), the slowest
 # files first (tests/support/tiers.py orders them; xdist's own reordering by number of tests
-# is off). On this 2-core machine the tier took 5 min 17 s and 5 min 11 s (2026-11-26); its
-# non-Docker tests alone take 2 min 08 s on two workers against 3 min 38 s in one process.
+# is off). Its non-Docker tests alone take 2 min 08 s on two workers against 3 min 38 s in one
+# process on this 2-core machine (2026-11-26; the README has the tier's figures).
 exec .venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder "$@"

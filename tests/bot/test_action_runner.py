@@ -81,6 +81,9 @@ INSTALLED = frozenset({"install"})
 
 
 @pytest.mark.docker
+# Full tier (CI's --tier rest): 47 to 98 s here. The README's tier runs the same run: steps
+# from the checkout (tests/bot/test_action_script.py).
+@pytest.mark.full
 def test_every_mode_runs_from_the_installed_action(
     tmp_path: Path, action: Path, github: Repository, base_image: str
 ) -> None:

@@ -34,6 +34,7 @@ def _spread(count: int, keep: int) -> set[int]:
 #: two workers neither is left alone with one of them at the end.
 SLOWEST_FIRST = (
     "tests/bot/test_action_runner.py",
+    "tests/bot/test_action_script.py",
     "tests/test_pipeline.py",
     "tests/evaluation/test_interrupt.py",
 )
