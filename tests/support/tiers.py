@@ -7,8 +7,8 @@ matrices multiply them (20 attacks x 3 tasks x 2 features alone is 120 evaluatio
 * a Docker matrix runs a sample of its cases in the default tier: :data:`SAMPLE` of them,
   spread evenly over its list (so that, with more than one, they differ in every axis the
   list varies), the first always among them;
-* the other cases of a Docker matrix, and the tests marked ``full`` (slow tests that sweep a
-  whole corpus, or take again a path a faster test of the default tier takes), run with
+* the other cases of a Docker matrix, and the tests marked ``full`` (the minute-long end-to-end
+  runs and the sweeps of a whole corpus; the README names them), run with
   ``--tier all`` (everything) or ``--tier rest`` (only these). CI (``.ci/run``) runs the
   README's command, then ``--tier rest``: every case runs before a change lands.
 
