@@ -135,10 +135,11 @@ _GIT_FLOOR = ("git ls-files --stage -z -- dataset submissions > /dev/null && "
               "-- dataset submissions .arena/results > /dev/null")
 
 
-def fresh_checkout(root: Path, *, keep_output: bool = False) -> None:
+def fresh_checkout(root: Path, *, keep_output: bool = False, settle: bool = False) -> None:
     """The board as a CI runner sees it: a fresh ``git clone`` (every file new), with
     ``.arena/`` (the stored results and the memo, or an older bot's index) restored where
-    the bot keeps it; the output folder only with ``keep_output`` (a runner has none)."""
+    the bot keeps it; the output folder only with ``keep_output`` (a runner has none).
+    ``settle`` waits out the age an older bot's index requires of the files it stores."""
     copy = root.with_name(root.name + ".checkout")
     shutil.rmtree(copy, ignore_errors=True)
     subprocess.run(["git", "clone", "-q", str(root), str(copy)], check=True)
@@ -147,7 +148,8 @@ def fresh_checkout(root: Path, *, keep_output: bool = False) -> None:
         shutil.move(root / "out", copy / "out")
     shutil.rmtree(root)
     copy.rename(root)
-    time.sleep(2.5)  # an older bot's index never stores files seconds old
+    if settle:
+        time.sleep(2.5)  # an older bot's index never stores files seconds old
 
 
 def report(size: int, name: str, measures: list[Measure], *, per_nlogn: bool = False) -> None:
@@ -165,7 +167,7 @@ def report(size: int, name: str, measures: list[Measure], *, per_nlogn: bool = F
     print(f"  {name:<40} {' | '.join(cells)}{extra}")
 
 
-def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool
+def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool, settle: bool
           ) -> dict[str, Measure]:
     """Every command of the table, in order, as one bot on the board at ``root``."""
     board = [*arena, "--root", str(root)]
@@ -178,7 +180,7 @@ def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "a new submission")
     rows["arena score (one new submission)"] = run([*board, "score", *out], cwd=root)
-    fresh_checkout(root)
+    fresh_checkout(root, settle=settle)
     rows["arena score (fresh clone + memo)"] = run([*board, "score", *out], cwd=root)
     rows["arena score (memo warm, again)"] = run([*board, "score", *out], cwd=root)
     rows["floor: list + read + hash every file"] = run([sys.executable, "-c", _FLOOR], cwd=root)
@@ -190,7 +192,7 @@ def _rows(root: Path, arena: list[str], *, score_only: bool, pipeline: bool
             path.unlink()
     rows["arena validate (all, no memo)"] = run([*board, "validate"], cwd=root)
     rows["arena validate (all, again)"] = run([*board, "validate"], cwd=root)
-    fresh_checkout(root, keep_output=True)  # validate does not write it
+    fresh_checkout(root, keep_output=True, settle=settle)  # validate does not write it
     rows["arena validate (fresh clone + memo)"] = run([*board, "validate"], cwd=root)
     some = sorted((root / "submissions").glob("*/*"))[:3]
     rows["arena validate (one PR: 3)"] = run([*board, "validate", *map(str, some)], cwd=root)
@@ -237,14 +239,16 @@ def bench(
               f"{os.getloadavg()[0]:.2f})")
         commit(root)
         # An older bot's index (--baseline) never stores a signature younger than 2 s.
-        time.sleep(2.5)
+        settle = baseline is not None
+        if settle:
+            time.sleep(2.5)
         bots = [ARENA] if baseline is None else [baseline, ARENA]
         if baseline is not None:
             print(f"  {'':<40} {'before (--baseline)':>30} | {'after (this bot)':>30}")
         runs = []
         for bot in bots:
             reset(root)
-            runs.append(_rows(root, bot, score_only=score_only, pipeline=pipeline))
+            runs.append(_rows(root, bot, score_only=score_only, pipeline=pipeline, settle=settle))
         for name in runs[0]:
             report(size, name, [rows[name] for rows in runs],
                    per_nlogn=name in ("arena score (no memo yet)", "arena score (memo warm)"))

@@ -240,9 +240,11 @@ def t_interval(
     """
     ok = count >= 2
     df = np.where(ok, count - 1, 1)
-    from scipy import stats  # imported when an interval is computed, not on every command
+    # The t quantile (what scipy.stats.t.ppf calls), imported when an interval is computed:
+    # scipy.special loads in a third of the time scipy.stats takes.
+    from scipy.special import stdtrit
 
-    t_value = stats.t.ppf(0.5 + confidence / 2.0, df)
+    t_value = stdtrit(df, 0.5 + confidence / 2.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         margin = t_value * std / np.sqrt(np.maximum(count, 1))
     low = np.where(ok, np.clip(mean - margin, 0.0, 100.0), np.nan)

@@ -24,9 +24,9 @@ EffectSize = Literal["negligible", "small", "medium", "large"]
 
 def t_critical(*, df: int, confidence: float = 0.95) -> float:
     """Two-sided critical t value for ``df`` degrees of freedom (seed 002 fixes 2.776)."""
-    from scipy import stats as scipy_stats
+    from scipy.special import stdtrit  # scipy.stats.t.ppf's own function, faster to import
 
-    return float(scipy_stats.t.ppf(0.5 + confidence / 2.0, df))
+    return float(stdtrit(df, 0.5 + confidence / 2.0))
 
 
 def summarize(
