@@ -25,14 +25,26 @@ _CUT_NOTE = (
 )
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~@]|:(?=//))")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~]|:(?=//))")
+#: What becomes a link after the Markdown is parsed: github.com's mentions (``@name``) and
+#: issue references (``#12``, ``GH-12``) are found in the rendered text, where a backslash
+#: escape is already gone; cmark-gfm's autolinks take ``www.`` and e-mail addresses
+#: (``a@b.c``, ``mailto:``, ``xmpp:``). A zero-width space after the trigger breaks each (what
+#: Dependabot writes after an ``@``), and the reader sees the same text.
+_LINKERS = re.compile(r"@|#|\bGH-|\bwww(?=\.)", re.IGNORECASE)
+_ZERO_WIDTH_SPACE = "&#8203;"
+#: Bidirectional controls reorder the text around them (a name shown backwards): shown as
+#: U+FFFD instead.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def escape_markdown(value: object) -> str:
     """Text as literal Markdown: specials backslash-escaped, line breaks flattened.
 
-    ``@`` and ``://`` are escaped too so a name cannot ping someone or form an autolink;
-    ``<``/``>``/``&`` become entities so no HTML reaches GitHub's sanitizer.
+    Mentions, issue references and autolinks are broken by a zero-width space
+    (:data:`_LINKERS`) and ``://`` by escaping its colon, so a name can neither ping
+    someone nor form a link; ``<``/``>``/``&`` become entities so no HTML reaches GitHub's
+    sanitizer; bidirectional controls are replaced.
     """
     if value is None:
         return ""
@@ -42,7 +54,8 @@ def escape_markdown(value: object) -> str:
         return f"{value:.2f}"
     text = str(value).replace("\r", " ").replace("\n", " ")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _SPECIAL.sub(lambda m: "\\" + m.group(1), text)
+    text = _SPECIAL.sub(lambda m: "\\" + m.group(1), _BIDI.sub("\ufffd", text))
+    return _LINKERS.sub(lambda m: m.group(0) + _ZERO_WIDTH_SPACE, text)
 
 
 class _Trusted(str):

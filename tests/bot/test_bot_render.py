@@ -163,10 +163,38 @@ def test_contributor_text_is_escaped_everywhere() -> None:
     body = render_comment(build_view(make_bundle(entries=[entry]), marker=MARKER, gate=[]))
     assert body.startswith(MARKER)
     assert "<img" not in body and "<script>" not in body
-    assert re.search(r"(?<!\\)@maintainers", body) is None and "\\@maintainers" in body
+    # The @ is followed by a zero-width space: github.com's mention filter reads the rendered
+    # text, where a backslash escape is already gone.
+    assert "@maintainers" not in body and "@&#8203;maintainers" in body
     assert "[click](" not in body and "https://evil" not in body
     assert "**b**" not in body and "`x`" not in body
     assert escape_markdown("a|b") == "a\\|b"  # a table cell cannot be split
+
+
+#: Contributor text that GitHub would turn into links or notifications once rendered:
+#: mentions and issue references (found in the rendered text by github.com), cmark-gfm's
+#: extended autolinks (www., e-mail, mailto:, xmpp:), a URL, and a right-to-left override.
+LINKING = ("@octocat GH-7 owner/repo#12 #34 www.evil.example/login me@evil.example "
+           "mailto:a@evil.example xmpp:b@evil.example https://evil.example/x \u202etxt.exe")
+
+
+def test_contributor_text_forms_no_link_or_mention_in_githubs_rendering() -> None:
+    import html
+
+    import cmarkgfm
+
+    entry = make_entry(KEY, contributor=LINKING[:100], tool=LINKING,
+                       outliers=[{"code": "x", "reason": LINKING, "kind": "seed"}])
+    body = render_comment(build_view(make_bundle(entries=[entry]), marker=MARKER, gate=[]))
+    page = cmarkgfm.github_flavored_markdown_to_html(body)
+    hrefs = re.findall(r'href="([^"]*)"', page)
+    assert not [h for h in hrefs if "evil" in h or h.startswith(("mailto:", "xmpp:"))]
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    # What github.com links in the rendered text: @name, #number, GH-number.
+    assert not re.search(r"@[A-Za-z0-9]|#\d|GH-\d|www\.", text)
+    assert "\u202e" not in text
+    # The reader sees the text as written (the zero-width spaces are invisible).
+    assert "@octocat GH-7 owner/repo#12 #34 www.evil.example/login" in text.replace("\u200b", "")
 
 
 def test_entries_with_unknown_fields_still_render() -> None:
