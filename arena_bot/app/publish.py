@@ -60,6 +60,7 @@ def publish(settings: Settings, *, output: Path, site: bool, memo: Memo) -> Publ
     shutil.copytree(board_dir, data)
     index_page = output / "index.html"
     if not index_page.exists():  # the site build writes the real one
-        page = environment().get_template("data-index.html.j2").render(files=DATA_FILES)
+        template = environment(markdown=False).get_template("data-index.html.j2")
+        page = template.render(files=DATA_FILES)
         index_page.write_text(page, encoding="utf-8")
     return Published(scored=scored, written=written, site=times, snapshot_problem=problem)

@@ -30,10 +30,13 @@ from arena_bot.site.submission import SHELL, diff_html, shell_markdown
 GENERATED = "board"
 
 
-def environment() -> jinja2.Environment:
+def environment(*, markdown: bool = True) -> jinja2.Environment:
+    """The templates' environment; for pages Markdown renders (``*.md.j2``), every ``{{ }}``
+    string is written as :func:`literal` text, for HTML ones it is HTML-escaped."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("arena_bot.site", "templates"),
         autoescape=True,
+        finalize=_literal if markdown else None,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
@@ -44,6 +47,32 @@ def environment() -> jinja2.Environment:
     return env
 
 
+#: What Markdown reads as syntax anywhere in a line (links, images, emphasis, code, table
+#: cells; an ``_`` between letters or digits is no emphasis), and at the start of one
+#: (headings, lists, rules, fences, admonitions, details).
+_MD_INLINE = re.compile(r"[\\`*\[\]|]|(?<![^\W_])_|_(?![^\W_])")
+_MD_LINE_START = re.compile(r"^([ \t]*)([-+#=!?~])|^([ \t]*\d+)([.)])(?=[ \t]|$)")
+
+
+def literal(text: str) -> Markup:
+    """``text`` shown as written on a page that Markdown renders, on one line (a heading, a
+    table cell): HTML-escaped, line breaks flattened, and each character Markdown would read
+    as syntax written as a character reference, which Python-Markdown keeps as text and the
+    browser shows as the character. Contributor text (a tool's name) can then form no link,
+    image, heading, list or table cell of its own."""
+    flat = " ".join(str(text).splitlines())
+    escaped = _MD_INLINE.sub(lambda m: f"&#{ord(m.group(0))};", str(escape(flat)))
+    return Markup(_MD_LINE_START.sub(
+        lambda m: (f"{m.group(1)}&#{ord(m.group(2))};" if m.group(2)
+                   else f"{m.group(3)}&#{ord(m.group(4))};"), escaped))
+
+
+def _literal(value: object) -> object:
+    """Jinja's ``finalize``: every ``{{ }}`` string goes through :func:`literal`; markup
+    the helpers made, and numbers, are written as they are."""
+    return literal(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
 _BREAKABLE = re.compile(r"\S*[-‐/]\S*")
 
 
@@ -51,9 +80,8 @@ def words(text: str) -> Markup:
     """Text for a cell that wraps: the browser may break lines between words but not at
     the hyphens or slashes inside one (a model id such as ``claude-sonnet-4-5`` stays
     whole)."""
-    escaped = str(escape(text))
     return Markup(_BREAKABLE.sub(lambda m: f'<span class="ar-nb">{m.group(0)}</span>',
-                                 escaped))
+                                 str(literal(text))))
 
 
 def num(value: float | None, digits: int = 1) -> Markup:
@@ -78,8 +106,9 @@ def methodology_view(board: Leaderboard) -> views.MethodologyView:
 
     recorded = board.options.configuration
     config = ArenaConfig.model_validate(recorded) if recorded else DEFAULT_CONFIG
-    rows = [
-        (f"`{key}`", json.dumps(value), MEANINGS.get(key.rsplit(".", 1)[-1], ""))
+    rows: list[tuple[str, str, str]] = [
+        (Markup("<code>{}</code>").format(key), json.dumps(value),
+         MEANINGS.get(key.rsplit(".", 1)[-1], ""))
         for key, value in flat_settings(config)
     ]
     rows += [
@@ -199,7 +228,7 @@ def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) ->
                 if inside and not any(_overlap(box, b) for b in taken):
                     taken.append(box)
                     labels[i] = (f'<text class="lbl" x="{px + dx:.1f}" y="{py + dy:.1f}" '
-                                 f'text-anchor="{anchor}">{escape(text)}</text>')
+                                 f'text-anchor="{anchor}">{literal(text)}</text>')
                     break
             if i in labels:
                 break
@@ -208,7 +237,7 @@ def scatter_svg(points: Sequence[views.ChartPoint], *, axis: str, ident: str) ->
         parts.append(
             f'<circle class="{"pareto" if _on(p, axis) else "pt"}" data-n="{i + 1}" '
             f'cx="{x(v):.1f}" cy="{y(p.score):.1f}" r="5" tabindex="0"><title>{i + 1}. '
-            f'{escape(p.label)}: {p.score:.1f} at {shown}</title></circle>')
+            f'{literal(p.label)}: {p.score:.1f} at {shown}</title></circle>')
     parts += [labels[i] for i in sorted(labels)]
     parts.append("</svg>")
     return "".join(parts)
@@ -228,7 +257,7 @@ def chart_svg(points: Sequence[views.ChartPoint]) -> str:
     if not points:
         return '<p class="ar-empty">No recorded costs yet.</p>'
     key = "".join(
-        f'<li><b>{i}.</b> {escape(p.label)}: {p.score:.1f} · ${p.cost:.3f} · '
+        f'<li><b>{i}.</b> {literal(p.label)}: {p.score:.1f} · ${p.cost:.3f} · '
         f'{p.tokens:,.0f} tokens{" · Pareto (cost)" if p.pareto else ""}'
         f'{" · Pareto (tokens)" if p.pareto_tokens else ""}</li>'
         for i, p in enumerate(points, start=1))
@@ -284,11 +313,20 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _example_submission(root: Path) -> str:
+def _example_submission(root: Path) -> Markup:
     found = sorted(root.glob("submissions/*/*/submission.yaml"))
-    if not found:
-        return "# no sample submission in this checkout"
-    return found[0].read_text(encoding="utf-8").strip()
+    text = (found[0].read_text(encoding="utf-8").strip() if found
+            else "# no sample submission in this checkout")
+    return fenced(text, "yaml")
+
+
+def fenced(text: str, language: str) -> Markup:
+    """``text`` as a fenced code block, which shows it as written (Markdown escapes a code
+    block's HTML itself); the fence is longer than any run of backticks inside, so no line
+    of the text can close it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return Markup(f"{fence}{language}\n{text}\n{fence}")
 
 
 @dataclass(frozen=True)

@@ -344,7 +344,7 @@ def write_pages(board: Leaderboard, *, root: Path, site_board: Path, slugs: view
     if SLOT not in shell:
         raise ArenaError(f"the submission shell page has no {SLOT!r} slot: {shell_file}")
     before, after = shell.split(SLOT, 1)
-    template = environment().get_template("submission.html.j2")
+    template = environment(markdown=False).get_template("submission.html.j2")
     tasks = {t.task_id: t for t in board.tasks}
     written = 0
     wanted = {SHELL}

@@ -28,6 +28,10 @@ REPO = Path(__file__).resolve().parents[2]
 HOSTILE = '<img src="x" onerror="window.__pwned=1"><b>bold</b>'
 
 
+#: A tool's name written in Markdown (a heading, a script link, emphasis, an image, code, a
+#: table cell's end): the pages Markdown renders must show it as written, never as markup.
+MARKDOWN_HOSTILE = "# [x](javascript:x) **b** ![i](y) `c`|"
+
 #: Two model names that slug alike: each must get its own page.
 ALIKE = ("GPT-4o", "gpt 4o")
 
@@ -69,6 +73,11 @@ def hostile() -> str:
 
 
 @pytest.fixture(scope="session")
+def markdown_hostile() -> str:
+    return MARKDOWN_HOSTILE
+
+
+@pytest.fixture(scope="session")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A synthetic repository scored by the real `arena score` (out/ and .arena/results/)."""
     root = tmp_path_factory.mktemp("board")
@@ -84,6 +93,14 @@ def board(generated: Path) -> Leaderboard:
     board = Leaderboard.model_validate_json((generated / "out" / "leaderboard.json").read_bytes())
     entries = list(board.entries)
     entries[0] = entries[0].model_copy(update={"contributor": HOSTILE})
+    # One tool renamed everywhere it appears (its entries and its labels' aggregates).
+    renamed = entries[3].tool
+    entries = [e.model_copy(update={"tool": MARKDOWN_HOSTILE,
+                                    "label": f"{MARKDOWN_HOSTILE} / {e.model}"})
+               if e.tool == renamed else e for e in entries]
+    tools = [a.model_copy(update={"tool": MARKDOWN_HOSTILE,
+                                  "label": f"{MARKDOWN_HOSTILE} / {a.model}"})
+             if a.tool == renamed else a for a in board.tools]
     for i in range(0, len(entries), 3):
         entries[i] = entries[i].model_copy(update={"metrics_level": "transcript-consistent",
                                                     "metrics_reasons": []})
@@ -109,7 +126,7 @@ def board(generated: Path) -> Leaderboard:
     # board's category filter has something to filter.
     tasks = [t.model_copy(update={"category": ("cli", "data")[i % 2]})
              for i, t in enumerate(board.tasks)]
-    return board.model_copy(update={"entries": entries, "tasks": tasks})
+    return board.model_copy(update={"entries": entries, "tasks": tasks, "tools": tools})
 
 
 @pytest.fixture(scope="session")

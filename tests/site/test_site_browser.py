@@ -169,6 +169,20 @@ def test_a_task_page_opens_through_its_link_and_shows_flags_and_text(
     assert browser.find_elements(By.CSS_SELECTOR, ".ar-contributor img") == []
 
 
+def test_a_tool_named_in_markdown_shows_its_name_and_no_link(
+    browser: webdriver.Chrome, server: str, board: Leaderboard, markdown_hostile: str
+) -> None:
+    from arena_bot.site import views
+
+    tool = views.Slugs.of(board).tools[markdown_hostile]
+    _open(browser, f"{server}/board/tools/{tool}/", "tool-markdown")
+    heading = browser.find_element(By.TAG_NAME, "h1").text
+    assert heading.startswith(markdown_hostile)
+    links = [a.get_attribute("href") or "" for a in browser.find_elements(By.TAG_NAME, "a")]
+    assert not [href for href in links if href.startswith("javascript:")]
+    assert browser.find_elements(By.CSS_SELECTOR, "article img, article strong") == []
+
+
 def test_phone_width_keeps_the_board_in_a_scrolling_box(
     browser: webdriver.Chrome, server: str
 ) -> None:

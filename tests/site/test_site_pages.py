@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -71,6 +72,52 @@ def test_contributor_html_is_escaped(built: Path, hostile: str) -> None:
     pages = "".join(p.read_text(encoding="utf-8") for p in (built / "board").rglob("*.html"))
     assert hostile not in pages
     assert "&lt;img src=&#34;x&#34; onerror=" in pages or "&lt;img src=&quot;x&quot;" in pages
+
+
+def test_contributor_markdown_is_shown_as_written(built: Path, board: Leaderboard,
+                                                  markdown_hostile: str) -> None:
+    """A tool's name in Markdown is text on every page Markdown renders: the tool's own
+    heading, the list of tools, the tables."""
+    pages = "".join(p.read_text(encoding="utf-8") for p in (built / "board").rglob("*.html"))
+    assert "javascript:" not in " ".join(re.findall(r'(?:href|src)="([^"]*)"', pages))
+    assert "<strong>bold</strong>" not in pages and 'src="x.png"' not in pages
+    assert "<code>code</code>" not in pages
+    tool = views.Slugs.of(board).tools[markdown_hostile]
+    page = (built / "board" / "tools" / tool / "index.html").read_text(encoding="utf-8")
+    heading = re.search(r"<h1[^>]*>(.*?)<small>", page, re.S)
+    assert heading is not None
+    shown = html.unescape(re.sub(r"<[^>]+>", "", heading.group(1)))
+    assert " ".join(shown.split()) == " ".join(markdown_hostile.split())
+    listed = (built / "board" / "pages" / "index.html").read_text(encoding="utf-8")
+    link = re.search(rf'<a href="../tools/{re.escape(tool)}/">(.*?)</a></li>', listed, re.S)
+    assert link is not None
+    assert " ".join(html.unescape(link.group(1)).split()) == " ".join(markdown_hostile.split())
+
+
+def _code_text(page: str) -> str:
+    """The text of the page's code block (its ``<pre>``), as a reader sees it."""
+    block = re.search(r"<pre[^>]*>.*?<code>(.*?)</code>", page, re.S)
+    assert block is not None
+    return html.unescape(re.sub(r"<[^>]+>", "", block.group(1)))
+
+
+def test_the_submit_page_shows_an_example_submission_as_written(built: Path,
+                                                                project: Path) -> None:
+    first = sorted(project.glob("submissions/*/*/submission.yaml"))[0]
+    page = (built / "board" / "submit" / "index.html").read_text(encoding="utf-8")
+    assert _code_text(page).strip() == first.read_text(encoding="utf-8").strip()
+
+
+def test_an_example_with_fences_inside_stays_one_code_block() -> None:
+    import markdown
+
+    from arena_bot.site.render import fenced
+
+    text = 'notes: |\n  ```\n  </code><script>alert(1)</script>\n  ````\ntool: "x & y"'
+    page = markdown.markdown(str(fenced(text, "yaml")),
+                             extensions=["pymdownx.superfences", "admonition"])
+    assert "<script>" not in page and page.count("<code") == 1
+    assert _code_text(page).strip() == text
 
 
 def test_every_page_kind_is_built(built: Path, board: Leaderboard) -> None:
@@ -159,6 +206,6 @@ def test_methodology_figures_come_from_the_recorded_configuration(board: Leaderb
     options = board.options.model_copy(update={"configuration": changed})
     rows = {name: value for name, value, _ in
             methodology_view(board.model_copy(update={"options": options})).rows}
-    assert rows["`scoring.min_submissions`"] == "7"
-    assert rows["`scoring.policy`"] == '"seed002"'
-    assert rows["`scoring.category_weights.debugging.speed`"] == "0.35"
+    assert rows["<code>scoring.min_submissions</code>"] == "7"
+    assert rows["<code>scoring.policy</code>"] == '"seed002"'
+    assert rows["<code>scoring.category_weights.debugging.speed</code>"] == "0.35"
