@@ -14,6 +14,7 @@ from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from arena_bot.bot.view import CommentView
+from arena_bot.core.markdown import fenced
 
 #: The hidden marker the one bot comment is found by.
 MARKER = "<!-- arena-bot:score -->"
@@ -99,9 +100,7 @@ def _amount(value: float, unit: str) -> str:
 
 def _codeblock(text: str) -> _Trusted:
     """``text`` as a fenced block no backtick run inside it can close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return _Trusted(f"{fence}text\n{text.rstrip()}\n{fence}")
+    return _Trusted(fenced(text.rstrip(), "text"))
 
 
 def _code(text: str) -> _Trusted:

@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from arena_bot.core.markdown import fenced
 from arena_bot.models.leaderboard import Leaderboard
 from arena_bot.scoring.export import to_csv, to_json
 from arena_bot.site import views
@@ -317,16 +318,7 @@ def _example_submission(root: Path) -> Markup:
     found = sorted(root.glob("submissions/*/*/submission.yaml"))
     text = (found[0].read_text(encoding="utf-8").strip() if found
             else "# no sample submission in this checkout")
-    return fenced(text, "yaml")
-
-
-def fenced(text: str, language: str) -> Markup:
-    """``text`` as a fenced code block, which shows it as written (Markdown escapes a code
-    block's HTML itself); the fence is longer than any run of backticks inside, so no line
-    of the text can close it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return Markup(f"{fence}{language}\n{text}\n{fence}")
+    return Markup(fenced(text, "yaml"))
 
 
 @dataclass(frozen=True)

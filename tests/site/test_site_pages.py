@@ -111,10 +111,10 @@ def test_the_submit_page_shows_an_example_submission_as_written(built: Path,
 def test_an_example_with_fences_inside_stays_one_code_block() -> None:
     import markdown
 
-    from arena_bot.site.render import fenced
+    from arena_bot.core.markdown import fenced
 
     text = 'notes: |\n  ```\n  </code><script>alert(1)</script>\n  ````\ntool: "x & y"'
-    page = markdown.markdown(str(fenced(text, "yaml")),
+    page = markdown.markdown(fenced(text, "yaml"),
                              extensions=["pymdownx.superfences", "admonition"])
     assert "<script>" not in page and page.count("<code") == 1
     assert _code_text(page).strip() == text
