@@ -44,14 +44,15 @@ def slowest_first(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items``, the files of :data:`SLOWEST_FIRST` first, then the other files with Docker
     tests, then the rest; each file's tests together and in their order (module fixtures
     run once). scripts/test.sh turns xdist's own reordering (by number of tests) off."""
+    docker_files = {item.nodeid.split("::", 1)[0] for item in items
+                    if item.get_closest_marker("docker") is not None}
+
     def rank(item: pytest.Item) -> int:
         path = item.nodeid.split("::", 1)[0]
         if path in SLOWEST_FIRST:
             return SLOWEST_FIRST.index(path)
         return len(SLOWEST_FIRST) + (path not in docker_files)
 
-    docker_files = {item.nodeid.split("::", 1)[0] for item in items
-                    if item.get_closest_marker("docker") is not None}
     return sorted(items, key=rank)
 
 
