@@ -30,7 +30,7 @@ from typing import Any
 
 from arena_bot.intake.transcripts.edits import Activity, Edit, Request, editor_edits, note_shell
 from arena_bot.intake.transcripts.jsonstream import iter_objects
-from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int
+from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, litellm_usage
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
 
@@ -45,17 +45,9 @@ def _usage(event: dict[str, Any]) -> dict[str, Any] | None:
 
 def _response_usage(response: dict[str, Any]) -> dict[str, int]:
     """One LiteLLM response's usage as the four :data:`USAGE_KEYS` (prompt includes cache)."""
-    usage = response.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    details = usage.get("prompt_tokens_details")
-    cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    read = as_int(usage.get("cache_read_input_tokens")) or cached
-    return {
-        "prompt_tokens": as_int(usage.get("prompt_tokens")),
-        "completion_tokens": as_int(usage.get("completion_tokens")),
-        "cache_read_tokens": read,
-        "cache_write_tokens": as_int(usage.get("cache_creation_input_tokens")),
-    }
+    usage = litellm_usage(response.get("usage"))
+    return dict(zip(USAGE_KEYS, (usage["prompt"], usage["output"], usage["read"],
+                                 usage["write"]), strict=True))
 
 
 def _charge_step(
