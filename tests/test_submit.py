@@ -417,3 +417,19 @@ def test_a_session_whose_sub_agent_files_are_missing_says_so(
     assert code == 0, output
     assert "Could not read" in output and "sub-agent(s) a7f3" in output
     assert "copy the session's folder too" in output
+
+
+def test_a_cost_left_unestimated_names_the_models_the_price_table_lacks(
+    project: Path, tmp_path: Path
+) -> None:
+    """A session of several models, one of them unpriced, said "several models" (though
+    several models are priced each at its own rates): the reason is the model the price table
+    lacks."""
+    session = transcript(tmp_path / "s.jsonl", secret=False)
+    lines = session.read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["message"]["model"] = "claude-opus-4-6"
+    session.write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
+    assert code == 0, output
+    assert "estimated_cost (not in the price table: claude-opus-4-6;" in output

@@ -137,7 +137,9 @@ def _work_tree_git(workdir: Path, *args: str, env: dict[str, str]) -> bytes:
     return done.stdout
 
 
-def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> list[str]:
+def _missing(
+    metrics: TranscriptMetrics, cost: float | None, *, name: str, prices: PriceTable
+) -> list[str]:
     gaps = [f"{name}: {figure} (the format does not record it)" for figure in
             sorted(metrics.unverifiable)]
     if metrics.wall_clock_seconds <= 0 and "execution_time" not in metrics.unverifiable:
@@ -149,7 +151,9 @@ def _missing(metrics: TranscriptMetrics, cost: float | None, *, name: str) -> li
             "found beside the session: copy the session's folder too, then submit again)"
         )
     if cost is None:
-        why = "several models" if len(metrics.models) > 1 else "model not in the price table"
+        unpriced = [model for model in metrics.models if prices.lookup(model) is None]
+        why = (f"not in the price table: {', '.join(unpriced)}" if unpriced
+               else "usage not split by model")
         gaps.append(f"{name}: estimated_cost ({why}; recorded as 0 = not recorded)")
     return gaps
 
@@ -298,7 +302,7 @@ def _read_run(
             f"{metrics.iterations} iterations, {metrics.wall_clock_seconds:,.0f} s"
             + (f", ${cost:,.4f} (price table {prices.version})" if cost is not None else "")
         ),
-        missing=_missing(metrics, cost, name=label),
+        missing=_missing(metrics, cost, name=label, prices=prices),
     )
 
 

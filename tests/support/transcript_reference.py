@@ -190,8 +190,35 @@ def swe_agent(path: Path) -> dict[str, Any]:
         if name:
             models.add(name)
     actions = [step for step in data.get("trajectory", []) if (step.get("action") or "").strip()]
+    if "messages" in data:  # mini-swe-agent: no token figures in model_stats
+        return _mini_swe_agent(data, stats)
     return _figures(uncached=stats.get("tokens_sent", 0), output=stats.get("tokens_received", 0),
                     iterations=stats.get("api_calls", 0), tool_calls=len(actions), models=models)
+
+
+def _mini_swe_agent(data: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
+    """Each reply's LiteLLM ``usage`` summed; a reply runs its ``extra.actions`` (2.x) or its
+    bash block when it has exactly one (1.x)."""
+    prompt = read = write = output = calls = 0
+    stamps = []
+    for message in data["messages"]:
+        extra = message.get("extra") or {}
+        stamps.append(extra.get("timestamp"))
+        usage = (extra.get("response") or {}).get("usage") or {}
+        prompt += usage.get("prompt_tokens") or 0
+        read += usage.get("cache_read_input_tokens") or (
+            (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        write += usage.get("cache_creation_input_tokens") or 0
+        output += usage.get("completion_tokens") or 0
+        if message.get("role") == "assistant":
+            if "actions" in extra:
+                calls += len(extra["actions"])
+            else:
+                calls += len(re.findall(r"```bash\s*\n.*?\n```", message["content"], re.S)) == 1
+    model = data["info"]["config"]["model"]["model_name"]
+    return _figures(uncached=prompt - read - write, cache_read=read, cache_write=write,
+                    output=output, tool_calls=calls, iterations=stats.get("api_calls", 0),
+                    seconds=_seconds(stamps), models={model})
 
 
 def atif(path: Path) -> dict[str, Any]:

@@ -144,6 +144,39 @@ def test_swe_agent_traj() -> None:
     assert metrics.wall_clock_seconds == 0.0
 
 
+def test_mini_swe_agent_2_trajectory_sums_replies_and_counts_their_actions(
+    tmp_path: Path,
+) -> None:
+    """mini-swe-agent 2.x: ``extra.actions`` and ``extra.timestamp`` on each reply (1.x,
+    one bash block per reply and no timestamps, is in the corpus)."""
+    def reply(stamp: float, actions: list[str], usage: dict[str, object]) -> dict[str, object]:
+        return {"role": "assistant", "content": "", "extra": {
+            "actions": [{"command": a} for a in actions], "timestamp": stamp,
+            "response": {"model": "claude-sonnet-4-5-20250929", "usage": usage}}}
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps({
+        "info": {"model_stats": {"instance_cost": 0.1, "api_calls": 2},
+                 "config": {"model": {"model_name": "anthropic/claude-sonnet-4-5-20250929"}}},
+        "messages": [
+            {"role": "system", "content": "You are...", "extra": {"timestamp": 1000.0}},
+            reply(1010.0, ["ls", "cat a.py"], {"prompt_tokens": 3000, "completion_tokens": 90,
+                                               "cache_creation_input_tokens": 2900}),
+            {"role": "tool", "content": "a.py", "extra": {"timestamp": 1011.0}},
+            reply(1040.0, ["sed -i s/a/b/ a.py"], {
+                "prompt_tokens": 3200, "completion_tokens": 40,
+                "cache_read_input_tokens": 2900, "cache_creation_input_tokens": 250}),
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }))
+    metrics = read_transcript(path=path, format_name="swe-agent")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.cache_write_tokens,
+            metrics.completion_tokens) == (3000 - 2900 + 3200 - 2900 - 250, 2900, 3150, 130)
+    assert (metrics.tool_calls, metrics.iterations) == (3, 2)
+    assert metrics.wall_clock_seconds == 40.0
+    assert metrics.models == ["anthropic/claude-sonnet-4-5-20250929"]
+    assert metrics.activity is not None and metrics.activity.shell_writes
+
+
 @pytest.mark.parametrize(
     ("name", "format_name"),
     [("openhands_trajectory.json", "openhands"), ("swe_agent.traj", "swe-agent")],

@@ -12,10 +12,10 @@ Codex reports no cache-write figure (OpenAI caching has no write charge). Each s
 running total is charged to the model of the turn it happened in, so a session that switched
 models is priced per model.
 
-Activity: a request is a ``token_count`` event (its ``last_token_usage``; ``input_tokens``
-there already include ``cached_input_tokens``). Edits are ``apply_patch`` calls: a
-``custom_tool_call`` named ``apply_patch``, or ``shell`` with ``apply_patch`` as its program
-or in a heredoc.
+Activity: a request is a ``token_count`` event with a new running total (its
+``last_token_usage``; ``input_tokens`` there already include ``cached_input_tokens``).
+Edits are ``apply_patch`` calls: a ``custom_tool_call`` named ``apply_patch``, or ``shell``
+with ``apply_patch`` as its program or in a heredoc.
 """
 
 from __future__ import annotations
@@ -87,8 +87,15 @@ def read_codex(path: Path) -> TranscriptMetrics:
         elif kind == "event_msg" and payload.get("type") == "token_count":
             info = payload.get("info")
             info = info if isinstance(info, dict) else {}
+            usage = info.get("total_token_usage")
+            figures = {key: as_int(usage.get(key)) for key in (
+                "input_tokens", "cached_input_tokens", "output_tokens")} if isinstance(
+                usage, dict) else None
+            # Each new running total is one model call; repeats (resume, rate-limit pings, the
+            # zero last_token_usage written around a compaction) are not.
             last = info.get("last_token_usage")
-            if isinstance(last, dict):
+            if isinstance(last, dict) and (
+                    figures is None or tuple(figures.values()) not in seen_totals):
                 activity.requests.append(Request(
                     where=number, input_tokens=as_int(last.get("input_tokens")),
                     cache_read=as_int(last.get("cached_input_tokens")),
@@ -96,13 +103,8 @@ def read_codex(path: Path) -> TranscriptMetrics:
                     context_chars=context - output, output_chars=output,
                 ))
                 output = 0
-            usage = info.get("total_token_usage")
-            if not isinstance(usage, dict):
+            if figures is None:
                 continue
-            figures = {key: as_int(usage.get(key))
-                       for key in ("input_tokens", "cached_input_tokens", "output_tokens")}
-            # Each new running total is one model call; repeats (resume, rate-limit pings)
-            # are not.
             seen_totals.add(tuple(figures.values()))
             if sum(figures.values()) >= sum(totals.values()):
                 _charge_step(metrics, model, totals, figures)

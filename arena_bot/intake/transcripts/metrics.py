@@ -240,3 +240,19 @@ def as_int(value: object) -> int:
             -math.inf < value < math.inf):
         return max(int(value), 0)
     return 0
+
+
+def litellm_usage(usage: object) -> dict[str, int]:
+    """One LiteLLM (OpenAI-shaped) response's ``usage``: ``prompt`` (every prompt token,
+    cache reads and writes included), ``read`` (``cache_read_input_tokens``, else
+    ``prompt_tokens_details.cached_tokens``), ``write`` (``cache_creation_input_tokens``) and
+    ``output`` (``completion_tokens``). OpenHands and mini-swe-agent keep usage so."""
+    usage = usage if isinstance(usage, dict) else {}
+    details = usage.get("prompt_tokens_details")
+    cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    return {
+        "prompt": as_int(usage.get("prompt_tokens")),
+        "read": as_int(usage.get("cache_read_input_tokens")) or cached,
+        "write": as_int(usage.get("cache_creation_input_tokens")),
+        "output": as_int(usage.get("completion_tokens")),
+    }

@@ -28,9 +28,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import Activity, Edit, Request, editor_edits, note_shell
 from arena_bot.intake.transcripts.jsonstream import iter_objects
-from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int
+from arena_bot.intake.transcripts.metrics import (
+    Clock,
+    TranscriptMetrics,
+    as_int,
+    litellm_usage,
+    open_transcript,
+)
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
 
@@ -45,17 +52,9 @@ def _usage(event: dict[str, Any]) -> dict[str, Any] | None:
 
 def _response_usage(response: dict[str, Any]) -> dict[str, int]:
     """One LiteLLM response's usage as the four :data:`USAGE_KEYS` (prompt includes cache)."""
-    usage = response.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    details = usage.get("prompt_tokens_details")
-    cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    read = as_int(usage.get("cache_read_input_tokens")) or cached
-    return {
-        "prompt_tokens": as_int(usage.get("prompt_tokens")),
-        "completion_tokens": as_int(usage.get("completion_tokens")),
-        "cache_read_tokens": read,
-        "cache_write_tokens": as_int(usage.get("cache_creation_input_tokens")),
-    }
+    usage = litellm_usage(response.get("usage"))
+    return dict(zip(USAGE_KEYS, (usage["prompt"], usage["output"], usage["read"],
+                                 usage["write"]), strict=True))
 
 
 def _charge_step(
@@ -137,7 +136,28 @@ class _Activity:
         return now[0] - before[0], now[1] - before[1], now[2] - before[2]
 
 
+def _refuse_an_object(path: Path) -> None:
+    """A trajectory is a JSON array; a file that opens with an object (OpenHands V1's event
+    files and ``base_state.json``, its events one per line, an evaluation's ``output.jsonl``)
+    would read as an empty run, so it is refused, saying what it is."""
+    try:
+        with open_transcript(path) as handle:
+            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    except (OSError, EOFError):
+        return  # the reader names the damage
+    if start == b"{":
+        raise InputError(
+            "not an OpenHands trajectory: the file holds a JSON object (or one per line), not "
+            "the array of events an OpenHands trajectory is", path=path,
+            hint="pass the trajectory OpenHands 0.x saves (save_trajectory_path, or the GUI's "
+            "export); OpenHands V1 (software-agent-sdk, CLI 1.x) keeps a conversation as "
+            "base_state.json and one file per event, which no reader here takes yet: "
+            "describe such a run in the generic format, or check --format",
+        )
+
+
 def read_openhands(path: Path) -> TranscriptMetrics:
+    _refuse_an_object(path)
     metrics = TranscriptMetrics()
     session = _Activity()
     clock = Clock()

@@ -8,6 +8,14 @@ the run's own total, so tokens and iterations come from it; tool calls are the s
 non-empty action. The format has no timestamps and no cache split: wall-clock time is left
 unchecked (0) and all prompt tokens count as uncached input.
 
+mini-swe-agent's ``.traj.json`` (also ``swe-agent``): ``messages`` (the chat, each model reply
+with ``extra.response``, the LiteLLM response and its ``usage``, and from 2.0 ``extra.actions``
+and ``extra.timestamp``), ``info.model_stats`` (``instance_cost``, ``api_calls``: no token
+figures) and ``info.config.model.model_name``. Tokens are the sum of the replies' usage
+(``prompt_tokens`` including the cache reads and writes), tool calls the actions run: a
+reply's ``extra.actions``, else its one bash block (1.x runs a reply with exactly one, and
+calls anything else a format error).
+
 Activity: edits come from ``str_replace_editor`` calls: the JSON arguments of a ``history``
 tool call when present (function calling), else the step's ``action`` text parsed as the
 shell would. Usage is only given as totals: each assistant message of ``history`` is a
@@ -31,11 +39,12 @@ from arena_bot.intake.transcripts.edits import (
     tool_arguments,
 )
 from arena_bot.intake.transcripts.jsonstream import iter_objects
-from arena_bot.intake.transcripts.metrics import TranscriptMetrics, as_int
+from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, litellm_usage
 
 FIELDS = frozenset({"trajectory.item", "history.item", "info.model_stats", "info.submission",
-                    "replay_config"})
+                    "replay_config", "messages.item", "info.config.model.model_name"})
 DIFF_HEADER = re.compile(r"^diff --git a/\S+ b/(\S+)$", re.MULTILINE)
+BASH_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
 
 
 def _model_from_replay_config(config: object) -> str | None:
@@ -57,7 +66,13 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
     actions: list[str] = []
     called = False
     context = history = 0
+    replies = dict.fromkeys(("prompt", "read", "write", "output"), 0)  # mini-swe-agent
+    clock = Clock()
     for prefix, value in iter_objects(path, FIELDS):
+        if prefix == "messages.item" and isinstance(value, dict):  # mini-swe-agent
+            ran = _mini_reply(value, replies, clock)
+            actions.extend(ran)
+            metrics.tool_calls += len(ran)
         if prefix == "trajectory.item":
             action = value.get("action") if isinstance(value, dict) else None
             actions.append(action if isinstance(action, str) else "")
@@ -68,7 +83,9 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
             metrics.edited_files.update(DIFF_HEADER.findall(value))
         elif prefix == "replay_config":
             metrics.add_model(_model_from_replay_config(value))
-        elif prefix == "history.item":
+        elif prefix == "info.config.model.model_name" and isinstance(value, str):
+            metrics.add_model(value)
+        elif prefix in ("history.item", "messages.item"):
             history += 1
             chars = chars_of(value.get("content")) if isinstance(value, dict) else 0
             if isinstance(value, dict) and value.get("role") == "assistant":
@@ -77,14 +94,37 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
     if not called:
         for number, action in enumerate(actions, start=1):
             _action(activity, action, number)
-    if stats and activity.requests:
-        activity.requests[0].input_tokens = stats.get("tokens_sent", 0)
-        activity.requests[0].output_tokens = stats.get("tokens_received", 0)
     metrics.prompt_tokens = stats.get("tokens_sent", 0)
     metrics.completion_tokens = stats.get("tokens_received", 0)
+    if "tokens_sent" not in stats and any(replies.values()):  # mini-swe-agent
+        read, write = replies["read"], replies["write"]
+        metrics.count(metrics.models[0] if metrics.models else None,
+                      uncached=max(replies["prompt"] - read - write, 0), read=read, write=write,
+                      output=replies["output"])
+    if activity.requests:
+        activity.requests[0].input_tokens = metrics.prompt_total
+        activity.requests[0].output_tokens = metrics.completion_tokens
     metrics.iterations = stats.get("api_calls", 0)
+    metrics.wall_clock_seconds = clock.seconds()
     metrics.span_label = "info.model_stats and the trajectory's actions"
     return metrics
+
+
+def _mini_reply(message: dict[str, Any], replies: dict[str, int], clock: Clock) -> list[str]:
+    """A mini-swe-agent message: its usage added to ``replies``; the commands it ran."""
+    extra = message.get("extra")
+    extra = extra if isinstance(extra, dict) else {}
+    clock.see(extra.get("timestamp"))
+    response = extra.get("response")
+    if isinstance(response, dict):
+        for key, figure in litellm_usage(response.get("usage")).items():
+            replies[key] += figure
+    if message.get("role") != "assistant":
+        return []
+    if isinstance(extra.get("actions"), list):
+        return [str(a.get("command", "")) if isinstance(a, dict) else "" for a in extra["actions"]]
+    blocks = BASH_BLOCK.findall(str(message.get("content", "")))
+    return blocks if len(blocks) == 1 else []
 
 
 def _history_call(
