@@ -124,6 +124,31 @@ def test_a_pr_whose_fork_was_deleted_is_named_as_such(
     assert "Traceback" not in done.log and _writes(github) == []
 
 
+@pytest.mark.parametrize(("event_name", "name", "mode", "said"), [
+    # the same payload as pull_request, but with a write token: never the PR's code
+    ("pull_request_target", "pull_request_opened.payload.json", "evaluate-pr",
+     "runs on pull_request events; this job was triggered by pull_request_target"),
+    ("issue_comment", "issue_comment_created.payload.json", "evaluate-pr",
+     "triggered by issue_comment"),
+    ("pull_request", "pull_request_synchronize.payload.json", "comment",
+     "runs on workflow_run events; this job was triggered by pull_request"),
+    ("push", "push_with-new-branch.payload.json", "comment", "triggered by push"),
+])
+def test_a_mode_on_an_event_it_is_not_made_for_does_nothing(
+    tmp_path: Path, github: Repository, board: tuple[Path, str], event_name: str, name: str,
+    mode: str, said: str,
+) -> None:
+    payload = _payload(name)
+    workspace = _pr_checkout(tmp_path, board, payload)
+    if mode == "comment":
+        write_bundle(make_bundle(pr=2), workspace / "arena-bundle")
+    done = _run(tmp_path, github, workspace, event_name, payload, {"mode": mode})
+    assert done.returncode == 2, done.log
+    assert said in done.log and "Traceback" not in done.log
+    assert _writes(github) == []
+    assert not (tmp_path / "runner-temp" / "arena-bundle" / "bundle.json").exists()
+
+
 def _pr_checkout(tmp_path: Path, board: tuple[Path, str], payload: dict[str, Any]) -> Path:
     """A checkout whose last commit adds an (invalid) submission; a pull_request payload
     gets its base and head set to these commits."""
@@ -155,3 +180,39 @@ def test_every_pull_request_action_is_evaluated_as_its_head(
         bundle = json.loads((Path(done.steps["run"]["bundle-dir"]) / "bundle.json").read_text())
         assert (bundle["pr_number"], bundle["head_sha"]) == (
             payload["number"], payload["pull_request"]["head"]["sha"])
+
+
+@pytest.mark.parametrize(("event_name", "name", "said"), [
+    # octokit's push example deletes the tag simple-tag
+    ("push", "push.payload.json", "this push deleted refs/tags/simple-tag"),
+    ("push", "push_with-new-branch.payload.json|refs/tags/v1", "is for refs/tags/v1"),
+    ("push", "push_with-new-branch.payload.json|refs/heads/feature", "is for refs/heads/feature"),
+    # a PR closed without being merged, as a workflow reacting to it would hand it on
+    ("pull_request", "pull_request_closed.payload.json", "triggered by pull_request"),
+    ("pull_request_target", "pull_request_closed.payload.json",
+     "triggered by pull_request_target"),
+])
+def test_publish_only_from_the_default_branch(
+    tmp_path: Path, github: Repository, board: tuple[Path, str], event_name: str, name: str,
+    said: str,
+) -> None:
+    name, _, ref = name.partition("|")
+    payload = _payload(name, **({"ref": ref} if ref else {}))
+    workspace = clone_main(board[0], tmp_path / "build")
+    done = _run(tmp_path, github, workspace, event_name, payload, {"mode": "publish"})
+    assert done.returncode == 2, done.log
+    assert said in done.log and "nothing" in done.log and "Traceback" not in done.log
+    assert "arena-data" not in git("ls-remote", "--heads", str(board[0]), cwd=tmp_path)
+    assert not (workspace / "public").exists()
+
+
+def test_publish_on_a_push_to_the_default_branch(
+    tmp_path: Path, github: Repository, board: tuple[Path, str]
+) -> None:
+    payload = _payload("push_with-new-branch.payload.json")
+    assert payload["ref"] == f"refs/heads/{payload['repository']['default_branch']}"
+    workspace = clone_main(board[0], tmp_path / "build")
+    done = _run(tmp_path, github, workspace, "push", payload, {"mode": "publish"})
+    assert done.returncode == 0, done.log
+    assert (workspace / "public" / "data" / "leaderboard.json").is_file()
+    assert "arena-data" in git("ls-remote", "--heads", str(board[0]), cwd=tmp_path)
