@@ -68,9 +68,10 @@ class WorkflowRunEvent(_Loose):
             return (f"workflow run {run.id} is a {self.action} run of a {run.event} event, not "
                     "a completed pull request evaluation: nothing to comment on")
         if run.conclusion not in ("success", "failure"):
-            return (f"workflow run {run.id} concluded {run.conclusion}: the evaluation did not "
-                    "finish, so there is nothing to comment on (a cancelled run was replaced "
-                    "by a newer push; re-run the PR evaluation otherwise)")
+            ended = f"concluded {run.conclusion}" if run.conclusion else "has no conclusion"
+            return (f"workflow run {run.id} {ended}: the evaluation did not finish, so there "
+                    "is nothing to comment on (a cancelled run was replaced by a newer push; "
+                    "re-run the PR evaluation otherwise)")
         return None
 
 
