@@ -2,19 +2,17 @@
 
 Of a ``workflow_run`` the ``head_sha``, ``head_branch`` and ``head_repository`` are trusted
 (GitHub sets them); its ``pull_requests`` is not read (empty for fork PRs): the PR is asked
-of the API. Each mode runs on one kind of event (``TRIGGERS``); inside Actions
-(``GITHUB_EVENT_NAME``) any other is refused before anything is done.
+of the API.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from arena_bot.core.errors import InputError, UsageError, first_problem
+from arena_bot.core.errors import InputError, first_problem
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -75,15 +73,6 @@ class WorkflowRunEvent(_Loose):
         return None
 
 
-#: The events each mode runs on, as the workflows trigger it. ``pull_request_target`` is
-#: not one: it runs with a write token and secrets, never the place for a PR's own code.
-TRIGGERS: dict[str, tuple[str, ...]] = {
-    "evaluate-pr": ("pull_request",),
-    "comment": ("workflow_run",),
-    "publish": ("push", "workflow_dispatch", "schedule"),
-}
-
-
 class _DefaultBranch(_Loose):
     default_branch: str | None = None
 
@@ -94,32 +83,6 @@ class BranchEvent(_Loose):
     ref: str | None = None
     deleted: bool = False
     repository: _DefaultBranch | None = None
-
-
-def check_trigger(mode: str, env: Mapping[str, str]) -> None:
-    """Inside Actions, refuse to run ``mode`` on an event it is not made for (a UsageError,
-    raised before the command does anything). Publishing also needs the default branch: a
-    push of a tag, of another branch or a branch deletion publishes nothing."""
-    name = env.get("GITHUB_EVENT_NAME")
-    if not name:
-        return
-    allowed = TRIGGERS[mode]
-    hint = ("run each mode from the workflows in the README: evaluate-pr on pull_request, "
-            "comment on workflow_run, plan / evaluate-units / publish on a push to the "
-            "default branch")
-    if name not in allowed:
-        raise UsageError(f"`arena bot {mode}` runs on {' or '.join(allowed)} events; this "
-                         f"job was triggered by {name}: nothing done", hint=hint)
-    path = env.get("GITHUB_EVENT_PATH")
-    if mode != "publish" or name == "schedule" or not path:
-        return
-    event = load_event(Path(path), BranchEvent)
-    default = event.repository.default_branch if event.repository else None
-    if event.deleted or (default and event.ref != f"refs/heads/{default}"):
-        raise UsageError(
-            f"`arena bot {mode}` publishes the default branch ({default}); this {name} "
-            f"{'deleted' if event.deleted else 'is for'} {event.ref}: nothing published",
-            hint=hint)
 
 
 def load_event(path: Path, model: type[M]) -> M:

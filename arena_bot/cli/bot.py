@@ -118,7 +118,7 @@ def evaluate_pr(
 def _event_path(given: Path | None, mode: str) -> Path:
     """``given``, else $GITHUB_EVENT_PATH (the runner's event, which must be one ``mode``
     runs on); a clear error when neither is set."""
-    from arena_bot.bot.events import check_trigger
+    from arena_bot.bot.workflow import check_trigger
 
     if given is None:
         check_trigger(mode, os.environ)
@@ -188,7 +188,7 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     from arena_bot.app.memo import open_memo
     from arena_bot.app.publish import publish as run_publish
     from arena_bot.app.scoring import describe_scored
-    from arena_bot.bot.events import check_trigger
+    from arena_bot.bot.workflow import check_trigger
 
     check_trigger("publish", os.environ)
     with open_memo(settings.cache_dir) as memo:
@@ -369,7 +369,7 @@ def store_save(settings: Settings, remote: str, branch: str, message: str | None
     with it, so the next publish run's Changes page continues the published history.
     """
     from arena_bot.bot.datastore import save
-    from arena_bot.bot.events import check_trigger
+    from arena_bot.bot.workflow import check_trigger
 
     check_trigger("publish", os.environ)
     sha = os.environ.get("GITHUB_SHA", "")
