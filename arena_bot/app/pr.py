@@ -46,13 +46,15 @@ class PrEvaluation:
 class CommentOutcome:
     """What :func:`comment_pr` did."""
 
-    pr_number: int
+    #: ``None`` when the run names no PR evaluation (nothing to comment on).
+    pr_number: int | None
     conclusion: str
     url: str
     created: bool
     labels: set[str]
     gate: list[str]
-    #: Why nothing was written (the run is outdated); ``None`` when the comment was.
+    #: Why nothing was written (no finished PR evaluation, or the run is outdated);
+    #: ``None`` when the comment was.
     skipped: str | None = None
 
 
@@ -86,6 +88,7 @@ def evaluate_pr(
     data branch) as `arena pipeline` does, instead of reading ``leaderboard``. Whatever
     goes wrong there is ``board_error``: the bundle is written all the same.
     """
+    event = load_event(event_path, PullRequestEvent)  # a wrong event stops before any work
     report = validate_submissions(settings, memo=memo, changed_files=changed)
     model = to_model(report, root=settings.root)
     valid = [s.path for s in model.submissions if s.valid]
@@ -102,7 +105,6 @@ def evaluate_pr(
         results = _stored_results(settings, valid)
     else:
         entries, tasks, results = [], [], []
-    event = load_event(event_path, PullRequestEvent)
     bundle = Bundle(
         bot_version=__version__, pr_number=event.number, head_sha=event.pull_request.head.sha,
         changed_files=[c.path for c in parse_changed_files(changed)], validation=model,
@@ -151,6 +153,9 @@ def comment_pr(*, event_path: Path, bundle_path: Path, client: GitHubClient) -> 
     """Find the run's PR from the event, check the bundle against it and the API, render,
     upsert the one comment, set the bot's labels. An outdated run writes nothing."""
     event = load_event(event_path, WorkflowRunEvent)
+    reason = event.nothing_to_say()
+    if reason is not None:
+        return _skipped(None, reason)
     bundle = load_bundle(bundle_path)
     workflow_run = event.workflow_run
     number = pull_of_run(bundle, event, client)
@@ -171,9 +176,11 @@ def comment_pr(*, event_path: Path, bundle_path: Path, client: GitHubClient) -> 
 
 
 def _outdated(number: int, sha: str) -> CommentOutcome:
-    return CommentOutcome(
-        pr_number=number, conclusion="", url="", created=False, labels=set(), gate=[],
-        skipped=(f"PR #{number} is no longer open at {sha[:12]} (pushed again, closed or "
-                 "merged since this evaluation): nothing written; the newer head's run "
-                 "comments"),
-    )
+    return _skipped(number, f"PR #{number} is no longer open at {sha[:12]} (pushed again, "
+                    "closed or merged since this evaluation): nothing written; the newer "
+                    "head's run comments")
+
+
+def _skipped(number: int | None, reason: str) -> CommentOutcome:
+    return CommentOutcome(pr_number=number, conclusion="", url="", created=False,
+                          labels=set(), gate=[], skipped=reason)

@@ -1,7 +1,8 @@
 """GitHub event payloads (``GITHUB_EVENT_PATH``): the few fields the bot reads.
 
 Of a ``workflow_run`` the ``head_sha``, ``head_branch`` and ``head_repository`` are trusted
-(GitHub sets them); ``pull_requests`` is empty for fork PRs.
+(GitHub sets them); its ``pull_requests`` is not read (empty for fork PRs): the PR is asked
+of the API.
 """
 
 from __future__ import annotations
@@ -37,10 +38,6 @@ class PullRequestEvent(_Loose):
     pull_request: _PullRequest
 
 
-class _RunPullRequest(_Loose):
-    number: int
-
-
 class _Repository(_Loose):
     full_name: str
 
@@ -48,9 +45,9 @@ class _Repository(_Loose):
 class _WorkflowRun(_Loose):
     id: int
     head_sha: str
-    event: str = "pull_request"
+    #: What triggered the run (``pull_request`` for the PR evaluation).
+    event: str
     conclusion: str | None = None
-    pull_requests: list[_RunPullRequest] = []
     head_branch: str | None = None
     #: The repository the evaluated commit came from (the fork, for a fork PR).
     head_repository: _Repository | None = None
@@ -59,6 +56,33 @@ class _WorkflowRun(_Loose):
 class WorkflowRunEvent(_Loose):
     action: str
     workflow_run: _WorkflowRun
+
+    def nothing_to_say(self) -> str | None:
+        """Why this run has no PR evaluation to comment on (``None``: it has one). Only a
+        completed run of a ``pull_request`` event that succeeded or failed (an invalid
+        submission) uploaded a bundle; a cancelled one was replaced by a newer push."""
+        run = self.workflow_run
+        if self.action != "completed" or run.event != "pull_request":
+            return (f"workflow run {run.id} is a {self.action} run of a {run.event} event, not "
+                    "a completed pull request evaluation: nothing to comment on")
+        if run.conclusion not in ("success", "failure"):
+            ended = f"concluded {run.conclusion}" if run.conclusion else "has no conclusion"
+            return (f"workflow run {run.id} {ended}: the evaluation did not finish, so there "
+                    "is nothing to comment on (a cancelled run was replaced by a newer push; "
+                    "re-run the PR evaluation otherwise)")
+        return None
+
+
+class _DefaultBranch(_Loose):
+    default_branch: str | None = None
+
+
+class BranchEvent(_Loose):
+    """What a push or workflow_dispatch says of its branch."""
+
+    ref: str | None = None
+    deleted: bool = False
+    repository: _DefaultBranch | None = None
 
 
 def load_event(path: Path, model: type[M]) -> M:

@@ -52,14 +52,24 @@ def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -
         )
     if any(p.number == bundle.pr_number for p in pulls):
         return None  # pushed again since: the newer head's run comments
-    if pulls or client.head(bundle.pr_number).state == "open":
-        raise InputError(
-            f"the bundle names PR #{bundle.pr_number}, which is not an open pull request "
-            f"from {built}:{workflow_run.head_branch} (asked of the API): rejected, no pull "
-            "request was touched",
-            hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
-        )
-    return None  # no open PR from that branch any more (closed or merged)
+    if not pulls:
+        head = client.head(bundle.pr_number)
+        if head.state != "open":
+            return None  # no open PR from that branch any more (closed or merged)
+        if head.repository is None:
+            raise InputError(
+                f"PR #{bundle.pr_number}'s head repository was deleted (the API names none), "
+                f"so it cannot be matched to the run's head {built}:{workflow_run.head_branch}"
+                ": no pull request was touched",
+                hint="a maintainer reviews this PR by hand, or the contributor opens a new "
+                "one from a fork that exists",
+            )
+    raise InputError(
+        f"the bundle names PR #{bundle.pr_number}, which is not an open pull request "
+        f"from {built}:{workflow_run.head_branch} (asked of the API): rejected, no pull "
+        "request was touched",
+        hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run",
+    )
 
 
 def gate_reasons(number: int, client: GitHubClient) -> list[str]:

@@ -1,4 +1,5 @@
-"""Writing to the Actions runner: step outputs, the job summary, safe log output."""
+"""The Actions runner: which event started the job (each mode runs on its own), step
+outputs, the job summary, safe log output."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import secrets
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+
+from arena_bot.bot.events import BranchEvent, load_event
+from arena_bot.core.errors import UsageError
 
 #: GitHub's cap on one step summary.
 SUMMARY_LIMIT = 1024 * 1024
@@ -55,3 +59,38 @@ def write_summary(env: Mapping[str, str], markdown: str) -> None:
         return
     with Path(target).open("a", encoding="utf-8") as handle:
         handle.write(markdown[: SUMMARY_LIMIT - 1] + "\n")
+
+
+#: The events each mode runs on, as the workflows trigger it. ``pull_request_target`` is
+#: not one: it runs with a write token and secrets, never the place for a PR's own code.
+TRIGGERS: dict[str, tuple[str, ...]] = {
+    "evaluate-pr": ("pull_request",),
+    "comment": ("workflow_run",),
+    "publish": ("push", "workflow_dispatch", "schedule"),
+}
+
+
+def check_trigger(mode: str, env: Mapping[str, str]) -> None:
+    """Inside Actions, refuse to run ``mode`` on an event it is not made for (a UsageError,
+    raised before the command does anything). Publishing also needs the default branch: a
+    push of a tag, of another branch or a branch deletion publishes nothing."""
+    name = env.get("GITHUB_EVENT_NAME")
+    if not name:
+        return
+    allowed = TRIGGERS[mode]
+    hint = ("run each mode from the workflows in the README: evaluate-pr on pull_request, "
+            "comment on workflow_run, plan / evaluate-units / publish on a push to the "
+            "default branch")
+    if name not in allowed:
+        raise UsageError(f"`arena bot {mode}` runs on {' or '.join(allowed)} events; this "
+                         f"job was triggered by {name}: nothing done", hint=hint)
+    path = env.get("GITHUB_EVENT_PATH")
+    if mode != "publish" or name == "schedule" or not path:
+        return
+    event = load_event(Path(path), BranchEvent)
+    default = event.repository.default_branch if event.repository else None
+    if event.deleted or (default and event.ref != f"refs/heads/{default}"):
+        raise UsageError(
+            f"`arena bot {mode}` publishes the default branch ({default}); this {name} "
+            f"{'deleted' if event.deleted else 'is for'} {event.ref}: nothing published",
+            hint=hint)

@@ -90,7 +90,7 @@ def evaluate_pr(
     if (changed_files is None) == (base is None):
         raise UsageError("give exactly one of --changed-files and --base")
     env = os.environ
-    event = _event_path(event_path)
+    event = _event_path(event_path, "evaluate-pr")
     changed = (changed_files.read().splitlines() if changed_files is not None
                else changed_files_since(settings.root, str(base)))
     with open_memo(settings.cache_dir) as memo:
@@ -115,8 +115,13 @@ def evaluate_pr(
         sys.exit(1)
 
 
-def _event_path(given: Path | None) -> Path:
-    """``given``, else $GITHUB_EVENT_PATH; a clear error when neither is set."""
+def _event_path(given: Path | None, mode: str) -> Path:
+    """``given``, else $GITHUB_EVENT_PATH (the runner's event, which must be one ``mode``
+    runs on); a clear error when neither is set."""
+    from arena_bot.bot.workflow import check_trigger
+
+    if given is None:
+        check_trigger(mode, os.environ)
     value = given or os.environ.get("GITHUB_EVENT_PATH")
     if not value:
         raise InputError(
@@ -145,9 +150,9 @@ def comment(event_path: Path | None, bundle_path: Path) -> None:
     from arena_bot.bot.workflow import set_outputs
 
     env = os.environ
+    event = _event_path(event_path, "comment")
     client = GitHubClient(GitHubSettings.from_env(env))
-    outcome = comment_pr(event_path=_event_path(event_path),
-                         bundle_path=bundle_path, client=client)
+    outcome = comment_pr(event_path=event, bundle_path=bundle_path, client=client)
     if outcome.skipped is not None:
         click.echo(outcome.skipped)
         return
@@ -183,7 +188,9 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
     from arena_bot.app.memo import open_memo
     from arena_bot.app.publish import publish as run_publish
     from arena_bot.app.scoring import describe_scored
+    from arena_bot.bot.workflow import check_trigger
 
+    check_trigger("publish", os.environ)
     with open_memo(settings.cache_dir) as memo:
         done = run_publish(settings, output=output, site=site, memo=memo)
     click.echo("\n".join(describe_scored(done.scored, done.written)))
@@ -362,7 +369,9 @@ def store_save(settings: Settings, remote: str, branch: str, message: str | None
     with it, so the next publish run's Changes page continues the published history.
     """
     from arena_bot.bot.datastore import save
+    from arena_bot.bot.workflow import check_trigger
 
+    check_trigger("publish", os.environ)
     sha = os.environ.get("GITHUB_SHA", "")
     text = message or ("Trusted evaluation results" + (f" for {sha[:12]}" if sha else ""))
     snapshot = settings.published_snapshot

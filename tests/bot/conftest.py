@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +11,11 @@ from support.fakegithub import TOKEN, FakeGitHub, server_for
 from support.httpserver import serving
 
 from arena_bot.bot.github import GitHubClient, GitHubSettings
+
+# The suite may run inside a GitHub Actions job: that job's event name must not reach the
+# bot's commands under test, which refuse an event their mode is not made for (tests that
+# run a mode as a runner does give the name themselves).
+os.environ.pop("GITHUB_EVENT_NAME", None)
 
 
 @pytest.fixture

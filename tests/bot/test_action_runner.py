@@ -98,11 +98,12 @@ def test_every_mode_runs_from_the_installed_action(
         "GITHUB_SERVER_URL": "https://github.com", "GITHUB_SHA": main_sha,
         "ARENA_BASE_IMAGE": base_image,
     })
-    push = OCTOKIT / "push.payload.json"
+    # a push to the default branch (octokit's, whose default branch is master)
+    push = OCTOKIT / "push_with-new-branch.payload.json"
 
     # plan (push to main): every sample submission is a unit to evaluate
     plan = runner.run(clone_main(bare, tmp_path / "plan"), _job_temp(tmp_path), push,
-                      {"mode": "plan", "scale-out-threshold": "0"})
+                      {"mode": "plan", "scale-out-threshold": "0"}, event_name="push")
     assert plan.returncode == 0, plan.log
     venv = tmp_path / "runner-temp" / "arena-venv"
     _assert_installed_from_the_wheel(venv)
@@ -113,7 +114,8 @@ def test_every_mode_runs_from_the_installed_action(
     # one matrix job evaluates its share
     job = runner.run(clone_main(bare, tmp_path / "matrix"), _job_temp(tmp_path),
                      push, {"mode": "evaluate-units",
-                            "units": matrix["include"][0]["units"]}, skip=INSTALLED)
+                            "units": matrix["include"][0]["units"]}, event_name="push",
+                     skip=INSTALLED)
     assert job.returncode == 0, job.log
     unit_files = list(Path(job.outputs["unit-results"]).glob("*.json"))
     assert unit_files
@@ -122,7 +124,7 @@ def test_every_mode_runs_from_the_installed_action(
     build = clone_main(bare, tmp_path / "build")
     shutil.copytree(job.outputs["unit-results"], build / "arena-units")
     published = runner.run(build, _job_temp(tmp_path), push, {"mode": "publish"},
-                           skip=INSTALLED)
+                           event_name="push", skip=INSTALLED)
     assert published.returncode == 0, published.log
     assert ": stored" in published.log
     site = build / "public"
@@ -151,7 +153,7 @@ def test_every_mode_runs_from_the_installed_action(
     event["pull_request"]["base"]["sha"] = main_sha
     pr_event = write_json(tmp_path / "pull_request.json", event)
     evaluated = runner.run(pr, _job_temp(tmp_path), pr_event, {"mode": "evaluate-pr"},
-                           skip=INSTALLED)
+                           event_name="pull_request", skip=INSTALLED)
     assert evaluated.returncode == 0, evaluated.log
     assert evaluated.outputs["verdict"] in ("valid", "needs review")
     assert MARKER in evaluated.summary
@@ -169,7 +171,7 @@ def test_every_mode_runs_from_the_installed_action(
                 trusted / "arena-bundle" / "bundle.json")
     run_event = workflow_run_event(tmp_path / "workflow_run.json", head_sha=pr_sha)
     commented = runner.run(trusted, _job_temp(tmp_path), run_event,
-                           {"mode": "comment"}, skip=INSTALLED)
+                           {"mode": "comment"}, event_name="workflow_run", skip=INSTALLED)
     assert commented.returncode == 0, commented.log
     assert commented.outputs["comment-url"].startswith(
         "https://github.com/arena/board/pull/7#issuecomment-")

@@ -2,10 +2,11 @@
 
 Each ``run:`` step is written to a file and executed with ``bash --noprofile --norc -eo
 pipefail FILE`` (GitHub's ``shell: bash``) in the workspace, with a runner's environment:
-``GITHUB_EVENT_PATH``, a fresh ``GITHUB_OUTPUT`` per step, ``GITHUB_STEP_SUMMARY``,
-``GITHUB_ENV`` (applied to the later steps), ``RUNNER_TEMP``, ``GITHUB_ACTION_PATH``,
-``GITHUB_WORKSPACE`` and the step's own ``env:`` with its ``${{ }}`` expressions evaluated
-(``inputs``, ``github.event``, ``github.token``, ``runner.temp``, ``steps.<id>.outputs``).
+``GITHUB_EVENT_NAME``, ``GITHUB_EVENT_PATH``, a fresh ``GITHUB_OUTPUT`` per step,
+``GITHUB_STEP_SUMMARY``, ``GITHUB_ENV`` (applied to the later steps), ``RUNNER_TEMP``,
+``GITHUB_ACTION_PATH``, ``GITHUB_WORKSPACE`` and the step's own ``env:`` with its ``${{ }}``
+expressions evaluated (``inputs``, ``github.event``, ``github.token``, ``runner.temp``,
+``steps.<id>.outputs``).
 A ``uses:`` step runs JavaScript on GitHub; the only one the action has, actions/setup-python,
 is stood in for by giving its ``python-path`` output (a Python already here). An expression
 or ``uses:`` this runner does not know fails loudly, so a change to action.yml cannot slip
@@ -56,10 +57,12 @@ class Runner:
         return data
 
     def run(self, workspace: Path, temp: Path, event: Path, inputs: dict[str, str],
-            *, skip: frozenset[str] = frozenset(), timeout: float = 1200) -> ActionRun:
+            *, event_name: str, skip: frozenset[str] = frozenset(),
+            timeout: float = 1200) -> ActionRun:
         """Run every step of the action in ``workspace`` with ``inputs`` (the workflow's
-        ``with:``); ``temp`` is the job's RUNNER_TEMP. ``skip``: ids of steps not run
-        (a later job reusing what an earlier one installed into the same RUNNER_TEMP)."""
+        ``with:``) for a job triggered by ``event_name`` (GITHUB_EVENT_NAME) with payload
+        ``event``; ``temp`` is the job's RUNNER_TEMP. ``skip``: ids of steps not run (a
+        later job reusing what an earlier one installed into the same RUNNER_TEMP)."""
         action = self.action()
         payload = json.loads(event.read_text(encoding="utf-8"))
         temp.mkdir(parents=True, exist_ok=True)
@@ -91,6 +94,7 @@ class Runner:
                 "RUNNER_TEMP": str(temp),
                 "GITHUB_ACTION_PATH": str(self.action_path),
                 "GITHUB_WORKSPACE": str(workspace),
+                "GITHUB_EVENT_NAME": event_name,
                 "GITHUB_EVENT_PATH": str(event),
                 "GITHUB_OUTPUT": str(outputs),
                 "GITHUB_STEP_SUMMARY": str(summary),
