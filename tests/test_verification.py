@@ -105,7 +105,7 @@ def test_cost_is_priced_with_cached_tokens_separately(tmp_path: Path) -> None:
     # claude-sonnet-4-5: 3.00 input, 0.30 cached read, 3.75 cache write, 15.00 output per M.
     expected = (3800 * 3.00 + 7700 * 0.30 + 4500 * 3.75 + 700 * 15.00) / 1_000_000
     assert cost == pytest.approx(expected)
-    assert prices.version == "2025-11-01"
+    assert prices.version == "2026-11-26"
 
 
 SAMPLES = Path(__file__).resolve().parent.parent / "submissions"
