@@ -335,7 +335,7 @@ def test_cost_three_times_off_is_a_warning_naming_the_price_table(
     edit_spec(folder, tripled)
     code, output = validate(project, folder)
     assert code == 0
-    assert "cost-mismatch" in output and "price table 2025-11-01" in output
+    assert "cost-mismatch" in output and "price table 2026-11-26" in output
 
 
 def test_secret_bearing_files_are_left_out_of_the_patch_and_named(
@@ -428,8 +428,8 @@ def test_a_cost_left_unestimated_names_the_models_the_price_table_lacks(
     session = transcript(tmp_path / "s.jsonl", secret=False)
     lines = session.read_text().splitlines()
     last = json.loads(lines[-1])
-    last["message"]["model"] = "claude-opus-4-6"
+    last["message"]["model"] = "in-house-7b"
     session.write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
     code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
     assert code == 0, output
-    assert "estimated_cost (not in the price table: claude-opus-4-6;" in output
+    assert "estimated_cost (not in the price table: in-house-7b;" in output

@@ -105,7 +105,33 @@ def test_cost_is_priced_with_cached_tokens_separately(tmp_path: Path) -> None:
     # claude-sonnet-4-5: 3.00 input, 0.30 cached read, 3.75 cache write, 15.00 output per M.
     expected = (3800 * 3.00 + 7700 * 0.30 + 4500 * 3.75 + 700 * 15.00) / 1_000_000
     assert cost == pytest.approx(expected)
-    assert prices.version == "2025-11-01"
+    assert prices.version == "2026-11-26"
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical", "rates"),
+    [
+        # Names as 2026 tools write them (a provider prefix, a date suffix, "-preview").
+        ("claude-opus-4-6", "claude-opus-4-6", (5.00, 0.50, 6.25, 25.00)),
+        ("claude-opus-4-6-20260205", "claude-opus-4-6", (5.00, 0.50, 6.25, 25.00)),
+        ("anthropic/claude-sonnet-4-6", "claude-sonnet-4-6", (3.00, 0.30, 3.75, 15.00)),
+        ("gemini-3-pro-preview", "gemini-3-pro", (2.00, 0.20, None, 12.00)),
+        ("google/gemini-3.1-pro-preview", "gemini-3.1-pro", (2.00, 0.20, None, 12.00)),
+        ("gpt-5.3-codex", "gpt-5.3-codex", (1.75, 0.175, None, 14.00)),
+        ("openai/gpt-5.5", "gpt-5.5", (5.00, 0.50, None, 30.00)),
+        ("gpt-6-sol", "gpt-6-sol", (2.00, 0.20, 2.50, 10.00)),
+    ],
+)
+def test_models_of_2026_are_priced(
+    spelling: str, canonical: str, rates: tuple[float, float, float | None, float]
+) -> None:
+    from arena_bot.core.prices import load_price_table
+
+    found = load_price_table().lookup(spelling)
+    assert found is not None, spelling
+    name, price = found
+    assert name == canonical
+    assert (price.input, price.cached_input, price.cache_write, price.output) == rates
 
 
 SAMPLES = Path(__file__).resolve().parent.parent / "submissions"
