@@ -44,6 +44,7 @@ import operator
 import os
 import sys
 import types
+import weakref
 
 #: Same as arena_bot.evaluation.stream.MARK (this file imports nothing of arena_bot).
 MARK = "arena-result"
@@ -85,7 +86,7 @@ def _build_guard():
     identity = (first.st_dev, first.st_ino)
     nonce = os.urandom(12).hex()
     repo = realpath(os.getcwd())
-    changed = _read_changed(repo)
+    changed = _read_changed()
     counter = [0]
     busy = set()  # threads inside the audit hook: per thread, so no thread can mask another
     get_ident = _thread.get_ident
@@ -461,6 +462,133 @@ def _build_verifier(tamper, review, repo, changed):
     return verify, check_imports, check_hooks
 
 
+def _build_probes(review, repo, changed, added):
+    """What the tests compare with and import, checked by its effect (code written to look
+    ordinary passes the static checks): a class of the submission whose instances compare
+    equal to an object they cannot equal (an always-equal object satisfies any ``assert x ==
+    expected``, whatever its ``__eq__`` spells), and a module the patch adds that shadows one
+    of the standard library or of the installed packages (a test's ``statistics.quantiles``,
+    computing its expected values, would be the submission's). Both are review flags.
+
+    Bound at load like the rest of the guard. A class is probed once, with an instance made
+    by a built-in ``__new__`` (never the submission's own, which may keep state) or, failing
+    that, its Python ``__eq__`` called on a stand-in."""
+    from importlib.machinery import PathFinder
+
+    find_spec, realpath, sep = PathFinder.find_spec, os.path.realpath, os.sep
+    getattr_, vars_, isinstance_, type_ = getattr, vars, isinstance, type
+    subclasses, qualname = type.__subclasses__, vars(type)["__qualname__"].__get__
+    function_type, builtin_type = types.FunctionType, types.BuiltinFunctionType
+    stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
+        sys.builtin_module_names)
+    modules, ref = sys.modules, weakref.ref
+    probed, files = {}, {}  # id -> a weak reference (no class or module is kept alive)
+
+    def seen(thing):
+        known = probed.get(id(thing))
+        if known is not None and known() is thing:
+            return True
+        try:
+            probed[id(thing)] = ref(thing)
+        except TypeError:  # no weak reference to it: kept, so its id is not reused
+            probed[id(thing)] = (lambda: thing)
+        return False
+
+    class _Unrelated:
+        """Equal to nothing but itself."""
+
+    # A value of each built-in base that an instance its __new__ made (0, "", b"") never is.
+    samples = ((int, 104729), (float, 0.5172), (complex, 3j), (str, "\0arena probe"),
+               (bytes, b"\0arena probe"))
+
+    def relative(path):
+        """``path`` relative to the repository, or ``None`` outside it (memoised)."""
+        if type_(path) is not str:
+            return None
+        found = files.get(path, sep)
+        if found is sep:
+            real = realpath(path)
+            found = files[path] = (real[len(repo) + 1:] if real.startswith(repo + sep)
+                                   else "" if real == repo else None)
+        return found
+
+    def shadowed():
+        for name, module in list(modules.items()):
+            if type_(name) is not str or "." in name or seen(module):
+                continue
+            where = relative(getattr_(module, "__file__", None))
+            if where not in added:
+                continue
+            outside = [p for p in sys.path if relative(p) is None]
+            try:
+                elsewhere = name in stdlib or find_spec(name, outside) is not None
+            except Exception:
+                elsewhere = True
+            if elsewhere:
+                review((where, None), "the patch adds a module " + name + " that shadows the "
+                       "one of the standard library or the installed packages: code importing "
+                       + name + " (the tests too) runs this file", "shadowed_module")
+
+    def own(cls):
+        """Where ``cls`` is the submission's: its module's file, or its __eq__'s."""
+        function = vars_(cls).get("__eq__")
+        code = getattr_(function, "__code__", None)
+        if code is not None and relative(code.co_filename) in changed:
+            return relative(code.co_filename), code.co_firstlineno
+        name = getattr_(cls, "__module__", None)
+        module = modules.get(name) if type_(name) is str else None
+        where = relative(getattr_(module, "__file__", None))
+        return (where, None) if where in changed else None
+
+    def lenient(cls):
+        """Whether instances of ``cls`` equal what they cannot equal."""
+        try:
+            maker = getattr_(cls, "__new__")
+            instance = maker(cls) if isinstance_(maker, builtin_type) else None
+        except Exception:
+            instance = None
+        function = vars_(cls).get("__eq__")
+        if instance is None and not isinstance_(function, function_type):
+            return False
+        others = [_Unrelated()] + [value for base, value in samples
+                                   if instance is not None and isinstance_(instance, base)]
+        for other in others:
+            try:
+                result = (instance == other if instance is not None
+                          else function(_Unrelated(), other))
+                if result is not NotImplemented and result is not False and bool(result):
+                    return True
+            except Exception:
+                continue
+        return False
+
+    def probe():
+        if not changed:
+            return
+        shadowed()
+        stack, walked = [object], set()
+        while stack:
+            for cls in subclasses(stack.pop()):
+                if id(cls) in walked:
+                    continue
+                walked.add(id(cls))
+                stack.append(cls)
+                if seen(cls):
+                    continue
+                where, label = None, "?"
+                try:
+                    where = own(cls)
+                    found = where is not None and lenient(cls)
+                    label = str(qualname(cls))
+                except Exception:  # a class that cannot even be looked at is not vouched for
+                    found = where is not None
+                if found:
+                    review(where, "instances of " + label + " compare equal to an unrelated "
+                           "object (an always-equal object satisfies any assert)", "always_equal")
+
+    return probe
+
+
 def _trusted_dirs():
     """Folders of the interpreter's standard library and installed packages."""
     import sysconfig
@@ -476,13 +604,14 @@ def _from_repo_module(module, repo):
     return os.path.realpath(path).startswith(repo + os.sep) if path else False
 
 
-def _read_changed(repo):
-    """The submission's changed files (repository-relative); none when the harness wrote
-    no list (the dataset check's bare runs)."""
+def _read_changed(key="changed"):
+    """The submission's changed (or, with ``key="added"``, newly added) files
+    (repository-relative); none when the harness wrote no list (the dataset check's bare
+    runs)."""
     try:
         with open(CHANGED_FILES, encoding="utf-8") as handle:
-            names = json.load(handle)
-    except (OSError, ValueError):
+            names = json.load(handle).get(key, ())
+    except (OSError, ValueError, AttributeError):
         return frozenset()
     return frozenset(name for name in names if isinstance(name, str))
 
@@ -617,7 +746,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     reason as :func:`_build_guard`: every hook must be a closure created here."""
     from pytest import hookimpl  # pytest loads this plugin: it is imported already
 
-    verify, check_imports, check_hooks = verifier
+    verify, check_imports, check_hooks, probe = verifier
     plugins = {}
     impls = {}
     ran = set()
@@ -682,6 +811,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             collected[id(item)] = (item, _function_of(vars(item).get("_obj")))
         check("collection finish")
         verify(getattr(session, "items", ()), session.config)
+        probe()
 
     def replaced_test(item):
         """Why ``item`` no longer runs the test it was collected with, or ``None``."""
@@ -708,6 +838,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             outcome = yield
             if when == "call":
                 check_imports(item, "the end of the call")
+                probe()
             excinfo = getattr(outcome, "excinfo", None)
             failed = excinfo is not None and not _is_skip(excinfo[1])
             # unittest.TestCase failures are collected into item._excinfo, not raised.
@@ -739,6 +870,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     def pytest_sessionfinish(session, exitstatus):
         check("session end")
         check_hooks("session end")
+        probe()
         emit({"event": "end"})
 
     return {
@@ -847,7 +979,8 @@ def _install():
     _watch_environment(_review, repo, changed)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
-    hooks = _hooks(emit, tamper, origin, snapshot, repo, verifier)
+    probe = _build_probes(_review, repo, changed, _read_changed("added"))
+    hooks = _hooks(emit, tamper, origin, snapshot, repo, (*verifier, probe))
     globals().update(hooks)
     # Taken last, so it holds this module's own hook functions too.
     snapshot.extend(_snapshot())
