@@ -190,10 +190,12 @@ def _build_guard():
         if event == "compile":
             name = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
             relative = name[len(repo) + 1:] if name.startswith(repo + os.sep) else name
-            if relative in changed and not relative.endswith((".py", ".pyw")):
+            if relative in changed and not (relative.endswith((".py", ".pyw"))
+                                            and isfile(name)):
                 where = caller(3) or (relative, None)
-                review(where, "runs Python stored in a file not named as Python (" + relative
-                       + "): the checks of the patch read it as data", "hidden_code")
+                review(where, "runs Python stored in a file not named as Python or inside an "
+                       "archive (" + relative + "): the checks of the patch read it as data",
+                       "hidden_code")
             elif name.startswith("<"):
                 where = caller(3)
                 if where is not None:
@@ -613,7 +615,20 @@ def _read_changed(key="changed"):
             names = json.load(handle).get(key, ())
     except (OSError, ValueError, AttributeError):
         return frozenset()
-    return frozenset(name for name in names if isinstance(name, str))
+    return _Files(name for name in names if isinstance(name, str))
+
+
+class _Files(frozenset):
+    """Repository-relative paths of the patch's files. A path inside one of them is the
+    patch's too: ``zipimport`` runs a module of a zip archive the patch adds, compiled under
+    the name ``archive.zip/module.py``, which no file of the repository has."""
+
+    def __contains__(self, path, has=frozenset.__contains__):
+        while type(path) is str and path:
+            if has(self, path):
+                return True
+            path = path.rpartition("/")[0]
+        return False
 
 
 def _is_test_source(path, repo, changed):
