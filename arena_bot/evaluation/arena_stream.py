@@ -499,9 +499,9 @@ def _build_probes(review, repo, changed, added):
     class _Unrelated:
         """Equal to nothing but itself."""
 
-    # A value of each built-in base that an instance its __new__ made (0, "", b"") never is.
-    samples = ((int, 104729), (float, 0.5172), (complex, 3j), (str, "\0arena probe"),
-               (bytes, b"\0arena probe"))
+    # Values an instance made by a built-in __new__ (0, "", b"", no attribute) never equals.
+    others = (_Unrelated(), 104729, 0.5172, 3j, "\0arena probe", b"\0arena probe",
+              (_Unrelated(),), [_Unrelated()], {"\0arena probe": _Unrelated()})
 
     def relative(path):
         """``path`` relative to the repository, or ``None`` outside it (memoised)."""
@@ -552,8 +552,6 @@ def _build_probes(review, repo, changed, added):
         function = vars_(cls).get("__eq__")
         if instance is None and not isinstance_(function, function_type):
             return False
-        others = [_Unrelated()] + [value for base, value in samples
-                                   if instance is not None and isinstance_(instance, base)]
         for other in others:
             try:
                 result = (instance == other if instance is not None
