@@ -26,6 +26,8 @@ flag):
 * an audit hook (``sys.addaudithook``, irremovable) sees ``__code__`` swaps, ``gc``
   introspection, ``ctypes``, new audit hooks, ``/proc/*/mem`` opens, tracing and stack
   inspection, attributed to the submission's files (``/arena/changed.json``);
+* the classes of the submission are probed for instances equal to unrelated values, and
+  the modules the patch adds for shadowing the standard library or installed packages;
 * every line carries a per-run random nonce and a sequence number: a line printed by the
   code under test is not the plugin's, and a suppressed line leaves a gap.
 
