@@ -26,8 +26,9 @@ flag):
 * an audit hook (``sys.addaudithook``, irremovable) sees ``__code__`` swaps, ``gc``
   introspection, ``ctypes``, new audit hooks, ``/proc/*/mem`` opens, tracing and stack
   inspection, attributed to the submission's files (``/arena/changed.json``);
-* the classes of the submission are probed for instances equal to unrelated values, and
-  the modules the patch adds for shadowing the standard library or installed packages;
+* the classes of the submission are probed for instances equal to unrelated values, the
+  modules the patch adds for shadowing the standard library or installed packages, and what
+  the tests read from modules outside the repository for the submission's code;
 * every line carries a per-run random nonce and a sequence number: a line printed by the
   code under test is not the plugin's, and a suppressed line leaves a gap.
 
@@ -477,6 +478,8 @@ def _build_probes(review, repo, changed, added):
     Bound at load like the rest of the guard. A class is probed once, with an instance made
     by a built-in ``__new__`` (never the submission's own, which may keep state) or, failing
     that, its Python ``__eq__`` called on a stand-in."""
+    import ast
+    import functools
     from importlib.machinery import PathFinder
 
     find_spec, realpath, sep = PathFinder.find_spec, os.path.realpath, os.sep
@@ -485,8 +488,9 @@ def _build_probes(review, repo, changed, added):
     function_type, builtin_type = types.FunctionType, types.BuiltinFunctionType
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
         sys.builtin_module_names)
-    modules, ref = sys.modules, weakref.ref
-    probed, files = {}, {}  # id -> a weak reference (no class or module is kept alive)
+    modules, ref, open_, parse = sys.modules, weakref.ref, open, ast.parse
+    method_types = (types.MethodType, functools.partial)
+    probed, files, uses = {}, {}, {}  # probed: id -> a weak reference (keeps nothing alive)
 
     def seen(thing):
         known = probed.get(id(thing))
@@ -564,10 +568,66 @@ def _build_probes(review, repo, changed, added):
                 continue
         return False
 
-    def probe():
+    def submitted(value):
+        """Where ``value`` (a function, method, partial or class) is the submission's code."""
+        if isinstance_(value, method_types):
+            value = value.__func__ if hasattr(value, "__func__") else value.func
+        if isinstance_(value, type_):
+            return own(value)
+        code = value.__code__ if isinstance_(value, function_type) else None
+        where = relative(code.co_filename) if code is not None else None
+        return (where, code.co_firstlineno) if where in changed else None
+
+    def used(module):
+        """What test ``module`` reads from the modules it imports, parsed once: (module name,
+        name in it, name bound in the test module for ``from ... import``, else ``None``)."""
+        found = uses.get(id(module))
+        if found is None:
+            found = uses[id(module)] = []
+            try:
+                with open_(str(getattr_(module, "__file__", ""))) as handle:
+                    tree = parse(handle.read())
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                return found
+            names = {}
+            for node in tree.body:
+                if isinstance_(node, ast.Import):
+                    for alias in node.names:
+                        names[alias.asname or alias.name.split(".")[0]] = (
+                            alias.name if alias.asname else alias.name.split(".")[0])
+                elif isinstance_(node, ast.ImportFrom) and node.module and not node.level:
+                    found.extend((node.module, alias.name, alias.asname or alias.name)
+                                 for alias in node.names if alias.name != "*")
+            found.extend({(names[node.value.id], node.attr, None) for node in ast.walk(tree)
+                          if isinstance_(node, ast.Attribute) and isinstance_(node.value, ast.Name)
+                          and node.value.id in names})
+        return found
+
+    def patched(module):
+        """What test ``module`` reads from modules outside the repository (``statistics.
+        quantiles``, ``from statistics import quantiles``) that is the submission's code."""
+        namespace = vars_(module)
+        for name, key, bound in used(module):
+            source = modules.get(name)
+            if source is None or relative(getattr_(source, "__file__", None)) is not None:
+                continue
+            for value in (getattr_(source, "__dict__", {}).get(key),
+                          namespace.get(bound) if bound else None):
+                try:
+                    where = submitted(value)
+                except Exception:  # what cannot be looked at is not vouched for
+                    where = (name, None)
+                if where is not None:
+                    review(where, "the tests use " + name + "." + key + " from outside the "
+                           "repository, and it is the submission's code (what the tests "
+                           "compute expected values with is the submission's)", "patched_module")
+
+    def probe(module=None):
         if not changed:
             return
         shadowed()
+        if module is not None:
+            patched(module)
         stack, walked = [object], set()
         while stack:
             for cls in subclasses(stack.pop()):
@@ -826,7 +886,9 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             collected[id(item)] = (item, _function_of(vars(item).get("_obj")))
         check("collection finish")
         verify(getattr(session, "items", ()), session.config)
-        probe()
+        for module in {id(m): m for m in (getattr(i, "module", None) for i in getattr(
+                session, "items", ())) if isinstance(m, types.ModuleType)}.values():
+            probe(module)
 
     def replaced_test(item):
         """Why ``item`` no longer runs the test it was collected with, or ``None``."""
@@ -853,7 +915,8 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             outcome = yield
             if when == "call":
                 check_imports(item, "the end of the call")
-                probe()
+                module = getattr(item, "module", None)
+                probe(module if isinstance(module, types.ModuleType) else None)
             excinfo = getattr(outcome, "excinfo", None)
             failed = excinfo is not None and not _is_skip(excinfo[1])
             # unittest.TestCase failures are collected into item._excinfo, not raised.
