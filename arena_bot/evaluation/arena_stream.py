@@ -471,9 +471,10 @@ def _build_probes(review, repo, changed, added):
     """What the tests compare with and import, checked by its effect (code written to look
     ordinary passes the static checks): a class of the submission whose instances compare
     equal to an object they cannot equal (an always-equal object satisfies any ``assert x ==
-    expected``, whatever its ``__eq__`` spells), and a module the patch adds that shadows one
-    of the standard library or of the installed packages (a test's ``statistics.quantiles``,
-    computing its expected values, would be the submission's). Both are review flags.
+    expected``, whatever its ``__eq__`` spells); a module the patch adds that shadows one of
+    the standard library or of the installed packages, and a function of such a module that
+    a test reads replaced by the submission's (a test's ``statistics.quantiles``, computing
+    its expected values, would be the submission's). All are review flags.
 
     Bound at load like the rest of the guard. A class is probed once, with an instance made
     by a built-in ``__new__`` (never the submission's own, which may keep state) or, failing
@@ -609,18 +610,17 @@ def _build_probes(review, repo, changed, added):
         namespace = vars_(module)
         for name, key, bound in used(module):
             source = modules.get(name)
-            if source is None or relative(getattr_(source, "__file__", None)) is not None:
-                continue
-            for value in (getattr_(source, "__dict__", {}).get(key),
-                          namespace.get(bound) if bound else None):
-                try:
-                    where = submitted(value)
-                except Exception:  # what cannot be looked at is not vouched for
-                    where = (name, None)
-                if where is not None:
-                    review(where, "the tests use " + name + "." + key + " from outside the "
-                           "repository, and it is the submission's code (what the tests "
-                           "compute expected values with is the submission's)", "patched_module")
+            try:
+                if source is None or relative(getattr_(source, "__file__", None)) is not None:
+                    continue
+                where = (submitted(vars_(source).get(key))
+                         or (submitted(namespace.get(bound)) if bound else None))
+            except Exception:  # what cannot be looked at is not vouched for
+                where = (name, None)
+            if where is not None:
+                review(where, "the tests use " + name + "." + key + " from outside the "
+                       "repository, and it is the submission's code (what the tests compute "
+                       "expected values with is the submission's)", "patched_module")
 
     def probe(module=None):
         if not changed:
