@@ -477,8 +477,8 @@ def _build_probes(review, repo, changed, added):
     its expected values, would be the submission's). All are review flags.
 
     Bound at load like the rest of the guard. A class is probed once, with an instance made
-    by a built-in ``__new__`` (never the submission's own, which may keep state) or, failing
-    that, its Python ``__eq__`` called on a stand-in."""
+    by a built-in ``__new__`` (never the submission's own, which may keep state, nor for a
+    class with a finaliser) or, failing that, its Python ``__eq__`` called on a stand-in."""
     import ast
     import functools
     from importlib.machinery import PathFinder
@@ -552,7 +552,8 @@ def _build_probes(review, repo, changed, added):
     def lenient(cls):
         """Whether instances of ``cls`` equal what they cannot equal."""
         try:
-            maker = getattr_(cls, "__new__")
+            # No instance of a class with a finaliser: its __del__ would run uninitialised.
+            maker = None if hasattr(cls, "__del__") else getattr_(cls, "__new__")
             instance = maker(cls) if isinstance_(maker, builtin_type) else None
         except Exception:
             instance = None
