@@ -679,7 +679,7 @@ def _read_changed(key="changed"):
     return _Files(name for name in names if isinstance(name, str))
 
 
-class _Files(frozenset):
+class _Files(frozenset):  # type: ignore[type-arg]  # (frozenset[str] needs Python 3.9)
     """Repository-relative paths of the patch's files. A path inside one of them is the
     patch's too: ``zipimport`` runs a module of a zip archive the patch adds, compiled under
     the name ``archive.zip/module.py``, which no file of the repository has."""
