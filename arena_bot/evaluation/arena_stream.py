@@ -26,6 +26,9 @@ flag):
 * an audit hook (``sys.addaudithook``, irremovable) sees ``__code__`` swaps, ``gc``
   introspection, ``ctypes``, new audit hooks, ``/proc/*/mem`` opens, tracing and stack
   inspection, attributed to the submission's files (``/arena/changed.json``);
+* the classes of the submission are probed for instances equal to unrelated values, the
+  modules the patch adds for shadowing the standard library or installed packages, and what
+  the tests read from modules outside the repository for the submission's code;
 * every line carries a per-run random nonce and a sequence number: a line printed by the
   code under test is not the plugin's, and a suppressed line leaves a gap.
 
@@ -44,6 +47,7 @@ import operator
 import os
 import sys
 import types
+import weakref
 
 #: Same as arena_bot.evaluation.stream.MARK (this file imports nothing of arena_bot).
 MARK = "arena-result"
@@ -85,7 +89,7 @@ def _build_guard():
     identity = (first.st_dev, first.st_ino)
     nonce = os.urandom(12).hex()
     repo = realpath(os.getcwd())
-    changed = _read_changed(repo)
+    changed = _read_changed()
     counter = [0]
     busy = set()  # threads inside the audit hook: per thread, so no thread can mask another
     get_ident = _thread.get_ident
@@ -189,10 +193,12 @@ def _build_guard():
         if event == "compile":
             name = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
             relative = name[len(repo) + 1:] if name.startswith(repo + os.sep) else name
-            if relative in changed and not relative.endswith((".py", ".pyw")):
+            if relative in changed and not (relative.endswith((".py", ".pyw"))
+                                            and isfile(name)):
                 where = caller(3) or (relative, None)
-                review(where, "runs Python stored in a file not named as Python (" + relative
-                       + "): the checks of the patch read it as data", "hidden_code")
+                review(where, "runs Python stored in a file not named as Python or inside an "
+                       "archive (" + relative + "): the checks of the patch read it as data",
+                       "hidden_code")
             elif name.startswith("<"):
                 where = caller(3)
                 if where is not None:
@@ -461,6 +467,191 @@ def _build_verifier(tamper, review, repo, changed):
     return verify, check_imports, check_hooks
 
 
+def _build_probes(review, repo, changed, added):
+    """What the tests compare with and import, checked by its effect (code written to look
+    ordinary passes the static checks): a class of the submission whose instances compare
+    equal to an object they cannot equal (an always-equal object satisfies any ``assert x ==
+    expected``, whatever its ``__eq__`` spells); a module the patch adds that shadows one of
+    the standard library or of the installed packages, and a function of such a module that
+    a test reads replaced by the submission's (a test's ``statistics.quantiles``, computing
+    its expected values, would be the submission's). All are review flags.
+
+    Bound at load like the rest of the guard. A class is probed once, with an instance made
+    by a built-in ``__new__`` (never the submission's own, which may keep state, nor for a
+    class with a finaliser) or, failing that, its Python ``__eq__`` called on a stand-in."""
+    import ast
+    import functools
+    from importlib.machinery import PathFinder
+
+    find_spec, realpath, sep = PathFinder.find_spec, os.path.realpath, os.sep
+    getattr_, vars_, isinstance_, type_ = getattr, vars, isinstance, type
+    subclasses, qualname = type.__subclasses__, vars(type)["__qualname__"].__get__
+    function_type, builtin_type = types.FunctionType, types.BuiltinFunctionType
+    stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
+        sys.builtin_module_names)
+    modules, ref, open_, parse = sys.modules, weakref.ref, open, ast.parse
+    method_types = (types.MethodType, functools.partial)
+    probed, files, uses = {}, {}, {}  # probed: id -> a weak reference (keeps nothing alive)
+
+    def seen(thing):
+        known = probed.get(id(thing))
+        if known is not None and known() is thing:
+            return True
+        try:
+            probed[id(thing)] = ref(thing)
+        except TypeError:  # no weak reference to it: kept, so its id is not reused
+            probed[id(thing)] = (lambda: thing)
+        return False
+
+    class _Unrelated:
+        """Equal to nothing but itself."""
+
+    # Values an instance made by a built-in __new__ (0, "", b"", no attribute) never equals.
+    others = (_Unrelated(), 104729, 0.5172, 3j, "\0arena probe", b"\0arena probe",
+              (_Unrelated(),), [_Unrelated()], {"\0arena probe": _Unrelated()})
+
+    def relative(path):
+        """``path`` relative to the repository, or ``None`` outside it (memoised)."""
+        if type_(path) is not str:
+            return None
+        found = files.get(path, sep)
+        if found is sep:
+            real = realpath(path)
+            found = files[path] = (real[len(repo) + 1:] if real.startswith(repo + sep)
+                                   else "" if real == repo else None)
+        return found
+
+    def shadowed():
+        for name, module in list(modules.items()):
+            if type_(name) is not str or "." in name or seen(module):
+                continue
+            where = relative(getattr_(module, "__file__", None))
+            if where not in added:
+                continue
+            outside = [p for p in sys.path if relative(p) is None]
+            try:
+                elsewhere = name in stdlib or find_spec(name, outside) is not None
+            except Exception:
+                elsewhere = True
+            if elsewhere:
+                review((where, None), "the patch adds a module " + name + " that shadows the "
+                       "one of the standard library or the installed packages: code importing "
+                       + name + " (the tests too) runs this file", "shadowed_module")
+
+    def own(cls):
+        """Where ``cls`` is the submission's: its module's file, or its __eq__'s."""
+        function = vars_(cls).get("__eq__")
+        code = getattr_(function, "__code__", None)
+        if code is not None and relative(code.co_filename) in changed:
+            return relative(code.co_filename), code.co_firstlineno
+        name = getattr_(cls, "__module__", None)
+        module = modules.get(name) if type_(name) is str else None
+        where = relative(getattr_(module, "__file__", None))
+        return (where, None) if where in changed else None
+
+    def lenient(cls):
+        """Whether instances of ``cls`` equal what they cannot equal."""
+        try:
+            # No instance of a class with a finaliser: its __del__ would run uninitialised.
+            maker = None if hasattr(cls, "__del__") else getattr_(cls, "__new__")
+            instance = maker(cls) if isinstance_(maker, builtin_type) else None
+        except Exception:
+            instance = None
+        function = vars_(cls).get("__eq__")
+        if instance is None and not isinstance_(function, function_type):
+            return False
+        for other in others:
+            try:
+                result = (instance == other if instance is not None
+                          else function(_Unrelated(), other))
+                if result is not NotImplemented and result is not False and bool(result):
+                    return True
+            except Exception:
+                continue
+        return False
+
+    def submitted(value):
+        """Where ``value`` (a function, method, partial or class) is the submission's code."""
+        if isinstance_(value, method_types):
+            value = value.__func__ if hasattr(value, "__func__") else value.func
+        if isinstance_(value, type_):
+            return own(value)
+        code = value.__code__ if isinstance_(value, function_type) else None
+        where = relative(code.co_filename) if code is not None else None
+        return (where, code.co_firstlineno) if where in changed else None
+
+    def used(module):
+        """What test ``module`` reads from the modules it imports, parsed once: (module name,
+        name in it, name bound in the test module for ``from ... import``, else ``None``)."""
+        found = uses.get(id(module))
+        if found is None:
+            found = uses[id(module)] = []
+            try:
+                with open_(str(getattr_(module, "__file__", ""))) as handle:
+                    tree = parse(handle.read())
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                return found
+            names = {}
+            for node in tree.body:
+                if isinstance_(node, ast.Import):
+                    for alias in node.names:
+                        names[alias.asname or alias.name.split(".")[0]] = (
+                            alias.name if alias.asname else alias.name.split(".")[0])
+                elif isinstance_(node, ast.ImportFrom) and node.module and not node.level:
+                    found.extend((node.module, alias.name, alias.asname or alias.name)
+                                 for alias in node.names if alias.name != "*")
+            found.extend({(names[node.value.id], node.attr, None) for node in ast.walk(tree)
+                          if isinstance_(node, ast.Attribute) and isinstance_(node.value, ast.Name)
+                          and node.value.id in names})
+        return found
+
+    def patched(module):
+        """What test ``module`` reads from modules outside the repository (``statistics.
+        quantiles``, ``from statistics import quantiles``) that is the submission's code."""
+        namespace = vars_(module)
+        for name, key, bound in used(module):
+            source = modules.get(name)
+            try:
+                if source is None or relative(getattr_(source, "__file__", None)) is not None:
+                    continue
+                where = (submitted(vars_(source).get(key))
+                         or (submitted(namespace.get(bound)) if bound else None))
+            except Exception:  # what cannot be looked at is not vouched for
+                where = (name, None)
+            if where is not None:
+                review(where, "the tests use " + name + "." + key + " from outside the "
+                       "repository, and it is the submission's code (what the tests compute "
+                       "expected values with is the submission's)", "patched_module")
+
+    def probe(module=None):
+        if not changed:
+            return
+        shadowed()
+        if module is not None:
+            patched(module)
+        stack, walked = [object], set()
+        while stack:
+            for cls in subclasses(stack.pop()):
+                if id(cls) in walked:
+                    continue
+                walked.add(id(cls))
+                stack.append(cls)
+                if seen(cls):
+                    continue
+                where, label = None, "?"
+                try:
+                    where = own(cls)
+                    found = where is not None and lenient(cls)
+                    label = str(qualname(cls))
+                except Exception:  # a class that cannot even be looked at is not vouched for
+                    found = where is not None
+                if found:
+                    review(where, "instances of " + label + " compare equal to an unrelated "
+                           "object (an always-equal object satisfies any assert)", "always_equal")
+
+    return probe
+
+
 def _trusted_dirs():
     """Folders of the interpreter's standard library and installed packages."""
     import sysconfig
@@ -476,15 +667,29 @@ def _from_repo_module(module, repo):
     return os.path.realpath(path).startswith(repo + os.sep) if path else False
 
 
-def _read_changed(repo):
-    """The submission's changed files (repository-relative); none when the harness wrote
-    no list (the dataset check's bare runs)."""
+def _read_changed(key="changed"):
+    """The submission's changed (or, with ``key="added"``, newly added) files
+    (repository-relative); none when the harness wrote no list (the dataset check's bare
+    runs)."""
     try:
         with open(CHANGED_FILES, encoding="utf-8") as handle:
-            names = json.load(handle)
-    except (OSError, ValueError):
+            names = json.load(handle).get(key, ())
+    except (OSError, ValueError, AttributeError):
         return frozenset()
-    return frozenset(name for name in names if isinstance(name, str))
+    return _Files(name for name in names if isinstance(name, str))
+
+
+class _Files(frozenset):  # type: ignore[type-arg]  # (frozenset[str] needs Python 3.9)
+    """Repository-relative paths of the patch's files. A path inside one of them is the
+    patch's too: ``zipimport`` runs a module of a zip archive the patch adds, compiled under
+    the name ``archive.zip/module.py``, which no file of the repository has."""
+
+    def __contains__(self, path, has=frozenset.__contains__):
+        while type(path) is str and path:
+            if has(self, path):
+                return True
+            path = path.rpartition("/")[0]
+        return False
 
 
 def _is_test_source(path, repo, changed):
@@ -617,7 +822,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     reason as :func:`_build_guard`: every hook must be a closure created here."""
     from pytest import hookimpl  # pytest loads this plugin: it is imported already
 
-    verify, check_imports, check_hooks = verifier
+    verify, check_imports, check_hooks, probe = verifier
     plugins = {}
     impls = {}
     ran = set()
@@ -682,6 +887,9 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             collected[id(item)] = (item, _function_of(vars(item).get("_obj")))
         check("collection finish")
         verify(getattr(session, "items", ()), session.config)
+        for module in {id(m): m for m in (getattr(i, "module", None) for i in getattr(
+                session, "items", ())) if isinstance(m, types.ModuleType)}.values():
+            probe(module)
 
     def replaced_test(item):
         """Why ``item`` no longer runs the test it was collected with, or ``None``."""
@@ -708,6 +916,8 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             outcome = yield
             if when == "call":
                 check_imports(item, "the end of the call")
+                module = getattr(item, "module", None)
+                probe(module if isinstance(module, types.ModuleType) else None)
             excinfo = getattr(outcome, "excinfo", None)
             failed = excinfo is not None and not _is_skip(excinfo[1])
             # unittest.TestCase failures are collected into item._excinfo, not raised.
@@ -739,6 +949,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     def pytest_sessionfinish(session, exitstatus):
         check("session end")
         check_hooks("session end")
+        probe()
         emit({"event": "end"})
 
     return {
@@ -847,7 +1058,8 @@ def _install():
     _watch_environment(_review, repo, changed)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
-    hooks = _hooks(emit, tamper, origin, snapshot, repo, verifier)
+    probe = _build_probes(_review, repo, changed, _read_changed("added"))
+    hooks = _hooks(emit, tamper, origin, snapshot, repo, (*verifier, probe))
     globals().update(hooks)
     # Taken last, so it holds this module's own hook functions too.
     snapshot.extend(_snapshot())

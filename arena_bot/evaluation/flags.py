@@ -19,7 +19,7 @@ verdict) and ``kind``, a stable short id of what was found:
   ``unchecked_task`` (the task has no recorded expected ids);
 * runtime: ``tampered`` (the verdict), ``stack_inspection``, ``reads_tests``,
   ``hidden_code``, ``dynamic_code``, ``introspection``, ``code_swap``, ``test_replaced``,
-  ``defeat_device``, ``other``.
+  ``defeat_device``, ``always_equal``, ``shadowed_module``, ``patched_module``, ``other``.
 """
 
 from __future__ import annotations

@@ -482,12 +482,14 @@ def _run_tests(sandbox: Sandbox, *, spec: Task, junit_path: str, outputs: list[s
     return tests
 
 
-def changed_files(patch_text: str) -> list[str]:
+def changed_files(patch_text: str) -> dict[str, list[str]]:
     """Repository paths the patch creates or changes (what the plugin's guard attributes
-    stack frames to)."""
-    if not patch_text.strip():
-        return []
-    return sorted({f.new_path for f in parse_patch(patch_text).files if f.new_path})
+    stack frames to), and those of them that are new (renamed and copied files too: a
+    module the patch adds can shadow one of the standard library)."""
+    files = parse_patch(patch_text).files if patch_text.strip() else ()
+    return {"changed": sorted({f.new_path for f in files if f.new_path}),
+            "added": sorted({f.new_path for f in files
+                             if f.new_path and f.status in ("added", "renamed", "copied")})}
 
 
 def _touches_config(patch_text: str) -> bool:

@@ -82,8 +82,11 @@ def test_changed_files_are_the_patch_new_paths() -> None:
     patch = _diff("src/app.py") + (
         "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n"
         "+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
-    assert changed_files(patch) == ["src/app.py"]
-    assert changed_files("") == []
+    assert changed_files(patch) == {"changed": ["src/app.py"], "added": []}
+    added = ("diff --git a/statistics.py b/statistics.py\nnew file mode 100644\n"
+             "--- /dev/null\n+++ b/statistics.py\n@@ -0,0 +1 @@\n+x = 1\n")
+    assert changed_files(patch + added)["added"] == ["statistics.py"]
+    assert changed_files("") == {"changed": [], "added": []}
 
 
 def test_a_run_the_plugin_ended_for_a_lost_stream_is_tampered() -> None:
