@@ -36,10 +36,12 @@ _CLOSERS = {"fi", "esac", "done", "}"}
 _OPERATORS = ("&&", "||", ";;", ";", "|", "&")
 _REDIRECT = re.compile(r"^\d*(?:>>?|<|>&|<&|&>)(?P<target>.*)$")
 _DECLARATIONS = {"export", "local", "readonly", "declare", "typeset"}
-#: pytest options this project sets itself or whose plugins CooperBench installs over the
-#: network (pytest-xdist, pytest-cov): dropped with a note. Value: the option takes an argument.
+#: pytest options this project sets itself, whose plugins CooperBench installs over the
+#: network (pytest-xdist, pytest-cov), or that stop the run at the first failure (the
+#: harness's failing canary would end it): dropped with a note. Value: takes an argument.
 _DROPPED_OPTIONS = {"-n": True, "--numprocesses": True, "--dist": True, "--maxprocesses": True,
-                    "--junitxml": True, "--junit-xml": True}
+                    "--junitxml": True, "--junit-xml": True, "-x": False, "--exitfirst": False,
+                    "--maxfail": True}
 _DROPPED_PREFIXES = ("--cov",)
 #: Environment the evaluation harness sets for every test run; a runner's export of these is
 #: not carried over (PYTHONPATH is, in front of the harness's own entries).
@@ -458,8 +460,9 @@ def _test_command(call: _Call, *, path: Path) -> tuple[str, list[str]]:
               f"{rendered}").strip()
     if call.cwd:
         pytest = f"cd {shlex.quote(call.cwd)} && {pytest}"
-    notes += [f"dropped `{' '.join(option)}` from runner.sh line {call.line} (plugin or "
-              "option this project sets itself)" for option in dropped]
+    notes += [f"dropped `{' '.join(option)}` from runner.sh line {call.line} (a plugin not "
+              "installed, an option this project sets itself, or a stop at the first failure, "
+              "which the harness's failing canary would be)" for option in dropped]
     return pytest, notes
 
 

@@ -50,6 +50,10 @@ def test_dropped_flags_and_secondary_steps_are_said() -> None:
     flags = read_test_step(RUNNERS / "array_cd_flags.sh")
     assert [note.split(" from ")[0] for note in flags.notes] == [
         "dropped `-n auto`", "dropped `--cov=pkg_core`"]
+    # CooperBench's dspy runners stop at the first failure: the harness's failing canary
+    # would end the run before the feature's tests and the passing canary (gold "tampered").
+    stop = read_test_step(RUNNERS / "timeout_quoted.sh")
+    assert [note.split(" from ")[0] for note in stop.notes] == ["dropped `--maxfail=1`"]
     secondary = read_test_step(RUNNERS / "secondary_loops.sh")
     assert secondary.command == (f"{PREFIX} tests/teleprompt/test_utils.py "
                                  "tests/propose/test_grounded_proposer.py -v --tb=short")
