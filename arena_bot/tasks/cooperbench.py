@@ -27,7 +27,7 @@ import re
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -36,9 +36,9 @@ from pydantic import ValidationError
 from arena_bot.core.errors import DatasetError, InputError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
-from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step, script_lines
+from arena_bot.tasks.cooperbench_runner import install_extras, read_test_step, script_lines
 from arena_bot.tasks.dataset import TaskFolder, load_task, task_dockerfile
-from arena_bot.tasks.wheels import WHEELS_FILE, resolve_wheels
+from arena_bot.tasks.wheels import WHEELS_FILE, pytest_plugins, resolve_wheels
 
 _CLONE = re.compile(
     r"\bgit\s+clone\s+(?:-{1,2}[\w-]+(?:[= ]\d+)?\s+)*(?P<url>(?:https?://|git@)\S+)"
@@ -101,6 +101,10 @@ class CooperBenchTask:
     notes: tuple[str, ...] = ()
     #: Projects the runner installs (``pip install -e``), repository-relative.
     install_folders: tuple[str, ...] = (".",)
+    #: The extras the runner installs each of them with ("": none named, the ``test`` one).
+    extras: tuple[str, ...] = ("",)
+    #: Whether ``test_command`` was read from runner.sh (not given with --test-command).
+    derived: bool = True
 
     def suggested_id(self) -> str:
         """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
@@ -171,12 +175,13 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     upstream, commit = read_dockerfile(root / "Dockerfile")
     step = None if test_command else read_test_step(root / "runner.sh")
     runner = root / "runner.sh"
-    folders = (install_folders(runner.read_text(encoding="utf-8", errors="replace"))
-               if runner.is_file() else (".",))
+    installs = (install_extras(runner.read_text(encoding="utf-8", errors="replace"))
+                if runner.is_file() else {}) or {".": ""}
     return CooperBenchTask(root=root, upstream=upstream, commit=commit,
                            test_command=test_command or (step.command if step else ""),
                            features=read_features(root), notes=step.notes if step else (),
-                           install_folders=folders)
+                           install_folders=tuple(installs), extras=tuple(installs.values()),
+                           derived=not test_command)
 
 
 def make_bundle(*, source: str, commit: str, target: Path) -> None:
@@ -233,9 +238,14 @@ def import_task(
                     target=staging / "repo.bundle")
         steps = install_steps(task.install_folders)
         if wheels:
-            (staging / WHEELS_FILE).write_text(
-                "\n".join(_resolve(staging / "repo.bundle", task)) + "\n", encoding="utf-8")
+            lines, plugins = _resolve(staging / "repo.bundle", task)
+            (staging / WHEELS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
             steps = wheel_steps(task.install_folders)
+            if task.derived and plugins:  # autoloading is off in the sandbox: load by name
+                task = replace(task, test_command=task.test_command.replace(
+                    "python3 -m pytest ", "python3 -m pytest "
+                    + "".join(f"-p {name} " for name in plugins), 1))
+                spec_text = _task_yaml(task, task_id=task_id)
         (staging / "Dockerfile").write_text(
             task_dockerfile(
                 task.commit,
@@ -254,14 +264,17 @@ def import_task(
     return load_task(target)
 
 
-def _resolve(bundle: Path, task: CooperBenchTask) -> list[str]:
-    """The ``wheels.txt`` lines of the task: resolved from a checkout of the base commit."""
+def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str]]:
+    """The ``wheels.txt`` lines of the task, resolved from a checkout of the base commit,
+    and the pytest plugins among them."""
     with tempfile.TemporaryDirectory(prefix="arena-wheels-") as temp:
         checkout = Path(temp) / "repo"
         _git("clone", "--quiet", str(bundle), str(checkout), what="check out the bundle")
         _git("-C", str(checkout), "checkout", "--quiet", task.commit, what="check out the base")
-        return resolve_wheels([checkout / folder for folder in task.install_folders],
-                              dest=Path(temp) / "wheels")
+        projects = [checkout / folder for folder in task.install_folders]
+        lines = resolve_wheels(projects, dest=Path(temp) / "wheels",
+                               extras=dict(zip(projects, task.extras, strict=True)))
+        return lines, pytest_plugins(Path(temp) / "wheels")
 
 
 def _match_permissions(folder: Path, *, like: Path) -> None:

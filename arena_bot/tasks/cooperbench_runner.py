@@ -531,7 +531,13 @@ def install_folders(text: str) -> tuple[str, ...]:
     """The projects runner.sh installs with ``pip install -e DIR`` (``uv pip``, ``python -m
     pip`` alike), repository-relative; ``(".",)`` when it names none (or only ones known at
     run time). A monorepo runner installs a sub-project (``pip install -e ./pkg-core``)."""
-    found: list[str] = []
+    return tuple(install_extras(text)) or (".",)
+
+
+def install_extras(text: str) -> dict[str, str]:
+    """:func:`install_folders` -> the extras the runner first installs each with
+    (``pip install -e ".[dev]"``: ``dev``; ``""`` when it names none)."""
+    found: dict[str, str] = {}
     cwd: str | None = ""
     for _, line in script_lines(text):
         for words in split_commands(line):
@@ -542,14 +548,15 @@ def install_folders(text: str) -> tuple[str, ...]:
             target = _editable_target(command)
             if target is None or cwd is None:
                 continue
-            folder, _ = _change_directory(["cd", shlex.quote(target)], cwd)
-            if folder is not None and (folder or ".") not in found:
-                found.append(folder or ".")
-    return tuple(found) or (".",)
+            folder, _ = _change_directory(["cd", shlex.quote(target[0])], cwd)
+            if folder is not None:
+                found.setdefault(folder or ".", target[1])
+    return found
 
 
-def _editable_target(words: list[str]) -> str | None:
-    """The folder of ``pip install -e FOLDER[extras]``, or None (not one, or not static)."""
+def _editable_target(words: list[str]) -> tuple[str, str] | None:
+    """The folder and extras of ``pip install -e FOLDER[extras]``, or None (not one, or not
+    static)."""
     if words[:1] in (["pip"], ["pip3"]):
         rest = words[1:]
     elif words[:2] == ["uv", "pip"]:
@@ -569,10 +576,12 @@ def _editable_target(words: list[str]) -> str | None:
             continue
         if any(c in raw for c in "$`"):
             return None
-        target = re.sub(r"\[.*\]$", "", shlex.split(raw)[0] if raw.strip() else "")
+        spec = shlex.split(raw)[0] if raw.strip() else ""
+        extras = re.search(r"\[(.*)\]$", spec)
+        target = spec[: extras.start()] if extras else spec
         if "://" in target or target.startswith("git+"):
             return None
-        return target or "."
+        return target or ".", extras.group(1).replace(" ", "") if extras else ""
     return None
 
 

@@ -8,14 +8,19 @@ wheels on the host into a cache (:func:`fetch_wheels`; nothing is fetched when t
 them, so a machine without network builds from the cache) and installs them inside the build
 with ``pip install --no-index`` (the image itself never needs a network). A dependency with
 no wheel for this platform needs a compiler or system libraries: the import says which.
+The tests run with pytest's plugin autoloading off; :func:`pytest_plugins` names the
+wheelhouse's plugins for the test command to load.
 """
 
 from __future__ import annotations
 
+import configparser
 import re
 import subprocess
 import sys
 import tomllib
+import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from arena_bot.core.errors import DatasetError, SandboxError
@@ -55,17 +60,20 @@ def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
                           timeout=_TIMEOUT, check=False)
 
 
-def resolve_wheels(projects: list[Path], *, dest: Path) -> list[str]:
-    """Download (into ``dest``) the wheels that install ``projects`` with their ``test``
-    extra, the test tools, pip and the build backends; return them as sorted
-    ``name==version`` lines. A missing wheel is a DatasetError naming the package."""
+def resolve_wheels(projects: list[Path], *, dest: Path,
+                   extras: Mapping[Path, str] | None = None) -> list[str]:
+    """Download (into ``dest``) the wheels that install ``projects`` with their extras (the
+    runner's, ``extras``; default ``test``), the test tools, pip and the build backends;
+    return them as sorted ``name==version`` lines. A missing wheel is a DatasetError naming
+    the package."""
     requirements = ["pip", *TEST_TOOLS]
     for project in projects:
         if not any((project / name).is_file()
                    for name in ("pyproject.toml", "setup.py", "setup.cfg")):
             continue  # no packaging: made importable by a .pth line, nothing to resolve
         requirements.extend(build_requires(project))
-        requirements.append(f"{project}[test]")
+        wanted = (extras or {}).get(project) or "test"
+        requirements.append(f"{project}[{wanted}]")
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
                  *requirements])
     if done.returncode != 0:
@@ -92,6 +100,24 @@ def resolve_wheels(projects: list[Path], *, dest: Path) -> list[str]:
         if match:
             lines.add(f"{match['name']}=={match['version']}")
     return sorted(lines, key=str.lower)
+
+
+def pytest_plugins(wheelhouse: Path) -> list[str]:
+    """The pytest plugins (``pytest11`` entry-point names) of the wheels in ``wheelhouse``:
+    the tests run with autoloading off, so the test command loads these by name (``-p``),
+    as CooperBench's image, which autoloads every installed plugin, has them."""
+    names: set[str] = set()
+    for wheel in sorted(wheelhouse.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            for member in archive.namelist():
+                if member.count("/") == 1 and member.endswith(".dist-info/entry_points.txt"):
+                    parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+                    parser.optionxform = str  # type: ignore[assignment,method-assign]
+                    parser.read_string(archive.read(member).decode("utf-8", "replace"))
+                    if parser.has_section("pytest11"):
+                        names.update(name for name in parser.options("pytest11")
+                                     if re.fullmatch(r"[A-Za-z0-9_.-]+", name))
+    return sorted(names)
 
 
 def _on_index(requirement: str) -> bool:

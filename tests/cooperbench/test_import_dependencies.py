@@ -7,8 +7,10 @@ cannot have it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
@@ -37,3 +39,61 @@ def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Pa
 def test_a_name_the_index_does_not_have_is_not_blamed_on_a_compiler() -> None:
     assert _on_index("pycrypto==2.6.1")
     assert not _on_index("arena-no-such-project-7f3c==1.0")
+
+
+ASYNC_TESTS = '''\
+diff --git a/tests/test_whisper.py b/tests/test_whisper.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_whisper.py
+@@ -0,0 +1,15 @@
++import asyncio
++
++import pytest
++from textkit.core import whisper
++
++
++def test_whisper(mocker):
++    stub = mocker.stub()
++    stub(whisper("HeLLo"))
++    stub.assert_called_once_with("hello...")
++
++
++@pytest.mark.asyncio
++async def test_whisper_async():
++    assert await asyncio.to_thread(whisper, "HeLLo") == "hello..."
+'''
+
+
+@pytest.mark.docker
+@pytest.mark.full
+def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
+        tmp_path: Path, base_image: str) -> None:
+    """CooperBench's dspy runners install `-e ".[dev]"`, whose pytest-asyncio and pytest-mock
+    the tests use (`@pytest.mark.asyncio`, `mocker`): the import resolves the runner's extra
+    and, pytest's plugin autoloading being off in the sandbox, the test command loads the
+    wheelhouse's plugins by name. Before: async tests skipped, `mocker` not found."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    pyproject = upstream / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
+                         'dev = ["pytest-asyncio==0.24.0"]\n')
+    sha = commit_folder(upstream, message="dev extra")
+    dockerfile = task / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace(
+        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace("pip install -e .\n",
+                                                 'pip install -e ".[dev]"\n'))
+    (task / "feature1" / "tests.patch").write_text(ASYNC_TESTS)
+    dest = tmp_path / "root" / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--id", "tk-plugins")
+    assert result.exit_code == 0, result.output
+    assert "pytest_asyncio==0.24.0" in (dest / "tk-plugins" / "wheels.txt").read_text()
+    assert "-p asyncio " in result.output and "-p pytest_mock " in result.output
+    check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
+                   "--base-image", base_image)
+    assert check.exit_code == 0, check.output
+    expected = json.loads((dest / "tk-plugins" / "feature1" / "expected_tests.json").read_text())
+    assert {"tests.test_whisper::test_whisper",
+            "tests.test_whisper::test_whisper_async"} <= set(expected["fail_to_pass"])

@@ -225,13 +225,15 @@ def _subproject_task(tmp: Path) -> tuple[Path, Path]:
 
 
 def test_install_folders_follow_the_runner() -> None:
-    from arena_bot.tasks.cooperbench_runner import install_folders
+    from arena_bot.tasks.cooperbench_runner import install_extras, install_folders
 
     assert install_folders(SUBPROJECT_RUNNER) == ("pkg-core",)
     assert install_folders((RUNNERS / "plain.sh").read_text()) == (".",)
     assert install_folders("pip install -e $PKG\nuv pip install --system -e .\n") == (".",)
     assert install_folders("cd /workspace/repo/a\npip install -e ../b\npip install -e '.[x]'\n"
                            ) == ("b", "a")
+    assert install_extras("pip install -e '.[dev]' || pip install -e .\npip install -e ./c\n"
+                          ) == {".": "dev", "c": ""}
 
 
 @pytest.mark.docker
