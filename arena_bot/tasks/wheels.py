@@ -23,6 +23,8 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from arena_bot.core.errors import DatasetError, SandboxError
 
 #: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
@@ -37,6 +39,10 @@ BASE_WHEELS = ("pip==26.3", PYTEST_PIN, "iniconfig==2.3.1", "packaging==26.4",
 #: the test commands and is left out).
 TEST_TOOLS = (PYTEST_PIN, "pytest-mock==3.14.0")
 WHEELS_FILE = "wheels.txt"
+#: The offline base image's Python (Debian bookworm's; the default base image's 3.11 is not
+#: older). ``pip download`` evaluates environment markers with the host's Python only (its
+#: ``--python-version`` does not reach them): what this one needs besides is added.
+IMAGE_PYTHON = "3.11.2"
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-.*\.whl$")
 _TIMEOUT = 900
 
@@ -74,6 +80,22 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         requirements.extend(build_requires(project))
         wanted = (extras or {}).get(project) or "test"
         requirements.append(f"{project}[{wanted}]")
+    _download(requirements, dest=dest)
+    for _ in range(5):  # each round adds what the last one's wheels need (one, in practice)
+        gaps = _marker_gaps(dest)
+        if not gaps:
+            break
+        _download(["--no-deps", *gaps], dest=dest)
+    lines = set()
+    for wheel in dest.glob("*.whl"):
+        match = _WHEEL.match(wheel.name)
+        if match:
+            lines.add(f"{match['name']}=={match['version']}")
+    return sorted(lines, key=str.lower)
+
+
+def _download(requirements: list[str], *, dest: Path) -> None:
+    """``pip download`` wheels only; a failure is a DatasetError naming what is missing."""
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
                  *requirements])
     if done.returncode != 0:
@@ -94,12 +116,35 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
             what = "pip could not download the dependencies"
             hint = "check the network to the package index"
         raise DatasetError(f"{what}:\n{tail}", hint=hint)
-    lines = set()
-    for wheel in dest.glob("*.whl"):
-        match = _WHEEL.match(wheel.name)
-        if match:
-            lines.add(f"{match['name']}=={match['version']}")
-    return sorted(lines, key=str.lower)
+
+
+def _marker_gaps(dest: Path) -> list[str]:
+    """Requirements of the wheels in ``dest`` that :data:`IMAGE_PYTHON` needs and the host's
+    resolution left out (``redis``'s ``async-timeout; python_full_version < "3.11.3"``), and
+    those of the wheels added for them (downloaded without their dependencies)."""
+    have = {_norm(match["name"]) for wheel in dest.glob("*.whl")
+            if (match := _WHEEL.match(wheel.name))}
+    environment = {"python_full_version": IMAGE_PYTHON, "extra": "",
+                   "python_version": IMAGE_PYTHON.rsplit(".", 1)[0]}
+    gaps: list[str] = []
+    for wheel in sorted(dest.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            metadata = next((archive.read(name).decode("utf-8", "replace")
+                             for name in archive.namelist()
+                             if name.count("/") == 1 and name.endswith(".dist-info/METADATA")),
+                            "")
+        for line in metadata.splitlines():
+            if not line.startswith("Requires-Dist:"):
+                continue
+            try:
+                requirement = Requirement(line.removeprefix("Requires-Dist:").strip())
+            except InvalidRequirement:
+                continue
+            wanted = f"{requirement.name}{requirement.specifier}"
+            if _norm(requirement.name) not in have and wanted not in gaps and (
+                    requirement.marker is None or requirement.marker.evaluate(environment)):
+                gaps.append(wanted)
+    return gaps
 
 
 def pytest_plugins(wheelhouse: Path) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
-from arena_bot.tasks.wheels import _on_index
+from arena_bot.tasks.wheels import _on_index, resolve_wheels
 
 
 def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Path) -> None:
@@ -97,3 +97,17 @@ def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
     expected = json.loads((dest / "tk-plugins" / "feature1" / "expected_tests.json").read_text())
     assert {"tests.test_whisper::test_whisper",
             "tests.test_whisper::test_whisper_async"} <= set(expected["fail_to_pass"])
+
+
+def test_a_dependency_the_images_python_needs_is_resolved_on_any_host(tmp_path: Path) -> None:
+    """redis 8.1.0 needs async-timeout on Python < 3.11.3, the offline base image's 3.11.2:
+    `pip download` on a newer host (3.11.7 here) judged the marker with its own Python, and
+    the real dspy task's image build then failed (`No matching distribution found for
+    async-timeout>=4.0.3 (from redis)`)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "needs-redis"\nversion = "0.1"\ndependencies = ["redis==8.1.0"]\n')
+    lines = resolve_wheels([project], dest=tmp_path / "wheels")
+    assert any(line.lower().startswith(("async_timeout==", "async-timeout==")) for line in lines)
