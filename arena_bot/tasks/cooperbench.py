@@ -15,8 +15,9 @@ or takes ``test_command``), and writes:
   tests cannot read "future" commits.
 
 What is not carried over: the runner's network ``pip install`` steps and any secondary test
-steps. In their place the imported Dockerfile installs the task's wheelhouse
-(:mod:`arena_bot.tasks.wheels`) and makes each project the runner installs importable
+steps (the test files of the features' tests patches they would run are added to the test
+command, each run when present). In their place the imported Dockerfile installs the task's
+wheelhouse (:mod:`arena_bot.tasks.wheels`) and makes each project the runner installs importable
 offline (:func:`install_steps`), with ``python`` where the base image has only ``python3``,
 as real test suites call ``python``.
 """
@@ -37,7 +38,13 @@ from arena_bot.core.errors import DatasetError, InputError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
 from arena_bot.tasks.cooperbench_runner import install_extras, read_test_step, script_lines
-from arena_bot.tasks.dataset import TaskFolder, load_task, task_dockerfile
+from arena_bot.tasks.dataset import (
+    TaskFolder,
+    collected_paths,
+    collects,
+    load_task,
+    task_dockerfile,
+)
 from arena_bot.tasks.wheels import WHEELS_FILE, pytest_plugins, resolve_wheels
 
 _CLONE = re.compile(
@@ -47,6 +54,8 @@ _CHECKOUT = re.compile(
     r"\bgit\s+(?:-C\s+\S+\s+)?checkout\s+(?:-q\s+|--quiet\s+)?(?P<sha>[0-9a-f]{40})\b"
 )
 _FEATURE_DIR = re.compile(r"^feature(\d+)$")
+_TESTS_PATCH_FILE = re.compile(r"^\+\+\+ b/(?P<path>[\w./-]*?(?:test_[\w.-]*|[\w.-]*_test)\.py)$",
+                               re.MULTILINE)
 _MARKDOWN_LABEL = re.compile(r"^(?:\*\*|__)?\s*(?:title|feature)\s*:?\s*(?:\*\*|__)?\s*:?\s*",
                              re.IGNORECASE)
 
@@ -177,11 +186,36 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     runner = root / "runner.sh"
     installs = (install_extras(runner.read_text(encoding="utf-8", errors="replace"))
                 if runner.is_file() else {}) or {".": ""}
-    return CooperBenchTask(root=root, upstream=upstream, commit=commit,
+    task = CooperBenchTask(root=root, upstream=upstream, commit=commit,
                            test_command=test_command or (step.command if step else ""),
                            features=read_features(root), notes=step.notes if step else (),
                            install_folders=tuple(installs), extras=tuple(installs.values()),
                            derived=not test_command)
+    return _with_feature_tests(task) if task.derived else task
+
+
+def _with_feature_tests(task: CooperBenchTask) -> CooperBenchTask:
+    """The task with the test files of its features' tests patches that the runner's test
+    step does not name added to its command, each run when present (CooperBench's dspy
+    runners run them in a later step, or a loop, that the import does not carry over): the
+    feature's tests and canaries must be run, or the feature cannot be checked."""
+    named = collected_paths(task.test_command)
+    if named is None or task.test_command.startswith("cd "):
+        return task  # every test file is collected / paths are relative to another folder
+    missing: list[str] = []
+    for fid in task.features:
+        text = (task.root / f"feature{fid}" / "tests.patch").read_text(encoding="utf-8",
+                                                                       errors="replace")
+        for path in _TESTS_PATCH_FILE.findall(text):
+            if not collects(path, named) and path not in missing:
+                missing.append(path)
+    if not missing:
+        return task
+    note = (f"added {', '.join(missing)} to the test command, each run when it exists: "
+            "test files of the features' tests patches that runner.sh's test step does not "
+            "name (change with --test-command)")
+    return replace(task, test_command=f"{task.test_command} $(ls -d {' '.join(missing)} "
+                   "2>/dev/null)", notes=(*task.notes, note))
 
 
 def make_bundle(*, source: str, commit: str, target: Path) -> None:

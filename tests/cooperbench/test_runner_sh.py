@@ -283,3 +283,27 @@ def test_an_invalid_derived_task_is_refused_before_anything_is_written(tmp_path:
     assert "task.yaml would not be valid: tests.command" in result.output
     assert "--test-command" in result.output and "Traceback" not in result.output
     assert not dest.exists()
+
+
+@pytest.mark.docker
+@pytest.mark.full
+def test_feature_test_files_the_test_step_leaves_out_are_run(tmp_path: Path,
+                                                            base_image: str) -> None:
+    """CooperBench's dspy runners name some features' test files only in a later loop (run
+    when a feature patch is given), which the import does not carry over: those files are
+    added to the command, each run when its tests patch brought it, so every feature is
+    checked (before: "no test goes from failing to passing", or its canaries missing)."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace('"tests/"', '"tests/test_core.py"'))
+    dest = tmp_path / "root" / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--id", "tk-later")
+    assert result.exit_code == 0, result.output
+    assert ("tests/test_core.py -v --tb=short $(ls -d tests/test_whisper.py tests/test_words.py "
+            "2>/dev/null)") in result.output
+    assert "added tests/test_whisper.py, tests/test_words.py to the test command" in result.output
+    check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
+                   "--base-image", base_image)
+    assert check.exit_code == 0, check.output
+    assert_gold_checked(check.output, dest / "tk-later")
