@@ -61,6 +61,32 @@ def build_requires(project: Path) -> list[str]:
     return ["setuptools", "wheel"]
 
 
+#: Build requirements that compile an extension module (Rust: the first two).
+_NATIVE_BUILD = re.compile(r"^(maturin|setuptools[-_]rust|scikit[-_]build|meson[-_]python|"
+                           r"cython|pybind11|nanobind|cffi|py[-_]build[-_]cmake)\b",
+                           re.IGNORECASE)
+_EXTENSION = re.compile(r"\b(?:Rust)?Extension\(")
+
+
+def native_build(project: Path) -> str | None:
+    """What in ``project`` compiles an extension module (a compiler task images do not
+    have), or None. A setup.py whose extensions are optional speed-ups (a ``BuildFailed``
+    fallback, ``optional=True``) builds without one and does not count."""
+    for requirement in build_requires(project):
+        if _NATIVE_BUILD.match(requirement.strip()):
+            compiler = "Rust" if re.match(r"(?i)maturin|setuptools.rust", requirement) else "C"
+            return f"a {compiler} compiler: its build requires {requirement} (pyproject.toml)"
+    setup = project / "setup.py"
+    text = setup.read_text(encoding="utf-8", errors="replace") if setup.is_file() else ""
+    if re.search(r"BuildFailed|optional\s*=\s*True", text):
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if _EXTENSION.search(line) and not line.lstrip().startswith("#"):
+            compiler = "Rust" if "RustExtension" in line else "C"
+            return f"a {compiler} compiler: setup.py:{number} builds `{line.strip()[:80]}`"
+    return None
+
+
 def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,
                           timeout=_TIMEOUT, check=False)
@@ -77,6 +103,11 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         if not any((project / name).is_file()
                    for name in ("pyproject.toml", "setup.py", "setup.cfg")):
             continue  # no packaging: made importable by a .pth line, nothing to resolve
+        if (needs := native_build(project)) is not None:
+            raise DatasetError(
+                f"the project {project.name} compiles an extension module, which needs {needs}; "
+                "task images have no compiler",
+                hint="a task needing a compiler cannot be imported as it is: leave it out")
         requirements.extend(build_requires(project))
         wanted = (extras or {}).get(project) or "test"
         requirements.append(f"{project}[{wanted}]")

@@ -14,7 +14,7 @@ import pytest
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
-from arena_bot.tasks.wheels import _on_index, resolve_wheels
+from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
 
 
 def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Path) -> None:
@@ -111,3 +111,32 @@ def test_a_dependency_the_images_python_needs_is_resolved_on_any_host(tmp_path: 
         '[project]\nname = "needs-redis"\nversion = "0.1"\ndependencies = ["redis==8.1.0"]\n')
     lines = resolve_wheels([project], dest=tmp_path / "wheels")
     assert any(line.lower().startswith(("async_timeout==", "async-timeout==")) for line in lines)
+
+
+def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Path) -> None:
+    """Pillow's setup.py builds C extensions and tiktoken builds Rust (setuptools-rust): task
+    images have no compiler, so the import refuses them naming what is missing and where
+    (before: imported, and every test then failed on the missing compiled module)."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    (upstream / "setup.py").write_text(
+        "from setuptools import Extension, setup\n\n"
+        'setup(ext_modules=[Extension("textkit._speed", ["textkit/_speed.c"])])\n')
+    sha = commit_folder(upstream, message="a C extension")
+    dockerfile = task / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace(
+        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
+    dest = tmp_path / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest))
+    assert result.exit_code == 1, result.output
+    assert "compiles an extension module, which needs a C compiler: setup.py:3" in result.output
+    assert not any(dest.glob("*/task.yaml"))
+    rust = tmp_path / "rust"
+    rust.mkdir()
+    (rust / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools", '
+                                         '"setuptools-rust>=1.5.2"]\n')
+    assert native_build(rust) == ("a Rust compiler: its build requires setuptools-rust>=1.5.2 "
+                                  "(pyproject.toml)")
+    (upstream / "setup.py").write_text((upstream / "setup.py").read_text()
+                                       .replace('["textkit/_speed.c"]', '["x.c"], optional=True'))
+    assert native_build(upstream) is None  # optional speed-ups build without a compiler
