@@ -37,7 +37,12 @@ from pydantic import ValidationError
 from arena_bot.core.errors import DatasetError, InputError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
-from arena_bot.tasks.cooperbench_runner import install_extras, read_test_step, script_lines
+from arena_bot.tasks.cooperbench_runner import (
+    install_extras,
+    install_requirements,
+    read_test_step,
+    script_lines,
+)
 from arena_bot.tasks.dataset import (
     TaskFolder,
     collected_paths,
@@ -114,6 +119,8 @@ class CooperBenchTask:
     extras: tuple[str, ...] = ("",)
     #: Whether ``test_command`` was read from runner.sh (not given with --test-command).
     derived: bool = True
+    #: What the runner installs by name (``pip install "pyarrow==20.0.0"``).
+    requirements: tuple[str, ...] = ()
 
     def suggested_id(self) -> str:
         """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
@@ -184,13 +191,17 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     upstream, commit = read_dockerfile(root / "Dockerfile")
     step = None if test_command else read_test_step(root / "runner.sh")
     runner = root / "runner.sh"
-    installs = (install_extras(runner.read_text(encoding="utf-8", errors="replace"))
-                if runner.is_file() else {}) or {".": ""}
+    script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
+    installs = install_extras(script) or {".": ""}
+    named = install_requirements(script)
     task = CooperBenchTask(root=root, upstream=upstream, commit=commit,
                            test_command=test_command or (step.command if step else ""),
-                           features=read_features(root), notes=step.notes if step else (),
+                           features=read_features(root),
                            install_folders=tuple(installs), extras=tuple(installs.values()),
-                           derived=not test_command)
+                           derived=not test_command, requirements=named,
+                           notes=(*(step.notes if step else ()),
+                                  *([f"runner.sh installs {', '.join(named)}: resolved into "
+                                     "the wheelhouse too"] if named else [])))
     return _with_feature_tests(task) if task.derived else task
 
 
@@ -307,7 +318,8 @@ def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str]]
         _git("-C", str(checkout), "checkout", "--quiet", task.commit, what="check out the base")
         projects = [checkout / folder for folder in task.install_folders]
         lines = resolve_wheels(projects, dest=Path(temp) / "wheels",
-                               extras=dict(zip(projects, task.extras, strict=True)))
+                               extras=dict(zip(projects, task.extras, strict=True)),
+                               named=task.requirements)
         return lines, pytest_plugins(Path(temp) / "wheels")
 
 

@@ -554,9 +554,46 @@ def install_extras(text: str) -> dict[str, str]:
     return found
 
 
-def _editable_target(words: list[str]) -> tuple[str, str] | None:
-    """The folder and extras of ``pip install -e FOLDER[extras]``, or None (not one, or not
-    static)."""
+#: ``pip install`` options whose value is the next word.
+_PIP_VALUE_OPTIONS = {"-e", "--editable", "-r", "--requirement", "-c", "--constraint", "-i",
+                      "--index-url", "--extra-index-url", "-f", "--find-links", "-t",
+                      "--target", "--python", "-p"}
+#: What runner.sh may install by name that the wheelhouse has its own way: pip and pytest
+#: (pinned by this project), pytest-xdist (its options are dropped from the test step).
+_OWN_TOOLS = {"pip", "pytest", "pytest-xdist", "uv"}
+
+
+def install_requirements(text: str) -> tuple[str, ...]:
+    """The requirements runner.sh installs by name (``pip install "pyarrow==20.0.0" Pillow``,
+    every alternative of an ``||``), in order: CooperBench's image has them, and the tests
+    may need them (a pin the project's own metadata does not make, a test-only package)."""
+    found: list[str] = []
+    for _, line in script_lines(text):
+        for words in split_commands(line):
+            _, command = _peel(words)
+            rest = _pip_install_args(command)
+            skip = False
+            for word in rest or []:
+                if skip or word.startswith("-"):
+                    skip = not skip and word in _PIP_VALUE_OPTIONS
+                    continue
+                if any(c in word for c in "$`"):
+                    continue
+                requirement = shlex.split(word)[0] if word.strip("'\"") else ""
+                name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+                if name is None or "/" in requirement or requirement.startswith("."):
+                    continue  # a path or URL: the project itself or not static
+                if re.sub(r"[-_.]+", "-", name[0]).lower() not in _OWN_TOOLS \
+                        and requirement not in found:
+                    found.append(requirement)
+    return tuple(found)
+
+
+def _pip_install_args(words: list[str]) -> list[str] | None:
+    """The words after ``pip install`` (``uv pip``, ``python -m pip`` alike; behind ``if``,
+    ``then``, ``!``), or None."""
+    while words[:1] in (["if"], ["then"], ["else"], ["!"]):
+        words = words[1:]
     if words[:1] in (["pip"], ["pip3"]):
         rest = words[1:]
     elif words[:2] == ["uv", "pip"]:
@@ -565,7 +602,14 @@ def _editable_target(words: list[str]) -> tuple[str, str] | None:
         rest = words[3:]
     else:
         return None
-    if rest[:1] != ["install"]:
+    return rest[1:] if rest[:1] == ["install"] else None
+
+
+def _editable_target(words: list[str]) -> tuple[str, str] | None:
+    """The folder and extras of ``pip install -e FOLDER[extras]``, or None (not one, or not
+    static)."""
+    rest = _pip_install_args(words)
+    if rest is None:
         return None
     for index, word in enumerate(rest):
         if word in {"-e", "--editable"} and index + 1 < len(rest):

@@ -93,11 +93,12 @@ def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def resolve_wheels(projects: list[Path], *, dest: Path,
-                   extras: Mapping[Path, str] | None = None) -> list[str]:
+                   extras: Mapping[Path, str] | None = None,
+                   named: tuple[str, ...] = ()) -> list[str]:
     """Download (into ``dest``) the wheels that install ``projects`` with their extras (the
-    runner's, ``extras``; default ``test``), the test tools, pip and the build backends;
-    return them as sorted ``name==version`` lines. A missing wheel is a DatasetError naming
-    the package."""
+    runner's, ``extras``; default ``test``), the requirements the runner installs by name
+    (``named``), the test tools, pip and the build backends; return them as sorted
+    ``name==version`` lines. A missing wheel is a DatasetError naming the package."""
     requirements = ["pip", *TEST_TOOLS]
     for project in projects:
         if not any((project / name).is_file()
@@ -111,7 +112,7 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         requirements.extend(build_requires(project))
         wanted = (extras or {}).get(project) or "test"
         requirements.append(f"{project}[{wanted}]")
-    _download(requirements, dest=dest)
+    _download([*requirements, *named], dest=dest)
     for _ in range(5):  # each round adds what the last one's wheels need (one, in practice)
         gaps = _marker_gaps(dest)
         if not gaps:

@@ -46,7 +46,7 @@ diff --git a/tests/test_whisper.py b/tests/test_whisper.py
 new file mode 100644
 --- /dev/null
 +++ b/tests/test_whisper.py
-@@ -0,0 +1,15 @@
+@@ -0,0 +1,16 @@
 +import asyncio
 +
 +import pytest
@@ -61,7 +61,8 @@ new file mode 100644
 +
 +@pytest.mark.asyncio
 +async def test_whisper_async():
-+    assert await asyncio.to_thread(whisper, "HeLLo") == "hello..."
++    import six  # installed by name in runner.sh
++    assert await asyncio.to_thread(whisper, six.ensure_str("HeLLo")) == "hello..."
 '''
 
 
@@ -70,9 +71,11 @@ new file mode 100644
 def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
         tmp_path: Path, base_image: str) -> None:
     """CooperBench's dspy runners install `-e ".[dev]"`, whose pytest-asyncio and pytest-mock
-    the tests use (`@pytest.mark.asyncio`, `mocker`): the import resolves the runner's extra
-    and, pytest's plugin autoloading being off in the sandbox, the test command loads the
-    wheelhouse's plugins by name. Before: async tests skipped, `mocker` not found."""
+    the tests use (`@pytest.mark.asyncio`, `mocker`), and others install packages by name
+    (datasets' `pip install "pyarrow==20.0.0"`): the import resolves the runner's extra and
+    named packages and, pytest's plugin autoloading being off in the sandbox, the test
+    command loads the wheelhouse's plugins by name. Before: async tests skipped, `mocker`
+    not found, the named package missing."""
     upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
     pyproject = upstream / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
@@ -82,14 +85,15 @@ def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
     dockerfile.write_text(dockerfile.read_text().replace(
         dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
     runner = task / "runner.sh"
-    runner.write_text(runner.read_text().replace("pip install -e .\n",
-                                                 'pip install -e ".[dev]"\n'))
+    runner.write_text(runner.read_text().replace(
+        "pip install -e .\n", 'pip install -e ".[dev]"\npip install pytest "six==1.16.0"\n'))
     (task / "feature1" / "tests.patch").write_text(ASYNC_TESTS)
     dest = tmp_path / "root" / "dataset"
     result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
                     "--dest", str(dest), "--id", "tk-plugins")
     assert result.exit_code == 0, result.output
-    assert "pytest_asyncio==0.24.0" in (dest / "tk-plugins" / "wheels.txt").read_text()
+    wheels = (dest / "tk-plugins" / "wheels.txt").read_text().split()
+    assert "pytest_asyncio==0.24.0" in wheels and "six==1.16.0" in wheels
     assert "-p asyncio " in result.output and "-p pytest_mock " in result.output
     check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
                    "--base-image", base_image)

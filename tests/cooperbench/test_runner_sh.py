@@ -307,3 +307,18 @@ def test_feature_test_files_the_test_step_leaves_out_are_run(tmp_path: Path,
                    "--base-image", base_image)
     assert check.exit_code == 0, check.output
     assert_gold_checked(check.output, dest / "tk-later")
+
+
+def test_requirements_the_runner_installs_by_name_are_read() -> None:
+    """As CooperBench's datasets runners write them: quoted pins, `||` alternatives, behind
+    `if`; pip, pytest and pytest-xdist are this project's own, paths and variables are not
+    requirements."""
+    from arena_bot.tasks.cooperbench_runner import install_requirements
+
+    text = ('pip install setuptools\npip install -e .\npip uninstall -y pyarrow || true\n'
+            'pip install "pyarrow==20.0.0"\npip install pytest pytest-xdist\n'
+            'uv pip install --system "numpy<2.0" || uv pip install --system numpy\n'
+            'if uv pip install --system -r reqs.txt Pillow; then echo ok; fi\n'
+            'pip install --upgrade pip ./local $EXTRA\n')
+    assert install_requirements(text) == ("setuptools", "pyarrow==20.0.0", "numpy<2.0",
+                                          "numpy", "Pillow")
