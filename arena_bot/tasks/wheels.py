@@ -106,7 +106,7 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
             continue  # no packaging: made importable by a .pth line, nothing to resolve
         if (needs := native_build(project)) is not None:
             raise DatasetError(
-                f"the project {project.name} compiles an extension module, which needs {needs}; "
+                f"the project compiles an extension module, which needs {needs}; "
                 "task images have no compiler",
                 hint="a task needing a compiler cannot be imported as it is: leave it out")
         requirements.extend(build_requires(project))
