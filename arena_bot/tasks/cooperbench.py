@@ -317,9 +317,11 @@ def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str]]
         _git("clone", "--quiet", str(bundle), str(checkout), what="check out the bundle")
         _git("-C", str(checkout), "checkout", "--quiet", task.commit, what="check out the base")
         projects = [checkout / folder for folder in task.install_folders]
+        dated = run_git(("-C", str(checkout), "log", "-1", "--format=%cI", task.commit))
         lines = resolve_wheels(projects, dest=Path(temp) / "wheels",
                                extras=dict(zip(projects, task.extras, strict=True)),
-                               named=task.requirements)
+                               named=task.requirements,
+                               as_of=dated.text.strip() if dated.ok else None)
         return lines, pytest_plugins(Path(temp) / "wheels")
 
 

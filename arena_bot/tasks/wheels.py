@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import configparser
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -94,11 +95,18 @@ def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 def resolve_wheels(projects: list[Path], *, dest: Path,
                    extras: Mapping[Path, str] | None = None,
-                   named: tuple[str, ...] = ()) -> list[str]:
+                   named: tuple[str, ...] = (), as_of: str | None = None) -> list[str]:
     """Download (into ``dest``) the wheels that install ``projects`` with their extras (the
     runner's, ``extras``; default ``test``), the requirements the runner installs by name
     (``named``), the test tools, pip and the build backends; return them as sorted
-    ``name==version`` lines. A missing wheel is a DatasetError naming the package."""
+    ``name==version`` lines. A missing wheel is a DatasetError naming the package.
+
+    ``as_of`` (an ISO date: the base commit's) resolves the releases uploaded before it,
+    the packages the base commit was written against (today's may break its tests: litellm
+    1.108 fails five of dspy's tests that 1.74, of the commit's day, passes); when nothing
+    resolves so (a pin newer than the date: pytest 8.3.5, a runner's ``pyarrow==20.0.0``),
+    today's releases are taken. An index without upload times (a local mirror) is not
+    dated: pip's ``--uploaded-prior-to`` cannot filter it."""
     requirements = ["pip", *TEST_TOOLS]
     for project in projects:
         if not any((project / name).is_file()
@@ -112,12 +120,20 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         requirements.extend(build_requires(project))
         wanted = (extras or {}).get(project) or "test"
         requirements.append(f"{project}[{wanted}]")
-    _download([*requirements, *named], dest=dest)
+    dated = [f"--uploaded-prior-to={as_of}"] if as_of else []
+    try:
+        _download([*dated, *requirements, *named], dest=dest)
+    except DatasetError:
+        if not dated:
+            raise
+        shutil.rmtree(dest, ignore_errors=True)
+        dated = []
+        _download([*requirements, *named], dest=dest)
     for _ in range(5):  # each round adds what the last one's wheels need (one, in practice)
         gaps = _marker_gaps(dest)
         if not gaps:
             break
-        _download(["--no-deps", *gaps], dest=dest)
+        _download([*dated, "--no-deps", *gaps], dest=dest)
     lines = set()
     for wheel in dest.glob("*.whl"):
         match = _WHEEL.match(wheel.name)

@@ -144,3 +144,19 @@ def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Pat
     (upstream / "setup.py").write_text((upstream / "setup.py").read_text()
                                        .replace('["textkit/_speed.c"]', '["x.c"], optional=True'))
     assert native_build(upstream) is None  # optional speed-ups build without a compiler
+
+
+def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path) -> None:
+    """The real dspy task 8563 (base commit of 2025-07-21): today's litellm fails five of its
+    tests under the gold patch, the litellm of the commit's day passes them all. Releases
+    uploaded before the base commit are taken; where nothing resolves so (pytest 8.3.5, this
+    project's pin, is of 2025-03), today's are."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "dated"\nversion = "0.1"\ndependencies = ["json-repair"]\n')
+    dated = resolve_wheels([project], dest=tmp_path / "dated", as_of="2025-06-01T00:00:00Z")
+    assert "json_repair==0.46.0" in dated  # the last before June 2025
+    today = resolve_wheels([project], dest=tmp_path / "today", as_of="2021-01-01T00:00:00Z")
+    assert "pytest==8.3.5" in today and "json_repair==0.46.0" not in today
