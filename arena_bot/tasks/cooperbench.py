@@ -206,11 +206,14 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
 
 
 def _with_feature_tests(task: CooperBenchTask) -> CooperBenchTask:
-    """The task with the test files of its features' tests patches that the runner's test
-    step does not name added to its command, each run when present (CooperBench's dspy
-    runners run them in a later step, or a loop, that the import does not carry over): the
-    feature's tests and canaries must be run, or the feature cannot be checked."""
+    """The task with the test files of its features' tests patches that runner.sh runs in a
+    later step the import does not carry over (CooperBench's dspy runners loop over them
+    when a feature patch is given) added to its command, each run when present: the
+    feature's tests and canaries must run, or the feature cannot be checked. A file
+    runner.sh never names is left out, as CooperBench leaves it."""
     named = collected_paths(task.test_command)
+    runner = task.root / "runner.sh"
+    script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
     if named is None or task.test_command.startswith("cd "):
         return task  # every test file is collected / paths are relative to another folder
     missing: list[str] = []
@@ -218,13 +221,13 @@ def _with_feature_tests(task: CooperBenchTask) -> CooperBenchTask:
         text = (task.root / f"feature{fid}" / "tests.patch").read_text(encoding="utf-8",
                                                                        errors="replace")
         for path in _TESTS_PATCH_FILE.findall(text):
-            if not collects(path, named) and path not in missing:
+            if not collects(path, named) and path in script and path not in missing:
                 missing.append(path)
     if not missing:
         return task
     note = (f"added {', '.join(missing)} to the test command, each run when it exists: "
-            "test files of the features' tests patches that runner.sh's test step does not "
-            "name (change with --test-command)")
+            "test files of the features' tests patches that runner.sh runs in a later step "
+            "(change with --test-command)")
     return replace(task, test_command=f"{task.test_command} $(ls -d {' '.join(missing)} "
                    "2>/dev/null)", notes=(*task.notes, note))
 

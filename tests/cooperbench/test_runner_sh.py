@@ -7,6 +7,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from support.gitrepo import commit_folder
 
 from arena_bot.cli import main
 from arena_bot.core.errors import DatasetError
+from arena_bot.tasks.cooperbench import read_task
 from arena_bot.tasks.cooperbench_runner import derive_test_step, read_test_step, split_commands
 
 RUNNERS = Path(__file__).parent / "runners"
@@ -292,10 +294,14 @@ def test_feature_test_files_the_test_step_leaves_out_are_run(tmp_path: Path,
     """CooperBench's dspy runners name some features' test files only in a later loop (run
     when a feature patch is given), which the import does not carry over: those files are
     added to the command, each run when its tests patch brought it, so every feature is
-    checked (before: "no test goes from failing to passing", or its canaries missing)."""
+    checked (before: "no test goes from failing to passing", or its canaries missing). A
+    test file runner.sh never names stays out, as in CooperBench (click task 2800's
+    tests/test_imports.py, real)."""
     upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
     runner = task / "runner.sh"
-    runner.write_text(runner.read_text().replace('"tests/"', '"tests/test_core.py"'))
+    runner.write_text(runner.read_text().replace('"tests/"', '"tests/test_core.py"') + (
+        'for file in tests/test_whisper.py tests/test_words.py; do\n'
+        '    [[ -e "$file" ]] && python -m pytest "$file" -v\ndone\n'))
     dest = tmp_path / "root" / "dataset"
     result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
                     "--dest", str(dest), "--id", "tk-later")
@@ -307,6 +313,12 @@ def test_feature_test_files_the_test_step_leaves_out_are_run(tmp_path: Path,
                    "--base-image", base_image)
     assert check.exit_code == 0, check.output
     assert_gold_checked(check.output, dest / "tk-later")
+    with tarfile.open(DATA / "real" / "cooperbench-tasks.tar.xz") as archive:
+        archive.extractall(tmp_path / "real", filter="data")
+    click = read_task(next((tmp_path / "real").glob("**/pallets_click_task/task2800")))
+    assert any("+++ b/tests/test_imports.py" in (path / "tests.patch").read_text()
+               for path in click.root.glob("feature*"))
+    assert "$(ls" not in click.test_command
 
 
 def test_requirements_the_runner_installs_by_name_are_read() -> None:
