@@ -29,6 +29,8 @@ from arena_bot.tasks.cooperbench_runner import derive_test_step, read_test_step,
 
 RUNNERS = Path(__file__).parent / "runners"
 PREFIX = 'python3 -m pytest -p no:cacheprovider --junitxml="$ARENA_JUNIT"'
+#: An imported task's command also loads its wheelhouse's pytest plugins (pytest-mock, always).
+IMPORTED = PREFIX.replace("pytest -p", "pytest -p pytest_mock -p", 1)
 
 
 @pytest.mark.parametrize(("runner", "command"), [
@@ -169,7 +171,7 @@ def test_mixed_runner_imports_and_checks_offline(tmp_path: Path, base_image: str
     result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
                     "--dest", str(dest), "--id", "tk-mixed")
     assert result.exit_code == 0, result.output
-    assert f"test command: {PREFIX} tests/test_*.py -v --tb=short" in result.output
+    assert f"test command: {IMPORTED} tests/test_*.py -v --tb=short" in result.output
     assert "note: dropped `-n auto` from runner.sh line 16" in result.output
     check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
                    "--base-image", base_image)
@@ -248,7 +250,7 @@ def test_subproject_runner_imports_and_checks_offline(tmp_path: Path, base_image
     result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
                     "--dest", str(dest))
     assert result.exit_code == 0, result.output
-    assert f"test command: cd pkg-core && {PREFIX} tests/test_*.py -v" in result.output
+    assert f"test command: cd pkg-core && {IMPORTED} tests/test_*.py -v" in result.output
     assert "RUN for project in pkg-core; do" in (dest / "mono-task1" / "Dockerfile").read_text()
     check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
                    "--base-image", base_image)
