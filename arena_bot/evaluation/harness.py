@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fnmatch
 import json
 import re
 import secrets
@@ -61,7 +60,7 @@ from arena_bot.intake.patches import (
 from arena_bot.models.evaluation import ApplyStatus, FeatureResult, FeatureStatus, ReviewFlag
 from arena_bot.models.task import ExpectedTests, Task
 from arena_bot.sandbox.base import ExecResult, Sandbox
-from arena_bot.tasks.dataset import TaskFolder
+from arena_bot.tasks.dataset import TaskFolder, collected_paths, collects
 
 #: The harness's files: a root-owned mount neither sandbox user can change.
 HARNESS_DIR = "/arena"
@@ -191,38 +190,6 @@ class ReportTrailer:
 _NO_REPORT = "the test command wrote no JUnit report to $ARENA_JUNIT"
 
 
-def collected_paths(command: str) -> list[str] | None:
-    """The repository paths (or glob patterns) a pytest command names, files and folders,
-    ``::`` selectors dropped and a ``cd DIR`` before them prefixed; ``None`` when it names
-    none (pytest then collects its configured ``testpaths`` or the whole tree: every test
-    file counts)."""
-    try:
-        words = shlex.split(command, comments=True)
-    except ValueError:
-        return None
-    paths = []
-    folder = ""
-    for index, word in enumerate(words):
-        if index and words[index - 1] == "cd":
-            folder = "" if word.startswith("/") else word.removeprefix("./").rstrip("/")
-            continue
-        if word.startswith("-") or "=" in word or word in ("&&", "||", ";", "|", "cd"):
-            continue
-        path = word.split("::", 1)[0].removeprefix("./").rstrip("/")
-        if path.endswith(".py") or (("/" in path or path in ("tests", "test", "testing"))
-                                    and not path.startswith(("/", "$"))):
-            paths.append(f"{folder}/{path}" if folder else path)
-    return paths or None
-
-
-def _collected(path: str, named: list[str] | None) -> bool:
-    if named is None:
-        return True
-    return any(path == item or path.startswith(item + "/")
-               or (any(c in item for c in "*?[") and fnmatch.fnmatchcase(path, item))
-               for item in named)
-
-
 def plan_canaries(tests_patch: str, command: str = "") -> CanaryPlan | None:
     """Where the two canary tests may go: the Python test files the tests patch creates or
     changes and the test command collects (else the test files the command names; the
@@ -236,7 +203,7 @@ def plan_canaries(tests_patch: str, command: str = "") -> CanaryPlan | None:
     if not targets:
         return None
     named = collected_paths(command)
-    collected = [t for t in targets if _collected(t, named)]
+    collected = [t for t in targets if collects(t, named)]
     if not collected and named is not None:
         collected = [p for p in named if _TEST_FILE.match(PurePosixPath(p).name)
                      and not any(c in p for c in "*?[")]

@@ -15,8 +15,9 @@ or takes ``test_command``), and writes:
   tests cannot read "future" commits.
 
 What is not carried over: the runner's network ``pip install`` steps and any secondary test
-steps. In their place the imported Dockerfile installs the task's wheelhouse
-(:mod:`arena_bot.tasks.wheels`) and makes each project the runner installs importable
+steps (the test files of the features' tests patches they would run are added to the test
+command, each run when present). In their place the imported Dockerfile installs the task's
+wheelhouse (:mod:`arena_bot.tasks.wheels`) and makes each project the runner installs importable
 offline (:func:`install_steps`), with ``python`` where the base image has only ``python3``,
 as real test suites call ``python``.
 """
@@ -27,7 +28,7 @@ import re
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -36,9 +37,20 @@ from pydantic import ValidationError
 from arena_bot.core.errors import DatasetError, InputError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
-from arena_bot.tasks.cooperbench_runner import install_folders, read_test_step, script_lines
-from arena_bot.tasks.dataset import TaskFolder, load_task, task_dockerfile
-from arena_bot.tasks.wheels import WHEELS_FILE, resolve_wheels
+from arena_bot.tasks.cooperbench_runner import (
+    install_extras,
+    install_requirements,
+    read_test_step,
+    script_lines,
+)
+from arena_bot.tasks.dataset import (
+    TaskFolder,
+    collected_paths,
+    collects,
+    load_task,
+    task_dockerfile,
+)
+from arena_bot.tasks.wheels import WHEELS_FILE, pytest_plugins, resolve_wheels
 
 _CLONE = re.compile(
     r"\bgit\s+clone\s+(?:-{1,2}[\w-]+(?:[= ]\d+)?\s+)*(?P<url>(?:https?://|git@)\S+)"
@@ -47,6 +59,8 @@ _CHECKOUT = re.compile(
     r"\bgit\s+(?:-C\s+\S+\s+)?checkout\s+(?:-q\s+|--quiet\s+)?(?P<sha>[0-9a-f]{40})\b"
 )
 _FEATURE_DIR = re.compile(r"^feature(\d+)$")
+_TESTS_PATCH_FILE = re.compile(r"^\+\+\+ b/(?P<path>[\w./-]*?(?:test_[\w.-]*|[\w.-]*_test)\.py)$",
+                               re.MULTILINE)
 _MARKDOWN_LABEL = re.compile(r"^(?:\*\*|__)?\s*(?:title|feature)\s*:?\s*(?:\*\*|__)?\s*:?\s*",
                              re.IGNORECASE)
 
@@ -101,6 +115,12 @@ class CooperBenchTask:
     notes: tuple[str, ...] = ()
     #: Projects the runner installs (``pip install -e``), repository-relative.
     install_folders: tuple[str, ...] = (".",)
+    #: The extras the runner installs each of them with ("": none named, the ``test`` one).
+    extras: tuple[str, ...] = ("",)
+    #: Whether ``test_command`` was read from runner.sh (not given with --test-command).
+    derived: bool = True
+    #: What the runner installs by name (``pip install "pyarrow==20.0.0"``).
+    requirements: tuple[str, ...] = ()
 
     def suggested_id(self) -> str:
         """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
@@ -171,12 +191,45 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     upstream, commit = read_dockerfile(root / "Dockerfile")
     step = None if test_command else read_test_step(root / "runner.sh")
     runner = root / "runner.sh"
-    folders = (install_folders(runner.read_text(encoding="utf-8", errors="replace"))
-               if runner.is_file() else (".",))
-    return CooperBenchTask(root=root, upstream=upstream, commit=commit,
+    script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
+    installs = install_extras(script) or {".": ""}
+    named = install_requirements(script)
+    task = CooperBenchTask(root=root, upstream=upstream, commit=commit,
                            test_command=test_command or (step.command if step else ""),
-                           features=read_features(root), notes=step.notes if step else (),
-                           install_folders=folders)
+                           features=read_features(root),
+                           install_folders=tuple(installs), extras=tuple(installs.values()),
+                           derived=not test_command, requirements=named,
+                           notes=(*(step.notes if step else ()),
+                                  *([f"runner.sh installs {', '.join(named)}: resolved into "
+                                     "the wheelhouse too"] if named else [])))
+    return _with_feature_tests(task) if task.derived else task
+
+
+def _with_feature_tests(task: CooperBenchTask) -> CooperBenchTask:
+    """The task with the test files of its features' tests patches that runner.sh runs in a
+    later step the import does not carry over (CooperBench's dspy runners loop over them
+    when a feature patch is given) added to its command, each run when present: the
+    feature's tests and canaries must run, or the feature cannot be checked. A file
+    runner.sh never names is left out, as CooperBench leaves it."""
+    named = collected_paths(task.test_command)
+    runner = task.root / "runner.sh"
+    script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
+    if named is None or task.test_command.startswith("cd "):
+        return task  # every test file is collected / paths are relative to another folder
+    missing: list[str] = []
+    for fid in task.features:
+        text = (task.root / f"feature{fid}" / "tests.patch").read_text(encoding="utf-8",
+                                                                       errors="replace")
+        for path in _TESTS_PATCH_FILE.findall(text):
+            if not collects(path, named) and path in script and path not in missing:
+                missing.append(path)
+    if not missing:
+        return task
+    note = (f"added {', '.join(missing)} to the test command, each run when it exists: "
+            "test files of the features' tests patches that runner.sh runs in a later step "
+            "(change with --test-command)")
+    return replace(task, test_command=f"{task.test_command} $(ls -d {' '.join(missing)} "
+                   "2>/dev/null)", notes=(*task.notes, note))
 
 
 def make_bundle(*, source: str, commit: str, target: Path) -> None:
@@ -233,9 +286,14 @@ def import_task(
                     target=staging / "repo.bundle")
         steps = install_steps(task.install_folders)
         if wheels:
-            (staging / WHEELS_FILE).write_text(
-                "\n".join(_resolve(staging / "repo.bundle", task)) + "\n", encoding="utf-8")
+            lines, plugins = _resolve(staging / "repo.bundle", task)
+            (staging / WHEELS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
             steps = wheel_steps(task.install_folders)
+            if task.derived and plugins:  # autoloading is off in the sandbox: load by name
+                task = replace(task, test_command=task.test_command.replace(
+                    "python3 -m pytest ", "python3 -m pytest "
+                    + "".join(f"-p {name} " for name in plugins), 1))
+                spec_text = _task_yaml(task, task_id=task_id)
         (staging / "Dockerfile").write_text(
             task_dockerfile(
                 task.commit,
@@ -254,14 +312,20 @@ def import_task(
     return load_task(target)
 
 
-def _resolve(bundle: Path, task: CooperBenchTask) -> list[str]:
-    """The ``wheels.txt`` lines of the task: resolved from a checkout of the base commit."""
+def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str]]:
+    """The ``wheels.txt`` lines of the task, resolved from a checkout of the base commit,
+    and the pytest plugins among them."""
     with tempfile.TemporaryDirectory(prefix="arena-wheels-") as temp:
         checkout = Path(temp) / "repo"
         _git("clone", "--quiet", str(bundle), str(checkout), what="check out the bundle")
         _git("-C", str(checkout), "checkout", "--quiet", task.commit, what="check out the base")
-        return resolve_wheels([checkout / folder for folder in task.install_folders],
-                              dest=Path(temp) / "wheels")
+        projects = [checkout / folder for folder in task.install_folders]
+        dated = run_git(("-C", str(checkout), "log", "-1", "--format=%cI", task.commit))
+        lines = resolve_wheels(projects, dest=Path(temp) / "wheels",
+                               extras=dict(zip(projects, task.extras, strict=True)),
+                               named=task.requirements,
+                               as_of=dated.text.strip() if dated.ok else None)
+        return lines, pytest_plugins(Path(temp) / "wheels")
 
 
 def _match_permissions(folder: Path, *, like: Path) -> None:

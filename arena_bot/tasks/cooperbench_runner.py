@@ -36,10 +36,12 @@ _CLOSERS = {"fi", "esac", "done", "}"}
 _OPERATORS = ("&&", "||", ";;", ";", "|", "&")
 _REDIRECT = re.compile(r"^\d*(?:>>?|<|>&|<&|&>)(?P<target>.*)$")
 _DECLARATIONS = {"export", "local", "readonly", "declare", "typeset"}
-#: pytest options this project sets itself or whose plugins CooperBench installs over the
-#: network (pytest-xdist, pytest-cov): dropped with a note. Value: the option takes an argument.
+#: pytest options this project sets itself, whose plugins CooperBench installs over the
+#: network (pytest-xdist, pytest-cov), or that stop the run at the first failure (the
+#: harness's failing canary would end it): dropped with a note. Value: takes an argument.
 _DROPPED_OPTIONS = {"-n": True, "--numprocesses": True, "--dist": True, "--maxprocesses": True,
-                    "--junitxml": True, "--junit-xml": True}
+                    "--junitxml": True, "--junit-xml": True, "-x": False, "--exitfirst": False,
+                    "--maxfail": True}
 _DROPPED_PREFIXES = ("--cov",)
 #: Environment the evaluation harness sets for every test run; a runner's export of these is
 #: not carried over (PYTHONPATH is, in front of the harness's own entries).
@@ -458,8 +460,9 @@ def _test_command(call: _Call, *, path: Path) -> tuple[str, list[str]]:
               f"{rendered}").strip()
     if call.cwd:
         pytest = f"cd {shlex.quote(call.cwd)} && {pytest}"
-    notes += [f"dropped `{' '.join(option)}` from runner.sh line {call.line} (plugin or "
-              "option this project sets itself)" for option in dropped]
+    notes += [f"dropped `{' '.join(option)}` from runner.sh line {call.line} (a plugin not "
+              "installed, an option this project sets itself, or a stop at the first failure, "
+              "which the harness's failing canary would be)" for option in dropped]
     return pytest, notes
 
 
@@ -528,7 +531,13 @@ def install_folders(text: str) -> tuple[str, ...]:
     """The projects runner.sh installs with ``pip install -e DIR`` (``uv pip``, ``python -m
     pip`` alike), repository-relative; ``(".",)`` when it names none (or only ones known at
     run time). A monorepo runner installs a sub-project (``pip install -e ./pkg-core``)."""
-    found: list[str] = []
+    return tuple(install_extras(text)) or (".",)
+
+
+def install_extras(text: str) -> dict[str, str]:
+    """:func:`install_folders` -> the extras the runner first installs each with
+    (``pip install -e ".[dev]"``: ``dev``; ``""`` when it names none)."""
+    found: dict[str, str] = {}
     cwd: str | None = ""
     for _, line in script_lines(text):
         for words in split_commands(line):
@@ -539,14 +548,52 @@ def install_folders(text: str) -> tuple[str, ...]:
             target = _editable_target(command)
             if target is None or cwd is None:
                 continue
-            folder, _ = _change_directory(["cd", shlex.quote(target)], cwd)
-            if folder is not None and (folder or ".") not in found:
-                found.append(folder or ".")
-    return tuple(found) or (".",)
+            folder, _ = _change_directory(["cd", shlex.quote(target[0])], cwd)
+            if folder is not None:
+                found.setdefault(folder or ".", target[1])
+    return found
 
 
-def _editable_target(words: list[str]) -> str | None:
-    """The folder of ``pip install -e FOLDER[extras]``, or None (not one, or not static)."""
+#: ``pip install`` options whose value is the next word.
+_PIP_VALUE_OPTIONS = {"-e", "--editable", "-r", "--requirement", "-c", "--constraint", "-i",
+                      "--index-url", "--extra-index-url", "-f", "--find-links", "-t",
+                      "--target", "--python", "-p"}
+#: What runner.sh may install by name that the wheelhouse has its own way: pip and pytest
+#: (pinned by this project), pytest-xdist (its options are dropped from the test step).
+_OWN_TOOLS = {"pip", "pytest", "pytest-xdist", "uv"}
+
+
+def install_requirements(text: str) -> tuple[str, ...]:
+    """The requirements runner.sh installs by name (``pip install "pyarrow==20.0.0" Pillow``,
+    every alternative of an ``||``), in order: CooperBench's image has them, and the tests
+    may need them (a pin the project's own metadata does not make, a test-only package)."""
+    found: list[str] = []
+    for _, line in script_lines(text):
+        for words in split_commands(line):
+            _, command = _peel(words)
+            rest = _pip_install_args(command)
+            skip = False
+            for word in rest or []:
+                if skip or word.startswith("-"):
+                    skip = not skip and word in _PIP_VALUE_OPTIONS
+                    continue
+                if any(c in word for c in "$`"):
+                    continue
+                requirement = shlex.split(word)[0] if word.strip("'\"") else ""
+                name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+                if name is None or "/" in requirement or requirement.startswith("."):
+                    continue  # a path or URL: the project itself or not static
+                if re.sub(r"[-_.]+", "-", name[0]).lower() not in _OWN_TOOLS \
+                        and requirement not in found:
+                    found.append(requirement)
+    return tuple(found)
+
+
+def _pip_install_args(words: list[str]) -> list[str] | None:
+    """The words after ``pip install`` (``uv pip``, ``python -m pip`` alike; behind ``if``,
+    ``then``, ``!``), or None."""
+    while words[:1] in (["if"], ["then"], ["else"], ["!"]):
+        words = words[1:]
     if words[:1] in (["pip"], ["pip3"]):
         rest = words[1:]
     elif words[:2] == ["uv", "pip"]:
@@ -555,7 +602,14 @@ def _editable_target(words: list[str]) -> str | None:
         rest = words[3:]
     else:
         return None
-    if rest[:1] != ["install"]:
+    return rest[1:] if rest[:1] == ["install"] else None
+
+
+def _editable_target(words: list[str]) -> tuple[str, str] | None:
+    """The folder and extras of ``pip install -e FOLDER[extras]``, or None (not one, or not
+    static)."""
+    rest = _pip_install_args(words)
+    if rest is None:
         return None
     for index, word in enumerate(rest):
         if word in {"-e", "--editable"} and index + 1 < len(rest):
@@ -566,10 +620,12 @@ def _editable_target(words: list[str]) -> str | None:
             continue
         if any(c in raw for c in "$`"):
             return None
-        target = re.sub(r"\[.*\]$", "", shlex.split(raw)[0] if raw.strip() else "")
+        spec = shlex.split(raw)[0] if raw.strip() else ""
+        extras = re.search(r"\[(.*)\]$", spec)
+        target = spec[: extras.start()] if extras else spec
         if "://" in target or target.startswith("git+"):
             return None
-        return target or "."
+        return target or ".", extras.group(1).replace(" ", "") if extras else ""
     return None
 
 

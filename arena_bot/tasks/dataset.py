@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import shlex
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -163,3 +165,36 @@ class Dataset:
 
     def all(self) -> list[TaskFolder]:
         return [self.get(task_id) for task_id in self.task_ids()]
+
+
+def collected_paths(command: str) -> list[str] | None:
+    """The repository paths (or glob patterns) a pytest command names, files and folders,
+    ``::`` selectors dropped and a ``cd DIR`` before them prefixed; ``None`` when it names
+    none (pytest then collects its configured ``testpaths`` or the whole tree: every test
+    file counts)."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        return None
+    paths = []
+    folder = ""
+    for index, word in enumerate(words):
+        if index and words[index - 1] == "cd":
+            folder = "" if word.startswith("/") else word.removeprefix("./").rstrip("/")
+            continue
+        if word.startswith("-") or "=" in word or word in ("&&", "||", ";", "|", "cd"):
+            continue
+        path = word.split("::", 1)[0].removeprefix("./").rstrip("/")
+        if path.endswith(".py") or (("/" in path or path in ("tests", "test", "testing"))
+                                    and not path.startswith(("/", "$"))):
+            paths.append(f"{folder}/{path}" if folder else path)
+    return paths or None
+
+
+def collects(path: str, named: list[str] | None) -> bool:
+    """Whether a command naming ``named`` (:func:`collected_paths`) collects ``path``."""
+    if named is None:
+        return True
+    return any(path == item or path.startswith(item + "/")
+               or (any(c in item for c in "*?[") and fnmatch.fnmatchcase(path, item))
+               for item in named)

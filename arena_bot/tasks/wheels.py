@@ -8,15 +8,23 @@ wheels on the host into a cache (:func:`fetch_wheels`; nothing is fetched when t
 them, so a machine without network builds from the cache) and installs them inside the build
 with ``pip install --no-index`` (the image itself never needs a network). A dependency with
 no wheel for this platform needs a compiler or system libraries: the import says which.
+The tests run with pytest's plugin autoloading off; :func:`pytest_plugins` names the
+wheelhouse's plugins for the test command to load.
 """
 
 from __future__ import annotations
 
+import configparser
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
+from collections.abc import Mapping
 from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
 
 from arena_bot.core.errors import DatasetError, SandboxError
 
@@ -32,6 +40,10 @@ BASE_WHEELS = ("pip==26.3", PYTEST_PIN, "iniconfig==2.3.1", "packaging==26.4",
 #: the test commands and is left out).
 TEST_TOOLS = (PYTEST_PIN, "pytest-mock==3.14.0")
 WHEELS_FILE = "wheels.txt"
+#: The offline base image's Python (Debian bookworm's; the default base image's 3.11 is not
+#: older). ``pip download`` evaluates environment markers with the host's Python only (its
+#: ``--python-version`` does not reach them): what this one needs besides is added.
+IMAGE_PYTHON = "3.11.2"
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-.*\.whl$")
 _TIMEOUT = 900
 
@@ -50,22 +62,88 @@ def build_requires(project: Path) -> list[str]:
     return ["setuptools", "wheel"]
 
 
+#: Build requirements that compile an extension module (Rust: the first two).
+_NATIVE_BUILD = re.compile(r"^(maturin|setuptools[-_]rust|scikit[-_]build|meson[-_]python|"
+                           r"cython|pybind11|nanobind|cffi|py[-_]build[-_]cmake)\b",
+                           re.IGNORECASE)
+_EXTENSION = re.compile(r"\b(?:Rust)?Extension\(")
+
+
+def native_build(project: Path) -> str | None:
+    """What in ``project`` compiles an extension module (a compiler task images do not
+    have), or None. A setup.py whose extensions are optional speed-ups (a ``BuildFailed``
+    fallback, ``optional=True``) builds without one and does not count."""
+    for requirement in build_requires(project):
+        if _NATIVE_BUILD.match(requirement.strip()):
+            compiler = "Rust" if re.match(r"(?i)maturin|setuptools.rust", requirement) else "C"
+            return f"a {compiler} compiler: its build requires {requirement} (pyproject.toml)"
+    setup = project / "setup.py"
+    text = setup.read_text(encoding="utf-8", errors="replace") if setup.is_file() else ""
+    if re.search(r"BuildFailed|optional\s*=\s*True", text):
+        return None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if _EXTENSION.search(line) and not line.lstrip().startswith("#"):
+            compiler = "Rust" if "RustExtension" in line else "C"
+            return f"a {compiler} compiler: setup.py:{number} builds `{line.strip()[:80]}`"
+    return None
+
+
 def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,
                           timeout=_TIMEOUT, check=False)
 
 
-def resolve_wheels(projects: list[Path], *, dest: Path) -> list[str]:
-    """Download (into ``dest``) the wheels that install ``projects`` with their ``test``
-    extra, the test tools, pip and the build backends; return them as sorted
-    ``name==version`` lines. A missing wheel is a DatasetError naming the package."""
+def resolve_wheels(projects: list[Path], *, dest: Path,
+                   extras: Mapping[Path, str] | None = None,
+                   named: tuple[str, ...] = (), as_of: str | None = None) -> list[str]:
+    """Download (into ``dest``) the wheels that install ``projects`` with their extras (the
+    runner's, ``extras``; default ``test``), the requirements the runner installs by name
+    (``named``), the test tools, pip and the build backends; return them as sorted
+    ``name==version`` lines. A missing wheel is a DatasetError naming the package.
+
+    ``as_of`` (an ISO date: the base commit's) resolves the releases uploaded before it,
+    the packages the base commit was written against (today's may break its tests: litellm
+    1.108 fails five of dspy's tests that 1.74, of the commit's day, passes); when nothing
+    resolves so (a pin newer than the date: pytest 8.3.5, a runner's ``pyarrow==20.0.0``),
+    today's releases are taken. An index without upload times (a local mirror) is not
+    dated: pip's ``--uploaded-prior-to`` cannot filter it."""
     requirements = ["pip", *TEST_TOOLS]
     for project in projects:
         if not any((project / name).is_file()
                    for name in ("pyproject.toml", "setup.py", "setup.cfg")):
             continue  # no packaging: made importable by a .pth line, nothing to resolve
+        if (needs := native_build(project)) is not None:
+            raise DatasetError(
+                f"the project compiles an extension module, which needs {needs}; "
+                "task images have no compiler",
+                hint="a task needing a compiler cannot be imported as it is: leave it out")
         requirements.extend(build_requires(project))
-        requirements.append(f"{project}[test]")
+        wanted = (extras or {}).get(project) or "test"
+        requirements.append(f"{project}[{wanted}]")
+    dated = [f"--uploaded-prior-to={as_of}"] if as_of else []
+    try:
+        _download([*dated, *requirements, *named], dest=dest)
+    except DatasetError:
+        if not dated:
+            raise
+        shutil.rmtree(dest, ignore_errors=True)
+        dated = []
+        _download([*requirements, *named], dest=dest)
+    for _ in range(5):  # each round adds what the last one's wheels need (one, in practice)
+        gaps = _marker_gaps(dest)
+        if not gaps:
+            break
+        _download([*dated, "--no-deps", *gaps], dest=dest)
+    lines = set()
+    for wheel in dest.glob("*.whl"):
+        match = _WHEEL.match(wheel.name)
+        if match:
+            lines.add(f"{match['name']}=={match['version']}")
+    return sorted(lines, key=str.lower)
+
+
+def _download(requirements: list[str], *, dest: Path) -> None:
+    """``pip download`` wheels only; a failure is a DatasetError naming what is missing."""
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
                  *requirements])
     if done.returncode != 0:
@@ -86,12 +164,53 @@ def resolve_wheels(projects: list[Path], *, dest: Path) -> list[str]:
             what = "pip could not download the dependencies"
             hint = "check the network to the package index"
         raise DatasetError(f"{what}:\n{tail}", hint=hint)
-    lines = set()
-    for wheel in dest.glob("*.whl"):
-        match = _WHEEL.match(wheel.name)
-        if match:
-            lines.add(f"{match['name']}=={match['version']}")
-    return sorted(lines, key=str.lower)
+
+
+def _marker_gaps(dest: Path) -> list[str]:
+    """Requirements of the wheels in ``dest`` that :data:`IMAGE_PYTHON` needs and the host's
+    resolution left out (``redis``'s ``async-timeout; python_full_version < "3.11.3"``), and
+    those of the wheels added for them (downloaded without their dependencies)."""
+    have = {_norm(match["name"]) for wheel in dest.glob("*.whl")
+            if (match := _WHEEL.match(wheel.name))}
+    environment = {"python_full_version": IMAGE_PYTHON, "extra": "",
+                   "python_version": IMAGE_PYTHON.rsplit(".", 1)[0]}
+    gaps: list[str] = []
+    for wheel in sorted(dest.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            metadata = next((archive.read(name).decode("utf-8", "replace")
+                             for name in archive.namelist()
+                             if name.count("/") == 1 and name.endswith(".dist-info/METADATA")),
+                            "")
+        for line in metadata.splitlines():
+            if not line.startswith("Requires-Dist:"):
+                continue
+            try:
+                requirement = Requirement(line.removeprefix("Requires-Dist:").strip())
+            except InvalidRequirement:
+                continue
+            wanted = f"{requirement.name}{requirement.specifier}"
+            if _norm(requirement.name) not in have and wanted not in gaps and (
+                    requirement.marker is None or requirement.marker.evaluate(environment)):
+                gaps.append(wanted)
+    return gaps
+
+
+def pytest_plugins(wheelhouse: Path) -> list[str]:
+    """The pytest plugins (``pytest11`` entry-point names) of the wheels in ``wheelhouse``:
+    the tests run with autoloading off, so the test command loads these by name (``-p``),
+    as CooperBench's image, which autoloads every installed plugin, has them."""
+    names: set[str] = set()
+    for wheel in sorted(wheelhouse.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            for member in archive.namelist():
+                if member.count("/") == 1 and member.endswith(".dist-info/entry_points.txt"):
+                    parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+                    parser.optionxform = str  # type: ignore[assignment,method-assign]
+                    parser.read_string(archive.read(member).decode("utf-8", "replace"))
+                    if parser.has_section("pytest11"):
+                        names.update(name for name in parser.options("pytest11")
+                                     if re.fullmatch(r"[A-Za-z0-9_.-]+", name))
+    return sorted(names)
 
 
 def _on_index(requirement: str) -> bool:

@@ -7,12 +7,14 @@ cannot have it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
-from arena_bot.tasks.wheels import _on_index
+from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
 
 
 def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Path) -> None:
@@ -37,3 +39,124 @@ def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Pa
 def test_a_name_the_index_does_not_have_is_not_blamed_on_a_compiler() -> None:
     assert _on_index("pycrypto==2.6.1")
     assert not _on_index("arena-no-such-project-7f3c==1.0")
+
+
+ASYNC_TESTS = '''\
+diff --git a/tests/test_whisper.py b/tests/test_whisper.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_whisper.py
+@@ -0,0 +1,16 @@
++import asyncio
++
++import pytest
++from textkit.core import whisper
++
++
++def test_whisper(mocker):
++    stub = mocker.stub()
++    stub(whisper("HeLLo"))
++    stub.assert_called_once_with("hello...")
++
++
++@pytest.mark.asyncio
++async def test_whisper_async():
++    import six  # installed by name in runner.sh
++    assert await asyncio.to_thread(whisper, six.ensure_str("HeLLo")) == "hello..."
+'''
+
+
+@pytest.mark.docker
+@pytest.mark.full
+def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
+        tmp_path: Path, base_image: str) -> None:
+    """CooperBench's dspy runners install `-e ".[dev]"`, whose pytest-asyncio and pytest-mock
+    the tests use (`@pytest.mark.asyncio`, `mocker`), and others install packages by name
+    (datasets' `pip install "pyarrow==20.0.0"`): the import resolves the runner's extra and
+    named packages and, pytest's plugin autoloading being off in the sandbox, the test
+    command loads the wheelhouse's plugins by name. Before: async tests skipped, `mocker`
+    not found, the named package missing."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    pyproject = upstream / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
+                         'dev = ["pytest-asyncio==0.24.0"]\n')
+    sha = commit_folder(upstream, message="dev extra")
+    dockerfile = task / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace(
+        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace(
+        "pip install -e .\n", 'pip install -e ".[dev]"\npip install pytest "six==1.16.0"\n'))
+    (task / "feature1" / "tests.patch").write_text(ASYNC_TESTS)
+    dest = tmp_path / "root" / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--id", "tk-plugins")
+    assert result.exit_code == 0, result.output
+    wheels = (dest / "tk-plugins" / "wheels.txt").read_text().split()
+    assert "pytest_asyncio==0.24.0" in wheels and "six==1.16.0" in wheels
+    assert "-p asyncio " in result.output and "-p pytest_mock " in result.output
+    check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
+                   "--base-image", base_image)
+    assert check.exit_code == 0, check.output
+    expected = json.loads((dest / "tk-plugins" / "feature1" / "expected_tests.json").read_text())
+    assert {"tests.test_whisper::test_whisper",
+            "tests.test_whisper::test_whisper_async"} <= set(expected["fail_to_pass"])
+
+
+def test_a_dependency_the_images_python_needs_is_resolved_on_any_host(tmp_path: Path) -> None:
+    """redis 8.1.0 needs async-timeout on Python < 3.11.3, the offline base image's 3.11.2:
+    `pip download` on a newer host (3.11.7 here) judged the marker with its own Python, and
+    the real dspy task's image build then failed (`No matching distribution found for
+    async-timeout>=4.0.3 (from redis)`)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "needs-redis"\nversion = "0.1"\ndependencies = ["redis==8.1.0"]\n')
+    lines = resolve_wheels([project], dest=tmp_path / "wheels")
+    assert any(line.lower().startswith(("async_timeout==", "async-timeout==")) for line in lines)
+
+
+def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Path) -> None:
+    """Pillow's setup.py builds C extensions and tiktoken builds Rust (setuptools-rust): task
+    images have no compiler, so the import refuses them naming what is missing and where
+    (before: imported, and every test then failed on the missing compiled module)."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    (upstream / "setup.py").write_text(
+        "from setuptools import Extension, setup\n\n"
+        'setup(ext_modules=[Extension("textkit._speed", ["textkit/_speed.c"])])\n')
+    sha = commit_folder(upstream, message="a C extension")
+    dockerfile = task / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace(
+        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
+    dest = tmp_path / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest))
+    assert result.exit_code == 1, result.output
+    assert "compiles an extension module, which needs a C compiler: setup.py:3" in result.output
+    assert not any(dest.glob("*/task.yaml"))
+    rust = tmp_path / "rust"
+    rust.mkdir()
+    (rust / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools", '
+                                         '"setuptools-rust>=1.5.2"]\n')
+    assert native_build(rust) == ("a Rust compiler: its build requires setuptools-rust>=1.5.2 "
+                                  "(pyproject.toml)")
+    (upstream / "setup.py").write_text((upstream / "setup.py").read_text()
+                                       .replace('["textkit/_speed.c"]', '["x.c"], optional=True'))
+    assert native_build(upstream) is None  # optional speed-ups build without a compiler
+
+
+def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path) -> None:
+    """The real dspy task 8563 (base commit of 2025-07-21): today's litellm fails five of its
+    tests under the gold patch, the litellm of the commit's day passes them all. Releases
+    uploaded before the base commit are taken; where nothing resolves so (pytest 8.3.5, this
+    project's pin, is of 2025-03), today's are."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "dated"\nversion = "0.1"\ndependencies = ["json-repair"]\n')
+    dated = resolve_wheels([project], dest=tmp_path / "dated", as_of="2025-06-01T00:00:00Z")
+    assert "json_repair==0.46.0" in dated  # the last before June 2025
+    today = resolve_wheels([project], dest=tmp_path / "today", as_of="2021-01-01T00:00:00Z")
+    assert "pytest==8.3.5" in today and "json_repair==0.46.0" not in today

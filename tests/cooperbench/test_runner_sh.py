@@ -7,6 +7,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,13 @@ from support.gitrepo import commit_folder
 
 from arena_bot.cli import main
 from arena_bot.core.errors import DatasetError
+from arena_bot.tasks.cooperbench import read_task
 from arena_bot.tasks.cooperbench_runner import derive_test_step, read_test_step, split_commands
 
 RUNNERS = Path(__file__).parent / "runners"
 PREFIX = 'python3 -m pytest -p no:cacheprovider --junitxml="$ARENA_JUNIT"'
+#: An imported task's command also loads its wheelhouse's pytest plugins (pytest-mock, always).
+IMPORTED = PREFIX.replace("pytest -p", "pytest -p pytest_mock -p", 1)
 
 
 @pytest.mark.parametrize(("runner", "command"), [
@@ -50,6 +54,10 @@ def test_dropped_flags_and_secondary_steps_are_said() -> None:
     flags = read_test_step(RUNNERS / "array_cd_flags.sh")
     assert [note.split(" from ")[0] for note in flags.notes] == [
         "dropped `-n auto`", "dropped `--cov=pkg_core`"]
+    # CooperBench's dspy runners stop at the first failure: the harness's failing canary
+    # would end the run before the feature's tests and the passing canary (gold "tampered").
+    stop = read_test_step(RUNNERS / "timeout_quoted.sh")
+    assert [note.split(" from ")[0] for note in stop.notes] == ["dropped `--maxfail=1`"]
     secondary = read_test_step(RUNNERS / "secondary_loops.sh")
     assert secondary.command == (f"{PREFIX} tests/teleprompt/test_utils.py "
                                  "tests/propose/test_grounded_proposer.py -v --tb=short")
@@ -163,7 +171,7 @@ def test_mixed_runner_imports_and_checks_offline(tmp_path: Path, base_image: str
     result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
                     "--dest", str(dest), "--id", "tk-mixed")
     assert result.exit_code == 0, result.output
-    assert f"test command: {PREFIX} tests/test_*.py -v --tb=short" in result.output
+    assert f"test command: {IMPORTED} tests/test_*.py -v --tb=short" in result.output
     assert "note: dropped `-n auto` from runner.sh line 16" in result.output
     check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
                    "--base-image", base_image)
@@ -221,13 +229,15 @@ def _subproject_task(tmp: Path) -> tuple[Path, Path]:
 
 
 def test_install_folders_follow_the_runner() -> None:
-    from arena_bot.tasks.cooperbench_runner import install_folders
+    from arena_bot.tasks.cooperbench_runner import install_extras, install_folders
 
     assert install_folders(SUBPROJECT_RUNNER) == ("pkg-core",)
     assert install_folders((RUNNERS / "plain.sh").read_text()) == (".",)
     assert install_folders("pip install -e $PKG\nuv pip install --system -e .\n") == (".",)
     assert install_folders("cd /workspace/repo/a\npip install -e ../b\npip install -e '.[x]'\n"
                            ) == ("b", "a")
+    assert install_extras("pip install -e '.[dev]' || pip install -e .\npip install -e ./c\n"
+                          ) == {".": "dev", "c": ""}
 
 
 @pytest.mark.docker
@@ -240,7 +250,7 @@ def test_subproject_runner_imports_and_checks_offline(tmp_path: Path, base_image
     result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
                     "--dest", str(dest))
     assert result.exit_code == 0, result.output
-    assert f"test command: cd pkg-core && {PREFIX} tests/test_*.py -v" in result.output
+    assert f"test command: cd pkg-core && {IMPORTED} tests/test_*.py -v" in result.output
     assert "RUN for project in pkg-core; do" in (dest / "mono-task1" / "Dockerfile").read_text()
     check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
                    "--base-image", base_image)
@@ -277,3 +287,52 @@ def test_an_invalid_derived_task_is_refused_before_anything_is_written(tmp_path:
     assert "task.yaml would not be valid: tests.command" in result.output
     assert "--test-command" in result.output and "Traceback" not in result.output
     assert not dest.exists()
+
+
+@pytest.mark.docker
+@pytest.mark.full
+def test_feature_test_files_the_test_step_leaves_out_are_run(tmp_path: Path,
+                                                            base_image: str) -> None:
+    """CooperBench's dspy runners name some features' test files only in a later loop (run
+    when a feature patch is given), which the import does not carry over: those files are
+    added to the command, each run when its tests patch brought it, so every feature is
+    checked (before: "no test goes from failing to passing", or its canaries missing). A
+    test file runner.sh never names stays out, as in CooperBench (click task 2800's
+    tests/test_imports.py, real)."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace('"tests/"', '"tests/test_core.py"') + (
+        'for file in tests/test_whisper.py tests/test_words.py; do\n'
+        '    [[ -e "$file" ]] && python -m pytest "$file" -v\ndone\n'))
+    dest = tmp_path / "root" / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--id", "tk-later")
+    assert result.exit_code == 0, result.output
+    assert ("tests/test_core.py -v --tb=short $(ls -d tests/test_whisper.py tests/test_words.py "
+            "2>/dev/null)") in result.output
+    assert "added tests/test_whisper.py, tests/test_words.py to the test command" in result.output
+    check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
+                   "--base-image", base_image)
+    assert check.exit_code == 0, check.output
+    assert_gold_checked(check.output, dest / "tk-later")
+    with tarfile.open(DATA / "real" / "cooperbench-tasks.tar.xz") as archive:
+        archive.extractall(tmp_path / "real", filter="data")
+    click = read_task(next((tmp_path / "real").glob("**/pallets_click_task/task2800")))
+    assert any("+++ b/tests/test_imports.py" in (path / "tests.patch").read_text()
+               for path in click.root.glob("feature*"))
+    assert "$(ls" not in click.test_command
+
+
+def test_requirements_the_runner_installs_by_name_are_read() -> None:
+    """As CooperBench's datasets runners write them: quoted pins, `||` alternatives, behind
+    `if`; pip, pytest and pytest-xdist are this project's own, paths and variables are not
+    requirements."""
+    from arena_bot.tasks.cooperbench_runner import install_requirements
+
+    text = ('pip install setuptools\npip install -e .\npip uninstall -y pyarrow || true\n'
+            'pip install "pyarrow==20.0.0"\npip install pytest pytest-xdist\n'
+            'uv pip install --system "numpy<2.0" || uv pip install --system numpy\n'
+            'if uv pip install --system -r reqs.txt Pillow; then echo ok; fi\n'
+            'pip install --upgrade pip ./local $EXTRA\n')
+    assert install_requirements(text) == ("setuptools", "pyarrow==20.0.0", "numpy<2.0",
+                                          "numpy", "Pillow")

@@ -32,8 +32,7 @@ pip install --upgrade pip
 pip install -e ".[dev]"
 
 echo "Running tests..."
-# No --maxfail here.
-timeout 300 python -m pytest "tests/adapters/test_tool.py" "tests/adapters/test_chat_adapter.py" -v --tb=short
+timeout 300 python -m pytest "tests/adapters/test_tool.py" "tests/adapters/test_chat_adapter.py" -v --tb=short --maxfail=1
 
 if [[ -n "$FEATURE_PATCH" ]]; then
     echo "Checking for additional feature tests..."
