@@ -162,6 +162,26 @@ def _build_guard():
             return (name[len(repo) + 1:], frame.f_lineno)
         return None
 
+    def given_by_a_test(path):
+        """Whether a test on the stack names its own file (``__file__``) and ``path`` lies
+        beside it: a test handing its file to the code under test as a sample input (click's
+        ``default=__file__, type=click.File()``). An oracle reading test files from any other
+        call is still seen, and one that first finds its caller inspects the stack."""
+        try:
+            frame = getframe(2)
+        except ValueError:
+            return False
+        folder = os.path.dirname(path)
+        while frame is not None:
+            code = frame.f_code
+            if "__file__" in code.co_names and _is_test_source(code.co_filename, repo,
+                                                                changed):
+                own = frame.f_globals.get("__file__")
+                if isinstance(own, str) and os.path.dirname(realpath(own)) == folder:
+                    return True
+            frame = frame.f_back
+        return False
+
     def audit(event, args):
         if event not in _AUDITED:
             return
@@ -211,7 +231,7 @@ def _build_guard():
                 where = origin(3)
                 if where is not None:
                     tamper("the submission's code opened " + path + " (" + _at(where) + ")")
-            elif _is_test_source(path, repo, changed):
+            elif _is_test_source(path, repo, changed) and not given_by_a_test(path):
                 where = origin(3)
                 if where is not None:
                     review(where, "reads a test file (" + path[len(repo) + 1:] + ") from the "
@@ -1012,19 +1032,37 @@ def _watch_environment(review, repo, changed):
     environ = os.environ
     base = type(environ)
     getframe, startswith = sys._getframe, str.startswith
+    from opcode import opname
+
+    bulk_ops = {"CALL", "CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_METHOD",
+                "CALL_KW", "PRECALL", "DICT_UPDATE", "DICT_MERGE", "BUILD_MAP_UNPACK"}
     # (3.11 runs both frozen: their frames say "<frozen os>")
     plumbing = (os.sep + "os.py", os.sep + "_collections_abc.py", "<frozen os>",
                 "<frozen _collections_abc>")
 
     def reader():
-        frame = getframe(2)
+        frame, inner = getframe(2), None
         while frame is not None and frame.f_code.co_filename.endswith(plumbing):
+            inner = inner or frame.f_code.co_name
             frame = frame.f_back
         if frame is None:
             return None
         name = frame.f_code.co_filename
         relative = name[len(repo) + 1:] if startswith(name, repo + os.sep) else name
-        return (relative, frame.f_lineno) if relative in changed else None
+        if relative not in changed or copied(frame, inner):
+            return None
+        return (relative, frame.f_lineno)
+
+    def copied(frame, inner):
+        """Whether the lookup is one of a copy of the whole environment (``os.environ.copy()``,
+        ``dict(os.environ)``, ``{**os.environ}``, its items or values iterated), as code that
+        starts a process makes, not a lookup of the name."""
+        if inner is not None:
+            return inner in ("copy", "__iter__", "__eq__")
+        try:  # called from C: a subscript reads the name, a call or merge copies the whole
+            return opname[frame.f_code.co_code[frame.f_lasti]] in bulk_ops
+        except (IndexError, AttributeError):
+            return False
 
     class _Environ(base):
         def __getitem__(self, key):

@@ -175,10 +175,13 @@ def _findings(patch: Patch, *, protected: ProtectedPaths,
     """(file, line, reason, kind) of each finding, in order: the text rules line by line,
     then per file its declared encoding, a changed test-support module, the syntax tree's
     findings and the text rules on what its code stands for."""
+    # A file whose unchanged or removed lines start processes already: the feature edits that
+    # code (click's editor and pager), so its process lines are no finding.
+    running = {file.path for file in patch.files if _starts_processes(file)}
     for added in _added_lines(patch, protected=protected):
         text = unicodedata.normalize("NFKC", added.text)
         for pattern, reason, kind in _RULES:
-            if pattern.search(text):
+            if pattern.search(text) and not (kind == "subprocess" and added.path in running):
                 yield added.path, added.line, reason, kind
         for literal in _PATH_LITERAL.findall(text):
             candidate = literal.removeprefix("./").lstrip("/")
@@ -206,8 +209,15 @@ def _findings(patch: Patch, *, protected: ProtectedPaths,
                 continue  # a build or docs file names pytest honestly (tests_require=...)
             text = unicodedata.normalize("NFKC", code.text)
             for pattern, reason, kind in (_CODE_RULES if code.code_only else _RULES):
-                if pattern.search(text):
+                if pattern.search(text) and not (kind == "subprocess" and file.path in running):
                     yield file.path, code.line, reason, kind
+
+
+def _starts_processes(file: FilePatch) -> bool:
+    """Whether the lines of ``file`` the patch keeps or removes start processes."""
+    rule = next(pattern for pattern, _, kind in _RULES if kind == "subprocess")
+    return any(body[:1] in (" ", "-") and rule.search(body[1:])
+               for hunk in file.hunks for body in hunk.lines)
 
 
 def _encoding_findings(file: FilePatch) -> Iterator[tuple[str, int, str, str]]:

@@ -520,6 +520,55 @@ def test_reading_pytest_current_test_is_a_defeat_device(tmp_path: Path) -> None:
     assert "2 passed" in output
 
 
+def test_a_copy_of_the_environment_is_no_defeat_device(tmp_path: Path) -> None:
+    """Code that starts a process copies the whole environment (click's editor does
+    ``os.environ.copy()``), which reads the ``$PYTEST*`` names too: no review. Reading one
+    by name with a subscript is still one."""
+    stream, output = _run(tmp_path, """\
+        import os
+
+        def answer():
+            copies = [os.environ.copy(), dict(os.environ), {**os.environ},
+                      dict(os.environ.items()), list(os.environ.values())]
+            named = os.environ["PYTEST_CURRENT_TEST"]
+            return 42 if copies and named else 0
+        """)
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "defeat_device"}
+    assert found == {("pkg/__init__.py", 6)}, (stream.reviews, output)
+    assert "2 passed" in output
+
+
+def test_a_test_handing_its_own_file_to_the_code_is_no_oracle(tmp_path: Path) -> None:
+    """A test that gives the code under test its own file as a sample input (click's
+    ``default=__file__, type=click.File()``) is not a test-caller oracle; code that opens a
+    test file by itself still is."""
+    test = """\
+from pkg import answer, peek
+
+
+def test_answer():
+    assert answer(__file__) == 42
+
+
+def test_other():
+    assert peek() + 1 == 43
+"""
+    stream, output = _run(tmp_path, """\
+        import os
+
+        def answer(path):
+            with open(path) as handle:
+                return 42 if handle.read() else 0
+
+        def peek():
+            with open(os.path.join(os.getcwd(), "tests", "test_pkg.py")) as handle:
+                return 42 if handle.read() else 0
+        """, test=test)
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "reads_tests"}
+    assert found == {("pkg/__init__.py", 8)}, (stream.reviews, output)
+    assert "2 passed" in output
+
+
 _STATISTICS_TEST = """\
 import statistics
 

@@ -124,6 +124,20 @@ def test_patch_lines_reaching_into_test_machinery_are_flagged(line: str, words: 
     assert all(flag.file == "pkg/mod.py" and flag.line == 2 for flag in flags)
 
 
+def test_starting_a_process_is_flagged_unless_the_file_already_starts_them() -> None:
+    """A new ``subprocess`` call is flagged; an edit of a file whose kept or removed lines
+    start processes (click's editor: the call's arguments change) is not."""
+    new = parse_patch(patch_adding("pkg/mod.py", "import subprocess",
+                                   "subprocess.run(['git', 'branch'])"))
+    assert {f.kind for f in review_flags(new, protected=PROTECTED)} == {"subprocess"}
+    edited = parse_patch(
+        "diff --git a/pkg/edit.py b/pkg/edit.py\n--- a/pkg/edit.py\n+++ b/pkg/edit.py\n"
+        "@@ -1,3 +1,3 @@\n import subprocess\n def edit(editor, name):\n"
+        "-    return subprocess.Popen(f'{editor} {name}', shell=True)\n"
+        "+    return subprocess.Popen([editor, name], cwd='.')\n")
+    assert review_flags(edited, protected=PROTECTED) == []
+
+
 def test_plain_feature_code_is_not_flagged() -> None:
     patch = parse_patch(patch_adding(
         "pkg/slug.py", "import re", "_WORD = re.compile(r'[a-z0-9]+')",
