@@ -313,7 +313,8 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "importlib",
-                        "json", "operator", "os", "sys", "sysconfig", "types", "weakref",
+                        "json", "opcode", "operator", "os", "sys", "sysconfig", "types",
+                        "weakref",
                         "pytest", "_pytest"}
     assert "match " not in source and "removeprefix" not in source
 
