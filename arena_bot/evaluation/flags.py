@@ -59,7 +59,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
          "uses unittest.mock in the code under test (mock.ANY compares equal to anything)",
          "always_equal"),
         (r"\batexit\b", "registers exit handlers (atexit)", "process_control"),
-        (r"\bos\s*\.\s*_exit\b|\bos\s*\.\s*kill\b|\bsignal\s*\.\s*signal\b",
+        # os.kill(child.pid, ...) signals a process the code started (an editor), not itself.
+        (r"\bos\s*\.\s*_exit\b|\bos\s*\.\s*kill\b(?!\s*\(\s*[\w.]+\.pid\s*,)"
+         r"|\bsignal\s*\.\s*signal\b",
          "ends or signals the process itself", "process_control"),
         (r"\bsys\s*\.\s*(exit|excepthook)\s*=|builtins\s*\.\s*(exit|quit)\s*=",
          "overrides sys.exit or the interpreter's exit paths", "process_control"),

@@ -138,6 +138,15 @@ def test_starting_a_process_is_flagged_unless_the_file_already_starts_them() -> 
     assert review_flags(edited, protected=PROTECTED) == []
 
 
+def test_signalling_a_started_process_is_not_signalling_itself() -> None:
+    """``os.kill(editor.pid, 0)`` checks on a process the code started (click's editor
+    monitor); ``os.kill`` of anything else is flagged."""
+    child = parse_patch(patch_adding("pkg/mod.py", "import os", "os.kill(editor.pid, 0)"))
+    assert review_flags(child, protected=PROTECTED) == []
+    parent = parse_patch(patch_adding("pkg/mod.py", "import os", "os.kill(os.getppid(), 9)"))
+    assert {f.kind for f in review_flags(parent, protected=PROTECTED)} == {"process_control"}
+
+
 def test_plain_feature_code_is_not_flagged() -> None:
     patch = parse_patch(patch_adding(
         "pkg/slug.py", "import re", "_WORD = re.compile(r'[a-z0-9]+')",
