@@ -127,10 +127,12 @@ def _build_guard():
             emit({"event": "review", "file": where[0], "line": where[1], "reason": reason,
                   "kind": kind})
 
-    def origin(start=2, depth=60):
+    def origin(start=2, depth=60, exact=False):
         """The first frame of the stack (from ``start`` up) in a file the submission
-        changed or in code whose file does not exist (made up for ``compile``), as
-        ``(file, line)``; ``None`` when the stack holds neither."""
+        changed (``exact``: at a line it added, for review flags: the upstream code of a
+        file the patch touches is not the submission's) or in code whose file does not
+        exist (made up for ``compile``), as ``(file, line)``; ``None`` when the stack holds
+        neither."""
         try:
             frame = getframe(start)
         except ValueError:
@@ -142,7 +144,7 @@ def _build_guard():
                 name = os.path.join(repo, name)  # imported through a relative sys.path entry
             if name.startswith(repo + os.sep):
                 relative = name[len(repo) + 1:]
-                if relative in changed:
+                if changed.at(relative, frame.f_lineno) if exact else relative in changed:
                     return (relative, frame.f_lineno)
             elif not name.startswith("<") and not isfile(name):
                 return (name, frame.f_lineno)
@@ -158,7 +160,7 @@ def _build_guard():
         while frame.f_code.co_filename.endswith(_FRAME_HELPERS) and frame.f_back:
             frame = frame.f_back
         name = frame.f_code.co_filename
-        if name.startswith(repo + os.sep) and name[len(repo) + 1:] in changed:
+        if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], frame.f_lineno):
             return (name[len(repo) + 1:], frame.f_lineno)
         return None
 
@@ -232,7 +234,7 @@ def _build_guard():
                 if where is not None:
                     tamper("the submission's code opened " + path + " (" + _at(where) + ")")
             elif _is_test_source(path, repo, changed) and not given_by_a_test(path):
-                where = origin(3)
+                where = origin(3, exact=True)
                 if where is not None:
                     review(where, "reads a test file (" + path[len(repo) + 1:] + ") from the "
                            "code under test: a test-caller oracle reads expected values there",
@@ -255,7 +257,7 @@ def _build_guard():
                 tamper("the submission's code swapped the __code__ of " + what + " ("
                        + _at(where) + ")")
             return
-        where = origin(3)
+        where = origin(3, exact=True)
         if where is None:
             return
         if event.startswith("gc."):
@@ -693,10 +695,33 @@ def _read_changed(key="changed"):
     runs)."""
     try:
         with open(CHANGED_FILES, encoding="utf-8") as handle:
-            names = json.load(handle).get(key, ())
+            listed = json.load(handle)
+        names = listed.get(key, ())
     except (OSError, ValueError, AttributeError):
-        return frozenset()
-    return _Files(name for name in names if isinstance(name, str))
+        return _Files()
+    files = _Files(name for name in names if isinstance(name, str))
+    if key == "changed":
+        files.exact = _added_lines(listed.get("lines"))
+    return files
+
+
+def _added_lines(listed):
+    """The lines each changed file gained, as ``{path: frozenset(line numbers)}``, for the
+    files whose lines on disk are the ones the patch added (each line's digest checked: a
+    3-way apply or a hunk header that lies moves them, and then the whole file counts)."""
+    import hashlib
+
+    exact = {}
+    for path, lines in (listed.items() if isinstance(listed, dict) else ()):
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read().split(b"\n")
+            if all(hashlib.sha1(text[number - 1].rstrip(b"\r")).hexdigest()[:12] == digest
+                   for number, digest in lines):
+                exact[path] = frozenset(number for number, _ in lines)
+        except (OSError, TypeError, ValueError, IndexError):
+            continue
+    return exact
 
 
 class _Files(frozenset):  # type: ignore[type-arg]  # (frozenset[str] needs Python 3.9)
@@ -704,12 +729,20 @@ class _Files(frozenset):  # type: ignore[type-arg]  # (frozenset[str] needs Pyth
     patch's too: ``zipimport`` runs a module of a zip archive the patch adds, compiled under
     the name ``archive.zip/module.py``, which no file of the repository has."""
 
+    exact = types.MappingProxyType({})  # type: ignore[var-annotated]  # see _read_changed
+
     def __contains__(self, path, has=frozenset.__contains__):
         while type(path) is str and path:
             if has(self, path):
                 return True
             path = path.rpartition("/")[0]
         return False
+
+    def at(self, path, line):
+        """Whether line ``line`` of ``path`` is the submission's: a line the patch added, or
+        any line of a file it added or whose added lines are not known."""
+        lines = self.exact.get(path)
+        return path in self and (lines is None or line in lines)
 
 
 def _is_test_source(path, repo, changed):
@@ -1049,7 +1082,7 @@ def _watch_environment(review, repo, changed):
             return None
         name = frame.f_code.co_filename
         relative = name[len(repo) + 1:] if startswith(name, repo + os.sep) else name
-        if relative not in changed or copied(frame, inner):
+        if not changed.at(relative, frame.f_lineno) or copied(frame, inner):
             return None
         return (relative, frame.f_lineno)
 

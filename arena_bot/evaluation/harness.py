@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import re
 import secrets
@@ -27,6 +28,7 @@ import shlex
 import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -449,14 +451,31 @@ def _run_tests(sandbox: Sandbox, *, spec: Task, junit_path: str, outputs: list[s
     return tests
 
 
-def changed_files(patch_text: str) -> dict[str, list[str]]:
+def changed_files(patch_text: str) -> dict[str, Any]:
     """Repository paths the patch creates or changes (what the plugin's guard attributes
-    stack frames to), and those of them that are new (renamed and copied files too: a
-    module the patch adds can shadow one of the standard library)."""
+    stack frames to), those of them that are new (renamed and copied files too: a module
+    the patch adds can shadow one of the standard library), and the lines each changed file
+    gains with a digest of each (``lines``: the guard's review flags name only code the
+    patch added, never the upstream code of a file it touches; it checks the digests, and a
+    file whose lines moved counts whole)."""
     files = parse_patch(patch_text).files if patch_text.strip() else ()
+    lines: dict[str, list[tuple[int, str]]] = {}
+    for file in files:
+        if file.new_path is None or file.status != "modified":
+            continue
+        added = lines.setdefault(file.new_path, [])
+        for hunk in file.hunks:
+            number = hunk.new_start
+            for body in hunk.lines:
+                if body[:1] == "+":
+                    text = body[1:].rstrip("\r").encode("utf-8", "surrogateescape")
+                    added.append((number, hashlib.sha1(text).hexdigest()[:12]))
+                if body[:1] in ("+", " "):
+                    number += 1
     return {"changed": sorted({f.new_path for f in files if f.new_path}),
             "added": sorted({f.new_path for f in files
-                             if f.new_path and f.status in ("added", "renamed", "copied")})}
+                             if f.new_path and f.status in ("added", "renamed", "copied")}),
+            "lines": lines}
 
 
 def _touches_config(patch_text: str) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_bot.evaluation.harness import changed_files
 from arena_bot.evaluation.stream import (
     STREAM_LOST,
     Stream,
@@ -23,6 +24,13 @@ from arena_bot.evaluation.stream import (
     packaged,
     parse_stream,
 )
+
+def changed_files_digest(line: str) -> str:
+    """The digest the harness lists for an added ``line`` (through its own code)."""
+    listed = changed_files(f"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n"
+                           f"@@ -1 +1 @@\n-old\n+{line}\n")
+    return str(listed["lines"]["x.py"][0][1])
+
 
 _TEST = """\
 from pkg import answer
@@ -38,7 +46,8 @@ def test_other():
 
 
 def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
-         test: str = _TEST, returncode: int | None = None) -> tuple[Stream, str]:
+         test: str = _TEST, returncode: int | None = None,
+         added: list[tuple[int, str]] | None = None) -> tuple[Stream, str]:
     """Run pytest with the plugin on a repository whose ``pkg/__init__.py`` is ``package``
     (the submission's changed file); return the parsed stream and the rest of the output."""
     harness = tmp_path / "arena"
@@ -48,8 +57,12 @@ def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
     harness.mkdir()
     (harness / "arena_stream.py").write_bytes(packaged("arena_stream.py"))
     (harness / "sitecustomize.py").write_bytes(gate_source(str(repo.resolve())))
-    (harness / "changed.json").write_text(json.dumps({"changed": ["pkg/__init__.py"]}))
     (repo / "pkg" / "__init__.py").write_text(textwrap.dedent(package))
+    changed: dict[str, object] = {"changed": ["pkg/__init__.py"]}
+    if added is not None:  # the lines the patch added, as the harness lists them
+        changed["lines"] = {"pkg/__init__.py": [
+            (number, changed_files_digest(text)) for number, text in added]}
+    (harness / "changed.json").write_text(json.dumps(changed))
     (repo / "tests" / "test_pkg.py").write_text(test)
     if conftest is not None:
         (repo / "tests" / "conftest.py").write_text(textwrap.dedent(conftest))
@@ -312,7 +325,8 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                 if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "importlib",
+    assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "hashlib",
+                        "importlib",
                         "json", "opcode", "operator", "os", "sys", "sysconfig", "types",
                         "weakref",
                         "pytest", "_pytest"}
@@ -537,6 +551,42 @@ def test_a_copy_of_the_environment_is_no_defeat_device(tmp_path: Path) -> None:
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "defeat_device"}
     assert found == {("pkg/__init__.py", 6)}, (stream.reviews, output)
     assert "2 passed" in output
+
+
+def test_upstream_code_of_a_file_the_patch_touches_is_not_the_submissions(
+        tmp_path: Path) -> None:
+    """A review flag names code the patch added: the upstream code of a file it changes
+    (dspy's ``inspect.stack()`` in program.py, a library's ctypes use during an import) is
+    not the submission's. When the listed lines are not on disk (a 3-way apply moved them),
+    the whole file counts, as before."""
+    package = """\
+        import sys
+
+        def upstream():
+            return sys._getframe(1).f_code.co_name
+
+        def answer():
+            upstream()
+            return 42
+
+        def added():
+            return sys._getframe(0) and 42
+        """
+    # The patch added lines 7-8 (answer's body) and 10-11: only line 11 inspects the stack.
+    lines = textwrap.dedent(package).split("\n")
+    added = [(number, lines[number - 1]) for number in (7, 8, 10, 11)]
+    stream, output = _run(tmp_path, package, added=added,
+                          test=_TEST.replace("answer() + 1", "answer() + added() - 41"
+                                             ).replace("from pkg import answer",
+                                                       "from pkg import added, answer"))
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "stack_inspection"}
+    assert found == {("pkg/__init__.py", 11)}, (stream.reviews, output)
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    stream, output = _run(moved, package.replace("import sys", "import sys\n"),
+                          added=added)
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "stack_inspection"}
+    assert ("pkg/__init__.py", 5) in found, (stream.reviews, output)
 
 
 def test_a_test_handing_its_own_file_to_the_code_is_no_oracle(tmp_path: Path) -> None:

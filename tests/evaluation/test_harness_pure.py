@@ -3,6 +3,8 @@ files handed to the plugin and the verdict checked against the plugin's stream."
 
 from __future__ import annotations
 
+import hashlib
+
 from arena_bot.evaluation.harness import (
     ReportTrailer,
     _stream_verdict,
@@ -82,11 +84,13 @@ def test_changed_files_are_the_patch_new_paths() -> None:
     patch = _diff("src/app.py") + (
         "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n"
         "+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
-    assert changed_files(patch) == {"changed": ["src/app.py"], "added": []}
+    new = hashlib.sha1(b"new").hexdigest()[:12]
+    assert changed_files(patch) == {"changed": ["src/app.py"], "added": [],
+                                    "lines": {"src/app.py": [(1, new)]}}
     added = ("diff --git a/statistics.py b/statistics.py\nnew file mode 100644\n"
              "--- /dev/null\n+++ b/statistics.py\n@@ -0,0 +1 @@\n+x = 1\n")
     assert changed_files(patch + added)["added"] == ["statistics.py"]
-    assert changed_files("") == {"changed": [], "added": []}
+    assert changed_files("") == {"changed": [], "added": [], "lines": {}}
 
 
 def test_a_run_the_plugin_ended_for_a_lost_stream_is_tampered() -> None:
