@@ -11,10 +11,28 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
 from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
+
+
+def _point_at(upstream: Path, task: Path, *, message: str) -> None:
+    """Commit ``upstream`` as it is now and make that commit the task's base."""
+    sha = commit_folder(upstream, message=message)
+    dockerfile = task / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace(
+        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
+
+
+def _import_at(tmp_path: Path, upstream: Path, task: Path, *, message: str
+               ) -> tuple[Result, Path]:
+    """:func:`_point_at`, then the task imported into ``tmp_path/dataset``."""
+    _point_at(upstream, task, message=message)
+    dest = tmp_path / "dataset"
+    return invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                  "--dest", str(dest)), dest
 
 
 def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Path) -> None:
@@ -22,13 +40,7 @@ def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Pa
     pyproject = upstream / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace(
         'description = "x"', 'description = "x"\ndependencies = ["pycrypto==2.6.1"]'))
-    sha = commit_folder(upstream, message="depend on pycrypto")
-    dockerfile = task / "Dockerfile"
-    dockerfile.write_text(dockerfile.read_text().replace(
-        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
-    dest = tmp_path / "dataset"
-    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
-                    "--dest", str(dest))
+    result, dest = _import_at(tmp_path, upstream, task, message="depend on pycrypto")
     assert result.exit_code == 1, result.output
     assert "no wheel of pycrypto==2.6.1" in result.output
     assert "needs a compiler or system libraries" in result.output
@@ -80,10 +92,7 @@ def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
     pyproject = upstream / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
                          'dev = ["pytest-asyncio==0.24.0"]\n')
-    sha = commit_folder(upstream, message="dev extra")
-    dockerfile = task / "Dockerfile"
-    dockerfile.write_text(dockerfile.read_text().replace(
-        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
+    _point_at(upstream, task, message="dev extra")
     runner = task / "runner.sh"
     runner.write_text(runner.read_text().replace(
         "pip install -e .\n", 'pip install -e ".[dev]"\npip install pytest "six==1.16.0"\n'))
@@ -125,13 +134,7 @@ def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Pat
     (upstream / "setup.py").write_text(
         "from setuptools import Extension, setup\n\n"
         'setup(ext_modules=[Extension("textkit._speed", ["textkit/_speed.c"])])\n')
-    sha = commit_folder(upstream, message="a C extension")
-    dockerfile = task / "Dockerfile"
-    dockerfile.write_text(dockerfile.read_text().replace(
-        dockerfile.read_text().split("git checkout ")[1].split()[0], sha))
-    dest = tmp_path / "dataset"
-    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
-                    "--dest", str(dest))
+    result, dest = _import_at(tmp_path, upstream, task, message="a C extension")
     assert result.exit_code == 1, result.output
     assert "compiles an extension module, which needs a C compiler: setup.py:3" in result.output
     assert not any(dest.glob("*/task.yaml"))
