@@ -25,6 +25,7 @@ from arena_bot.evaluation.stream import (
     parse_stream,
 )
 
+
 def changed_files_digest(line: str) -> str:
     """The digest the harness lists for an added ``line`` (through its own code)."""
     listed = changed_files(f"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n"
