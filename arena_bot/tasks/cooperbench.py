@@ -202,18 +202,16 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
                            notes=(*(step.notes if step else ()),
                                   *([f"runner.sh installs {', '.join(named)}: resolved into "
                                      "the wheelhouse too"] if named else [])))
-    return _with_feature_tests(task) if task.derived else task
+    return _with_feature_tests(task, script) if task.derived else task
 
 
-def _with_feature_tests(task: CooperBenchTask) -> CooperBenchTask:
+def _with_feature_tests(task: CooperBenchTask, script: str) -> CooperBenchTask:
     """The task with the test files of its features' tests patches that runner.sh runs in a
     later step the import does not carry over (CooperBench's dspy runners loop over them
     when a feature patch is given) added to its command, each run when present: the
     feature's tests and canaries must run, or the feature cannot be checked. A file
-    runner.sh never names is left out, as CooperBench leaves it."""
+    runner.sh (``script``) never names is left out, as CooperBench leaves it."""
     named = collected_paths(task.test_command)
-    runner = task.root / "runner.sh"
-    script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
     if named is None or task.test_command.startswith("cd "):
         return task  # every test file is collected / paths are relative to another folder
     missing: list[str] = []
