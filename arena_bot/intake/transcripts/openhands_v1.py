@@ -31,6 +31,7 @@ the last growth of a running total before it.
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,7 +125,11 @@ class _Reader:
         self.responses: dict[str, _Response] = {}
         self.tool_ids: set[str] = set()
         self.context = 0
-        self.chars_of_event: dict[str, int] = {}
+        # The events in the model's context and their characters, as two flat arrays (the
+        # id's hash, its characters): a condensation names the events it drops by id, and a
+        # long run's events must not each cost a dictionary entry.
+        self.live_ids = array("q")
+        self.live_chars = array("q")
         self.edit_of: dict[str, list[int]] = {}  # action event id -> indices in edits
         self.open_actions: dict[str, int] = {}  # action event id -> where, until answered
         self.count = 0
@@ -196,7 +201,9 @@ class _Reader:
             self._action(event, event_id, where)
         elif kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent"):
             self._answer(event, kind)
-        self.chars_of_event[event_id] = chars
+        if chars:
+            self.live_ids.append(hash(event_id))
+            self.live_chars.append(chars)
         self.context += chars
 
     def _respond(self, response_id: str, where: int, chars: int) -> None:
@@ -283,10 +290,18 @@ class _Reader:
     def _forget(self, event: dict[str, Any]) -> None:
         """A condensation drops events from the context the model is sent from now on."""
         forgotten = event.get("forgotten_event_ids")
-        for forgotten_id in forgotten if isinstance(forgotten, list) else []:
-            self.context -= self.chars_of_event.pop(str(forgotten_id), 0)
+        dropped = {hash(str(name)) for name in forgotten} if isinstance(forgotten, list) else set()
+        if dropped:
+            kept = [(name, chars) for name, chars in zip(self.live_ids, self.live_chars,
+                                                         strict=True) if name not in dropped]
+            self.live_ids = array("q", (name for name, _chars in kept))
+            self.live_chars = array("q", (chars for _name, chars in kept))
+            self.context = sum(self.live_chars)
         summary = len(_text(event.get("summary")))
-        self.context = max(self.context, 0) + summary
+        if summary:
+            self.live_ids.append(hash(str(event.get("id"))))
+            self.live_chars.append(summary)
+            self.context += summary
 
     # --- the figures ---------------------------------------------------------------
 
