@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from support.transcript_reference import read as reference_read
 
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
 from arena_bot.intake.transcripts.claude_code import read_claude_code_files, subagent_files
 from arena_bot.intake.transcripts.redact import find_secrets, store_redacted
@@ -139,12 +140,17 @@ def test_sub_agent_files_behind_a_symbolic_link_are_not_read(tmp_path: Path) -> 
     assert subagent_files(main) == []
 
 
-def test_an_openhands_v1_event_stream_reads_and_its_lone_event_file_too(tmp_path: Path) -> None:
+def test_an_openhands_v1_event_stream_reads_and_a_lone_event_file_is_refused(
+    tmp_path: Path,
+) -> None:
     """Real OpenHands V1 events (software-agent-sdk): the stream is read as V1, not refused as
-    a 0.x trajectory; one event file as V1 stores it is a run with nothing in it."""
+    a 0.x trajectory; one event file as V1 stores it holds no usage, and is refused saying to
+    pass base_state.json with the events."""
     stream = CORPUS / "openhands-v1/events.jsonl"
     assert read_transcript(path=stream, format_name="openhands").iterations == 2
     one_event = tmp_path / "event-00000-03d5b5c0.json"
     one_event.write_text(stream.read_text().splitlines()[0])
-    alone = read_transcript(path=one_event, format_name="openhands")
-    assert (alone.iterations, alone.prompt_total, alone.models) == (0, 0, [])
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=one_event, format_name="openhands")
+    assert "without its usage" in str(caught.value) and str(one_event) in str(caught.value)
+    assert "jq -c . base_state.json events/event-*.json" in (caught.value.hint or "")

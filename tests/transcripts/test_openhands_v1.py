@@ -223,8 +223,13 @@ def test_a_new_edit_tool_and_apply_patch_are_edits(tmp_path: Path) -> None:
          "llm_response_id": "r3", "action": {"kind": "TerminalAction",
                                              "command": "sed -i s/a/b/ e.py"}},
     ]
-    path = write_lines(tmp_path / "t.jsonl", [json.dumps(e) for e in events])
+    usage = {"kind": "ConversationStateUpdateEvent", "id": "s1", "source": "environment",
+             "key": "stats", "value": {"usage_to_metrics": {"default": {
+                 "model_name": "gpt-5", "accumulated_token_usage": {"prompt_tokens": 9000,
+                                                                    "completion_tokens": 300}}}}}
+    path = write_lines(tmp_path / "t.jsonl", [json.dumps(e) for e in [usage, *events]])
     metrics = read(path)
+    assert tokens(metrics) == (9000, 0, 0, 300) and metrics.models == ["gpt-5"]
     assert metrics.edited_files == {"/w/a.py", "c.py", "d.py"}
     assert (metrics.tool_calls, metrics.iterations) == (5, 3)
     assert metrics.activity is not None and len(metrics.activity.shell_writes) == 1
@@ -296,6 +301,14 @@ def test_a_pretty_printed_event_is_refused_saying_how_to_pass_one_per_line(
         read(path)
     assert str(path) in str(caught.value)
     assert "jq -c . base_state.json events/event-*.json" in (caught.value.hint or "")
+
+
+def test_events_without_base_state_are_refused_saying_to_add_it(tmp_path: Path) -> None:
+    """The CLI writes usage only into base_state.json: its events alone count no token."""
+    path = write_lines(tmp_path / "events.jsonl", lines_of(SWE)[1:])
+    with pytest.raises(InputError, match="without its usage") as caught:
+        read(path)
+    assert str(path) in str(caught.value) and "base_state.json first" in (caught.value.hint or "")
 
 
 def test_objects_that_are_no_openhands_transcript_are_refused(tmp_path: Path) -> None:

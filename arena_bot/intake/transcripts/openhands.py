@@ -39,7 +39,7 @@ from arena_bot.intake.transcripts.metrics import (
     open_transcript,
     read_json_lines,
 )
-from arena_bot.intake.transcripts.openhands_v1 import is_v1_event, read_openhands_v1
+from arena_bot.intake.transcripts.openhands_v1 import V1_HINT, is_v1_event, read_openhands_v1
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
 
@@ -136,12 +136,6 @@ class _Activity:
             return None
         before, self.totals = self.totals, now
         return now[0] - before[0], now[1] - before[1], now[2] - before[2]
-
-
-#: How to make the one transcript file of a V1 conversation folder (verified with jq 1.6).
-V1_HINT = ("OpenHands V1 (software-agent-sdk, CLI 1.x) keeps a conversation as a folder "
-           "(~/.openhands/conversations/<id>/): pass its base_state.json and events, one JSON "
-           "object per line: `jq -c . base_state.json events/event-*.json > transcript.jsonl`")
 
 
 def _opening(path: Path) -> bytes:

@@ -56,6 +56,10 @@ from arena_bot.intake.transcripts.metrics import (
     read_json_lines,
 )
 
+#: How to make the one transcript file of a V1 conversation folder (verified with jq 1.6).
+V1_HINT = ("OpenHands V1 (software-agent-sdk, CLI 1.x) keeps a conversation as a folder "
+           "(~/.openhands/conversations/<id>/): pass its base_state.json and events, one JSON "
+           "object per line: `jq -c . base_state.json events/event-*.json > transcript.jsonl`")
 #: Every event of the SDK's event log names its class here.
 KIND = "kind"
 EDITOR_KINDS = frozenset({"FileEditorAction", "PlanningFileEditorAction",
@@ -133,10 +137,12 @@ class _Reader:
         self.edit_of: dict[str, list[int]] = {}  # action event id -> indices in edits
         self.open_actions: dict[str, int] = {}  # action event id -> where, until answered
         self.count = 0
+        self.saw_usage = False  # base_state.json or a stats update: where usage is written
 
     # --- usage ---------------------------------------------------------------------
 
     def see_stats(self, stats: object, *, with_calls: bool) -> None:
+        self.saw_usage = True
         stats = stats if isinstance(stats, dict) else {}
         # ``service_to_metrics`` before the SDK renamed it (2025).
         per_usage = stats.get("usage_to_metrics", stats.get("service_to_metrics"))
@@ -354,6 +360,12 @@ def read_openhands_v1(path: Path, *, array: bool) -> TranscriptMetrics:
         reader.see(event, where)
     if not reader.count:
         raise empty_transcript(path)
+    if not reader.saw_usage:
+        raise InputError(
+            "an OpenHands V1 conversation without its usage: neither base_state.json nor a "
+            "stats update is in the file, so no token can be counted", path=path,
+            hint=V1_HINT + " (base_state.json first: it holds the usage)",
+        )
     if array:
         return reader.finish(f"events 1-{last}")
     reader.metrics.first_line, reader.metrics.last_line = first, last
