@@ -189,10 +189,13 @@ def test_a_failed_or_rejected_edit_is_not_replayed(tmp_path: Path) -> None:
             event["observation"]["is_error"] = True
         if event.get("action_id") == edit_ids[2]:
             event.update(kind="UserRejectObservation", rejection_reason="no")
+        if event.get("action_id") == edit_ids[3]:  # an error names the tool call only
+            event.update(kind="AgentErrorEvent", source="agent", error="boom")
+            del event["action_id"], event["observation"]
     path = write_lines(tmp_path / "t.jsonl", [json.dumps(e) for e in events])
     activity = read(path).activity
-    assert activity is not None and activity.failed == [0, 1, 2]
-    assert len(list(iter_edits(activity))) == 4
+    assert activity is not None and activity.failed == [0, 1, 2, 3]
+    assert len(list(iter_edits(activity))) == 3 and activity.unanswered == []
 
 
 def test_an_action_never_answered_is_named(tmp_path: Path) -> None:

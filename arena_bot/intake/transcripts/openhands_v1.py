@@ -134,8 +134,10 @@ class _Reader:
         # long run's events must not each cost a dictionary entry.
         self.live_ids = array("q")
         self.live_chars = array("q")
-        self.edit_of: dict[str, list[int]] = {}  # action event id -> indices in edits
-        self.open_actions: dict[str, int] = {}  # action event id -> where, until answered
+        # An action by its tool call id (else its event id): the edits it made (indices in
+        # edits), and where it is until an observation or error answers it.
+        self.edit_of: dict[str, list[int]] = {}
+        self.open_actions: dict[str, int] = {}
         self.count = 0
         self.saw_usage = False  # base_state.json or a stats update: where usage is written
 
@@ -154,11 +156,13 @@ class _Reader:
             running = metrics.get("accumulated_token_usage")
             model = _text(metrics.get("model_name")) or _text(
                 running.get("model") if isinstance(running, dict) else None)
-            now = _usage(running)
             before = self.totals.get(str(usage_id), (0, 0, 0, 0))
-            if sum(now) > sum(before):
+            # Each figure's largest value: a total seen again (or a smaller one) adds nothing.
+            now: Totals = tuple(  # type: ignore[assignment]
+                max(a, b) for a, b in zip(_usage(running), before, strict=True))
+            if now != before:
                 step: Totals = tuple(  # type: ignore[assignment]
-                    max(a - b, 0) for a, b in zip(now, before, strict=True))
+                    a - b for a, b in zip(now, before, strict=True))
                 self.totals[str(usage_id)] = now
                 self.metrics.add_model(model)
                 key = (str(usage_id), model)
@@ -228,7 +232,8 @@ class _Reader:
         action = event.get("action")
         if not isinstance(action, dict):
             return  # a tool call the SDK could not run: an AgentErrorEvent answers it
-        self.open_actions[event_id] = where
+        call = _text(event.get("tool_call_id")) or event_id
+        self.open_actions[call] = where
         kind = action.get(KIND)
         activity = self.activity
         made: list[Edit] = []
@@ -247,19 +252,23 @@ class _Reader:
         elif kind in SHELL_KINDS:
             note_shell(activity, where, _text(action.get("command")))
         if made:
-            self.edit_of[event_id] = list(range(len(activity.edits),
+            self.edit_of[call] = list(range(len(activity.edits),
                                                 len(activity.edits) + len(made)))
             activity.edits.extend(made)
             self.metrics.edited_files.update(edit.path for edit in made if edit.path)
 
     def _answer(self, event: dict[str, Any], kind: object) -> None:
-        action_id = _text(event.get("action_id"))
-        self.open_actions.pop(action_id, None)
+        """An observation, an error or a rejection answers an action: by its tool call id
+        (an ``AgentErrorEvent`` has no ``action_id``), else by ``action_id``."""
+        call = _text(event.get("tool_call_id"))
+        call = call if call in self.open_actions or call in self.edit_of else _text(
+            event.get("action_id"))
+        self.open_actions.pop(call, None)
         observation = event.get("observation")
         failed = kind != "ObservationEvent" or (isinstance(observation, dict) and (
             observation.get("is_error") is True or observation.get("error") is True))
         if failed:
-            self.activity.failed.extend(self.edit_of.get(action_id, []))
+            self.activity.failed.extend(self.edit_of.get(call, []))
 
     def _chars(self, kind: object, event: dict[str, Any]) -> int:
         """The characters an event puts in the conversation the model is sent."""
