@@ -141,8 +141,62 @@ def aider_history(path: Path) -> dict[str, Any]:
                     iterations=calls, models=models)
 
 
+def _openhands_v1(values: list[dict[str, Any]]) -> dict[str, Any]:
+    """OpenHands V1: events (each with a ``kind``) and the conversation's ``base_state.json``;
+    usage is each usage id's largest ``accumulated_token_usage`` running total."""
+    largest: dict[str, dict[str, Any]] = {}
+    models: dict[str, str] = {}
+
+    def stats(block: Any) -> None:
+        block = block or {}
+        for usage_id, metric in (block.get("usage_to_metrics")
+                                 or block.get("service_to_metrics") or {}).items():
+            total = metric.get("accumulated_token_usage") or {}
+            size = sum(total.get(k, 0) for k in ("prompt_tokens", "completion_tokens",
+                                                 "cache_read_tokens", "cache_write_tokens"))
+            if size > largest.get(usage_id, {}).get("size", 0):
+                largest[usage_id] = {**total, "size": size}
+                models[usage_id] = metric.get("model_name") or total.get("model")
+
+    events = [v for v in values if "kind" in v]
+    for value in values:
+        if "kind" not in value:
+            stats(value.get("stats"))
+        elif value["kind"] == "ConversationStateUpdateEvent" and value.get("key") == "stats":
+            stats(value.get("value"))
+        elif value["kind"] == "ConversationStateUpdateEvent" and value.get("key") == "full_state":
+            stats((value.get("value") or {}).get("stats"))
+    uncached = read_sum = write_sum = output = 0
+    for total in largest.values():
+        prompt, read = total.get("prompt_tokens", 0), total.get("cache_read_tokens", 0)
+        write = total.get("cache_write_tokens", 0)
+        if read + write <= prompt:  # LiteLLM's prompt with its cache reads and writes
+            uncached += prompt - read - write
+        elif read <= prompt:  # the writes reported apart
+            uncached += prompt - read
+        else:  # reads apart too (ACP)
+            uncached += prompt
+        read_sum += read
+        write_sum += write
+        output += total.get("completion_tokens", 0)
+    actions = [e for e in events if e["kind"] == "ActionEvent"]
+    responses = {e.get("llm_response_id") or e["id"] for e in events
+                 if e["kind"] == "ActionEvent"
+                 or (e["kind"] == "MessageEvent" and e.get("source") == "agent")}
+    return _figures(uncached=uncached, cache_read=read_sum, cache_write=write_sum, output=output,
+                    tool_calls=len({e["tool_call_id"] for e in actions}),
+                    iterations=len(responses), seconds=_seconds([e.get("timestamp")
+                                                                 for e in events]),
+                    models={m for u, m in models.items() if m})
+
+
 def openhands(path: Path) -> dict[str, Any]:
-    events = json.loads(_text(path))
+    text = _text(path).lstrip("\ufeff \t\r\n")
+    if text.startswith("{"):  # V1: one object per line
+        return _openhands_v1([json.loads(line) for line in text.splitlines() if line.strip()])
+    events = json.loads(text)
+    if events and ("kind" in events[0] or "stats" in events[0]):  # V1: a JSON array
+        return _openhands_v1(events)
     metric_totals = [e["llm_metrics"]["accumulated_token_usage"] for e in events
                      if isinstance(e.get("llm_metrics"), dict)]
     responses: dict[str, dict[str, Any]] = {}

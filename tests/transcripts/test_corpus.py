@@ -140,15 +140,17 @@ def test_sub_agent_files_behind_a_symbolic_link_are_not_read(tmp_path: Path) -> 
     assert subagent_files(main) == []
 
 
-def test_an_openhands_v1_event_stream_is_refused_saying_what_it_is(tmp_path: Path) -> None:
-    """Real OpenHands V1 events (software-agent-sdk; README: files no reader takes). One
-    event file, as V1 stores them, read as an empty run, the stream as "invalid JSON": both
-    are refused, naming what the file is and what to pass."""
+def test_an_openhands_v1_event_stream_reads_and_a_lone_event_file_is_refused(
+    tmp_path: Path,
+) -> None:
+    """Real OpenHands V1 events (software-agent-sdk): the stream is read as V1, not refused as
+    a 0.x trajectory; one event file as V1 stores it holds no usage, and is refused saying to
+    pass base_state.json with the events."""
     stream = CORPUS / "openhands-v1/events.jsonl"
+    assert read_transcript(path=stream, format_name="openhands").iterations == 2
     one_event = tmp_path / "event-00000-03d5b5c0.json"
     one_event.write_text(stream.read_text().splitlines()[0])
-    for path in (stream, one_event):
-        with pytest.raises(InputError) as caught:
-            read_transcript(path=path, format_name="openhands")
-        assert "not an OpenHands trajectory" in str(caught.value)
-        assert "OpenHands V1" in (caught.value.hint or "")
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=one_event, format_name="openhands")
+    assert "without its usage" in str(caught.value) and str(one_event) in str(caught.value)
+    assert "jq -c . base_state.json events/event-*.json" in (caught.value.hint or "")

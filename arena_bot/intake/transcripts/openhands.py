@@ -37,7 +37,9 @@ from arena_bot.intake.transcripts.metrics import (
     as_int,
     litellm_usage,
     open_transcript,
+    read_json_lines,
 )
+from arena_bot.intake.transcripts.openhands_v1 import V1_HINT, is_v1_event, read_openhands_v1
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
 
@@ -136,28 +138,62 @@ class _Activity:
         return now[0] - before[0], now[1] - before[1], now[2] - before[2]
 
 
-def _refuse_an_object(path: Path) -> None:
-    """A trajectory is a JSON array; a file that opens with an object (OpenHands V1's event
-    files and ``base_state.json``, its events one per line, an evaluation's ``output.jsonl``)
-    would read as an empty run, so it is refused, saying what it is."""
+def _opening(path: Path) -> bytes:
+    """The first character of the file that is not a byte-order mark or white space."""
     try:
         with open_transcript(path) as handle:
-            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+            while chunk := handle.read(4096):
+                start = chunk.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+                if start:
+                    return start
     except (OSError, EOFError):
-        return  # the reader names the damage
+        pass  # the reader names the damage
+    return b""
+
+
+def _first_line_object(path: Path) -> object:
+    """The first line's JSON value; a file whose first line is not JSON on its own (a JSON
+    object spread over several lines) is refused, saying how to make it one per line."""
+    try:
+        for _number, value in read_json_lines(path):
+            return value
+    except InputError as exc:
+        if str(exc.message).startswith("invalid JSON"):
+            raise InputError(
+                "not an OpenHands transcript: the file opens with a JSON object that does "
+                "not fit on its first line (a pretty-printed event, or a JSON document "
+                "that is not a trajectory)", path=path, hint=V1_HINT,
+            ) from exc
+        raise
+    return None
+
+
+def _generation(path: Path) -> str:
+    """``0`` (a trajectory: a JSON array of 0.x events), ``v1-lines`` or ``v1-array``
+    (OpenHands V1 events), told apart by the first event's keys: a V1 event names its class
+    in ``kind``; a 0.x event has ``action`` or ``observation`` and no ``kind``."""
+    start = _opening(path)
     if start == b"{":
+        if is_v1_event(_first_line_object(path)):
+            return "v1-lines"
         raise InputError(
-            "not an OpenHands trajectory: the file holds a JSON object (or one per line), not "
-            "the array of events an OpenHands trajectory is", path=path,
-            hint="pass the trajectory OpenHands 0.x saves (save_trajectory_path, or the GUI's "
-            "export); OpenHands V1 (software-agent-sdk, CLI 1.x) keeps a conversation as "
-            "base_state.json and one file per event, which no reader here takes yet: "
-            "describe such a run in the generic format, or check --format",
+            "not an OpenHands transcript: the file holds a JSON object (or one per line) "
+            "that is neither an OpenHands V1 event (no `kind`) nor a conversation's "
+            "base_state.json", path=path,
+            hint="pass the trajectory OpenHands 0.x saves (save_trajectory_path, or the "
+            f"GUI's export: a JSON array of events); {V1_HINT}; or check --format",
         )
+    if start == b"[":
+        for _prefix, first in iter_objects(path, frozenset({"item"})):
+            return "v1-array" if is_v1_event(first) else "0"
+    return "0"
 
 
 def read_openhands(path: Path) -> TranscriptMetrics:
-    _refuse_an_object(path)
+    """Read an OpenHands transcript of either generation (:func:`_generation`)."""
+    generation = _generation(path)
+    if generation != "0":
+        return read_openhands_v1(path, array=generation == "v1-array")
     metrics = TranscriptMetrics()
     session = _Activity()
     clock = Clock()
