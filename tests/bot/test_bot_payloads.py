@@ -80,6 +80,7 @@ def _writes(github: Repository) -> list[tuple[str, str]]:
     return [(m, p) for m, p in github.requests if m != "GET"]
 
 
+@pytest.mark.matrix  # each case runs the Action's steps (tests/support/tiers.py)
 @pytest.mark.parametrize(("name", "changes", "said"), [
     # as upstream: runs of a repository_dispatch, completed or only requested
     ("workflow_run_completed.payload.json", {}, "of a repository_dispatch event"),
@@ -124,6 +125,7 @@ def test_a_pr_whose_fork_was_deleted_is_named_as_such(
     assert "Traceback" not in done.log and _writes(github) == []
 
 
+@pytest.mark.matrix  # each case runs the Action's steps (tests/support/tiers.py)
 @pytest.mark.parametrize(("event_name", "name", "mode", "said"), [
     # the same payload as pull_request, but with a write token: never the PR's code
     ("pull_request_target", "pull_request_opened.payload.json", "evaluate-pr",
@@ -182,6 +184,7 @@ def test_every_pull_request_action_is_evaluated_as_its_head(
             payload["number"], payload["pull_request"]["head"]["sha"])
 
 
+@pytest.mark.matrix  # each case runs the Action's steps (tests/support/tiers.py)
 @pytest.mark.parametrize(("event_name", "name", "said"), [
     # octokit's push example deletes the tag simple-tag
     ("push", "push.payload.json", "this push deleted refs/tags/simple-tag"),

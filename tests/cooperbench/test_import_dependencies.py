@@ -35,6 +35,7 @@ def _import_at(tmp_path: Path, upstream: Path, task: Path, *, message: str
                   "--dest", str(dest)), dest
 
 
+@pytest.mark.full  # the package index, tens of seconds
 def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Path) -> None:
     upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
     pyproject = upstream / "pyproject.toml"
@@ -48,6 +49,7 @@ def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Pa
     assert not any(dest.glob("*/task.yaml"))  # nothing half-imported
 
 
+@pytest.mark.full  # the package index, tens of seconds
 def test_a_name_the_index_does_not_have_is_not_blamed_on_a_compiler() -> None:
     assert _on_index("pycrypto==2.6.1")
     assert not _on_index("arena-no-such-project-7f3c==1.0")
@@ -112,6 +114,7 @@ def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
             "tests.test_whisper::test_whisper_async"} <= set(expected["fail_to_pass"])
 
 
+@pytest.mark.full  # the package index, tens of seconds
 def test_a_dependency_the_images_python_needs_is_resolved_on_any_host(tmp_path: Path) -> None:
     """redis 8.1.0 needs async-timeout on Python < 3.11.3, the offline base image's 3.11.2:
     `pip download` on a newer host (3.11.7 here) judged the marker with its own Python, and
@@ -149,6 +152,7 @@ def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Pat
     assert native_build(upstream) is None  # optional speed-ups build without a compiler
 
 
+@pytest.mark.full  # the package index, tens of seconds
 def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path) -> None:
     """The real dspy task 8563 (base commit of 2025-07-21): today's litellm fails five of its
     tests under the gold patch, the litellm of the commit's day passes them all. Releases

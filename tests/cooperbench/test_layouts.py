@@ -31,22 +31,23 @@ def test_titles_lose_cooperbench_markdown(tmp_path: Path) -> None:
 
 
 def test_id_said_permissions_and_force(tmp_path: Path) -> None:
+    """(Dependencies are not resolved: the package index is not what this is about.)"""
     upstream, task = make_task(tmp_path, layout="src", backend="setuptools")
     dest = tmp_path / "dataset"
     dest.mkdir(mode=0o755)
     first = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
-                   "--dest", str(dest))
+                   "--dest", str(dest), "--no-wheels")
     assert first.exit_code == 0, first.output
     assert "task id textkit-task3" in first.output and "--id" in first.output
     imported = dest / "textkit-task3"
     assert stat.S_IMODE(imported.stat().st_mode) == 0o755
     assert stat.S_IMODE((imported / "task.yaml").stat().st_mode) == 0o644
     again = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
-                   "--dest", str(dest))
+                   "--dest", str(dest), "--no-wheels")
     assert again.exit_code == 2 and "already exists" in again.output
     assert "--force" in again.output
     forced = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
-                    "--dest", str(dest), "--force")
+                    "--dest", str(dest), "--force", "--no-wheels")
     assert forced.exit_code == 0 and "replaced the existing task" in forced.output
     assert sorted(p.name for p in dest.iterdir()) == ["textkit-task3"]
 

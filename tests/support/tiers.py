@@ -4,9 +4,10 @@ The README's command (``bash scripts/test.sh``) must stay within six minutes on 
 machine with the Docker tests in it; every Docker evaluation costs about a second, and the
 matrices multiply them (20 attacks x 3 tasks x 2 features alone is 120 evaluations). So:
 
-* a Docker matrix runs a sample of its cases in the default tier: :data:`SAMPLE` of them,
-  spread evenly over its list (so that, with more than one, they differ in every axis the
-  list varies), the first always among them;
+* a Docker matrix (and a parametrised test marked ``matrix``: each case runs the Action's
+  steps, or reaches the package index) runs a sample of its cases in the default tier:
+  :data:`SAMPLE` of them, spread evenly over its list (so that, with more than one, they
+  differ in every axis the list varies), the first always among them;
 * the other cases of a Docker matrix, and the tests marked ``full`` (the minute-long end-to-end
   runs and the sweeps of a whole corpus; the README names them), run with
   ``--tier all`` (everything) or ``--tier rest`` (only these). CI (``.ci/run``) runs the
@@ -60,7 +61,7 @@ def split(items: list[pytest.Item]) -> tuple[list[pytest.Item], list[pytest.Item
     """``items`` as (default tier, full tier only), each in collection order."""
     matrices: dict[tuple[str, str], list[pytest.Item]] = defaultdict(list)
     for item in items:
-        if (item.get_closest_marker("docker") is not None
+        if (any(item.get_closest_marker(name) is not None for name in ("docker", "matrix"))
                 and hasattr(item, "callspec") and isinstance(item, pytest.Function)):
             matrices[(item.module.__name__, item.originalname)].append(item)
     sampled_out = set()
