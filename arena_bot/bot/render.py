@@ -31,8 +31,10 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~]|:(?=//))")
 #: issue references (``#12``, ``GH-12``) are found in the rendered text, where a backslash
 #: escape is already gone; cmark-gfm's autolinks take ``www.`` and e-mail addresses
 #: (``a@b.c``, ``mailto:``, ``xmpp:``). A zero-width space after the trigger breaks each (what
-#: Dependabot writes after an ``@``), and the reader sees the same text.
-_LINKERS = re.compile(r"@|#|\bGH-|\bwww(?=\.)", re.IGNORECASE)
+#: Dependabot writes after an ``@``), and the reader sees the same text. ``www`` and
+#: ``GH-`` count after anything but a letter or digit: cmark-gfm also starts an autolink
+#: after ``_`` (a word character, so ``\b`` would miss ``_www.evil.example``).
+_LINKERS = re.compile(r"@|#|(?<![A-Za-z0-9])(?:GH-|www(?=\.))", re.IGNORECASE)
 _ZERO_WIDTH_SPACE = "&#8203;"
 #: Bidirectional controls reorder the text around them (a name shown backwards): shown as
 #: U+FFFD instead.

@@ -197,6 +197,21 @@ def test_contributor_text_forms_no_link_or_mention_in_githubs_rendering() -> Non
     assert "@octocat GH-7 owner/repo#12 #34 www.evil.example/login" in text.replace("\u200b", "")
 
 
+def test_a_link_glued_to_an_underscore_or_bracket_is_broken_too() -> None:
+    """cmark-gfm starts a ``www.`` autolink after ``_``, ``*``, ``~`` or ``(`` as well as
+    after a space, and an underscore leaves no word boundary before ``www``."""
+    import cmarkgfm
+
+    names = ["_www.evil.example", "*www.evil.example", "~www.evil.example",
+             "(www.evil.example)", "x_www.evil.example", "_WWW.evil.example", "_GH-7"]
+    for name in names:
+        entry = make_entry(KEY, contributor=name, tool=name)
+        body = render_comment(build_view(make_bundle(entries=[entry]), marker=MARKER, gate=[]))
+        page = cmarkgfm.github_flavored_markdown_to_html(body)
+        assert not [h for h in re.findall(r'href="([^"]*)"', page) if "evil" in h], name
+        assert not re.search(r"(?i)www\.|GH-\d", re.sub(r"<[^>]+>", " ", page)), name
+
+
 def test_entries_with_unknown_fields_still_render() -> None:
     entry = make_entry(KEY)
     entry["new_field_from_a_newer_scorer"] = {"anything": 1}
