@@ -4,7 +4,8 @@ Contributor YAML is untrusted. This loader:
 
 * refuses files over a size cap before reading them whole;
 * refuses anything that is not UTF-8 text;
-* refuses anchors and aliases (the "billion laughs" bomb) and duplicate keys;
+* refuses anchors and aliases (the "billion laughs" bomb), duplicate keys and merge keys
+  (``<<``, which would hide a second value of a key);
 * builds plain Python data with :class:`yaml.SafeLoader` constructors only;
 * parses with libyaml's C parser when the text cannot hold an anchor, an alias or deep flow
   nesting (about nine times faster: the board re-reads every ``submission.yaml``), and with the
@@ -121,6 +122,10 @@ def _no_anchor_tokens(text: str) -> bool:
     return True
 
 
+#: The tag YAML gives an unquoted ``<<`` key.
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: int = 1) -> None:
     lines.setdefault(loc, node.start_mark.line + 1)
     if depth > MAX_YAML_DEPTH:
@@ -134,6 +139,14 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: i
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key_node.tag == _MERGE_TAG:
+                # With anchors refused, ``<<`` only gives a key a second, hidden value.
+                raise InputError(
+                    "merge keys (<<) are not allowed",
+                    path=path,
+                    line=key_node.start_mark.line + 1,
+                    hint="write the keys out in full, each once",
+                )
             if key is None:
                 raise InputError(
                     "mapping keys must be plain strings",
