@@ -356,6 +356,26 @@ def test_secret_bearing_files_are_left_out_of_the_patch_and_named(
     assert validate(project, folder)[0] == 0
 
 
+def test_binary_files_are_left_out_of_the_patch_and_named(
+    project: Path, tmp_path: Path
+) -> None:
+    """An agent that also wrote an image (or left a compiled file behind) gets its run
+    submitted with the text changes, the binary files named; validation refuses binary
+    patches, so submitting them would only have failed."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / "docs").mkdir()
+    (workdir / "docs" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (workdir / "slugkit" / "cache.pyc").write_bytes(b"\x00" * 16)
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    assert "Left out of the patch" in output
+    assert "docs/logo.png (a binary file" in output and "slugkit/cache.pyc (a binary" in output
+    folder = project / "submissions" / TASK / FOLDER
+    patch = (folder / "run-1.patch").read_text()
+    assert "logo.png" not in patch and "cache.pyc" not in patch and "diff --git" in patch
+    assert validate(project, folder)[0] == 0
+
+
 def test_a_secret_written_into_a_source_file_is_refused(project: Path, tmp_path: Path) -> None:
     workdir = agent_workdir(project, tmp_path / "work")
     (workdir / "slugkit" / "settings.py").write_text('DB_PASSWORD = "hunter2-Correct-77"\n')

@@ -287,7 +287,8 @@ def test_merge_keys_are_refused_as_hidden_duplicates(root: Path) -> None:
         result = run_cli(root, str(folder))
         assert result.exit_code == 1 and "submission.yaml" in result.output
     # a quoted "<<" is a plain key: an unknown one
-    folder = write_submission(root, text=plain.replace("  tokens:\n", "  tokens:\n    '<<': 1\n", 1))
+    quoted = plain.replace("  tokens:\n", "  tokens:\n    '<<': 1\n", 1)
+    folder = write_submission(root, text=quoted)
     assert _codes(_check(folder, root)) == {"schema"}
 
 
