@@ -7,6 +7,7 @@ cannot inject Markdown, HTML, mentions or links, whatever the template author fo
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -72,11 +73,13 @@ def _finalize(value: object) -> str:
 
 
 def _num(value: float | None, digits: int = 2) -> _Trusted:
-    return _Trusted("–" if value is None else f"{value:.{digits}f}")
+    return _Trusted("–" if value is None or not math.isfinite(value)
+                    else f"{value:.{digits}f}")
 
 
 def _pct(value: float | None) -> _Trusted:
-    return _Trusted("–" if value is None else f"{value * 100:.0f}%")
+    return _Trusted("–" if value is None or not math.isfinite(value)
+                    else f"{value * 100:.0f}%")
 
 
 def _baseline(metric: object, unit: str = "") -> _Trusted:
@@ -86,7 +89,9 @@ def _baseline(metric: object, unit: str = "") -> _Trusted:
     contributor needs to read a score; ``unit`` is ``s`` (seconds) or ``$`` (dollars).
     """
     values = [getattr(metric, name, None) for name in ("min", "max", "median")]
-    numbers = [float(v) for v in values if isinstance(v, int | float)]
+    # a forged bundle's JSON may hold Infinity or NaN (Python's reader takes them)
+    numbers = [float(v) for v in values
+               if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)]
     if len(numbers) != 3:
         return _Trusted("–")
     low, high, median = (_amount(v, unit) for v in numbers)
