@@ -376,6 +376,23 @@ def test_binary_files_are_left_out_of_the_patch_and_named(
     assert validate(project, folder)[0] == 0
 
 
+def test_a_transcript_of_another_tool_than_the_one_named_is_a_warning(
+    project: Path, tmp_path: Path
+) -> None:
+    """A Claude Code session handed in as an Aider run would credit Aider with Claude
+    Code's work: a warning naming both; any spelling of the right tool is fine."""
+    folder = submitted(project, tmp_path)
+    for name in ("claude-code", "Claude Code CLI", "CLAUDE CODE"):
+        edit_spec(folder, lambda spec, name=name: spec["tool"].update(name=name))
+        code, output = validate(project, folder)
+        assert code == 0 and "tool-mismatch" not in output, output
+    edit_spec(folder, lambda spec: spec["tool"].update(name="Aider"))
+    code, output = validate(project, folder)
+    assert code == 0 and "warning [tool-mismatch]" in output
+    assert "run 'run-1'" in output and "claude-code session" in output and "'Aider'" in output
+    assert "submission.yaml" in output
+
+
 def test_a_secret_written_into_a_source_file_is_refused(project: Path, tmp_path: Path) -> None:
     workdir = agent_workdir(project, tmp_path / "work")
     (workdir / "slugkit" / "settings.py").write_text('DB_PASSWORD = "hunter2-Correct-77"\n')
