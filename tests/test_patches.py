@@ -110,6 +110,16 @@ def test_unsafe_paths_are_refused_with_their_line(path: str, fragment: str) -> N
     assert unsafe[0].line == 1
 
 
+def test_a_patch_without_a_b_prefixes_says_how_to_make_one() -> None:
+    """``git diff --no-prefix`` (or ``diff.noprefix`` in a user's git config) writes names
+    without ``a/``/``b/``: an honest patch, refused with the command that makes it right."""
+    text = ("diff --git src/x.py src/x.py\nindex 1111111..2222222 100644\n--- src/x.py\n"
+            "+++ src/x.py\n@@ -1 +1 @@\n-x\n+y\n")
+    unsafe = [p for p in parse_patch(text).problems if p.code == "unsafe-path"]
+    assert unsafe and "--src-prefix=a/ --dst-prefix=b/" in unsafe[0].message
+    assert "no-prefix" in unsafe[0].message
+
+
 def test_quoted_name_with_control_characters_is_refused() -> None:
     text = (
         'diff --git "a/x\\033[2J.py" "b/x\\033[2J.py"\n'

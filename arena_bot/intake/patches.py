@@ -466,7 +466,10 @@ class _Parser:
         if prefix is not None:
             if not name.startswith(prefix):
                 self.problem(
-                    "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}",
+                    "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}"
+                    + ("" if name.startswith("/") else
+                       " (made with `git diff --no-prefix` or `diff.noprefix` set? make it with "
+                       "`git diff --src-prefix=a/ --dst-prefix=b/`)"),
                     line=lineno, path=name,
                 )
                 return None
