@@ -315,8 +315,11 @@ def test_a_bundle_that_is_no_plain_file_is_refused_before_any_api_call(
     fifo = tmp_path / "fifo" / "bundle.json"
     fifo.parent.mkdir()
     os.mkfifo(fifo)
-    with pytest.raises(InputError, match="not a regular file"):
-        comment_pr(event_path=FORK_EVENT, bundle_path=fifo, client=client)
+    folder = tmp_path / "folder" / "bundle.json"  # an artifact holding bundle.json/...
+    folder.mkdir(parents=True)
+    for special in (fifo, folder):
+        with pytest.raises(InputError, match="not a regular file"):
+            comment_pr(event_path=FORK_EVENT, bundle_path=special, client=client)
     assert github.requests == [] and github.pulls[7].comments == []
 
 
