@@ -393,6 +393,17 @@ def test_a_transcript_of_another_tool_than_the_one_named_is_a_warning(
     assert "submission.yaml" in output
 
 
+def test_a_symbolic_link_the_agent_made_is_refused_by_name(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / "slugkit" / "shortcut.py").symlink_to("/etc/passwd")
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "nothing was written" in output
+    assert "symbolic link" in output and "'slugkit/shortcut.py'" in output
+    assert not (project / "submissions" / TASK).exists() and leftovers(project) == []
+
+
 def test_a_secret_written_into_a_source_file_is_refused(project: Path, tmp_path: Path) -> None:
     workdir = agent_workdir(project, tmp_path / "work")
     (workdir / "slugkit" / "settings.py").write_text('DB_PASSWORD = "hunter2-Correct-77"\n')

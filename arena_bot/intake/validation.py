@@ -697,8 +697,13 @@ class _SubmissionCheck:
             self.check_patch_secrets(patch=patch, path=path)
         patch, violations = self.patches[name]
         for problem in patch.problems:
+            # name the repository file when the message does not (a symbolic link, a binary
+            # file): `arena submit` shows no patch lines to look at
+            named = (f"{problem.message}: {problem.path!r}"
+                     if problem.path and repr(problem.path) not in problem.message
+                     else problem.message)
             self.add(
-                patch_diagnostic_code(problem.code), problem.message, path=path, line=problem.line,
+                patch_diagnostic_code(problem.code), named, path=path, line=problem.line,
                 hint=_PATCH_HINTS.get(problem.code),
             )
         if violations:
