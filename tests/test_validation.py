@@ -292,6 +292,19 @@ def test_merge_keys_are_refused_as_hidden_duplicates(root: Path) -> None:
     assert _codes(_check(folder, root)) == {"schema"}
 
 
+def test_a_number_in_e_notation_is_told_how_to_write_it(root: Path) -> None:
+    """PyYAML (YAML 1.1) reads ``1e-3`` as text; the contributor meant a number."""
+    import yaml
+
+    plain = yaml.safe_dump(valid_data(), sort_keys=False)
+    cost = next(line for line in plain.splitlines() if "estimated_cost:" in line)
+    folder = write_submission(root, text=plain.replace(cost, cost.split(":")[0] + ": 2.1e-1"))
+    assert _check(folder, root) == []  # with a dot, YAML reads a number
+    folder = write_submission(root, text=plain.replace(cost, cost.split(":")[0] + ": 21e-2"))
+    (diagnostic,) = _check(folder, root)
+    assert "got '21e-2'" in diagnostic.message and "write the number out" in diagnostic.message
+
+
 def test_empty_yaml(root: Path) -> None:
     folder = write_submission(root, text="")
     assert _codes(_check(folder, root)) == {"yaml"}

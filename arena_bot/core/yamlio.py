@@ -17,6 +17,7 @@ Contributor YAML is untrusted. This loader:
 from __future__ import annotations
 
 import difflib
+import re
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -337,6 +338,11 @@ _TYPE_WORDS = {
 }
 
 
+#: A number in e-notation: YAML 1.1 (PyYAML) reads ``1e-3`` (no dot) as text.
+_E_NOTATION = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
+_NUMBER_TYPES = {"int_type", "int_parsing", "float_type", "float_parsing"}
+
+
 def _friendly(error: Any) -> str:
     message = str(_TYPE_WORDS.get(error["type"], error["msg"]))
     message = message.removeprefix("Value error, ")
@@ -345,6 +351,10 @@ def _friendly(error: Any) -> str:
         if len(shown) > 60:
             shown = shown[:57] + "..."
         message += f", got {shown}"
+        if (error["type"] in _NUMBER_TYPES and isinstance(error["input"], str)
+                and _E_NOTATION.match(error["input"])):
+            message += " (YAML reads e-notation without a dot as text: write the number " \
+                "out, such as 0.001 or 1000000)"
     return message
 
 
