@@ -186,11 +186,14 @@ def _pr_checkout(tmp_path: Path, board: tuple[Path, str], payload: dict[str, Any
 def test_every_pull_request_action_is_evaluated_as_its_head(
     tmp_path: Path, github: Repository, board: tuple[Path, str]
 ) -> None:
-    """opened, synchronize and closed (not merged): the bundle names the payload's PR and
+    """opened, synchronize and closed (not merged), and a draft (evaluated like any PR, as
+    GitHub runs checks on drafts: see the README): the bundle names the payload's PR and
     head, whatever the action; the invalid submission is annotated, exit 1."""
     for name in ("pull_request_opened.payload.json", "pull_request_synchronize.payload.json",
-                 "pull_request_closed.payload.json"):
-        payload = _payload(name)
+                 "pull_request_closed.payload.json", "pull_request_opened.payload.json|draft"):
+        name, _, draft = name.partition("|")
+        payload = _payload(name, **({"pull_request__draft": True} if draft else {}))
+        name += draft
         workspace = _pr_checkout(tmp_path / name, board, payload)
         done = _run(tmp_path / name, github, workspace, "pull_request", payload,
                     {"mode": "evaluate-pr"})
