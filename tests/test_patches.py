@@ -110,6 +110,16 @@ def test_unsafe_paths_are_refused_with_their_line(path: str, fragment: str) -> N
     assert unsafe[0].line == 1
 
 
+def test_a_patch_without_a_b_prefixes_says_how_to_make_one() -> None:
+    """``git diff --no-prefix`` (or ``diff.noprefix`` in a user's git config) writes names
+    without ``a/``/``b/``: an honest patch, refused with the command that makes it right."""
+    text = ("diff --git src/x.py src/x.py\nindex 1111111..2222222 100644\n--- src/x.py\n"
+            "+++ src/x.py\n@@ -1 +1 @@\n-x\n+y\n")
+    unsafe = [p for p in parse_patch(text).problems if p.code == "unsafe-path"]
+    assert unsafe and "--src-prefix=a/ --dst-prefix=b/" in unsafe[0].message
+    assert "no-prefix" in unsafe[0].message
+
+
 def test_quoted_name_with_control_characters_is_refused() -> None:
     text = (
         'diff --git "a/x\\033[2J.py" "b/x\\033[2J.py"\n'
@@ -289,6 +299,8 @@ def test_protected_paths_from_globs_tests_patch_and_always_protected(tmp_path: P
             "pkg/deep/conftest.py",  # anywhere
             "pytest.ini",
             "lib/site.pth",
+            "sitecustomize/__init__.py",  # a package Python imports at start, like the .py
+            "src/sitecustomizer.py",  # allowed: another name
         )
     )
     violations = protected_paths_for(task).violations(patch)
@@ -299,6 +311,7 @@ def test_protected_paths_from_globs_tests_patch_and_always_protected(tmp_path: P
         "pkg/deep/conftest.py",
         "pytest.ini",
         "lib/site.pth",
+        "sitecustomize/__init__.py",
     ]
     assert "tests patch" in violations[2].rule
 
@@ -458,6 +471,7 @@ def _reference_rule_for(protected: ProtectedPaths, path: str) -> str | None:
 
     from arena_bot.intake.patches import (
         ALWAYS_PROTECTED_NAMES,
+        ALWAYS_PROTECTED_PACKAGES,
         ALWAYS_PROTECTED_SUFFIXES,
         fold_path,
     )
@@ -466,7 +480,8 @@ def _reference_rule_for(protected: ProtectedPaths, path: str) -> str | None:
     if folded in {fold_path(p) for p in protected.exact}:
         return "a file of the task's tests patch"
     for part in PurePosixPath(folded).parts:
-        if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
+        if (part in ALWAYS_PROTECTED_NAMES or part in ALWAYS_PROTECTED_PACKAGES
+                or part.endswith(ALWAYS_PROTECTED_SUFFIXES)):
             return f"{part} (changes how tests run)"
     for pattern in protected.patterns:
         if fnmatch.fnmatchcase(folded, fold_path(pattern)):
@@ -486,6 +501,7 @@ NAME_PIECES = [
     "", ".", "..", "tests", "Tests", "t\u0435sts", "TESTS", "src", "\ufb01le.py", "ﬁle.py",
     "conftest.py", "CONFTEST.PY", "x.pth", "pkg.dist-info", "a.egg-info", "pyproject.toml",
     "setup.cfg", "stra\u00dfe", "\uff54ests", "\u0131t.py", "sitecustomize.py", "a b",
+    "sitecustomize", "UserCustomize",
     "x" * 600, "data", "**", "*",
 ]
 

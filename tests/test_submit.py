@@ -356,6 +356,54 @@ def test_secret_bearing_files_are_left_out_of_the_patch_and_named(
     assert validate(project, folder)[0] == 0
 
 
+def test_binary_files_are_left_out_of_the_patch_and_named(
+    project: Path, tmp_path: Path
+) -> None:
+    """An agent that also wrote an image (or left a compiled file behind) gets its run
+    submitted with the text changes, the binary files named; validation refuses binary
+    patches, so submitting them would only have failed."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / "docs").mkdir()
+    (workdir / "docs" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (workdir / "slugkit" / "cache.pyc").write_bytes(b"\x00" * 16)
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    assert "Left out of the patch" in output
+    assert "docs/logo.png (a binary file" in output and "slugkit/cache.pyc (a binary" in output
+    folder = project / "submissions" / TASK / FOLDER
+    patch = (folder / "run-1.patch").read_text()
+    assert "logo.png" not in patch and "cache.pyc" not in patch and "diff --git" in patch
+    assert validate(project, folder)[0] == 0
+
+
+def test_a_transcript_of_another_tool_than_the_one_named_is_a_warning(
+    project: Path, tmp_path: Path
+) -> None:
+    """A Claude Code session handed in as an Aider run would credit Aider with Claude
+    Code's work: a warning naming both; any spelling of the right tool is fine."""
+    folder = submitted(project, tmp_path)
+    for name in ("claude-code", "Claude Code CLI", "CLAUDE CODE"):
+        edit_spec(folder, lambda spec, name=name: spec["tool"].update(name=name))
+        code, output = validate(project, folder)
+        assert code == 0 and "tool-mismatch" not in output, output
+    edit_spec(folder, lambda spec: spec["tool"].update(name="Aider"))
+    code, output = validate(project, folder)
+    assert code == 0 and "warning [tool-mismatch]" in output
+    assert "run 'run-1'" in output and "claude-code session" in output and "'Aider'" in output
+    assert "submission.yaml" in output
+
+
+def test_a_symbolic_link_the_agent_made_is_refused_by_name(
+    project: Path, tmp_path: Path
+) -> None:
+    workdir = agent_workdir(project, tmp_path / "work")
+    (workdir / "slugkit" / "shortcut.py").symlink_to("/etc/passwd")
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 1 and "nothing was written" in output
+    assert "symbolic link" in output and "'slugkit/shortcut.py'" in output
+    assert not (project / "submissions" / TASK).exists() and leftovers(project) == []
+
+
 def test_a_secret_written_into_a_source_file_is_refused(project: Path, tmp_path: Path) -> None:
     workdir = agent_workdir(project, tmp_path / "work")
     (workdir / "slugkit" / "settings.py").write_text('DB_PASSWORD = "hunter2-Correct-77"\n')

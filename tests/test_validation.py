@@ -268,6 +268,43 @@ def test_deep_nesting(root: Path) -> None:
     assert "submission.yaml" in result.output
 
 
+def test_merge_keys_are_refused_as_hidden_duplicates(root: Path) -> None:
+    """``<<`` merges a mapping into its parent: with anchors refused it serves only to give a
+    key a second, hidden value (``<<: {total: 5}`` beside ``total: 52000``) that the
+    duplicate-key check never sees. Refused with its line, on either YAML parser."""
+    import yaml
+
+    plain = yaml.safe_dump(valid_data(), sort_keys=False)
+    assert "  tokens:\n    total: " in plain
+    for merged in ("  tokens:\n    <<: {total: 5}\n    total: ",   # C parser (no & or *)
+                   "  tokens:\n    <<: {total: 5, note: '*'}\n    total: "):  # strict one
+        text = plain.replace("  tokens:\n    total: ", merged, 1)
+        folder = write_submission(root, text=text)
+        (diagnostic,) = _check(folder, root)
+        assert diagnostic.code == "yaml" and "merge keys (<<) are not allowed" in diagnostic.message
+        assert diagnostic.line == text.splitlines().index("    <<: " + merged.split("<<: ")[1]
+                                                          .split("\n")[0]) + 1
+        result = run_cli(root, str(folder))
+        assert result.exit_code == 1 and "submission.yaml" in result.output
+    # a quoted "<<" is a plain key: an unknown one
+    quoted = plain.replace("  tokens:\n", "  tokens:\n    '<<': 1\n", 1)
+    folder = write_submission(root, text=quoted)
+    assert _codes(_check(folder, root)) == {"schema"}
+
+
+def test_a_number_in_e_notation_is_told_how_to_write_it(root: Path) -> None:
+    """PyYAML (YAML 1.1) reads ``1e-3`` as text; the contributor meant a number."""
+    import yaml
+
+    plain = yaml.safe_dump(valid_data(), sort_keys=False)
+    cost = next(line for line in plain.splitlines() if "estimated_cost:" in line)
+    folder = write_submission(root, text=plain.replace(cost, cost.split(":")[0] + ": 2.1e-1"))
+    assert _check(folder, root) == []  # with a dot, YAML reads a number
+    folder = write_submission(root, text=plain.replace(cost, cost.split(":")[0] + ": 21e-2"))
+    (diagnostic,) = _check(folder, root)
+    assert "got '21e-2'" in diagnostic.message and "write the number out" in diagnostic.message
+
+
 def test_empty_yaml(root: Path) -> None:
     folder = write_submission(root, text="")
     assert _codes(_check(folder, root)) == {"yaml"}

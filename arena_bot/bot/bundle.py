@@ -9,6 +9,8 @@ view models (:mod:`arena_bot.bot.view`) so a newer scorer's fields do not break 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -56,21 +58,42 @@ class Bundle(BaseModel):
 
 
 def load_bundle(path: Path) -> Bundle:
-    """Read and check ``path``; every failure is an InputError naming the file."""
+    """Read and check ``path``; every failure is an InputError naming the file.
+
+    The artifact is the untrusted run's, so only a plain file is read (never a symbolic
+    link to a file of the trusted runner, nor a device or pipe that reads forever), and
+    never more than the cap.
+    """
     try:
-        size = path.stat().st_size
+        info = os.lstat(path)
     except OSError as exc:
         raise InputError(
             f"cannot read the bundle: {exc.strerror}", path=path,
             hint="download the PR evaluation's artifact first (bundle.json)",
         ) from None
-    if size > MAX_BUNDLE_BYTES:
+    if not stat.S_ISREG(info.st_mode):
         raise InputError(
-            f"bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte cap", path=path,
-            hint="a genuine PR evaluation bundle is far smaller; treat this one as forged",
+            "bundle is not a regular file (a symbolic link, folder or special file)",
+            path=path,
+            hint="a genuine PR evaluation artifact holds bundle.json as a plain file; treat "
+            "this one as forged",
         )
+    if info.st_size > MAX_BUNDLE_BYTES:
+        raise _oversized(path, info.st_size)
     try:
-        data = json.loads(path.read_bytes())
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BUNDLE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read the bundle: {exc.strerror}", path=path) from None
+    if len(raw) > MAX_BUNDLE_BYTES:  # grew since it was measured
+        raise _oversized(path, len(raw))
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise InputError(
+            "bundle is not valid JSON (nested too deep)", path=path,
+            hint="a genuine PR evaluation bundle is a few levels deep; treat this one as forged",
+        ) from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"bundle is not valid JSON ({exc})", path=path) from None
     try:
@@ -82,6 +105,13 @@ def load_bundle(path: Path) -> Bundle:
             path=path,
             hint="the bundle must come from `arena bot evaluate-pr`; see bot-bundle.schema.json",
         ) from None
+
+
+def _oversized(path: Path, size: int) -> InputError:
+    return InputError(
+        f"bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte cap", path=path,
+        hint="a genuine PR evaluation bundle is far smaller; treat this one as forged",
+    )
 
 
 def board_parts(

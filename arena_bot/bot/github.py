@@ -112,6 +112,12 @@ def _hint(status: int) -> str:
     return "GitHub answered with an error; run the job again later"
 
 
+def _head_of(pull: PullRequest) -> PullHead:
+    head, repo = pull.head, pull.head.repo
+    return PullHead(sha=str(head.sha), repository=str(repo.full_name) if repo else None,
+                    state=str(pull.state))
+
+
 class GitHubClient:
     def __init__(
         self, settings: GitHubSettings, *, retries: int = 3, throttle: bool = True
@@ -143,10 +149,19 @@ class GitHubClient:
             return self._repo().get_pull(number)
 
     def head(self, number: int) -> PullHead:
-        pull = self._pull(number)
-        head, repo = pull.head, pull.head.repo
-        return PullHead(sha=str(head.sha), repository=str(repo.full_name) if repo else None,
-                        state=str(pull.state))
+        return _head_of(self._pull(number))
+
+    def find_head(self, number: int) -> PullHead | None:
+        """:meth:`head`, or ``None`` when the repository has no pull request ``number``
+        (the API answers 404: never opened, or the number of an issue)."""
+        from github import UnknownObjectException
+
+        repo = self._repo()  # a missing repository stays an error of its own
+        with _api(f"read pull request #{number}"):
+            try:
+                return _head_of(repo.get_pull(number))
+            except UnknownObjectException:
+                return None
 
     def open_pulls_from(self, head_repository: str, branch: str) -> list[OpenPull]:
         """The open PRs of this repository whose head is ``branch`` of ``head_repository``

@@ -77,6 +77,9 @@ def _read_result(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ArenaError(f"cannot read the result ({exc.strerror})", path=path) from None
+    except RecursionError:
+        raise ArenaError("result is not JSON (nested too deep)", path=path,
+                         hint="unit results are written per unit by the matrix jobs") from None
     except ValueError as exc:
         raise ArenaError(f"result is not JSON ({exc})", path=path,
                          hint="the matrix job did not finish writing it; re-run it") from None

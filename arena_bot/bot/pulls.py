@@ -53,7 +53,15 @@ def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -
     if any(p.number == bundle.pr_number for p in pulls):
         return None  # pushed again since: the newer head's run comments
     if not pulls:
-        head = client.head(bundle.pr_number)
+        head = client.find_head(bundle.pr_number)
+        if head is None:
+            raise InputError(
+                f"the bundle names PR #{bundle.pr_number}, but this repository has no pull "
+                f"request #{bundle.pr_number} (asked of the API), and none is open from "
+                f"{built}:{workflow_run.head_branch}: rejected, no pull request was touched",
+                hint="the bundle must be the one `arena bot evaluate-pr` wrote in this run; "
+                "re-run the PR evaluation from the pull request's own page",
+            )
         if head.state != "open":
             return None  # no open PR from that branch any more (closed or merged)
         if head.repository is None:

@@ -7,6 +7,7 @@ cannot inject Markdown, HTML, mentions or links, whatever the template author fo
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -31,8 +32,10 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()#|~]|:(?=//))")
 #: issue references (``#12``, ``GH-12``) are found in the rendered text, where a backslash
 #: escape is already gone; cmark-gfm's autolinks take ``www.`` and e-mail addresses
 #: (``a@b.c``, ``mailto:``, ``xmpp:``). A zero-width space after the trigger breaks each (what
-#: Dependabot writes after an ``@``), and the reader sees the same text.
-_LINKERS = re.compile(r"@|#|\bGH-|\bwww(?=\.)", re.IGNORECASE)
+#: Dependabot writes after an ``@``), and the reader sees the same text. ``www`` and
+#: ``GH-`` count after anything but a letter or digit: cmark-gfm also starts an autolink
+#: after ``_`` (a word character, so ``\b`` would miss ``_www.evil.example``).
+_LINKERS = re.compile(r"@|#|(?<![A-Za-z0-9])(?:GH-|www(?=\.))", re.IGNORECASE)
 _ZERO_WIDTH_SPACE = "&#8203;"
 #: Bidirectional controls reorder the text around them (a name shown backwards): shown as
 #: U+FFFD instead.
@@ -70,11 +73,13 @@ def _finalize(value: object) -> str:
 
 
 def _num(value: float | None, digits: int = 2) -> _Trusted:
-    return _Trusted("–" if value is None else f"{value:.{digits}f}")
+    return _Trusted("–" if value is None or not math.isfinite(value)
+                    else f"{value:.{digits}f}")
 
 
 def _pct(value: float | None) -> _Trusted:
-    return _Trusted("–" if value is None else f"{value * 100:.0f}%")
+    return _Trusted("–" if value is None or not math.isfinite(value)
+                    else f"{value * 100:.0f}%")
 
 
 def _baseline(metric: object, unit: str = "") -> _Trusted:
@@ -84,7 +89,9 @@ def _baseline(metric: object, unit: str = "") -> _Trusted:
     contributor needs to read a score; ``unit`` is ``s`` (seconds) or ``$`` (dollars).
     """
     values = [getattr(metric, name, None) for name in ("min", "max", "median")]
-    numbers = [float(v) for v in values if isinstance(v, int | float)]
+    # a forged bundle's JSON may hold Infinity or NaN (Python's reader takes them)
+    numbers = [float(v) for v in values
+               if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)]
     if len(numbers) != 3:
         return _Trusted("–")
     low, high, median = (_amount(v, unit) for v in numbers)

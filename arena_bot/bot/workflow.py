@@ -63,17 +63,24 @@ def write_summary(env: Mapping[str, str], markdown: str) -> None:
 
 #: The events each mode runs on, as the workflows trigger it. ``pull_request_target`` is
 #: not one: it runs with a write token and secrets, never the place for a PR's own code.
+_PUBLISHING = ("push", "workflow_dispatch", "schedule")
 TRIGGERS: dict[str, tuple[str, ...]] = {
     "evaluate-pr": ("pull_request",),
     "comment": ("workflow_run",),
-    "publish": ("push", "workflow_dispatch", "schedule"),
+    "publish": _PUBLISHING,
+    # the publish workflow's other jobs: planning its matrix, the matrix jobs, and gathering
+    # their results into the store the publish job saves
+    "plan": _PUBLISHING,
+    "evaluate-unit": _PUBLISHING,
+    "aggregate": _PUBLISHING,
 }
 
 
 def check_trigger(mode: str, env: Mapping[str, str]) -> None:
     """Inside Actions, refuse to run ``mode`` on an event it is not made for (a UsageError,
-    raised before the command does anything). Publishing also needs the default branch: a
-    push of a tag, of another branch or a branch deletion publishes nothing."""
+    raised before the command does anything). Publishing, and each of its steps (plan,
+    evaluate-unit, aggregate), also needs the default branch: a push of a tag, of another
+    branch or a branch deletion publishes nothing."""
     name = env.get("GITHUB_EVENT_NAME")
     if not name:
         return
@@ -85,12 +92,14 @@ def check_trigger(mode: str, env: Mapping[str, str]) -> None:
         raise UsageError(f"`arena bot {mode}` runs on {' or '.join(allowed)} events; this "
                          f"job was triggered by {name}: nothing done", hint=hint)
     path = env.get("GITHUB_EVENT_PATH")
-    if mode != "publish" or name == "schedule" or not path:
+    if allowed != _PUBLISHING or name == "schedule" or not path:
         return
     event = load_event(Path(path), BranchEvent)
     default = event.repository.default_branch if event.repository else None
     if event.deleted or (default and event.ref != f"refs/heads/{default}"):
+        what, done = (("publishes", "nothing published") if mode == "publish"
+                      else ("is a step of publishing", "nothing done"))
         raise UsageError(
-            f"`arena bot {mode}` publishes the default branch ({default}); this {name} "
-            f"{'deleted' if event.deleted else 'is for'} {event.ref}: nothing published",
+            f"`arena bot {mode}` {what} the default branch ({default}); this {name} "
+            f"{'deleted' if event.deleted else 'is for'} {event.ref}: {done}",
             hint=hint)

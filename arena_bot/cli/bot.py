@@ -226,8 +226,9 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
     """
     from arena_bot.app.memo import open_memo
     from arena_bot.app.scaleout import plan as plan_units
-    from arena_bot.bot.workflow import set_outputs
+    from arena_bot.bot.workflow import check_trigger, set_outputs
 
+    check_trigger("plan", os.environ)
     # The publish workflow's plan job restores the memo: an unchanged board parses nothing.
     with open_memo(settings.cache_dir) as memo:
         planned = plan_units(settings, pending=pending, max_jobs=max_jobs, memo=memo)
@@ -263,7 +264,9 @@ def evaluate_unit_cmd(
     string (the matrix's `units` value).
     """
     from arena_bot.app.scaleout import evaluate_units
+    from arena_bot.bot.workflow import check_trigger
 
+    check_trigger("evaluate-unit", os.environ)
     ids = [u for given in units for u in given.split()]
     for result, path in evaluate_units(settings, ids, output=output, jobs=jobs,
                                        base_image=base_image,
@@ -292,7 +295,9 @@ def aggregate_cmd(
     A submission with a missing or failed unit is not stored: `arena pipeline` evaluates it.
     """
     from arena_bot.app.scaleout import aggregate_units
+    from arena_bot.bot.workflow import check_trigger
 
+    check_trigger("aggregate", os.environ)
     if not results and folder is None:
         raise UsageError("give unit result files or --from FOLDER")
     done = aggregate_units(settings, results, also_from=folder, output=output)

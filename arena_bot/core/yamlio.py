@@ -4,7 +4,8 @@ Contributor YAML is untrusted. This loader:
 
 * refuses files over a size cap before reading them whole;
 * refuses anything that is not UTF-8 text;
-* refuses anchors and aliases (the "billion laughs" bomb) and duplicate keys;
+* refuses anchors and aliases (the "billion laughs" bomb), duplicate keys and merge keys
+  (``<<``, which would hide a second value of a key);
 * builds plain Python data with :class:`yaml.SafeLoader` constructors only;
 * parses with libyaml's C parser when the text cannot hold an anchor, an alias or deep flow
   nesting (about nine times faster: the board re-reads every ``submission.yaml``), and with the
@@ -16,6 +17,7 @@ Contributor YAML is untrusted. This loader:
 from __future__ import annotations
 
 import difflib
+import re
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -121,6 +123,10 @@ def _no_anchor_tokens(text: str) -> bool:
     return True
 
 
+#: The tag YAML gives an unquoted ``<<`` key.
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: int = 1) -> None:
     lines.setdefault(loc, node.start_mark.line + 1)
     if depth > MAX_YAML_DEPTH:
@@ -134,6 +140,14 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: i
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key_node.tag == _MERGE_TAG:
+                # With anchors refused, ``<<`` only gives a key a second, hidden value.
+                raise InputError(
+                    "merge keys (<<) are not allowed",
+                    path=path,
+                    line=key_node.start_mark.line + 1,
+                    hint="write the keys out in full, each once",
+                )
             if key is None:
                 raise InputError(
                     "mapping keys must be plain strings",
@@ -324,6 +338,11 @@ _TYPE_WORDS = {
 }
 
 
+#: A number in e-notation: YAML 1.1 (PyYAML) reads ``1e-3`` (no dot) as text.
+_E_NOTATION = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
+_NUMBER_TYPES = {"int_type", "int_parsing", "float_type", "float_parsing"}
+
+
 def _friendly(error: Any) -> str:
     message = str(_TYPE_WORDS.get(error["type"], error["msg"]))
     message = message.removeprefix("Value error, ")
@@ -332,6 +351,10 @@ def _friendly(error: Any) -> str:
         if len(shown) > 60:
             shown = shown[:57] + "..."
         message += f", got {shown}"
+        if (error["type"] in _NUMBER_TYPES and isinstance(error["input"], str)
+                and _E_NOTATION.match(error["input"])):
+            message += " (YAML reads e-notation without a dot as text: write the number " \
+                "out, such as 0.001 or 1000000)"
     return message
 
 

@@ -31,7 +31,8 @@ ValidationCode = Literal[
     "modifies-submission", "no-expected-tests", "no-submission", "not-in-checkout",
     "not-recorded", "outside-submissions", "protected-path", "schema", "secret-file",
     "secret-in-patch", "secret-in-transcript", "symlink", "task-mismatch", "too-large",
-    "transcript-mismatch", "unexpected-file", "unknown-feature", "unknown-task", "yaml",
+    "tool-mismatch", "transcript-mismatch", "unexpected-file", "unknown-feature",
+    "unknown-task", "yaml",
 ]
 #: ``patch-<problem>``: a problem the patch parser found.
 PatchDiagnosticCode = NewType("PatchDiagnosticCode", str)

@@ -466,7 +466,10 @@ class _Parser:
         if prefix is not None:
             if not name.startswith(prefix):
                 self.problem(
-                    "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}",
+                    "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}"
+                    + ("" if name.startswith("/") else
+                       " (made with `git diff --no-prefix` or `diff.noprefix` set? make it with "
+                       "`git diff --src-prefix=a/ --dst-prefix=b/`)"),
                     line=lineno, path=name,
                 )
                 return None
@@ -621,6 +624,9 @@ ALWAYS_PROTECTED_NAMES = frozenset(
     {"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini",
      "sitecustomize.py", "usercustomize.py", ".gitattributes"}
 )
+#: Folder names protected wherever they are: a package ``sitecustomize/`` is imported at
+#: interpreter start just as ``sitecustomize.py`` is.
+ALWAYS_PROTECTED_PACKAGES = frozenset({"sitecustomize", "usercustomize"})
 #: Name endings protected wherever they are: ``.pth`` files run code at interpreter start;
 #: ``.dist-info``/``.egg-info`` folders can declare ``pytest11`` entry points that pytest
 #: auto-loads when the repository is on ``sys.path``.
@@ -713,7 +719,8 @@ class ProtectedPaths:
         if folded in self._folded_exact:
             return "a file of the task's tests patch"
         for part in folded.split("/"):  # "" and "." match no protected name
-            if part in ALWAYS_PROTECTED_NAMES or part.endswith(ALWAYS_PROTECTED_SUFFIXES):
+            if (part in ALWAYS_PROTECTED_NAMES or part in ALWAYS_PROTECTED_PACKAGES
+                    or part.endswith(ALWAYS_PROTECTED_SUFFIXES)):
                 return f"{part} (changes how tests run)"
         for pattern, folded_pattern, whole in self._folded_patterns:
             if fnmatch.fnmatchcase(folded, folded_pattern):

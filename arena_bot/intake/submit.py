@@ -90,8 +90,9 @@ def working_tree_patch(
 ) -> str:
     """The working tree's changes against ``base`` (untracked files included), tests left out.
 
-    Secret-bearing files (``.env``, key files, credential stores) are left out too and their
-    paths appended to ``left_out`` with the reason, so the contributor is told. A throw-away
+    Secret-bearing files (``.env``, key files, credential stores) and binary files (which
+    no patch may carry) are left out too and their paths appended to ``left_out`` with the
+    reason, so the contributor is told. A throw-away
     index is used so the contributor's own staging area is never touched.
     """
     if not is_work_tree_top(workdir):
@@ -113,6 +114,10 @@ def working_tree_patch(
         secret = {name: secret_file_reason(name) for name in kept}
         left_out += [f"{name} ({reason})" for name, reason in secret.items() if reason]
         kept = [name for name in kept if secret[name] is None]
+        binary = _binary_files(workdir, base, kept, env=index)
+        left_out += [f"{name} (a binary file: a patch carries text only)"
+                     for name in kept if name in binary]
+        kept = [name for name in kept if name not in binary]
         if not kept:
             return ""
         diff = _work_tree_git(workdir, "diff", "--cached", "--no-color", "--no-ext-diff",
@@ -124,6 +129,22 @@ def working_tree_patch(
             "the working tree's changes are not UTF-8 text (a patch must be)", path=workdir,
             hint="re-encode the changed files as UTF-8, or leave binary files out of the run",
         ) from None
+
+
+def _binary_files(workdir: Path, base: str, names: list[str], *, env: dict[str, str]) -> set[str]:
+    """Which of ``names`` git sees as binary (``--numstat`` counts no lines for them):
+    validation refuses binary patches, so they are left out and named instead."""
+    if not names:
+        return set()
+    stats = _work_tree_git(workdir, "diff", "--cached", "--numstat", "--no-renames", "-z",
+                           base, "--", *names, env=env)
+    found = set()
+    for record in os.fsdecode(stats).split("\0"):
+        added, _, rest = record.partition("\t")
+        removed, _, name = rest.partition("\t")
+        if added == "-" and removed == "-" and name:
+            found.add(name)
+    return found
 
 
 def _work_tree_git(workdir: Path, *args: str, env: dict[str, str]) -> bytes:

@@ -60,6 +60,18 @@ ALLOWED_EXTRA_FILES = frozenset({"README.md"})
 #: The folder name is the submission id (same rule as ``Identifier`` in the models).
 _SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
+#: Transcript formats written by one tool only, with what its name contains (lower case,
+#: letters and digits only: "Claude Code", "claude-code" and "Claude Code CLI" all hold
+#: "claude"); ``atif`` and ``generic`` are any tool's.
+_TOOL_OF_FORMAT: dict[str, tuple[str, ...]] = {
+    "claude-code": ("claude",), "codex": ("codex",), "aider": ("aider",),
+    "aider-history": ("aider",), "openhands": ("openhands", "opendevin"),
+    "swe-agent": ("sweagent",),
+}
+_TOOL_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "aider": "Aider",
+               "aider-history": "Aider", "openhands": "OpenHands",
+               "swe-agent": "SWE-agent or mini-swe-agent"}
+
 #: File names pytest collects as test modules by default.
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 
@@ -481,6 +493,7 @@ class _SubmissionCheck:
             self.check_features(spec=spec, task=task)
         for index, run in enumerate(spec.runs):
             self.check_run(run=run, index=index, task=task)
+            self.check_transcript_tool(spec=spec, run=run, index=index)
         # Compared with today by the validator, after the verdict is remembered.
         self.dated = (spec.date, self.line("date"))
 
@@ -609,6 +622,25 @@ class _SubmissionCheck:
                     line=problem.line or self.line("runs", index, "transcript"), hint=problem.hint,
                 )
 
+    def check_transcript_tool(self, *, spec: Submission, run: Run, index: int) -> None:
+        """Warn when a run's transcript is of one tool's own format and ``tool.name`` names
+        another: the entry would credit a tool with a run another tool made."""
+        if run.transcript is None:
+            return
+        words = _TOOL_OF_FORMAT.get(run.transcript.format)
+        said = re.sub(r"[^a-z0-9]", "", spec.tool.name.casefold())
+        if words is None or any(word in said for word in words):
+            return
+        self.add(
+            "tool-mismatch",
+            f"run {run.id!r}'s transcript is a {run.transcript.format} session "
+            f"({_TOOL_NAMES[run.transcript.format]}'s own format), but tool.name says "
+            f"{spec.tool.name!r}",
+            severity="warning", line=self.line("runs", index, "transcript", "format"),
+            hint=f"name the tool that made the run ({_TOOL_NAMES[run.transcript.format]}), "
+            "or use the generic format for a tool of its own",
+        )
+
     def check_new_test_files(self, *, patch: Patch, name: str) -> None:
         """Warn about new files pytest would collect: importing them can patch the code
         under test, so the harness should run only the task's own test files."""
@@ -665,8 +697,13 @@ class _SubmissionCheck:
             self.check_patch_secrets(patch=patch, path=path)
         patch, violations = self.patches[name]
         for problem in patch.problems:
+            # name the repository file when the message does not (a symbolic link, a binary
+            # file): `arena submit` shows no patch lines to look at
+            named = (f"{problem.message}: {problem.path!r}"
+                     if problem.path and repr(problem.path) not in problem.message
+                     else problem.message)
             self.add(
-                patch_diagnostic_code(problem.code), problem.message, path=path, line=problem.line,
+                patch_diagnostic_code(problem.code), named, path=path, line=problem.line,
                 hint=_PATCH_HINTS.get(problem.code),
             )
         if violations:

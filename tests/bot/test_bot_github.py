@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -277,6 +278,10 @@ def test_a_listing_cut_at_githubs_3000_file_cap_needs_a_maintainer(
         (b'{"pr_number": "7; rm -rf /"}', "does not match the schema"),
         (b"[]", "does not match the schema"),
         (b" " * (MAX_BUNDLE_BYTES + 1), "over the"),
+        # small, but nested deeper than Python's JSON reader can follow
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+        (b'{"pr_number": 7, "x": ' + b"{\"a\": " * 50_000 + b"1" + b"}" * 50_001,
+         "nested too deep"),
     ],
 )
 def test_malformed_or_oversized_bundles_are_refused_before_any_api_call(
@@ -288,6 +293,33 @@ def test_malformed_or_oversized_bundles_are_refused_before_any_api_call(
     with pytest.raises(InputError, match=expected) as caught:
         comment_pr(event_path=FORK_EVENT, bundle_path=path, client=client)
     assert "bundle.json" in str(caught.value)
+    assert github.requests == [] and github.pulls[7].comments == []
+
+
+def test_a_bundle_that_is_no_plain_file_is_refused_before_any_api_call(
+    github: FakeGitHub, client: GitHubClient, tmp_path: Path
+) -> None:
+    """The artifact is the untrusted run's: a bundle.json that is a symbolic link (to a
+    file of the trusted runner, or to /dev/zero, which reads forever) or a special file is
+    not read at all."""
+    add_pull(github)
+    genuine = write_bundle(make_bundle(), tmp_path / "elsewhere")
+    for target in (genuine, Path("/dev/zero")):
+        link = tmp_path / "artifact" / "bundle.json"
+        link.parent.mkdir(exist_ok=True)
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+        with pytest.raises(InputError, match="not a regular file") as caught:
+            comment_pr(event_path=FORK_EVENT, bundle_path=link, client=client)
+        assert "bundle.json" in str(caught.value)
+    fifo = tmp_path / "fifo" / "bundle.json"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder" / "bundle.json"  # an artifact holding bundle.json/...
+    folder.mkdir(parents=True)
+    for special in (fifo, folder):
+        with pytest.raises(InputError, match="not a regular file"):
+            comment_pr(event_path=FORK_EVENT, bundle_path=special, client=client)
     assert github.requests == [] and github.pulls[7].comments == []
 
 

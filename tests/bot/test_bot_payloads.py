@@ -135,12 +135,28 @@ def test_a_pr_whose_fork_was_deleted_is_named_as_such(
     ("pull_request", "pull_request_synchronize.payload.json", "comment",
      "runs on workflow_run events; this job was triggered by pull_request"),
     ("push", "push_with-new-branch.payload.json", "comment", "triggered by push"),
+    # the publish workflow's plan and matrix jobs: never on a PR's events, and only for the
+    # default branch (a PR's submissions evaluated with a write token, or a stray branch's
+    # results gathered for the store, are what this prevents)
+    ("pull_request", "pull_request_synchronize.payload.json", "plan",
+     "`arena bot plan` runs on push or workflow_dispatch or schedule events; this job was "
+     "triggered by pull_request"),
+    ("pull_request_target", "pull_request_opened.payload.json", "evaluate-units",
+     "`arena bot evaluate-unit` runs on push or workflow_dispatch or schedule events; this "
+     "job was triggered by pull_request_target"),
+    ("push", "push_with-new-branch.payload.json|refs/heads/feature", "plan",
+     "this push is for refs/heads/feature: nothing done"),
+    ("push", "push.payload.json", "evaluate-units",
+     "this push deleted refs/tags/simple-tag: nothing done"),
+    ("pull_request", "pull_request_opened.payload.json", "publish",
+     "triggered by pull_request"),
 ])
 def test_a_mode_on_an_event_it_is_not_made_for_does_nothing(
     tmp_path: Path, github: Repository, board: tuple[Path, str], event_name: str, name: str,
     mode: str, said: str,
 ) -> None:
-    payload = _payload(name)
+    name, _, ref = name.partition("|")
+    payload = _payload(name, **({"ref": ref} if ref else {}))
     workspace = _pr_checkout(tmp_path, board, payload)
     if mode == "comment":
         write_bundle(make_bundle(pr=2), workspace / "arena-bundle")
@@ -149,6 +165,9 @@ def test_a_mode_on_an_event_it_is_not_made_for_does_nothing(
     assert said in done.log and "Traceback" not in done.log
     assert _writes(github) == []
     assert not (tmp_path / "runner-temp" / "arena-bundle" / "bundle.json").exists()
+    assert "matrix" not in done.steps["run"]  # plan set no matrix
+    assert not list((tmp_path / "runner-temp").glob("arena-units/*"))  # no unit evaluated
+    assert "arena-data" not in git("ls-remote", "--heads", str(board[0]), cwd=tmp_path)
 
 
 def _pr_checkout(tmp_path: Path, board: tuple[Path, str], payload: dict[str, Any]) -> Path:
@@ -169,11 +188,14 @@ def _pr_checkout(tmp_path: Path, board: tuple[Path, str], payload: dict[str, Any
 def test_every_pull_request_action_is_evaluated_as_its_head(
     tmp_path: Path, github: Repository, board: tuple[Path, str]
 ) -> None:
-    """opened, synchronize and closed (not merged): the bundle names the payload's PR and
+    """opened, synchronize and closed (not merged), and a draft (evaluated like any PR, as
+    GitHub runs checks on drafts: see the README): the bundle names the payload's PR and
     head, whatever the action; the invalid submission is annotated, exit 1."""
     for name in ("pull_request_opened.payload.json", "pull_request_synchronize.payload.json",
-                 "pull_request_closed.payload.json"):
-        payload = _payload(name)
+                 "pull_request_closed.payload.json", "pull_request_opened.payload.json|draft"):
+        name, _, draft = name.partition("|")
+        payload = _payload(name, **({"pull_request__draft": True} if draft else {}))
+        name += draft
         workspace = _pr_checkout(tmp_path / name, board, payload)
         done = _run(tmp_path / name, github, workspace, "pull_request", payload,
                     {"mode": "evaluate-pr"})

@@ -197,6 +197,44 @@ def test_contributor_text_forms_no_link_or_mention_in_githubs_rendering() -> Non
     assert "@octocat GH-7 owner/repo#12 #34 www.evil.example/login" in text.replace("\u200b", "")
 
 
+def test_a_link_glued_to_an_underscore_or_bracket_is_broken_too() -> None:
+    """cmark-gfm starts a ``www.`` autolink after ``_``, ``*``, ``~`` or ``(`` as well as
+    after a space, and an underscore leaves no word boundary before ``www``."""
+    import cmarkgfm
+
+    names = ["_www.evil.example", "*www.evil.example", "~www.evil.example",
+             "(www.evil.example)", "x_www.evil.example", "_WWW.evil.example", "_GH-7"]
+    for name in names:
+        entry = make_entry(KEY, contributor=name, tool=name)
+        body = render_comment(build_view(make_bundle(entries=[entry]), marker=MARKER, gate=[]))
+        page = cmarkgfm.github_flavored_markdown_to_html(body)
+        assert not [h for h in re.findall(r'href="([^"]*)"', page) if "evil" in h], name
+        assert not re.search(r"(?i)www\.|GH-\d", re.sub(r"<[^>]+>", " ", page)), name
+
+
+def test_non_finite_baselines_of_a_forged_bundle_render_as_unknown(tmp_path: Path) -> None:
+    """JSON as Python reads it takes ``Infinity`` and ``NaN``: a forged bundle's task board
+    may carry them where the baseline's figures go. The comment shows ``–`` there."""
+    import json
+
+    from arena_bot.bot.bundle import load_bundle
+
+    data = make_bundle().model_dump(mode="json")
+    baseline = data["tasks"][0]["baseline"]
+    baseline["tokens"]["max"] = float("inf")
+    baseline["cost"]["median"] = float("nan")
+    baseline["tool_calls"]["min"] = True
+    baseline["execution_time"]["min"] = float("-inf")
+    data["entries"][0]["scores"]["overall"] = float("nan")
+    data["entries"][0]["percentile"] = float("inf")
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(data))  # writes Infinity and NaN, as a forger's script would
+    assert "Infinity" in path.read_text()
+    body = render_comment(build_view(load_bundle(path), marker=MARKER, gate=[]))
+    assert not re.search(r"\binf\b|\bnan\b", body, re.IGNORECASE)
+    assert "1 – 9 (median 3)" in body  # the intact baseline still shows
+
+
 def test_entries_with_unknown_fields_still_render() -> None:
     entry = make_entry(KEY)
     entry["new_field_from_a_newer_scorer"] = {"anything": 1}

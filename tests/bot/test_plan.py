@@ -65,6 +65,11 @@ def test_aggregate_reports_a_malformed_file(tmp_path: Path) -> None:
         main, ["bot", "aggregate", str(bad), "--output", str(tmp_path / "o")]
     )
     assert result.exit_code == 1 and "bad.json" in result.output and "not JSON" in result.output
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    result = CliRunner().invoke(main, ["bot", "aggregate", str(deep)])
+    assert result.exit_code == 1 and "deep.json" in result.output
+    assert "nested too deep" in result.output and "Traceback" not in result.output
 
 
 def test_plan_on_the_sample_data(tmp_path: Path) -> None:

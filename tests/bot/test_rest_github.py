@@ -84,6 +84,24 @@ def test_a_bundle_for_another_pr_and_an_outdated_run_write_nothing(
     assert _writes(repo) == [] and victim.comments == []
 
 
+def test_a_bundle_naming_a_pr_that_does_not_exist_says_so(
+    repo: Repository, tmp_path: Path
+) -> None:
+    """No open PR from the run's branch and the bundle names a number GitHub has no pull
+    request for: a message naming the PR and what to do, not the API's bare 404."""
+    repo.open_pull(7, head_sha=FORK_SHA, files=[FILE], head_repo="alice/board",
+                   head_ref="other-branch")
+    event = workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA)
+    with pytest.raises(InputError) as caught:
+        comment_pr(event_path=event, bundle_path=write_bundle(make_bundle(pr=99), tmp_path),
+                    client=_client(repo))
+    message = str(caught.value)
+    assert "PR #99" in message and "no pull request #99" in message
+    assert "no pull request was touched" in message and "HTTP 404" not in message
+    assert caught.value.hint and "bundle" in caught.value.hint
+    assert _writes(repo) == []
+
+
 def test_a_wrong_token_is_a_clear_error(repo: Repository, tmp_path: Path) -> None:
     repo.open_pull(7, head_sha=FORK_SHA, files=[FILE])
     with pytest.raises(GitHubError, match="HTTP 401") as caught:
