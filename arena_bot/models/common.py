@@ -13,17 +13,19 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 Level = Literal["error", "warning"]
 
 #: Characters that can make text render differently from what it says: C0/C1 controls
-#: (except tab and newline in free text), bidi overrides and isolates, zero-width characters.
+#: (except tab and newline in free text), bidi overrides and isolates, zero-width characters,
+#: the Unicode line and paragraph separators (a line break to JavaScript and some renderers).
 _INVISIBLE = re.compile(
-    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029"
+    "\u2060-\u2069\ufeff]"
 )
 
 
 def _clean_text(value: str) -> str:
     if _INVISIBLE.search(value):
         raise ValueError(
-            "contains control, zero-width or bidirectional-override characters; "
-            "use plain printable text"
+            "contains control, zero-width, line-separator or bidirectional-override "
+            "characters; use plain printable text"
         )
     return unicodedata.normalize("NFC", value)
 

@@ -82,7 +82,9 @@ def test_execution_time_rejects_nan_inf_and_negative(value: float) -> None:
     assert "execution_time" in errors_of(make(runs=[run]))
 
 
-@pytest.mark.parametrize("name", ["Evil\u202eedoc", "zero\u200bwidth", "bell\x07", " "])
+# U+2028/U+2029 end a line in JavaScript and some renderers: a one-line name split in two
+@pytest.mark.parametrize("name", ["Evil\u202eedoc", "zero\u200bwidth", "bell\x07", " ",
+                                  "two\u2028lines", "two\u2029paragraphs"])
 def test_names_reject_invisible_characters(name: str) -> None:
     assert "tool.name" in errors_of(make(tool={"name": name, "version": "1"}))
 
