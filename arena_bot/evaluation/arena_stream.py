@@ -55,8 +55,9 @@ MARK = "arena-result"
 STREAM_VERSION = 2
 #: Exit status of a test process whose stream descriptor was closed or replaced.
 STREAM_LOST = 86
-#: Repository-relative paths of the files the submission's patch creates or changes, written
-#: by the harness beside this file (``/arena``, root-owned).
+#: Repository-relative paths of the files the submission's patch creates or changes, and the
+#: repository's root they are relative to, written by the harness beside this file
+#: (``/arena``, root-owned).
 CHANGED_FILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "changed.json")
 _WATCHED_PREFIXES = ("_pytest", "pluggy", "json")
 _WATCHED_NAMES = ("pytest", __name__)
@@ -88,8 +89,10 @@ def _build_guard():
     first = fstat(out)
     identity = (first.st_dev, first.st_ino)
     nonce = os.urandom(12).hex()
-    repo = realpath(os.getcwd())
-    changed = _read_changed()
+    repo = _read_root()
+    here = realpath(os.getcwd())  # where pytest started: a sub-project of a monorepo
+    changed = _read_changed(root=repo)
+    getcwd, join, normpath = os.getcwd, os.path.join, os.path.normpath
     counter = [0]
     busy = set()  # threads inside the audit hook: per thread, so no thread can mask another
     get_ident = _thread.get_ident
@@ -141,7 +144,7 @@ def _build_guard():
             depth -= 1
             name = frame.f_code.co_filename
             if not name.startswith(("<", os.sep)):
-                name = os.path.join(repo, name)  # imported through a relative sys.path entry
+                name = join(here, name)  # imported through a relative sys.path entry
             if name.startswith(repo + os.sep):
                 relative = name[len(repo) + 1:]
                 if changed.at(relative, frame.f_lineno) if exact else relative in changed:
@@ -229,6 +232,8 @@ def _build_guard():
             return
         if event == "open":
             path = args[0] if args and isinstance(args[0], str) else ""
+            if path and not path.startswith(os.sep):  # relative to the current folder
+                path = normpath(join(getcwd(), path))
             if path.startswith("/proc/") and (path.endswith("/mem") or "/fd/" in path):
                 where = origin(3)
                 if where is not None:
@@ -689,23 +694,47 @@ def _from_repo_module(module, repo):
     return os.path.realpath(path).startswith(repo + os.sep) if path else False
 
 
-def _read_changed(key="changed"):
-    """The submission's changed (or, with ``key="added"``, newly added) files
-    (repository-relative); none when the harness wrote no list (the dataset check's bare
-    runs)."""
+def _listed():
+    """The harness's ``changed.json`` (``{}`` when it wrote none)."""
     try:
         with open(CHANGED_FILES, encoding="utf-8") as handle:
             listed = json.load(handle)
-        names = listed.get(key, ())
-    except (OSError, ValueError, AttributeError):
-        return _Files()
-    files = _Files(name for name in names if isinstance(name, str))
+    except (OSError, ValueError):
+        return {}
+    return listed if isinstance(listed, dict) else {}
+
+
+def _cwd():
+    """The folder pytest started in (a sub-project of a monorepo, or the root)."""
+    return os.path.realpath(os.getcwd())
+
+
+def _read_root():
+    """The repository's root, the folder the changed files' paths are relative to: the
+    harness names it (``root``), since a test command may start pytest in a sub-project
+    (``cd pkg-core && python -m pytest``) while the patch's paths start at the root. It sits
+    in the root-owned ``/arena``, so nothing in the patch or the repository can move it.
+    Without it (a run the harness did not list), the working directory."""
+    root = _listed().get("root")
+    if isinstance(root, str) and os.path.isabs(root) and os.path.isdir(root):
+        return os.path.realpath(root)
+    return _cwd()
+
+
+def _read_changed(key="changed", root=None):
+    """The submission's changed (or, with ``key="added"``, newly added) files (relative to
+    the repository's root); none when the harness wrote no list (the dataset check's bare
+    runs)."""
+    listed = _listed()
+    names = listed.get(key, ())
+    files = _Files(name for name in (names if isinstance(names, list) else ())
+                   if isinstance(name, str))
     if key == "changed":
-        files.exact = _added_lines(listed.get("lines"))
+        files.exact = _added_lines(listed.get("lines"), root or _cwd())
     return files
 
 
-def _added_lines(listed):
+def _added_lines(listed, root):
     """The lines each changed file gained, as ``{path: frozenset(line numbers)}``, for the
     files whose lines on disk are the ones the patch added (each line's digest checked: a
     3-way apply or a hunk header that lies moves them, and then the whole file counts)."""
@@ -714,7 +743,7 @@ def _added_lines(listed):
     exact = {}
     for path, lines in (listed.items() if isinstance(listed, dict) else ()):
         try:
-            with open(path, "rb") as handle:
+            with open(os.path.join(root, path), "rb") as handle:
                 text = handle.read().split(b"\n")
             if all(hashlib.sha1(text[number - 1].rstrip(b"\r")).hexdigest()[:12] == digest
                    for number, digest in lines):
@@ -1043,7 +1072,7 @@ def _gate():
     return gate if isinstance(getattr(gate, "ARENA_HELD", None), list) else None
 
 
-def _restore_repo_path(repo, gate):
+def _restore_repo_path(cwd, gate):
     """The gate and ``PYTHONSAFEPATH`` kept the repository off ``sys.path`` while pytest
     started (no file of it can shadow pytest, its dependencies or this plugin); the task's
     own entries (``PYTHONPATH=src``) and, for ``python -m pytest``, the working directory
@@ -1053,8 +1082,8 @@ def _restore_repo_path(repo, gate):
             sys.path.insert(min(index, len(sys.path)), entry)
         del gate.ARENA_HELD[:]
     safe = getattr(sys.flags, "safe_path", False)
-    if safe and "-m" in getattr(sys, "orig_argv", []) and repo not in sys.path:
-        sys.path.insert(0, repo)
+    if safe and "-m" in getattr(sys, "orig_argv", []) and cwd not in sys.path:
+        sys.path.insert(0, cwd)
 
 
 def _watch_environment(review, repo, changed):
@@ -1125,7 +1154,7 @@ def _install():
     if gate is None:
         tamper("the harness's start-up gate did not run (python -S, or a sitecustomize "
                "module ahead of the harness's on the path)")
-    _restore_repo_path(repo, gate)
+    _restore_repo_path(_cwd(), gate)
     _watch_environment(_review, repo, changed)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)

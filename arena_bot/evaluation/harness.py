@@ -391,8 +391,10 @@ def _prepare(
               # Imported by `site` at start-up: holds the repository's path entries back
               # until the plugin is loaded (a patch cannot shadow pytest from PYTHONPATH).
               "sitecustomize.py": gate_source(REPO_DIR),
-              # The plugin's guard attributes what it sees to the submission's own files.
-              "changed.json": json.dumps(changed_files(patch_text)).encode()}
+              # The plugin's guard attributes what it sees to the submission's own files,
+              # named from the repository's root (pytest may start in a sub-project).
+              "changed.json": json.dumps({**changed_files(patch_text),
+                                          "root": REPO_DIR}).encode()}
     if tests_arg != "-" and not tests_arg.startswith("inline:"):
         files["tests.patch"] = tests_patch
     sandbox.write_files(files, directory=HARNESS_DIR)
