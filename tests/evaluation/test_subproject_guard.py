@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support.gitrepo import commit_folder, git
+from support.fixture_task import git
 
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.models.evaluation import FeatureResult, TestRunner
@@ -131,7 +131,11 @@ def _task(root: Path, sub: str) -> tuple[Path, dict[str, str]]:
                        "tests/test_add.py": _TEST_ADD}.items():
         (work / prefix / path).parent.mkdir(parents=True, exist_ok=True)
         (work / prefix / path).write_text(text)
-    sha = commit_folder(work)
+    # Fixed dates (the fixture's git): the same commit, so the same image, every run.
+    git("init", "--quiet", "--initial-branch=main", cwd=work)
+    git("add", "-A", cwd=work)
+    git("commit", "--quiet", "-m", "base", cwd=work)
+    sha = git("rev-parse", "HEAD", cwd=work).strip()
     task = root / ("mono" if sub else "flat")
     (task / "feature1").mkdir(parents=True)
     git("bundle", "create", "--quiet", str(task / "repo.bundle"), "main", cwd=work)
