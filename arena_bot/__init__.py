@@ -19,4 +19,5 @@ HARNESS_VERSION = "9"  # 2: canaries, review flags, wider protection (issue 8)
 # 8: the guard probes comparisons and shadowing modules; changed.json lists added files
 # 9: the harness names the repository's root to the guard (changed.json "root"): a test
 #    command that starts pytest in a sub-project is attributed as at the root; no
-#    `subprocess` flag where the feature's tests stand in for the process API
+#    `subprocess` flag where the feature's tests stand in for the process API; the guard
+#    flags child processes that run Python or pytest or name the tests

@@ -735,3 +735,24 @@ def test_the_root_the_harness_names_wins_over_the_working_folder(tmp_path: Path)
     stream, output = _run(tmp_path / "flat", _REGISTER, root="")
     assert any("registered by the submission's code (pkg/__init__.py:" in r
                for r in stream.tampered), output
+
+
+def test_a_child_process_running_python_or_naming_the_tests_is_seen(tmp_path: Path) -> None:
+    """A process the submission's code starts is outside the guard: one that runs Python or
+    pytest (a second test run tells the canaries apart) or names the tests is a review flag
+    where it was started; an ordinary one (``git branch``, here ``true``) is not."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import subprocess
+        import sys
+
+        def answer():
+            subprocess.run(["true", "--format=%(refname:short)"], check=True)
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            os.system("cat tests/test_pkg.py > /dev/null")
+            subprocess.run("true", shell=True, check=True)
+            return 42
+        """)
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"}
+    assert found == {("pkg/__init__.py", 7), ("pkg/__init__.py", 8)}, (stream.reviews, output)
+    assert "2 passed" in output and not stream.tampered
