@@ -109,7 +109,7 @@ def _build_guard():
     get_ident = _thread.get_ident
     said = set()
     function_type, type_type = types.FunctionType, type
-    child_words, fsdecode = _CHILD.search, os.fsdecode
+    child_words, fsdecode, path_types = _CHILD.search, os.fsdecode, (str, bytes, os.PathLike)
     interpreter = realpath(sys.executable) if sys.executable else None
 
     def emit(payload):
@@ -261,8 +261,9 @@ def _build_guard():
         if event in ("subprocess.Popen", "os.system", "os.posix_spawn"):
             words = [args[0]] if event != "subprocess.Popen" or args[0] else []
             rest = args[1] if event != "os.system" else ()
-            words += [rest] if isinstance(rest, (str, bytes)) else list(rest)[:64]
-            words = [fsdecode(word) for word in words]
+            words += list(rest)[:64] if isinstance(rest, (list, tuple)) else [rest]
+            words = [fsdecode(word) if isinstance(word, path_types) else str(word)
+                     for word in words]
             command = " ".join(words)
             if child_words(command) or (interpreter is not None and any(
                     realpath(word) == interpreter for word in words[:2] if word)):

@@ -338,7 +338,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "hashlib",
                         "importlib",
-                        "json", "opcode", "operator", "os", "sys", "sysconfig", "types",
+                        "json", "opcode", "operator", "os", "re", "sys", "sysconfig", "types",
                         "weakref",
                         "pytest", "_pytest"}
     assert "match " not in source and "removeprefix" not in source
@@ -743,6 +743,7 @@ def test_a_child_process_running_python_or_naming_the_tests_is_seen(tmp_path: Pa
     where it was started; an ordinary one (``git branch``, here ``true``) is not."""
     stream, output = _run(tmp_path, """\
         import os
+        import pathlib
         import subprocess
         import sys
 
@@ -751,8 +752,9 @@ def test_a_child_process_running_python_or_naming_the_tests_is_seen(tmp_path: Pa
             subprocess.run([sys.executable, "-c", "pass"], check=True)
             os.system("cat tests/test_pkg.py > /dev/null")
             subprocess.run("true", shell=True, check=True)
+            subprocess.run(pathlib.Path(sys.executable), input=b"", check=True)
             return 42
         """)
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"}
-    assert found == {("pkg/__init__.py", 7), ("pkg/__init__.py", 8)}, (stream.reviews, output)
+    assert found == {("pkg/__init__.py", n) for n in (8, 9, 11)}, (stream.reviews, output)
     assert "2 passed" in output and not stream.tampered
