@@ -105,8 +105,19 @@ def mul(a, b):
     return a * b
 """
 
+#: A second Python started from the package (outside the guard).
+_RUNS_PYTHON = """\
+import subprocess
+import sys
+
+
+def mul(a, b):
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return a * b
+"""
+
 PATCHES = {"honest": _HONEST, "reads_tests": _READS_TESTS, "always_equal": _ALWAYS_EQUAL,
-           "registers": _REGISTERS, "swaps_tests": _SWAPS_TESTS}
+           "registers": _REGISTERS, "swaps_tests": _SWAPS_TESTS, "runs_python": _RUNS_PYTHON}
 
 
 def _diff(work: Path, changes: dict[str, str]) -> str:
@@ -213,7 +224,8 @@ def test_honest_code_in_a_sub_project_passes_without_runtime_flags(results: _Run
         result.review_flags
 
 
-@pytest.mark.parametrize("case", ["swaps_tests", "reads_tests", "always_equal", "registers"])
+@pytest.mark.parametrize("case", ["swaps_tests", "reads_tests", "always_equal", "registers",
+                                  "runs_python"])
 def test_a_cheat_in_a_sub_project_is_caught_as_at_the_root(results: _Runs, case: str) -> None:
     sub, flat = results("pkg-core", case), results("", case)
     expected = _guard(flat, "")
