@@ -737,10 +737,11 @@ def test_the_root_the_harness_names_wins_over_the_working_folder(tmp_path: Path)
                for r in stream.tampered), output
 
 
-def test_a_child_process_running_python_or_naming_the_tests_is_seen(tmp_path: Path) -> None:
-    """A process the submission's code starts is outside the guard: one that runs Python or
-    pytest (a second test run tells the canaries apart) or names the tests is a review flag
-    where it was started; an ordinary one (``git branch``, here ``true``) is not."""
+def test_a_child_process_running_pytest_or_naming_the_tests_is_seen(tmp_path: Path) -> None:
+    """A process the submission's code starts is outside the guard: one that runs pytest (a
+    second test run tells the canaries apart) or names the tests is a review flag where it
+    was started; an ordinary one (``git branch``, here ``true``) is not, nor Python itself
+    (click's editor tests make a Python script the editor)."""
     stream, output = _run(tmp_path, """\
         import os
         import pathlib
@@ -749,12 +750,13 @@ def test_a_child_process_running_python_or_naming_the_tests_is_seen(tmp_path: Pa
 
         def answer():
             subprocess.run(["true", "--format=%(refname:short)"], check=True)
-            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            subprocess.run([sys.executable, "-m", "pytest", "--version"], check=True)
             os.system("cat tests/test_pkg.py > /dev/null")
-            subprocess.run("true", shell=True, check=True)
-            subprocess.run(pathlib.Path(sys.executable), input=b"", check=True)
+            subprocess.run("true 's/$/Test/'", shell=True, check=True)  # click's editor
+            subprocess.run([pathlib.Path(sys.executable), "-c", "pass"], check=True)
+            subprocess.run(["true", pathlib.Path("tests") / "test_pkg.py"], check=True)
             return 42
         """)
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"}
-    assert found == {("pkg/__init__.py", n) for n in (8, 9, 11)}, (stream.reviews, output)
+    assert found == {("pkg/__init__.py", n) for n in (8, 9, 12)}, (stream.reviews, output)
     assert "2 passed" in output and not stream.tampered
