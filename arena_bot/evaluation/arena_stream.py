@@ -276,6 +276,8 @@ def _build_guard():
             target, name = args[0], args[1]
             if name != "__code__" or type_type(target) is not function_type:
                 return
+            if _made_a_coroutine(target.__code__, args[2]):
+                return  # types.coroutine (asyncio's import) marks a generator awaitable
             where = origin(3)
             if where is None:
                 return
@@ -1071,6 +1073,17 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
         "pytest_runtest_logreport": pytest_runtest_logreport,
         "pytest_sessionfinish": pytest_sessionfinish,
     }
+
+
+def _made_a_coroutine(old, new):
+    """Whether ``new`` is the generator code ``old`` with only ``CO_ITERABLE_COROUTINE``
+    added, what ``types.coroutine`` does (asyncio's ``__sleep0`` when asyncio is first
+    imported): the function runs the same bytecode. Any other change is a swap."""
+    try:
+        return (old.co_flags & 0x20 and new.co_flags == old.co_flags | 0x100
+                and new == old.replace(co_flags=new.co_flags))
+    except (AttributeError, TypeError):
+        return False
 
 
 def _function_of(obj):

@@ -760,3 +760,26 @@ def test_a_child_process_running_pytest_or_naming_the_tests_is_seen(tmp_path: Pa
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"}
     assert found == {("pkg/__init__.py", n) for n in (8, 9, 12)}, (stream.reviews, output)
     assert "2 passed" in output and not stream.tampered
+
+
+def test_asyncio_imported_by_the_submission_is_no_code_swap(tmp_path: Path) -> None:
+    """``import asyncio`` (first imported by the package) runs ``types.coroutine``, which
+    marks a generator's code awaitable by assigning ``__code__``: the same bytecode, no swap.
+    Giving a test's code another flag (a generator's, so its body never runs) still is."""
+    stream, output = _run(tmp_path / "asyncio", "import asyncio\n\n\ndef answer():\n"
+                          "    return 42\n", returncode=0)
+    assert not stream.tampered, output
+    test = _TEST + ("\n\ndef test_zz_flag():\n    import pkg\n    pkg.flag()\n\n\n"
+                    "def test_zzz_last():\n    assert False\n")
+    stream, output = _run(tmp_path / "flag", """\
+        import sys
+
+        def answer():
+            return 42
+
+        def flag():
+            module = next(m for n, m in list(sys.modules.items()) if n.endswith("test_pkg"))
+            last = module.test_zzz_last
+            last.__code__ = last.__code__.replace(co_flags=last.__code__.co_flags | 0x20)
+        """, test=test)
+    assert any("swapped the __code__ of test_zzz_last" in r for r in stream.tampered), output
