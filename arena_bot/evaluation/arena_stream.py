@@ -70,8 +70,17 @@ _AUDITED = frozenset({
     "gc.get_referents", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.addressof",
     "ctypes.call_function", "sys._getframe", "sys._current_frames", "sys.settrace",
     "sys.setprofile", "open", "object.__getattr__", "compile", "subprocess.Popen", "os.system",
-    "os.posix_spawn",
+    "os.posix_spawn", "pickle.find_class",
 })
+#: What unpickled data must not name: an object equal to anything (``unittest.mock.ANY``,
+#: unpickled from a data file the checks of the patch read as text), the test machinery, or
+#: the callables a pickle runs code or reaches into the interpreter with.
+_PICKLE_MODULES = ("unittest.mock", "_pytest", "pytest", "pluggy", "os", "posix", "nt",
+                   "subprocess", "sys", "ctypes", "gc", "marshal", "runpy", "importlib",
+                   "code", "codeop", "inspect", "pty", "shutil")
+_PICKLE_PREFIXES = tuple(name + "." for name in _PICKLE_MODULES)
+_PICKLE_BUILTINS = frozenset({"exec", "eval", "compile", "__import__", "setattr", "delattr",
+                              "open", "globals", "vars", "breakpoint", "input"})
 #: What a process the submission's code starts must not run or name: pytest (a second test
 #: run, outside the guard, tells the canaries apart), the tests, the harness's files and
 #: variables. Python itself is no sign (click's editor tests make ``python3 script.py`` the
@@ -271,6 +280,16 @@ def _build_guard():
                     review(where, "starts a process that runs pytest or names the tests or "
                            "the harness's files (" + command[:120] + "): what a child "
                            "process does is outside the guard", "subprocess")
+            return
+        if event == "pickle.find_class":
+            module, name = str(args[0]), str(args[1])
+            if (module in _PICKLE_MODULES or module.startswith(_PICKLE_PREFIXES)
+                    or (module in ("builtins", "__builtin__") and name in _PICKLE_BUILTINS)):
+                where = origin(3, exact=True)
+                if where is not None:
+                    review(where, "unpickles " + module + "." + name + " (data that stands for "
+                           "code or an object equal to anything, hidden from the checks of "
+                           "the patch)", "hidden_code")
             return
         if event == "object.__setattr__":
             target, name = args[0], args[1]

@@ -783,3 +783,25 @@ def test_asyncio_imported_by_the_submission_is_no_code_swap(tmp_path: Path) -> N
             last.__code__ = last.__code__.replace(co_flags=last.__code__.co_flags | 0x20)
         """, test=test)
     assert any("swapped the __code__ of test_zzz_last" in r for r in stream.tampered), output
+
+
+def test_an_object_unpickled_from_hidden_data_is_seen(tmp_path: Path) -> None:
+    """``unittest.mock.ANY`` unpickled from data (a file the patch adds reads as text to the
+    checks: nothing in it spells ``mock.ANY`` at a word boundary) equals any expected value;
+    unpickling it, or a callable that runs code, is a review flag where it happened. A
+    package's own data (a dict, a set, an OrderedDict) is not."""
+    import pickle
+    import unittest.mock
+
+    hidden = pickle.dumps(unittest.mock.ANY, protocol=0)
+    plain = pickle.dumps({"a": {1, 2}, "b": __import__("collections").OrderedDict(x=1)})
+    stream, output = _run(tmp_path, f"""\
+import pickle
+
+def answer():
+    pickle.loads({plain!r})
+    return pickle.loads({hidden!r})
+""")
+    found = {(r.file, r.line, r.kind) for r in stream.reviews}
+    assert found == {("pkg/__init__.py", 5, "hidden_code")}, (stream.reviews, output)
+    assert "1 passed" in output  # answer() == 42 held: only the flag tells
