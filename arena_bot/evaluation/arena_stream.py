@@ -120,6 +120,7 @@ def _build_guard():
     said = set()
     function_type, type_type = types.FunctionType, type
     child_words, fsdecode, path_types = _CHILD.search, os.fsdecode, (str, bytes, os.PathLike)
+    unpickled = (_PICKLE_MODULES, _PICKLE_PREFIXES, _PICKLE_BUILTINS)
 
     def emit(payload):
         counter[0] += 1
@@ -283,8 +284,8 @@ def _build_guard():
             return
         if event == "pickle.find_class":
             module, name = str(args[0]), str(args[1])
-            if (module in _PICKLE_MODULES or module.startswith(_PICKLE_PREFIXES)
-                    or (module in ("builtins", "__builtin__") and name in _PICKLE_BUILTINS)):
+            if (module in unpickled[0] or module.startswith(unpickled[1])
+                    or (module in ("builtins", "__builtin__") and name in unpickled[2])):
                 where = origin(3, exact=True)
                 if where is not None:
                     review(where, "unpickles " + module + "." + name + " (data that stands for "
