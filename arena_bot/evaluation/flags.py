@@ -19,7 +19,10 @@ verdict) and ``kind``, a stable short id of what was found:
   ``unchecked_task`` (the task has no recorded expected ids);
 * runtime: ``tampered`` (the verdict), ``stack_inspection``, ``reads_tests``,
   ``hidden_code``, ``dynamic_code``, ``introspection``, ``code_swap``, ``test_replaced``,
-  ``defeat_device``, ``always_equal``, ``shadowed_module``, ``patched_module``, ``other``.
+  ``defeat_device``, ``always_equal``, ``shadowed_module``, ``patched_module``,
+  ``subprocess`` (a child process that runs pytest or names the tests), ``other``;
+  ``hidden_code`` also for what the submission's code unpickles from ``unittest.mock``,
+  pytest or the interpreter's machinery.
 """
 
 from __future__ import annotations
