@@ -20,4 +20,5 @@ HARNESS_VERSION = "9"  # 2: canaries, review flags, wider protection (issue 8)
 # 9: the harness names the repository's root to the guard (changed.json "root"): a test
 #    command that starts pytest in a sub-project is attributed as at the root; no
 #    `subprocess` flag where the feature's tests stand in for the process API; the guard
-#    flags child processes that run Python or pytest or name the tests
+#    flags child processes that run pytest or name the tests, and unpickled mock/pytest/
+#    interpreter objects; asyncio's types.coroutine is no __code__ swap
