@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "8"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "9"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -16,3 +16,9 @@ HARNESS_VERSION = "8"  # 2: canaries, review flags, wider protection (issue 8)
 #    (renames by content), aliases, import hooks, oracles; the guard verifies the collected
 #    tests' code against the test files' bytes (issue 25)
 # 7: canary bodies derived from the target file's own tests (literals, names, assert forms)
+# 8: the guard probes comparisons and shadowing modules; changed.json lists added files
+# 9: the harness names the repository's root to the guard (changed.json "root"): a test
+#    command that starts pytest in a sub-project is attributed as at the root; no
+#    `subprocess` flag where the feature's tests stand in for the process API; the guard
+#    flags child processes that run pytest or name the tests, and unpickled mock/pytest/
+#    interpreter objects; asyncio's types.coroutine is no __code__ swap

@@ -21,7 +21,7 @@ import secrets
 import shlex
 from functools import lru_cache
 
-from arena_bot.evaluation.flags import literals_of_patches, review_flags
+from arena_bot.evaluation.flags import literals_of_patches, review_flags, stands_in_for_processes
 from arena_bot.intake.patches import FilePatch, Hunk, Patch, ProtectedPaths, parse_patch
 from arena_bot.models.evaluation import ReviewFlag
 from arena_bot.sandbox.base import Sandbox
@@ -34,12 +34,24 @@ MAX_FILES = 200
 _TIMEOUT = 60.0
 
 
-def static_flags(patch_text: str, *, task: TaskFolder,
-                 protected: ProtectedPaths) -> list[ReviewFlag]:
+def static_flags(patch_text: str, *, task: TaskFolder, protected: ProtectedPaths,
+                 feature_id: int | None = None) -> list[ReviewFlag]:
     """The review flags of the patch text (see :func:`arena_bot.evaluation.flags.review_flags`)
-    with the task's tests' literal values."""
+    with the task's tests' literal values and, for ``feature_id``, whether its tests expect
+    the feature to start processes."""
     return review_flags(parse_patch(patch_text), protected=protected,
-                        tests_literals=task_literals(task))
+                        tests_literals=task_literals(task),
+                        processes_expected=processes_expected(task, feature_id))
+
+
+def processes_expected(task: TaskFolder, feature_id: int | None) -> bool:
+    """Whether feature ``feature_id``'s tests patch stands in for the process API
+    (:func:`arena_bot.evaluation.flags.stands_in_for_processes`)."""
+    if feature_id is None:
+        return False
+    path = task.feature(feature_id).tests_patch
+    return path.is_file() and stands_in_for_processes(
+        path.read_text(encoding="utf-8", errors="replace"))
 
 
 def task_literals(task: TaskFolder) -> frozenset[str]:
@@ -55,7 +67,8 @@ def _literals(texts: tuple[str, ...]) -> frozenset[str]:
 
 
 def applied_flags(sandbox: Sandbox, patch_text: str, *, protected: ProtectedPaths,
-                  literals: frozenset[str], repo_dir: str) -> list[ReviewFlag]:
+                  literals: frozenset[str], repo_dir: str,
+                  processes: bool = False) -> list[ReviewFlag]:
     """The review flags of what ``git apply`` wrote that the patch does not show: renamed
     and copied files whole, and the declared encoding of changed files (see the module)."""
     patch = parse_patch(patch_text)
@@ -91,7 +104,7 @@ def applied_flags(sandbox: Sandbox, patch_text: str, *, protected: ProtectedPath
     if not files:
         return []
     flags = review_flags(Patch(files=tuple(files), problems=()), protected=protected,
-                         tests_literals=literals)
+                         tests_literals=literals, processes_expected=processes)
     carried = {f.new_path for f, whole in wanted if whole}
     return [flag.model_copy(update={"reason": f"{flag.reason} (in the content a rename or "
                                               "copy carries)"})

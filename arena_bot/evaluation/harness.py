@@ -33,7 +33,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena_bot.core.errors import DatasetError
-from arena_bot.evaluation.applied import applied_flags, static_flags, task_literals
+from arena_bot.evaluation.applied import (
+    applied_flags,
+    processes_expected,
+    static_flags,
+    task_literals,
+)
 from arena_bot.evaluation.flags import merged
 from arena_bot.evaluation.harness_status import HarnessStatus, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
@@ -275,7 +280,8 @@ def run_feature(
         refused, reason = refusal
         return _result(feature_id, status=refused, apply_status="missing", reason=reason,
                        started=started)
-    flags = [] if tests_only else static_flags(patch_text, task=task, protected=protected)
+    flags = [] if tests_only else static_flags(patch_text, task=task, protected=protected,
+                                               feature_id=feature_id)
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
     if tests_only and not with_tests:
         tests_patch = b""
@@ -295,8 +301,9 @@ def run_feature(
                        output=setup_output)
     if not tests_only and status.apply != "failed":
         # What git apply wrote that the patch does not show (renames, declared encodings).
-        flags = merged(flags, applied_flags(sandbox, patch_text, protected=protected,
-                                            literals=task_literals(task), repo_dir=REPO_DIR))
+        flags = merged(flags, applied_flags(
+            sandbox, patch_text, protected=protected, literals=task_literals(task),
+            repo_dir=REPO_DIR, processes=processes_expected(task, feature_id)))
     if not tests_only and _touches_config(patch_text):
         config_refusal = _config_refusal(sandbox, base_commit=spec.source.commit)
         if config_refusal is not None:
@@ -391,8 +398,10 @@ def _prepare(
               # Imported by `site` at start-up: holds the repository's path entries back
               # until the plugin is loaded (a patch cannot shadow pytest from PYTHONPATH).
               "sitecustomize.py": gate_source(REPO_DIR),
-              # The plugin's guard attributes what it sees to the submission's own files.
-              "changed.json": json.dumps(changed_files(patch_text)).encode()}
+              # The plugin's guard attributes what it sees to the submission's own files,
+              # named from the repository's root (pytest may start in a sub-project).
+              "changed.json": json.dumps({**changed_files(patch_text),
+                                          "root": REPO_DIR}).encode()}
     if tests_arg != "-" and not tests_arg.startswith("inline:"):
         files["tests.patch"] = tests_patch
     sandbox.write_files(files, directory=HARNESS_DIR)

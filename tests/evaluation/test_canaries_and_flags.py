@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena_bot.evaluation.flags import review_flags
+from arena_bot.evaluation.flags import review_flags, stands_in_for_processes
 from arena_bot.evaluation.harness import check_protected, plan_canaries
 from arena_bot.evaluation.junit import JUnitReport
 from arena_bot.evaluation.verdict import Canaries, decide
@@ -136,6 +136,41 @@ def test_starting_a_process_is_flagged_unless_the_file_already_starts_them() -> 
         "-    return subprocess.Popen(f'{editor} {name}', shell=True)\n"
         "+    return subprocess.Popen([editor, name], cwd='.')\n")
     assert review_flags(edited, protected=PROTECTED) == []
+
+
+@pytest.mark.parametrize("stand_in", [
+    'm.setattr("subprocess.run", mock_run)',  # click-task2956 feature 1's tests
+    'mocker.patch("pkg.cli.subprocess.Popen")',
+    'monkeypatch.setattr(subprocess, "check_output", fake)',
+    'with mock.patch.object(os, "system") as system:',
+])
+def test_a_process_the_features_tests_stand_in_for_is_not_flagged(stand_in: str) -> None:
+    """When the feature's own tests replace the function that starts a process, the task
+    expects the feature to start one (click's git branch completion): its ``subprocess``
+    lines are no finding; everything else is read as before."""
+    tests = patch_adding("tests/test_cli.py", "def test_branch(monkeypatch):", f"    {stand_in}")
+    assert stands_in_for_processes(tests)
+    code = parse_patch(patch_adding("pkg/mod.py", "import subprocess",
+                                    "subprocess.run(['git', 'branch'])",
+                                    "open('tests/test_cli.py').read()"))
+    assert {f.kind for f in review_flags(code, protected=PROTECTED)} == {"subprocess",
+                                                                          "test_files"}
+    assert {f.kind for f in review_flags(code, protected=PROTECTED,
+                                         processes_expected=True)} == {"test_files"}
+
+
+@pytest.mark.parametrize("line", [
+    "subprocess.run([sys.executable, '-m', 'pkg'])",  # the tests start a process themselves
+    'monkeypatch.setattr("os.getcwd", lambda: "/tmp")',
+    '"subprocess",  # an allowed import',
+])
+def test_tests_that_do_not_stand_in_for_processes_expect_none(line: str) -> None:
+    assert not stands_in_for_processes(patch_adding("tests/test_cli.py", "def test_x():",
+                                                   f"    {line}"))
+    # An unchanged line of the tests patch is the base commit's, not the feature's.
+    assert not stands_in_for_processes(
+        "--- a/tests/t.py\n+++ b/tests/t.py\n@@ -1 +1,2 @@\n"
+        ' m.setattr("subprocess.run", f)\n+x = 1\n')
 
 
 def test_signalling_a_started_process_is_not_signalling_itself() -> None:
