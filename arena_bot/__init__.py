@@ -21,4 +21,5 @@ HARNESS_VERSION = "9"  # 2: canaries, review flags, wider protection (issue 8)
 #    command that starts pytest in a sub-project is attributed as at the root; no
 #    `subprocess` flag where the feature's tests stand in for the process API; the guard
 #    flags child processes that run pytest or name the tests, and unpickled mock/pytest/
-#    interpreter objects; asyncio's types.coroutine is no __code__ swap
+#    interpreter objects; asyncio's types.coroutine is no __code__ swap; the guard's
+#    closures use a private copy of the plugin's namespace (rebinding its names is seen)

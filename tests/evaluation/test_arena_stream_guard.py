@@ -805,3 +805,37 @@ def answer():
     found = {(r.file, r.line, r.kind) for r in stream.reviews}
     assert found == {("pkg/__init__.py", 5, "hidden_code")}, (stream.reviews, output)
     assert "1 passed" in output  # answer() == 42 held: only the flag tells
+
+
+_SILENCE = """\
+import arena_stream
+
+def answer():
+    return 0
+
+def _empty():
+    return None
+
+def _swap(module, restore):
+    saved = arena_stream._AUDITED, arena_stream._made_a_coroutine
+    arena_stream._AUDITED = frozenset()  # the audit hook's table of events
+    arena_stream._made_a_coroutine = lambda old, new: True  # 'asyncio did it'
+    for key, value in list(vars(module).items()):
+        if key.startswith("test_"):
+            value.__code__ = _empty.__code__
+    if restore:  # put back before any report is checked
+        arena_stream._AUDITED, arena_stream._made_a_coroutine = saved
+"""
+
+
+@pytest.mark.parametrize("restore", [False, True], ids=["left", "restored"])
+def test_rebinding_the_plugins_own_names_silences_nothing(tmp_path: Path, restore: bool) -> None:
+    """The guard's closures use a private copy of the plugin's namespace: before, emptying
+    ``arena_stream._AUDITED`` from the code under test silenced the audit hook and a swap of
+    the tests' code passed with no flag at all."""
+    test = ("def test_aa_swap():\n    import pkg, sys\n"
+            f"    pkg._swap(sys.modules[__name__], {restore})\n\n\n" + _TEST)
+    stream, output = _run(tmp_path, _SILENCE, test=test)
+    assert any("swapped the __code__ of test_answer" in r for r in stream.tampered), output
+    replaced = any("arena_stream._AUDITED" in r for r in stream.tampered)
+    assert replaced is not restore, stream.tampered  # a rebinding left in place is seen too
