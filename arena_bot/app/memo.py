@@ -92,14 +92,12 @@ def _stored_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str
         if not listed.ok:
             walked = list(folders)
         else:
-            for record in listed.stdout.split(b"\0"):
-                path = os.fsdecode(record)
-                if not path:
-                    continue
+            at = os.path.join(top, "")
+            for path in os.fsdecode(listed.stdout).split("\0"):
                 if path.endswith("/"):  # a repository of its own inside: walked here
                     walked.append(top / path)
-                elif path.startswith(prefix):
-                    files[path[len(prefix):]] = os.path.join(top, path)
+                elif path and path.startswith(prefix):
+                    files[path[len(prefix):]] = at + path
     return {**_hashed_under(root, walked, modes=False), **_file_ids(files, plain=True)}
 
 
@@ -134,21 +132,22 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
                                                                        strict=True)
                                         if spec in inside]))
         return ids
-    for record in staged.stdout.split(b"\0"):
+    # One decoding of the whole listing (names that are not UTF-8 keep their bytes as
+    # os.fsdecode keeps them): "<mode> <id> <stage>\t<path>" per file.
+    for record in os.fsdecode(staged.stdout).split("\0"):
         if not record:
             continue
-        head, _, name = record.partition(b"\t")
-        mode, blob, _stage = head.split(b" ")
-        if mode == b"160000":  # a submodule: no file here
+        head, _, path = record.partition("\t")
+        mode, blob, _stage = head.split(" ")
+        if mode == "160000":  # a submodule: no file here
             continue
-        path = os.fsdecode(name)
         if path.startswith(prefix):
-            ids[path[len(prefix):]] = _KINDS.get(mode, "") + blob.decode()
+            ids[path[len(prefix):]] = _KINDS.get(mode, "") + blob
     changed: dict[str, str] = {}
-    for record in status.stdout.split(b"\0"):
+    for record in os.fsdecode(status.stdout).split("\0"):
         if len(record) < 4:
             continue
-        path = os.fsdecode(record[3:])
+        path = record[3:]
         if not path.startswith(prefix) or path.endswith("/"):
             continue
         ids.pop(path[len(prefix):], None)
@@ -186,7 +185,7 @@ def _hashed_under(root: Path, folders: Sequence[Path], *, modes: bool = True
 
 
 #: How an id spells a file's kind, as git's modes say it: a plain file has no prefix.
-_KINDS = {b"100755": "x:", b"120000": "link:"}
+_KINDS = {"100755": "x:", "120000": "link:"}
 
 
 def _file_ids(paths: dict[str, str], *, plain: bool = False) -> dict[str, str]:
