@@ -20,6 +20,7 @@ read off directly.
     .venv/bin/python benchmarks/bench_scale.py                     # 5,000 submissions
     .venv/bin/python benchmarks/bench_scale.py --sizes 5000 25000 50000 100000 --score-only
     .venv/bin/python benchmarks/bench_scale.py --keep /tmp/board   # keep the repository
+    .venv/bin/python benchmarks/bench_scale.py --keep /tmp/board --reuse  # time it again
     .venv/bin/python benchmarks/bench_scale.py --baseline /path/to/old/arena  # before/after
 
 Targets (issue 29, at 50,000 submissions): a warm ``arena score`` at most 2 s; a fresh clone
@@ -226,18 +227,21 @@ def _median(measures: list[Measure]) -> Measure:
 
 def bench(
     size: int, *, n_tasks: int, pipeline: bool, keep: Path | None, score_only: bool = False,
-    baseline: list[str] | None = None,
+    baseline: list[str] | None = None, reuse: bool = False,
 ) -> None:
     root = keep or Path(tempfile.mkdtemp(prefix="arena-scale-"))
-    if keep is not None and keep.exists():
+    reused = reuse and keep is not None and (keep / ".git").is_dir()
+    if keep is not None and keep.exists() and not reused:
         shutil.rmtree(keep)
     try:
         start = time.perf_counter()
-        generate(root, n_submissions=size, n_tasks=n_tasks)
+        if not reused:
+            generate(root, n_submissions=size, n_tasks=n_tasks)
         print(f"\n{size:,} submissions over {n_tasks} tasks "
-              f"(generated in {time.perf_counter() - start:.1f} s; load average "
-              f"{os.getloadavg()[0]:.2f})")
-        commit(root)
+              f"({'reused' if reused else 'generated'} in {time.perf_counter() - start:.1f} s;"
+              f" load average {os.getloadavg()[0]:.2f})")
+        if not reused:
+            commit(root)
         # An older bot's index (--baseline) never stores a signature younger than 2 s.
         settle = baseline is not None
         if settle:
@@ -273,6 +277,9 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--pipeline", action="store_true", help="also time arena pipeline")
     parser.add_argument("--keep", type=Path, help="write the repository here and keep it")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --keep: time the board kept there by an earlier run of the "
+                        "same size instead of generating it again (minutes at 50,000)")
     parser.add_argument("--score-only", action="store_true",
                         help="time arena score only (the growth table: 5k to 100k)")
     parser.add_argument(
@@ -283,7 +290,7 @@ def main() -> None:
     baseline = args.baseline.split() if args.baseline else None
     for size in args.sizes:
         bench(size, n_tasks=min(args.tasks, size), pipeline=args.pipeline, keep=args.keep,
-              score_only=args.score_only, baseline=baseline)
+              score_only=args.score_only, baseline=baseline, reuse=args.reuse)
 
 
 if __name__ == "__main__":

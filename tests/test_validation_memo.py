@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from support.demo_task import INVALID, demo_root, valid_data, write_demo_task, write_submission
 
-from arena_bot.app.memo import content_ids, open_memo
+from arena_bot.app.memo import blob_id, content_ids, open_memo
 from arena_bot.app.validation import verdict_memo
 from arena_bot.core.config import DEFAULT_CONFIG
 from arena_bot.core.settings import Settings
@@ -250,3 +250,40 @@ def test_files_outside_git_get_the_ids_git_gives_them(tmp_path: Path) -> None:
 
     assert ids == {"plain.json": git_id(b"{}\n"), "odd\nname": git_id(b"x"),
                    "run.sh": "x:" + git_id(b"#!/bin/sh\n"), "link": "link:" + git_id(b"plain.json")}
+
+
+def test_stored_results_are_named_by_git_whatever_it_ignores_and_read_as_a_walk_reads_them(
+    tmp_path: Path,
+) -> None:
+    """In a work tree, ``git ls-files --cached --others`` names the stored results: an
+    ignored file, a tracked one, an untracked one, one in a repository of its own inside;
+    each gets the id a walk outside git gives it, and an edit to any of them is seen."""
+    def git(*args: str, cwd: Path = tmp_path) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+                       cwd=cwd, check=True, capture_output=True)
+
+    results = tmp_path / ".arena" / "results"
+    files = {"t/a/ignored.json": b"{}\n", "t/b/tracked.json": b"[]\n",
+             "t/c/untracked.json": b"1\n", "t/d/inner.json": b"2\n"}
+    for name, data in files.items():
+        (results / name).parent.mkdir(parents=True, exist_ok=True)
+        (results / name).write_bytes(data)
+    (tmp_path / ".gitignore").write_text(".arena/results/t/a/\n", encoding="utf-8")
+    git("init", "-q")
+    git("init", "-q", cwd=results / "t" / "d")
+    git("add", ".gitignore", ".arena/results/t/b/tracked.json")
+    git("commit", "-qm", "board")
+    ids = content_ids(tmp_path, [], hashed=[results])
+    assert {name: ids[f".arena/results/{name}"] for name in files} == {
+        name: blob_id(data) for name, data in files.items()}
+    outside = tmp_path.parent / f"{tmp_path.name}-copy"  # no work tree there: walked
+    shutil.copytree(results, outside)
+    assert content_ids(outside, [], hashed=[outside]) == {
+        name.removeprefix(".arena/results/"): value for name, value in ids.items()}
+    for name in files:
+        (results / name).write_bytes(b"edited\n")
+        again = content_ids(tmp_path, [], hashed=[results])
+        assert again[f".arena/results/{name}"] != ids[f".arena/results/{name}"]
+        assert {k: v for k, v in again.items() if not k.endswith(name)} == {
+            k: v for k, v in ids.items() if not k.endswith(name)}
+        (results / name).write_bytes(files[name])

@@ -63,17 +63,42 @@ def content_ids(root: Path, folders: Sequence[Path], *, hashed: Sequence[Path] =
     """``{path: id}`` for every file under ``folders`` (paths relative to ``root``,
     ``/``-separated). An executable file's id starts ``x:``, a symbolic link's ``link:``
     (the id of its target text): a mode changing changes the id, as in git. The files under
-    ``hashed`` (the stored results, which git does not hold) are hashed without asking git
-    which files there are: listing an ignored tree through ``git status`` costs more than
-    walking it. git lists the board while this process walks the results."""
-    top = _work_tree_top(root) if folders else None
+    ``hashed`` (the stored results, which git does not hold) are all hashed, whatever git
+    knows of them: ``git ls-files --cached --others`` lists them (no ignore rule applies
+    to that listing, so ignored files are named too; walking the tree here cost twice its
+    time) while ``git status`` looks at the board."""
+    top = _work_tree_top(root) if folders or hashed else None
     if top is None:
         return {**_hashed_under(root, hashed, modes=False), **_hashed_under(root, folders)}
     with ThreadPoolExecutor(max_workers=1) as pool:
         listed = pool.submit(_git_ids, root, top, folders)
-        ids = _hashed_under(root, hashed, modes=False)
+        ids = _stored_ids(root, top, hashed)
         ids.update(listed.result())
     return ids
+
+
+def _stored_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
+    """The ids of every file under ``folders`` as read (a link's: its target's content),
+    the files named by git; a folder outside the work tree, or any git failure: walked."""
+    base = os.path.relpath(os.path.abspath(root), top)
+    prefix = "" if base == "." else f"{base}/"
+    specs = [os.path.relpath(os.path.abspath(folder), top) for folder in folders]
+    inside = [spec for spec in specs if spec != ".." and not spec.startswith("../")]
+    walked = [folder for folder, spec in zip(folders, specs, strict=True) if spec not in inside]
+    files: dict[str, str] = {}
+    if inside:
+        listed = run_git(["ls-files", "-z", "--cached", "--others", "--",
+                          *(f":(literal){spec}" for spec in inside)], cwd=top)
+        if not listed.ok:
+            walked = list(folders)
+        else:
+            at = os.path.join(top, "")
+            for path in os.fsdecode(listed.stdout).split("\0"):
+                if path.endswith("/"):  # a repository of its own inside: walked here
+                    walked.append(top / path)
+                elif path and path.startswith(prefix):
+                    files[path[len(prefix):]] = at + path
+    return {**_hashed_under(root, walked, modes=False), **_file_ids(files, plain=True)}
 
 
 def _work_tree_top(root: Path) -> Path | None:
@@ -107,21 +132,22 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
                                                                        strict=True)
                                         if spec in inside]))
         return ids
-    for record in staged.stdout.split(b"\0"):
+    # One decoding of the whole listing (names that are not UTF-8 keep their bytes as
+    # os.fsdecode keeps them): "<mode> <id> <stage>\t<path>" per file.
+    for record in os.fsdecode(staged.stdout).split("\0"):
         if not record:
             continue
-        head, _, name = record.partition(b"\t")
-        mode, blob, _stage = head.split(b" ")
-        if mode == b"160000":  # a submodule: no file here
+        head, _, path = record.partition("\t")
+        mode, blob, _stage = head.split(" ")
+        if mode == "160000":  # a submodule: no file here
             continue
-        path = os.fsdecode(name)
         if path.startswith(prefix):
-            ids[path[len(prefix):]] = _KINDS.get(mode, "") + blob.decode()
+            ids[path[len(prefix):]] = _KINDS.get(mode, "") + blob
     changed: dict[str, str] = {}
-    for record in status.stdout.split(b"\0"):
+    for record in os.fsdecode(status.stdout).split("\0"):
         if len(record) < 4:
             continue
-        path = os.fsdecode(record[3:])
+        path = record[3:]
         if not path.startswith(prefix) or path.endswith("/"):
             continue
         ids.pop(path[len(prefix):], None)
@@ -159,7 +185,7 @@ def _hashed_under(root: Path, folders: Sequence[Path], *, modes: bool = True
 
 
 #: How an id spells a file's kind, as git's modes say it: a plain file has no prefix.
-_KINDS = {b"100755": "x:", b"120000": "link:"}
+_KINDS = {"100755": "x:", "120000": "link:"}
 
 
 def _file_ids(paths: dict[str, str], *, plain: bool = False) -> dict[str, str]:
