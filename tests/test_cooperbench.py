@@ -75,7 +75,7 @@ def test_unreadable_folders_are_clear_errors(tmp_path: Path) -> None:
     (tmp_path / "Dockerfile").write_text("FROM python:3.11\nRUN echo hi\n")
     with pytest.raises(DatasetError, match="git clone"):
         read_dockerfile(tmp_path / "Dockerfile")
-    (tmp_path / "runner.sh").write_text('#!/bin/bash\necho "Running tests..."\nnpm test\n')
+    (tmp_path / "runner.sh").write_text('#!/bin/bash\necho "Running tests..."\nmake check\n')
     with pytest.raises(DatasetError, match="no pytest test step"):
         read_test_step(tmp_path / "runner.sh")
     (tmp_path / "runner.sh").write_text('python -m pytest "${TEST_FILES[@]}"\n')
@@ -85,6 +85,22 @@ def test_unreadable_folders_are_clear_errors(tmp_path: Path) -> None:
                     str(tmp_path / "out"))
     assert result.exit_code == 1 and "git clone" in result.output
     assert "Traceback" not in result.output
+
+
+#: The test lines of CooperBench's tasks in other languages (cooperbench/CooperBench @
+#: 44b4a7a, dataset/go_chi_task/task26, react_hook_form_task/task153, typst_task/task6554).
+@pytest.mark.parametrize(("line", "said"), [
+    ('    timeout 300 go test -run "$TEST_PATTERN" ./...', "`go test` (line 3): a Go task"),
+    ('npx pnpm@8 test "src/__tests__/useForm/handleSubmit.test.tsx" 2>&1',
+     "`pnpm@8 test` (line 3): a JavaScript task"),
+    ("cargo test -p typst-tests -- string-first", "`cargo test` (line 3): a Rust task"),
+])
+def test_a_task_in_another_language_is_refused_naming_its_test_runner(
+        tmp_path: Path, line: str, said: str) -> None:
+    (tmp_path / "runner.sh").write_text(f'#!/bin/bash\necho "Running tests..."\n{line}\n')
+    with pytest.raises(DatasetError, match="task images here hold Python and pytest only") as err:
+        read_test_step(tmp_path / "runner.sh")
+    assert said in err.value.message
 
 
 def test_import_from_a_clone_and_from_a_bundle(upstream: Path, tmp_path: Path) -> None:

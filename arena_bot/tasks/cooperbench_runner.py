@@ -418,6 +418,27 @@ def _pytest_calls(text: str, *, path: Path) -> list[_Call]:
     return calls
 
 
+#: Test runners of other languages' projects (CooperBench has Go, Rust and TypeScript tasks),
+#: with the language each means; launchers before them (``timeout 300``, ``npx``) allowed.
+_OTHER_RUNNERS = re.compile(
+    r"(?:^|[\s;&|(])(?P<command>(?P<tool>go|cargo|npm|pnpm|yarn|mvn|gradle|dotnet)(?:@\S+)?"
+    r"(?:\s+run)?\s+(?:test|nextest)|(?P<js>jest|vitest|mocha)|(?P<ruby>rspec))(?=$|[\s;&|)])")
+_LANGUAGES = {"go": "Go", "cargo": "Rust", "npm": "JavaScript", "pnpm": "JavaScript",
+              "yarn": "JavaScript", "mvn": "Java", "gradle": "Java", "dotnet": ".NET"}
+
+
+def _other_runner(text: str) -> tuple[int, str, str] | None:
+    """The first line of runner.sh that runs another language's tests: (line, command,
+    language)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        found = _OTHER_RUNNERS.search(line.split("#", 1)[0])
+        if found is not None:
+            tool = found["tool"]
+            language = (_LANGUAGES[tool] if tool else "JavaScript" if found["js"] else "Ruby")
+            return number, found["command"], language
+    return None
+
+
 def derive_test_step(text: str, *, path: Path) -> TestStep:
     """runner.sh's test step as this project's command (pytest writing ``$ARENA_JUNIT``).
 
@@ -428,6 +449,14 @@ def derive_test_step(text: str, *, path: Path) -> TestStep:
     """
     calls = _pytest_calls(text, path=path)
     if not calls:
+        other = _other_runner(text)
+        if other is not None:
+            number, command, language = other
+            raise DatasetError(
+                f"runner.sh runs its tests with `{command}` (line {number}): a {language} "
+                "task, and task images here hold Python and pytest only (evaluation reads "
+                "pytest's JUnit report)", path=path,
+                hint="import a Python task of CooperBench; this one cannot be evaluated here")
         raise DatasetError("no pytest test step found in runner.sh", path=path, hint=_RUNNER_HINT)
     usable = [call for call in calls if call.block not in {"a loop", "a function"}]
     if not usable:
