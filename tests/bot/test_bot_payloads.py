@@ -185,25 +185,25 @@ def _pr_checkout(tmp_path: Path, board: tuple[Path, str], payload: dict[str, Any
     return pr
 
 
+@pytest.mark.matrix  # each case runs the Action's steps (tests/support/tiers.py)
+@pytest.mark.parametrize("name", [
+    "pull_request_opened.payload.json", "pull_request_synchronize.payload.json",
+    "pull_request_closed.payload.json", "pull_request_opened.payload.json|draft"])
 def test_every_pull_request_action_is_evaluated_as_its_head(
-    tmp_path: Path, github: Repository, board: tuple[Path, str]
+    tmp_path: Path, github: Repository, board: tuple[Path, str], name: str
 ) -> None:
     """opened, synchronize and closed (not merged), and a draft (evaluated like any PR, as
     GitHub runs checks on drafts: see the README): the bundle names the payload's PR and
     head, whatever the action; the invalid submission is annotated, exit 1."""
-    for name in ("pull_request_opened.payload.json", "pull_request_synchronize.payload.json",
-                 "pull_request_closed.payload.json", "pull_request_opened.payload.json|draft"):
-        name, _, draft = name.partition("|")
-        payload = _payload(name, **({"pull_request__draft": True} if draft else {}))
-        name += draft
-        workspace = _pr_checkout(tmp_path / name, board, payload)
-        done = _run(tmp_path / name, github, workspace, "pull_request", payload,
-                    {"mode": "evaluate-pr"})
-        assert done.returncode == 1 and "Traceback" not in done.log, done.log
-        assert f"::error file={FILE}" in done.log
-        bundle = json.loads((Path(done.steps["run"]["bundle-dir"]) / "bundle.json").read_text())
-        assert (bundle["pr_number"], bundle["head_sha"]) == (
-            payload["number"], payload["pull_request"]["head"]["sha"])
+    name, _, draft = name.partition("|")
+    payload = _payload(name, **({"pull_request__draft": True} if draft else {}))
+    workspace = _pr_checkout(tmp_path, board, payload)
+    done = _run(tmp_path, github, workspace, "pull_request", payload, {"mode": "evaluate-pr"})
+    assert done.returncode == 1 and "Traceback" not in done.log, done.log
+    assert f"::error file={FILE}" in done.log
+    bundle = json.loads((Path(done.steps["run"]["bundle-dir"]) / "bundle.json").read_text())
+    assert (bundle["pr_number"], bundle["head_sha"]) == (
+        payload["number"], payload["pull_request"]["head"]["sha"])
 
 
 @pytest.mark.matrix  # each case runs the Action's steps (tests/support/tiers.py)

@@ -49,7 +49,8 @@ def test_check_reports_a_failing_gold_patch_and_records_nothing(
 ) -> None:
     gold = root_with_task / "dataset" / "calc-fixture" / "feature1" / "feature.patch"
     gold.write_text(gold.read_text().replace("return a", "return -a"))
-    done = invoke(root_with_task, "dataset", "check", "calc-fixture", base_image=base_image)
+    done = invoke(root_with_task, "dataset", "check", "calc-fixture", "--repeat", "1",
+                  base_image=base_image)
     assert done.exit_code == 1
     assert "gold patch run 1 did not pass" in done.output
     assert "Traceback" not in done.output
