@@ -21,7 +21,7 @@ import secrets
 import shlex
 from functools import lru_cache
 
-from arena_bot.evaluation.flags import literals_of_patches, review_flags, stands_in_for_processes
+from arena_bot.evaluation.flags import literals_of_patches, review_flags
 from arena_bot.intake.patches import FilePatch, Hunk, Patch, ProtectedPaths, parse_patch
 from arena_bot.models.evaluation import ReviewFlag
 from arena_bot.sandbox.base import Sandbox
@@ -35,23 +35,12 @@ _TIMEOUT = 60.0
 
 
 def static_flags(patch_text: str, *, task: TaskFolder, protected: ProtectedPaths,
-                 feature_id: int | None = None) -> list[ReviewFlag]:
+                 processes: bool = False) -> list[ReviewFlag]:
     """The review flags of the patch text (see :func:`arena_bot.evaluation.flags.review_flags`)
-    with the task's tests' literal values and, for ``feature_id``, whether its tests expect
-    the feature to start processes."""
+    with the task's tests' literal values; ``processes``: the feature's tests stand in for
+    the process API (:func:`arena_bot.evaluation.flags.stands_in_for_processes`)."""
     return review_flags(parse_patch(patch_text), protected=protected,
-                        tests_literals=task_literals(task),
-                        processes_expected=processes_expected(task, feature_id))
-
-
-def processes_expected(task: TaskFolder, feature_id: int | None) -> bool:
-    """Whether feature ``feature_id``'s tests patch stands in for the process API
-    (:func:`arena_bot.evaluation.flags.stands_in_for_processes`)."""
-    if feature_id is None:
-        return False
-    path = task.feature(feature_id).tests_patch
-    return path.is_file() and stands_in_for_processes(
-        path.read_text(encoding="utf-8", errors="replace"))
+                        tests_literals=task_literals(task), processes_expected=processes)
 
 
 def task_literals(task: TaskFolder) -> frozenset[str]:

@@ -33,13 +33,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from arena_bot.core.errors import DatasetError
-from arena_bot.evaluation.applied import (
-    applied_flags,
-    processes_expected,
-    static_flags,
-    task_literals,
-)
-from arena_bot.evaluation.flags import merged
+from arena_bot.evaluation.applied import applied_flags, static_flags, task_literals
+from arena_bot.evaluation.flags import merged, stands_in_for_processes
 from arena_bot.evaluation.harness_status import HarnessStatus, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
 from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, collect_command
@@ -280,16 +275,19 @@ def run_feature(
         refused, reason = refusal
         return _result(feature_id, status=refused, apply_status="missing", reason=reason,
                        started=started)
-    flags = [] if tests_only else static_flags(patch_text, task=task, protected=protected,
-                                               feature_id=feature_id)
     tests_patch = task.feature(feature_id).tests_patch.read_bytes()
+    tests_text = tests_patch.decode("utf-8", errors="replace")
+    # Whether the feature's own tests stand in for the process API (then starting a
+    # process is the feature, not a finding): asked of the patch text and of git's result.
+    processes = not tests_only and stands_in_for_processes(tests_text)
+    flags = [] if tests_only else static_flags(patch_text, task=task, protected=protected,
+                                               processes=processes)
     if tests_only and not with_tests:
         tests_patch = b""
     expected = load_expected_tests(task, feature_id) if judge_expected else None
     # The bare base run (tests_only) is a clean run: no canaries, so a collection error
     # there is the tests' own, and ids are classified from what the tests did.
-    plan = None if tests_only else plan_canaries(tests_patch.decode("utf-8", errors="replace"),
-                                                 spec.tests.command)
+    plan = None if tests_only else plan_canaries(tests_text, spec.tests.command)
     junit_path = f"/tmp/arena-results-{secrets.token_hex(8)}/junit.xml"
     status, setup_output, timed_out = _prepare(
         sandbox, spec=spec, patch_text=patch_text, tests_patch=tests_patch, plan=plan,
@@ -303,7 +301,7 @@ def run_feature(
         # What git apply wrote that the patch does not show (renames, declared encodings).
         flags = merged(flags, applied_flags(
             sandbox, patch_text, protected=protected, literals=task_literals(task),
-            repo_dir=REPO_DIR, processes=processes_expected(task, feature_id)))
+            repo_dir=REPO_DIR, processes=processes))
     if not tests_only and _touches_config(patch_text):
         config_refusal = _config_refusal(sandbox, base_commit=spec.source.commit)
         if config_refusal is not None:
