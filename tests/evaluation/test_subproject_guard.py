@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support.fixture_task import git
+from support.fixture_task import TEST_COMMAND, diff_of, git
 
 from arena_bot.evaluation.engine import make_test_runner
 from arena_bot.models.evaluation import FeatureResult, TestRunner
@@ -120,17 +120,6 @@ PATCHES = {"honest": _HONEST, "reads_tests": _READS_TESTS, "always_equal": _ALWA
            "registers": _REGISTERS, "swaps_tests": _SWAPS_TESTS, "runs_pytest": _RUNS_PYTEST}
 
 
-def _diff(work: Path, changes: dict[str, str]) -> str:
-    for path, content in changes.items():
-        (work / path).parent.mkdir(parents=True, exist_ok=True)
-        (work / path).write_text(content)
-    git("add", "-A", cwd=work)
-    diff = git("diff", "--cached", "HEAD", cwd=work)
-    git("reset", "--quiet", "--hard", "HEAD", cwd=work)
-    git("clean", "-fdxq", cwd=work)
-    return diff
-
-
 def _task(root: Path, sub: str) -> tuple[Path, dict[str, str]]:
     """A task whose package and tests live in ``sub`` (``""``: the root) and whose test
     command starts pytest there; the patch of each case of :data:`PATCHES`."""
@@ -151,15 +140,13 @@ def _task(root: Path, sub: str) -> tuple[Path, dict[str, str]]:
     (task / "feature1").mkdir(parents=True)
     git("bundle", "create", "--quiet", str(task / "repo.bundle"), "main", cwd=work)
     (task / "Dockerfile").write_text(task_dockerfile(sha))
-    patches = {name: _diff(work, {f"{prefix}calc.py": _CALC + "\n\n" + code})
+    patches = {name: diff_of(work, {f"{prefix}calc.py": _CALC + "\n\n" + code})
                for name, code in PATCHES.items()}
     (task / "feature1" / "feature.md").write_text("# Multiply\n")
     (task / "feature1" / "feature.patch").write_text(patches["honest"])
     (task / "feature1" / "tests.patch").write_text(
-        _diff(work, {f"{prefix}tests/test_mul.py": _TEST_MUL}))
-    command = 'python3 -m pytest -q -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests'
-    if sub:
-        command = f"cd {sub} && {command}"
+        diff_of(work, {f"{prefix}tests/test_mul.py": _TEST_MUL}))
+    command = f"cd {sub} && {TEST_COMMAND}" if sub else TEST_COMMAND
     (task / "task.yaml").write_text(textwrap.dedent(f"""\
         id: {task.name}
         title: Calculator in a {"sub-project" if sub else "flat repository"}
