@@ -60,17 +60,16 @@ ALLOWED_EXTRA_FILES = frozenset({"README.md"})
 #: The folder name is the submission id (same rule as ``Identifier`` in the models).
 _SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
-#: Transcript formats written by one tool only, with what its name contains (lower case,
-#: letters and digits only: "Claude Code", "claude-code" and "Claude Code CLI" all hold
-#: "claude"); ``atif`` and ``generic`` are any tool's.
-_TOOL_OF_FORMAT: dict[str, tuple[str, ...]] = {
-    "claude-code": ("claude",), "codex": ("codex",), "aider": ("aider",),
-    "aider-history": ("aider",), "openhands": ("openhands", "opendevin"),
-    "swe-agent": ("sweagent",),
+#: Transcript formats written by one tool only: the tool's name, and what ``tool.name``
+#: contains when it names that tool (lower case, letters and digits only: "Claude Code",
+#: "claude-code" and "Claude Code CLI" all hold "claude"); ``atif`` and ``generic`` are any
+#: tool's.
+_TOOL_OF_FORMAT: dict[str, tuple[str, tuple[str, ...]]] = {
+    "claude-code": ("Claude Code", ("claude",)), "codex": ("Codex CLI", ("codex",)),
+    "aider": ("Aider", ("aider",)), "aider-history": ("Aider", ("aider",)),
+    "openhands": ("OpenHands", ("openhands", "opendevin")),
+    "swe-agent": ("SWE-agent or mini-swe-agent", ("sweagent",)),
 }
-_TOOL_NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "aider": "Aider",
-               "aider-history": "Aider", "openhands": "OpenHands",
-               "swe-agent": "SWE-agent or mini-swe-agent"}
 
 #: File names pytest collects as test modules by default.
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
@@ -627,17 +626,19 @@ class _SubmissionCheck:
         another: the entry would credit a tool with a run another tool made."""
         if run.transcript is None:
             return
-        words = _TOOL_OF_FORMAT.get(run.transcript.format)
+        known = _TOOL_OF_FORMAT.get(run.transcript.format)
+        if known is None:
+            return
+        tool, words = known
         said = re.sub(r"[^a-z0-9]", "", spec.tool.name.casefold())
-        if words is None or any(word in said for word in words):
+        if any(word in said for word in words):
             return
         self.add(
             "tool-mismatch",
             f"run {run.id!r}'s transcript is a {run.transcript.format} session "
-            f"({_TOOL_NAMES[run.transcript.format]}'s own format), but tool.name says "
-            f"{spec.tool.name!r}",
+            f"({tool}'s own format), but tool.name says {spec.tool.name!r}",
             severity="warning", line=self.line("runs", index, "transcript", "format"),
-            hint=f"name the tool that made the run ({_TOOL_NAMES[run.transcript.format]}), "
+            hint=f"name the tool that made the run ({tool}), "
             "or use the generic format for a tool of its own",
         )
 
