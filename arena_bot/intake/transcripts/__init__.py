@@ -16,6 +16,7 @@ from arena_bot.intake.transcripts.aider import read_aider_analytics, read_aider_
 from arena_bot.intake.transcripts.atif import read_atif
 from arena_bot.intake.transcripts.claude_code import read_claude_code
 from arena_bot.intake.transcripts.codex import read_codex
+from arena_bot.intake.transcripts.gemini_cli import read_gemini_cli
 from arena_bot.intake.transcripts.generic import read_generic
 from arena_bot.intake.transcripts.metrics import TranscriptMetrics
 from arena_bot.intake.transcripts.openhands import read_openhands
@@ -27,6 +28,7 @@ READERS: dict[str, Callable[[Path], TranscriptMetrics]] = {
     "atif": read_atif,
     "claude-code": read_claude_code,
     "codex": read_codex,
+    "gemini-cli": read_gemini_cli,
     "generic": read_generic,
     "openhands": read_openhands,
     "swe-agent": read_swe_agent,

@@ -1,0 +1,270 @@
+"""Gemini CLI chat recordings (``~/.gemini/tmp/<project>/chats/session-*.jsonl``).
+
+Gemini CLI records every session itself (``ChatRecordingService``), in two shapes:
+
+* **JSON Lines** (0.37 and later, April 2026 on): a metadata line (``sessionId``,
+  ``projectHash``, ``startTime``, ...), then one line per message each time it changes: a
+  model message is written again when its usage or its tool calls arrive, so a message is
+  its ``id`` (the last copy holds the most); ``{"$set": {...}}`` lines update the metadata,
+  and a ``$set`` of ``messages`` is a checkpoint that replaces the conversation;
+  ``{"$rewindTo": id}`` drops that message and every later one (``/rewind``).
+* **One JSON document** (August 2025 to April 2026): ``{"sessionId", "projectHash",
+  "startTime", "lastUpdated", "messages": [...]}``, rewritten whole after each change. Read
+  as a stream (:func:`~.jsonstream.iter_objects`).
+
+A message has ``id``, ``timestamp``, ``type`` (``user``, ``gemini``, ``info``, ``error``,
+``warning``) and ``content``; a ``gemini`` message (one model response) adds ``model``,
+``tokens`` and ``toolCalls``. ``tokens`` is the response's ``usageMetadata``: ``input``
+(``promptTokenCount``, which includes ``cached``), ``cached`` (``cachedContentTokenCount``),
+``output`` (``candidatesTokenCount``), ``thoughts`` (``thoughtsTokenCount``), ``tool``
+(``toolUsePromptTokenCount``, prompt tokens apart from ``input``) and ``total``, which is
+``input + output + thoughts + tool`` in real sessions. So uncached input is ``input - cached +
+tool``, cache reads ``cached`` and output ``output + thoughts`` (thinking is billed as output,
+as Codex's ``output_tokens`` include its reasoning); Gemini reports no cache writes.
+
+Every response is counted once, by message id, also when a rewind or a checkpoint later drops
+it from the conversation: it was made and billed. Iterations are the model messages with
+``tokens``, tool calls the distinct ``toolCalls[].id``; wall-clock time spans the messages'
+and tool calls' ``timestamp``. Edits: ``write_file`` (``file_path``, ``content``) and
+``replace`` (``file_path``, ``old_string``, ``new_string``; ``allow_multiple``, before it
+``expected_replacements``), applied only when the call's last ``status`` is ``success``;
+``run_shell_command`` as a shell write. Sub-agents (0.36 and later) write their own files
+(``chats/<session id>/<id>.jsonl``), which are not read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from arena_bot.core.errors import InputError
+from arena_bot.intake.transcripts.edits import Activity, Edit, Request, note_shell
+from arena_bot.intake.transcripts.jsonstream import iter_objects
+from arena_bot.intake.transcripts.metrics import (
+    MAX_LINE_BYTES,
+    Clock,
+    TranscriptMetrics,
+    as_int,
+    empty_transcript,
+    open_transcript,
+    read_json_lines,
+)
+
+#: How to tell a contributor where the file is.
+WHERE_HINT = ("pass the session file Gemini CLI wrote: ~/.gemini/tmp/<project>/chats/"
+              "session-<time>-<id>.jsonl (or .json before Gemini CLI 0.37)")
+EDIT_TOOLS = frozenset({"write_file", "replace"})
+SHELL_TOOLS = frozenset({"run_shell_command"})
+
+#: One response's ``tokens``: (input incl. cached, cached, output, thoughts, tool).
+Tokens = tuple[int, int, int, int, int]
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _size(value: object) -> int:
+    """Characters a message part list (or string) puts in the conversation."""
+    if value is None or value == "":
+        return 0
+    return len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False))
+
+
+def _tokens(value: dict[str, Any]) -> Tokens:
+    return (as_int(value.get("input")), as_int(value.get("cached")), as_int(value.get("output")),
+            as_int(value.get("thoughts")), as_int(value.get("tool")))
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.metrics = TranscriptMetrics()
+        self.activity = Activity(format_name="gemini-cli")
+        self.clock = Clock()
+        self.tokens: dict[str, Tokens] = {}  # message id -> its response's usage
+        self.model_of: dict[str, str] = {}
+        self.request_of: dict[str, int] = {}  # message id -> index in activity.requests
+        self.live: dict[str, int] = {}  # the conversation: message id -> its characters
+        self.context = 0  # the sum of live
+        self.edit_messages: set[str] = set()  # messages with an edit tool call
+        self.tool_ids: set[str] = set()
+        self.edits_of: dict[str, list[int]] = {}  # tool call id -> indices in edits
+        self.status: dict[str, str] = {}  # tool call id -> its last status
+        self.seen_gemini = False  # a metadata line or a message: the file is Gemini CLI's
+        self.count = 0
+
+    # --- records of the JSON Lines shape --------------------------------------------
+
+    def see_record(self, record: dict[str, Any], where: int) -> None:
+        if isinstance(record.get("$rewindTo"), str):
+            self._rewind(record["$rewindTo"], where)
+        elif isinstance(record.get("$set"), dict):
+            messages = record["$set"].get("messages")
+            if isinstance(messages, list):  # a checkpoint: the conversation is these
+                self.live, self.context = {}, 0
+                for message in messages:
+                    self.see_message(message, where)
+        elif isinstance(record.get("id"), str):
+            self.see_message(record, where)
+        elif isinstance(record.get("sessionId"), str):
+            self.seen_gemini = True
+            messages = record.get("messages")  # a whole legacy record on one line
+            for message in messages if isinstance(messages, list) else []:
+                self.see_message(message, where)
+
+    def _rewind(self, message_id: str, where: int) -> None:
+        ids = list(self.live)
+        cut = ids.index(message_id) if message_id in ids else 0
+        dropped = ids[cut:]
+        for gone in dropped:
+            self.context -= self.live.pop(gone)
+        if self.edit_messages.intersection(dropped):
+            self.activity.unreplayable.append(
+                (where, "/rewind past file edits, which it may have reverted"))
+
+    # --- messages (both shapes) -----------------------------------------------------
+
+    def see_message(self, message: object, where: int) -> None:
+        if not isinstance(message, dict):
+            return
+        self.seen_gemini = True
+        self.count += 1
+        message_id = _text(message.get("id")) or f"message-{where}"
+        self.clock.see(message.get("timestamp"))
+        calls = message.get("toolCalls") if message.get("type") == "gemini" else None
+        calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+        written = _size(message.get("content")) + sum(
+            len(_text(c.get("name"))) + _size(c.get("args")) for c in calls)
+        results = sum(_size(c.get("result")) for c in calls)
+        known = self.live.get(message_id, 0)
+        before = self.context - known
+        self.live[message_id] = max(known, written + results)
+        self.context += self.live[message_id] - known
+        if message.get("type") != "gemini":
+            return
+        model = _text(message.get("model"))
+        self.metrics.add_model(model)
+        if model:
+            self.model_of.setdefault(message_id, model)
+        usage = message.get("tokens")
+        if isinstance(usage, dict):
+            self._usage(message_id, _tokens(usage), where, before, written)
+        if message_id in self.request_of:
+            request = self.activity.requests[self.request_of[message_id]]
+            request.output_chars = max(request.output_chars, written)
+            # Tool calls stamped at different times came from several responses, joined in
+            # one message that keeps the usage of one: its output count is a lower bound.
+            if len({_text(c.get("timestamp")) for c in calls}) > 1:
+                request.output_final = False
+        for call in calls:
+            self._call(call, message_id, where)
+
+    def _usage(self, message_id: str, figures: Tokens, where: int, before: int,
+               written: int) -> None:
+        known = self.tokens.get(message_id)
+        self.tokens[message_id] = figures if known is None else tuple(  # type: ignore[assignment]
+            max(a, b) for a, b in zip(known, figures, strict=True))
+        given, cached, output, thoughts, tool = self.tokens[message_id]
+        if message_id not in self.request_of:
+            self.request_of[message_id] = len(self.activity.requests)
+            self.activity.requests.append(Request(where=where, context_chars=before,
+                                                  output_chars=written))
+        request = self.activity.requests[self.request_of[message_id]]
+        request.input_tokens = given + tool
+        request.cache_read = cached
+        request.output_tokens = output + thoughts
+
+    def _call(self, call: dict[str, Any], message_id: str, where: int) -> None:
+        call_id = _text(call.get("id")) or f"{message_id}-{len(self.tool_ids)}"
+        self.clock.see(call.get("timestamp"))
+        self.status[call_id] = _text(call.get("status"))
+        if call_id in self.tool_ids:
+            return
+        self.tool_ids.add(call_id)
+        name = _text(call.get("name"))
+        args = call.get("args")
+        args = args if isinstance(args, dict) else {}
+        path = _text(args.get("file_path")) or _text(args.get("absolute_path"))
+        made: list[Edit] = []
+        if name == "write_file":
+            made = [Edit(where, name, path, "write", new=_text(args.get("content")))]
+        elif name == "replace":
+            count = args.get("expected_replacements")
+            made = [Edit(where, name, path, "replace", old=_text(args.get("old_string")),
+                         new=_text(args.get("new_string")),
+                         replace_all=args.get("allow_multiple") is True or (
+                             isinstance(count, int) and count > 1))]
+        elif name in SHELL_TOOLS:
+            note_shell(self.activity, where, _text(args.get("command")))
+        if made:
+            edits = self.activity.edits
+            self.edits_of[call_id] = list(range(len(edits), len(edits) + len(made)))
+            edits.extend(made)
+            self.edit_messages.add(message_id)
+            self.metrics.edited_files.update(edit.path for edit in made if edit.path)
+
+    # --- totals ---------------------------------------------------------------------
+
+    def finish(self, span_label: str) -> TranscriptMetrics:
+        if not self.seen_gemini:
+            raise InputError(
+                "no Gemini CLI message or session metadata in the file", path=self.path,
+                hint="check --format: " + WHERE_HINT)
+        metrics = self.metrics
+        for message_id, (given, cached, output, thoughts, tool) in self.tokens.items():
+            read = min(cached, given)
+            metrics.count(self.model_of.get(message_id), uncached=given - read + tool,
+                          read=read, output=output + thoughts)
+        metrics.iterations = len(self.tokens)
+        metrics.tool_calls = len(self.tool_ids)
+        metrics.wall_clock_seconds = self.clock.seconds()
+        metrics.span_label = span_label
+        for call, indices in self.edits_of.items():
+            if self.status.get(call) != "success":
+                self.activity.failed.extend(indices)
+        metrics.activity = self.activity
+        return metrics
+
+
+def _first_line(path: Path) -> bytes | None:
+    """The first non-blank line of the file (at most :data:`MAX_LINE_BYTES`), or None."""
+    with open_transcript(path) as handle:
+        while True:
+            try:
+                raw = handle.readline(MAX_LINE_BYTES)
+            except (OSError, EOFError):
+                return b""  # a damaged .gz: the reader below says so, with the line
+            if not raw:
+                return None
+            if raw.strip():
+                return raw.strip()
+
+
+def read_gemini_cli(path: Path) -> TranscriptMetrics:
+    """Read a Gemini CLI session: JSON Lines (0.37+) or one JSON document (before)."""
+    reader = _Reader(path)
+    first = _first_line(path)
+    if first is None:
+        raise empty_transcript(path)
+    if first not in (b"{", b"["):  # a pretty-printed document opens with a lone brace
+        for number, record in read_json_lines(path):
+            reader.metrics.see_line(number)
+            reader.see_record(record, number)
+        return reader.finish("")
+    if first == b"[":
+        raise InputError("a JSON array, not a Gemini CLI session", path=path,
+                         hint="check --format: " + WHERE_HINT)
+    number = 0
+    for number, message in enumerate(
+            (item for _prefix, item in iter_objects(path, frozenset({"messages.item"}))), 1):
+        if not isinstance(message, dict):
+            raise InputError(f"message {number} of the session is not a JSON object",
+                             path=path, hint=WHERE_HINT)
+        reader.see_message(message, number)
+    if not number:
+        raise InputError(
+            "the session holds no message (no `messages` list, or an empty one)", path=path,
+            hint="check --format: " + WHERE_HINT)
+    return reader.finish(f"messages 1-{number}")
