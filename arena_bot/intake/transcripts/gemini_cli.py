@@ -54,7 +54,8 @@ from arena_bot.intake.transcripts.metrics import (
 #: How to tell a contributor where the file is.
 WHERE_HINT = ("pass the session file Gemini CLI wrote: ~/.gemini/tmp/<project>/chats/"
               "session-<time>-<id>.jsonl (or .json before Gemini CLI 0.37)")
-EDIT_TOOLS = frozenset({"write_file", "replace"})
+#: The ``type`` of a message Gemini CLI records.
+MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 SHELL_TOOLS = frozenset({"run_shell_command"})
 
 #: One response's ``tokens``: (input incl. cached, cached, output, thoughts, tool).
@@ -108,7 +109,8 @@ class _Reader:
                     self.see_message(message, where)
         elif isinstance(record.get("id"), str):
             self.see_message(record, where)
-        elif isinstance(record.get("sessionId"), str):
+        elif isinstance(record.get("sessionId"), str) and isinstance(
+                record.get("projectHash"), str):
             self.seen_gemini = True
             messages = record.get("messages")  # a whole legacy record on one line
             for message in messages if isinstance(messages, list) else []:
@@ -129,7 +131,7 @@ class _Reader:
     def see_message(self, message: object, where: int) -> None:
         if not isinstance(message, dict):
             return
-        self.seen_gemini = True
+        self.seen_gemini = self.seen_gemini or message.get("type") in MESSAGE_TYPES
         self.count += 1
         message_id = _text(message.get("id")) or f"message-{where}"
         self.clock.see(message.get("timestamp"))
