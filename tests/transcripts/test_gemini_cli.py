@@ -21,9 +21,10 @@ from support.transcript_reference import read as reference_read
 from test_corpus import MANIFEST, figures
 
 from arena_bot.core.errors import InputError
-from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts import read_transcript, subagent_files
 from arena_bot.intake.transcripts.edits import iter_edits, replay, usage_problems
 from arena_bot.intake.transcripts.metrics import TranscriptMetrics
+from arena_bot.intake.transcripts.redact import store_redacted
 
 CORPUS = Path(__file__).parent / "corpus"
 ENTRIES = [entry for entry in MANIFEST if entry["format"] == "gemini-cli"]
@@ -273,3 +274,63 @@ def test_odd_field_types_count_as_nothing(tmp_path: Path) -> None:
     metrics = read(path)
     assert (metrics.prompt_total, metrics.completion_tokens, metrics.iterations) == (0, 0, 1)
     assert metrics.tool_calls == 1
+
+
+# --- sub-agents (synthetic: no public session holds one) -----------------------------------
+
+def with_subagent(tmp_path: Path) -> tuple[Path, Path]:
+    """A session whose invoke_agent call ran sub-agent "a7c2", and that sub-agent's file where
+    Gemini CLI 0.37+ writes it: chats/<session id>/<agent id>.jsonl."""
+    run = {**call("invoke_agent", 1, 30, agent_name="codebase_investigator"), "agentId": "a7c2"}
+    main = session(tmp_path, user(1, 1), {**reply(1, 5), "tokens": tokens(9000, 0, 30),
+                                          "toolCalls": [run]},
+                   {**reply(2, 40), "content": "Done.", "tokens": tokens(9400, 9000, 8)})
+    folder = tmp_path / META["sessionId"]
+    folder.mkdir()
+    sub = folder / "a7c2.jsonl"
+    sub.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"sessionId": "a7c2", "projectHash": "ab" * 32, "startTime": "2026-11-20T10:00:06Z",
+         "kind": "subagent", "directories": ["/w"]},
+        {"id": "s1", "timestamp": "2026-11-20T10:00:07.000Z", "type": "user",
+         "content": [{"text": "Investigate."}]},
+        {"id": "s2", "timestamp": "2026-11-20T10:00:20.000Z", "type": "gemini", "content": "",
+         "model": "gemini-3-flash-preview", "tokens": tokens(5000, 1000, 200, 50),
+         "toolCalls": [call("write_file", 9, 21, file_path="/w/notes.md", content="n\n")]},
+        {"$rewindTo": "s1"},
+    ]))
+    return main, sub
+
+
+def test_a_sub_agent_file_beside_the_session_is_counted_and_its_edits_are_not_replayed(
+    tmp_path: Path,
+) -> None:
+    main, sub = with_subagent(tmp_path)
+    assert subagent_files(main, "gemini-cli") == [sub]
+    metrics = read(main)
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens) == (
+        9000 + 400 + 4000, 9000 + 1000, 38 + 250)
+    assert (metrics.iterations, metrics.tool_calls) == (3, 2)
+    assert metrics.usage_by_model["gemini-3-flash-preview"] == (4000, 1000, 0, 250)
+    assert metrics.unread_subagents == set()
+    assert metrics.span_label == f"{main.name} and 1 sub-agent file"
+    assert metrics.activity is not None and metrics.activity.unreplayable == []
+    assert [e.path for e in iter_edits(metrics.activity)] == []
+    assert len(metrics.activity.requests) == 2
+    assert metrics.edited_files == {"/w/notes.md"}  # what the sub-agent edited
+    stored, _ = store_redacted(source=main, folder=tmp_path, stem="run-1-transcript",
+                               extra=[sub])
+    again = read(stored)
+    assert figures(again) == figures(metrics) and again.unread_subagents == set()
+    assert again.activity is not None and len(again.activity.requests) == 2
+
+
+def test_a_session_copied_without_its_sub_agent_folder_names_the_sub_agent(
+    tmp_path: Path,
+) -> None:
+    main, sub = with_subagent(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    sub.parent.rename(elsewhere)
+    assert read(main).unread_subagents == {"a7c2"}
+    (tmp_path / META["sessionId"]).symlink_to(elsewhere)  # a link is never followed
+    assert subagent_files(main, "gemini-cli") == []
+    assert read(main).unread_subagents == {"a7c2"}

@@ -143,3 +143,40 @@ def test_a_gemini_cli_session_of_other_files_is_refused(
     workdir = agent_workdir(project, tmp_path / "work")
     code, output = submit(project, workdir, HELLO)  # hello.md is not in this working tree
     assert code == 1 and "transcript-mismatch" in output and "hello.md" in output
+
+
+def test_a_sub_agent_file_is_stored_with_the_session_and_a_missing_one_named(
+    project: Path, tmp_path: Path  # noqa: F811
+) -> None:
+    """Synthetic: the session's last response ran sub-agent "a7c2" (agentId, Gemini CLI
+    0.37+), whose own session is chats/<session id>/a7c2.jsonl beside it."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    main = session(chats / "session-2026-11-20T10-00-0f3c6a52.jsonl", workdir)
+    records = [json.loads(line) for line in main.read_text().splitlines()]
+    records[-2]["toolCalls"].append({
+        "id": "invoke_agent-7", "name": "invoke_agent", "agentId": "a7c2", "status": "success",
+        "args": {"agent_name": "codebase_investigator"}, "timestamp": "2026-11-20T10:03:05Z"})
+    main.write_text("".join(json.dumps(record) + "\n" for record in records))
+    code, output = submit(project, workdir, main)
+    assert code == 0 and "sub-agent(s) a7c2" in output and "chats/<session id>/" in output
+    for folder in (project / "submissions" / TASK).iterdir():  # submit again, with the file
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
+    (chats / "0f3c6a52-1111-4222-8333-944455556666").mkdir()
+    (chats / "0f3c6a52-1111-4222-8333-944455556666" / "a7c2.jsonl").write_text("".join(
+        json.dumps(record) + "\n" for record in [
+            {"sessionId": "a7c2", "projectHash": "ab" * 32, "kind": "subagent"},
+            {"id": "s1", "timestamp": "2026-11-20T10:03:02.000Z", "type": "gemini",
+             "content": "Found it.", "model": MODEL,
+             "tokens": {"input": 4000, "output": 90, "cached": 0, "thoughts": 10, "tool": 0,
+                        "total": 4100}}]))
+    code, output = submit(project, workdir, main)
+    assert code == 0 and "1 sub-agent file stored with the session: a7c2.jsonl" in output
+    assert "sub-agent(s)" not in output
+    folder = the_folder(project)
+    run = yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0]
+    assert run["tokens"]["prompt"] == 30000 + 4000 and run["iterations"] == 4
+    assert validate(project, folder)[0] == 0

@@ -28,8 +28,16 @@ it from the conversation: it was made and billed. Iterations are the model messa
 and tool calls' ``timestamp``. Edits: ``write_file`` (``file_path``, ``content``) and
 ``replace`` (``file_path``, ``old_string``, ``new_string``; ``allow_multiple``, before it
 ``expected_replacements``), applied only when the call's last ``status`` is ``success``;
-``run_shell_command`` as a shell write. Sub-agents (0.36 and later) write their own files
-(``chats/<session id>/<id>.jsonl``), which are not read.
+``run_shell_command`` as a shell write.
+
+Sub-agents (0.36 and later) record their own sessions, ``chats/<session id>/<agent id>.jsonl``
+beside the session's file (metadata ``kind`` ``subagent``); the session's tool call that ran
+one names it in ``agentId`` (0.37 and later). :func:`subagent_files` finds them and
+:func:`read_gemini_cli` counts their usage and tool calls with the session's (``arena submit``
+stores them appended to the session file, where a metadata line of another session starts
+them); the activity (edits, requests) is the session's own. A named sub-agent whose file was
+not read is in ``unread_subagents``. Earlier sub-agents (``delegate_to_agent``) recorded
+nothing of their own.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ WHERE_HINT = ("pass the session file Gemini CLI wrote: ~/.gemini/tmp/<project>/c
               "session-<time>-<id>.jsonl (or .json before Gemini CLI 0.37)")
 #: The ``type`` of a message Gemini CLI records.
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+EDIT_TOOLS = frozenset({"write_file", "replace"})
 SHELL_TOOLS = frozenset({"run_shell_command"})
 
 #: One response's ``tokens``: (input incl. cached, cached, output, thoughts, tool).
@@ -95,16 +104,24 @@ class _Reader:
         self.status: dict[str, str] = {}  # tool call id -> its last status
         self.seen_gemini = False  # a metadata line or a message: the file is Gemini CLI's
         self.count = 0
+        self.session = ""  # the session id of the first metadata line
+        #: Reading a sub-agent's records (its own file, or appended to the session's):
+        #: their usage and calls count; the activity is the session's alone.
+        self.in_subagent = False
+        self.named_agents: set[str] = set()  # agentId of the session's tool calls
+        self.read_agents: set[str] = set()  # session ids of the sub-agent records read
 
     # --- records of the JSON Lines shape --------------------------------------------
 
     def see_record(self, record: dict[str, Any], where: int) -> None:
         if isinstance(record.get("$rewindTo"), str):
-            self._rewind(record["$rewindTo"], where)
+            if not self.in_subagent:
+                self._rewind(record["$rewindTo"], where)
         elif isinstance(record.get("$set"), dict):
             messages = record["$set"].get("messages")
             if isinstance(messages, list):  # a checkpoint: the conversation is these
-                self.live, self.context = {}, 0
+                if not self.in_subagent:
+                    self.live, self.context = {}, 0
                 for message in messages:
                     self.see_message(message, where)
         elif isinstance(record.get("id"), str):
@@ -112,6 +129,11 @@ class _Reader:
         elif isinstance(record.get("sessionId"), str) and isinstance(
                 record.get("projectHash"), str):
             self.seen_gemini = True
+            session = record["sessionId"]
+            self.session = self.session or session
+            if session != self.session or record.get("kind") == "subagent":
+                self.in_subagent = True
+                self.read_agents.add(session)
             messages = record.get("messages")  # a whole legacy record on one line
             for message in messages if isinstance(messages, list) else []:
                 self.see_message(message, where)
@@ -137,6 +159,9 @@ class _Reader:
         self.clock.see(message.get("timestamp"))
         calls = message.get("toolCalls") if message.get("type") == "gemini" else None
         calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+        if self.in_subagent:
+            self._subagent_message(message, message_id, calls)
+            return
         written = _size(message.get("content")) + sum(
             len(_text(c.get("name"))) + _size(c.get("args")) for c in calls)
         results = sum(_size(c.get("result")) for c in calls)
@@ -163,6 +188,28 @@ class _Reader:
         for call in calls:
             self._call(call, message_id, where)
 
+    def _subagent_message(self, message: dict[str, Any], message_id: str,
+                          calls: list[dict[str, Any]]) -> None:
+        """A sub-agent's message: its usage, model and tool calls, no activity."""
+        if message.get("type") != "gemini":
+            return
+        model = _text(message.get("model"))
+        self.metrics.add_model(model)
+        if model:
+            self.model_of.setdefault(message_id, model)
+        usage = message.get("tokens")
+        if isinstance(usage, dict):
+            known = self.tokens.get(message_id, (0, 0, 0, 0, 0))
+            self.tokens[message_id] = tuple(  # type: ignore[assignment]
+                max(a, b) for a, b in zip(known, _tokens(usage), strict=True))
+        for number, call in enumerate(calls):
+            self.clock.see(call.get("timestamp"))
+            self.tool_ids.add(_text(call.get("id")) or f"{message_id}-{number}")
+            args = call.get("args")
+            if call.get("name") in EDIT_TOOLS and isinstance(args, dict) and _text(
+                    args.get("file_path")):
+                self.metrics.edited_files.add(args["file_path"])
+
     def _usage(self, message_id: str, figures: Tokens, where: int, before: int,
                written: int) -> None:
         known = self.tokens.get(message_id)
@@ -182,6 +229,8 @@ class _Reader:
         call_id = _text(call.get("id")) or f"{message_id}-{len(self.tool_ids)}"
         self.clock.see(call.get("timestamp"))
         self.status[call_id] = _text(call.get("status"))
+        if _text(call.get("agentId")):
+            self.named_agents.add(call["agentId"])
         if call_id in self.tool_ids:
             return
         self.tool_ids.add(call_id)
@@ -223,6 +272,7 @@ class _Reader:
         metrics.tool_calls = len(self.tool_ids)
         metrics.wall_clock_seconds = self.clock.seconds()
         metrics.span_label = span_label
+        metrics.unread_subagents = self.named_agents - self.read_agents
         for call, indices in self.edits_of.items():
             if self.status.get(call) != "success":
                 self.activity.failed.extend(indices)
@@ -244,8 +294,41 @@ def _first_line(path: Path) -> bytes | None:
                 return raw.strip()
 
 
+def _session_id(path: Path) -> str | None:
+    """The ``sessionId`` of a JSON Lines session's metadata line (None: not one)."""
+    first = _first_line(path)
+    try:
+        value = json.loads(first or b"")
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return None
+    return value.get("sessionId") if isinstance(value, dict) and isinstance(
+        value.get("sessionId"), str) else None
+
+
+def subagent_files(path: Path) -> list[Path]:
+    """The sub-agent sessions Gemini CLI (0.36+) wrote for the JSON Lines session ``path``:
+    ``<id>.jsonl`` (or ``.jsonl.gz``) in the folder named by the session's full id beside it,
+    sorted; symbolic links are never followed. None for a one-document session."""
+    session = _session_id(path)
+    if not session or "/" in session or "\\" in session or session in (".", ".."):
+        return []
+    folder = path.parent / session
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    found = [*folder.glob("*.jsonl"), *folder.glob("*.jsonl.gz")]
+    return sorted(p for p in found if p.is_file() and not p.is_symlink())
+
+
 def read_gemini_cli(path: Path) -> TranscriptMetrics:
-    """Read a Gemini CLI session: JSON Lines (0.37+) or one JSON document (before)."""
+    """Read a Gemini CLI session, JSON Lines (0.37+) or one JSON document (before), with
+    the sub-agent files beside it (:func:`subagent_files`)."""
+    return read_gemini_cli_files([path, *subagent_files(path)])
+
+
+def read_gemini_cli_files(paths: list[Path]) -> TranscriptMetrics:
+    """Read a session file (first) and its sub-agents' files, together: the usage and tool
+    calls of all, the activity of the session alone."""
+    path = paths[0]
     reader = _Reader(path)
     first = _first_line(path)
     if first is None:
@@ -254,7 +337,13 @@ def read_gemini_cli(path: Path) -> TranscriptMetrics:
         for number, record in read_json_lines(path):
             reader.metrics.see_line(number)
             reader.see_record(record, number)
-        return reader.finish("")
+        for extra in paths[1:]:
+            reader.in_subagent = True
+            for number, record in read_json_lines(extra):
+                reader.see_record(record, number)
+        label = "" if len(paths) == 1 else (
+            f"{path.name} and {len(paths) - 1} sub-agent file{'s' if len(paths) > 2 else ''}")
+        return reader.finish(label)
     if first == b"[":
         raise InputError("a JSON array, not a Gemini CLI session", path=path,
                          hint="check --format: " + WHERE_HINT)
