@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -334,3 +335,36 @@ def test_a_session_copied_without_its_sub_agent_folder_names_the_sub_agent(
     (tmp_path / META["sessionId"]).symlink_to(elsewhere)  # a link is never followed
     assert subagent_files(main, "gemini-cli") == []
     assert read(main).unread_subagents == {"a7c2"}
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "document"])
+def test_an_enormous_session_streams_in_bounded_memory(tmp_path: Path, shape: str) -> None:
+    """A 40 MB session (synthetic: 4,000 responses, each with a 5 kB tool result; in JSON
+    Lines each message written twice, as its usage and then its call arrive) is read with a
+    peak far below its size."""
+    path = tmp_path / f"big.{shape}"
+    with path.open("w") as handle:
+        handle.write(json.dumps(META) + "\n" if shape == "jsonl" else
+                     json.dumps(META, indent=2)[:-2] + ',\n  "messages": [\n')
+        for number in range(4_000):
+            second = number % 60
+            bare = {**reply(number, second), "tokens": tokens(9000 + number, 8000, 30)}
+            whole = {**bare, "toolCalls": [{**call("read_file", number, second, file_path="a"),
+                                            "resultDisplay": "x" * 5000,
+                                            "result": [{"text": "y" * 5000}]}]}
+            if shape == "jsonl":
+                handle.write(json.dumps(bare) + "\n" + json.dumps(whole) + "\n")
+            else:
+                handle.write(("" if number == 0 else ",\n") + json.dumps(whole, indent=2))
+        if shape == "document":
+            handle.write("\n  ]\n}\n")
+    assert path.stat().st_size > 35_000_000
+    tracemalloc.start()
+    try:
+        metrics = read(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (metrics.iterations, metrics.tool_calls) == (4_000, 4_000)
+    assert metrics.cache_read_tokens == 4_000 * 8000
+    assert peak < 5_000_000
