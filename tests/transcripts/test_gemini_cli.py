@@ -368,3 +368,14 @@ def test_an_enormous_session_streams_in_bounded_memory(tmp_path: Path, shape: st
     assert (metrics.iterations, metrics.tool_calls) == (4_000, 4_000)
     assert metrics.cache_read_tokens == 4_000 * 8000
     assert peak < 5_000_000
+
+
+def test_the_cli_s_own_notes_are_not_taken_for_conversation(tmp_path: Path) -> None:
+    """Synthetic: an info message (e.g. the CLI's note on a switched model) is shown to the
+    user, not sent to the model: it does not make the next request's input look short."""
+    note = {"id": "i1", "timestamp": "2026-11-20T10:00:02.000Z", "type": "info",
+            "content": "x" * 80_000}
+    metrics = read(session(tmp_path, user(1, 1), note,
+                           {**reply(1, 5), "content": "Done.", "tokens": tokens(9000, 0, 3)}))
+    assert metrics.activity is not None and usage_problems(metrics.activity) == []
+    assert metrics.activity.requests[0].context_chars < 100

@@ -167,7 +167,9 @@ class _Reader:
         results = sum(_size(c.get("result")) for c in calls)
         known = self.live.get(message_id, 0)
         before = self.context - known
-        self.live[message_id] = max(known, written + results)
+        # info, error and warning messages are the CLI's own notes, never sent to the model.
+        sent = written + results if message.get("type") in ("user", "gemini") else 0
+        self.live[message_id] = max(known, sent)
         self.context += self.live[message_id] - known
         if message.get("type") != "gemini":
             return
