@@ -22,6 +22,12 @@ A message has ``id``, ``timestamp``, ``type`` (``user``, ``gemini``, ``info``, `
 tool``, cache reads ``cached`` and output ``output + thoughts`` (thinking is billed as output,
 as Codex's ``output_tokens`` include its reasoning); Gemini reports no cache writes.
 
+The file holds the usage of the conversation's own responses only: the CLI's side calls
+through its other client (model routing, next-speaker and loop checks, compression, session
+summaries) are not recorded, and a response whose tool calls join the message before (no new
+thought) may leave no usage (one is kept per message; see ``_usage``): what ``/stats`` shows
+can be more.
+
 Every response is counted once, by message id, also when a rewind or a checkpoint later drops
 it from the conversation: it was made and billed. Iterations are the model messages with
 ``tokens``, tool calls the distinct ``toolCalls[].id``; wall-clock time spans the messages'
