@@ -2,7 +2,7 @@
 
 The two real sessions of ``corpus/gemini-cli`` (``corpus/README.md`` says where they came
 from) are Gemini CLI's one-JSON-document shape; no public session of its JSON Lines shape
-(0.37 and later) was found, so that shape is tested on those real sessions written again as
+(0.39 and later) was found, so that shape is tested on those real sessions written again as
 Gemini CLI itself writes them when it resumes one (``ChatRecordingService.initialize``: the
 metadata line, each message, then a ``$set`` of the session id), and on small synthetic
 sessions built here, labelled so, for what the real files do not show (a message written
@@ -40,7 +40,7 @@ def read(path: Path) -> TranscriptMetrics:
 
 
 def as_jsonl(document: dict[str, Any]) -> str:
-    """A one-document session written as Gemini CLI 0.37+ migrates it on resume."""
+    """A one-document session written as Gemini CLI 0.39+ migrates it on resume."""
     meta = {key: value for key, value in document.items() if key != "messages"}
     lines = [meta, *document["messages"], {"$set": {"sessionId": document["sessionId"]}}]
     return "".join(json.dumps(line) + "\n" for line in lines)
@@ -281,7 +281,7 @@ def test_odd_field_types_count_as_nothing(tmp_path: Path) -> None:
 
 def with_subagent(tmp_path: Path) -> tuple[Path, Path]:
     """A session whose invoke_agent call ran sub-agent "a7c2", and that sub-agent's file where
-    Gemini CLI 0.37+ writes it: chats/<session id>/<agent id>.jsonl."""
+    Gemini CLI 0.39+ writes it: chats/<session id>/<agent id>.jsonl."""
     run = {**call("invoke_agent", 1, 30, agent_name="codebase_investigator"), "agentId": "a7c2"}
     main = session(tmp_path, user(1, 1), {**reply(1, 5), "tokens": tokens(9000, 0, 30),
                                           "toolCalls": [run]},

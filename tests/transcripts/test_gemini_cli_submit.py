@@ -74,7 +74,7 @@ def test_a_real_gemini_cli_session_is_submitted_with_its_own_figures(
 
 
 def session(path: Path, workdir: Path) -> Path:
-    """A Gemini CLI 0.37+ session (synthetic) whose write_file calls write CHANGED."""
+    """A Gemini CLI 0.39+ session (synthetic) whose write_file calls write CHANGED."""
     stamp = "2026-11-20T10:{:02d}:{:02d}.000Z"
     records: list[dict[str, Any]] = [
         {"sessionId": "0f3c6a52-1111-4222-8333-944455556666", "projectHash": "ab" * 32,
@@ -149,7 +149,7 @@ def test_a_sub_agent_file_is_stored_with_the_session_and_a_missing_one_named(
     project: Path, tmp_path: Path  # noqa: F811
 ) -> None:
     """Synthetic: the session's last response ran sub-agent "a7c2" (agentId, Gemini CLI
-    0.37+), whose own session is chats/<session id>/a7c2.jsonl beside it."""
+    0.39+), whose own session is chats/<session id>/a7c2.jsonl beside it."""
     workdir = agent_workdir(project, tmp_path / "work")
     chats = tmp_path / "chats"
     chats.mkdir()

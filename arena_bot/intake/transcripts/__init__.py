@@ -47,7 +47,7 @@ SUBAGENT_FILES_HINT = {
 
 
 def subagent_files(path: Path, format_name: str) -> list[Path]:
-    """The sub-agent session files read with ``path`` (Claude Code 2.x, Gemini CLI 0.36+),
+    """The sub-agent session files read with ``path`` (Claude Code 2.x, Gemini CLI 0.39+),
     which ``arena submit`` stores appended to it; none for the other formats."""
     if format_name == "claude-code":
         return claude_subagent_files(path)

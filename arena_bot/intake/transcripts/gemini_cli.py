@@ -2,13 +2,13 @@
 
 Gemini CLI records every session itself (``ChatRecordingService``), in two shapes:
 
-* **JSON Lines** (0.37 and later, April 2026 on): a metadata line (``sessionId``,
+* **JSON Lines** (0.39 and later, April 2026 on): a metadata line (``sessionId``,
   ``projectHash``, ``startTime``, ...), then one line per message each time it changes: a
   model message is written again when its usage or its tool calls arrive, so a message is
   its ``id`` (the last copy holds the most); ``{"$set": {...}}`` lines update the metadata,
   and a ``$set`` of ``messages`` is a checkpoint that replaces the conversation;
   ``{"$rewindTo": id}`` drops that message and every later one (``/rewind``).
-* **One JSON document** (August 2025 to April 2026): ``{"sessionId", "projectHash",
+* **One JSON document** (September 2025 to 0.38, April 2026): ``{"sessionId", "projectHash",
   "startTime", "lastUpdated", "messages": [...]}``, rewritten whole after each change. Read
   as a stream (:func:`~.jsonstream.iter_objects`).
 
@@ -24,9 +24,9 @@ as Codex's ``output_tokens`` include its reasoning); Gemini reports no cache wri
 
 The file holds the usage of the conversation's own responses only: the CLI's side calls
 through its other client (model routing, next-speaker and loop checks, compression, session
-summaries) are not recorded, and a response whose tool calls join the message before (no new
-thought) may leave no usage (one is kept per message; see ``_usage``): what ``/stats`` shows
-can be more.
+summaries) are not recorded, and before 0.32 a response whose tool calls joined the message
+before (no new thought) could leave no usage (one was kept per message; such a message's output
+is then no final count for the usage check): what ``/stats`` shows can be more.
 
 Every response is counted once, by message id, also when a rewind or a checkpoint later drops
 it from the conversation: it was made and billed. Iterations are the model messages with
@@ -36,9 +36,11 @@ and tool calls' ``timestamp``. Edits: ``write_file`` (``file_path``, ``content``
 ``expected_replacements``), applied only when the call's last ``status`` is ``success``;
 ``run_shell_command`` as a shell write.
 
-Sub-agents (0.36 and later) record their own sessions, ``chats/<session id>/<agent id>.jsonl``
+Sub-agents (0.39 and later) record their own sessions, ``chats/<session id>/<agent id>.jsonl``
 beside the session's file (metadata ``kind`` ``subagent``); the session's tool call that ran
-one names it in ``agentId`` (0.37 and later). :func:`subagent_files` finds them and
+one names it in ``agentId``. (0.37 and 0.38 wrote them as ``.json`` documents, which cannot be
+stored appended to the session's document: not read; nor is any ``agentId`` named
+before 0.39.) :func:`subagent_files` finds them and
 :func:`read_gemini_cli` counts their usage and tool calls with the session's (``arena submit``
 stores them appended to the session file, where a metadata line of another session starts
 them); the activity (edits, requests) is the session's own. A named sub-agent whose file was
@@ -67,7 +69,7 @@ from arena_bot.intake.transcripts.metrics import (
 
 #: How to tell a contributor where the file is.
 WHERE_HINT = ("pass the session file Gemini CLI wrote: ~/.gemini/tmp/<project>/chats/"
-              "session-<time>-<id>.jsonl (or .json before Gemini CLI 0.37)")
+              "session-<time>-<id>.jsonl (or .json before Gemini CLI 0.39)")
 #: The ``type`` of a message Gemini CLI records.
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 EDIT_TOOLS = frozenset({"write_file", "replace"})
@@ -314,7 +316,7 @@ def _session_id(path: Path) -> str | None:
 
 
 def subagent_files(path: Path) -> list[Path]:
-    """The sub-agent sessions Gemini CLI (0.36+) wrote for the JSON Lines session ``path``:
+    """The sub-agent sessions Gemini CLI (0.39+) wrote for the JSON Lines session ``path``:
     ``<id>.jsonl`` (or ``.jsonl.gz``) in the folder named by the session's full id beside it,
     sorted; symbolic links are never followed. None for a one-document session."""
     session = _session_id(path)
@@ -328,7 +330,7 @@ def subagent_files(path: Path) -> list[Path]:
 
 
 def read_gemini_cli(path: Path) -> TranscriptMetrics:
-    """Read a Gemini CLI session, JSON Lines (0.37+) or one JSON document (before), with
+    """Read a Gemini CLI session, JSON Lines (0.39+) or one JSON document (before), with
     the sub-agent files beside it (:func:`subagent_files`)."""
     return read_gemini_cli_files([path, *subagent_files(path)])
 
