@@ -111,7 +111,6 @@ class _Reader:
         self.edits_of: dict[str, list[int]] = {}  # tool call id -> indices in edits
         self.status: dict[str, str] = {}  # tool call id -> its last status
         self.seen_gemini = False  # a metadata line or a message: the file is Gemini CLI's
-        self.count = 0
         self.session = ""  # the session id of the first metadata line
         #: Reading a sub-agent's records (its own file, or appended to the session's):
         #: their usage and calls count; the activity is the session's alone.
@@ -162,7 +161,6 @@ class _Reader:
         if not isinstance(message, dict):
             return
         self.seen_gemini = self.seen_gemini or message.get("type") in MESSAGE_TYPES
-        self.count += 1
         message_id = _text(message.get("id")) or f"message-{where}"
         self.clock.see(message.get("timestamp"))
         calls = message.get("toolCalls") if message.get("type") == "gemini" else None
