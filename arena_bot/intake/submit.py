@@ -27,8 +27,12 @@ from arena_bot.core.prices import PriceTable
 from arena_bot.intake.diagnostics import Diagnostic
 from arena_bot.intake.patches import ProtectedPaths, protected_paths_for
 from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
-from arena_bot.intake.transcripts import TranscriptMetrics, read_transcript
-from arena_bot.intake.transcripts.claude_code import subagent_files
+from arena_bot.intake.transcripts import (
+    SUBAGENT_FILES_HINT,
+    TranscriptMetrics,
+    read_transcript,
+    subagent_files,
+)
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
 from arena_bot.intake.validation import validate_submission
 from arena_bot.intake.verification import transcript_cost
@@ -159,7 +163,8 @@ def _work_tree_git(workdir: Path, *args: str, env: dict[str, str]) -> bytes:
 
 
 def _missing(
-    metrics: TranscriptMetrics, cost: float | None, *, name: str, prices: PriceTable
+    metrics: TranscriptMetrics, cost: float | None, *, name: str, prices: PriceTable,
+    format_name: str,
 ) -> list[str]:
     gaps = [f"{name}: {figure} (the format does not record it)" for figure in
             sorted(metrics.unverifiable)]
@@ -167,10 +172,8 @@ def _missing(
         gaps.append(f"{name}: execution_time (no timestamps; recorded as 0 = not recorded)")
     if metrics.unread_subagents:
         shown = ", ".join(sorted(metrics.unread_subagents)[:5])
-        gaps.append(
-            f"{name}: the usage of sub-agent(s) {shown} (their agent-<id>.jsonl files were not "
-            "found beside the session: copy the session's folder too, then submit again)"
-        )
+        where = SUBAGENT_FILES_HINT.get(format_name, "their files were not found")
+        gaps.append(f"{name}: the usage of sub-agent(s) {shown} ({where}, then submit again)")
     if cost is None:
         unpriced = [model for model in metrics.models if prices.lookup(model) is None]
         why = (f"not in the price table: {', '.join(unpriced)}" if unpriced
@@ -310,9 +313,7 @@ def _read_run(
         )
     cost = transcript_cost(metrics=metrics, prices=prices)
     label = f"run {number} ({source.transcript.name})"
-    subagents = (
-        subagent_files(source.transcript) if request.transcript_format == "claude-code" else []
-    )
+    subagents = subagent_files(source.transcript, request.transcript_format)
     return _ReadRun(
         patch=patch, metrics=metrics, cost=cost, source=source,
         subagents=subagents, left_out=[f"{label}: {item}" for item in left_out],
@@ -323,7 +324,8 @@ def _read_run(
             f"{metrics.iterations} iterations, {metrics.wall_clock_seconds:,.0f} s"
             + (f", ${cost:,.4f} (price table {prices.version})" if cost is not None else "")
         ),
-        missing=_missing(metrics, cost, name=label, prices=prices),
+        missing=_missing(metrics, cost, name=label, prices=prices,
+                         format_name=request.transcript_format),
     )
 
 

@@ -67,6 +67,7 @@ _SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 _TOOL_OF_FORMAT: dict[str, tuple[str, tuple[str, ...]]] = {
     "claude-code": ("Claude Code", ("claude",)), "codex": ("Codex CLI", ("codex",)),
     "aider": ("Aider", ("aider",)), "aider-history": ("Aider", ("aider",)),
+    "gemini-cli": ("Gemini CLI", ("gemini",)),
     "openhands": ("OpenHands", ("openhands", "opendevin")),
     "swe-agent": ("SWE-agent or mini-swe-agent", ("sweagent",)),
 }

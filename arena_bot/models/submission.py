@@ -76,7 +76,8 @@ class Tokens(StrictModel):
 
 
 TranscriptFormat = Literal[
-    "aider", "aider-history", "atif", "claude-code", "codex", "generic", "openhands", "swe-agent"
+    "aider", "aider-history", "atif", "claude-code", "codex", "gemini-cli", "generic",
+    "openhands", "swe-agent",
 ]
 
 

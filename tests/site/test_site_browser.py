@@ -23,7 +23,9 @@ from arena_bot.models.leaderboard import Leaderboard
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 #: Screenshots go here (CI keeps them as artifacts; never committed).
-SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", "out/screenshots"))
+#: The default is the repository's ``out/`` (ignored by git), wherever pytest is started from.
+SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS",
+                            Path(__file__).resolve().parents[2] / "out" / "screenshots"))
 
 
 @pytest.fixture(scope="module")

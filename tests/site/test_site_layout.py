@@ -20,7 +20,8 @@ from selenium.webdriver.common.keys import Keys
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", "out/screenshots")) / "layout"
+SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS",
+                            Path(__file__).resolve().parents[2] / "out" / "screenshots")) / "layout"
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--no-first-run", "--hide-scrollbars")

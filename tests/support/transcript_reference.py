@@ -294,10 +294,41 @@ def atif(path: Path) -> dict[str, Any]:
                     seconds=_seconds([s.get("timestamp") for s in data["steps"]]), models=models)
 
 
+def gemini_cli(path: Path) -> dict[str, Any]:
+    """A session document (``messages``) or its JSON Lines (every copy of a message, keyed by
+    ``id``: the last copy wins; ``$set.messages`` copies too). ``tokens.input`` includes
+    ``cached``; ``tool`` is prompt apart from it; ``thoughts`` are output."""
+    text = _text(path)
+    if text.lstrip().startswith("{\n"):
+        copies = json.loads(text)["messages"]
+    else:
+        copies = []
+        for record in (json.loads(line) for line in text.splitlines() if line.strip()):
+            if "$set" in record:
+                copies += record["$set"].get("messages", [])
+            elif "id" in record:
+                copies.append(record)
+            else:
+                copies += record.get("messages", [])
+    messages = {message["id"]: message for message in copies}
+    replies = [m for m in messages.values() if m["type"] == "gemini"]
+    used = [m["tokens"] for m in replies if m.get("tokens")]
+    given = sum(t["input"] for t in used)
+    cached = sum(t["cached"] for t in used)
+    calls = {c["id"]: c for m in replies for c in m.get("toolCalls", [])}
+    stamps = [m["timestamp"] for m in messages.values()]
+    stamps += [c["timestamp"] for c in calls.values() if "timestamp" in c]
+    return _figures(uncached=given - cached + sum(t.get("tool", 0) for t in used),
+                    cache_read=cached,
+                    output=sum(t["output"] + t.get("thoughts", 0) for t in used),
+                    tool_calls=len(calls), iterations=len(used), seconds=_seconds(stamps),
+                    models={m["model"] for m in replies if m.get("model")})
+
+
 def read(format_name: str, files: list[Path]) -> dict[str, Any]:
     """The figures of one transcript (``files[0]``; Claude Code: with its sub-agent files)."""
     if format_name == "claude-code":
         return claude_code(files)
     readers = {"codex": codex, "aider-history": aider_history, "openhands": openhands,
-               "swe-agent": swe_agent, "atif": atif}
+               "swe-agent": swe_agent, "atif": atif, "gemini-cli": gemini_cli}
     return readers[format_name](files[0])

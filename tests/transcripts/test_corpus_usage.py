@@ -41,7 +41,7 @@ EXCLUDED: dict[str, tuple[str, str]] = {
 
 
 #: The formats whose reader gives an activity (edit tool calls and per-request usage).
-ACTIVITY_FORMATS = {"aider-history", "claude-code", "codex", "openhands", "swe-agent"}
+ACTIVITY_FORMATS = {"aider-history", "claude-code", "codex", "gemini-cli", "openhands", "swe-agent"}
 
 
 def read_activity(path: Path, fmt: str) -> Activity | None:

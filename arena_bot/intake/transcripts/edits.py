@@ -498,7 +498,7 @@ COVER_FACTOR = 0.5
 #: in a real history: 615 tokens).
 FIRST_REQUEST_FLOOR: dict[str, int] = {
     "claude-code": 2000, "codex": 2000, "openhands": 1500, "swe-agent": 500,
-    "aider-history": 500,
+    "aider-history": 500, "gemini-cli": 2000,
 }
 #: How far a cache read may exceed the largest context sent before in the transcript: a
 #: provider's prompt cache is keyed by prefix, so a request can read what a sub-agent or an
