@@ -55,7 +55,6 @@ _MODULES = frozenset({"os", "sys", "builtins", "inspect", "importlib", "subproce
 _CODE_RUNNERS = frozenset({"exec", "eval", "compile", "__import__"})
 _CONSTANT_DUNDERS = frozenset({"__hash__", "__bool__", "__len__"})
 _WATCHED_MODULES = {
-    "gc": "walks the interpreter's live objects (gc)",
     "ctypes": "uses ctypes (raw memory and C calls)",
     "builtins": "imports builtins (can change every module's built-in names)",
 }
@@ -104,6 +103,8 @@ class CodeText:
 class PythonFindings:
     flags: list[AstFlag]
     texts: list[CodeText]
+    #: Added lines inside docstrings (file line numbers): prose, but for doctest examples.
+    docstring_lines: frozenset[int] = frozenset()
 
 
 def python_findings(file: FilePatch, *,
@@ -115,6 +116,7 @@ def python_findings(file: FilePatch, *,
         return PythonFindings([], [])
     found: dict[tuple[int, str], AstFlag] = {}
     texts: dict[tuple[int, str, bool], CodeText] = {}
+    docstring_lines: set[int] = set()
     python = file.new_path.endswith((".py", ".pyw"))
     for tree, line_map, added, top_level in _fragments(file):
         if tree is None:  # too deep to parse: flagged on its first added line
@@ -134,8 +136,14 @@ def python_findings(file: FilePatch, *,
             if line is not None and line in added:
                 texts.setdefault((line, text.text, text.code_only),
                                  CodeText(line, text.text, text.how, text.code_only))
+        if code:
+            docstring_lines.update(
+                line for first, last in _docstring_spans(tree)
+                for index in range(first, last + 1)
+                if (line := line_map.get(index)) is not None and line in added)
     return PythonFindings(sorted(found.values(), key=lambda f: (f.line, f.reason)),
-                          sorted(texts.values(), key=lambda t: (t.line, t.text)))
+                          sorted(texts.values(), key=lambda t: (t.line, t.text)),
+                          frozenset(docstring_lines))
 
 
 def _looks_like_code(tree: ast.Module) -> bool:
@@ -515,15 +523,23 @@ def _dotted(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _docstrings(tree: ast.Module) -> set[int]:
-    found: set[int] = set()
+def _docstring_nodes(tree: ast.Module) -> Iterator[ast.Constant]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(
                     body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-                found.add(id(body[0].value))
-    return found
+                yield body[0].value
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    return {id(node) for node in _docstring_nodes(tree)}
+
+
+def _docstring_spans(tree: ast.Module) -> Iterator[tuple[int, int]]:
+    """The first and last line of every docstring."""
+    for node in _docstring_nodes(tree):
+        yield node.lineno, node.end_lineno or node.lineno
 
 
 _FOLD_LIMIT = 4000
