@@ -29,6 +29,7 @@ submission's run with ``SystemError: AST constructor recursion depth mismatch``.
 from __future__ import annotations
 
 import ast
+import base64
 import re
 import textwrap
 import threading
@@ -66,6 +67,17 @@ _WRITE_MODES = ("w", "a", "x", "+")
 _INTERNALS = frozenset({"__closure__", "cell_contents", "__globals__", "__defaults__",
                         "__kwdefaults__", "f_locals", "f_globals", "f_back", "gi_frame",
                         "tb_frame"})
+#: Calls that turn text into other bytes (base64, hex): hidden data when the text is
+#: written into the code, honest on data read at run time (an image sent as base64).
+_DECODERS = frozenset({"b64decode", "urlsafe_b64decode", "standard_b64decode", "b32decode",
+                       "b32hexdecode", "b16decode", "a85decode", "b85decode", "decodebytes",
+                       "fromhex", "unhexlify", "a2b_base64", "a2b_hex"})
+#: Base64 (standard or URL-safe) and hex text long enough to hide something.
+_BASE64_TEXT = re.compile(rb"[A-Za-z0-9+/_-]{24,}={0,2}")
+_HEX_TEXT = re.compile(rb"(?:[0-9a-fA-F]{2}){12,}")
+#: What encoded data decodes to that is a finding: compressed streams and pickles.
+_PACKED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x78\x01", b"\x78\x5e", b"\x78\x9c",
+                 b"\x78\xda", b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")
 #: Hunks larger than this are not worth re-parsing line by line.
 _MAX_ATTEMPTS = 40
 #: One parse at a time in this process (see the module's note).
@@ -283,6 +295,11 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
                 yield AstFlag(node.lineno, f"sets {target.attr} on an existing class from "
                               "outside its body (how an object is made equal to anything)",
                               "always_equal")
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and (
+            _encoded_text(node.value)):
+        yield AstFlag(node.lineno, "a string that is text, code or packed data written as "
+                      "base64 or hex (what it says is hidden from a reader of the patch)",
+                      "hidden_code")
     elif isinstance(node, ast.Dict):
         for key, value in zip(node.keys, node.values, strict=True):
             if (isinstance(key, ast.Constant) and key.value in _COMPARISONS
@@ -317,6 +334,9 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
         if keyword.arg in _COMPARISONS and _lenient_value(keyword.value, functions):
             yield AstFlag(keyword.lineno, f"a class namespace whose {keyword.arg} {_LENIENT}",
                           "always_equal")
+    if name in _DECODERS and node.args and _fold(node.args[0]) is not None:
+        yield AstFlag(node.lineno, f"decodes data written into the code ({name}): what it "
+                      "holds is hidden from a reader of the patch", "hidden_code")
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
@@ -791,6 +811,33 @@ def literals_of(source: str) -> TestLiterals:
             if isinstance(node.value, str | int | float) and 0 < len(text) <= 200:
                 found.add(text)
     return TestLiterals(found, _row_pairs(tree))
+
+
+def _encoded_text(value: str | bytes) -> bool:
+    """Whether ``value`` is base64 or hex of readable text, or of a compressed stream or a
+    pickle. Base64 or hex of anything else (an image, a key, a digest) is no finding."""
+    raw = value if isinstance(value, bytes) else value.encode("utf-8", "replace")
+    compact = b"".join(raw.split())
+    if not 24 <= len(compact) <= 1_000_000:
+        return False
+    try:
+        if _HEX_TEXT.fullmatch(compact):
+            decoded = bytes.fromhex(compact.decode("ascii"))
+        elif _BASE64_TEXT.fullmatch(compact) and len(compact.rstrip(b"=")) % 4 != 1:
+            body = compact.rstrip(b"=").translate(bytes.maketrans(b"-_", b"+/"))
+            decoded = base64.b64decode(body + b"=" * (-len(body) % 4), validate=True)
+        else:
+            return False
+    except ValueError:
+        return False
+    if decoded.startswith(_PACKED_MAGIC):
+        return True
+    try:
+        text = decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    readable = sum(char.isprintable() or char in "\n\r\t" for char in text)
+    return len(text) >= 16 and readable >= 0.95 * len(text)
 
 
 def _call_name(node: ast.Call) -> str:
