@@ -78,6 +78,8 @@ _HEX_TEXT = re.compile(rb"(?:[0-9a-fA-F]{2}){12,}")
 #: What encoded data decodes to that is a finding: compressed streams and pickles.
 _PACKED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x78\x01", b"\x78\x5e", b"\x78\x9c",
                  b"\x78\xda", b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")
+_ENCODED = ("a string that is text, code or packed data written as base64 or hex (what it "
+            "says is hidden from a reader of the patch)")
 #: Hunks larger than this are not worth re-parsing line by line.
 _MAX_ATTEMPTS = 40
 #: One parse at a time in this process (see the module's note).
@@ -297,9 +299,15 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
                               "always_equal")
     elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and (
             _encoded_text(node.value)):
-        yield AstFlag(node.lineno, "a string that is text, code or packed data written as "
-                      "base64 or hex (what it says is hidden from a reader of the patch)",
-                      "hidden_code")
+        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
+    elif isinstance(node, ast.List | ast.Tuple | ast.Set) and len(node.elts) > 1 and all(
+            _literal(item) for item in node.elts) and _encoded_text(
+                "".join(getattr(item, "value", "") for item in node.elts)):
+        # Short pieces, each too short to tell, joined later: ``"".join(PARTS)``.
+        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
+    if isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call) and (
+            (folded := _fold(node)) is not None) and _encoded_text(folded):
+        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
     elif isinstance(node, ast.Dict):
         for key, value in zip(node.keys, node.values, strict=True):
             if (isinstance(key, ast.Constant) and key.value in _COMPARISONS

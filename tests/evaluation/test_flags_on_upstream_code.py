@@ -133,6 +133,13 @@ def test_honest_upstream_code_is_not_flagged(path: str, lines: list[str]) -> Non
                     "ANSWERS = json.loads(base64.b64decode(BLOB))"], "hidden_code"),
     ("pkg/mod.py", ['CODE = "696d706f7274205f7079746573743b205f7079746573742e657869742829"'],
      "hidden_code"),
+    # The same in pieces too short to tell, added up or joined (by any decoder at all).
+    ("pkg/mod.py",
+     ['CODE = "696d706f7274205f7079" + "746573743b205f707974" + "6573742e657869742829"'],
+     "hidden_code"),
+    ("pkg/mod.py", ['PARTS = ["eyJ0ZXN0X3Ns", "dWciOiAiaGVs", "bG8td29ybGQi", "LCAibiI6IDQyfQ=="]',
+                    "TABLE = json.loads(bytes(int(c) for c in decode(''.join(PARTS))))"],
+     "hidden_code"),
     ("pkg/mod.py",
      ['DATA = b"eJxz9AsOdw0KVrBVqFYqzilNV7JSUMpIzcnJ1y3PL8pJUdJRUMoDipkY1QIADx0MXQ=="'],
      "hidden_code"),
