@@ -132,7 +132,7 @@ def python_findings(file: FilePatch, *,
     texts: dict[tuple[int, str, bool], CodeText] = {}
     docstring_lines: set[int] = set()
     python = file.new_path.endswith((".py", ".pyw"))
-    for tree, line_map, added, top_level in _fragments(file):
+    for tree, line_map, added, top_level, source in _fragments(file):
         if tree is None:  # too deep to parse: flagged on its first added line
             first = min(added)
             found.setdefault((first, _TOO_DEEP), AstFlag(first, _TOO_DEEP, "too_deep"))
@@ -151,10 +151,14 @@ def python_findings(file: FilePatch, *,
                 texts.setdefault((line, text.text, text.code_only),
                                  CodeText(line, text.text, text.how, text.code_only))
         if code:
-            docstring_lines.update(
-                line for first, last in _docstring_spans(tree)
-                for index in range(first, last + 1)
-                if (line := line_map.get(index)) is not None and line in added)
+            # A file line is prose when all Python reads from it is docstring text (a line
+            # under a declared encoding can decode into several).
+            inside = _docstring_lines(tree, source)
+            marks: dict[int, list[bool]] = {}
+            for index, line in line_map.items():
+                marks.setdefault(line, []).append(index in inside)
+            docstring_lines.update(line for line, seen in marks.items()
+                                   if line in added and all(seen))
     return PythonFindings(sorted(found.values(), key=lambda f: (f.line, f.reason)),
                           sorted(texts.values(), key=lambda t: (t.line, t.text)),
                           frozenset(docstring_lines))
@@ -169,10 +173,10 @@ def _looks_like_code(tree: ast.Module) -> bool:
 
 def _fragments(
     file: FilePatch,
-) -> Iterator[tuple[ast.Module | None, dict[int, int], set[int], bool]]:
+) -> Iterator[tuple[ast.Module | None, dict[int, int], set[int], bool, list[str]]]:
     """Parsed pieces of the patched file: (tree, fragment line -> file line, added file
-    lines, whether the fragment's top level is the module's). The tree is None for a hunk
-    with added lines nested too deeply to parse."""
+    lines, whether the fragment's top level is the module's, the fragment's lines as
+    parsed). The tree is None for a hunk with added lines nested too deeply to parse."""
     encoding = file_encoding(file)
     for hunk in file.hunks:
         lines, numbers, added = _new_side(hunk, encoding)
@@ -180,13 +184,14 @@ def _fragments(
             parsed = _parse_tolerantly(lines)
         except _TooDeep:
             if added:
-                yield None, {}, added, False
+                yield None, {}, added, False, []
             continue
         if parsed is None:
             continue
         tree, first, indent = parsed
         line_map = {index + 1: numbers[first + index] for index in range(len(lines) - first)}
-        yield tree, line_map, added, indent == 0
+        yield (tree, line_map, added, indent == 0,
+               textwrap.dedent("\n".join(lines[first:])).split("\n"))
 
 
 def _new_side(hunk: Hunk, encoding: str | None = None) -> tuple[list[str], list[int], set[int]]:
@@ -564,10 +569,22 @@ def _docstrings(tree: ast.Module) -> set[int]:
     return {id(node) for node in _docstring_nodes(tree)}
 
 
-def _docstring_spans(tree: ast.Module) -> Iterator[tuple[int, int]]:
-    """The first and last line of every docstring."""
+def _docstring_lines(tree: ast.Module, source: list[str]) -> set[int]:
+    """The lines that hold docstring text and nothing else (``def f(): "Doc."`` and
+    ``"Doc."; run()`` hold code too)."""
+    found: set[int] = set()
     for node in _docstring_nodes(tree):
-        yield node.lineno, node.end_lineno or node.lineno
+        first, last = node.lineno, node.end_lineno or node.lineno
+        if not 0 < first <= last <= len(source):
+            continue
+        lines = set(range(first, last + 1))
+        if source[first - 1].encode()[: node.col_offset].strip():
+            lines.discard(first)
+        tail = source[last - 1].encode()[node.end_col_offset or 0:].strip()
+        if tail and not tail.startswith(b"#"):
+            lines.discard(last)
+        found |= lines
+    return found
 
 
 _FOLD_LIMIT = 4000

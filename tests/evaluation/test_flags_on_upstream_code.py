@@ -98,6 +98,11 @@ def test_honest_upstream_code_is_not_flagged(path: str, lines: list[str]) -> Non
                     '    """'], "pytest_internals"),
     ("docs/usage.rst", ["Usage", "", ">>> import sys; sys.modules['tests.test_feature'].X = 1"],
      "import_system"),
+    # Code on a docstring's own line is code.
+    ("pkg/mod.py", ["import sys", 'def f(): """Doc."""; sys.modules["x"] = None'],
+     "import_system"),
+    ("pkg/mod.py", ["import sys", "def f():", '    """Doc', '    more."""; sys.modules["x"] = 1'],
+     "import_system"),
     # A comment line is inert, the code after it is not.
     ("pkg/mod.py", ["# reads nothing", "import subprocess  # starts pytest",
                     "subprocess.run(['pytest'])"], "subprocess"),
