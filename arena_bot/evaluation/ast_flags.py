@@ -29,6 +29,7 @@ submission's run with ``SystemError: AST constructor recursion depth mismatch``.
 from __future__ import annotations
 
 import ast
+import base64
 import re
 import textwrap
 import threading
@@ -55,7 +56,6 @@ _MODULES = frozenset({"os", "sys", "builtins", "inspect", "importlib", "subproce
 _CODE_RUNNERS = frozenset({"exec", "eval", "compile", "__import__"})
 _CONSTANT_DUNDERS = frozenset({"__hash__", "__bool__", "__len__"})
 _WATCHED_MODULES = {
-    "gc": "walks the interpreter's live objects (gc)",
     "ctypes": "uses ctypes (raw memory and C calls)",
     "builtins": "imports builtins (can change every module's built-in names)",
 }
@@ -67,6 +67,19 @@ _WRITE_MODES = ("w", "a", "x", "+")
 _INTERNALS = frozenset({"__closure__", "cell_contents", "__globals__", "__defaults__",
                         "__kwdefaults__", "f_locals", "f_globals", "f_back", "gi_frame",
                         "tb_frame"})
+#: Calls that turn text into other bytes (base64, hex): hidden data when the text is
+#: written into the code, honest on data read at run time (an image sent as base64).
+_DECODERS = frozenset({"b64decode", "urlsafe_b64decode", "standard_b64decode", "b32decode",
+                       "b32hexdecode", "b16decode", "a85decode", "b85decode", "decodebytes",
+                       "fromhex", "unhexlify", "a2b_base64", "a2b_hex"})
+#: Base64 (standard or URL-safe) and hex text long enough to hide something.
+_BASE64_TEXT = re.compile(rb"[A-Za-z0-9+/_-]{24,}={0,2}")
+_HEX_TEXT = re.compile(rb"(?:[0-9a-fA-F]{2}){12,}")
+#: What encoded data decodes to that is a finding: compressed streams and pickles.
+_PACKED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x78\x01", b"\x78\x5e", b"\x78\x9c",
+                 b"\x78\xda", b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")
+_ENCODED = ("a string that is text, code or packed data written as base64 or hex (what it "
+            "says is hidden from a reader of the patch)")
 #: Hunks larger than this are not worth re-parsing line by line.
 _MAX_ATTEMPTS = 40
 #: One parse at a time in this process (see the module's note).
@@ -104,6 +117,8 @@ class CodeText:
 class PythonFindings:
     flags: list[AstFlag]
     texts: list[CodeText]
+    #: Added lines inside docstrings (file line numbers): prose, but for doctest examples.
+    docstring_lines: frozenset[int] = frozenset()
 
 
 def python_findings(file: FilePatch, *,
@@ -115,8 +130,9 @@ def python_findings(file: FilePatch, *,
         return PythonFindings([], [])
     found: dict[tuple[int, str], AstFlag] = {}
     texts: dict[tuple[int, str, bool], CodeText] = {}
+    docstring_lines: set[int] = set()
     python = file.new_path.endswith((".py", ".pyw"))
-    for tree, line_map, added, top_level in _fragments(file):
+    for tree, line_map, added, top_level, source in _fragments(file):
         if tree is None:  # too deep to parse: flagged on its first added line
             first = min(added)
             found.setdefault((first, _TOO_DEEP), AstFlag(first, _TOO_DEEP, "too_deep"))
@@ -134,8 +150,18 @@ def python_findings(file: FilePatch, *,
             if line is not None and line in added:
                 texts.setdefault((line, text.text, text.code_only),
                                  CodeText(line, text.text, text.how, text.code_only))
+        if code:
+            # A file line is prose when all Python reads from it is docstring text (a line
+            # under a declared encoding can decode into several).
+            inside = _docstring_lines(tree, source)
+            marks: dict[int, list[bool]] = {}
+            for index, line in line_map.items():
+                marks.setdefault(line, []).append(index in inside)
+            docstring_lines.update(line for line, seen in marks.items()
+                                   if line in added and all(seen))
     return PythonFindings(sorted(found.values(), key=lambda f: (f.line, f.reason)),
-                          sorted(texts.values(), key=lambda t: (t.line, t.text)))
+                          sorted(texts.values(), key=lambda t: (t.line, t.text)),
+                          frozenset(docstring_lines))
 
 
 def _looks_like_code(tree: ast.Module) -> bool:
@@ -147,10 +173,10 @@ def _looks_like_code(tree: ast.Module) -> bool:
 
 def _fragments(
     file: FilePatch,
-) -> Iterator[tuple[ast.Module | None, dict[int, int], set[int], bool]]:
+) -> Iterator[tuple[ast.Module | None, dict[int, int], set[int], bool, list[str]]]:
     """Parsed pieces of the patched file: (tree, fragment line -> file line, added file
-    lines, whether the fragment's top level is the module's). The tree is None for a hunk
-    with added lines nested too deeply to parse."""
+    lines, whether the fragment's top level is the module's, the fragment's lines as
+    parsed). The tree is None for a hunk with added lines nested too deeply to parse."""
     encoding = file_encoding(file)
     for hunk in file.hunks:
         lines, numbers, added = _new_side(hunk, encoding)
@@ -158,13 +184,14 @@ def _fragments(
             parsed = _parse_tolerantly(lines)
         except _TooDeep:
             if added:
-                yield None, {}, added, False
+                yield None, {}, added, False, []
             continue
         if parsed is None:
             continue
         tree, first, indent = parsed
         line_map = {index + 1: numbers[first + index] for index in range(len(lines) - first)}
-        yield tree, line_map, added, indent == 0
+        yield (tree, line_map, added, indent == 0,
+               textwrap.dedent("\n".join(lines[first:])).split("\n"))
 
 
 def _new_side(hunk: Hunk, encoding: str | None = None) -> tuple[list[str], list[int], set[int]]:
@@ -275,6 +302,17 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
                 yield AstFlag(node.lineno, f"sets {target.attr} on an existing class from "
                               "outside its body (how an object is made equal to anything)",
                               "always_equal")
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and (
+            _encoded_text(node.value)):
+        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
+    elif isinstance(node, ast.List | ast.Tuple | ast.Set) and len(node.elts) > 1 and all(
+            _literal(item) for item in node.elts) and _encoded_text(
+                "".join(getattr(item, "value", "") for item in node.elts)):
+        # Short pieces, each too short to tell, joined later: ``"".join(PARTS)``.
+        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
+    if isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call) and (
+            (folded := _fold(node)) is not None) and _encoded_text(folded):
+        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
     elif isinstance(node, ast.Dict):
         for key, value in zip(node.keys, node.values, strict=True):
             if (isinstance(key, ast.Constant) and key.value in _COMPARISONS
@@ -309,6 +347,9 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
         if keyword.arg in _COMPARISONS and _lenient_value(keyword.value, functions):
             yield AstFlag(keyword.lineno, f"a class namespace whose {keyword.arg} {_LENIENT}",
                           "always_equal")
+    if name in _DECODERS and node.args and _fold(node.args[0]) is not None:
+        yield AstFlag(node.lineno, f"decodes data written into the code ({name}): what it "
+                      "holds is hidden from a reader of the patch", "hidden_code")
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
@@ -515,14 +556,34 @@ def _dotted(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _docstrings(tree: ast.Module) -> set[int]:
-    found: set[int] = set()
+def _docstring_nodes(tree: ast.Module) -> Iterator[ast.Constant]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(
                     body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-                found.add(id(body[0].value))
+                yield body[0].value
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    return {id(node) for node in _docstring_nodes(tree)}
+
+
+def _docstring_lines(tree: ast.Module, source: list[str]) -> set[int]:
+    """The lines that hold docstring text and nothing else (``def f(): "Doc."`` and
+    ``"Doc."; run()`` hold code too)."""
+    found: set[int] = set()
+    for node in _docstring_nodes(tree):
+        first, last = node.lineno, node.end_lineno or node.lineno
+        if not 0 < first <= last <= len(source):
+            continue
+        lines = set(range(first, last + 1))
+        if source[first - 1].encode()[: node.col_offset].strip():
+            lines.discard(first)
+        tail = source[last - 1].encode()[node.end_col_offset or 0:].strip()
+        if tail and not tail.startswith(b"#"):
+            lines.discard(last)
+        found |= lines
     return found
 
 
@@ -775,6 +836,33 @@ def literals_of(source: str) -> TestLiterals:
             if isinstance(node.value, str | int | float) and 0 < len(text) <= 200:
                 found.add(text)
     return TestLiterals(found, _row_pairs(tree))
+
+
+def _encoded_text(value: str | bytes) -> bool:
+    """Whether ``value`` is base64 or hex of readable text, or of a compressed stream or a
+    pickle. Base64 or hex of anything else (an image, a key, a digest) is no finding."""
+    raw = value if isinstance(value, bytes) else value.encode("utf-8", "replace")
+    compact = b"".join(raw.split())
+    if not 24 <= len(compact) <= 1_000_000:
+        return False
+    try:
+        if _HEX_TEXT.fullmatch(compact):
+            decoded = bytes.fromhex(compact.decode("ascii"))
+        elif _BASE64_TEXT.fullmatch(compact) and len(compact.rstrip(b"=")) % 4 != 1:
+            body = compact.rstrip(b"=").translate(bytes.maketrans(b"-_", b"+/"))
+            decoded = base64.b64decode(body + b"=" * (-len(body) % 4), validate=True)
+        else:
+            return False
+    except ValueError:
+        return False
+    if decoded.startswith(_PACKED_MAGIC):
+        return True
+    try:
+        text = decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    readable = sum(char.isprintable() or char in "\n\r\t" for char in text)
+    return len(text) >= 16 and readable >= 0.95 * len(text)
 
 
 def _call_name(node: ast.Call) -> str:

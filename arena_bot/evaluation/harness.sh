@@ -12,7 +12,7 @@ set -u
 
 status() {
   # $1 apply status, $2 tests patch applied (true/false), $3 error code or empty
-  printf '\narena-status %s {"version": 4, "apply": "%s", "tests_applied": %s, "error": "%s", "canaries": %s}\n' \
+  printf '\narena-status %s {"version": 5, "apply": "%s", "tests_applied": %s, "error": "%s", "canaries": %s}\n' \
     "$NONCE" "$1" "$2" "${3:-}" "${CANARIES:-null}"
   exit 0
 }
@@ -53,6 +53,10 @@ case "$step" in
     if [ "$4" != "-" ]; then
       if git apply --whitespace=nowarn "$4" 2>&1; then
         applied=clean
+      elif git apply --ignore-whitespace --whitespace=nowarn "$4" >/dev/null 2>&1; then
+        # Context that differs only in whitespace (CRLF line endings, trailing spaces):
+        # CooperBench's runner.sh applies patches this way first.
+        applied=whitespace
       else
         echo "plain git apply failed; trying a 3-way merge"
         if git apply --3way --whitespace=nowarn "$4" 2>&1; then
@@ -82,6 +86,7 @@ case "$step" in
   apply)
     [ -s "$1" ] || { echo "empty patch"; exit 4; }
     git apply --whitespace=nowarn "$1" 2>&1 && exit 0
+    git apply --ignore-whitespace --whitespace=nowarn "$1" >/dev/null 2>&1 && exit 0
     echo "plain git apply failed; trying a 3-way merge"
     git apply --3way --whitespace=nowarn "$1" 2>&1 && exit 3
     # Leave no half-merged state behind for anything that might still look at the tree.

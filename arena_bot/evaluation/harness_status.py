@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from arena_bot.models.evaluation import ApplyStatus
 
 #: Version of the status document; bump with any change to ``harness.sh``.
-VERSION = 4
+VERSION = 5
 
 
 class HarnessStatus(BaseModel):
@@ -22,7 +22,7 @@ class HarnessStatus(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    version: Literal[4]
+    version: Literal[5]
     apply: ApplyStatus
     tests_applied: bool
     error: Literal["", "reset", "results"] = ""

@@ -1,7 +1,8 @@
 """The git part of merge analysis: two agents' patches, one throwaway repository, one merge.
 
 The only module of :mod:`arena_bot.merge` that runs git. It follows CooperBench (seed 003):
-one commit per agent on the base commit (test files dropped, ``git apply`` then ``--3way``),
+one commit per agent on the base commit (test files dropped, ``git apply``, then with
+``--ignore-whitespace``, then ``--3way``),
 agent 1's commit merged into agent 2's ("ours", as CooperBench's ``git merge agent1
 --no-commit --no-ff`` on agent 2's branch), conflicts counted over the first (ort) attempt,
 then the merge retried with ``* merge=union``.
@@ -86,7 +87,7 @@ class AgentApply:
 
     @property
     def applied(self) -> bool:
-        return self.status in ("clean", "three_way")
+        return self.status in ("clean", "whitespace", "three_way")
 
 
 @dataclass(frozen=True)
@@ -335,6 +336,11 @@ def _apply(
     plain = repo.run("apply", "--cached", "--whitespace=nowarn", str(patch_file), check=False)
     if plain.status == 0:
         return AgentApply(agent=agent, status="clean", dropped_test_files=patch.dropped)
+    # Context that differs only in whitespace, as the evaluation harness applies it.
+    loose = repo.run("apply", "--cached", "--ignore-whitespace", "--whitespace=nowarn",
+                     str(patch_file), check=False)
+    if loose.status == 0:
+        return AgentApply(agent=agent, status="whitespace", dropped_test_files=patch.dropped)
     # A failed plain apply leaves the index untouched; --3way may leave conflicted entries,
     # but then the patch has failed and the index is read afresh for the other agent.
     three_way = repo.run(

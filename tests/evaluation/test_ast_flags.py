@@ -91,7 +91,9 @@ def test_interpreter_introspection_is_flagged() -> None:
         builtins.len = lambda x: 1
         __builtins__["open"] = None
         """)
-    assert "gc" in found[1][0] and "ctypes" in found[2][0] and "builtins" in found[3][0]
+    # Importing gc is no finding (gc.collect() frees memory in data code); walking the live
+    # objects is (the text rules, through an alias too: test_flags_on_honest_upstream_code).
+    assert 1 not in found and "ctypes" in found[2][0] and "builtins" in found[3][0]
     assert any("call stack" in reason for reason in found[5])
     assert any("call stack" in reason for reason in found[6])
     assert any("built-in names" in reason for reason in found[7])
@@ -139,7 +141,8 @@ def test_review_flags_combine_text_and_tree_without_duplicates() -> None:
             setattr(o, "x" + "y", 1)
         """))
     flags = review_flags(patch, protected=ProtectedPaths(patterns=()))
-    assert {(f.file, f.line) for f in flags} >= {("pkg/mod.py", 1), ("pkg/mod.py", 3)}
+    # gc.get_objects (text), setattr with a computed name (tree); importing gc is neither.
+    assert {(f.file, f.line) for f in flags} == {("pkg/mod.py", 2), ("pkg/mod.py", 3)}
     assert len({(f.file, f.line, f.reason) for f in flags}) == len(flags)
 
 

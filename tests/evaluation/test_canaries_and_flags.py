@@ -206,7 +206,7 @@ def test_flags_stop_at_their_cap_whatever_found_them() -> None:
     # 49 text findings, then the test-support finding and the syntax tree's: 50, no more.
     from arena_bot.evaluation.flags import MAX_FLAGS
 
-    lines = [f"import atexit as a{i}" for i in range(MAX_FLAGS - 1)] + ["import gc"]
+    lines = [f"import atexit as a{i}" for i in range(MAX_FLAGS - 1)] + ["import ctypes"]
     patch = parse_patch(patch_adding("pkg/testing.py", *lines))
     flags = review_flags(patch, protected=PROTECTED)
     assert len(flags) == MAX_FLAGS

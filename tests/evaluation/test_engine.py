@@ -170,6 +170,18 @@ def test_stale_patch_applies_with_three_way_merge(
     assert (feature.status, feature.apply_status) == ("passed", "three_way")
 
 
+def test_patch_with_windows_line_endings_applies_ignoring_whitespace(
+    fixture_task, write_submission, engine, task_images, store, repos
+) -> None:
+    """A patch saved with CRLF line endings (its context no longer matches byte for byte)
+    applies as CooperBench's runner.sh applies it, ``git apply --ignore-whitespace``."""
+    crlf = gold(fixture_task, 1).replace("\n", "\r\n")
+    submission = write_submission("crlf", patches=[crlf])
+    feature = only_feature(evaluate(submission, fixture_task, engine=engine,
+                                    task_images=task_images, store=store, repos=repos))
+    assert (feature.status, feature.apply_status) == ("passed", "whitespace")
+
+
 def test_missing_patch_file_is_a_result_not_a_crash(
     fixture_task, write_submission, engine, task_images, store, repos
 ) -> None:

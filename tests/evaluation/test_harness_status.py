@@ -7,12 +7,12 @@ from arena_bot.evaluation.harness_status import VERSION, HarnessStatus, parse_st
 from arena_bot.evaluation.stream import packaged
 
 NONCE = "abc123"
-LINE = '{"version": 4, "apply": "three_way", "tests_applied": true, "error": ""}'
+LINE = '{"version": 5, "apply": "three_way", "tests_applied": true, "error": ""}'
 
 
 def test_the_status_is_read_and_removed_from_the_output() -> None:
     status, rest = parse_status(f"git says hi\n\narena-status {NONCE} {LINE}\n", nonce=NONCE)
-    assert status == HarnessStatus(version=4, apply="three_way", tests_applied=True)
+    assert status == HarnessStatus(version=5, apply="three_way", tests_applied=True)
     assert rest == "git says hi"
 
 
@@ -22,7 +22,7 @@ def test_a_line_without_this_runs_nonce_is_not_a_status() -> None:
 
 
 def test_another_version_or_a_damaged_document_is_not_a_status() -> None:
-    for document in (LINE.replace('"version": 4', '"version": 3'), LINE[:-1], "{}",
+    for document in (LINE.replace('"version": 5', '"version": 3'), LINE[:-1], "{}",
                      LINE.replace("three_way", "merged")):
         status, _ = parse_status(f"arena-status {NONCE} {document}\n", nonce=NONCE)
         assert status is None, document

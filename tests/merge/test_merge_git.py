@@ -188,6 +188,20 @@ def test_patch_applied_with_three_way_fallback(make_base) -> None:
     assert "newer" not in merged
 
 
+def test_patch_with_windows_line_endings_applies_ignoring_whitespace(make_base) -> None:
+    """Saved with CRLF line endings, a patch's context matches the base only with whitespace
+    ignored; it goes on as the evaluation harness (and CooperBench's runner.sh) applies it."""
+    base = make_base(BASE_FILES)
+    patch1 = base.patch({"util.txt": edit_lines(UTIL, {3: "three\n"})})
+    patch2 = base.patch({"app.py": edit_block(5, "def f5():\n    return 55\n")})
+    outcome = merge_patches(base_repo=base.path, base_commit=base.commit, patch1=patch1,
+                            patch2=patch2.replace("\n", "\r\n"))
+
+    assert (outcome.agent1.status, outcome.agent2.status) == ("clean", "whitespace")
+    assert (outcome.status, outcome.strategy) == ("clean", "ort")
+    assert "return 55" in (base.apply(outcome.merged_diff) / "app.py").read_text()
+
+
 def test_binary_conflict_cannot_be_resolved_by_union(make_base) -> None:
     base = make_base({**BASE_FILES, "logo.bin": bytes(range(256)) * 4})
     patch1 = base.patch(
