@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "9"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "10"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -23,3 +23,6 @@ HARNESS_VERSION = "9"  # 2: canaries, review flags, wider protection (issue 8)
 #    flags child processes that run pytest or name the tests, and unpickled mock/pytest/
 #    interpreter objects; asyncio's types.coroutine is no __code__ swap; the guard's
 #    closures use a private copy of the plugin's namespace (rebinding its names is seen)
+# 10: child processes watched: forked children's findings are runs of their own, a Python
+#    the tests start loads the guard through the gate ($ARENA_GUARD), os.exec/os.spawn and
+#    _posixsubprocess.fork_exec read, pytest.main from the submission's code flagged

@@ -101,7 +101,11 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
          "looks for the test files by name", "test_files"),
         (r"\bconftest\b|\bsitecustomize\b|\busercustomize\b|\.pth\b",
          "mentions files that change how Python or pytest start", "startup_files"),
-        (r"\b(subprocess|os\s*\.\s*(system|popen|fork|spawn\w*|exec\w*))\b",
+        # _posixsubprocess: the C function subprocess and multiprocessing start processes
+        # with, called directly (no audit event of its own). multiprocessing itself is not
+        # named: honest code parallelises with it; the guard watches what its children do.
+        (r"\b(_?posixsubprocess|subprocess|pty\s*\.\s*(fork|spawn)"
+         r"|os\s*\.\s*(system|popen|fork\w*|spawn\w*|exec\w*))\b",
          "starts other processes", "subprocess"),
     )
 )
