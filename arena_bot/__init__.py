@@ -25,4 +25,5 @@ HARNESS_VERSION = "10"  # 2: canaries, review flags, wider protection (issue 8)
 #    closures use a private copy of the plugin's namespace (rebinding its names is seen)
 # 10: child processes watched: forked children's findings are runs of their own, a Python
 #    the tests start loads the guard through the gate ($ARENA_GUARD), os.exec/os.spawn and
-#    _posixsubprocess.fork_exec read, pytest.main from the submission's code flagged
+#    _posixsubprocess.fork_exec read, pytest.main from the submission's code flagged;
+#    static: compressed data in literals flagged, decompressing run-time data no longer

@@ -29,9 +29,12 @@ submission's run with ``SystemError: AST constructor recursion depth mismatch``.
 from __future__ import annotations
 
 import ast
+import bz2
+import lzma
 import re
 import textwrap
 import threading
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -74,6 +77,13 @@ _PARSE_LOCK = threading.Lock()
 #: Why a lenient comparison dunder is flagged (after what returns it).
 _LENIENT = ("returns a constant or ignores what it compares with (an always-equal object "
             "satisfies any assert)")
+#: Shortest literal read for compressed data (the smallest gzip stream is 20 bytes).
+_MIN_COMPRESSED = 16
+#: Output read from a literal that looks compressed (see :func:`compressed_format`).
+_MAX_EXPANDED = 1 << 16
+_COMPRESSED = ("compressed data written into the code ({}): what it decompresses to (an "
+               "answer table, code) is hidden from every check of the patch, and data is "
+               "never seen by the guard's")
 _TOO_DEEP = ("Python nested too deeply to build a syntax tree of (the syntax-tree checks "
              "cannot read this hunk: review it by hand)")
 
@@ -257,6 +267,10 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
                 yield AstFlag(node.lineno, reason, "introspection")
     elif isinstance(node, ast.Call):
         yield from _call_flags(node, functions)
+    elif isinstance(node, ast.Constant | ast.List | ast.Tuple):
+        kind = compressed_format(_literal_bytes(node))
+        if kind:
+            yield AstFlag(node.lineno, "holds " + _COMPRESSED.format(kind), "hidden_code")
     elif isinstance(node, ast.Subscript) and _pieces(node.slice):
         yield AstFlag(node.lineno, "looks up a name spelled in pieces (hides what it reaches)",
                       "computed_name")
@@ -309,6 +323,10 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
         if keyword.arg in _COMPARISONS and _lenient_value(keyword.value, functions):
             yield AstFlag(keyword.lineno, f"a class namespace whose {keyword.arg} {_LENIENT}",
                           "always_equal")
+    literal = _literal_bytes(node.args[0]) if name == "decompress" and node.args else None
+    if literal is not None and compressed_format(literal) is None:  # (else flagged as data)
+        yield AstFlag(node.lineno, "decompresses " + _COMPRESSED.format("a literal"),
+                      "hidden_code")
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
@@ -775,6 +793,57 @@ def literals_of(source: str) -> TestLiterals:
             if isinstance(node.value, str | int | float) and 0 < len(text) <= 200:
                 found.add(text)
     return TestLiterals(found, _row_pairs(tree))
+
+
+def _literal_bytes(node: ast.AST) -> bytes | None:
+    """The bytes a literal of the code spells: a bytes or (Latin-1) text constant, pieces of
+    them added together, a list or tuple of byte values, ``bytes(...)``/``bytearray(...)`` of
+    one; ``None`` for anything else."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bytes):
+            return node.value
+        if isinstance(node.value, str):
+            try:
+                return node.value.encode("latin-1")
+            except UnicodeEncodeError:
+                return None
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal_bytes(node.left), _literal_bytes(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.List | ast.Tuple) and len(node.elts) >= _MIN_COMPRESSED:
+        values = [item.value for item in node.elts if isinstance(item, ast.Constant)
+                  and type(item.value) is int and 0 <= item.value < 256]
+        return bytes(values) if len(values) == len(node.elts) else None
+    if isinstance(node, ast.Call) and _call_name(node) in ("bytes", "bytearray") and (
+            len(node.args) == 1):
+        return _literal_bytes(node.args[0])
+    return None
+
+
+def compressed_format(data: bytes | None) -> str | None:
+    """The format of ``data`` when it is a whole gzip, zlib, bzip2 or xz/lzma stream (its
+    header, and it decompresses to its end, whose checksum matches: text that merely starts
+    like one does not), else ``None``. Reads at most 64 KiB of output: a stream still
+    decompressing there is compressed data too (a bomb is never expanded)."""
+    if data is None or len(data) < _MIN_COMPRESSED:
+        return None
+    decompressor: zlib._Decompress | bz2.BZ2Decompressor | lzma.LZMADecompressor
+    if data[:2] == b"\x1f\x8b":
+        kind, decompressor = "gzip", zlib.decompressobj(31)
+    elif data[0] == 0x78 and int.from_bytes(data[:2], "big") % 31 == 0:
+        kind, decompressor = "zlib", zlib.decompressobj()
+    elif data[:3] == b"BZh":
+        kind, decompressor = "bzip2", bz2.BZ2Decompressor()
+    elif data[:6] == b"\xfd7zXZ\x00" or data[0] == 0x5D:
+        kind, decompressor = "xz", lzma.LZMADecompressor()
+    else:
+        return None
+    try:
+        output = decompressor.decompress(data, _MAX_EXPANDED)
+    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError, MemoryError):
+        return None
+    return kind if decompressor.eof or len(output) >= _MAX_EXPANDED else None
 
 
 def _call_name(node: ast.Call) -> str:
