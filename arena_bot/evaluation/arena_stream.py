@@ -126,6 +126,7 @@ def _build_guard(channel=None):
     isfile, realpath = os.path.isfile, os.path.realpath
     out = os.dup(1) if channel is None else channel
     pid = getpid()
+    harness = os.path.dirname(CHANGED_FILES)
     # A child's stack holds the start machinery below the submission's code: look deeper.
     depth_limit = 60 if channel is None else 200
     audited = _AUDITED if channel is None else _AUDITED | {"import"}
@@ -344,7 +345,11 @@ def _build_guard(channel=None):
         if event == "os.putenv" or event == "os.unsetenv":
             name = args[0]
             name = fsdecode(name) if isinstance(name, path_types) else str(name)
-            if name == GUARD_VARIABLE:
+            value = args[1] if event == "os.putenv" and len(args) > 1 else None
+            value = fsdecode(value) if isinstance(value, path_types) else ""
+            # PYTHONPATH without the harness's folder: a Python then started skips the gate.
+            if name == GUARD_VARIABLE or (name == "PYTHONPATH" and harness not in (
+                    value.split(os.pathsep))):
                 where = origin(3, exact=True)
                 if where is not None:
                     review(where, "changes $" + name + ": a Python process it then starts "

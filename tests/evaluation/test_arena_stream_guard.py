@@ -800,7 +800,9 @@ def test_process_starts_without_a_popen_event_are_seen(tmp_path: Path) -> None:
 def test_a_spawned_child_is_watched_and_blinding_it_is_seen(tmp_path: Path) -> None:
     """A Python the test process starts loads the guard through the start-up gate: the
     submission's code reading a test file there is a review, on the test process's
-    stream. Taking ``$ARENA_GUARD`` out of the environment first is a review itself."""
+    stream. Taking ``$ARENA_GUARD`` out of the environment first is a review itself, and so
+    is a ``$PYTHONPATH`` without the harness's folder (a Python then started skips the
+    gate); one that keeps it is not."""
     stream, output = _run(tmp_path, """\
         import multiprocessing
         import os
@@ -813,10 +815,15 @@ def test_a_spawned_child_is_watched_and_blinding_it_is_seen(tmp_path: Path) -> N
             with multiprocessing.get_context("spawn").Pool(1) as pool:
                 pool.apply(_peek, (os.path.join("tests", "test_pkg.py"),))
             os.environ.pop("ARENA_GUARD", None)
+            saved = os.environ["PYTHONPATH"]
+            os.environ["PYTHONPATH"] = os.pathsep.join(["src", saved])
+            os.environ["PYTHONPATH"] = "src"
+            os.environ["PYTHONPATH"] = saved
             return 42
         """)
     kinds = {(r.kind, r.line) for r in stream.reviews}
-    assert kinds == {("reads_tests", 5), ("subprocess", 11)}, (stream.reviews, output)
+    assert kinds == {("reads_tests", 5), ("subprocess", 11), ("subprocess", 14)}, (
+        stream.reviews, output)
     assert "2 passed" in output and not stream.tampered and not stream.broken
 
 
