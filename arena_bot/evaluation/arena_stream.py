@@ -79,6 +79,8 @@ _AUDITED = frozenset({
     "sys.setprofile", "open", "object.__getattr__", "compile", "subprocess.Popen", "os.system",
     "os.posix_spawn", "os.exec", "os.spawn", "pickle.find_class", "os.putenv", "os.unsetenv",
 })
+#: Where pytest's ``main`` is defined (``_pytest/config/__init__.py``).
+_PYTEST_MAIN_FILE = os.sep + os.path.join("_pytest", "config", "__init__.py")
 #: Audit events of a process start -> (index of the program, index of its arguments).
 _STARTS = {"subprocess.Popen": (0, 1), "os.system": (0, None), "os.posix_spawn": (0, 1),
            "os.exec": (0, 1), "os.spawn": (1, 2)}
@@ -264,6 +266,30 @@ def _build_guard(channel=None):
                        "the harness's files (" + command[:120] + "): what a child "
                        "process does is outside the guard", "subprocess")
 
+    def importer():
+        """The submission's line (an added one) whose import statement raised the current
+        ``import`` event, past the import machinery's frames."""
+        frame = getframe(1)
+        own = frame.f_code.co_filename  # this plugin's file: the guard's own frames
+        while frame is not None and (frame.f_code.co_filename == own
+                                     or frame.f_code.co_filename.startswith("<frozen ")):
+            frame = frame.f_back
+        name = frame.f_code.co_filename if frame is not None else ""
+        if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:],
+                                                         frame.f_lineno):
+            return (name[len(repo) + 1:], frame.f_lineno)
+        return None
+
+    def in_pytest_main():
+        """Whether pytest's ``main`` is on the stack (a test run in this process)."""
+        frame = getframe(4)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "main" and code.co_filename.endswith(_PYTEST_MAIN_FILE):
+                return True
+            frame = frame.f_back
+        return False
+
     def ran_pytest(what):
         """pytest run again by the submission's code: in this process or a child of it."""
         where = origin(2, exact=True)
@@ -338,9 +364,13 @@ def _build_guard(channel=None):
             started(words)
             return
         if event == "import":  # only in a child process (see ``audited``)
-            module = str(args[0])
-            if module == "pytest" or module.startswith(("pytest.", "_pytest")):
-                ran_pytest("imports pytest's modules in a child process")
+            # pytest's internals imported by the submission's code itself; any import while
+            # pytest's main runs (a run imports the tests, its conftest files, its plugins).
+            where = importer() if str(args[0]).startswith("_pytest") else None
+            if where is not None:
+                review(where, "imports pytest's internals in a child process", "subprocess")
+            elif in_pytest_main():
+                ran_pytest("pytest.main in a child process")
             return
         if event == "os.putenv" or event == "os.unsetenv":
             name = args[0]

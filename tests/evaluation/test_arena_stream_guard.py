@@ -800,7 +800,8 @@ def test_process_starts_without_a_popen_event_are_seen(tmp_path: Path) -> None:
 def test_a_spawned_child_is_watched_and_blinding_it_is_seen(tmp_path: Path) -> None:
     """A Python the test process starts loads the guard through the start-up gate: the
     submission's code reading a test file there is a review, on the test process's
-    stream. Taking ``$ARENA_GUARD`` out of the environment first is a review itself, and so
+    stream, and so are pytest's internals imported and pytest run there (``import pytest``
+    alone is not). Taking ``$ARENA_GUARD`` out of the environment first is a review itself, and so
     is a ``$PYTHONPATH`` without the harness's folder (a Python then started skips the
     gate); one that keeps it is not."""
     stream, output = _run(tmp_path, """\
@@ -811,9 +812,15 @@ def test_a_spawned_child_is_watched_and_blinding_it_is_seen(tmp_path: Path) -> N
             with open(path) as handle:
                 return len(handle.read())
 
+        def _pytest_modules():
+            import pytest
+            import _pytest.pastebin
+            return pytest.main(["--collect-only", "-q", "-p", "no:arena_stream", "tests"])
+
         def answer():
             with multiprocessing.get_context("spawn").Pool(1) as pool:
                 pool.apply(_peek, (os.path.join("tests", "test_pkg.py"),))
+                pool.apply(_pytest_modules)
             os.environ.pop("ARENA_GUARD", None)
             saved = os.environ["PYTHONPATH"]
             os.environ["PYTHONPATH"] = os.pathsep.join(["src", saved])
@@ -822,7 +829,8 @@ def test_a_spawned_child_is_watched_and_blinding_it_is_seen(tmp_path: Path) -> N
             return 42
         """)
     kinds = {(r.kind, r.line) for r in stream.reviews}
-    assert kinds == {("reads_tests", 5), ("subprocess", 11), ("subprocess", 14)}, (
+    assert kinds == {("reads_tests", 5), ("subprocess", 10), ("subprocess", 11),
+                     ("reads_tests", 11), ("subprocess", 17), ("subprocess", 20)}, (
         stream.reviews, output)
     assert "2 passed" in output and not stream.tampered and not stream.broken
 
