@@ -27,3 +27,5 @@ HARNESS_VERSION = "10"  # 2: canaries, review flags, wider protection (issue 8)
 #    the tests start loads the guard through the gate ($ARENA_GUARD), os.exec/os.spawn and
 #    _posixsubprocess.fork_exec read, pytest.main from the submission's code flagged;
 #    static: compressed data in literals flagged, decompressing run-time data no longer
+#    the run that wrote the JUnit report says so at its end: the report is checked against
+#    its outcomes alone (a run printed whole by the code under test is no longer counted)

@@ -235,3 +235,16 @@ def test_an_always_equal_object_hidden_in_a_zip_archive_is_flagged(repo, run) ->
     assert {("runtime", "hidden_code"), ("runtime", "always_equal")} <= _kinds(result)
     assert all(f.file == "calc_tables.zip/calc_product.py" for f in result.review_flags
                if f.source == "runtime")
+
+
+def test_a_run_printed_whole_beside_a_forged_report_is_tampered(repo, run) -> None:
+    """No ``mul``: the feature's test module fails to import, so the real run never streams
+    its test as failed. At exit the package writes a JUnit report of its own (the canaries
+    told apart by running their bodies alone) and prints a whole run of the stream under a
+    nonce it made up, every test passed. Every run announces itself, so that run was
+    accepted and the report's tests counted as having run (scored passed, with review
+    flags only); the report is now checked against the run that says it wrote it."""
+    code = BASE + "\n" + (PAYLOADS / "forged_run.py").read_text()
+    result = run(diff_of(repo, {"calc.py": code}), 1)
+    assert result.status == "tampered", (result.status, result.reason)
+    assert "no such test ran" in (result.reason or ""), result.reason
