@@ -477,9 +477,8 @@ def _watch_process_starts(started, ran_pytest):
     place before the snapshot of pytest is taken (the wrappers are what it holds)."""
     try:
         import _posixsubprocess
-        import subprocess
     except ImportError:  # not a POSIX Python: nothing to wrap
-        _posixsubprocess = subprocess = None
+        _posixsubprocess = None
     original = getattr(_posixsubprocess, "fork_exec", None)
     if original is not None:
 
@@ -489,6 +488,8 @@ def _watch_process_starts(started, ran_pytest):
             return original(*args, **kwargs)
 
         _posixsubprocess.fork_exec = fork_exec
+        # subprocess binds it when imported: a later import binds the wrapper.
+        subprocess = sys.modules.get("subprocess")
         if getattr(subprocess, "_fork_exec", None) is original:
             subprocess._fork_exec = fork_exec
     config = sys.modules.get("_pytest.config")
