@@ -23,6 +23,11 @@ HARNESS_VERSION = "10"  # 2: canaries, review flags, wider protection (issue 8)
 #    flags child processes that run pytest or name the tests, and unpickled mock/pytest/
 #    interpreter objects; asyncio's types.coroutine is no __code__ swap; the guard's
 #    closures use a private copy of the plugin's namespace (rebinding its names is seen)
-# 10: a patch whose context differs only in whitespace applies (`git apply
-#    --ignore-whitespace`, apply status "whitespace"); static flags leave comments,
-#    docstrings, prose and lock files out
+# 10: child processes watched: forked children's findings are runs of their own, a Python
+#    the tests start loads the guard through the gate ($ARENA_GUARD), os.exec/os.spawn and
+#    _posixsubprocess.fork_exec read, pytest.main from the submission's code flagged;
+#    static: compressed, base64 and hex data in literals flagged, decoding run-time data no
+#    longer; comments, docstrings, prose and lock files left out; the run that wrote the
+#    JUnit report says so at its end: the report is checked against its outcomes alone (a
+#    run printed whole by the code under test is no longer counted); a patch whose context
+#    differs only in whitespace applies (`git apply --ignore-whitespace`, status "whitespace")

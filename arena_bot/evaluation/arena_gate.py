@@ -9,6 +9,12 @@ adjust pytest before the harness's plugin takes its snapshot, so the snapshot wo
 forged state as the original. ``PYTHONSAFEPATH`` only keeps the working directory off the
 path.
 
+In a Python process the tests' process started (``multiprocessing``'s spawn and forkserver
+workers, a process pool's, a ``python -c``: ``$ARENA_GUARD`` names the test process and its
+stream's descriptor) the gate loads the harness's plugin in its child mode before anything
+of the process runs (``arena_stream._install_child``): what the submission's code does
+there is watched as in the test process, and reported on that process's stream.
+
 In a pytest process this gate takes every path entry inside the repository off ``sys.path``
 and keeps them in :data:`ARENA_HELD`; the harness's plugin (``arena_stream``) puts them back
 where they were once it is loaded. Until then nothing can be imported
@@ -86,12 +92,37 @@ def _chain():
     spec.loader.exec_module(module)
 
 
+def _guard_child():
+    """In a child process of a test run (``$ARENA_GUARD`` is ``pid:fd`` of the test process's
+    stream, set by its plugin), open that stream through ``/proc`` and load the plugin from
+    this folder in its child mode. Nothing when the variable is absent (the task's setup,
+    the test command's own processes) or the stream cannot be opened."""
+    pid, _, fd = os.environ.get("ARENA_GUARD", "").partition(":")
+    if not (pid.isdigit() and fd.isdigit()) or int(pid) == os.getpid():
+        return
+    import importlib.util
+
+    channel = os.open("/proc/" + pid + "/fd/" + fd, os.O_WRONLY | os.O_CLOEXEC)
+    here = os.path.dirname(os.path.realpath(__file__))
+    spec = importlib.util.spec_from_file_location("arena_stream",
+                                                  os.path.join(here, "arena_stream.py"))
+    if spec is None or spec.loader is None:
+        os.close(channel)
+        return
+    module = importlib.util.module_from_spec(spec)
+    module.ARENA_CHILD_CHANNEL = channel
+    sys.modules["arena_stream"] = module
+    spec.loader.exec_module(module)
+
+
 def _install():
     # Never break start-up. A failure here leaves the path as it was; the plugin's check of
     # repository modules loaded before it still stands behind it.
     with contextlib.suppress(Exception):
         if _runs_pytest(_command_line()):
             _hold()
+        else:
+            _guard_child()
     with contextlib.suppress(Exception):
         _chain()
 

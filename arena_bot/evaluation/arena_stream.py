@@ -26,8 +26,15 @@ flag):
 * an audit hook (``sys.addaudithook``, irremovable) sees ``__code__`` swaps, ``gc``
   introspection, ``ctypes``, new audit hooks, ``/proc/*/mem`` opens, tracing and stack
   inspection, attributed to the submission's files (``/arena/changed.json``);
-* processes the submission's code starts are read from their audit events: one that runs
-  pytest, or names the tests or the harness's files, is a review;
+* processes the submission's code starts are read from their audit events (and from the
+  C function ``subprocess`` and ``multiprocessing`` start them with, which has none): one
+  that runs pytest, or names the tests or the harness's files, is a review; so is a call
+  of ``pytest.main`` from the submission's code;
+* child processes stay watched: a forked child keeps this guard (its findings go out as a
+  run of their own, never in the test process's numbering), and a Python the tests'
+  process starts (``multiprocessing``'s spawn and forkserver, a pool's workers) loads it
+  again through the harness's start-up gate (:func:`_install_child`), reporting on the
+  test process's stream through ``/proc/<pid>/fd`` (``$ARENA_GUARD``);
 * the classes of the submission are probed for instances equal to unrelated values, the
   modules the patch adds for shadowing the standard library or installed packages, and what
   the tests read from modules outside the repository for the submission's code;
@@ -70,8 +77,16 @@ _AUDITED = frozenset({
     "gc.get_referents", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.addressof",
     "ctypes.call_function", "sys._getframe", "sys._current_frames", "sys.settrace",
     "sys.setprofile", "open", "object.__getattr__", "compile", "subprocess.Popen", "os.system",
-    "os.posix_spawn", "pickle.find_class",
+    "os.posix_spawn", "os.exec", "os.spawn", "pickle.find_class", "os.putenv", "os.unsetenv",
 })
+#: Where pytest's ``main`` is defined (``_pytest/config/__init__.py``).
+_PYTEST_MAIN_FILE = os.sep + os.path.join("_pytest", "config", "__init__.py")
+#: Audit events of a process start -> (index of the program, index of its arguments).
+_STARTS = {"subprocess.Popen": (0, 1), "os.system": (0, None), "os.posix_spawn": (0, 1),
+           "os.exec": (0, 1), "os.spawn": (1, 2)}
+#: The variable that tells a Python started by the tests where the guard's stream is
+#: (``pid:descriptor`` of the test process); see :func:`_install_child`.
+GUARD_VARIABLE = "ARENA_GUARD"
 #: What unpickled data must not name: an object equal to anything (``unittest.mock.ANY``,
 #: unpickled from a data file the checks of the patch read as text), the test machinery, or
 #: the callables a pickle runs code or reaches into the interpreter with.
@@ -96,17 +111,27 @@ _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FRAME_HELPERS = (os.sep + "inspect.py", os.sep + "traceback.py")
 
 
-def _build_guard():
+def _build_guard(channel=None):
     """Create the emitter and the guard; everything they use is bound here, at load.
 
     Long on purpose: the guard's functions are closures over names bound in this one call
     (never module globals), so code that later replaces a module attribute cannot reach what
     the guard runs. Splitting it into module-level helpers would reopen exactly that.
+
+    ``channel``: in a Python process the tests' process started (:func:`_install_child`),
+    the descriptor of the test process's stream it writes to; then every finding goes out
+    as a run of its own (as it does from a forked child of the test process).
     """
     write, fstat, getframe, exit_now = os.write, os.fstat, sys._getframe, os._exit
+    getpid, urandom = os.getpid, os.urandom
     encode = json.JSONEncoder(sort_keys=True).encode
     isfile, realpath = os.path.isfile, os.path.realpath
-    out = os.dup(1)
+    out = os.dup(1) if channel is None else channel
+    pid = getpid()
+    harness = os.path.dirname(CHANGED_FILES)
+    # A child's stack holds the start machinery below the submission's code: look deeper.
+    depth_limit = 60 if channel is None else 200
+    audited = _AUDITED if channel is None else _AUDITED | {"import"}
     first = fstat(out)
     identity = (first.st_dev, first.st_ino)
     nonce = os.urandom(12).hex()
@@ -123,10 +148,22 @@ def _build_guard():
     unpickled = (_PICKLE_MODULES, _PICKLE_PREFIXES, _PICKLE_BUILTINS)
 
     def emit(payload):
-        counter[0] += 1
-        payload["n"] = nonce
-        payload["seq"] = counter[0]
-        line = "\n" + MARK + " " + encode(payload) + "\n"
+        if channel is not None or (getpid() != pid and payload.get("event") in (
+                "review", "tamper")):
+            # A child process: the finding goes out as a run of its own (start, the finding,
+            # end, under a nonce of its own) in one write, never in the test process's
+            # numbering, which a forked child shares. Outcomes a forked child streams stay
+            # in that numbering: they repeat its numbers, and the run is seen broken.
+            own = urandom(12).hex()
+            parts = ({"event": "start", "version": STREAM_VERSION, "child": True}, payload,
+                     {"event": "end"})
+            line = "".join("\n" + MARK + " " + encode(dict(part, n=own, seq=index)) + "\n"
+                           for index, part in enumerate(parts, 1))
+        else:
+            counter[0] += 1
+            payload["n"] = nonce
+            payload["seq"] = counter[0]
+            line = "\n" + MARK + " " + encode(payload) + "\n"
         try:
             now = fstat(out)
         except OSError:
@@ -153,7 +190,7 @@ def _build_guard():
             emit({"event": "review", "file": where[0], "line": where[1], "reason": reason,
                   "kind": kind})
 
-    def origin(start=2, depth=60, exact=False):
+    def origin(start=2, depth=None, exact=False):
         """The first frame of the stack (from ``start`` up) in a file the submission
         changed (``exact``: at a line it added, for review flags: the upstream code of a
         file the patch touches is not the submission's) or in code whose file does not
@@ -163,6 +200,7 @@ def _build_guard():
             frame = getframe(start)
         except ValueError:
             return None
+        depth = depth_limit if depth is None else depth
         while frame is not None and depth > 0:
             depth -= 1
             name = frame.f_code.co_filename
@@ -210,8 +248,58 @@ def _build_guard():
             frame = frame.f_back
         return False
 
+    def started(words, command=None):
+        """A process start: a review when it runs pytest or names the tests or the
+        harness's files, at the submission's line that started it (once per line: the
+        C function behind ``subprocess`` sees the start its audit event saw)."""
+        if command is None:
+            words = [fsdecode(word) if isinstance(word, path_types) else str(word)
+                     for word in words]
+            command = " ".join(words)
+            if _multiprocessing_start(words):
+                return  # its command carries sys.path; what the child runs is watched there
+        if child_words(command):
+            where = origin(2, exact=True)
+            if where is not None and ("started", where) not in said:
+                said.add(("started", where))
+                review(where, "starts a process that runs pytest or names the tests or "
+                       "the harness's files (" + command[:120] + "): what a child "
+                       "process does is outside the guard", "subprocess")
+
+    def importer():
+        """The submission's line (an added one) whose import statement raised the current
+        ``import`` event, past the import machinery's frames."""
+        frame = getframe(1)
+        own = frame.f_code.co_filename  # this plugin's file: the guard's own frames
+        while frame is not None and (frame.f_code.co_filename == own
+                                     or frame.f_code.co_filename.startswith("<frozen ")):
+            frame = frame.f_back
+        name = frame.f_code.co_filename if frame is not None else ""
+        if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:],
+                                                         frame.f_lineno):
+            return (name[len(repo) + 1:], frame.f_lineno)
+        return None
+
+    def in_pytest_main():
+        """Whether pytest's ``main`` is on the stack (a test run in this process)."""
+        frame = getframe(4)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "main" and code.co_filename.endswith(_PYTEST_MAIN_FILE):
+                return True
+            frame = frame.f_back
+        return False
+
+    def ran_pytest(what):
+        """pytest run again by the submission's code: in this process or a child of it."""
+        where = origin(2, exact=True)
+        if where is not None:
+            review(where, "runs pytest again from the code under test (" + what + "): a "
+                   "second run, outside the guard, tells the canaries from the feature's "
+                   "tests", "subprocess")
+
     def audit(event, args):
-        if event not in _AUDITED:
+        if event not in audited:
             return
         thread = get_ident()
         if thread in busy:
@@ -268,19 +356,34 @@ def _build_guard():
                            "code under test: a test-caller oracle reads expected values there",
                            "reads_tests")
             return
-        if event in ("subprocess.Popen", "os.system", "os.posix_spawn"):
-            words = [args[0]] if event != "subprocess.Popen" or args[0] else []
-            rest = args[1] if event != "os.system" else ()
+        if event in _STARTS:
+            program, rest = _STARTS[event]
+            words = [args[program]] if args[program] else []
+            rest = args[rest] if rest is not None else ()
             words += list(rest)[:64] if isinstance(rest, (list, tuple)) else [rest]
-            words = [fsdecode(word) if isinstance(word, path_types) else str(word)
-                     for word in words]
-            command = " ".join(words)
-            if child_words(command):
+            started(words)
+            return
+        if event == "import":  # only in a child process (see ``audited``)
+            # pytest's internals imported by the submission's code itself; any import while
+            # pytest's main runs (a run imports the tests, its conftest files, its plugins).
+            where = importer() if str(args[0]).startswith("_pytest") else None
+            if where is not None:
+                review(where, "imports pytest's internals in a child process", "subprocess")
+            elif in_pytest_main():
+                ran_pytest("pytest.main in a child process")
+            return
+        if event == "os.putenv" or event == "os.unsetenv":
+            name = args[0]
+            name = fsdecode(name) if isinstance(name, path_types) else str(name)
+            value = args[1] if event == "os.putenv" and len(args) > 1 else None
+            value = fsdecode(value) if isinstance(value, path_types) else ""
+            # PYTHONPATH without the harness's folder: a Python then started skips the gate.
+            if name == GUARD_VARIABLE or (name == "PYTHONPATH" and harness not in (
+                    value.split(os.pathsep))):
                 where = origin(3, exact=True)
                 if where is not None:
-                    review(where, "starts a process that runs pytest or names the tests or "
-                           "the harness's files (" + command[:120] + "): what a child "
-                           "process does is outside the guard", "subprocess")
+                    review(where, "changes $" + name + ": a Python process it then starts "
+                           "is outside the guard", "subprocess")
             return
         if event == "pickle.find_class":
             module, name = str(args[0]), str(args[1])
@@ -324,7 +427,86 @@ def _build_guard():
         else:
             review(where, "traces the interpreter (" + event + ")", "introspection")
 
-    return emit, tamper, review, origin, audit, repo, changed
+    return emit, tamper, review, origin, audit, repo, changed, (started, ran_pytest, out)
+
+
+#: The programs ``multiprocessing`` starts a Python with (``-c``), by module.
+_MULTIPROCESSING_MAINS = {"multiprocessing.spawn": "spawn_main",
+                          "multiprocessing.forkserver": "main",
+                          "multiprocessing.resource_tracker": "main"}
+
+
+def _multiprocessing_start(words):
+    """Whether ``words`` is a start of one of ``multiprocessing``'s own programs and nothing
+    else: ``python [flags] -c 'from multiprocessing.X import main; main(<literals>)'``. The
+    forkserver's carries ``sys.path`` (the harness's folder, the tests' folder) as data; the
+    child it starts is watched by its own guard (:func:`_install_child`)."""
+    import ast
+
+    if "-c" not in words:
+        return False
+    at = words.index("-c")
+    if at + 1 >= len(words) or not all(word.startswith("-") for word in words[1:at]) or (
+            words[at + 2:] not in ([], ["--multiprocessing-fork"])):
+        return False
+    try:
+        body = ast.parse(words[at + 1]).body
+        if len(body) != 2 or not isinstance(body[0], ast.ImportFrom) or not isinstance(
+                body[1], ast.Expr) or not isinstance(body[1].value, ast.Call):
+            return False
+        main = _MULTIPROCESSING_MAINS.get(body[0].module or "")
+        call = body[1].value
+        if main is None or [(a.name, a.asname) for a in body[0].names] != [(main, None)] or (
+                not isinstance(call.func, ast.Name) or call.func.id != main):
+            return False
+        for node in [*call.args, *(keyword.value for keyword in call.keywords)]:
+            ast.literal_eval(node)
+        return True
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return False
+
+
+def _watch_process_starts(started, ran_pytest):
+    """Process starts without an audit event of their own, and pytest run again.
+
+    ``multiprocessing`` (spawn, forkserver, its resource tracker) and ``subprocess`` start
+    processes through ``_posixsubprocess.fork_exec``, which raises no audit event (3.11);
+    ``subprocess`` binds it at import as ``_fork_exec``. Both names get a wrapper that
+    reads the command line first. ``pytest.main`` (``_pytest.config.main``, which
+    ``console_main`` calls) gets one that notes a call from the submission's code. Put in
+    place before the snapshot of pytest is taken (the wrappers are what it holds)."""
+    try:
+        import _posixsubprocess
+    except ImportError:  # not a POSIX Python: nothing to wrap
+        _posixsubprocess = None
+    original = getattr(_posixsubprocess, "fork_exec", None)
+    if original is not None:
+
+        def fork_exec(*args, **kwargs):
+            with contextlib.suppress(Exception):
+                started(list(args[0] or ())[:64] if args else ())
+            return original(*args, **kwargs)
+
+        _posixsubprocess.fork_exec = fork_exec
+        # subprocess binds it when imported: a later import binds the wrapper.
+        subprocess = sys.modules.get("subprocess")
+        if getattr(subprocess, "_fork_exec", None) is original:
+            subprocess._fork_exec = fork_exec
+    config = sys.modules.get("_pytest.config")
+    main = getattr(config, "main", None)
+    if main is None:
+        return
+
+    def wrapped_main(*args, **kwargs):
+        with contextlib.suppress(Exception):
+            ran_pytest("pytest.main")
+        return main(*args, **kwargs)
+
+    wrapped_main.__doc__, wrapped_main.__wrapped__ = main.__doc__, main
+    config.main = wrapped_main
+    pytest_module = sys.modules.get("pytest")
+    if getattr(pytest_module, "main", None) is main:
+        pytest_module.main = wrapped_main
 
 
 def _build_verifier(tamper, review, repo, changed):
@@ -955,6 +1137,11 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     from pytest import hookimpl  # pytest loads this plugin: it is imported already
 
     verify, check_imports, check_hooks, probe = verifier
+    # The report the harness reads ($ARENA_JUNIT, as the test command was started) and
+    # whether this run writes it (pytest's --junitxml, read when pytest is configured).
+    report_path = os.environ.get("ARENA_JUNIT") or ""
+    writes_report = [False]
+    realpath, expandvars = os.path.realpath, os.path.expandvars
     plugins = {}
     impls = {}
     ran = set()
@@ -1012,6 +1199,12 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             tamper("pytest internals were replaced before the tests were configured ("
                    + ", ".join(foreign[:3]) + ")")
         check("configure")
+        if writes_report[1:]:
+            return  # a run of pytest inside this one (pytester's inline runs): not the report's
+        target = getattr(config.option, "xmlpath", None)
+        writes_report[0] = bool(report_path and target and realpath(
+            expandvars(str(target))) == realpath(report_path))
+        writes_report.append(config)
 
     def pytest_collection_finish(session):
         for item in getattr(session, "items", ()):
@@ -1082,7 +1275,9 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
         check("session end")
         check_hooks("session end")
         probe()
-        emit({"event": "end"})
+        # Which run wrote the report: the harness checks the report against its outcomes
+        # alone (a run printed whole by the code under test announces a nonce of its own).
+        emit({"event": "end", "junit": writes_report[0]})
 
     return {
         "pytest_plugin_registered": pytest_plugin_registered,
@@ -1204,7 +1399,8 @@ def _watch_environment(review, repo, changed):
 def _install(public):
     """Start the guard; its hooks go into ``public``, this module's namespace (pytest reads
     them there)."""
-    emit, tamper, _review, origin, audit, repo, changed = _build_guard()
+    emit, tamper, _review, origin, audit, repo, changed, (started, ran_pytest, out) = (
+        _build_guard())
     sys.addaudithook(audit)
     # Emitted at load, before any code of the repository (even a conftest.py) runs: the
     # nonce of this run is the first thing the harness reads.
@@ -1218,7 +1414,10 @@ def _install(public):
         tamper("the harness's start-up gate did not run (python -S, or a sitecustomize "
                "module ahead of the harness's on the path)")
     _restore_repo_path(_cwd(), gate)
+    # Where a Python started by the tests reports (the gate reads it: _install_child).
+    os.environ[GUARD_VARIABLE] = str(os.getpid()) + ":" + str(out)
     _watch_environment(_review, repo, changed)
+    _watch_process_starts(started, ran_pytest)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
     probe = _build_probes(_review, repo, changed, _read_changed("added"))
@@ -1227,6 +1426,22 @@ def _install(public):
     # Taken last, so it holds this module's own hook functions too.
     snapshot.extend(_snapshot())
     return hooks
+
+
+def _install_child(channel):
+    """The guard in a Python process the tests' process started: a worker of
+    ``multiprocessing`` (spawn, forkserver) or of a process pool, a ``python -c``. Loaded by
+    the harness's start-up gate (``sitecustomize``) before anything else of the process
+    runs, with ``channel`` open on the test process's stream (``/proc/<pid>/fd/<fd>`` from
+    ``$ARENA_GUARD``). The same audit hook as in the test process (reads of the tests,
+    process starts, code built at run time, ctypes...), and any import of pytest by the
+    submission's code (it runs pytest again there); each finding is a run of its own on the
+    stream. No pytest hooks: this process runs no test of the harness's."""
+    _emit, _tamper, _review, _origin, audit, _repo, _changed, (started, ran_pytest, _out) = (
+        _build_guard(channel))
+    sys.addaudithook(audit)
+    _watch_process_starts(started, ran_pytest)
+    return {}
 
 
 def _sealed(namespace):
@@ -1253,5 +1468,10 @@ def _sealed(namespace):
     return private
 
 
-_HOOKS = _sealed(globals())["_install"](globals())
+#: Set by the start-up gate in a child process of the tests (see :func:`_install_child`).
+_CHANNEL = globals().get("ARENA_CHILD_CHANNEL")
+if isinstance(_CHANNEL, int):
+    _HOOKS = _sealed(globals())["_install_child"](_CHANNEL)
+else:
+    _HOOKS = _sealed(globals())["_install"](globals())
 

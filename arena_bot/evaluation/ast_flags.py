@@ -30,9 +30,12 @@ from __future__ import annotations
 
 import ast
 import base64
+import bz2
+import lzma
 import re
 import textwrap
 import threading
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -75,9 +78,9 @@ _DECODERS = frozenset({"b64decode", "urlsafe_b64decode", "standard_b64decode", "
 #: Base64 (standard or URL-safe) and hex text long enough to hide something.
 _BASE64_TEXT = re.compile(rb"[A-Za-z0-9+/_-]{24,}={0,2}")
 _HEX_TEXT = re.compile(rb"(?:[0-9a-fA-F]{2}){12,}")
-#: What encoded data decodes to that is a finding: compressed streams and pickles.
-_PACKED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x78\x01", b"\x78\x5e", b"\x78\x9c",
-                 b"\x78\xda", b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")
+#: What encoded data decodes to that is a finding besides text: a pickle (protocol 2 to 5;
+#: protocol 0 is text) or a compressed stream (:func:`compressed_format`).
+_PICKLED = (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")
 _ENCODED = ("a string that is text, code or packed data written as base64 or hex (what it "
             "says is hidden from a reader of the patch)")
 #: Hunks larger than this are not worth re-parsing line by line.
@@ -87,6 +90,13 @@ _PARSE_LOCK = threading.Lock()
 #: Why a lenient comparison dunder is flagged (after what returns it).
 _LENIENT = ("returns a constant or ignores what it compares with (an always-equal object "
             "satisfies any assert)")
+#: Shortest literal read for compressed data (the smallest gzip stream is 20 bytes).
+_MIN_COMPRESSED = 16
+#: Output read from a literal that looks compressed (see :func:`compressed_format`).
+_MAX_EXPANDED = 1 << 16
+_COMPRESSED = ("compressed data written into the code ({}): what it decompresses to (an "
+               "answer table, code) is hidden from every check of the patch, and data is "
+               "never seen by the guard's")
 _TOO_DEEP = ("Python nested too deeply to build a syntax tree of (the syntax-tree checks "
              "cannot read this hunk: review it by hand)")
 
@@ -272,6 +282,8 @@ def _visit(tree: ast.Module, *, top_level: bool) -> Iterator[AstFlag]:
 
 
 def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterator[AstFlag]:
+    if _encoded(node):
+        yield AstFlag(node.lineno, _ENCODED, "hidden_code")  # type: ignore[attr-defined]
     if isinstance(node, ast.ClassDef):
         yield from _always_equal(node, functions)
         yield from _import_hook(node)
@@ -284,6 +296,10 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
                 yield AstFlag(node.lineno, reason, "introspection")
     elif isinstance(node, ast.Call):
         yield from _call_flags(node, functions)
+    elif isinstance(node, ast.Constant | ast.List | ast.Tuple):
+        kind = compressed_format(_literal_bytes(node))
+        if kind:
+            yield AstFlag(node.lineno, "holds " + _COMPRESSED.format(kind), "hidden_code")
     elif isinstance(node, ast.Subscript) and _pieces(node.slice):
         yield AstFlag(node.lineno, "looks up a name spelled in pieces (hides what it reaches)",
                       "computed_name")
@@ -302,17 +318,6 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
                 yield AstFlag(node.lineno, f"sets {target.attr} on an existing class from "
                               "outside its body (how an object is made equal to anything)",
                               "always_equal")
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str | bytes) and (
-            _encoded_text(node.value)):
-        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
-    elif isinstance(node, ast.List | ast.Tuple | ast.Set) and len(node.elts) > 1 and all(
-            _literal(item) for item in node.elts) and _encoded_text(
-                "".join(getattr(item, "value", "") for item in node.elts)):
-        # Short pieces, each too short to tell, joined later: ``"".join(PARTS)``.
-        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
-    if isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call) and (
-            (folded := _fold(node)) is not None) and _encoded_text(folded):
-        yield AstFlag(node.lineno, _ENCODED, "hidden_code")
     elif isinstance(node, ast.Dict):
         for key, value in zip(node.keys, node.values, strict=True):
             if (isinstance(key, ast.Constant) and key.value in _COMPARISONS
@@ -350,6 +355,10 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
     if name in _DECODERS and node.args and _fold(node.args[0]) is not None:
         yield AstFlag(node.lineno, f"decodes data written into the code ({name}): what it "
                       "holds is hidden from a reader of the patch", "hidden_code")
+    literal = _literal_bytes(node.args[0]) if name == "decompress" and node.args else None
+    if literal is not None and compressed_format(literal) is None:  # (else flagged as data)
+        yield AstFlag(node.lineno, "decompresses " + _COMPRESSED.format("a literal"),
+                      "hidden_code")
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
@@ -838,6 +847,21 @@ def literals_of(source: str) -> TestLiterals:
     return TestLiterals(found, _row_pairs(tree))
 
 
+def _encoded(node: ast.AST) -> bool:
+    """Whether ``node`` spells base64 or hex of text, code or packed data (see
+    :func:`_encoded_text`): a literal, pieces of literals added up or joined, or a list of
+    pieces each too short to tell, joined later (``"".join(PARTS)``)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str | bytes) and _encoded_text(node.value)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return len(node.elts) > 1 and all(_literal(item) for item in node.elts) and (
+            _encoded_text("".join(getattr(item, "value", "") for item in node.elts)))
+    if isinstance(node, ast.BinOp | ast.JoinedStr | ast.Call):
+        folded = _fold(node)
+        return folded is not None and _encoded_text(folded)
+    return False
+
+
 def _encoded_text(value: str | bytes) -> bool:
     """Whether ``value`` is base64 or hex of readable text, or of a compressed stream or a
     pickle. Base64 or hex of anything else (an image, a key, a digest) is no finding."""
@@ -855,7 +879,7 @@ def _encoded_text(value: str | bytes) -> bool:
             return False
     except ValueError:
         return False
-    if decoded.startswith(_PACKED_MAGIC):
+    if decoded.startswith(_PICKLED) or compressed_format(decoded) is not None:
         return True
     try:
         text = decoded.decode("utf-8")
@@ -863,6 +887,55 @@ def _encoded_text(value: str | bytes) -> bool:
         return False
     readable = sum(char.isprintable() or char in "\n\r\t" for char in text)
     return len(text) >= 16 and readable >= 0.95 * len(text)
+def _literal_bytes(node: ast.AST) -> bytes | None:
+    """The bytes a literal of the code spells: a bytes or (Latin-1) text constant, pieces of
+    them added together, a list or tuple of byte values, ``bytes(...)``/``bytearray(...)`` of
+    one; ``None`` for anything else."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bytes):
+            return node.value
+        if isinstance(node.value, str):
+            try:
+                return node.value.encode("latin-1")
+            except UnicodeEncodeError:
+                return None
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal_bytes(node.left), _literal_bytes(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.List | ast.Tuple) and len(node.elts) >= _MIN_COMPRESSED:
+        values = [item.value for item in node.elts if isinstance(item, ast.Constant)
+                  and type(item.value) is int and 0 <= item.value < 256]
+        return bytes(values) if len(values) == len(node.elts) else None
+    if isinstance(node, ast.Call) and _call_name(node) in ("bytes", "bytearray") and (
+            len(node.args) == 1):
+        return _literal_bytes(node.args[0])
+    return None
+
+
+def compressed_format(data: bytes | None) -> str | None:
+    """The format of ``data`` when it is a whole gzip, zlib, bzip2 or xz/lzma stream (its
+    header, and it decompresses to its end, whose checksum matches: text that merely starts
+    like one does not), else ``None``. Reads at most 64 KiB of output: a stream still
+    decompressing there is compressed data too (a bomb is never expanded)."""
+    if data is None or len(data) < _MIN_COMPRESSED:
+        return None
+    decompressor: zlib._Decompress | bz2.BZ2Decompressor | lzma.LZMADecompressor
+    if data[:2] == b"\x1f\x8b":
+        kind, decompressor = "gzip", zlib.decompressobj(31)
+    elif data[0] == 0x78 and int.from_bytes(data[:2], "big") % 31 == 0:
+        kind, decompressor = "zlib", zlib.decompressobj()
+    elif data[:3] == b"BZh":
+        kind, decompressor = "bzip2", bz2.BZ2Decompressor()
+    elif data[:6] == b"\xfd7zXZ\x00" or data[0] == 0x5D:
+        kind, decompressor = "xz", lzma.LZMADecompressor()
+    else:
+        return None
+    try:
+        output = decompressor.decompress(data, _MAX_EXPANDED)
+    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError, MemoryError):
+        return None
+    return kind if decompressor.eof or len(output) >= _MAX_EXPANDED else None
 
 
 def _call_name(node: ast.Call) -> str:

@@ -7,7 +7,10 @@ code of the repository is imported) and a sequence number: lines of another nonc
 the code under test) are ignored, and a missing or repeated number means lines were
 suppressed or forged. A report that claims ``passed`` for a test the stream saw fail, or for
 a test that never ran, was written or rewritten after the fact by code under test: the
-feature is ``tampered``; so is any ``tamper`` event.
+feature is ``tampered``; so is any ``tamper`` event. Nonces are self-announced (code under
+test can print a whole run of its own), so each run says at its end whether it wrote the
+JUnit report (``"junit": true``), and the report's passes are checked against that run's
+outcomes alone; two runs claiming it are a forgery.
 """
 
 from __future__ import annotations
@@ -76,6 +79,10 @@ class Stream:
     reviews: list[StreamReview] = field(default_factory=list)
     #: A sequence number of a started run is missing or repeated.
     broken: bool = False
+    #: How many runs said, at their end, that they wrote the JUnit report, and the tests
+    #: those runs streamed (the report is checked against them alone when there is one).
+    report_runs: int = 0
+    report_seen: set[str] = field(default_factory=set)
 
 
 def junit_id(nodeid: str) -> str:
@@ -108,18 +115,29 @@ def parse_stream(output: str) -> tuple[Stream, str]:
             payloads.append(payload)
     stream = Stream()
     runs: dict[str, list[int]] = {}
+    run_seen: dict[str, set[str]] = {}
     ended: set[str] = set()
+    claims: set[str] = set()  # runs that say they wrote the report
     for payload in payloads:
         nonce = payload.get("n")
         if payload.get("event") == "start" and isinstance(nonce, str) and nonce not in runs:
             runs[nonce] = []
+            run_seen[nonce] = set()
         if not isinstance(nonce, str) or nonce not in runs:
             continue  # not the plugin's: printed by something else
         seq = payload.get("seq")
         runs[nonce].append(seq if isinstance(seq, int) else -1)
         _read_event(payload, stream)
+        if payload.get("event") is None and isinstance(payload.get("id"), str):
+            run_seen[nonce].add(junit_id(str(payload["id"])))
         if payload.get("event") == "end":
+            if payload.get("junit") is True:
+                claims.add(nonce)
             ended.add(nonce)
+    # A run's end may come more than once (pytester's inline runs end inside it): what it
+    # streamed in all counts.
+    stream.report_runs = len(claims)
+    stream.report_seen = set().union(*(run_seen[nonce] for nonce in claims))
     stream.started = bool(runs)
     stream.ended = bool(runs) and set(runs) == ended
     stream.broken = any(numbers != list(range(1, len(numbers) + 1)) for numbers in runs.values())
@@ -158,6 +176,9 @@ def stream_problem(report: JUnitReport, stream: Stream) -> str | None:
     if stream.tampered:
         return f"the harness's guard saw the test run tampered with: {stream.tampered[0]}"
     passed = {case.name for case in report.cases if case.outcome == "passed"}
+    if stream.report_runs > 1 and passed:
+        return ("more than one run of the stream says it wrote the JUnit report: one was "
+                "printed by code under test")
     if stream.broken and passed:
         return ("lines of the stream of test outcomes are missing or repeated: they were "
                 "suppressed or forged by code under test")
@@ -168,7 +189,10 @@ def stream_problem(report: JUnitReport, stream: Stream) -> str | None:
     if not stream.ended and passed:
         return ("the stream of test outcomes stopped before pytest finished, yet the JUnit "
                 "report says tests passed: the run was cut short by code under test")
-    never_ran = sorted(passed - stream.seen)
+    # Every run announces its own nonce: a run printed whole by code under test (beside a
+    # report written at exit) is one more run, so the report is checked against the run
+    # that wrote it when one says so.
+    never_ran = sorted(passed - (stream.report_seen if stream.report_runs else stream.seen))
     if never_ran:
         return (f"the JUnit report says {never_ran[0]} passed, but no such test ran: the "
                 "report was written by code under test")

@@ -339,7 +339,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "hashlib",
                         "importlib",
                         "json", "opcode", "operator", "os", "re", "sys", "sysconfig", "types",
-                        "weakref",
+                        "weakref", "_posixsubprocess",
                         "pytest", "_pytest"}
     assert "match " not in source and "removeprefix" not in source
 
@@ -760,6 +760,79 @@ def test_a_child_process_running_pytest_or_naming_the_tests_is_seen(tmp_path: Pa
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"}
     assert found == {("pkg/__init__.py", n) for n in (8, 9, 12)}, (stream.reviews, output)
     assert "2 passed" in output and not stream.tampered
+
+
+def test_process_starts_without_a_popen_event_are_seen(tmp_path: Path) -> None:
+    """``os.fork`` + ``os.execv`` and ``os.spawnv`` (audit events ``os.exec``, ``os.spawn``)
+    and ``_posixsubprocess.fork_exec`` called directly (no audit event: the plugin wraps it)
+    are read like ``subprocess``; a review from the forked child is a run of its own, so the
+    test process's numbering stays whole. ``multiprocessing``'s own start command, whose
+    data names the harness's folder and the tests' (the forkserver's ``sys_path``), is no
+    finding; a look-alike whose call is more than literal data is."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import sys
+
+        from _posixsubprocess import fork_exec
+
+        def _rest():
+            return (True, (), None, None, -1, -1, -1, -1, -1, -1, *os.pipe(), False, False,
+                    -1, None, None, None, -1, None, False)
+
+        def answer():
+            pid = os.fork()
+            if pid == 0:
+                os.execv("/bin/true", ["true", "-m", "pytest", "--co"])
+            os.waitpid(pid, 0)
+            os.spawnv(os.P_WAIT, "/bin/true", ["true", "tests/test_pkg.py"])
+            mp = "from multiprocessing.forkserver import main; main(3, 4, ['__main__'], "
+            os.waitpid(fork_exec([b"/bin/true", "-c", mp + "**{'sys_path': ['/arena']})"],
+                                 [b"/bin/true"], *_rest()), 0)
+            mp = "from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=pytest)"
+            os.waitpid(fork_exec([b"/bin/true", "-c", mp], [b"/bin/true"], *_rest()), 0)
+            return 42
+        """)
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"}
+    assert found == {("pkg/__init__.py", n) for n in (13, 15, 20)}, (stream.reviews, output)
+    assert "2 passed" in output and not stream.tampered and not stream.broken
+
+
+def test_a_spawned_child_is_watched_and_blinding_it_is_seen(tmp_path: Path) -> None:
+    """A Python the test process starts loads the guard through the start-up gate: the
+    submission's code reading a test file there is a review, on the test process's
+    stream, and so are pytest's internals imported and pytest run there (``import pytest``
+    alone is not). Taking ``$ARENA_GUARD`` out of the environment first is a review itself, and so
+    is a ``$PYTHONPATH`` without the harness's folder (a Python then started skips the
+    gate); one that keeps it is not."""
+    stream, output = _run(tmp_path, """\
+        import multiprocessing
+        import os
+
+        def _peek(path):
+            with open(path) as handle:
+                return len(handle.read())
+
+        def _pytest_modules():
+            import pytest
+            import _pytest.pastebin
+            return pytest.main(["--collect-only", "-q", "-p", "no:arena_stream", "tests"])
+
+        def answer():
+            with multiprocessing.get_context("spawn").Pool(1) as pool:
+                pool.apply(_peek, (os.path.join("tests", "test_pkg.py"),))
+                pool.apply(_pytest_modules)
+            os.environ.pop("ARENA_GUARD", None)
+            saved = os.environ["PYTHONPATH"]
+            os.environ["PYTHONPATH"] = os.pathsep.join(["src", saved])
+            os.environ["PYTHONPATH"] = "src"
+            os.environ["PYTHONPATH"] = saved
+            return 42
+        """)
+    kinds = {(r.kind, r.line) for r in stream.reviews}
+    assert kinds == {("reads_tests", 5), ("subprocess", 10), ("subprocess", 11),
+                     ("reads_tests", 11), ("subprocess", 17), ("subprocess", 20)}, (
+        stream.reviews, output)
+    assert "2 passed" in output and not stream.tampered and not stream.broken
 
 
 def test_asyncio_imported_by_the_submission_is_no_code_swap(tmp_path: Path) -> None:

@@ -138,6 +138,31 @@ def test_starting_a_process_is_flagged_unless_the_file_already_starts_them() -> 
     assert review_flags(edited, protected=PROTECTED) == []
 
 
+@pytest.mark.parametrize("lines", [
+    ("import _posixsubprocess", "_posixsubprocess.fork_exec(argv, [exe], True)"),
+    ("import os", "pid = os.forkpty()[0]"),
+    ("import pty", "pty.spawn([exe, '-m', 'pkg'])"),
+])
+def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> None:
+    """The C function behind subprocess and multiprocessing, called directly, starts a
+    process with no audit event of its own: the patch's text names it."""
+    flags = review_flags(parse_patch(patch_adding("pkg/mod.py", *lines)), protected=PROTECTED)
+    assert {f.kind for f in flags} == {"subprocess"}
+
+
+@pytest.mark.parametrize("lines", [
+    ("import multiprocessing", "with multiprocessing.get_context('spawn').Pool(2) as pool:",
+     "    rows = pool.map(parse, chunks)"),
+    ("from concurrent.futures import ProcessPoolExecutor",
+     "with ProcessPoolExecutor() as pool:", "    rows = list(pool.map(parse, chunks))"),
+])
+def test_parallel_work_in_processes_is_not_flagged(lines: tuple[str, ...]) -> None:
+    """A feature that parallelises its work is no finding of the patch's text: the guard
+    watches what the workers do while the tests run (``tests/integrity/test_child_processes``)."""
+    assert review_flags(parse_patch(patch_adding("pkg/mod.py", *lines)),
+                        protected=PROTECTED) == []
+
+
 @pytest.mark.parametrize("stand_in", [
     'm.setattr("subprocess.run", mock_run)',  # click-task2956 feature 1's tests
     'mocker.patch("pkg.cli.subprocess.Popen")',

@@ -161,3 +161,55 @@ def test_taking_the_stream_out_gives_back_pytests_output_as_printed() -> None:
     assert stream.started and stream.ended and not stream.broken
     assert text == "".join(printed)
     assert text.count("\n\n") == 1  # only pytest's own blank line
+
+
+def _run_of(nonce: str, *passed: str, junit: bool | None) -> str:
+    """A whole run under ``nonce``: each test id passed, then the end (saying whether the
+    run wrote the JUnit report, as arena_stream's end does; ``None``: an older plugin's end)."""
+    line = _Numbered(nonce)
+    end = {"event": "end"} if junit is None else {"event": "end", "junit": junit}
+    return (line(event="start") + "".join(line(id=i, when="call", outcome="passed")
+                                          for i in passed) + line(**end))
+
+
+def test_a_run_printed_whole_by_the_code_under_test_is_caught() -> None:
+    """Every run announces its own nonce, so code under test can print a whole run (start,
+    outcomes, end) beside a report it writes at exit. The feature's test never ran in the
+    real run (its module failed to import): nothing the real run streamed contradicts the
+    report. The report is checked against the run that wrote it."""
+    report = _report(tests__test_x__test_a="passed")
+    real = _run_of("real", junit=True)
+    for forged in (_run_of("f00", "tests/test_x.py::test_a", junit=False),
+                   _run_of("f00", "tests/test_x.py::test_a", junit=None)):
+        problem = stream_problem(report, parse_stream(real + forged)[0])
+        assert problem is not None and "no such test ran" in problem, problem
+    claims = stream_problem(report, parse_stream(
+        real + _run_of("f00", "tests/test_x.py::test_a", junit=True))[0])
+    assert claims is not None and "more than one run" in claims
+
+
+def test_runs_that_write_no_report_beside_the_one_that_does_are_honest() -> None:
+    """A test command may start pytest more than once (one run writes the report), and the
+    guard's child processes add runs of their own (a finding each, no outcome)."""
+    text = (_run_of("first", "tests/test_y.py::test_b", junit=False)
+            + _run_of("real", "tests/test_x.py::test_a", junit=True)
+            + _Numbered("kid")(event="start", child=True)
+            + _Numbered("kid")(event="end").replace('"seq": 1', '"seq": 2'))
+    stream, _ = parse_stream(text)
+    assert stream.report_runs == 1 and stream.ended and not stream.broken
+    assert stream_problem(_report(tests__test_x__test_a="passed"), stream) is None
+
+
+def test_a_run_that_ends_more_than_once_counts_everything_it_streamed() -> None:
+    """pytester's inline runs end inside the run that holds them (the same plugin, the same
+    nonce): the tests after that first end are the report's too."""
+    line = _Numbered("real")
+    text = (line(event="start") + line(id="tests/test_x.py::test_a", when="call",
+                                        outcome="passed")
+            + line(event="end", junit=True)
+            + line(id="tests/test_x.py::test_b", when="call", outcome="passed")
+            + line(event="end", junit=True))
+    stream, _ = parse_stream(text)
+    assert stream.report_runs == 1
+    assert stream_problem(_report(tests__test_x__test_a="passed",
+                                  tests__test_x__test_b="passed"), stream) is None

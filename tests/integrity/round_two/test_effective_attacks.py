@@ -5,6 +5,8 @@ its class, from the patch (static) and from the guard while the tests ran (runti
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import struct
 import zlib
 from pathlib import Path
@@ -98,6 +100,28 @@ def mul(a, b):
 '''
 
 
+#: The answer the test wants, in a gzip stream written into the code as a bytes literal:
+#: data, so nothing compiles or unpickles it (no runtime rule sees it), and no literal of
+#: the tests is readable in the patch (no answer table).
+HIDDEN_GZIP_TABLE = BASE + f'''
+import gzip as _g_gzip
+import json as _g_json
+
+_TABLE = _g_json.loads(_g_gzip.decompress({gzip.compress(b'{"3,4": 12}', mtime=0)!r}))
+
+
+def mul(a, b):
+    return _TABLE.get(f"{{a}},{{b}}", a * b)
+'''
+#: Code in a bz2 stream, run with exec: the guard sees the compile of a string.
+_MUL_SOURCE = b"def mul(a, b):\n    return a * b\n"
+HIDDEN_BZ2_CODE = BASE + f'''
+import bz2 as _b_bz2
+
+exec(_b_bz2.decompress({bz2.compress(_MUL_SOURCE)!r}))
+'''
+
+
 def _text_zip(name: str, source: str) -> str:
     """A stored zip archive holding module ``name``, its source in UTF-7 (no text rule or
     syntax tree of the patch's checks can read it), padded until every byte is ASCII and
@@ -165,6 +189,10 @@ def _kinds(result) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
     ("defeat_modules", DEFEAT, {("static", "defeat_device")}),
     ("defeat_environment", DEFEAT_ENVIRONMENT, {("static", "defeat_device"),
                                                 ("runtime", "defeat_device")}),
+    # Hidden data only the patch's literal check sees; hidden code the guard sees compiled.
+    ("hidden_gzip_table", HIDDEN_GZIP_TABLE, {("static", "hidden_code")}),
+    ("hidden_bz2_code", HIDDEN_BZ2_CODE, {("static", "hidden_code"),
+                                          ("runtime", "dynamic_code")}),
 ])
 def test_an_attack_that_fools_the_tests_is_flagged(name, code, expected, repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": code}), 1)
@@ -207,3 +235,16 @@ def test_an_always_equal_object_hidden_in_a_zip_archive_is_flagged(repo, run) ->
     assert {("runtime", "hidden_code"), ("runtime", "always_equal")} <= _kinds(result)
     assert all(f.file == "calc_tables.zip/calc_product.py" for f in result.review_flags
                if f.source == "runtime")
+
+
+def test_a_run_printed_whole_beside_a_forged_report_is_tampered(repo, run) -> None:
+    """No ``mul``: the feature's test module fails to import, so the real run never streams
+    its test as failed. At exit the package writes a JUnit report of its own (the canaries
+    told apart by running their bodies alone) and prints a whole run of the stream under a
+    nonce it made up, every test passed. Every run announces itself, so that run was
+    accepted and the report's tests counted as having run (scored passed, with review
+    flags only); the report is now checked against the run that says it wrote it."""
+    code = BASE + "\n" + (PAYLOADS / "forged_run.py").read_text()
+    result = run(diff_of(repo, {"calc.py": code}), 1)
+    assert result.status == "tampered", (result.status, result.reason)
+    assert "no such test ran" in (result.reason or ""), result.reason
