@@ -26,7 +26,7 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from arena_bot.core.errors import DatasetError, SandboxError
+from arena_bot.core.errors import ArenaError, DatasetError, SandboxError
 
 #: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
 #: one place its version is pinned, for task wheelhouses and the offline base image alike.
@@ -146,6 +146,12 @@ def _download(requirements: list[str], *, dest: Path) -> None:
     """``pip download`` wheels only; a failure is a DatasetError naming what is missing."""
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
                  *requirements])
+    if done.returncode != 0 and (unknown := re.search(r"no such option: (\S+)", done.stderr)):
+        # Not a resolution failure (the dated download would fall back to today's releases
+        # and the tests meet packages newer than the base commit): this pip is too old.
+        raise ArenaError(
+            f"the pip of {sys.executable} does not know {unknown[1]} (pip 26.0 has it)",
+            hint=f"upgrade it: {sys.executable} -m pip install --upgrade 'pip>=26.0'")
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()
         tail = "\n".join([line for line in said if line.startswith("ERROR:")] or said[-8:])

@@ -8,6 +8,8 @@ cannot have it.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from click.testing import Result
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
+import arena_bot
 from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
 
 
@@ -47,6 +50,41 @@ def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Pa
     assert "needs a compiler or system libraries" in result.output
     assert "Traceback" not in result.output
     assert not any(dest.glob("*/task.yaml"))  # nothing half-imported
+
+
+@pytest.mark.full  # the package index, tens of seconds
+def test_a_pip_without_the_dating_option_is_named_not_silently_undated(tmp_path: Path) -> None:
+    """The dependencies are resolved as of the base commit with pip's --uploaded-prior-to
+    (pip 26.0). A virtual environment made by `python3 -m venv` comes with the Python's
+    bundled pip (23.2 here): the dated download failed on the unknown option and was taken
+    for "nothing resolves as of that date", so today's releases were resolved in silence
+    (dspy task 8563's gold patches then failed five tests on today's litellm)."""
+    old = tmp_path / "old-pip"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(old)], check=True)
+    site = next((old / "lib").glob("python3*/site-packages"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", str(site),
+                    "pip==23.2.1"], check=True)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "dated"\nversion = "0.1"\n')
+    # This environment's packages after the old one's own (its pip first on the path).
+    paths = [str(Path(arena_bot.__file__).parents[1]), *sys.path[1:]]
+    script = (f"import sys; sys.path.extend({paths!r})\n"
+              "from pathlib import Path\n"
+              "from arena_bot.core.errors import ArenaError\n"
+              "from arena_bot.tasks.wheels import resolve_wheels\n"
+              "try:\n"
+              f"    resolve_wheels([Path({str(project)!r})], dest=Path({str(tmp_path)!r}) / 'w',"
+              " as_of='2025-06-01T00:00:00Z')\n"
+              "except ArenaError as exc:\n"
+              "    print(exc)\n")
+    done = subprocess.run([str(old / "bin" / "python"), "-c", script], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "does not know --uploaded-prior-to (pip 26.0 has it)" in done.stdout, done.stdout
+    assert "-m pip install --upgrade 'pip>=26.0'" in done.stdout
 
 
 @pytest.mark.full  # the package index, tens of seconds
