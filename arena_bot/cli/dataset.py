@@ -50,14 +50,15 @@ def import_cooperbench(
         click.echo(f"task id {task_id} (from the folder names {task_dir.resolve().parent.name}"
                    f"/{task_dir.resolve().name}; choose another with --id)")
     replacing = force and (folder / task_id).exists()
-    task = import_task(task_dir, dest=folder, source=source, test_command=test_command,
-                       task_id=task_id, force=force, wheels=wheels)
+    imported = import_task(task_dir, dest=folder, source=source, test_command=test_command,
+                           task_id=task_id, force=force, wheels=wheels)
+    task = imported.task
     if replacing:
         click.echo(f"replaced the existing task {task.id} (--force)")
     click.echo(f"imported {task_dir} as {task.root}")
     click.echo(f"  base commit {task.spec.source.commit}, {len(task.features)} feature(s)")
     click.echo(f"  test command: {task.spec.tests.command}")
-    for note in read.notes:
+    for note in imported.notes:
         click.echo(f"  note: {note}")
     click.echo("  next: review category/difficulty in task.yaml, then check the gold patches "
                f"with `arena dataset check {task.id}`")

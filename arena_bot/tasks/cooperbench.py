@@ -34,11 +34,12 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from arena_bot.core.errors import DatasetError, InputError, UsageError
+from arena_bot.core.errors import DatasetError, InputError, NoWheelError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
 from arena_bot.tasks.cooperbench_runner import (
     install_extras,
+    install_fallbacks,
     install_requirements,
     read_test_step,
     script_lines,
@@ -121,6 +122,9 @@ class CooperBenchTask:
     derived: bool = True
     #: What the runner installs by name (``pip install "pyarrow==20.0.0"``).
     requirements: tuple[str, ...] = ()
+    #: Per install folder, the extras the runner installs it with when the first install
+    #: fails (``|| pip install -e .``: ``""``, the bare project), in order.
+    fallbacks: tuple[tuple[str, ...], ...] = ()
 
     def suggested_id(self) -> str:
         """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
@@ -128,6 +132,14 @@ class CooperBenchTask:
         raw = f"{repo}-{self.root.name}".lower()
         cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw).strip("-._")
         return cleaned[:80] or "cooperbench-task"
+
+
+@dataclass(frozen=True)
+class Imported:
+    """An imported task and the notes on how it differs from CooperBench's runner."""
+
+    task: TaskFolder
+    notes: tuple[str, ...]
 
 
 def read_dockerfile(path: Path) -> tuple[str, str]:
@@ -193,12 +205,14 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     runner = root / "runner.sh"
     script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
     installs = install_extras(script) or {".": ""}
+    fallbacks = install_fallbacks(script)
     named = install_requirements(script)
     task = CooperBenchTask(root=root, upstream=upstream, commit=commit,
                            test_command=test_command or (step.command if step else ""),
                            features=read_features(root),
                            install_folders=tuple(installs), extras=tuple(installs.values()),
                            derived=not test_command, requirements=named,
+                           fallbacks=tuple(fallbacks.get(folder, ()) for folder in installs),
                            notes=(*(step.notes if step else ()),
                                   *([f"runner.sh installs {', '.join(named)}: resolved into "
                                      "the wheelhouse too"] if named else [])))
@@ -253,8 +267,9 @@ def import_task(
     task_id: str | None = None,
     force: bool = False,
     wheels: bool = True,
-) -> TaskFolder:
-    """Import the CooperBench task at ``root`` into ``dest/<id>``; return the loaded task.
+) -> Imported:
+    """Import the CooperBench task at ``root`` into ``dest/<id>``; return the loaded task
+    and what the import read, left out or replaced (notes for the user).
 
     An existing ``dest/<id>`` is an error unless ``force``: then it is replaced only once the
     new folder is complete, so a failed import loses nothing. With ``wheels`` (the default)
@@ -272,6 +287,7 @@ def import_task(
         raise UsageError(f"task {task_id} already exists", path=target,
                          hint="use --force to replace it, or choose another --id")
     spec_text = _task_yaml(task, task_id=task_id)  # checked before anything is written
+    notes = list(task.notes)
     dest.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{task_id}-", dir=dest))
     try:
@@ -284,7 +300,8 @@ def import_task(
                     target=staging / "repo.bundle")
         steps = install_steps(task.install_folders)
         if wheels:
-            lines, plugins = _resolve(staging / "repo.bundle", task)
+            lines, plugins, resolved = _resolve(staging / "repo.bundle", task)
+            notes.extend(resolved)
             (staging / WHEELS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
             steps = wheel_steps(task.install_folders)
             if task.derived and plugins:  # autoloading is off in the sandbox: load by name
@@ -307,23 +324,65 @@ def import_task(
         staging.rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return load_task(target)
+    return Imported(task=load_task(target), notes=tuple(notes))
 
 
-def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str]]:
+def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str], list[str]]:
     """The ``wheels.txt`` lines of the task, resolved from a checkout of the base commit,
-    and the pytest plugins among them."""
+    the pytest plugins among them and notes on what was taken. An install a dependency
+    without a wheel stops is replaced by the runner's own fallback for it, when it has one
+    (:func:`_installs_to_try`)."""
     with tempfile.TemporaryDirectory(prefix="arena-wheels-") as temp:
         checkout = Path(temp) / "repo"
         _git("clone", "--quiet", str(bundle), str(checkout), what="check out the bundle")
         _git("-C", str(checkout), "checkout", "--quiet", task.commit, what="check out the base")
         projects = [checkout / folder for folder in task.install_folders]
         dated = run_git(("-C", str(checkout), "log", "-1", "--format=%cI", task.commit))
-        lines = resolve_wheels(projects, dest=Path(temp) / "wheels",
-                               extras=dict(zip(projects, task.extras, strict=True)),
-                               named=task.requirements,
-                               as_of=dated.text.strip() if dated.ok else None)
-        return lines, pytest_plugins(Path(temp) / "wheels")
+        attempts = _installs_to_try(task)
+        notes: list[str] = []
+        for number, extras in enumerate(attempts):
+            wheels = Path(temp) / f"wheels{number}"
+            try:
+                lines = resolve_wheels(projects, dest=wheels,
+                                       extras=dict(zip(projects, extras, strict=True)),
+                                       named=task.requirements,
+                                       as_of=dated.text.strip() if dated.ok else None)
+            except NoWheelError as exc:
+                if number + 1 == len(attempts):
+                    raise
+                changed = [(folder, old, new) for folder, old, new
+                           in zip(task.install_folders, extras, attempts[number + 1],
+                                  strict=True) if old != new]
+                notes.append(
+                    f"{', '.join(exc.missing)} has no wheel (its source needs a compiler), "
+                    "so the wheelhouse installs "
+                    + ", ".join(f"{_spec(folder, new)} instead of {_spec(folder, old)}"
+                                for folder, old, new in changed)
+                    + ": runner.sh's own fallback when that install fails")
+                continue
+            return lines, pytest_plugins(wheels), notes
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _installs_to_try(task: CooperBenchTask) -> list[tuple[str | None, ...]]:
+    """The extras of each install folder, per attempt: the runner's first install (``""``:
+    the ``test`` extra), then its fallbacks (:attr:`CooperBenchTask.fallbacks`; ``None``: the
+    bare project) one at a time, a folder without more keeping its last."""
+    first: tuple[str | None, ...] = task.extras
+    attempts = [first]
+    depth = max((len(fallback) for fallback in task.fallbacks), default=0)
+    for step in range(depth):
+        attempts.append(tuple(
+            (fallback[min(step, len(fallback) - 1)] or None) if fallback else extras
+            for extras, fallback in zip(task.extras, task.fallbacks or
+                                        ((),) * len(task.extras), strict=True)))
+    return attempts
+
+
+def _spec(folder: str, extras: str | None) -> str:
+    """How runner.sh names an install: ``.[test]``, ``./pkg``."""
+    name = "." if folder == "." else f"./{folder}"
+    return f"`{name}`" if extras is None else f"`{name}[{extras or 'test'}]`"
 
 
 def _match_permissions(folder: Path, *, like: Path) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from arena_bot.core.errors import ArenaError, DatasetError, SandboxError
+from arena_bot.core.errors import ArenaError, DatasetError, NoWheelError, SandboxError
 
 #: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
 #: one place its version is pinned, for task wheelhouses and the offline base image alike.
@@ -94,12 +94,13 @@ def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def resolve_wheels(projects: list[Path], *, dest: Path,
-                   extras: Mapping[Path, str] | None = None,
+                   extras: Mapping[Path, str | None] | None = None,
                    named: tuple[str, ...] = (), as_of: str | None = None) -> list[str]:
     """Download (into ``dest``) the wheels that install ``projects`` with their extras (the
-    runner's, ``extras``; default ``test``), the requirements the runner installs by name
-    (``named``), the test tools, pip and the build backends; return them as sorted
-    ``name==version`` lines. A missing wheel is a DatasetError naming the package.
+    runner's, ``extras``; default ``test``; None: none), the requirements the runner installs
+    by name (``named``), the test tools, pip and the build backends; return them as sorted
+    ``name==version`` lines. A missing wheel is a DatasetError naming the package (a
+    NoWheelError when the index has only its source).
 
     ``as_of`` (an ISO date: the base commit's) resolves the releases uploaded before it,
     the packages the base commit was written against (today's may break its tests: litellm
@@ -118,8 +119,8 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
                 "task images have no compiler",
                 hint="a task needing a compiler cannot be imported as it is: leave it out")
         requirements.extend(build_requires(project))
-        wanted = (extras or {}).get(project) or "test"
-        requirements.append(f"{project}[{wanted}]")
+        wanted = (extras or {}).get(project, "")
+        requirements.append(str(project) if wanted is None else f"{project}[{wanted or 'test'}]")
     dated = [f"--uploaded-prior-to={as_of}"] if as_of else []
     try:
         _download([*dated, *requirements, *named], dest=dest)
@@ -155,7 +156,7 @@ def _download(requirements: list[str], *, dest: Path) -> None:
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()
         tail = "\n".join([line for line in said if line.startswith("ERROR:")] or said[-8:])
-        missing = re.findall(r"No matching distribution found for (\S+)", done.stderr)
+        missing = re.findall(r"No matching distribution found for ([^\s;]+)", done.stderr)
         absent = [req for req in missing if not _on_index(req)]
         if absent:
             what = f"{', '.join(absent)} is not on the package index"
@@ -169,6 +170,8 @@ def _download(requirements: list[str], *, dest: Path) -> None:
         else:
             what = "pip could not download the dependencies"
             hint = "check the network to the package index"
+        if missing and not absent:
+            raise NoWheelError(f"{what}:\n{tail}", missing=tuple(missing), hint=hint)
         raise DatasetError(f"{what}:\n{tail}", hint=hint)
 
 

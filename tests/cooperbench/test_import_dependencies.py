@@ -53,6 +53,31 @@ def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Pa
 
 
 @pytest.mark.full  # the package index, tens of seconds
+def test_the_runners_fallback_install_is_taken_when_its_first_needs_a_compiler(
+        tmp_path: Path) -> None:
+    """CooperBench's outlines runners install `-e ".[test]"`, falling back to `-e .` when
+    that fails (`||`, or `if ...; then ...; else ...; fi`); the test extra holds
+    llama-cpp-python, which the index has only as source. The import takes the runner's
+    fallback, naming why (before: it refused the task, though the runner itself goes on)."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    pyproject = upstream / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
+                         'test = ["pycrypto==2.6.1", "six==1.16.0"]\n')
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace(
+        "pip install -e .\n", 'if pip install -e ".[test]" 2>/dev/null; then\n'
+        '    echo "Installed test extras"\nelse\n    pip install -e .\nfi\n'))
+    result, dest = _import_at(tmp_path, upstream, task, message="a test extra with pycrypto")
+    assert result.exit_code == 0, result.output
+    assert ("note: pycrypto==2.6.1 has no wheel (its source needs a compiler), so the "
+            "wheelhouse installs `.` instead of `.[test]`: runner.sh's own fallback when that "
+            "install fails") in result.output
+    wheels = (dest / "textkit-task3" / "wheels.txt").read_text().split()
+    assert not any(w.startswith(("pycrypto", "six")) for w in wheels), wheels
+    assert "pytest==8.3.5" in wheels
+
+
+@pytest.mark.full  # the package index, tens of seconds
 def test_a_pip_without_the_dating_option_is_named_not_silently_undated(tmp_path: Path) -> None:
     """The dependencies are resolved as of the base commit with pip's --uploaded-prior-to
     (pip 26.0). A virtual environment made by `python3 -m venv` comes with the Python's
