@@ -251,11 +251,43 @@ def make_bundle(*, source: str, commit: str, target: Path) -> None:
         _git("clone", "--quiet", "--no-checkout", source, str(clone), what=f"clone {source}")
         _git("-C", str(clone), "cat-file", "-e", f"{commit}^{{commit}}",
              what=f"find the base commit {commit} in {source}")
+        shallow = run_git(("-C", str(clone), "rev-parse", "--is-shallow-repository"))
+        if shallow.ok and shallow.text.strip() == "true":
+            raise InputError(
+                f"{source} is a shallow clone: the task's bundle holds the history up to the "
+                "base commit, and a shallow clone cuts it off (the bundle would not clone)",
+                hint=f"fetch the whole history (git -C {source} fetch --unshallow) or clone "
+                "without --depth, then import again")
         # update-ref, not `branch -f`: the clone of an earlier import has it checked out.
         _git("-C", str(clone), "update-ref", "refs/heads/arena-base", commit, what="branch")
         _git("-C", str(clone), "symbolic-ref", "HEAD", "refs/heads/arena-base", what="HEAD")
-        _git("-C", str(clone), "bundle", "create", "--quiet", str(target), "HEAD",
-             "arena-base", what="bundle")
+        done = run_git(("-C", str(clone), "bundle", "create", "--quiet", str(target), "HEAD",
+                        "arena-base"), timeout=900)
+        if not done.ok:
+            raise _bundle_error(done.stderr, clone=clone, source=source, commit=commit)
+
+
+def _bundle_error(stderr: str, *, clone: Path, source: str, commit: str) -> InputError:
+    """What stopped ``git bundle create``: an object the source lacks (a partial clone made
+    with --filter, a mirror without its large files, a damaged repository) is named, with the
+    file it is at the base commit when it is one; anything else as git said it."""
+    missing = re.search(r"(?:unable to read|missing \w+ object '?)\s*([0-9a-f]{40})", stderr)
+    if missing is None:
+        return InputError(f"git could not bundle: {stderr.strip()[-500:]}",
+                          hint="--source takes a local clone or a git bundle that contains "
+                          "the base commit")
+    sha = missing[1]
+    listed = run_git(("-C", str(clone), "ls-tree", "-r", commit), timeout=900)
+    where = next((line.split("\t", 1)[1] for line in listed.text.splitlines()
+                  if line.split("\t", 1)[0].endswith(f" {sha}")), None)
+    at = (f"{where} at the base commit" if where
+          else "a file of the history before the base commit")
+    return InputError(
+        f"{source} lacks git object {sha} ({at}): an incomplete clone (a partial clone made "
+        "with --filter, or one whose large files are missing); the task's bundle needs every "
+        "object up to the base commit",
+        hint="import from a complete clone of the upstream repository (git clone without "
+        "--filter or --depth)")
 
 
 def import_task(
