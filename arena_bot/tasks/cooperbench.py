@@ -51,7 +51,7 @@ from arena_bot.tasks.dataset import (
     load_task,
     task_dockerfile,
 )
-from arena_bot.tasks.wheels import WHEELS_FILE, pytest_plugins, resolve_wheels
+from arena_bot.tasks.wheels import WHEELS_FILE, native_refusal, pytest_plugins, resolve_wheels
 
 _CLONE = re.compile(
     r"\bgit\s+clone\s+(?:-{1,2}[\w-]+(?:[= ]\d+)?\s+)*(?P<url>(?:https?://|git@)\S+)"
@@ -127,11 +127,16 @@ class CooperBenchTask:
     fallbacks: tuple[tuple[str, ...], ...] = ()
 
     def suggested_id(self) -> str:
-        """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
-        repo = self.root.parent.name.removesuffix("_task")
-        raw = f"{repo}-{self.root.name}".lower()
-        cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw).strip("-._")
-        return cleaned[:80] or "cooperbench-task"
+        """:func:`suggested_id` of the task's folder."""
+        return suggested_id(self.root)
+
+
+def suggested_id(root: Path) -> str:
+    """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
+    repo = root.parent.name.removesuffix("_task")
+    raw = f"{repo}-{root.name}".lower()
+    cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw).strip("-._")
+    return cleaned[:80] or "cooperbench-task"
 
 
 @dataclass(frozen=True)
@@ -308,7 +313,16 @@ def import_task(
     the dependencies are resolved on the host into ``wheels.txt`` (:mod:`arena_bot.tasks.wheels`);
     without, the image only makes the project importable (no dependencies).
     """
-    task = read_task(root, test_command=test_command)
+    try:
+        task = read_task(root, test_command=test_command)
+    except DatasetError as unreadable:
+        if test_command is None and (root / "runner.sh").is_file():
+            # runner.sh's test step could not be read: --test-command is the way out,
+            # unless the project cannot be built here at all, which is said first.
+            compiled = _compiler_refusal(root, source=source)
+            if compiled is not None:
+                raise compiled from unreadable
+        raise
     dest = dest.resolve()  # git runs in other folders: a relative path would land there
     task_id = task_id or task.suggested_id()
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,79}", task_id):
@@ -357,6 +371,28 @@ def import_task(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Imported(task=load_task(target), notes=tuple(notes))
+
+
+def _compiler_refusal(root: Path, *, source: str | None) -> DatasetError | None:
+    """The compiler refusal of :func:`~arena_bot.tasks.wheels.native_refusal` for the
+    projects runner.sh installs, read from the base commit; None when they build or the
+    source cannot be read (the import's other errors say so)."""
+    try:
+        upstream, commit = read_dockerfile(root / "Dockerfile")
+        script = (root / "runner.sh").read_text(encoding="utf-8", errors="replace")
+        with tempfile.TemporaryDirectory(prefix="arena-import-") as temp:
+            bundle = Path(temp) / "repo.bundle"
+            make_bundle(source=source or upstream, commit=commit, target=bundle)
+            checkout = Path(temp) / "repo"
+            _git("clone", "--quiet", "--no-checkout", str(bundle), str(checkout),
+                 what="check out the bundle")
+            _git("-C", str(checkout), "checkout", "--quiet", commit, what="check out the base")
+            for folder in install_extras(script) or {".": ""}:
+                if (refused := native_refusal(checkout / folder)) is not None:
+                    return refused
+    except InputError:
+        return None
+    return None
 
 
 def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str], list[str]]:

@@ -88,6 +88,17 @@ def native_build(project: Path) -> str | None:
     return None
 
 
+def native_refusal(project: Path) -> DatasetError | None:
+    """The error refusing ``project`` when it compiles an extension module
+    (:func:`native_build`), or None."""
+    if (needs := native_build(project)) is None:
+        return None
+    return DatasetError(
+        f"the project compiles an extension module, which needs {needs}; "
+        "task images have no compiler",
+        hint="a task needing a compiler cannot be imported as it is: leave it out")
+
+
 def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,
                           timeout=_TIMEOUT, check=False)
@@ -113,11 +124,8 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         if not any((project / name).is_file()
                    for name in ("pyproject.toml", "setup.py", "setup.cfg")):
             continue  # no packaging: made importable by a .pth line, nothing to resolve
-        if (needs := native_build(project)) is not None:
-            raise DatasetError(
-                f"the project compiles an extension module, which needs {needs}; "
-                "task images have no compiler",
-                hint="a task needing a compiler cannot be imported as it is: leave it out")
+        if (refused := native_refusal(project)) is not None:
+            raise refused
         requirements.extend(build_requires(project))
         wanted = (extras or {}).get(project, "")
         requirements.append(str(project) if wanted is None else f"{project}[{wanted or 'test'}]")

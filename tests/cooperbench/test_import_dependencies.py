@@ -215,6 +215,34 @@ def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Pat
     assert native_build(upstream) is None  # optional speed-ups build without a compiler
 
 
+def test_a_compiled_project_is_refused_before_its_unreadable_test_step(tmp_path: Path) -> None:
+    """tiktoken's runner picks its test files in an if block: the import said to give
+    --test-command, and only with one did it say the project needs a Rust compiler, which no
+    option mends. The compiler is named first now; a project that builds still gets the
+    --test-command hint."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    runner = task / "runner.sh"
+    step = next(line for line in runner.read_text().splitlines() if "pytest" in line)
+    runner.write_text(runner.read_text().replace(
+        step, 'if compgen -G "tests/test_feature*.py" > /dev/null; then\n'
+        '    SPEC="tests/test_feature*.py"\nelse\n    SPEC="tests/"\nfi\n'
+        "python -m pytest $SPEC -v"))
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(tmp_path / "dataset"))
+    assert result.exit_code == 1, result.output
+    assert "the test step uses $SPEC" in result.output and "--test-command" in result.output
+    (upstream / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools", "setuptools-rust>=1.5.2"]\n')
+    _point_at(upstream, task, message="a Rust extension")
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(tmp_path / "dataset"))
+    assert result.exit_code == 1, result.output
+    assert ("compiles an extension module, which needs a Rust compiler: its build requires "
+            "setuptools-rust>=1.5.2") in result.output
+    assert "$SPEC" not in result.output and "Traceback" not in result.output
+    assert not any((tmp_path / "dataset").glob("*/task.yaml"))
+
+
 @pytest.mark.full  # the package index, tens of seconds
 def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path) -> None:
     """The real dspy task 8563 (base commit of 2025-07-21): today's litellm fails five of its
