@@ -91,18 +91,21 @@ def decide(
         return early
     assert report is not None  # _before_the_report answers for a missing one
     expected_exit = 0
+    # Ids that fail here whatever the patch (ExpectedTests.always_failing): never counted.
+    ignored = frozenset(expected.always_failing) if expected is not None else frozenset()
     if canaries is not None:
         tampered, forged_outcome = _canary_problem(report, canaries)
         report = without_canaries(report, canaries)
-        real_failures = report.count("failed") + report.count("error")
+        real_failures = sum(case.outcome in ("failed", "error") for case in report.cases
+                            if case.name not in ignored)
         # A missing canary next to real failures is an honest collection error of the test
         # module (it takes the canaries with it): that is a failure, not a forgery. A canary
-        # with the wrong outcome is a forgery whatever else the report says.
+        # with the wrong outcome is a forgery whatever else the report says. Failures that
+        # do not count cannot explain a missing canary.
         if tampered is not None and (forged_outcome or not real_failures):
             return Verdict("tampered", False, tampered)
         # The failing canary makes pytest exit 1; a forged exit status shows as 0.
         expected_exit = 1
-    ignored = frozenset(expected.always_failing) if expected is not None else frozenset()
     if canaries is None and any(case.name in ignored and case.outcome in ("failed", "error")
                                 for case in report.cases):
         expected_exit = 1  # pytest's status for the failures that do not count

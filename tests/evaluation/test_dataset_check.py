@@ -134,6 +134,24 @@ def test_an_always_failing_id_fails_no_run() -> None:
                   expected=expected).passed
 
 
+def test_an_always_failing_id_does_not_excuse_a_missing_canary() -> None:
+    """A missing canary next to real failures is an honest collection error; next to failures
+    of always-failing ids only, it is a report with the canaries taken out."""
+    from arena_bot.evaluation.verdict import Canaries
+
+    canaries = Canaries(must_pass="tests.test_zz_arena::test_ok",
+                        must_fail="tests.test_zz_arena::test_fails")
+    report = JUnitReport(cases=[TestCaseResult(name=n, outcome=o)  # type: ignore[arg-type]
+                                for n, o in {"t.test_a::test_new": "passed",
+                                             "t.test_n::test_download": "error"}.items()])
+    verdict = decide(apply_status="clean", tests_patch_applied=True, setup_exit=None,
+                     exit_code=1, timed_out=False, oom_killed=False, report=report,
+                     canaries=canaries,
+                     expected=ExpectedTests(fail_to_pass=["t.test_a::test_new"],
+                                            always_failing=["t.test_n::test_download"]))
+    assert verdict.status == "tampered", verdict
+
+
 def test_every_expected_id_must_be_present_and_passed() -> None:
     expected = ExpectedTests(fail_to_pass=["t.test_a::test_new"],
                              pass_to_pass=["t.test_b::test_old"])
