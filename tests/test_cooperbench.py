@@ -141,6 +141,49 @@ def test_source_without_the_base_commit_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "dataset" / "textkit-task7").exists()
 
 
+def _task_at(tmp_path: Path, commit: str) -> Path:
+    """TASK_DIR with ``commit`` as its base commit."""
+    task = tmp_path / "cb" / "textkit_task" / "task7"
+    shutil.copytree(TASK_DIR, task)
+    dockerfile = task / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace(BASE_SHA, commit))
+    return task
+
+
+def test_a_shallow_or_incomplete_source_is_named_with_what_to_do(
+        upstream: Path, tmp_path: Path) -> None:
+    """A shallow clone (`git clone --depth`) made a bundle that does not clone (git's "Failed
+    to traverse parents" at the dependency step); a clone lacking an object (a partial clone,
+    a mirror without its large files: CooperBench's Pillow and dspy upstreams here) failed
+    with "git could not bundle: fatal: unable to read <sha>" and a hint to pass a clone with
+    the base commit, which it had."""
+    full = tmp_path / "full"
+    shutil.copytree(upstream, full)
+    (full / "LATER.md").write_text("a second commit, so the base has a parent\n")
+    git("add", "-A", cwd=full)
+    git("commit", "--quiet", "-m", "base with a parent", cwd=full)
+    base = git("rev-parse", "HEAD", cwd=full).strip()
+    task = _task_at(tmp_path, base)
+    shallow = tmp_path / "shallow"
+    git("clone", "--quiet", "--depth", "1", f"file://{full}", str(shallow), cwd=tmp_path)
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(shallow),
+                    "--dest", str(tmp_path / "dataset"))
+    assert result.exit_code == 1, result.output
+    assert f"{shallow} is a shallow clone" in result.output
+    assert f"git -C {shallow} fetch --unshallow" in result.output
+
+    blob = git("rev-parse", f"{base}:textkit/core.py", cwd=full).strip()
+    (full / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # the clone lost that file
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(full),
+                    "--dest", str(tmp_path / "dataset"))
+    assert result.exit_code == 1, result.output
+    assert (f"{full} lacks git object {blob} (textkit/core.py at the base commit): an "
+            "incomplete clone") in result.output
+    assert "complete clone of the upstream repository" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "dataset" / "textkit-task7").exists()
+
+
 @pytest.mark.docker
 def test_imported_task_evaluates_offline(
     upstream: Path, tmp_path: Path, docker_client, base_image: str

@@ -8,7 +8,7 @@ import click
 
 from arena_bot.core.errors import DatasetError
 from arena_bot.core.settings import Settings
-from arena_bot.tasks.cooperbench import import_task, read_task
+from arena_bot.tasks.cooperbench import import_task, suggested_id
 
 
 @click.group("dataset")
@@ -44,20 +44,20 @@ def import_cooperbench(
 ) -> None:
     """Turn the CooperBench task folder TASK_DIR into a task of this project."""
     folder = dest or settings.dataset_dir
-    read = read_task(task_dir, test_command=test_command)
-    if task_id is None:
-        task_id = read.suggested_id()
+    if task_id is None and task_dir.is_dir():
+        task_id = suggested_id(task_dir)
         click.echo(f"task id {task_id} (from the folder names {task_dir.resolve().parent.name}"
                    f"/{task_dir.resolve().name}; choose another with --id)")
-    replacing = force and (folder / task_id).exists()
-    task = import_task(task_dir, dest=folder, source=source, test_command=test_command,
-                       task_id=task_id, force=force, wheels=wheels)
+    replacing = force and task_id is not None and (folder / task_id).exists()
+    imported = import_task(task_dir, dest=folder, source=source, test_command=test_command,
+                           task_id=task_id, force=force, wheels=wheels)
+    task = imported.task
     if replacing:
         click.echo(f"replaced the existing task {task.id} (--force)")
     click.echo(f"imported {task_dir} as {task.root}")
     click.echo(f"  base commit {task.spec.source.commit}, {len(task.features)} feature(s)")
     click.echo(f"  test command: {task.spec.tests.command}")
-    for note in read.notes:
+    for note in imported.notes:
         click.echo(f"  note: {note}")
     click.echo("  next: review category/difficulty in task.yaml, then check the gold patches "
                f"with `arena dataset check {task.id}`")

@@ -68,6 +68,17 @@ class DatasetError(InputError):
     """A task folder in ``dataset/`` is missing or malformed."""
 
 
+class NoWheelError(DatasetError):
+    """A dependency has no wheel for this platform, only its source (building it needs a
+    compiler or system libraries, which task images do not have)."""
+
+    def __init__(self, message: str, *, missing: tuple[str, ...], hint: str | None = None
+                 ) -> None:
+        super().__init__(message, hint=hint)
+        #: The requirements pip found no wheel of.
+        self.missing = missing
+
+
 class SandboxError(ArenaError):
     """The container engine is unreachable or failed in a way that is not the submission's fault."""
 

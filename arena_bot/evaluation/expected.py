@@ -9,6 +9,8 @@ between those runs is flaky: reported and left out, never silently required.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena_bot.core.files import write_atomically
@@ -60,9 +62,18 @@ def check_feature(
     # feature adds) says nothing about its tests: those are classified from the base
     # commit's own tests (no tests patch), where a test that passed keeps passing.
     bare = run(patch="", tests_only=True)
+    pristine: FeatureResult | None = None  # the base commit's own tests, nothing applied
+
+    def untouched() -> FeatureResult:
+        nonlocal pristine
+        if pristine is None:
+            pristine = run(patch="", tests_only=True, with_tests=False)
+        return pristine
+
+    always_failing = _always_failing(golds, untouched)
     problems: list[str] = []
     for number, gold in enumerate(golds, start=1):
-        if gold.status != "passed":
+        if gold.status != "passed" and not _fails_only(gold, always_failing):
             problems.append(_describe(f"gold patch run {number} did not pass", gold))
     if bare.status == "passed":
         problems.append(_describe("the feature's tests already pass on the bare base commit "
@@ -74,8 +85,7 @@ def check_feature(
     bare_outcomes = {case.name: case.outcome for case in bare.tests}
     broken = {case.name for case in bare.tests if case.outcome == "error" and "::" not in case.name}
     if broken:
-        base = run(patch="", tests_only=True, with_tests=False)
-        for case in base.tests:
+        for case in untouched().tests:
             module = split_case(case.name)[0]
             if case.name not in bare_outcomes and any(
                     module == name or module.startswith(name + ".") for name in broken):
@@ -84,8 +94,14 @@ def check_feature(
         fail_to_pass=[n for n in stable_pass if bare_outcomes.get(n) != "passed"],
         pass_to_pass=[n for n in stable_pass if bare_outcomes.get(n) == "passed"],
         flaky=flaky,
+        always_failing=always_failing,
     )
     notes = []
+    if always_failing:
+        notes.append(f"{len(always_failing)} test id(s) fail on the untouched base commit and in "
+                     "every gold run (they cannot pass here: a download the sandbox's missing "
+                     "network stops, a tool the image lacks), left out; their failure counts "
+                     "against no run: " + ", ".join(always_failing[:10]))
     if flaky:
         # Per id: an id that differs between runs (a parametrize id made from uuid1(), a
         # test that fails now and then) is left out and said; the rest is recorded.
@@ -94,6 +110,30 @@ def check_feature(
     if not expected.fail_to_pass and not problems:
         problems.append("no test goes from failing to passing with the gold patch")
     return FeatureCheck(feature=feature_id, expected=expected, problems=problems, notes=notes)
+
+
+_FAILING = ("failed", "error")
+#: The verdict's reason when failing tests are all that is wrong (verdict._outcome_problem).
+_ONLY_FAILURES = re.compile(r"^\d+ test\(s\) failed and \d+ errored$")
+
+
+def _always_failing(golds: list[FeatureResult],
+                    untouched: Callable[[], FeatureResult]) -> list[str]:
+    """Ids failing in every gold run that fail on the untouched base commit as well (run
+    only when a gold run has failures): they fail whatever anyone changes."""
+    failing = [{case.name for case in gold.tests if case.outcome in _FAILING} for gold in golds]
+    common = set.intersection(*failing) if failing else set()
+    if not common:
+        return []
+    before = {case.name for case in untouched().tests if case.outcome in _FAILING}
+    return sorted(common & before)
+
+
+def _fails_only(gold: FeatureResult, always_failing: list[str]) -> bool:
+    """Whether the gold run's only fault is failures of ``always_failing`` ids."""
+    failing = {case.name for case in gold.tests if case.outcome in _FAILING}
+    return (gold.status == "failed" and bool(failing) and failing <= set(always_failing)
+            and _ONLY_FAILURES.match(gold.reason or "") is not None)
 
 
 def write_expected(task: TaskFolder, check: FeatureCheck) -> None:

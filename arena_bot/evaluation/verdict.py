@@ -91,19 +91,26 @@ def decide(
         return early
     assert report is not None  # _before_the_report answers for a missing one
     expected_exit = 0
+    # Ids that fail here whatever the patch (ExpectedTests.always_failing): never counted.
+    ignored = frozenset(expected.always_failing) if expected is not None else frozenset()
     if canaries is not None:
         tampered, forged_outcome = _canary_problem(report, canaries)
         report = without_canaries(report, canaries)
-        real_failures = report.count("failed") + report.count("error")
+        real_failures = sum(case.outcome in ("failed", "error") for case in report.cases
+                            if case.name not in ignored)
         # A missing canary next to real failures is an honest collection error of the test
         # module (it takes the canaries with it): that is a failure, not a forgery. A canary
-        # with the wrong outcome is a forgery whatever else the report says.
+        # with the wrong outcome is a forgery whatever else the report says. Failures that
+        # do not count cannot explain a missing canary.
         if tampered is not None and (forged_outcome or not real_failures):
             return Verdict("tampered", False, tampered)
         # The failing canary makes pytest exit 1; a forged exit status shows as 0.
         expected_exit = 1
+    if canaries is None and any(case.name in ignored and case.outcome in ("failed", "error")
+                                for case in report.cases):
+        expected_exit = 1  # pytest's status for the failures that do not count
     problem = (
-        _outcome_problem(report)
+        _outcome_problem(report, ignored=ignored)
         or _expected_problem(report, expected)
         or (_skipped_own_problem(report, feature_modules)
             if expected is None and skips_fail else None)
@@ -144,12 +151,16 @@ def _before_the_report(
     return None
 
 
-def _outcome_problem(report: JUnitReport) -> Verdict | None:
+def _outcome_problem(report: JUnitReport, *, ignored: frozenset[str] = frozenset()
+                     ) -> Verdict | None:
+    """No test ran, or one failed (``ignored``: ids that fail here whatever the patch,
+    :attr:`ExpectedTests.always_failing`)."""
     ran = [case for case in report.cases if case.outcome != "skipped"]
     if not ran:
         return Verdict("no_tests", False, "no test ran (all skipped or none collected)")
-    failed = report.count("failed")
-    errored = report.count("error")
+    counted = [case for case in report.cases if case.name not in ignored]
+    failed = sum(case.outcome == "failed" for case in counted)
+    errored = sum(case.outcome == "error" for case in counted)
     if failed or errored:
         return Verdict("failed", False, f"{failed} test(s) failed and {errored} errored")
     return None

@@ -34,11 +34,12 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from arena_bot.core.errors import DatasetError, InputError, UsageError
+from arena_bot.core.errors import DatasetError, InputError, NoWheelError, UsageError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.models.task import Task
 from arena_bot.tasks.cooperbench_runner import (
     install_extras,
+    install_fallbacks,
     install_requirements,
     read_test_step,
     script_lines,
@@ -50,7 +51,7 @@ from arena_bot.tasks.dataset import (
     load_task,
     task_dockerfile,
 )
-from arena_bot.tasks.wheels import WHEELS_FILE, pytest_plugins, resolve_wheels
+from arena_bot.tasks.wheels import WHEELS_FILE, native_refusal, pytest_plugins, resolve_wheels
 
 _CLONE = re.compile(
     r"\bgit\s+clone\s+(?:-{1,2}[\w-]+(?:[= ]\d+)?\s+)*(?P<url>(?:https?://|git@)\S+)"
@@ -121,13 +122,29 @@ class CooperBenchTask:
     derived: bool = True
     #: What the runner installs by name (``pip install "pyarrow==20.0.0"``).
     requirements: tuple[str, ...] = ()
+    #: Per install folder, the extras the runner installs it with when the first install
+    #: fails (``|| pip install -e .``: ``""``, the bare project), in order.
+    fallbacks: tuple[tuple[str, ...], ...] = ()
 
     def suggested_id(self) -> str:
-        """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
-        repo = self.root.parent.name.removesuffix("_task")
-        raw = f"{repo}-{self.root.name}".lower()
-        cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw).strip("-._")
-        return cleaned[:80] or "cooperbench-task"
+        """:func:`suggested_id` of the task's folder."""
+        return suggested_id(self.root)
+
+
+def suggested_id(root: Path) -> str:
+    """``<repo>-task<id>`` from ``<repo>_task/task<id>``, as a valid task id."""
+    repo = root.parent.name.removesuffix("_task")
+    raw = f"{repo}-{root.name}".lower()
+    cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw).strip("-._")
+    return cleaned[:80] or "cooperbench-task"
+
+
+@dataclass(frozen=True)
+class Imported:
+    """An imported task and the notes on how it differs from CooperBench's runner."""
+
+    task: TaskFolder
+    notes: tuple[str, ...]
 
 
 def read_dockerfile(path: Path) -> tuple[str, str]:
@@ -193,12 +210,14 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     runner = root / "runner.sh"
     script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
     installs = install_extras(script) or {".": ""}
+    fallbacks = install_fallbacks(script)
     named = install_requirements(script)
     task = CooperBenchTask(root=root, upstream=upstream, commit=commit,
                            test_command=test_command or (step.command if step else ""),
                            features=read_features(root),
                            install_folders=tuple(installs), extras=tuple(installs.values()),
                            derived=not test_command, requirements=named,
+                           fallbacks=tuple(fallbacks.get(folder, ()) for folder in installs),
                            notes=(*(step.notes if step else ()),
                                   *([f"runner.sh installs {', '.join(named)}: resolved into "
                                      "the wheelhouse too"] if named else [])))
@@ -237,11 +256,43 @@ def make_bundle(*, source: str, commit: str, target: Path) -> None:
         _git("clone", "--quiet", "--no-checkout", source, str(clone), what=f"clone {source}")
         _git("-C", str(clone), "cat-file", "-e", f"{commit}^{{commit}}",
              what=f"find the base commit {commit} in {source}")
+        shallow = run_git(("-C", str(clone), "rev-parse", "--is-shallow-repository"))
+        if shallow.ok and shallow.text.strip() == "true":
+            raise InputError(
+                f"{source} is a shallow clone: the task's bundle holds the history up to the "
+                "base commit, and a shallow clone cuts it off (the bundle would not clone)",
+                hint=f"fetch the whole history (git -C {source} fetch --unshallow) or clone "
+                "without --depth, then import again")
         # update-ref, not `branch -f`: the clone of an earlier import has it checked out.
         _git("-C", str(clone), "update-ref", "refs/heads/arena-base", commit, what="branch")
         _git("-C", str(clone), "symbolic-ref", "HEAD", "refs/heads/arena-base", what="HEAD")
-        _git("-C", str(clone), "bundle", "create", "--quiet", str(target), "HEAD",
-             "arena-base", what="bundle")
+        done = run_git(("-C", str(clone), "bundle", "create", "--quiet", str(target), "HEAD",
+                        "arena-base"), timeout=900)
+        if not done.ok:
+            raise _bundle_error(done.stderr, clone=clone, source=source, commit=commit)
+
+
+def _bundle_error(stderr: str, *, clone: Path, source: str, commit: str) -> InputError:
+    """What stopped ``git bundle create``: an object the source lacks (a partial clone made
+    with --filter, a mirror without its large files, a damaged repository) is named, with the
+    file it is at the base commit when it is one; anything else as git said it."""
+    missing = re.search(r"(?:unable to read|missing \w+ object '?)\s*([0-9a-f]{40})", stderr)
+    if missing is None:
+        return InputError(f"git could not bundle: {stderr.strip()[-500:]}",
+                          hint="--source takes a local clone or a git bundle that contains "
+                          "the base commit")
+    sha = missing[1]
+    listed = run_git(("-C", str(clone), "ls-tree", "-r", commit), timeout=900)
+    where = next((line.split("\t", 1)[1] for line in listed.text.splitlines()
+                  if line.split("\t", 1)[0].endswith(f" {sha}")), None)
+    at = (f"{where} at the base commit" if where
+          else "a file of the history before the base commit")
+    return InputError(
+        f"{source} lacks git object {sha} ({at}): an incomplete clone (a partial clone made "
+        "with --filter, or one whose large files are missing); the task's bundle needs every "
+        "object up to the base commit",
+        hint="import from a complete clone of the upstream repository (git clone without "
+        "--filter or --depth)")
 
 
 def import_task(
@@ -253,15 +304,25 @@ def import_task(
     task_id: str | None = None,
     force: bool = False,
     wheels: bool = True,
-) -> TaskFolder:
-    """Import the CooperBench task at ``root`` into ``dest/<id>``; return the loaded task.
+) -> Imported:
+    """Import the CooperBench task at ``root`` into ``dest/<id>``; return the loaded task
+    and what the import read, left out or replaced (notes for the user).
 
     An existing ``dest/<id>`` is an error unless ``force``: then it is replaced only once the
     new folder is complete, so a failed import loses nothing. With ``wheels`` (the default)
     the dependencies are resolved on the host into ``wheels.txt`` (:mod:`arena_bot.tasks.wheels`);
     without, the image only makes the project importable (no dependencies).
     """
-    task = read_task(root, test_command=test_command)
+    try:
+        task = read_task(root, test_command=test_command)
+    except DatasetError as unreadable:
+        if test_command is None and (root / "runner.sh").is_file():
+            # runner.sh's test step could not be read: --test-command is the way out,
+            # unless the project cannot be built here at all, which is said first.
+            compiled = _compiler_refusal(root, source=source)
+            if compiled is not None:
+                raise compiled from unreadable
+        raise
     dest = dest.resolve()  # git runs in other folders: a relative path would land there
     task_id = task_id or task.suggested_id()
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,79}", task_id):
@@ -272,6 +333,7 @@ def import_task(
         raise UsageError(f"task {task_id} already exists", path=target,
                          hint="use --force to replace it, or choose another --id")
     spec_text = _task_yaml(task, task_id=task_id)  # checked before anything is written
+    notes = list(task.notes)
     dest.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{task_id}-", dir=dest))
     try:
@@ -284,7 +346,8 @@ def import_task(
                     target=staging / "repo.bundle")
         steps = install_steps(task.install_folders)
         if wheels:
-            lines, plugins = _resolve(staging / "repo.bundle", task)
+            lines, plugins, resolved = _resolve(staging / "repo.bundle", task)
+            notes.extend(resolved)
             (staging / WHEELS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
             steps = wheel_steps(task.install_folders)
             if task.derived and plugins:  # autoloading is off in the sandbox: load by name
@@ -307,23 +370,87 @@ def import_task(
         staging.rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return load_task(target)
+    return Imported(task=load_task(target), notes=tuple(notes))
 
 
-def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str]]:
+def _compiler_refusal(root: Path, *, source: str | None) -> DatasetError | None:
+    """The compiler refusal of :func:`~arena_bot.tasks.wheels.native_refusal` for the
+    projects runner.sh installs, read from the base commit; None when they build or the
+    source cannot be read (the import's other errors say so)."""
+    try:
+        upstream, commit = read_dockerfile(root / "Dockerfile")
+        script = (root / "runner.sh").read_text(encoding="utf-8", errors="replace")
+        with tempfile.TemporaryDirectory(prefix="arena-import-") as temp:
+            bundle = Path(temp) / "repo.bundle"
+            make_bundle(source=source or upstream, commit=commit, target=bundle)
+            checkout = Path(temp) / "repo"
+            _git("clone", "--quiet", "--no-checkout", str(bundle), str(checkout),
+                 what="check out the bundle")
+            _git("-C", str(checkout), "checkout", "--quiet", commit, what="check out the base")
+            for folder in install_extras(script) or {".": ""}:
+                if (refused := native_refusal(checkout / folder)) is not None:
+                    return refused
+    except InputError:
+        return None
+    return None
+
+
+def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str], list[str]]:
     """The ``wheels.txt`` lines of the task, resolved from a checkout of the base commit,
-    and the pytest plugins among them."""
+    the pytest plugins among them and notes on what was taken. An install a dependency
+    without a wheel stops is replaced by the runner's own fallback for it, when it has one
+    (:func:`_installs_to_try`)."""
     with tempfile.TemporaryDirectory(prefix="arena-wheels-") as temp:
         checkout = Path(temp) / "repo"
         _git("clone", "--quiet", str(bundle), str(checkout), what="check out the bundle")
         _git("-C", str(checkout), "checkout", "--quiet", task.commit, what="check out the base")
         projects = [checkout / folder for folder in task.install_folders]
         dated = run_git(("-C", str(checkout), "log", "-1", "--format=%cI", task.commit))
-        lines = resolve_wheels(projects, dest=Path(temp) / "wheels",
-                               extras=dict(zip(projects, task.extras, strict=True)),
-                               named=task.requirements,
-                               as_of=dated.text.strip() if dated.ok else None)
-        return lines, pytest_plugins(Path(temp) / "wheels")
+        attempts = _installs_to_try(task)
+        notes: list[str] = []
+        for number, extras in enumerate(attempts):
+            wheels = Path(temp) / f"wheels{number}"
+            try:
+                lines = resolve_wheels(projects, dest=wheels,
+                                       extras=dict(zip(projects, extras, strict=True)),
+                                       named=task.requirements,
+                                       as_of=dated.text.strip() if dated.ok else None)
+            except NoWheelError as exc:
+                if number + 1 == len(attempts):
+                    raise
+                changed = [(folder, old, new) for folder, old, new
+                           in zip(task.install_folders, extras, attempts[number + 1],
+                                  strict=True) if old != new]
+                notes.append(
+                    f"{', '.join(exc.missing)} has no wheel (its source needs a compiler), "
+                    "so the wheelhouse installs "
+                    + ", ".join(f"{_spec(folder, new)} instead of {_spec(folder, old)}"
+                                for folder, old, new in changed)
+                    + ": runner.sh's own fallback when that install fails")
+                continue
+            return lines, pytest_plugins(wheels), notes
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _installs_to_try(task: CooperBenchTask) -> list[tuple[str | None, ...]]:
+    """The extras of each install folder, per attempt: the runner's first install (``""``:
+    the ``test`` extra), then its fallbacks (:attr:`CooperBenchTask.fallbacks`; ``None``: the
+    bare project) one at a time, a folder without more keeping its last."""
+    first: tuple[str | None, ...] = task.extras
+    attempts = [first]
+    depth = max((len(fallback) for fallback in task.fallbacks), default=0)
+    for step in range(depth):
+        attempts.append(tuple(
+            (fallback[min(step, len(fallback) - 1)] or None) if fallback else extras
+            for extras, fallback in zip(task.extras, task.fallbacks or
+                                        ((),) * len(task.extras), strict=True)))
+    return attempts
+
+
+def _spec(folder: str, extras: str | None) -> str:
+    """How runner.sh names an install: ``.[test]``, ``./pkg``."""
+    name = "." if folder == "." else f"./{folder}"
+    return f"`{name}`" if extras is None else f"`{name}[{extras or 'test'}]`"
 
 
 def _match_permissions(folder: Path, *, like: Path) -> None:

@@ -125,7 +125,13 @@ def split_commands(line: str) -> list[list[str]]:
     ``$(...)`` and ``2>&1`` apart, and in POSIX mode drops the quotes :func:`expand_word` needs
     (a quoted ``"$VAR"`` is one word, an unquoted one is split).
     """
+    return [words for words, _ in _commands_and_operators(line)]
+
+
+def _commands_and_operators(line: str) -> list[tuple[list[str], str]]:
+    """:func:`split_commands` with the operator that follows each command ("" at the end)."""
     commands: list[list[str]] = [[]]
+    operators: list[str] = []
     word, quote, in_word, i = "", "", False, 0
     while i < len(line):
         char = line[i]
@@ -156,6 +162,7 @@ def split_commands(line: str) -> list[list[str]]:
                 commands[-1].append(word)
             word, in_word = "", False
             commands.append([])
+            operators.append(operator)
             i += len(operator)
             continue
         else:
@@ -163,7 +170,9 @@ def split_commands(line: str) -> list[list[str]]:
         i += 1
     if in_word:
         commands[-1].append(word)
-    return [_without_redirections(words) for words in commands if words]
+    operators.append("")
+    return [(_without_redirections(words), operator)
+            for words, operator in zip(commands, operators, strict=True) if words]
 
 
 def _operator_at(line: str, i: int, word: str) -> str | None:
@@ -567,9 +576,37 @@ def install_extras(text: str) -> dict[str, str]:
     """:func:`install_folders` -> the extras the runner first installs each with
     (``pip install -e ".[dev]"``: ``dev``; ``""`` when it names none)."""
     found: dict[str, str] = {}
+    for folder, extras, _ in _editable_installs(text):
+        found.setdefault(folder, extras)
+    return found
+
+
+def install_fallbacks(text: str) -> dict[str, tuple[str, ...]]:
+    """The extras the runner installs a project with when its first install fails, in
+    order: a failure the runner goes past (``pip install -e ".[test]" || pip install -e .``,
+    ``if pip install -e ".[test]"; then ...; else pip install -e .; fi``: outlines' runners)
+    leads to the next install of the same project (``""``: the bare project). Projects
+    without one are left out."""
+    installs: dict[str, list[tuple[str, bool]]] = {}
+    for folder, extras, tolerated in _editable_installs(text):
+        installs.setdefault(folder, []).append((extras, tolerated))
+    found: dict[str, tuple[str, ...]] = {}
+    for folder, chain in installs.items():
+        after = [extras for index, (extras, _) in enumerate(chain[1:])
+                 if all(tolerated for _, tolerated in chain[: index + 1])]
+        if after:
+            found[folder] = tuple(dict.fromkeys(after))
+    return found
+
+
+def _editable_installs(text: str) -> list[tuple[str, str, bool]]:
+    """Each ``pip install -e`` of the runner in order: the folder (repository-relative),
+    the extras and whether the runner goes on when it fails (the left of ``||``, an ``if``
+    condition)."""
+    found: list[tuple[str, str, bool]] = []
     cwd: str | None = ""
     for _, line in script_lines(text):
-        for words in split_commands(line):
+        for words, operator in _commands_and_operators(line):
             if words[0] == "cd":
                 cwd, _ = _change_directory(words, cwd)
                 continue
@@ -579,7 +616,7 @@ def install_extras(text: str) -> dict[str, str]:
                 continue
             folder, _ = _change_directory(["cd", shlex.quote(target[0])], cwd)
             if folder is not None:
-                found.setdefault(folder or ".", target[1])
+                found.append((folder or ".", target[1], operator == "||" or words[0] == "if"))
     return found
 
 

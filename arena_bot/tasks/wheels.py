@@ -26,7 +26,7 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from arena_bot.core.errors import DatasetError, SandboxError
+from arena_bot.core.errors import ArenaError, DatasetError, NoWheelError, SandboxError
 
 #: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
 #: one place its version is pinned, for task wheelhouses and the offline base image alike.
@@ -88,18 +88,30 @@ def native_build(project: Path) -> str | None:
     return None
 
 
+def native_refusal(project: Path) -> DatasetError | None:
+    """The error refusing ``project`` when it compiles an extension module
+    (:func:`native_build`), or None."""
+    if (needs := native_build(project)) is None:
+        return None
+    return DatasetError(
+        f"the project compiles an extension module, which needs {needs}; "
+        "task images have no compiler",
+        hint="a task needing a compiler cannot be imported as it is: leave it out")
+
+
 def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,
                           timeout=_TIMEOUT, check=False)
 
 
 def resolve_wheels(projects: list[Path], *, dest: Path,
-                   extras: Mapping[Path, str] | None = None,
+                   extras: Mapping[Path, str | None] | None = None,
                    named: tuple[str, ...] = (), as_of: str | None = None) -> list[str]:
     """Download (into ``dest``) the wheels that install ``projects`` with their extras (the
-    runner's, ``extras``; default ``test``), the requirements the runner installs by name
-    (``named``), the test tools, pip and the build backends; return them as sorted
-    ``name==version`` lines. A missing wheel is a DatasetError naming the package.
+    runner's, ``extras``; default ``test``; None: none), the requirements the runner installs
+    by name (``named``), the test tools, pip and the build backends; return them as sorted
+    ``name==version`` lines. A missing wheel is a DatasetError naming the package (a
+    NoWheelError when the index has only its source).
 
     ``as_of`` (an ISO date: the base commit's) resolves the releases uploaded before it,
     the packages the base commit was written against (today's may break its tests: litellm
@@ -112,14 +124,11 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         if not any((project / name).is_file()
                    for name in ("pyproject.toml", "setup.py", "setup.cfg")):
             continue  # no packaging: made importable by a .pth line, nothing to resolve
-        if (needs := native_build(project)) is not None:
-            raise DatasetError(
-                f"the project compiles an extension module, which needs {needs}; "
-                "task images have no compiler",
-                hint="a task needing a compiler cannot be imported as it is: leave it out")
+        if (refused := native_refusal(project)) is not None:
+            raise refused
         requirements.extend(build_requires(project))
-        wanted = (extras or {}).get(project) or "test"
-        requirements.append(f"{project}[{wanted}]")
+        wanted = (extras or {}).get(project, "")
+        requirements.append(str(project) if wanted is None else f"{project}[{wanted or 'test'}]")
     dated = [f"--uploaded-prior-to={as_of}"] if as_of else []
     try:
         _download([*dated, *requirements, *named], dest=dest)
@@ -146,10 +155,16 @@ def _download(requirements: list[str], *, dest: Path) -> None:
     """``pip download`` wheels only; a failure is a DatasetError naming what is missing."""
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
                  *requirements])
+    if done.returncode != 0 and (unknown := re.search(r"no such option: (\S+)", done.stderr)):
+        # Not a resolution failure (the dated download would fall back to today's releases
+        # and the tests meet packages newer than the base commit): this pip is too old.
+        raise ArenaError(
+            f"the pip of {sys.executable} does not know {unknown[1]} (pip 26.0 has it)",
+            hint=f"upgrade it: {sys.executable} -m pip install --upgrade 'pip>=26.0'")
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()
         tail = "\n".join([line for line in said if line.startswith("ERROR:")] or said[-8:])
-        missing = re.findall(r"No matching distribution found for (\S+)", done.stderr)
+        missing = re.findall(r"No matching distribution found for ([^\s;]+)", done.stderr)
         absent = [req for req in missing if not _on_index(req)]
         if absent:
             what = f"{', '.join(absent)} is not on the package index"
@@ -163,6 +178,8 @@ def _download(requirements: list[str], *, dest: Path) -> None:
         else:
             what = "pip could not download the dependencies"
             hint = "check the network to the package index"
+        if missing and not absent:
+            raise NoWheelError(f"{what}:\n{tail}", missing=tuple(missing), hint=hint)
         raise DatasetError(f"{what}:\n{tail}", hint=hint)
 
 

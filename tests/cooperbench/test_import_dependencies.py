@@ -8,6 +8,8 @@ cannot have it.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from click.testing import Result
 from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
+import arena_bot
 from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
 
 
@@ -47,6 +50,66 @@ def test_a_dependency_with_only_a_source_release_is_named_at_import(tmp_path: Pa
     assert "needs a compiler or system libraries" in result.output
     assert "Traceback" not in result.output
     assert not any(dest.glob("*/task.yaml"))  # nothing half-imported
+
+
+@pytest.mark.full  # the package index, tens of seconds
+def test_the_runners_fallback_install_is_taken_when_its_first_needs_a_compiler(
+        tmp_path: Path) -> None:
+    """CooperBench's outlines runners install `-e ".[test]"`, falling back to `-e .` when
+    that fails (`||`, or `if ...; then ...; else ...; fi`); the test extra holds
+    llama-cpp-python, which the index has only as source. The import takes the runner's
+    fallback, naming why (before: it refused the task, though the runner itself goes on)."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    pyproject = upstream / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
+                         'test = ["pycrypto==2.6.1", "six==1.16.0"]\n')
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace(
+        "pip install -e .\n", 'if pip install -e ".[test]" 2>/dev/null; then\n'
+        '    echo "Installed test extras"\nelse\n    pip install -e .\nfi\n'))
+    result, dest = _import_at(tmp_path, upstream, task, message="a test extra with pycrypto")
+    assert result.exit_code == 0, result.output
+    assert ("note: pycrypto==2.6.1 has no wheel (its source needs a compiler), so the "
+            "wheelhouse installs `.` instead of `.[test]`: runner.sh's own fallback when that "
+            "install fails") in result.output
+    wheels = (dest / "textkit-task3" / "wheels.txt").read_text().split()
+    assert not any(w.startswith(("pycrypto", "six")) for w in wheels), wheels
+    assert "pytest==8.3.5" in wheels
+
+
+@pytest.mark.full  # the package index, tens of seconds
+def test_a_pip_without_the_dating_option_is_named_not_silently_undated(tmp_path: Path) -> None:
+    """The dependencies are resolved as of the base commit with pip's --uploaded-prior-to
+    (pip 26.0). A virtual environment made by `python3 -m venv` comes with the Python's
+    bundled pip (23.2 here): the dated download failed on the unknown option and was taken
+    for "nothing resolves as of that date", so today's releases were resolved in silence
+    (dspy task 8563's gold patches then failed five tests on today's litellm)."""
+    old = tmp_path / "old-pip"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(old)], check=True)
+    site = next((old / "lib").glob("python3*/site-packages"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--target", str(site),
+                    "pip==23.2.1"], check=True)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "dated"\nversion = "0.1"\n')
+    # This environment's packages after the old one's own (its pip first on the path).
+    paths = [str(Path(arena_bot.__file__).parents[1]), *sys.path[1:]]
+    script = (f"import sys; sys.path.extend({paths!r})\n"
+              "from pathlib import Path\n"
+              "from arena_bot.core.errors import ArenaError\n"
+              "from arena_bot.tasks.wheels import resolve_wheels\n"
+              "try:\n"
+              f"    resolve_wheels([Path({str(project)!r})], dest=Path({str(tmp_path)!r}) / 'w',"
+              " as_of='2025-06-01T00:00:00Z')\n"
+              "except ArenaError as exc:\n"
+              "    print(exc)\n")
+    done = subprocess.run([str(old / "bin" / "python"), "-c", script], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "does not know --uploaded-prior-to (pip 26.0 has it)" in done.stdout, done.stdout
+    assert "-m pip install --upgrade 'pip>=26.0'" in done.stdout
 
 
 @pytest.mark.full  # the package index, tens of seconds
@@ -150,6 +213,34 @@ def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Pat
     (upstream / "setup.py").write_text((upstream / "setup.py").read_text()
                                        .replace('["textkit/_speed.c"]', '["x.c"], optional=True'))
     assert native_build(upstream) is None  # optional speed-ups build without a compiler
+
+
+def test_a_compiled_project_is_refused_before_its_unreadable_test_step(tmp_path: Path) -> None:
+    """tiktoken's runner picks its test files in an if block: the import said to give
+    --test-command, and only with one did it say the project needs a Rust compiler, which no
+    option mends. The compiler is named first now; a project that builds still gets the
+    --test-command hint."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    runner = task / "runner.sh"
+    step = next(line for line in runner.read_text().splitlines() if "pytest" in line)
+    runner.write_text(runner.read_text().replace(
+        step, 'if compgen -G "tests/test_feature*.py" > /dev/null; then\n'
+        '    SPEC="tests/test_feature*.py"\nelse\n    SPEC="tests/"\nfi\n'
+        "python -m pytest $SPEC -v"))
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(tmp_path / "dataset"))
+    assert result.exit_code == 1, result.output
+    assert "the test step uses $SPEC" in result.output and "--test-command" in result.output
+    (upstream / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools", "setuptools-rust>=1.5.2"]\n')
+    _point_at(upstream, task, message="a Rust extension")
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(tmp_path / "dataset"))
+    assert result.exit_code == 1, result.output
+    assert ("compiles an extension module, which needs a Rust compiler: its build requires "
+            "setuptools-rust>=1.5.2") in result.output
+    assert "$SPEC" not in result.output and "Traceback" not in result.output
+    assert not any((tmp_path / "dataset").glob("*/task.yaml"))
 
 
 @pytest.mark.full  # the package index, tens of seconds

@@ -240,6 +240,22 @@ def test_install_folders_follow_the_runner() -> None:
                           ) == {".": "dev", "c": ""}
 
 
+def test_install_fallbacks_are_the_installs_a_failure_leads_to() -> None:
+    """An install whose failure the runner goes past (`||`, an `if` condition) leads to the
+    next install of the same project; one after an install that must succeed is not a
+    fallback (both run)."""
+    from arena_bot.tasks.cooperbench_runner import install_fallbacks
+
+    assert install_fallbacks("pip install -e '.[test]' || pip install -e .\n") == {".": ("",)}
+    assert install_fallbacks('if uv pip install --system -e ".[test]" 2>/dev/null; then\n'
+                             '  echo ok\nelse\n  uv pip install --system -e .\nfi\n'
+                             ) == {".": ("",)}
+    assert install_fallbacks("pip install -e '.[a]' || pip install -e '.[b]' || "
+                             "pip install -e .\n") == {".": ("b", "")}
+    assert install_fallbacks("pip install -e .\npip install -e '.[dev]'\n") == {}
+    assert install_fallbacks("pip install -e ./c || true\npip install -e .\n") == {}
+
+
 @pytest.mark.docker
 @pytest.mark.full
 def test_subproject_runner_imports_and_checks_offline(tmp_path: Path, base_image: str) -> None:

@@ -79,13 +79,15 @@ def write_fixture_task(
     test_command: str = TEST_COMMAND,
     timeout: int = 60,
     setup: str | None = None,
+    base_files: dict[str, str] | None = None,
 ) -> Path:
     """Write a complete task folder (task.yaml, Dockerfile, repo.bundle, two features) under
-    ``root/<task_id>`` and return it. Same arguments → byte-identical folder."""
+    ``root/<task_id>`` and return it (``base_files``: more files of the base commit). Same
+    arguments → byte-identical folder."""
     work = root / f".{task_id}-src"
     work.mkdir(parents=True)
     git("init", "--quiet", "--initial-branch=main", cwd=work)
-    for path, content in BASE_FILES.items():
+    for path, content in {**BASE_FILES, **(base_files or {})}.items():
         (work / path).parent.mkdir(parents=True, exist_ok=True)
         (work / path).write_text(content)
     (work / "calc.py").write_text(BASE_FILES["calc.py"].replace("VERSION = 2", "VERSION = 1"))
