@@ -179,10 +179,7 @@ class _Reader:
         self.context += self.live[message_id] - known
         if message.get("type") != "gemini":
             return
-        model = _text(message.get("model"))
-        self.metrics.add_model(model)
-        if model:
-            self.model_of.setdefault(message_id, model)
+        self._model(message, message_id)
         usage = message.get("tokens")
         if isinstance(usage, dict):
             self._usage(message_id, _tokens(usage), where, before, written)
@@ -196,15 +193,19 @@ class _Reader:
         for call in calls:
             self._call(call, message_id, where)
 
+    def _model(self, message: dict[str, Any], message_id: str) -> None:
+        """The model a response names: counted, and kept for pricing the message."""
+        model = _text(message.get("model"))
+        self.metrics.add_model(model)
+        if model:
+            self.model_of.setdefault(message_id, model)
+
     def _subagent_message(self, message: dict[str, Any], message_id: str,
                           calls: list[dict[str, Any]]) -> None:
         """A sub-agent's message: its usage, model and tool calls, no activity."""
         if message.get("type") != "gemini":
             return
-        model = _text(message.get("model"))
-        self.metrics.add_model(model)
-        if model:
-            self.model_of.setdefault(message_id, model)
+        self._model(message, message_id)
         usage = message.get("tokens")
         if isinstance(usage, dict):
             known = self.tokens.get(message_id, (0, 0, 0, 0, 0))
