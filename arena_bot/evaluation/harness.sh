@@ -54,8 +54,9 @@ case "$step" in
       if git apply --whitespace=nowarn "$4" 2>&1; then
         applied=clean
       elif git apply --ignore-whitespace --whitespace=nowarn "$4" >/dev/null 2>&1; then
-        # Context that differs only in whitespace (CRLF line endings, trailing spaces):
+        # Context that differs only in whitespace (CRLF line endings, re-indented context):
         # CooperBench's runner.sh applies patches this way first.
+        echo "plain git apply failed; applied with whitespace differences in its context ignored"
         applied=whitespace
       else
         echo "plain git apply failed; trying a 3-way merge"

@@ -17,9 +17,9 @@ from arena_bot.models.common import RecordModel
 
 #: How a patch went onto the base commit: ``clean`` (``git apply``), ``whitespace`` (only
 #: with whitespace differences in its context lines ignored, ``git apply
-#: --ignore-whitespace``, as CooperBench's runner.sh applies patches: line endings, trailing
-#: spaces), ``three_way`` (``git apply --3way``), ``failed`` (did not apply), ``missing``
-#: (no patch to apply).
+#: --ignore-whitespace``, as CooperBench's runner.sh applies patches: CRLF line endings,
+#: re-indented context), ``three_way`` (``git apply --3way``), ``failed`` (did not apply),
+#: ``missing`` (no patch to apply).
 ApplyStatus = Literal["clean", "whitespace", "three_way", "failed", "missing"]
 #: How two agents' patches merged (seed 003's ``merge_status``).
 MergeStatus = Literal["clean", "conflicts", "apply_failed"]
