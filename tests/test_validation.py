@@ -422,6 +422,20 @@ def test_new_test_modules_are_flagged(root: Path) -> None:
     assert "src/test_helper.py" in warning.message
 
 
+def test_new_doctest_text_files_are_flagged(root: Path) -> None:
+    # pytest collects test*.txt as doctests by default: their examples run in the session.
+    patch = GOOD_PATCH + (
+        "diff --git a/src/test_usage.txt b/src/test_usage.txt\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/src/test_usage.txt\n@@ -0,0 +1 @@\n+>>> import calc\n"
+        "diff --git a/docs/usage.txt b/docs/usage.txt\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/docs/usage.txt\n@@ -0,0 +1 @@\n+>>> import calc\n"
+    )
+    diagnostics = _check(write_submission(root, patches={"run-1.patch": patch}), root)
+    (warning,) = diagnostics
+    assert (warning.code, warning.severity, warning.line) == ("adds-test-file", "warning", 10)
+    assert "src/test_usage.txt" in warning.message and "doctests" in warning.message
+
+
 def test_future_date_is_an_error(root: Path) -> None:
     data = valid_data()
     data["date"] = dt.date.today() + dt.timedelta(days=30)

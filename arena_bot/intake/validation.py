@@ -74,6 +74,8 @@ _TOOL_OF_FORMAT: dict[str, tuple[str, tuple[str, ...]]] = {
 
 #: File names pytest collects as test modules by default.
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+#: pytest's default ``--doctest-glob``: such a text file's ``>>>`` examples run as tests.
+_DOCTEST_FILE = re.compile(r"^test.*\.txt$")
 
 @dataclass(frozen=True)
 class SubmissionReport:
@@ -649,11 +651,13 @@ class _SubmissionCheck:
         for file in patch.files:
             if file.status in {"added", "renamed", "copied"} and file.new_path:
                 base = PurePosixPath(file.new_path).name
-                if _TEST_FILE.match(base):
+                if _TEST_FILE.match(base) or _DOCTEST_FILE.match(base):
+                    what = ("as a test module" if base.endswith(".py")
+                            else "as doctests (its `>>>` examples run as tests)")
                     self.add(
                         "adds-test-file",
                         f"patch {name!r} adds {file.new_path!r}, which pytest would collect "
-                        "as a test module (flagged for review)",
+                        f"{what} (flagged for review)",
                         severity="warning", path=self.folder / name, line=file.line,
                         hint="the task's own tests decide; leave your own tests out of the "
                         "patch unless they matter to the reviewer",
