@@ -111,13 +111,14 @@ _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FRAME_HELPERS = (os.sep + "inspect.py", os.sep + "traceback.py")
 
 
-def _build_guard(channel=None):
+def _build_guard(listed, channel=None):
     """Create the emitter and the guard; everything they use is bound here, at load.
 
     Long on purpose: the guard's functions are closures over names bound in this one call
     (never module globals), so code that later replaces a module attribute cannot reach what
     the guard runs. Splitting it into module-level helpers would reopen exactly that.
 
+    ``listed``: the harness's list of the submission's files (:func:`_listed`, read once).
     ``channel``: in a Python process the tests' process started (:func:`_install_child`),
     the descriptor of the test process's stream it writes to; then every finding goes out
     as a run of its own (as it does from a forked child of the test process).
@@ -135,9 +136,9 @@ def _build_guard(channel=None):
     first = fstat(out)
     identity = (first.st_dev, first.st_ino)
     nonce = os.urandom(12).hex()
-    repo = _read_root()
+    repo = _read_root(listed)
     here = realpath(os.getcwd())  # where pytest started: a sub-project of a monorepo
-    changed = _read_changed(root=repo)
+    changed = _read_changed(listed, root=repo)
     getcwd, join, normpath = os.getcwd, os.path.join, os.path.normpath
     counter = [0]
     busy = set()  # threads inside the audit hook: per thread, so no thread can mask another
@@ -940,23 +941,23 @@ def _cwd():
     return os.path.realpath(os.getcwd())
 
 
-def _read_root():
+def _read_root(listed):
     """The repository's root, the folder the changed files' paths are relative to: the
     harness names it (``root``), since a test command may start pytest in a sub-project
     (``cd pkg-core && python -m pytest``) while the patch's paths start at the root. It sits
     in the root-owned ``/arena``, so nothing in the patch or the repository can move it.
-    Without it (a run the harness did not list), the working directory."""
-    root = _listed().get("root")
+    Without it (a run the harness did not list), the working directory. ``listed``: the
+    harness's list (:func:`_listed`)."""
+    root = listed.get("root")
     if isinstance(root, str) and os.path.isabs(root) and os.path.isdir(root):
         return os.path.realpath(root)
     return _cwd()
 
 
-def _read_changed(key="changed", root=None):
+def _read_changed(listed, key="changed", root=None):
     """The submission's changed (or, with ``key="added"``, newly added) files (relative to
-    the repository's root); none when the harness wrote no list (the dataset check's bare
-    runs)."""
-    listed = _listed()
+    the repository's root) in the harness's list (:func:`_listed`); none when the harness
+    wrote no list (the dataset check's bare runs)."""
     names = listed.get(key, ())
     files = _Files(name for name in (names if isinstance(names, list) else ())
                    if isinstance(name, str))
@@ -1399,8 +1400,9 @@ def _watch_environment(review, repo, changed):
 def _install(public):
     """Start the guard; its hooks go into ``public``, this module's namespace (pytest reads
     them there)."""
+    listed = _listed()  # read once: the root, the changed and the added files
     emit, tamper, _review, origin, audit, repo, changed, (started, ran_pytest, out) = (
-        _build_guard())
+        _build_guard(listed))
     sys.addaudithook(audit)
     # Emitted at load, before any code of the repository (even a conftest.py) runs: the
     # nonce of this run is the first thing the harness reads.
@@ -1420,7 +1422,7 @@ def _install(public):
     _watch_process_starts(started, ran_pytest)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
-    probe = _build_probes(_review, repo, changed, _read_changed("added"))
+    probe = _build_probes(_review, repo, changed, _read_changed(listed, "added"))
     hooks = _hooks(emit, tamper, origin, snapshot, repo, (*verifier, probe))
     public.update(hooks)
     # Taken last, so it holds this module's own hook functions too.
@@ -1438,7 +1440,7 @@ def _install_child(channel):
     submission's code (it runs pytest again there); each finding is a run of its own on the
     stream. No pytest hooks: this process runs no test of the harness's."""
     _emit, _tamper, _review, _origin, audit, _repo, _changed, (started, ran_pytest, _out) = (
-        _build_guard(channel))
+        _build_guard(_listed(), channel))
     sys.addaudithook(audit)
     _watch_process_starts(started, ran_pytest)
     return {}
