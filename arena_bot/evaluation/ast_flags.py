@@ -282,8 +282,9 @@ def _visit(tree: ast.Module, *, top_level: bool) -> Iterator[AstFlag]:
 
 
 def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterator[AstFlag]:
-    if _encoded(node):
-        yield AstFlag(node.lineno, _ENCODED, "hidden_code")  # type: ignore[attr-defined]
+    hidden = _hidden_data(node)
+    if hidden is not None:
+        yield AstFlag(node.lineno, hidden, "hidden_code")  # type: ignore[attr-defined]
     if isinstance(node, ast.ClassDef):
         yield from _always_equal(node, functions)
         yield from _import_hook(node)
@@ -296,10 +297,6 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
                 yield AstFlag(node.lineno, reason, "introspection")
     elif isinstance(node, ast.Call):
         yield from _call_flags(node, functions)
-    elif isinstance(node, ast.Constant | ast.List | ast.Tuple):
-        kind = compressed_format(_literal_bytes(node))
-        if kind:
-            yield AstFlag(node.lineno, "holds " + _COMPRESSED.format(kind), "hidden_code")
     elif isinstance(node, ast.Subscript) and _pieces(node.slice):
         yield AstFlag(node.lineno, "looks up a name spelled in pieces (hides what it reaches)",
                       "computed_name")
@@ -847,6 +844,17 @@ def literals_of(source: str) -> TestLiterals:
     return TestLiterals(found, _row_pairs(tree))
 
 
+def _hidden_data(node: ast.AST) -> str | None:
+    """Why the literal data ``node`` spells is hidden from a reader of the patch: a whole
+    compressed stream (:func:`compressed_format`), or base64 or hex of text, code or packed
+    data (:func:`_encoded`); ``None`` for anything else."""
+    if isinstance(node, ast.Constant | ast.List | ast.Tuple):
+        kind = compressed_format(_literal_bytes(node))
+        if kind:
+            return "holds " + _COMPRESSED.format(kind)
+    return _ENCODED if _encoded(node) else None
+
+
 def _encoded(node: ast.AST) -> bool:
     """Whether ``node`` spells base64 or hex of text, code or packed data (see
     :func:`_encoded_text`): a literal, pieces of literals added up or joined, or a list of
@@ -887,6 +895,8 @@ def _encoded_text(value: str | bytes) -> bool:
         return False
     readable = sum(char.isprintable() or char in "\n\r\t" for char in text)
     return len(text) >= 16 and readable >= 0.95 * len(text)
+
+
 def _literal_bytes(node: ast.AST) -> bytes | None:
     """The bytes a literal of the code spells: a bytes or (Latin-1) text constant, pieces of
     them added together, a list or tuple of byte values, ``bytes(...)``/``bytearray(...)`` of
