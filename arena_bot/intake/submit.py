@@ -28,7 +28,7 @@ from arena_bot.intake.diagnostics import Diagnostic
 from arena_bot.intake.patches import ProtectedPaths, protected_paths_for
 from arena_bot.intake.submissions import SUBMISSION_FILE, load_submission
 from arena_bot.intake.transcripts import (
-    SUBAGENT_FILES_HINT,
+    SUBAGENTS,
     TranscriptMetrics,
     read_transcript,
     subagent_files,
@@ -172,7 +172,8 @@ def _missing(
         gaps.append(f"{name}: execution_time (no timestamps; recorded as 0 = not recorded)")
     if metrics.unread_subagents:
         shown = ", ".join(sorted(metrics.unread_subagents)[:5])
-        where = SUBAGENT_FILES_HINT.get(format_name, "their files were not found")
+        where = (SUBAGENTS[format_name][1] if format_name in SUBAGENTS
+                 else "their files were not found")
         gaps.append(f"{name}: the usage of sub-agent(s) {shown} ({where}, then submit again)")
     if cost is None:
         unpriced = [model for model in metrics.models if prices.lookup(model) is None]

@@ -37,23 +37,23 @@ READERS: dict[str, Callable[[Path], TranscriptMetrics]] = {
 }
 
 
-#: Where a format's sub-agent files are, for a contributor whose copy lacks them.
-SUBAGENT_FILES_HINT = {
-    "claude-code": "their agent-<id>.jsonl files were not found beside the session: copy the "
-    "session's folder too",
-    "gemini-cli": "their <id>.jsonl files were not found in the folder named by the session's "
-    "id beside it (chats/<session id>/): copy that folder too",
+#: Formats whose sub-agents write session files of their own (Claude Code 2.x, Gemini CLI
+#: 0.39+), read with the session and stored appended to it by ``arena submit``: how to find
+#: them beside the session, and where a contributor whose copy lacks them should look.
+SUBAGENTS: dict[str, tuple[Callable[[Path], list[Path]], str]] = {
+    "claude-code": (claude_subagent_files, "their agent-<id>.jsonl files were not found "
+                    "beside the session: copy the session's folder too"),
+    "gemini-cli": (gemini_subagent_files, "their <id>.jsonl files were not found in the "
+                   "folder named by the session's id beside it (chats/<session id>/): copy "
+                   "that folder too"),
 }
 
 
 def subagent_files(path: Path, format_name: str) -> list[Path]:
-    """The sub-agent session files read with ``path`` (Claude Code 2.x, Gemini CLI 0.39+),
-    which ``arena submit`` stores appended to it; none for the other formats."""
-    if format_name == "claude-code":
-        return claude_subagent_files(path)
-    if format_name == "gemini-cli":
-        return gemini_subagent_files(path)
-    return []
+    """The sub-agent session files read with ``path`` (:data:`SUBAGENTS`); none for the
+    other formats."""
+    found = SUBAGENTS.get(format_name)
+    return found[0](path) if found is not None else []
 
 
 def read_transcript(*, path: Path, format_name: str) -> TranscriptMetrics:
@@ -71,5 +71,4 @@ def read_transcript(*, path: Path, format_name: str) -> TranscriptMetrics:
                          hint=f"check --format: no {format_name} transcript nests so deep") from exc
 
 
-__all__ = ["READERS", "SUBAGENT_FILES_HINT", "TranscriptMetrics", "read_transcript",
-           "subagent_files"]
+__all__ = ["READERS", "SUBAGENTS", "TranscriptMetrics", "read_transcript", "subagent_files"]
