@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena_bot.cli import _COMMANDS, main
@@ -40,3 +43,40 @@ def test_every_declared_command_loads_and_keeps_the_declared_help() -> None:
     for name, entry in _COMMANDS.items():
         assert f"  {name} " in listing
         assert entry.short_help in listing
+
+
+#: The ``arena`` program as its console script starts it (the entry point pyproject declares,
+#: loaded the way the installed script loads it), with an exit callback that says when the
+#: interpreter is exiting and then waits: a stand-in for the slow ones a command leaves (the
+#: Docker client's connection pools close there).
+_PROGRAM_EXITING = """
+import atexit, sys, time
+from importlib.metadata import entry_points
+program = entry_points(group="console_scripts")["arena"].load()
+atexit.register(time.sleep, 30)
+atexit.register(print, "exiting", file=sys.stderr, flush=True)
+sys.argv = ["arena", "--root", sys.argv[1], "config", "show"]
+sys.exit(program())
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_program_exits_ends_it_quietly(tmp_path: Path, sig: int) -> None:
+    """A Ctrl-C landing after the command has returned, as the interpreter exits, ends the
+    process by the signal's default action: no KeyboardInterrupt in an exit callback (which
+    Python prints with a traceback), and what the command printed is all there."""
+    with subprocess.Popen([sys.executable, "-c", _PROGRAM_EXITING, str(tmp_path)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        assert process.stderr.readline() == "exiting\n"
+        process.send_signal(sig)
+        output, errors = process.communicate(timeout=20)
+    assert process.returncode == -sig, errors
+    assert "Traceback" not in errors and "Exception ignored" not in errors, errors
+    assert output.startswith("configuration: no arena.yaml") and "scoring.policy" in output
+
+
+def test_a_command_invoked_in_process_leaves_the_callers_handlers() -> None:
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    assert CliRunner().invoke(main, ["config", "show"]).exit_code == 0
+    assert {sig: signal.getsignal(sig) for sig in before} == before

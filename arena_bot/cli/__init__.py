@@ -9,6 +9,7 @@ import faulthandler
 import importlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,18 +65,41 @@ class ArenaGroup(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    #: Set by :func:`run`, the ``arena`` program: once its command has returned, SIGINT and
+    #: SIGTERM take their default action. Unset when a command is invoked in-process (the
+    #: tests' CliRunner), whose caller keeps its own handlers.
+    program = False
+
     def invoke(self, ctx: click.Context) -> Any:
-        with _sigterm_as_interrupt():
-            try:
-                return super().invoke(ctx)
-            except ArenaError as exc:
-                click.secho(f"error: {exc}", fg="red", err=True)
-                ctx.exit(exc.exit_code)
-            except KeyboardInterrupt as exc:
-                # Every cleanup on the way here (containers killed and removed, temporary
-                # files of the result store deleted) has already run.
-                click.echo("interrupted", err=True)
-                ctx.exit(143 if isinstance(exc, Terminated) else 130)
+        try:
+            with _sigterm_as_interrupt():
+                try:
+                    return super().invoke(ctx)
+                except ArenaError as exc:
+                    click.secho(f"error: {exc}", fg="red", err=True)
+                    ctx.exit(exc.exit_code)
+                except KeyboardInterrupt as exc:
+                    # Every cleanup on the way here (containers killed and removed,
+                    # temporary files of the result store deleted) has already run.
+                    click.echo("interrupted", err=True)
+                    ctx.exit(143 if isinstance(exc, Terminated) else 130)
+        finally:
+            if self.program:
+                _default_signals()
+
+
+def _default_signals() -> None:
+    """The command has returned and its cleanups have run: what it printed is flushed, and a
+    signal from here to the interpreter's end ends the process by its default action (a shell
+    reports 130 or 143). Left as they were, a Ctrl-C landing while the interpreter exits
+    raised KeyboardInterrupt inside an exit callback (the Docker client's connection pools
+    close there), which Python prints with a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
 
 
 class Terminated(KeyboardInterrupt):
@@ -165,3 +189,10 @@ def main(ctx: click.Context, root: Path | None) -> None:
         # stderr (the interrupt tests send it before they kill a command that hangs).
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     ctx.obj = Settings.from_env(root=root)
+
+
+def run() -> None:
+    """The ``arena`` program (the console script): :data:`main`, with the default action of
+    SIGINT and SIGTERM back once its command has returned (see :func:`_default_signals`)."""
+    main.program = True
+    main()
