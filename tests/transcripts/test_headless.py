@@ -1,0 +1,292 @@
+"""Agents run headless, as benchmark harnesses capture them, read right.
+
+CooperBench (the benchmark this board is built around) runs Claude Code as
+``claude --verbose --output-format=stream-json -p ... 2>&1 | tee`` and keeps that output as
+``<agent>_stream.jsonl`` beside ``<agent>_session.jsonl`` (every session file under the
+config folder, concatenated), runs mini-swe-agent 2.x with compaction (``<agent>_full_traj.json``
+with ``segments``), and writes its own ``agent<N>_traj.json`` and ``result.json`` per run.
+Codex is commonly run as ``codex exec --json``. The real captures used here are in
+``corpus/`` (see its README); the CooperBench runner files are written the way its runner and
+agent code write them (``src/cooperbench/runner/coop.py``, ``agents/mini_swe_agent_v2``,
+upstream @44b4a7a), as no public run folder was found.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.transcript_reference import read as reference_read
+
+from arena_bot.core.errors import InputError
+from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts.claude_code import read_claude_code_files, subagent_files
+
+CORPUS = Path(__file__).parent / "corpus"
+STREAM = CORPUS / "claude-code/headless-2.1/basic_query.ndjson"
+RESULT = CORPUS / "claude-code/headless-2.1/result_success.json"
+EXEC = CORPUS / "codex/exec/03_write_schema.jsonl"
+SESSION_21 = CORPUS / "claude-code/codemie-2.1/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl.gz"
+
+
+def figures(path: Path, fmt: str) -> dict[str, Any]:
+    metrics = read_transcript(path=path, format_name=fmt)
+    return {
+        "uncached": metrics.prompt_tokens, "cache_read": metrics.cache_read_tokens,
+        "cache_write": metrics.cache_write_tokens, "output": metrics.completion_tokens,
+        "tool_calls": metrics.tool_calls, "iterations": metrics.iterations,
+        "seconds": round(metrics.wall_clock_seconds, 3), "models": sorted(metrics.models),
+    }
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+# --- Claude Code: stream-json and json output ------------------------------------------
+
+
+def test_a_stream_takes_the_result_events_output_not_the_partial_count_printed_mid_stream(
+) -> None:
+    """The real 2.1.7 stream: its one reply's line says 5 output tokens (printed when the
+    text block was complete), its result 25; the time is the result's duration_ms."""
+    assert json.loads(lines(STREAM)[1])["message"]["usage"]["output_tokens"] == 5
+    got = figures(STREAM, "claude-code")
+    assert (got["output"], got["seconds"], got["iterations"]) == (25, 2.36, 1)
+
+
+def test_stderr_captured_with_the_stream_is_passed_over(tmp_path: Path) -> None:
+    """CooperBench pipes `2>&1 | tee`: a warning line among the events changes nothing."""
+    noisy = tmp_path / "agent1_stream.jsonl"
+    first, *rest = lines(STREAM)
+    noisy.write_text("\n".join(["(node:17) Warning: something deprecated", first,
+                                "Error: a transient fetch failure, retrying", *rest]) + "\n")
+    assert figures(noisy, "claude-code") == figures(STREAM, "claude-code")
+
+
+def test_a_stream_cut_off_before_its_result_is_refused_naming_the_session_file(
+    tmp_path: Path,
+) -> None:
+    cut = tmp_path / "agent1_stream.jsonl"
+    cut.write_text("\n".join(lines(STREAM)[:-1]) + "\n")
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=cut, format_name="claude-code")
+    assert "no final `result` event" in caught.value.message
+    assert str(cut) in str(caught.value)
+    assert "1d1e46f9-35c7-4834-b529-846d5bb82288.jsonl" in (caught.value.hint or "")
+    assert "<agent>_session.jsonl" in (caught.value.hint or "")
+
+
+def test_the_result_alone_reads_its_model_usage_turns_and_time() -> None:
+    """`--output-format json`: modelUsage (what costUSD bills) is larger than usage, which
+    leaves calls out; iterations are num_turns; tool calls are not shown, so unchecked."""
+    document = json.loads(RESULT.read_text())
+    assert document["usage"]["output_tokens"] < document["modelUsage"][
+        "claude-opus-4-5-20251101"]["outputTokens"]
+    metrics = read_transcript(path=RESULT, format_name="claude-code")
+    assert metrics.usage_by_model == {"claude-opus-4-5-20251101": (38, 28775, 31159, 765)}
+    assert (metrics.iterations, metrics.wall_clock_seconds) == (2, 8.722)
+    assert metrics.unverifiable == {"tool_calls"}
+
+
+def test_the_result_printed_on_one_line_and_the_verbose_array_read_alike(tmp_path: Path) -> None:
+    one_line = tmp_path / "out.json"
+    one_line.write_text(json.dumps(json.loads(RESULT.read_text())) + "\n")
+    assert figures(one_line, "claude-code") == figures(RESULT, "claude-code")
+    array = tmp_path / "verbose.json"  # --output-format json --verbose: every event, one array
+    array.write_text(json.dumps([json.loads(line) for line in lines(STREAM)]))
+    assert figures(array, "claude-code") == figures(STREAM, "claude-code")
+    assert reference_read("claude-code", [array]) == figures(STREAM, "claude-code")
+
+
+def test_a_sub_agents_turns_printed_inline_are_counted_and_priced_per_model(
+    tmp_path: Path,
+) -> None:
+    """Sub-agent replies come inline with `parent_tool_use_id`; the result's modelUsage
+    holds every model the run used, each priced at its own rates."""
+    events = [json.loads(line) for line in lines(STREAM)]
+    sub = json.loads(json.dumps(events[1]))
+    sub["message"]["id"] = "msg_sub"
+    sub["message"]["model"] = "claude-haiku-4-5-20251001"
+    sub["message"]["content"] = [{"type": "tool_use", "id": "toolu_sub", "name": "Edit",
+                                  "input": {"file_path": "/w/a.py", "old_string": "a",
+                                            "new_string": "b"}}]
+    sub["parent_tool_use_id"] = "toolu_task"
+    result = events[-1]
+    result["modelUsage"] = {
+        "claude-opus-4-5-20251101": {"inputTokens": 10, "outputTokens": 25,
+                                     "cacheReadInputTokens": 0,
+                                     "cacheCreationInputTokens": 21570},
+        "claude-haiku-4-5-20251001": {"inputTokens": 7, "outputTokens": 90,
+                                      "cacheReadInputTokens": 100,
+                                      "cacheCreationInputTokens": 0}}
+    path = tmp_path / "stream.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in [*events[:2], sub, result]))
+    metrics = read_transcript(path=path, format_name="claude-code")
+    assert metrics.usage_by_model["claude-haiku-4-5-20251001"] == (7, 100, 0, 90)
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (17, 115)
+    assert (metrics.iterations, metrics.tool_calls) == (2, 1)
+    assert metrics.edited_files == {"/w/a.py"}
+    assert reference_read("claude-code", [path])["output"] == 115
+
+
+def test_cooperbench_session_concatenation_counts_each_call_once(tmp_path: Path) -> None:
+    """`<agent>_session.jsonl` is `find .../projects -name '*.jsonl' | xargs cat`: the session
+    and its sub-agent files in whatever order find lists them. Read as one file it gives the
+    figures of the files read together, in either order."""
+    files = [SESSION_21, *subagent_files(SESSION_21)]
+    together = read_claude_code_files(files)
+    for order in (files, files[::-1]):
+        joined = tmp_path / "agent1_session.jsonl"
+        joined.write_bytes(b"".join(gzip.decompress(path.read_bytes()) for path in order))
+        metrics = read_transcript(path=joined, format_name="claude-code")
+        assert (metrics.prompt_total, metrics.completion_tokens, metrics.iterations,
+                metrics.tool_calls) == (together.prompt_total, together.completion_tokens,
+                                        together.iterations, together.tool_calls)
+
+
+# --- CooperBench's runner files ---------------------------------------------------------
+
+
+def runner_traj(messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """``agent<N>_traj.json`` as src/cooperbench/runner/coop.py writes it."""
+    return {"repo": "dottxt_ai_outlines_task", "task_id": 1655, "feature_id": 6,
+            "agent_id": "agent1", "model": "anthropic/claude-sonnet-4-5", "status": "Submitted",
+            "cost": 0.5, "steps": extra.pop("steps", 2), "messages": messages, **extra}
+
+
+def reply(number: int, *, prompt: int, cached: int, output: int, summary: bool = False,
+          command: str = "ls") -> dict[str, Any]:
+    """An assistant message as mini_swe_agent_v2's LitellmModel.query returns it."""
+    extra: dict[str, Any] = {
+        "response": {"id": f"chatcmpl-{number}", "model": "claude-sonnet-4-5",
+                     "usage": {"prompt_tokens": prompt, "completion_tokens": output,
+                               "prompt_tokens_details": {"cached_tokens": cached}}},
+        "cost": 0.01, "timestamp": 1_760_000_000.0 + number * 10}
+    if summary:
+        extra["summary"] = True
+    else:
+        extra["actions"] = [{"tool_name": "bash", "tool_call_id": f"call_{number}",
+                             "command": command}]
+    return {"role": "assistant", "content": "", "extra": extra}
+
+
+def test_a_claude_code_run_trajectory_of_cooperbench_is_refused_for_its_stream(
+    tmp_path: Path,
+) -> None:
+    """For Claude Code runs CooperBench keeps only role and text (parse_session_jsonl)."""
+    path = tmp_path / "agent1_traj.json"
+    path.write_text(json.dumps(runner_traj([{"role": "user", "content": "task"},
+                                             {"role": "assistant", "content": "done"}]),
+                               indent=2))
+    for fmt in ("claude-code", "swe-agent"):
+        with pytest.raises(InputError) as caught:
+            read_transcript(path=path, format_name=fmt)
+        assert "carry no usage" in caught.value.message and str(path) in str(caught.value)
+        assert "<agent>_stream.jsonl" in (caught.value.hint or "")
+
+
+def test_cooperbench_result_json_is_refused_as_a_summary(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({
+        "repo": "r", "task_id": 1, "features": [1, 2], "setting": "coop", "run_id": "ab12",
+        "run_name": "n", "agent_framework": "claude_code", "model": "claude-sonnet-4-5",
+        "duration_seconds": 100.0, "agents": {"agent1": {"input_tokens": 10}},
+        "total_cost": 1.0, "total_steps": 3}, indent=2))
+    for fmt in ("claude-code", "swe-agent"):
+        with pytest.raises(InputError) as caught:
+            read_transcript(path=path, format_name=fmt)
+        assert "run summary (result.json)" in caught.value.message
+        assert "<agent>_stream.jsonl" in (caught.value.hint or "")
+
+
+def test_a_mini_swe_agent_run_trajectory_reads_its_model_and_steps(tmp_path: Path) -> None:
+    path = tmp_path / "agent1_traj.json"
+    path.write_text(json.dumps(runner_traj([
+        {"role": "system", "content": "s"}, {"role": "user", "content": "task"},
+        reply(1, prompt=1000, cached=0, output=50),
+        {"role": "tool", "content": "out", "tool_call_id": "call_1"},
+        reply(2, prompt=1200, cached=900, output=70)]), indent=2))
+    metrics = read_transcript(path=path, format_name="swe-agent")
+    assert metrics.models == ["anthropic/claude-sonnet-4-5"]
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens) == (
+        1300, 900, 120)
+    assert (metrics.iterations, metrics.tool_calls, metrics.wall_clock_seconds) == (2, 2, 10.0)
+
+
+def compacted_run() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A run compacted once, as DefaultAgent keeps it: calls 1-3, the summary call (4), calls
+    5-6; after compaction ``messages`` = prefix + summary + the 2 kept turns + later ones."""
+    prefix = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"}]
+    calls = [reply(n, prompt=1000 * n, cached=500 * n, output=10 * n) for n in (1, 2, 3)]
+    summary = reply(4, prompt=5000, cached=0, output=400, summary=True)
+    later = [reply(n, prompt=2000, cached=1500, output=10 * n) for n in (5, 6)]
+    messages = [*prefix, summary, calls[1], calls[2], *later]
+    summarizer_input = [{k: v for k, v in m.items() if k != "extra"}
+                        for m in [*prefix, calls[0]]]
+    segments = [
+        {"kind": "solver", "messages": [*prefix, *calls]},
+        {"kind": "summarizer", "messages": [*summarizer_input,
+                                            {"role": "user", "content": "summarize"}, summary]},
+        {"kind": "solver", "messages": messages},
+    ]
+    full = {"info": {"model_stats": {"instance_cost": 1.0, "api_calls": 5},
+                     "config": {"model": {"model_name": "anthropic/claude-sonnet-4-5"}},
+                     "mini_version": "2.1.0", "exit_status": "Submitted", "submission": ""},
+            "messages": messages, "trajectory_format": "mini-swe-agent-1.1",
+            "segments": segments}
+    return messages, full
+
+
+def test_a_compacted_full_trajectory_counts_every_call_once(tmp_path: Path) -> None:
+    """Calls 2 and 3 are in both solver segments and in messages, the summary call in the
+    summarizer segment too; each is counted once, and none before the compaction is lost."""
+    _messages, full = compacted_run()
+    path = tmp_path / "agent1_full_traj.json"
+    path.write_text(json.dumps(full, indent=2))
+    metrics = read_transcript(path=path, format_name="swe-agent")
+    prompt = 1000 + 2000 + 3000 + 5000 + 2000 + 2000
+    cached = 500 + 1000 + 1500 + 0 + 1500 + 1500
+    assert metrics.prompt_total == prompt and metrics.cache_read_tokens == cached
+    assert metrics.completion_tokens == 10 + 20 + 30 + 400 + 50 + 60
+    assert (metrics.iterations, metrics.tool_calls) == (5, 5)
+    assert reference_read("swe-agent", [path])["output"] == metrics.completion_tokens
+
+
+def test_a_compacted_run_trajectory_is_refused_for_the_full_one(tmp_path: Path) -> None:
+    messages, _full = compacted_run()
+    path = tmp_path / "agent1_traj.json"
+    path.write_text(json.dumps(runner_traj(messages, steps=5), indent=2))
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=path, format_name="swe-agent")
+    assert "was compacted" in caught.value.message and str(path) in str(caught.value)
+    assert "agent1_full_traj.json" in (caught.value.hint or "")
+
+
+# --- Codex: exec --json ------------------------------------------------------------------
+
+
+def test_codex_exec_output_is_read_from_its_turn_usage(tmp_path: Path) -> None:
+    """Without the recorder's last line the old reader found nothing at all in it."""
+    bare = tmp_path / "codex.jsonl"
+    bare.write_text("\n".join(line for line in lines(EXEC) if line.startswith("{")) + "\n")
+    got = figures(bare, "codex")
+    assert (got["uncached"], got["cache_read"], got["output"], got["tool_calls"]) == (
+        65116 - 41856, 41856, 237, 3)
+    metrics = read_transcript(path=bare, format_name="codex")
+    assert {"iterations", "execution_time"} <= metrics.unverifiable
+    assert metrics.activity is not None and metrics.activity.shell_writes
+
+
+def test_codex_exec_output_without_a_completed_turn_is_refused_naming_the_rollout(
+    tmp_path: Path,
+) -> None:
+    cut = tmp_path / "codex.jsonl"
+    cut.write_text("\n".join(line for line in lines(EXEC) if "turn.completed" not in line))
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=cut, format_name="codex")
+    assert "no `turn.completed`" in caught.value.message and str(cut) in str(caught.value)
+    assert "rollout-*01a0b709-0a31-7e81-90b8-c77cc867c4a0.jsonl" in (caught.value.hint or "")
