@@ -290,3 +290,47 @@ def test_codex_exec_output_without_a_completed_turn_is_refused_naming_the_rollou
         read_transcript(path=cut, format_name="codex")
     assert "no `turn.completed`" in caught.value.message and str(cut) in str(caught.value)
     assert "rollout-*01a0b709-0a31-7e81-90b8-c77cc867c4a0.jsonl" in (caught.value.hint or "")
+
+
+# --- Claude Code: several prompts in one process -----------------------------------------
+
+#: An excerpt of a real stream (the second prompt of one process, `--include-partial-messages
+#: --replay-user-messages`): jonasthim/styr @ facefc88af488d162c7dcfbb83a3d5a2b7008cc7,
+#: internal/harness/claude/testdata/04_multi_turn.jsonl, its last ten lines, unchanged.
+#: Its result's `usage` is that prompt's call (2 uncached, 3 output); its `modelUsage` is the
+#: process's running total over both prompts (4 uncached, 7 output: the first prompt's 2 and
+#: 4 included), and `total_cost_usd` (0.8116295) is that total's `costUSD`.
+PARTIAL = Path(__file__).parent / "data" / "claude_code_stream_partial_messages.jsonl"
+
+
+def test_partial_message_events_and_replayed_prompts_add_nothing() -> None:
+    metrics = read_transcript(path=PARTIAL, format_name="claude-code")
+    assert metrics.usage_by_model == {"claude-fable-5-1": (4, 30238, 40184, 7)}
+    assert (metrics.iterations, metrics.tool_calls, metrics.wall_clock_seconds) == (1, 0, 2.375)
+
+
+def test_several_results_take_the_last_running_total_not_their_sum(tmp_path: Path) -> None:
+    """The first prompt's result, as that process printed it before the second (the figures
+    the second one's running total implies): summing both modelUsage would count the first
+    prompt twice; without modelUsage (older Claude Code) each result's usage is summed."""
+    second = json.loads(lines(PARTIAL)[-1])
+    first = json.loads(json.dumps(second))
+    first.update(result_index=0, duration_ms=2460, result="ok")
+    first["usage"].update(input_tokens=2, output_tokens=4, cache_read_input_tokens=15119,
+                          cache_creation_input_tokens=18037)
+    first["modelUsage"]["claude-fable-5-1"].update(
+        inputTokens=2, outputTokens=4, cacheReadInputTokens=15119,
+        cacheCreationInputTokens=18037)
+    both = tmp_path / "two-prompts.jsonl"
+    both.write_text("".join(json.dumps(e) + "\n" for e in [first, *map(json.loads, lines(
+        PARTIAL))]))
+    got = figures(both, "claude-code")
+    assert (got["uncached"], got["cache_read"], got["cache_write"], got["output"]) == (
+        4, 30238, 40184, 7)
+    assert got["seconds"] == 4.835 and got == reference_read("claude-code", [both])
+    for event in (first, second):
+        del event["modelUsage"]
+    older = tmp_path / "older.jsonl"
+    older.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    assert figures(older, "claude-code")["output"] == 7
+    assert reference_read("claude-code", [older])["output"] == 7

@@ -15,9 +15,13 @@ sub-agent's turns, which are printed inline) plus ``system`` and, at the end of 
 a ``result`` event with the run's totals. Every content block of a reply is printed as soon as
 it is complete, so the ``usage`` those lines carry has a partial ``output_tokens`` (1 to 4 in
 real streams, never the final count): :func:`read_claude_stream` takes the tokens from the
-last ``result`` event's ``modelUsage`` (Claude Code's per-model running total, sub-agents and
-side calls included; ``usage`` summed over the results where there is no ``modelUsage``) and
-the time from the results' ``duration_ms``. ``--output-format json`` prints only that
+last ``result`` event's ``modelUsage`` (Claude Code's per-model running total for the process,
+sub-agents and side calls included: what ``total_cost_usd`` bills) and the time from the
+results' ``duration_ms`` (each prompt's). A result's ``usage`` covers only its own prompt's
+main-agent calls (a real 2.1.276 process of two prompts: the second result's ``usage`` 2 input
+and 3 output tokens, its ``modelUsage`` 4 and 7; a 2.1.4 run: ``usage`` 424 output tokens,
+``modelUsage`` 765, the figure its ``costUSD`` prices), so it is summed over the results only
+where there is no ``modelUsage`` (older versions). ``--output-format json`` prints only that
 ``result`` event (one JSON document; ``--verbose`` makes it a JSON array of every event) and
 is read the same way. A stream without a ``result`` (the run was cut off) is refused: its
 output counts are the partial ones. Lines that are not JSON objects are skipped in a stream
