@@ -38,7 +38,9 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "claude-code/headless-2.1/result_success.json": (
         "totals only", "shows no model request with usage"),
     # `codex exec --json` prints the turn's usage total, never a model call's own.
+    "codex/exec/01_simple_text.jsonl": ("turn totals only", "shows no model request with usage"),
     "codex/exec/02_read_file.jsonl": ("turn totals only", "shows no model request with usage"),
+    "codex/exec/04_resume.jsonl": ("turn totals only", "shows no model request with usage"),
     "codex/exec/03_write_schema.jsonl": (
         "turn totals only", "shows no model request with usage"),
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was

@@ -334,3 +334,14 @@ def test_several_results_take_the_last_running_total_not_their_sum(tmp_path: Pat
     older.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
     assert figures(older, "claude-code")["output"] == 7
     assert reference_read("claude-code", [older])["output"] == 7
+
+
+def test_codex_exec_usage_is_the_threads_running_total() -> None:
+    """Real captures of one thread: `codex exec` answered "pong" (5 output tokens), then
+    `codex exec resume` answered "pong" again and printed 10: its usage includes the first
+    run's, so a resumed run's output is the thread's total (the rollout has the same)."""
+    first = figures(CORPUS / "codex/exec/01_simple_text.jsonl", "codex")
+    resumed = figures(CORPUS / "codex/exec/04_resume.jsonl", "codex")
+    assert (first["output"], resumed["output"]) == (5, 10)
+    assert resumed["uncached"] + resumed["cache_read"] > 2 * (
+        first["uncached"] + first["cache_read"])

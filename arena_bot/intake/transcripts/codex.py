@@ -18,9 +18,11 @@ on stdout, one per line: ``thread.started``, ``turn.started``, ``item.started``/
 ``web_search``, ``agent_message``, ``reasoning``, ``todo_list``, ``error``) and
 ``turn.completed`` with ``usage`` (``input_tokens`` including ``cached_input_tokens``,
 ``output_tokens`` including ``reasoning_output_tokens``), Codex's running total for the
-thread: :func:`read_codex_exec` takes the largest. That output names no model and carries no
-time stamps (the rollout file Codex keeps beside it, ``$CODEX_HOME/sessions/.../rollout-*.jsonl``,
-has both). Lines that are not JSON objects are skipped there (stderr captured with stdout).
+thread (real captures of one thread: ``codex exec`` printed 5 output tokens for "pong",
+``codex exec resume`` 10 for "pong" again): :func:`read_codex_exec` takes the largest. That
+output names no model and carries no time stamps (the rollout file Codex keeps beside it,
+``$CODEX_HOME/sessions/.../rollout-*.jsonl``, has both). Lines that are not JSON objects are
+skipped there (stderr captured with stdout).
 
 Activity: a request is a ``token_count`` event with a new running total (its
 ``last_token_usage``; ``input_tokens`` there already include ``cached_input_tokens``).
