@@ -187,6 +187,7 @@ def test_a_claude_code_run_trajectory_of_cooperbench_is_refused_for_its_stream(
             read_transcript(path=path, format_name=fmt)
         assert "carry no usage" in caught.value.message and str(path) in str(caught.value)
         assert "<agent>_stream.jsonl" in (caught.value.hint or "")
+        assert "SWE-agent run" in (caught.value.hint or "")
 
 
 def test_cooperbench_result_json_is_refused_as_a_summary(tmp_path: Path) -> None:

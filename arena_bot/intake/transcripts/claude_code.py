@@ -343,8 +343,8 @@ def _stream_events(path: Path, shape: str) -> Iterator[tuple[int, dict[str, Any]
         for number, (_prefix, value) in enumerate(iter_objects(path, frozenset({prefix})), 1):
             if not isinstance(value, dict):
                 raise InputError(
-                    "expected a JSON object for each event", path=path, line=number,
-                    hint="check --format: this is not Claude Code's output",
+                    f"expected a JSON object for each event (item {number} is not one)",
+                    path=path, hint="check --format: this is not Claude Code's output",
                 )
             yield number, value
         return

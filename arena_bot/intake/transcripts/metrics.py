@@ -276,7 +276,9 @@ def cooperbench_run_file(path: Path, keys: set[str]) -> InputError | None:
     if {"agent_id", "messages", "steps", "cost"} <= keys:
         return InputError(
             "this CooperBench trajectory's messages carry no usage (CooperBench keeps only "
-            "role and text for Claude Code and OpenHands runs)", path=path,
-            hint="pass `<agent>_stream.jsonl` from the same folder (Claude Code's own output, "
-            "--format claude-code)")
+            "their text for Claude Code, SWE-agent and OpenHands runs)", path=path,
+            hint="for Claude Code pass `<agent>_stream.jsonl` from the same folder (--format "
+            "claude-code); CooperBench keeps no log with usage of a SWE-agent run (its .traj "
+            "goes to a temporary folder) or an OpenHands run: submit those without a "
+            "transcript (self-reported)")
     return None

@@ -26,8 +26,8 @@ next solver one). Every reply is counted once, by its LiteLLM response ``id`` (e
 ``agent<N>_traj.json`` / ``solo_traj.json``: ``model``, ``steps`` (the model calls) and the
 agent's final ``messages``, read the same way; when those messages hold a compaction summary
 the calls before it are not in the file, which is refused for ``<agent>_full_traj.json``.
-Its ``result.json`` and the trajectories of its Claude Code runs (no usage) are refused,
-naming the file to pass instead.
+Its ``result.json`` and the trajectories of its Claude Code, SWE-agent and OpenHands runs
+(their messages' text only, no usage) are refused, naming the file to pass instead.
 
 Activity: edits come from ``str_replace_editor`` calls: the JSON arguments of a ``history``
 tool call when present (function calling), else the step's ``action`` text parsed as the
