@@ -56,6 +56,9 @@ def test_a_stream_takes_the_result_events_output_not_the_partial_count_printed_m
     assert json.loads(lines(STREAM)[1])["message"]["usage"]["output_tokens"] == 5
     got = figures(STREAM, "claude-code")
     assert (got["output"], got["seconds"], got["iterations"]) == (25, 2.36, 1)
+    activity = read_transcript(path=STREAM, format_name="claude-code").activity
+    assert activity is not None  # the edits replay against the init event's working directory
+    assert activity.cwd == "/home/cyou/claude-agent-sdk-gleam"
 
 
 def test_stderr_captured_with_the_stream_is_passed_over(tmp_path: Path) -> None:

@@ -422,9 +422,11 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
         if kind == "result":
             results.append(event)
             continue
-        if kind == "system" and event.get("subtype") == "init" and isinstance(
-                event.get("model"), str):
-            init_model = init_model or event["model"]
+        if kind == "system" and event.get("subtype") == "init":
+            # The run's working directory: edits name absolute paths under it.
+            session.activity.cwd = session.activity.cwd or str(event.get("cwd") or "")
+            if isinstance(event.get("model"), str):
+                init_model = init_model or event["model"]
         message = event.get("message")
         if kind not in ("user", "assistant") or not isinstance(message, dict):
             continue
