@@ -349,3 +349,34 @@ def test_codex_exec_usage_is_the_threads_running_total() -> None:
     assert (first["output"], resumed["output"]) == (5, 10)
     assert resumed["uncached"] + resumed["cache_read"] > 2 * (
         first["uncached"] + first["cache_read"])
+
+
+def test_the_json_output_of_an_older_codex_exec_is_refused_naming_the_rollout(
+    tmp_path: Path,
+) -> None:
+    """Older `codex exec --json` printed a configuration echo, then protocol events wrapped
+    in `msg` (the shape other projects' parsers keep as their "old schema"); its token_count
+    figures do not say whose they are, and the old reader found nothing in it at all."""
+    old = tmp_path / "codex.jsonl"
+    old.write_text("\n".join(json.dumps(e) for e in [
+        {"model": "gpt-5", "reasoning effort": "medium", "sandbox": "workspace-write"},
+        {"prompt": "add --max-length"},
+        {"id": "0", "msg": {"type": "task_started"}},
+        {"id": "0", "msg": {"type": "token_count", "input_tokens": 1674,
+                            "cached_input_tokens": 1627, "output_tokens": 384}},
+        {"id": "0", "msg": {"type": "task_complete", "last_agent_message": "Done!"}}]) + "\n")
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=old, format_name="codex")
+    assert "older Codex" in caught.value.message and str(old) in str(caught.value)
+    assert "rollout-*.jsonl" in (caught.value.hint or "")
+
+
+def test_a_stream_cut_mid_line_by_a_killed_run_names_the_session_file(tmp_path: Path) -> None:
+    """A harness's timeout kills Claude Code mid-line: no result, so the session file."""
+    cut = tmp_path / "agent1_stream.jsonl"
+    text = STREAM.read_text()
+    cut.write_text(text[: text.rindex('{"type":"result"') + 40])
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=cut, format_name="claude-code")
+    assert "no final `result` event" in caught.value.message
+    assert "1d1e46f9-35c7-4834-b529-846d5bb82288.jsonl" in (caught.value.hint or "")

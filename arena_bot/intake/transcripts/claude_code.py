@@ -356,12 +356,11 @@ def _stream_events(path: Path, shape: str) -> Iterator[tuple[int, dict[str, Any]
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            cut = not raw.endswith(b"\n")
+            if not raw.endswith(b"\n"):  # the last line, cut off: the run was killed
+                break
             raise InputError(
-                "truncated JSON on the last line (file cut off?)" if cut
-                else f"invalid JSON: {exc}", path=path, line=number,
-                hint="copy the output again after the run has finished" if cut
-                else "pass the run's output exactly as Claude Code printed it",
+                f"invalid JSON: {exc}", path=path, line=number,
+                hint="pass the run's output exactly as Claude Code printed it",
             ) from exc
         if isinstance(value, dict):
             seen = True

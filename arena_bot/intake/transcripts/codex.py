@@ -93,15 +93,25 @@ def _exec_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, value
 
 
-def _is_exec_output(path: Path) -> bool:
-    """Whether ``path`` holds ``codex exec --json`` output rather than a rollout: its first
-    JSON object is an exec event (a rollout line has ``payload``)."""
+#: How many JSON objects are looked at to tell exec output from a rollout.
+SHAPE_OBJECTS = 20
+
+
+def _shape(path: Path) -> str:
+    """``rollout``, ``exec`` (``codex exec --json``: thread/turn/item events) or ``legacy``
+    (the ``--json`` output of older Codex: protocol events wrapped in ``msg``, after a
+    configuration echo). A rollout line has ``payload``."""
     try:
-        for _number, event in _exec_lines(path):
-            return event.get("type") in EXEC_EVENTS and "payload" not in event
+        for count, (_number, event) in enumerate(_exec_lines(path)):
+            if "payload" in event or count >= SHAPE_OBJECTS:
+                return "rollout"
+            if event.get("type") in EXEC_EVENTS:
+                return "exec"
+            if isinstance(event.get("msg"), dict):
+                return "legacy"
     except InputError:  # not JSON where a rollout line should be: the rollout reader says so
-        return False
-    return False
+        return "rollout"
+    return "rollout"
 
 
 def read_codex_exec(path: Path) -> TranscriptMetrics:
@@ -156,7 +166,15 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
 
 def read_codex(path: Path) -> TranscriptMetrics:
     """A rollout, or ``codex exec --json`` output (:func:`read_codex_exec`)."""
-    if _is_exec_output(path):
+    shape = _shape(path)
+    if shape == "legacy":
+        raise InputError(
+            "this is the `codex exec --json` output of an older Codex (events wrapped in "
+            "`msg`), whose token counts do not say whether they are a call's or the run's",
+            path=path, hint="pass the rollout Codex kept for the run, $CODEX_HOME/sessions/"
+            "YYYY/MM/DD/rollout-*.jsonl, with --format codex",
+        )
+    if shape == "exec":
         return read_codex_exec(path)
     return read_codex_rollout(path)
 
