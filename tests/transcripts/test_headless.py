@@ -380,3 +380,14 @@ def test_a_stream_cut_mid_line_by_a_killed_run_names_the_session_file(tmp_path: 
         read_transcript(path=cut, format_name="claude-code")
     assert "no final `result` event" in caught.value.message
     assert "1d1e46f9-35c7-4834-b529-846d5bb82288.jsonl" in (caught.value.hint or "")
+
+
+def test_a_stream_named_like_a_session_takes_no_sub_agent_files(tmp_path: Path) -> None:
+    """Stored with them appended, its lines would count twice against its own result."""
+    named = tmp_path / "1d1e46f9-35c7-4834-b529-846d5bb82288.jsonl"
+    named.write_bytes(STREAM.read_bytes())
+    beside = tmp_path / named.name.removesuffix(".jsonl") / "subagents"
+    beside.mkdir(parents=True)
+    (beside / "agent-a1.jsonl").write_text(lines(STREAM)[1] + "\n")
+    assert subagent_files(named) == []
+    assert figures(named, "claude-code") == figures(STREAM, "claude-code")

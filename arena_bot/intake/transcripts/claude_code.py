@@ -99,10 +99,11 @@ def subagent_files(path: Path) -> list[Path]:
     """The sub-agent transcripts Claude Code 2.x wrote for the session in ``path``, sorted.
 
     ``<stem>/subagents/**/agent-*.jsonl`` (2.1+) and, for 2.0, ``agent-*.jsonl`` files beside
-    ``path`` whose ``sessionId`` is the session's. A sub-agent file itself has none.
+    ``path`` whose ``sessionId`` is the session's. A sub-agent file itself has none, nor has
+    a headless run's output (its result already counts its sub-agents).
     """
     stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
-    if stem.startswith("agent-"):
+    if stem.startswith("agent-") or not path.is_file() or _shape(path) != "session":
         return []
     session_folder = path.parent / stem
     found = [] if session_folder.is_symlink() else sorted(
