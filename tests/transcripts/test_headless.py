@@ -391,3 +391,13 @@ def test_a_stream_named_like_a_session_takes_no_sub_agent_files(tmp_path: Path) 
     (beside / "agent-a1.jsonl").write_text(lines(STREAM)[1] + "\n")
     assert subagent_files(named) == []
     assert figures(named, "claude-code") == figures(STREAM, "claude-code")
+
+
+def test_the_submission_pages_timeline_counts_a_streams_replies_once() -> None:
+    """The result event sums the replies shown above it: the page adds no second copy."""
+    from arena_bot.site.timeline import read_timeline
+
+    timeline = read_timeline(STREAM)
+    assert [event.role for event in timeline.events] == ["assistant", "result"]
+    assert timeline.tokens == 10 + 21570 + 5
+    assert read_timeline(EXEC).tokens == 65116 + 237
