@@ -181,11 +181,14 @@ def test_a_claude_code_run_trajectory_of_cooperbench_is_refused_for_its_stream(
     tmp_path: Path,
 ) -> None:
     """For Claude Code runs CooperBench keeps only role and text (parse_session_jsonl)."""
-    path = tmp_path / "agent1_traj.json"
-    path.write_text(json.dumps(runner_traj([{"role": "user", "content": "task"},
-                                             {"role": "assistant", "content": "done"}]),
-                               indent=2))
-    for fmt in ("claude-code", "swe-agent"):
+    written = tmp_path / "agent1_traj.json"
+    trajectory = runner_traj([{"role": "user", "content": "task"},
+                              {"role": "assistant", "content": "done"}])
+    written.write_text(json.dumps(trajectory, indent=2))
+    compact = tmp_path / "agent2_traj.json"  # written again on one line
+    compact.write_text(json.dumps(trajectory) + "\n")
+    for fmt, path in (("claude-code", written), ("swe-agent", written),
+                      ("claude-code", compact)):
         with pytest.raises(InputError) as caught:
             read_transcript(path=path, format_name=fmt)
         assert "carry no usage" in caught.value.message and str(path) in str(caught.value)

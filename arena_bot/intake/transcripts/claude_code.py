@@ -159,6 +159,8 @@ def _shape(path: Path) -> str:
             if isinstance(value, dict) and (
                     "session_id" in value or value.get("type") == "result"):
                 return "stream"
+            if isinstance(value, dict) and cooperbench_run_file(path, set(value)) is not None:
+                return "document"  # refused as such by read_claude_stream
             return "session"
     return "session"
 
