@@ -481,3 +481,72 @@ def test_a_cost_left_unestimated_names_the_models_the_price_table_lacks(
     code, output = run_submit(project, (agent_workdir(project, tmp_path / "w"), session))
     assert code == 0, output
     assert "estimated_cost (not in the price table: in-house-7b;" in output
+
+
+HEADLESS = REPO_ROOT / "tests" / "transcripts" / "corpus"
+
+
+def submit_headless(
+    project: Path, workdir: Path, output: Path, *, fmt: str, tool: str, model: str | None = None
+) -> tuple[int, str]:
+    args = ["--root", str(project), "submit", "--task", TASK, "--format", fmt, "--tool", tool,
+            "--tool-version", "2.1.7", "--contributor", "Test Person", "--date", "2026-11-20",
+            "--workdir", str(workdir), "--transcript", str(output)]
+    result = CliRunner().invoke(main, args + (["--model", model] if model else []))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def test_a_headless_claude_code_stream_is_submitted_with_its_result_events_figures(
+    project: Path, tmp_path: Path
+) -> None:
+    """CooperBench's `<agent>_stream.jsonl` (stdout and stderr of `claude -p --output-format
+    stream-json --verbose`): the output and time of its `result` event, not the partial
+    counts printed mid-stream; the stored copy validates."""
+    stream = tmp_path / "agent1_stream.jsonl"
+    real = (HEADLESS / "claude-code/headless-2.1/basic_query.ndjson").read_text()
+    stream.write_text("(node:42) Warning: a warning on stderr\n" + real)
+    code, output = submit_headless(project, agent_workdir(project, tmp_path / "w"), stream,
+                                   fmt="claude-code", tool="Claude Code")
+    assert code == 0, output
+    folder = next((project / "submissions" / TASK).iterdir())
+    run = yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0]
+    assert run["tokens"] == {"total": 10 + 21570 + 25, "prompt": 10 + 21570, "completion": 25,
+                             "cached": 0}
+    assert (run["iterations"], run["execution_time"]) == (1, 2.4)  # rounded as submit does
+    assert validate(project, folder)[0] == 0
+
+
+def test_a_headless_claude_code_stream_cut_off_is_refused_naming_the_session_file(
+    project: Path, tmp_path: Path
+) -> None:
+    stream = tmp_path / "agent1_stream.jsonl"
+    real = (HEADLESS / "claude-code/headless-2.1/basic_query.ndjson").read_text()
+    stream.write_text("".join(real.splitlines(keepends=True)[:-1]))
+    code, output = submit_headless(project, agent_workdir(project, tmp_path / "w"), stream,
+                                   fmt="claude-code", tool="Claude Code")
+    assert code == 1 and "Traceback" not in output
+    assert str(stream) in output and "no final `result` event" in output
+    assert "<agent>_session.jsonl" in output
+    assert not (project / "submissions" / TASK).exists() or not any(
+        (project / "submissions" / TASK).iterdir())
+
+
+def test_codex_exec_output_is_submitted_with_the_model_named_on_the_command_line(
+    project: Path, tmp_path: Path
+) -> None:
+    """`codex exec --json` names no model and has no time: --model names it, the time is
+    recorded as not recorded, and the entry validates."""
+    exec_output = HEADLESS / "codex/exec/03_write_schema.jsonl"
+    code, output = submit_headless(project, agent_workdir(project, tmp_path / "w"), exec_output,
+                                   fmt="codex", tool="Codex", model="gpt-5")
+    assert code == 0, output
+    assert "execution_time (the format does not record it)" in output
+    folder = next((project / "submissions" / TASK).iterdir())
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    run = spec["runs"][0]
+    assert spec["models"] == ["gpt-5"]
+    assert run["tokens"] == {"total": 65116 + 237, "prompt": 65116, "completion": 237,
+                             "cached": 41856}
+    assert run["tool_calls"] == 3
+    assert validate(project, folder)[0] == 0

@@ -222,8 +222,13 @@ def _walk(value: Any, texts: list[str], tools: list[str], *, depth: int) -> None
 
 def _usage(record: dict[str, Any]) -> tuple[int | None, int | None, bool]:
     """Input and output tokens of the request this record reports, when it says, and
-    whether they are running totals."""
-    candidates: list[tuple[Any, bool]] = [(record.get("usage"), False)]
+    whether they are running totals. A headless Claude Code run's ``result`` event sums the
+    replies shown before it (not one more request); ``codex exec``'s ``turn.completed``
+    usage is the thread's running total."""
+    if record.get("type") == "result" and "session_id" in record:
+        return None, None, False
+    cumulative_usage = record.get("type") == "turn.completed"
+    candidates: list[tuple[Any, bool]] = [(record.get("usage"), cumulative_usage)]
     for key in ("message", "payload", "llm_metrics", "info"):
         inner = record.get(key)
         if isinstance(inner, dict):

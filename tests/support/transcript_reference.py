@@ -51,8 +51,56 @@ def _figures(**values: Any) -> dict[str, Any]:
     return out
 
 
+def _headless_events(path: Path) -> list[dict[str, Any]] | None:
+    """The events a headless Claude Code run printed (``-p --output-format stream-json
+    --verbose``: lines with ``session_id``; ``--output-format json``: the ``result`` object,
+    alone or, with ``--verbose``, in an array), or None for a session file. Lines that are
+    not JSON objects (stderr) are dropped."""
+    text = _text(path).strip()
+    if text.startswith("["):
+        return [e for e in json.loads(text) if isinstance(e, dict)]
+    if text.startswith("{\n") or text.startswith("{\r\n"):
+        return [json.loads(text)]
+    events = [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")]
+    first = events[0] if events else {}
+    if "session_id" in first or first.get("type") == "result":
+        return events
+    return None
+
+
+def _claude_headless(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Tokens: the last result's ``modelUsage`` (per model), else the results' ``usage``
+    summed; seconds: the results' ``duration_ms``; iterations: assistant message ids, or
+    ``num_turns`` when there is no assistant line; tool calls: tool_use ids."""
+    results = [e for e in events if e.get("type") == "result"]
+    assert results, "a headless run without a result event is refused"
+    replies = [e["message"] for e in events if e.get("type") == "assistant"]
+    by_model = results[-1].get("modelUsage") or {}
+    if by_model:
+        sums = [sum(u[key] for u in by_model.values()) for key in (
+            "inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "outputTokens")]
+    else:
+        sums = [sum((r.get("usage") or {}).get(key, 0) for r in results) for key in (
+            "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+            "output_tokens")]
+    tools = {b["id"] for m in replies for b in m.get("content") or []
+             if isinstance(b, dict) and b.get("type") == "tool_use"}
+    models = set(by_model) | {m["model"] for m in replies if m.get("model")}
+    return _figures(
+        uncached=sums[0], cache_read=sums[1], cache_write=sums[2], output=sums[3],
+        tool_calls=len(tools),
+        iterations=len({m["id"] for m in replies}) if replies else sum(
+            r.get("num_turns", 0) for r in results),
+        seconds=sum(r.get("duration_ms", 0) for r in results) / 1000, models=models,
+    )
+
+
 def claude_code(files: list[Path]) -> dict[str, Any]:
-    """Every file of the session (session file and sub-agent files) given explicitly."""
+    """Every file of the session (session file and sub-agent files) given explicitly, or
+    one headless run's printed output."""
+    headless = _headless_events(files[0])
+    if headless is not None:
+        return _claude_headless(headless)
     lines = [line for path in files for line in _jsonl(path)]
     seen: set[str] = set()
     usage: dict[str, dict[str, int]] = {}
@@ -87,7 +135,24 @@ def claude_code(files: list[Path]) -> dict[str, Any]:
     )
 
 
+def _codex_exec(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """``codex exec --json``: the largest ``turn.completed`` usage (a running total); tool
+    calls are completed command, file-change, MCP and web-search items; one iteration per
+    turn; no model, no time."""
+    usages = [e["usage"] for e in events if e.get("type") == "turn.completed" and e.get("usage")]
+    last = max(usages, key=lambda u: u["input_tokens"] + u["output_tokens"])
+    calls = {e["item"]["id"] for e in events if e.get("type") == "item.completed"
+             and e["item"].get("type") in ("command_execution", "file_change", "mcp_tool_call",
+                                           "web_search")}
+    return _figures(uncached=last["input_tokens"] - last.get("cached_input_tokens", 0),
+                    cache_read=last.get("cached_input_tokens", 0), output=last["output_tokens"],
+                    tool_calls=len(calls), iterations=len(usages))
+
+
 def codex(path: Path) -> dict[str, Any]:
+    lines = [line for line in _text(path).splitlines() if line.strip()]
+    if lines and json.loads(lines[0]).get("type") == "thread.started":
+        return _codex_exec([json.loads(line) for line in lines if line.startswith("{")])
     events = _jsonl(path)
     totals = [
         e["payload"]["info"]["total_token_usage"] for e in events
@@ -251,11 +316,21 @@ def swe_agent(path: Path) -> dict[str, Any]:
 
 
 def _mini_swe_agent(data: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
-    """Each reply's LiteLLM ``usage`` summed; a reply runs its ``extra.actions`` (2.x) or its
-    bash block when it has exactly one (1.x)."""
+    """Each reply's LiteLLM ``usage`` summed once (a compacted run's ``segments`` repeat
+    replies: one per response id, else time stamp); a reply runs its ``extra.actions`` (2.x)
+    or its bash block when it has exactly one (1.x). CooperBench's runner file names the
+    model and the steps at the top."""
     prompt = read = write = output = calls = 0
     stamps = []
-    for message in data["messages"]:
+    everything = list(data["messages"])
+    for segment in data.get("segments") or []:
+        everything += segment["messages"]
+    unique: dict[str, dict[str, Any]] = {}
+    for number, message in enumerate(everything):
+        extra = message.get("extra") or {}
+        key = (extra.get("response") or {}).get("id") or extra.get("timestamp") or number
+        unique.setdefault(str(key), message)
+    for message in unique.values():
         extra = message.get("extra") or {}
         stamps.append(extra.get("timestamp"))
         usage = (extra.get("response") or {}).get("usage") or {}
@@ -269,9 +344,11 @@ def _mini_swe_agent(data: dict[str, Any], stats: dict[str, Any]) -> dict[str, An
                 calls += len(extra["actions"])
             else:
                 calls += len(re.findall(r"```bash\s*\n.*?\n```", message["content"], re.S)) == 1
-    model = data["info"]["config"]["model"]["model_name"]
+    model = ((data.get("info") or {}).get("config") or {}).get("model", {}).get(
+        "model_name") or data.get("model")
     return _figures(uncached=prompt - read - write, cache_read=read, cache_write=write,
-                    output=output, tool_calls=calls, iterations=stats.get("api_calls", 0),
+                    output=output, tool_calls=calls,
+                    iterations=stats.get("api_calls", data.get("steps", 0)),
                     seconds=_seconds(stamps), models={model})
 
 

@@ -33,6 +33,16 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     # to be consistent with (`arena submit` refuses it too).
     "codex/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl.gz": (
         "no usage", "shows no model request with usage"),
+    # Claude Code's `result` event alone (what `--output-format json` prints): the run's
+    # totals, no reply one by one.
+    "claude-code/headless-2.1/result_success.json": (
+        "totals only", "shows no model request with usage"),
+    # `codex exec --json` prints the turn's usage total, never a model call's own.
+    "codex/exec/01_simple_text.jsonl": ("turn totals only", "shows no model request with usage"),
+    "codex/exec/02_read_file.jsonl": ("turn totals only", "shows no model request with usage"),
+    "codex/exec/04_resume.jsonl": ("turn totals only", "shows no model request with usage"),
+    "codex/exec/03_write_schema.jsonl": (
+        "turn totals only", "shows no model request with usage"),
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was
     # stubbed ("ok (stubbed LLM response)"): its one recorded call has 10 input tokens.
     "openhands-v1/sdk-restore-probe-3fdb3160.json": (

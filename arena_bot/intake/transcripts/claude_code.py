@@ -8,6 +8,25 @@ lines a ``message`` in Anthropic Messages API shape (``id``, ``model``, ``conten
 replays earlier lines with the same ``uuid``: those are skipped so history (its usage, its
 edits) is not doubled.
 
+Claude Code run headless (``claude -p --output-format stream-json --verbose``, as benchmark
+harnesses run it) writes no session file of its own choosing but prints events on stdout:
+the same ``assistant``/``user`` lines (``session_id``, ``parent_tool_use_id`` for a
+sub-agent's turns, which are printed inline) plus ``system`` and, at the end of each prompt,
+a ``result`` event with the run's totals. Every content block of a reply is printed as soon as
+it is complete, so the ``usage`` those lines carry has a partial ``output_tokens`` (1 to 4 in
+real streams, never the final count): :func:`read_claude_stream` takes the tokens from the
+last ``result`` event's ``modelUsage`` (Claude Code's per-model running total for the process,
+sub-agents and side calls included: what ``total_cost_usd`` bills) and the time from the
+results' ``duration_ms`` (each prompt's). A result's ``usage`` covers only its own prompt's
+main-agent calls (a real 2.1.276 process of two prompts: the second result's ``usage`` 2 input
+and 3 output tokens, its ``modelUsage`` 4 and 7; a 2.1.4 run: ``usage`` 424 output tokens,
+``modelUsage`` 765, the figure its ``costUSD`` prices), so it is summed over the results only
+where there is no ``modelUsage`` (older versions). ``--output-format json`` prints only that
+``result`` event (one JSON document; ``--verbose`` makes it a JSON array of every event) and
+is read the same way. A stream without a ``result`` (the run was cut off) is refused: its
+output counts are the partial ones. Lines that are not JSON objects are skipped in a stream
+(harnesses capture stderr with stdout, ``2>&1 | tee``).
+
 Claude Code 2.x writes each sub-agent's turns to a file of its own, not to the session file:
 2.1 and later in ``<session>/subagents/agent-<id>.jsonl`` (deeper for workflows) beside
 ``<session>.jsonl``; 2.0 in ``agent-<id>.jsonl`` beside it, tied to the session by its
@@ -20,19 +39,23 @@ and requests, :class:`_Activity`) is read from the session file alone.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import Activity, Edit, Request, chars_of, note_shell
+from arena_bot.intake.transcripts.jsonstream import iter_objects
 from arena_bot.intake.transcripts.metrics import (
     Clock,
     TranscriptMetrics,
     as_int,
+    cooperbench_run_file,
     decode_line,
     open_transcript,
     read_json_lines,
+    read_lines,
 )
 
 #: How many lines of a 2.0 ``agent-*.jsonl`` are looked at for its ``sessionId``.
@@ -76,10 +99,11 @@ def subagent_files(path: Path) -> list[Path]:
     """The sub-agent transcripts Claude Code 2.x wrote for the session in ``path``, sorted.
 
     ``<stem>/subagents/**/agent-*.jsonl`` (2.1+) and, for 2.0, ``agent-*.jsonl`` files beside
-    ``path`` whose ``sessionId`` is the session's. A sub-agent file itself has none.
+    ``path`` whose ``sessionId`` is the session's. A sub-agent file itself has none, nor has
+    a headless run's output (its result already counts its sub-agents).
     """
     stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
-    if stem.startswith("agent-"):
+    if stem.startswith("agent-") or not path.is_file() or _shape(path) != "session":
         return []
     session_folder = path.parent / stem
     found = [] if session_folder.is_symlink() else sorted(
@@ -98,8 +122,47 @@ def _events(paths: list[Path]) -> Iterator[tuple[int, int, dict[str, Any]]]:
 
 
 def read_claude_code(path: Path) -> TranscriptMetrics:
-    """Recompute the metrics of one Claude Code session with its sub-agent files."""
-    return read_claude_code_files([path, *subagent_files(path)])
+    """Recompute the metrics of one Claude Code session with its sub-agent files, or of
+    one headless run's printed output (:func:`read_claude_stream`)."""
+    shape = _shape(path)
+    if shape == "session":
+        return read_claude_code_files([path, *subagent_files(path)])
+    return read_claude_stream(path, shape)
+
+
+#: How many lines are looked at to tell a session file from a headless run's output.
+SHAPE_LINES = 50
+
+
+def _shape(path: Path) -> str:
+    """``session`` (a session file), ``stream`` (stream-json lines), ``array`` (``--output-format
+    json --verbose``: one JSON array) or ``document`` (one JSON object over several lines).
+
+    Stream events carry ``session_id`` (session lines ``sessionId``); ``--output-format
+    json`` prints one ``result`` event. Lines before the first JSON one (stderr captured with
+    stdout) are passed over.
+    """
+    with open_transcript(path) as handle:
+        for _ in range(SHAPE_LINES):
+            raw = handle.readline(1024 * 1024)
+            if not raw:
+                break
+            text = decode_line(raw)[0].strip()
+            if text.startswith("["):
+                return "array"
+            if not text.startswith("{"):
+                continue
+            try:
+                value = json.loads(text)
+            except (json.JSONDecodeError, RecursionError):
+                return "document" if text == "{" else "session"
+            if isinstance(value, dict) and (
+                    "session_id" in value or value.get("type") == "result"):
+                return "stream"
+            if isinstance(value, dict) and cooperbench_run_file(path, set(value)) is not None:
+                return "document"  # refused as such by read_claude_stream
+            return "session"
+    return "session"
 
 
 def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
@@ -114,6 +177,8 @@ def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
 def _chain(record: Mapping[str, Any]) -> str:
     if record.get("isSidechain"):
         return "side:" + str(record.get("agentId") or record.get("sessionId") or "")
+    if record.get("parent_tool_use_id"):  # a sub-agent's turn in a headless stream
+        return "side:" + str(record["parent_tool_use_id"])
     return "main"
 
 
@@ -255,15 +320,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         previous = usage_by_message.get(message_id, {})
         usage_by_message[message_id] = {
             key: max(value, previous.get(key, 0)) for key, value in figures.items()} or previous
-        content = message.get("content")
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
-            data = block.get("input")
-            target = isinstance(data, dict) and (data.get("file_path") or data.get("notebook_path"))
-            if block.get("name") in EDIT_TOOLS and isinstance(target, str) and target:
-                metrics.edited_files.add(target)
+        _tool_calls(metrics, message, message_id, tool_ids)
     for message_id, figures in usage_by_message.items():
         metrics.count(model_of_message.get(message_id), uncached=figures.get("input", 0),
                       read=figures.get("read", 0), write=figures.get("write", 0),
@@ -278,3 +335,166 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         metrics.span_label = (f"{paths[0].name} and {len(paths) - 1} sub-agent file"
                               f"{'s' if len(paths) > 2 else ''}")
     return metrics
+
+
+def _stream_events(path: Path, shape: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line or item number, event)`` of a headless run's output. In a stream, a line
+    that is not a JSON object (stderr captured with stdout) is passed over; a line that
+    starts like one but does not parse is refused, naming it."""
+    if shape in ("array", "document"):
+        prefix = "item" if shape == "array" else ""
+        for number, (_prefix, value) in enumerate(iter_objects(path, frozenset({prefix})), 1):
+            if not isinstance(value, dict):
+                raise InputError(
+                    f"expected a JSON object for each event (item {number} is not one)",
+                    path=path, hint="check --format: this is not Claude Code's output",
+                )
+            yield number, value
+        return
+    seen = False
+    for number, raw in read_lines(path):
+        text = decode_line(raw)[0].strip()
+        if not text.startswith("{"):
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if not raw.endswith(b"\n"):  # the last line, cut off: the run was killed
+                break
+            raise InputError(
+                f"invalid JSON: {exc}", path=path, line=number,
+                hint="pass the run's output exactly as Claude Code printed it",
+            ) from exc
+        if isinstance(value, dict):
+            seen = True
+            yield number, value
+    if not seen:
+        raise InputError(
+            "no JSON event in this file", path=path,
+            hint="pass the stdout of `claude -p --output-format stream-json --verbose` or a "
+            "session file (~/.claude/projects/<dir>/<session>.jsonl)",
+        )
+
+
+def _result_usage(result: Mapping[str, Any]) -> dict[str, tuple[int, int, int, int]]:
+    """A ``result`` event's usage per model: ``modelUsage`` (camelCase figures) when it has
+    any, else ``usage`` under the empty name. (uncached, cache read, cache write, output)."""
+    by_model = result.get("modelUsage")
+    out: dict[str, tuple[int, int, int, int]] = {}
+    if isinstance(by_model, dict):
+        for model, figures in by_model.items():
+            if isinstance(figures, dict):
+                out[str(model)] = (
+                    as_int(figures.get("inputTokens")), as_int(figures.get("cacheReadInputTokens")),
+                    as_int(figures.get("cacheCreationInputTokens")),
+                    as_int(figures.get("outputTokens")))
+    if out:
+        return out
+    usage = result.get("usage")
+    if not isinstance(usage, dict):
+        return {}
+    figures = _usage(usage)
+    return {"": (figures["input"], figures["read"], figures["write"], figures["output"])}
+
+
+def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
+    """Recompute the metrics of a headless Claude Code run from what it printed.
+
+    Tokens are the last ``result`` event's ``modelUsage`` (each model priced at its own
+    rates), or every result's ``usage`` summed where there is none; time is the results'
+    ``duration_ms`` summed; iterations are the distinct ``message.id`` of the assistant lines
+    (the main agent's and its sub-agents'), tool calls their distinct ``tool_use`` ids. The
+    result alone (``--output-format json``) gives iterations as its ``num_turns`` and no tool
+    calls (left unchecked).
+    """
+    metrics = TranscriptMetrics()
+    session = _Activity()
+    results: list[dict[str, Any]] = []
+    messages: set[str] = set()
+    tool_ids: set[str] = set()
+    init_model: str | None = None
+    session_id = ""
+    for number, event in _stream_events(path, shape):
+        metrics.see_line(number)
+        refused = cooperbench_run_file(path, set(event)) if shape == "document" else None
+        if refused is not None:
+            raise refused
+        kind = event.get("type")
+        session_id = session_id or str(event.get("session_id") or "")
+        if kind == "result":
+            results.append(event)
+            continue
+        if kind == "system" and event.get("subtype") == "init":
+            # The run's working directory: edits name absolute paths under it.
+            session.activity.cwd = session.activity.cwd or str(event.get("cwd") or "")
+            if isinstance(event.get("model"), str):
+                init_model = init_model or event["model"]
+        message = event.get("message")
+        if kind not in ("user", "assistant") or not isinstance(message, dict):
+            continue
+        message_id = str(message.get("id") or f"line-{number}")
+        session.see(number, event, message_id)
+        if kind != "assistant":
+            continue
+        messages.add(message_id)
+        if message.get("model") != "<synthetic>":
+            metrics.add_model(message.get("model"))
+        _tool_calls(metrics, message, message_id, tool_ids)
+    if not results:
+        where = (f"~/.claude/projects/<dir>/{session_id}.jsonl" if session_id
+                 else "~/.claude/projects/<dir>/<session>.jsonl")
+        raise InputError(
+            "this Claude Code output has no final `result` event (the run was cut off?): the "
+            "usage its replies carry was printed mid-stream, with partial output counts",
+            path=path,
+            hint=f"pass the session file Claude Code wrote for the run, {where} (CooperBench "
+            "keeps it as <agent>_session.jsonl), with --format claude-code",
+        )
+    for model, (uncached, read, write, output) in _stream_usage(results).items():
+        metrics.add_model(model or None)
+        metrics.count(model or (metrics.models[0] if len(metrics.models) == 1 else init_model),
+                      uncached=uncached, read=read, write=write, output=output)
+    if not metrics.models:
+        metrics.add_model(init_model)
+    metrics.iterations = len(messages)
+    metrics.tool_calls = len(tool_ids)
+    if not messages:  # --output-format json: the result alone, no reply to count
+        metrics.iterations = sum(as_int(result.get("num_turns")) for result in results)
+        metrics.unverifiable.add("tool_calls")
+    metrics.wall_clock_seconds = sum(
+        as_int(result.get("duration_ms")) for result in results) / 1000
+    session.activity.unanswered = sorted(session.calls.values())
+    metrics.activity = session.activity
+    metrics.span_label = (f"{len(results)} result event{'s' if len(results) > 1 else ''} "
+                          f"and lines {metrics.first_line}-{metrics.last_line}")
+    return metrics
+
+
+def _stream_usage(results: Iterable[dict[str, Any]]) -> dict[str, tuple[int, int, int, int]]:
+    """The run's usage per model: the last ``result`` with ``modelUsage`` (a running total),
+    else every result's ``usage`` summed."""
+    listed = list(results)
+    for result in reversed(listed):
+        named = _result_usage(result)
+        if named and "" not in named:
+            return named
+    total: dict[str, tuple[int, int, int, int]] = {}
+    for result in listed:
+        for model, (uncached, read, write, output) in _result_usage(result).items():
+            was = total.get(model, (0, 0, 0, 0))
+            total[model] = (was[0] + uncached, was[1] + read, was[2] + write, was[3] + output)
+    return total
+
+
+def _tool_calls(metrics: TranscriptMetrics, message: Mapping[str, Any], message_id: str,
+                tool_ids: set[str]) -> None:
+    """Count ``message``'s tool_use blocks (by id) and note the files its edit tools name."""
+    content = message.get("content")
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict) or block.get("type") != "tool_use":
+            continue
+        tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
+        data = block.get("input")
+        target = isinstance(data, dict) and (data.get("file_path") or data.get("notebook_path"))
+        if block.get("name") in EDIT_TOOLS and isinstance(target, str) and target:
+            metrics.edited_files.add(target)

@@ -12,6 +12,18 @@ Codex reports no cache-write figure (OpenAI caching has no write charge). Each s
 running total is charged to the model of the turn it happened in, so a session that switched
 models is priced per model.
 
+``codex exec --json`` (Codex run headless, as benchmark harnesses run it) prints other events
+on stdout, one per line: ``thread.started``, ``turn.started``, ``item.started``/
+``item.completed`` (``item.type`` ``command_execution``, ``file_change``, ``mcp_tool_call``,
+``web_search``, ``agent_message``, ``reasoning``, ``todo_list``, ``error``) and
+``turn.completed`` with ``usage`` (``input_tokens`` including ``cached_input_tokens``,
+``output_tokens`` including ``reasoning_output_tokens``), Codex's running total for the
+thread (real captures of one thread: ``codex exec`` printed 5 output tokens for "pong",
+``codex exec resume`` 10 for "pong" again): :func:`read_codex_exec` takes the largest. That
+output names no model and carries no time stamps (the rollout file Codex keeps beside it,
+``$CODEX_HOME/sessions/.../rollout-*.jsonl``, has both). Lines that are not JSON objects are
+skipped there (stderr captured with stdout).
+
 Activity: a request is a ``token_count`` event with a new running total (its
 ``last_token_usage``; ``input_tokens`` there already include ``cached_input_tokens``).
 Edits are ``apply_patch`` calls: a ``custom_tool_call`` named ``apply_patch``, or ``shell``
@@ -22,10 +34,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import (
     PATCH_START,
     Activity,
@@ -34,7 +47,14 @@ from arena_bot.intake.transcripts.edits import (
     parse_apply_patch,
     tool_arguments,
 )
-from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, read_json_lines
+from arena_bot.intake.transcripts.metrics import (
+    Clock,
+    TranscriptMetrics,
+    as_int,
+    decode_line,
+    read_json_lines,
+    read_lines,
+)
 
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
 
@@ -50,7 +70,116 @@ def _charge_step(
                    output=step["output_tokens"])
 
 
+#: ``codex exec --json`` event types (a rollout line's ``type`` is never one of them).
+EXEC_EVENTS = frozenset({"thread.started", "turn.started", "turn.completed", "turn.failed",
+                         "item.started", "item.updated", "item.completed", "error"})
+#: ``codex exec --json`` item types that are tool calls.
+EXEC_TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
+
+
+def _exec_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of ``codex exec --json`` output; other lines (stderr) passed over."""
+    for number, raw in read_lines(path):
+        text = decode_line(raw)[0].strip()
+        if not text.startswith("{"):
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc}", path=path, line=number,
+                             hint="pass the output exactly as `codex exec --json` printed "
+                             "it") from exc
+        if isinstance(value, dict):
+            yield number, value
+
+
+#: How many JSON objects are looked at to tell exec output from a rollout.
+SHAPE_OBJECTS = 20
+
+
+def _shape(path: Path) -> str:
+    """``rollout``, ``exec`` (``codex exec --json``: thread/turn/item events) or ``legacy``
+    (the ``--json`` output of older Codex: protocol events wrapped in ``msg``, after a
+    configuration echo). A rollout line has ``payload``."""
+    try:
+        for count, (_number, event) in enumerate(_exec_lines(path)):
+            if "payload" in event or count >= SHAPE_OBJECTS:
+                return "rollout"
+            if event.get("type") in EXEC_EVENTS:
+                return "exec"
+            if isinstance(event.get("msg"), dict):
+                return "legacy"
+    except InputError:  # not JSON where a rollout line should be: the rollout reader says so
+        return "rollout"
+    return "rollout"
+
+
+def read_codex_exec(path: Path) -> TranscriptMetrics:
+    """Recompute the metrics of ``codex exec --json`` output: tokens from the largest
+    ``turn.completed`` ``usage`` (a running total), tool calls the distinct ids of completed
+    tool items; it shows neither model calls one by one nor time, so iterations and time
+    are left unchecked."""
+    metrics = TranscriptMetrics(unverifiable={"iterations", "execution_time"})
+    # No request one by one (turn totals only) and file changes without their text: the
+    # activity names the shell commands and the changes, which cannot be replayed.
+    activity = metrics.activity = Activity(format_name="codex")
+    totals: dict[str, int] = {}
+    tool_ids: set[str] = set()
+    thread = ""
+    for number, event in _exec_lines(path):
+        metrics.see_line(number)
+        kind = event.get("type")
+        thread = thread or str(event.get("thread_id") or "")
+        item = event.get("item")
+        if kind == "item.completed" and isinstance(item, dict) and item.get(
+                "type") in EXEC_TOOL_ITEMS:
+            tool_ids.add(str(item.get("id") or f"line-{number}"))
+            if item.get("type") == "command_execution":
+                note_shell(activity, number, str(item.get("command", "")))
+            changes = item.get("changes") if item.get("type") == "file_change" else None
+            for change in changes if isinstance(changes, list) else []:
+                if isinstance(change, dict) and isinstance(change.get("path"), str):
+                    metrics.edited_files.add(change["path"])
+                    activity.unreplayable.append(
+                        (number, f"file_change {change.get('kind', '')} {change['path']}"))
+        usage = event.get("usage")
+        if kind == "turn.completed" and isinstance(usage, dict):
+            figures = {key: as_int(usage.get(key)) for key in (
+                "input_tokens", "cached_input_tokens", "output_tokens")}
+            metrics.iterations += 1
+            if sum(figures.values()) >= sum(totals.values()):
+                totals = figures
+    if not totals:
+        raise InputError(
+            "this `codex exec --json` output has no `turn.completed` event with usage (the "
+            "run failed or was cut off?)", path=path,
+            hint="pass the rollout Codex kept for the thread, $CODEX_HOME/sessions/YYYY/MM/DD/"
+            f"rollout-*{thread or '<thread id>'}.jsonl, with --format codex",
+        )
+    cached = totals["cached_input_tokens"]
+    metrics.count(None, uncached=max(totals["input_tokens"] - cached, 0), read=cached,
+                  output=totals["output_tokens"])
+    metrics.tool_calls = len(tool_ids)
+    metrics.span_label = f"turn.completed usage, lines {metrics.first_line}-{metrics.last_line}"
+    return metrics
+
+
 def read_codex(path: Path) -> TranscriptMetrics:
+    """A rollout, or ``codex exec --json`` output (:func:`read_codex_exec`)."""
+    shape = _shape(path)
+    if shape == "legacy":
+        raise InputError(
+            "this is the `codex exec --json` output of an older Codex (events wrapped in "
+            "`msg`), whose token counts do not say whether they are a call's or the run's",
+            path=path, hint="pass the rollout Codex kept for the run, $CODEX_HOME/sessions/"
+            "YYYY/MM/DD/rollout-*.jsonl, with --format codex",
+        )
+    if shape == "exec":
+        return read_codex_exec(path)
+    return read_codex_rollout(path)
+
+
+def read_codex_rollout(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics()
     activity = metrics.activity = Activity(format_name="codex")
     clock = Clock()

@@ -256,3 +256,29 @@ def litellm_usage(usage: object) -> dict[str, int]:
         "write": as_int(usage.get("cache_creation_input_tokens")),
         "output": as_int(usage.get("completion_tokens")),
     }
+
+
+def cooperbench_run_file(path: Path, keys: set[str]) -> InputError | None:
+    """The error for a CooperBench runner file passed as a transcript (``keys``: the
+    document's top-level keys), or ``None`` when it is not one.
+
+    CooperBench's runner keeps, beside each run's patches, ``result.json`` (its summary:
+    ``agent_framework``, ``setting``, per-agent cost and token totals the agents reported) and
+    ``agent<N>_traj.json`` / ``solo_traj.json`` (``agent_id``, ``model``, ``status``,
+    ``cost``, ``steps``, ``messages``); the agents' own logs are beside them.
+    """
+    where = ("pass the agent's own log from the same folder: `<agent>_stream.jsonl` "
+             "(Claude Code, --format claude-code), or `agent<N>_traj.json` / "
+             "`<agent>_full_traj.json` (mini-swe-agent, --format swe-agent)")
+    if {"agent_framework", "setting"} <= keys:
+        return InputError("this is CooperBench's run summary (result.json), not a transcript: "
+                          "its figures are what the agents reported", path=path, hint=where)
+    if {"agent_id", "messages", "steps", "cost"} <= keys:
+        return InputError(
+            "this CooperBench trajectory's messages carry no usage (CooperBench keeps only "
+            "their text for Claude Code, SWE-agent and OpenHands runs)", path=path,
+            hint="for Claude Code pass `<agent>_stream.jsonl` from the same folder (--format "
+            "claude-code); CooperBench keeps no log with usage of a SWE-agent run (its .traj "
+            "goes to a temporary folder) or an OpenHands run: submit those without a "
+            "transcript (self-reported)")
+    return None

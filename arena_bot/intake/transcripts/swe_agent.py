@@ -16,6 +16,19 @@ figures) and ``info.config.model.model_name``. Tokens are the sum of the replies
 reply's ``extra.actions``, else its one bash block (1.x runs a reply with exactly one, and
 calls anything else a format error).
 
+mini-swe-agent 2.x as CooperBench runs it (``mini_swe_agent_v2``) compacts the conversation
+when it grows: ``agent.save()`` (``<agent>_full_traj.json``, written only when it did) then
+keeps the messages after the last compaction in ``messages`` and the whole run in
+``segments`` (each ``solver`` segment a snapshot of the conversation, so the turns kept
+across a compaction appear in two, and the summary call in its ``summarizer`` segment and the
+next solver one). Every reply is counted once, by its LiteLLM response ``id`` (else its
+``extra.timestamp``), wherever it appears. CooperBench's runner also writes
+``agent<N>_traj.json`` / ``solo_traj.json``: ``model``, ``steps`` (the model calls) and the
+agent's final ``messages``, read the same way; when those messages hold a compaction summary
+the calls before it are not in the file, which is refused for ``<agent>_full_traj.json``.
+Its ``result.json`` and the trajectories of its Claude Code, SWE-agent and OpenHands runs
+(their messages' text only, no usage) are refused, naming the file to pass instead.
+
 Activity: edits come from ``str_replace_editor`` calls: the JSON arguments of a ``history``
 tool call when present (function calling), else the step's ``action`` text parsed as the
 shell would. Usage is only given as totals: each assistant message of ``history`` is a
@@ -30,6 +43,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import (
     Activity,
     Request,
@@ -39,10 +53,20 @@ from arena_bot.intake.transcripts.edits import (
     tool_arguments,
 )
 from arena_bot.intake.transcripts.jsonstream import iter_objects
-from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, litellm_usage
+from arena_bot.intake.transcripts.metrics import (
+    Clock,
+    TranscriptMetrics,
+    as_int,
+    cooperbench_run_file,
+    litellm_usage,
+)
 
 FIELDS = frozenset({"trajectory.item", "history.item", "info.model_stats", "info.submission",
-                    "replay_config", "messages.item", "info.config.model.model_name"})
+                    "replay_config", "messages.item", "info.config.model.model_name",
+                    "segments.item.messages.item", "model", "steps", "agent_id",
+                    "agent_framework", "setting", "cost"})
+#: Top-level keys looked at to tell a CooperBench runner file.
+RUN_FILE_KEYS = frozenset({"model", "steps", "agent_id", "agent_framework", "setting", "cost"})
 DIFF_HEADER = re.compile(r"^diff --git a/\S+ b/(\S+)$", re.MULTILINE)
 BASH_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
 
@@ -68,11 +92,24 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
     context = history = 0
     replies = dict.fromkeys(("prompt", "read", "write", "output"), 0)  # mini-swe-agent
     clock = Clock()
+    seen: set[str] = set()  # mini-swe-agent replies counted (by response id)
+    top: dict[str, Any] = {}  # top-level scalars (CooperBench's runner files)
+    compacted = with_usage = segmented = False
     for prefix, value in iter_objects(path, FIELDS):
-        if prefix == "messages.item" and isinstance(value, dict):  # mini-swe-agent
-            ran = _mini_reply(value, replies, clock)
+        if prefix in RUN_FILE_KEYS:
+            top[prefix] = value
+            continue
+        if prefix in ("messages.item", "segments.item.messages.item") and isinstance(
+                value, dict):  # mini-swe-agent
+            extra = value.get("extra")
+            with_usage = with_usage or (isinstance(extra, dict) and "response" in extra)
+            compacted = compacted or (isinstance(extra, dict) and extra.get("summary") is True)
+            ran = _mini_reply(value, replies, clock, seen)
             actions.extend(ran)
             metrics.tool_calls += len(ran)
+            if prefix != "messages.item":
+                segmented = True
+                continue
         if prefix == "trajectory.item":
             action = value.get("action") if isinstance(value, dict) else None
             actions.append(action if isinstance(action, str) else "")
@@ -91,6 +128,12 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
             if isinstance(value, dict) and value.get("role") == "assistant":
                 called = _history_call(activity, value, history, context, chars) or called
             context += chars
+    _run_file_checks(path, top, with_usage=with_usage, compacted=compacted,
+                     segmented=segmented)
+    if isinstance(top.get("model"), str):
+        metrics.add_model(top["model"])
+    if "api_calls" not in stats and "steps" in top:
+        stats["api_calls"] = as_int(top["steps"])
     if not called:
         for number, action in enumerate(actions, start=1):
             _action(activity, action, number)
@@ -110,12 +153,22 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
     return metrics
 
 
-def _mini_reply(message: dict[str, Any], replies: dict[str, int], clock: Clock) -> list[str]:
-    """A mini-swe-agent message: its usage added to ``replies``; the commands it ran."""
+def _mini_reply(
+    message: dict[str, Any], replies: dict[str, int], clock: Clock, seen: set[str]
+) -> list[str]:
+    """A mini-swe-agent message: its usage added to ``replies``; the commands it ran. A reply
+    already counted (the same response id, else time stamp, in another segment) adds
+    nothing."""
     extra = message.get("extra")
     extra = extra if isinstance(extra, dict) else {}
-    clock.see(extra.get("timestamp"))
     response = extra.get("response")
+    key = str(response.get("id") or "") if isinstance(response, dict) else ""
+    key = key or (f"at-{extra['timestamp']}" if "timestamp" in extra else "")
+    if key:
+        if key in seen:
+            return []
+        seen.add(key)
+    clock.see(extra.get("timestamp"))
     if isinstance(response, dict):
         for key, figure in litellm_usage(response.get("usage")).items():
             replies[key] += figure
@@ -168,3 +221,25 @@ def _action(activity: Activity, action: str, where: int) -> None:
         activity.unreplayable.append((where, stripped.split("\n", 1)[0]))
     elif stripped and stripped != "submit":
         note_shell(activity, where, stripped)
+
+
+def _run_file_checks(
+    path: Path, top: dict[str, Any], *, with_usage: bool, compacted: bool, segmented: bool
+) -> None:
+    """Refuse CooperBench runner files that cannot give the run's figures (see the module
+    docstring): its summary, a trajectory without usage, a compacted one without its
+    segments."""
+    keys = set(top)
+    if not with_usage:
+        refused = cooperbench_run_file(path, keys | ({"messages"} if "agent_id" in keys
+                                                     else set()))
+        if refused is not None:
+            raise refused
+    if compacted and not segmented:
+        agent = str(top.get("agent_id") or "<agent>")
+        raise InputError(
+            "this mini-swe-agent trajectory was compacted: its messages start at a summary, and "
+            "the model calls before it are not in this file", path=path,
+            hint=f"pass {agent}_full_traj.json from the same folder (CooperBench writes it "
+            "with every segment of a compacted run)",
+        )
