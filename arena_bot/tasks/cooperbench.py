@@ -410,11 +410,11 @@ def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str],
         notes: list[str] = []
         for number, extras in enumerate(attempts):
             wheels = Path(temp) / f"wheels{number}"
+            as_of = dated.text.strip() if dated.ok else None
             try:
-                lines = resolve_wheels(projects, dest=wheels,
-                                       extras=dict(zip(projects, extras, strict=True)),
-                                       named=task.requirements,
-                                       as_of=dated.text.strip() if dated.ok else None)
+                resolution = resolve_wheels(projects, dest=wheels,
+                                            extras=dict(zip(projects, extras, strict=True)),
+                                            named=task.requirements, as_of=as_of)
             except NoWheelError as exc:
                 if number + 1 == len(attempts):
                     raise
@@ -428,7 +428,15 @@ def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str],
                                 for folder, old, new in changed)
                     + ": runner.sh's own fallback when that install fails")
                 continue
-            return lines, pytest_plugins(wheels), notes
+            if as_of and resolution.undated:
+                notes.append(f"the dependencies did not resolve as of the base commit ({as_of}"
+                             "): today's releases are in the wheelhouse")
+            elif as_of and resolution.newer:
+                notes.append(f"the dependencies are resolved as of the base commit ({as_of}) "
+                             "but for " + ", ".join(resolution.newer) + ": newer (this "
+                             "project's pins, what they need, or no wheel of that date for "
+                             "Python 3.11), each the oldest release that fits")
+            return resolution.lines, pytest_plugins(wheels), notes
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 

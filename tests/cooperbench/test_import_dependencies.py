@@ -8,6 +8,7 @@ cannot have it.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -188,7 +189,7 @@ def test_a_dependency_the_images_python_needs_is_resolved_on_any_host(tmp_path: 
     (project / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "needs-redis"\nversion = "0.1"\ndependencies = ["redis==8.1.0"]\n')
-    lines = resolve_wheels([project], dest=tmp_path / "wheels")
+    lines = resolve_wheels([project], dest=tmp_path / "wheels").lines
     assert any(line.lower().startswith(("async_timeout==", "async-timeout==")) for line in lines)
 
 
@@ -244,17 +245,51 @@ def test_a_compiled_project_is_refused_before_its_unreadable_test_step(tmp_path:
 
 
 @pytest.mark.full  # the package index, tens of seconds
-def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path) -> None:
+def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The real dspy task 8563 (base commit of 2025-07-21): today's litellm fails five of its
     tests under the gold patch, the litellm of the commit's day passes them all. Releases
-    uploaded before the base commit are taken; where nothing resolves so (pytest 8.3.5, this
-    project's pin, is of 2025-03), today's are."""
+    uploaded before the base commit are taken."""
+    _index_with_upload_times(monkeypatch)
     project = tmp_path / "project"
     project.mkdir()
     (project / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "dated"\nversion = "0.1"\ndependencies = ["json-repair"]\n')
     dated = resolve_wheels([project], dest=tmp_path / "dated", as_of="2025-06-01T00:00:00Z")
-    assert "json_repair==0.46.0" in dated  # the last before June 2025
-    today = resolve_wheels([project], dest=tmp_path / "today", as_of="2021-01-01T00:00:00Z")
-    assert "pytest==8.3.5" in today and "json_repair==0.46.0" not in today
+    assert "json_repair==0.46.0" in dated.lines  # the last before June 2025
+    assert "pytest==8.3.5" in dated.lines and not dated.undated
+
+
+@pytest.mark.full  # the package index, tens of seconds
+def test_only_what_the_date_cannot_meet_is_taken_newer(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """jinja's task 1559 (base commit of 2021-12-26) needs MarkupSafe>=2.0, whose releases of
+    that date have no wheel for Python 3.11, and this project pins pytest 8.3.5 (2025-03):
+    the whole task was resolved with today's releases (MarkupSafe 3, setuptools 80+, what
+    outlines' task 1371 got as torch 2.14). Now each requirement the date cannot meet gets
+    the oldest release that meets it, and the rest stays of the date."""
+    _index_with_upload_times(monkeypatch)
+    project = tmp_path / "project"
+    project.mkdir()
+    # Metadata in setup.cfg, as jinja's then: the setuptools of 2021 predates [project].
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n')
+    (project / "setup.cfg").write_text("[metadata]\nname = old\nversion = 0.1\n"
+                                       "[options]\ninstall_requires = MarkupSafe>=2.0\n")
+    resolved = resolve_wheels([project], dest=tmp_path / "w",
+                              as_of="2021-12-26T07:48:45-07:00")
+    assert not resolved.undated
+    # Newer than the date: the pins, what pytest 8.3.5 needs, the first MarkupSafe with a
+    # Python 3.11 wheel (2023-01).
+    assert {"pytest==8.3.5", "pluggy==1.5.0", "MarkupSafe==2.1.2"} <= set(resolved.newer)
+    assert {"MarkupSafe==2.1.2", "pluggy==1.5.0"} <= set(resolved.lines)
+    # Of the date: the last releases before 2021-12-26.
+    assert {"packaging==21.3", "setuptools==60.1.0", "iniconfig==1.1.1"} <= set(resolved.lines)
+
+
+def _index_with_upload_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip's configuration files left out: a machine's local mirror (a file:// index, a
+    find-links folder) is never dated by pip, and its releases would mix in."""
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
