@@ -218,9 +218,7 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
                            install_folders=tuple(installs), extras=tuple(installs.values()),
                            derived=not test_command, requirements=named,
                            fallbacks=tuple(fallbacks.get(folder, ()) for folder in installs),
-                           notes=(*(step.notes if step else ()),
-                                  *([f"runner.sh installs {', '.join(named)}: resolved into "
-                                     "the wheelhouse too"] if named else [])))
+                           notes=step.notes if step else ())
     return _with_feature_tests(task, script) if task.derived else task
 
 
@@ -345,6 +343,14 @@ def import_task(
         make_bundle(source=source or task.upstream, commit=task.commit,
                     target=staging / "repo.bundle")
         steps = install_steps(task.install_folders)
+        if not wheels and (refused := _native_refusal_at(
+                staging / "repo.bundle", commit=task.commit,
+                folders=task.install_folders)) is not None:
+            raise refused  # without its wheels the image still cannot build the extension
+        if task.requirements:
+            notes.append(f"runner.sh installs {', '.join(task.requirements)}: "
+                         + ("resolved into the wheelhouse too" if wheels
+                            else "not installed (--no-wheels)"))
         if wheels:
             lines, plugins, resolved = _resolve(staging / "repo.bundle", task)
             notes.extend(resolved)
@@ -383,15 +389,24 @@ def _compiler_refusal(root: Path, *, source: str | None) -> DatasetError | None:
         with tempfile.TemporaryDirectory(prefix="arena-import-") as temp:
             bundle = Path(temp) / "repo.bundle"
             make_bundle(source=source or upstream, commit=commit, target=bundle)
-            checkout = Path(temp) / "repo"
-            _git("clone", "--quiet", "--no-checkout", str(bundle), str(checkout),
-                 what="check out the bundle")
-            _git("-C", str(checkout), "checkout", "--quiet", commit, what="check out the base")
-            for folder in install_extras(script) or {".": ""}:
-                if (refused := native_refusal(checkout / folder)) is not None:
-                    return refused
+            return _native_refusal_at(bundle, commit=commit,
+                                      folders=tuple(install_extras(script) or {".": ""}))
     except InputError:
         return None
+
+
+def _native_refusal_at(bundle: Path, *, commit: str,
+                       folders: tuple[str, ...]) -> DatasetError | None:
+    """:func:`~arena_bot.tasks.wheels.native_refusal` of the first of ``folders`` that
+    compiles an extension module, in a checkout of ``bundle`` at ``commit``."""
+    with tempfile.TemporaryDirectory(prefix="arena-import-") as temp:
+        checkout = Path(temp) / "repo"
+        _git("clone", "--quiet", "--no-checkout", str(bundle), str(checkout),
+             what="check out the bundle")
+        _git("-C", str(checkout), "checkout", "--quiet", commit, what="check out the base")
+        for folder in folders:
+            if (refused := native_refusal(checkout / folder)) is not None:
+                return refused
     return None
 
 

@@ -216,6 +216,32 @@ def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Pat
     assert native_build(upstream) is None  # optional speed-ups build without a compiler
 
 
+def test_a_compiled_project_is_refused_without_wheels_too(tmp_path: Path) -> None:
+    """The refusal lived in the wheel resolution, which --no-wheels skips: Pillow's task was
+    imported without a word, and every test then failed on the missing compiled module.
+    A package runner.sh installs by name was said to be "resolved into the wheelhouse"
+    though there is none."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace(
+        "pip install -e .\n", 'pip install -e .\npip install "six==1.16.0"\n'))
+    plain = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                   "--dest", str(tmp_path / "plain"), "--no-wheels")
+    assert plain.exit_code == 0, plain.output
+    assert "note: runner.sh installs six==1.16.0: not installed (--no-wheels)" in plain.output
+    (upstream / "setup.py").write_text(
+        "from setuptools import Extension, setup\n\n"
+        'setup(ext_modules=[Extension("textkit._speed", ["textkit/_speed.c"])])\n')
+    _point_at(upstream, task, message="a C extension")
+    dest = tmp_path / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--no-wheels")
+    assert result.exit_code == 1, result.output
+    assert "compiles an extension module, which needs a C compiler: setup.py:3" in result.output
+    assert "Traceback" not in result.output
+    assert not any(dest.glob("*/task.yaml"))
+
+
 def test_a_compiled_project_is_refused_before_its_unreadable_test_step(tmp_path: Path) -> None:
     """tiktoken's runner picks its test files in an if block: the import said to give
     --test-command, and only with one did it say the project needs a Rust compiler, which no
