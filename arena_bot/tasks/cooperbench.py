@@ -41,6 +41,7 @@ from arena_bot.tasks.cooperbench_runner import (
     install_extras,
     install_fallbacks,
     install_requirements,
+    peel,
     read_test_step,
     script_lines,
 )
@@ -101,6 +102,40 @@ RUN pip=$(ls /opt/arena/wheels/pip-*.whl | head -n 1) \\
         --break-system-packages --root-user-action=ignore -r /opt/arena/wheels/wheels.txt
 ENV PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore
 """ + install_steps(folders)
+
+
+#: Where a test command starts pytest: ``python3 -m pytest``, ``pytest``, ``py.test`` (a
+#: path before it allowed).
+_PYTEST_LAUNCH = re.compile(r"(?<![^\s;&|(])(?:\S*/)?(?:python3?(?:\.\d+)?\s+-m\s+pytest|"
+                            r"py\.test|pytest)(?=\s|$)")
+
+
+def load_plugins(command: str, plugins: list[str], *, given: bool) -> tuple[str, str | None]:
+    """``command`` loading the wheelhouse's pytest ``plugins`` by name (``-p pytest_mock``)
+    after its first pytest launcher, and a note for the user when the command was ``given``
+    (--test-command) or has no launcher to add them to. The sandbox turns pytest's plugin
+    autoloading off, and CooperBench's image, which autoloads every installed plugin, runs
+    the tests with them (a ``mocker`` fixture is pytest-mock's). Plugins the command already
+    names (``-p name``, ``-p no:name``) are left as they are."""
+    named = set(re.findall(r"(?:^|\s)-p\s*(?:no:)?([\w.-]+)", command))
+    wanted = [name for name in plugins if name not in named]
+    if not wanted:
+        return command, None
+    flags = " ".join(f"-p {name}" for name in wanted)
+    launch = next((found for found in _PYTEST_LAUNCH.finditer(command)
+                   if not peel(re.split(r"[;&|(]", command[:found.start()])[-1].split())[1]),
+                  None)  # a launcher of its own command (`pip install pytest` is not one)
+    if launch is None:
+        return command, (f"the test command runs no `pytest` or `python3 -m pytest` this import "
+                         f"could add the wheelhouse's pytest plugins to: add `{flags}` to it "
+                         "(pytest's plugin autoloading is off in the sandbox; a `mocker` "
+                         "fixture is pytest-mock's)")
+    loaded = f"{command[:launch.end()]} {flags}{command[launch.end():]}"
+    if not given:
+        return loaded, None
+    return loaded, (f"added `{flags}` to --test-command: the wheelhouse's pytest plugins, "
+                    "which CooperBench's image loads by itself and the sandbox, with pytest's "
+                    "plugin autoloading off, only by name (task.yaml has the command)")
 
 
 @dataclass(frozen=True)
@@ -356,10 +391,11 @@ def import_task(
             notes.extend(resolved)
             (staging / WHEELS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
             steps = wheel_steps(task.install_folders)
-            if task.derived and plugins:  # autoloading is off in the sandbox: load by name
-                task = replace(task, test_command=task.test_command.replace(
-                    "python3 -m pytest ", "python3 -m pytest "
-                    + "".join(f"-p {name} " for name in plugins), 1))
+            command, note = load_plugins(task.test_command, plugins, given=not task.derived)
+            if note:
+                notes.append(note)
+            if command != task.test_command:
+                task = replace(task, test_command=command)
                 spec_text = _task_yaml(task, task_id=task_id)
         (staging / "Dockerfile").write_text(
             task_dockerfile(

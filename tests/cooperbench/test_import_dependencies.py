@@ -19,6 +19,7 @@ from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
 import arena_bot
+from arena_bot.tasks.cooperbench import load_plugins
 from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
 
 
@@ -176,6 +177,48 @@ def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
     expected = json.loads((dest / "tk-plugins" / "feature1" / "expected_tests.json").read_text())
     assert {"tests.test_whisper::test_whisper",
             "tests.test_whisper::test_whisper_async"} <= set(expected["fail_to_pass"])
+
+
+MOCKER_TESTS = ASYNC_TESTS.split("\n\n\n@pytest.mark.asyncio")[0].replace(
+    "@@ -0,0 +1,16 @@", "@@ -0,0 +1,10 @@") + "\n"
+
+
+@pytest.mark.docker
+@pytest.mark.full
+def test_a_given_test_command_loads_the_wheelhouses_plugins(
+        tmp_path: Path, base_image: str) -> None:
+    """The plugins were added to the test command read from runner.sh only: a command given
+    with --test-command ran with pytest's plugin autoloading off and no `-p`, and an honest
+    task failed its gold check with "fixture 'mocker' not found" (outlines' tests/test_cache.py
+    uses `mocker`). They are added to it too, saying so; one named already is kept."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    (task / "feature1" / "tests.patch").write_text(MOCKER_TESTS)
+    dest = tmp_path / "root" / "dataset"
+    given = 'python3 -m pytest -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests/'
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--id", "tk-given", "--test-command", given)
+    assert result.exit_code == 0, result.output
+    assert "note: added `-p pytest_mock` to --test-command" in result.output
+    assert ("test command: python3 -m pytest -p pytest_mock -p no:cacheprovider"
+            in result.output)
+    check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
+                   "--base-image", base_image)
+    assert check.exit_code == 0, check.output
+    expected = json.loads((dest / "tk-given" / "feature1" / "expected_tests.json").read_text())
+    assert "tests.test_whisper::test_whisper" in expected["fail_to_pass"]
+
+
+def test_plugins_go_after_the_commands_own_pytest_launcher() -> None:
+    plugins = ["asyncio", "pytest_mock"]
+    assert load_plugins("cd sub && X=1 timeout 300 python3 -m pytest tests", plugins,
+                        given=True)[0] == ("cd sub && X=1 timeout 300 python3 -m pytest "
+                                           "-p asyncio -p pytest_mock tests")
+    assert load_plugins("pip install pytest && pytest -p no:pytest_mock t", plugins,
+                        given=True)[0] == ("pip install pytest && pytest -p asyncio "
+                                           "-p no:pytest_mock t")
+    command, note = load_plugins("tox -e py", plugins, given=True)
+    assert command == "tox -e py"
+    assert note is not None and "add `-p asyncio -p pytest_mock` to it" in note
 
 
 @pytest.mark.full  # the package index, tens of seconds
