@@ -487,6 +487,10 @@ def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str],
                              "but for " + ", ".join(resolution.newer) + ": newer (this "
                              "project's pins, what they need, or no wheel of that date for "
                              "Python 3.11), each the oldest release that fits")
+            if as_of and resolution.local_sources and not resolution.undated:
+                notes.append("pip's configuration reads local packages, which pip does not "
+                             "date: " + ", ".join(resolution.local_sources) + "; their "
+                             "releases may be newer than the base commit (check wheels.txt)")
             return resolution.lines, pytest_plugins(wheels), notes
     raise AssertionError("unreachable: the last attempt returns or raises")
 

@@ -122,6 +122,9 @@ class Resolution:
     newer: tuple[str, ...] = ()
     #: Whether today's releases were taken for everything (the date did not resolve).
     undated: bool = False
+    #: The local folders and file:// indexes pip's configuration reads, whose releases pip
+    #: does not date (``--uploaded-prior-to`` skips local files): they may be newer.
+    local_sources: tuple[str, ...] = ()
 
 
 def resolve_wheels(projects: list[Path], *, dest: Path,
@@ -180,7 +183,23 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         match = _WHEEL.match(wheel.name)
         if match:
             lines.add(f"{match['name']}=={match['version']}")
-    return Resolution(lines=sorted(lines, key=str.lower), newer=tuple(newer), undated=undated)
+    return Resolution(lines=sorted(lines, key=str.lower), newer=tuple(newer), undated=undated,
+                      local_sources=() if as_of is None else _local_sources())
+
+
+def _local_sources() -> tuple[str, ...]:
+    """The local folders and ``file:`` indexes pip's configuration (files, environment)
+    names: ``--find-links``, ``--index-url``, ``--extra-index-url``."""
+    listed = _pip(["config", "list"])
+    found: list[str] = []
+    for line in listed.stdout.splitlines():
+        key, _, value = line.partition("=")
+        if not key.endswith(("find-links", "index-url")):
+            continue
+        for source in value.strip().strip("'\"").split():
+            if (source.startswith("file:") or "://" not in source) and source not in found:
+                found.append(source)
+    return tuple(found)
 
 
 class _Undatable(Exception):

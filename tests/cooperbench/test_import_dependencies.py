@@ -20,7 +20,7 @@ from support.gitrepo import commit_folder
 
 import arena_bot
 from arena_bot.tasks.cooperbench import load_plugins
-from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
+from arena_bot.tasks.wheels import _local_sources, _on_index, native_build, resolve_wheels
 
 
 def _point_at(upstream: Path, task: Path, *, message: str) -> None:
@@ -355,6 +355,22 @@ def test_only_what_the_date_cannot_meet_is_taken_newer(tmp_path: Path,
     assert {"MarkupSafe==2.1.2", "pluggy==1.5.0"} <= set(resolved.lines)
     # Of the date: the last releases before 2021-12-26.
     assert {"packaging==21.3", "setuptools==60.1.0", "iniconfig==1.1.1"} <= set(resolved.lines)
+
+
+def test_local_packages_pip_does_not_date_are_named(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip's --uploaded-prior-to skips local files: on a machine whose pip configuration
+    reads a local mirror (here: file:///opt/pypi/simple, /opt/wheels with torch 2.13), its
+    releases mix into a dated resolution in silence (outlines' task 1371 of 2025-01 got
+    torch 2.14.1). The import names those sources."""
+    config = tmp_path / "pip.conf"
+    config.write_text("[global]\nextra-index-url = file:///srv/mirror/simple "
+                      "https://example.org/simple\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "wheels"))
+    assert {"file:///srv/mirror/simple", str(tmp_path / "wheels")} <= set(_local_sources())
+    _index_with_upload_times(monkeypatch)
+    assert _local_sources() == ()
 
 
 def _index_with_upload_times(monkeypatch: pytest.MonkeyPatch) -> None:
