@@ -151,8 +151,9 @@ class CooperBenchTask:
     notes: tuple[str, ...] = ()
     #: Projects the runner installs (``pip install -e``), repository-relative.
     install_folders: tuple[str, ...] = (".",)
-    #: The extras the runner installs each of them with ("": none named, the ``test`` one).
-    extras: tuple[str, ...] = ("",)
+    #: The extras the runner installs each of them with (None: the bare project, as a runner
+    #: installing ``-e .`` has it; "": the ``test`` extra, for a runner installing nothing).
+    extras: tuple[str | None, ...] = ("",)
     #: Whether ``test_command`` was read from runner.sh (not given with --test-command).
     derived: bool = True
     #: What the runner installs by name (``pip install "pyarrow==20.0.0"``).
@@ -244,7 +245,10 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     step = None if test_command else read_test_step(root / "runner.sh")
     runner = root / "runner.sh"
     script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
-    installs = install_extras(script) or {".": ""}
+    # A bare `pip install -e .` is the bare project: CooperBench's image has nothing of its
+    # test extra then (outlines' source-only llama-cpp-python, datasets' tensorflow).
+    installs: dict[str, str | None] = {folder: extras or None for folder, extras
+                                       in install_extras(script).items()} or {".": ""}
     fallbacks = install_fallbacks(script)
     named = install_requirements(script)
     task = CooperBenchTask(root=root, upstream=upstream, commit=commit,

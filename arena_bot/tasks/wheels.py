@@ -1,13 +1,14 @@
 """A task's Python dependencies as a wheelhouse: resolved on the host, installed offline.
 
-``arena dataset import-cooperbench`` resolves what CooperBench's Dockerfile installs (the
-project with its ``test`` extra, pytest and pytest-mock) plus the project's build backend,
-with ``pip download --only-binary=:all:`` on the host, and records the exact wheels as
-``name==version`` lines in the task's ``wheels.txt``. Building the task image fetches those
-wheels on the host into a cache (:func:`fetch_wheels`; nothing is fetched when the cache has
-them, so a machine without network builds from the cache) and installs them inside the build
-with ``pip install --no-index`` (the image itself never needs a network). A dependency with
-no wheel for this platform needs a compiler or system libraries: the import says which.
+``arena dataset import-cooperbench`` resolves what CooperBench's runner installs (the
+project with the runner's extras, the packages it names, pytest and pytest-mock) plus the
+project's build backend, as of the base commit, with ``pip download --only-binary=:all:``
+on the host, and records the exact wheels as ``name==version`` lines in ``wheels.txt``.
+Building the task image fetches those wheels on the host into a cache (:func:`fetch_wheels`;
+nothing is fetched when the cache has them, so a machine without network builds from the
+cache) and installs them inside the build with ``pip install --no-index`` (the image itself
+never needs a network). A dependency with no wheel for this platform needs a compiler or
+system libraries: the import says which.
 The tests run with pytest's plugin autoloading off; :func:`pytest_plugins` names the
 wheelhouse's plugins for the test command to load.
 """

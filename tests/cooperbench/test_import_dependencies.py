@@ -80,6 +80,25 @@ def test_the_runners_fallback_install_is_taken_when_its_first_needs_a_compiler(
 
 
 @pytest.mark.full  # the package index, tens of seconds
+def test_a_bare_editable_install_is_resolved_bare(tmp_path: Path) -> None:
+    """A runner installing `pip install -e .` (outlines' task 1706, datasets', llama_index's)
+    has nothing of the project's test extra in CooperBench's image, but the import resolved
+    `.[test]` all the same: a source-only package there (outlines' llama-cpp-python) refused
+    a task CooperBench runs, and its other packages (tensorflow, jax) were not the tests'
+    environment. The test extra stays the guess for a runner that installs nothing."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    pyproject = upstream / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
+                         'test = ["pycrypto==2.6.1", "six==1.16.0"]\n')
+    assert "pip install -e .\n" in (task / "runner.sh").read_text()
+    result, dest = _import_at(tmp_path, upstream, task, message="a test extra with pycrypto")
+    assert result.exit_code == 0, result.output
+    wheels = (dest / "textkit-task3" / "wheels.txt").read_text().split()
+    assert not any(w.startswith(("pycrypto", "six")) for w in wheels), wheels
+    assert "pytest==8.3.5" in wheels
+
+
+@pytest.mark.full  # the package index, tens of seconds
 def test_a_pip_without_the_dating_option_is_named_not_silently_undated(tmp_path: Path) -> None:
     """The dependencies are resolved as of the base commit with pip's --uploaded-prior-to
     (pip 26.0). A virtual environment made by `python3 -m venv` comes with the Python's
