@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from arena_bot.core.files import write_atomically
 from arena_bot.evaluation.harness import run_feature
-from arena_bot.evaluation.verdict import split_case
 from arena_bot.intake.patches import protected_paths_for
 from arena_bot.models.evaluation import FeatureResult
 from arena_bot.models.task import ExpectedTests
@@ -59,8 +58,11 @@ def check_feature(
     golds = [run(patch=gold_patch, tests_only=False) for _ in range(max(1, repeats))]
     # Ids are classified from clean runs only (no canaries in either base run). A module of
     # the tests patch that cannot even be collected on the base commit (it imports what the
-    # feature adds) says nothing about its tests: those are classified from the base
-    # commit's own tests (no tests patch), where a test that passed keeps passing.
+    # feature adds) says nothing about its tests, and pytest then runs no test at all
+    # ("Interrupted: 1 error during collection"): the ids the bare run lacks are classified
+    # from the base commit's own tests (no tests patch), where a test that passed keeps
+    # passing (before, only the broken module's: the other files' tests that pass on the
+    # base were recorded as fail-to-pass).
     bare = run(patch="", tests_only=True)
     pristine: FeatureResult | None = None  # the base commit's own tests, nothing applied
 
@@ -86,10 +88,7 @@ def check_feature(
     broken = {case.name for case in bare.tests if case.outcome == "error" and "::" not in case.name}
     if broken:
         for case in untouched().tests:
-            module = split_case(case.name)[0]
-            if case.name not in bare_outcomes and any(
-                    module == name or module.startswith(name + ".") for name in broken):
-                bare_outcomes[case.name] = case.outcome
+            bare_outcomes.setdefault(case.name, case.outcome)
     expected = ExpectedTests(
         fail_to_pass=[n for n in stable_pass if bare_outcomes.get(n) != "passed"],
         pass_to_pass=[n for n in stable_pass if bare_outcomes.get(n) == "passed"],

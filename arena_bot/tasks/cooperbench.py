@@ -41,6 +41,7 @@ from arena_bot.tasks.cooperbench_runner import (
     install_extras,
     install_fallbacks,
     install_requirements,
+    peel,
     read_test_step,
     script_lines,
 )
@@ -103,6 +104,40 @@ ENV PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore
 """ + install_steps(folders)
 
 
+#: Where a test command starts pytest: ``python3 -m pytest``, ``pytest``, ``py.test`` (a
+#: path before it allowed).
+_PYTEST_LAUNCH = re.compile(r"(?<![^\s;&|(])(?:\S*/)?(?:python3?(?:\.\d+)?\s+-m\s+pytest|"
+                            r"py\.test|pytest)(?=\s|$)")
+
+
+def load_plugins(command: str, plugins: list[str], *, given: bool) -> tuple[str, str | None]:
+    """``command`` loading the wheelhouse's pytest ``plugins`` by name (``-p pytest_mock``)
+    after its first pytest launcher, and a note for the user when the command was ``given``
+    (--test-command) or has no launcher to add them to. The sandbox turns pytest's plugin
+    autoloading off, and CooperBench's image, which autoloads every installed plugin, runs
+    the tests with them (a ``mocker`` fixture is pytest-mock's). Plugins the command already
+    names (``-p name``, ``-p no:name``) are left as they are."""
+    named = set(re.findall(r"(?:^|\s)-p\s*(?:no:)?([\w.-]+)", command))
+    wanted = [name for name in plugins if name not in named]
+    if not wanted:
+        return command, None
+    flags = " ".join(f"-p {name}" for name in wanted)
+    launch = next((found for found in _PYTEST_LAUNCH.finditer(command)
+                   if not peel(re.split(r"[;&|(]", command[:found.start()])[-1].split())[1]),
+                  None)  # a launcher of its own command (`pip install pytest` is not one)
+    if launch is None:
+        return command, (f"the test command runs no `pytest` or `python3 -m pytest` this import "
+                         f"could add the wheelhouse's pytest plugins to: add `{flags}` to it "
+                         "(pytest's plugin autoloading is off in the sandbox; a `mocker` "
+                         "fixture is pytest-mock's)")
+    loaded = f"{command[:launch.end()]} {flags}{command[launch.end():]}"
+    if not given:
+        return loaded, None
+    return loaded, (f"added `{flags}` to --test-command: the wheelhouse's pytest plugins, "
+                    "which CooperBench's image loads by itself and the sandbox, with pytest's "
+                    "plugin autoloading off, only by name (task.yaml has the command)")
+
+
 @dataclass(frozen=True)
 class CooperBenchTask:
     """What the import reads from a CooperBench task folder."""
@@ -116,8 +151,9 @@ class CooperBenchTask:
     notes: tuple[str, ...] = ()
     #: Projects the runner installs (``pip install -e``), repository-relative.
     install_folders: tuple[str, ...] = (".",)
-    #: The extras the runner installs each of them with ("": none named, the ``test`` one).
-    extras: tuple[str, ...] = ("",)
+    #: The extras the runner installs each of them with (None: the bare project, as a runner
+    #: installing ``-e .`` has it; "": the ``test`` extra, for a runner installing nothing).
+    extras: tuple[str | None, ...] = ("",)
     #: Whether ``test_command`` was read from runner.sh (not given with --test-command).
     derived: bool = True
     #: What the runner installs by name (``pip install "pyarrow==20.0.0"``).
@@ -209,7 +245,10 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
     step = None if test_command else read_test_step(root / "runner.sh")
     runner = root / "runner.sh"
     script = runner.read_text(encoding="utf-8", errors="replace") if runner.is_file() else ""
-    installs = install_extras(script) or {".": ""}
+    # A bare `pip install -e .` is the bare project: CooperBench's image has nothing of its
+    # test extra then (outlines' source-only llama-cpp-python, datasets' tensorflow).
+    installs: dict[str, str | None] = {folder: extras or None for folder, extras
+                                       in install_extras(script).items()} or {".": ""}
     fallbacks = install_fallbacks(script)
     named = install_requirements(script)
     task = CooperBenchTask(root=root, upstream=upstream, commit=commit,
@@ -218,9 +257,7 @@ def read_task(root: Path, *, test_command: str | None = None) -> CooperBenchTask
                            install_folders=tuple(installs), extras=tuple(installs.values()),
                            derived=not test_command, requirements=named,
                            fallbacks=tuple(fallbacks.get(folder, ()) for folder in installs),
-                           notes=(*(step.notes if step else ()),
-                                  *([f"runner.sh installs {', '.join(named)}: resolved into "
-                                     "the wheelhouse too"] if named else [])))
+                           notes=step.notes if step else ())
     return _with_feature_tests(task, script) if task.derived else task
 
 
@@ -345,15 +382,24 @@ def import_task(
         make_bundle(source=source or task.upstream, commit=task.commit,
                     target=staging / "repo.bundle")
         steps = install_steps(task.install_folders)
+        if not wheels and (refused := _native_refusal_at(
+                staging / "repo.bundle", commit=task.commit,
+                folders=task.install_folders)) is not None:
+            raise refused  # without its wheels the image still cannot build the extension
+        if task.requirements:
+            notes.append(f"runner.sh installs {', '.join(task.requirements)}: "
+                         + ("resolved into the wheelhouse too" if wheels
+                            else "not installed (--no-wheels)"))
         if wheels:
             lines, plugins, resolved = _resolve(staging / "repo.bundle", task)
             notes.extend(resolved)
             (staging / WHEELS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
             steps = wheel_steps(task.install_folders)
-            if task.derived and plugins:  # autoloading is off in the sandbox: load by name
-                task = replace(task, test_command=task.test_command.replace(
-                    "python3 -m pytest ", "python3 -m pytest "
-                    + "".join(f"-p {name} " for name in plugins), 1))
+            command, note = load_plugins(task.test_command, plugins, given=not task.derived)
+            if note:
+                notes.append(note)
+            if command != task.test_command:
+                task = replace(task, test_command=command)
                 spec_text = _task_yaml(task, task_id=task_id)
         (staging / "Dockerfile").write_text(
             task_dockerfile(
@@ -383,15 +429,24 @@ def _compiler_refusal(root: Path, *, source: str | None) -> DatasetError | None:
         with tempfile.TemporaryDirectory(prefix="arena-import-") as temp:
             bundle = Path(temp) / "repo.bundle"
             make_bundle(source=source or upstream, commit=commit, target=bundle)
-            checkout = Path(temp) / "repo"
-            _git("clone", "--quiet", "--no-checkout", str(bundle), str(checkout),
-                 what="check out the bundle")
-            _git("-C", str(checkout), "checkout", "--quiet", commit, what="check out the base")
-            for folder in install_extras(script) or {".": ""}:
-                if (refused := native_refusal(checkout / folder)) is not None:
-                    return refused
+            return _native_refusal_at(bundle, commit=commit,
+                                      folders=tuple(install_extras(script) or {".": ""}))
     except InputError:
         return None
+
+
+def _native_refusal_at(bundle: Path, *, commit: str,
+                       folders: tuple[str, ...]) -> DatasetError | None:
+    """:func:`~arena_bot.tasks.wheels.native_refusal` of the first of ``folders`` that
+    compiles an extension module, in a checkout of ``bundle`` at ``commit``."""
+    with tempfile.TemporaryDirectory(prefix="arena-import-") as temp:
+        checkout = Path(temp) / "repo"
+        _git("clone", "--quiet", "--no-checkout", str(bundle), str(checkout),
+             what="check out the bundle")
+        _git("-C", str(checkout), "checkout", "--quiet", commit, what="check out the base")
+        for folder in folders:
+            if (refused := native_refusal(checkout / folder)) is not None:
+                return refused
     return None
 
 
@@ -410,11 +465,11 @@ def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str],
         notes: list[str] = []
         for number, extras in enumerate(attempts):
             wheels = Path(temp) / f"wheels{number}"
+            as_of = dated.text.strip() if dated.ok else None
             try:
-                lines = resolve_wheels(projects, dest=wheels,
-                                       extras=dict(zip(projects, extras, strict=True)),
-                                       named=task.requirements,
-                                       as_of=dated.text.strip() if dated.ok else None)
+                resolution = resolve_wheels(projects, dest=wheels,
+                                            extras=dict(zip(projects, extras, strict=True)),
+                                            named=task.requirements, as_of=as_of)
             except NoWheelError as exc:
                 if number + 1 == len(attempts):
                     raise
@@ -428,7 +483,19 @@ def _resolve(bundle: Path, task: CooperBenchTask) -> tuple[list[str], list[str],
                                 for folder, old, new in changed)
                     + ": runner.sh's own fallback when that install fails")
                 continue
-            return lines, pytest_plugins(wheels), notes
+            if as_of and resolution.undated:
+                notes.append(f"the dependencies did not resolve as of the base commit ({as_of}"
+                             "): today's releases are in the wheelhouse")
+            elif as_of and resolution.newer:
+                notes.append(f"the dependencies are resolved as of the base commit ({as_of}) "
+                             "but for " + ", ".join(resolution.newer) + ": newer (this "
+                             "project's pins, what they need, or no wheel of that date for "
+                             "Python 3.11), each the oldest release that fits")
+            if as_of and resolution.local_sources and not resolution.undated:
+                notes.append("pip's configuration reads local packages, which pip does not "
+                             "date: " + ", ".join(resolution.local_sources) + "; their "
+                             "releases may be newer than the base commit (check wheels.txt)")
+            return resolution.lines, pytest_plugins(wheels), notes
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 

@@ -228,7 +228,7 @@ def launcher_length(words: list[str]) -> int:
     return 0
 
 
-def _peel(words: list[str]) -> tuple[list[str], list[str]]:
+def peel(words: list[str]) -> tuple[list[str], list[str]]:
     """``(environment assignments, command)``: ``timeout N``, ``env``, ``exec`` peeled off."""
     env: list[str] = []
     rest = list(words)
@@ -419,7 +419,7 @@ def _pytest_calls(text: str, *, path: Path) -> list[_Call]:
                     cwd, why_cwd = _change_directory(words, cwd)
                     why_cwd = f"{why_cwd} (line {number})" if why_cwd else ""
                 continue
-            _, command = _peel(words)
+            _, command = peel(words)
             if launcher_length(command):
                 calls.append(_Call(line=number, words=tuple(words), cwd=cwd, why_cwd=why_cwd,
                                    block=block, after_banner=banner, variables=dict(variables),
@@ -485,7 +485,7 @@ def _test_command(call: _Call, *, path: Path) -> tuple[str, list[str]]:
     if call.cwd is None:
         raise _refusal(f"the test step runs in a folder known only at run time: {call.why_cwd}",
                        path, call.line)
-    env, command = _peel(list(call.words))
+    env, command = peel(list(call.words))
     args = command[launcher_length(command):]
     expanded = [word for raw in args
                 for word in expand_word(raw, call.variables, path=path, line=call.line)]
@@ -610,7 +610,7 @@ def _editable_installs(text: str) -> list[tuple[str, str, bool]]:
             if words[0] == "cd":
                 cwd, _ = _change_directory(words, cwd)
                 continue
-            _, command = _peel(words)
+            _, command = peel(words)
             target = _editable_target(command)
             if target is None or cwd is None:
                 continue
@@ -636,7 +636,7 @@ def install_requirements(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for _, line in script_lines(text):
         for words in split_commands(line):
-            _, command = _peel(words)
+            _, command = peel(words)
             rest = _pip_install_args(command)
             skip = False
             for word in rest or []:

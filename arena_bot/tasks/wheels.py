@@ -1,13 +1,14 @@
 """A task's Python dependencies as a wheelhouse: resolved on the host, installed offline.
 
-``arena dataset import-cooperbench`` resolves what CooperBench's Dockerfile installs (the
-project with its ``test`` extra, pytest and pytest-mock) plus the project's build backend,
-with ``pip download --only-binary=:all:`` on the host, and records the exact wheels as
-``name==version`` lines in the task's ``wheels.txt``. Building the task image fetches those
-wheels on the host into a cache (:func:`fetch_wheels`; nothing is fetched when the cache has
-them, so a machine without network builds from the cache) and installs them inside the build
-with ``pip install --no-index`` (the image itself never needs a network). A dependency with
-no wheel for this platform needs a compiler or system libraries: the import says which.
+``arena dataset import-cooperbench`` resolves what CooperBench's runner installs (the
+project with the runner's extras, the packages it names, pytest and pytest-mock) plus the
+project's build backend, as of the base commit, with ``pip download --only-binary=:all:``
+on the host, and records the exact wheels as ``name==version`` lines in ``wheels.txt``.
+Building the task image fetches those wheels on the host into a cache (:func:`fetch_wheels`;
+nothing is fetched when the cache has them, so a machine without network builds from the
+cache) and installs them inside the build with ``pip install --no-index`` (the image itself
+never needs a network). A dependency with no wheel for this platform needs a compiler or
+system libraries: the import says which.
 The tests run with pytest's plugin autoloading off; :func:`pytest_plugins` names the
 wheelhouse's plugins for the test command to load.
 """
@@ -22,19 +23,25 @@ import sys
 import tomllib
 import zipfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
 from arena_bot.core.errors import ArenaError, DatasetError, NoWheelError, SandboxError
 
 #: pytest as the index has it, not Debian's 7.2.1 (`filterwarnings = error` breaks on it): the
 #: one place its version is pinned, for task wheelhouses and the offline base image alike.
 PYTEST_PIN = "pytest==8.3.5"
+#: The pip of task images and the offline base image: the wheelhouse's pip installs the
+#: wheelhouse with ``--break-system-packages`` (pip 23.0.1), so not one of an old base date.
+PIP_PIN = "pip==26.3"
 #: The offline base image's wheelhouse (``arena images base``): the pip that installs it and
 #: :data:`PYTEST_PIN` with its dependencies on the base image's Python 3.11 (exceptiongroup
 #: and tomli are for Python < 3.11 only), each pinned so that every build installs the same.
-BASE_WHEELS = ("pip==26.3", PYTEST_PIN, "iniconfig==2.3.1", "packaging==26.4",
+BASE_WHEELS = (PIP_PIN, PYTEST_PIN, "iniconfig==2.3.1", "packaging==26.4",
                "pluggy==1.7.0")
 #: What CooperBench's Dockerfile installs besides the project (pytest-xdist is never used by
 #: the test commands and is left out).
@@ -104,22 +111,40 @@ def _pip(args: list[str]) -> subprocess.CompletedProcess[str]:
                           timeout=_TIMEOUT, check=False)
 
 
+@dataclass(frozen=True)
+class Resolution:
+    """What :func:`resolve_wheels` resolved."""
+
+    #: The wheels as sorted ``name==version`` lines (``wheels.txt``).
+    lines: list[str]
+    #: The releases taken newer than ``as_of`` (``name==version``), each the oldest with a
+    #: wheel for this platform that meets what required it: this project's pins, what they
+    #: need, a dependency with no wheel of the date for the image's Python.
+    newer: tuple[str, ...] = ()
+    #: Whether today's releases were taken for everything (the date did not resolve).
+    undated: bool = False
+    #: The local folders and file:// indexes pip's configuration reads, whose releases pip
+    #: does not date (``--uploaded-prior-to`` skips local files): they may be newer.
+    local_sources: tuple[str, ...] = ()
+
+
 def resolve_wheels(projects: list[Path], *, dest: Path,
                    extras: Mapping[Path, str | None] | None = None,
-                   named: tuple[str, ...] = (), as_of: str | None = None) -> list[str]:
+                   named: tuple[str, ...] = (), as_of: str | None = None) -> Resolution:
     """Download (into ``dest``) the wheels that install ``projects`` with their extras (the
     runner's, ``extras``; default ``test``; None: none), the requirements the runner installs
-    by name (``named``), the test tools, pip and the build backends; return them as sorted
-    ``name==version`` lines. A missing wheel is a DatasetError naming the package (a
-    NoWheelError when the index has only its source).
+    by name (``named``), the test tools, pip and the build backends. A missing wheel is a
+    DatasetError naming the package (a NoWheelError when the index has only its source).
 
     ``as_of`` (an ISO date: the base commit's) resolves the releases uploaded before it,
     the packages the base commit was written against (today's may break its tests: litellm
-    1.108 fails five of dspy's tests that 1.74, of the commit's day, passes); when nothing
-    resolves so (a pin newer than the date: pytest 8.3.5, a runner's ``pyarrow==20.0.0``),
-    today's releases are taken. An index without upload times (a local mirror) is not
-    dated: pip's ``--uploaded-prior-to`` cannot filter it."""
-    requirements = ["pip", *TEST_TOOLS]
+    1.108 fails five of dspy's tests that 1.74, of the commit's day, passes). A requirement
+    nothing before the date meets (this project's ``pytest==8.3.5``, of 2025-03; a runner's
+    ``pyarrow==20.0.0``; MarkupSafe 2.0, whose wheels of 2021 stop at Python 3.10) gets the
+    oldest release after it that does, and the rest stays dated (:func:`_dated_download`).
+    An index without upload times is not dated: pip's ``--uploaded-prior-to`` skips local
+    files and fails on a remote index without them (then today's releases are taken)."""
+    requirements = [PIP_PIN, *TEST_TOOLS]
     for project in projects:
         if not any((project / name).is_file()
                    for name in ("pyproject.toml", "setup.py", "setup.cfg")):
@@ -129,58 +154,163 @@ def resolve_wheels(projects: list[Path], *, dest: Path,
         requirements.extend(build_requires(project))
         wanted = (extras or {}).get(project, "")
         requirements.append(str(project) if wanted is None else f"{project}[{wanted or 'test'}]")
-    dated = [f"--uploaded-prior-to={as_of}"] if as_of else []
+    newer: list[str] = []
+    links = dest.parent / f"{dest.name}.newer"  # the releases taken newer than the date
+    undated = as_of is None
     try:
-        _download([*dated, *requirements, *named], dest=dest)
-    except DatasetError:
-        if not dated:
-            raise
-        shutil.rmtree(dest, ignore_errors=True)
-        dated = []
-        _download([*requirements, *named], dest=dest)
-    for _ in range(5):  # each round adds what the last one's wheels need (one, in practice)
-        gaps = _marker_gaps(dest)
-        if not gaps:
-            break
-        _download([*dated, "--no-deps", *gaps], dest=dest)
+        if as_of is None:
+            _download([*requirements, *named], dest=dest)
+        else:
+            try:
+                newer += _dated_download([*requirements, *named], dest=dest, as_of=as_of,
+                                         links=links)
+            except _Undatable:
+                shutil.rmtree(dest, ignore_errors=True)
+                newer, undated = [], True
+                _download([*requirements, *named], dest=dest)
+        for _ in range(5):  # each round adds what the last one's wheels need (one, in practice)
+            gaps = _marker_gaps(dest)
+            if not gaps:
+                break
+            if undated or as_of is None:
+                _download(["--no-deps", *gaps], dest=dest)
+            else:
+                newer += _dated_download(["--no-deps", *gaps], dest=dest, as_of=as_of,
+                                         links=links)
+    finally:
+        shutil.rmtree(links, ignore_errors=True)
     lines = set()
     for wheel in dest.glob("*.whl"):
         match = _WHEEL.match(wheel.name)
         if match:
             lines.add(f"{match['name']}=={match['version']}")
-    return sorted(lines, key=str.lower)
+    return Resolution(lines=sorted(lines, key=str.lower), newer=tuple(newer), undated=undated,
+                      local_sources=() if as_of is None else _local_sources())
+
+
+def _local_sources() -> tuple[str, ...]:
+    """The local folders and ``file:`` indexes pip's configuration (files, environment)
+    names: ``--find-links``, ``--index-url``, ``--extra-index-url``."""
+    listed = _pip(["config", "list"])
+    found: list[str] = []
+    for line in listed.stdout.splitlines():
+        key, _, value = line.partition("=")
+        if not key.endswith(("find-links", "index-url")):
+            continue
+        for source in value.strip().strip("'\"").split():
+            if (source.startswith("file:") or "://" not in source) and source not in found:
+                found.append(source)
+    return tuple(found)
+
+
+class _Undatable(Exception):
+    """The dated resolution failed in a way no newer release of one requirement mends (a
+    conflict, an index without upload times)."""
+
+
+#: How many requirements may be taken newer than the date, one pip run each.
+_NEWER_ROUNDS = 40
+
+
+def _dated_download(requirements: list[str], *, dest: Path, as_of: str,
+                    links: Path) -> list[str]:
+    """``pip download`` of the releases uploaded before ``as_of``; return the releases taken
+    newer. Each requirement nothing before the date meets (pip: "No matching distribution
+    found for pluggy<2,>=1.5") gets the oldest release that does, put in ``links``, a local
+    folder pip reads beside the index and does not date; then the download is tried again.
+    The rest stays as of the date, not the whole resolution today's. Raises
+    :class:`_Undatable` when the failure is not such a requirement (a conflict, an index
+    without upload times), the download's DatasetError when no release has a wheel."""
+    links.mkdir(parents=True, exist_ok=True)
+    taken: list[str] = []
+    tried: set[str] = set()
+    for _ in range(_NEWER_ROUNDS):
+        done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
+                     f"--uploaded-prior-to={as_of}", "--find-links", str(links),
+                     *requirements])
+        if done.returncode == 0:
+            return taken
+        _refuse_old_pip(done)
+        if "does not provide upload-time metadata" in done.stderr:
+            raise _Undatable(done.stderr)
+        missing = [req for req in _MISSING.findall(done.stderr) if req not in tried]
+        if not missing:
+            break
+        tried.add(missing[0])
+        release = _oldest_wheel(missing[0])
+        if release is None:
+            _raise_download_error(done)  # no release at all has a wheel: named as before
+        fetched = _pip(["download", "--quiet", "--only-binary=:all:", "--no-deps",
+                        "--dest", str(links), release])
+        if fetched.returncode != 0:
+            _raise_download_error(fetched)
+        taken.append(release)
+    raise _Undatable(done.stderr)
+
+
+_MISSING = re.compile(r"No matching distribution found for ([^\s;]+)")
+
+
+def _oldest_wheel(requirement: str) -> str | None:
+    """``name==version`` of the oldest release meeting ``requirement`` that has a wheel for
+    this platform and Python (closest to a date nothing before which meets it), or None."""
+    try:
+        parsed = Requirement(requirement)
+    except InvalidRequirement:
+        return None
+    listed = _pip(["index", "versions", "--pre", "--only-binary=:all:", parsed.name])
+    found = re.search(r"^Available versions: (.+)$", listed.stdout, re.MULTILINE)
+    if listed.returncode != 0 or found is None:
+        return None
+    versions = []
+    for text in found[1].split(","):
+        try:
+            versions.append(Version(text.strip()))
+        except InvalidVersion:
+            continue
+    meeting = sorted(parsed.specifier.filter(versions))
+    return f"{parsed.name}=={meeting[0]}" if meeting else None
 
 
 def _download(requirements: list[str], *, dest: Path) -> None:
     """``pip download`` wheels only; a failure is a DatasetError naming what is missing."""
     done = _pip(["download", "--quiet", "--only-binary=:all:", "--dest", str(dest),
                  *requirements])
-    if done.returncode != 0 and (unknown := re.search(r"no such option: (\S+)", done.stderr)):
-        # Not a resolution failure (the dated download would fall back to today's releases
-        # and the tests meet packages newer than the base commit): this pip is too old.
+    if done.returncode != 0:
+        _refuse_old_pip(done)
+        _raise_download_error(done)
+
+
+def _refuse_old_pip(done: subprocess.CompletedProcess[str]) -> None:
+    """Not a resolution failure (the dated download would take today's releases and the
+    tests meet packages newer than the base commit): this pip is too old."""
+    if unknown := re.search(r"no such option: (\S+)", done.stderr):
         raise ArenaError(
             f"the pip of {sys.executable} does not know {unknown[1]} (pip 26.0 has it)",
             hint=f"upgrade it: {sys.executable} -m pip install --upgrade 'pip>=26.0'")
-    if done.returncode != 0:
-        said = done.stderr.strip().splitlines()
-        tail = "\n".join([line for line in said if line.startswith("ERROR:")] or said[-8:])
-        missing = re.findall(r"No matching distribution found for ([^\s;]+)", done.stderr)
-        absent = [req for req in missing if not _on_index(req)]
-        if absent:
-            what = f"{', '.join(absent)} is not on the package index"
-            hint = "check the requirement's name and the network to the package index"
-        elif missing:
-            what = (f"no wheel of {', '.join(missing)} for this platform, only its source: "
-                    "building it needs a compiler or system libraries, which task images "
-                    "do not have")
-            hint = ("a task needing a compiler cannot be imported as it is: pin a version "
-                    "of it that publishes wheels, or leave the task out")
-        else:
-            what = "pip could not download the dependencies"
-            hint = "check the network to the package index"
-        if missing and not absent:
-            raise NoWheelError(f"{what}:\n{tail}", missing=tuple(missing), hint=hint)
-        raise DatasetError(f"{what}:\n{tail}", hint=hint)
+
+
+def _raise_download_error(done: subprocess.CompletedProcess[str]) -> NoReturn:
+    """The DatasetError of a failed ``pip download``, naming what is missing."""
+    said = done.stderr.strip().splitlines()
+    tail = "\n".join([line for line in said if line.startswith("ERROR:")] or said[-8:])
+    missing = _MISSING.findall(done.stderr)
+    absent = [req for req in missing if not _on_index(req)]
+    if absent:
+        what = f"{', '.join(absent)} is not on the package index"
+        hint = "check the requirement's name and the network to the package index"
+    elif missing:
+        what = (f"no wheel of {', '.join(missing)} for this platform, only its source: "
+                "building it needs a compiler or system libraries, which task images "
+                "do not have")
+        hint = ("a task needing a compiler cannot be imported as it is: pin a version "
+                "of it that publishes wheels, or leave the task out")
+    else:
+        what = "pip could not download the dependencies"
+        hint = "check the network to the package index"
+    if missing and not absent:
+        raise NoWheelError(f"{what}:\n{tail}", missing=tuple(missing), hint=hint)
+    raise DatasetError(f"{what}:\n{tail}", hint=hint)
 
 
 def _marker_gaps(dest: Path) -> list[str]:

@@ -8,6 +8,7 @@ cannot have it.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,8 @@ from support.cooperbench_tasks import invoke, make_task
 from support.gitrepo import commit_folder
 
 import arena_bot
-from arena_bot.tasks.wheels import _on_index, native_build, resolve_wheels
+from arena_bot.tasks.cooperbench import load_plugins
+from arena_bot.tasks.wheels import _local_sources, _on_index, native_build, resolve_wheels
 
 
 def _point_at(upstream: Path, task: Path, *, message: str) -> None:
@@ -72,6 +74,25 @@ def test_the_runners_fallback_install_is_taken_when_its_first_needs_a_compiler(
     assert ("note: pycrypto==2.6.1 has no wheel (its source needs a compiler), so the "
             "wheelhouse installs `.` instead of `.[test]`: runner.sh's own fallback when that "
             "install fails") in result.output
+    wheels = (dest / "textkit-task3" / "wheels.txt").read_text().split()
+    assert not any(w.startswith(("pycrypto", "six")) for w in wheels), wheels
+    assert "pytest==8.3.5" in wheels
+
+
+@pytest.mark.full  # the package index, tens of seconds
+def test_a_bare_editable_install_is_resolved_bare(tmp_path: Path) -> None:
+    """A runner installing `pip install -e .` (outlines' task 1706, datasets', llama_index's)
+    has nothing of the project's test extra in CooperBench's image, but the import resolved
+    `.[test]` all the same: a source-only package there (outlines' llama-cpp-python) refused
+    a task CooperBench runs, and its other packages (tensorflow, jax) were not the tests'
+    environment. The test extra stays the guess for a runner that installs nothing."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    pyproject = upstream / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[project.optional-dependencies]\n'
+                         'test = ["pycrypto==2.6.1", "six==1.16.0"]\n')
+    assert "pip install -e .\n" in (task / "runner.sh").read_text()
+    result, dest = _import_at(tmp_path, upstream, task, message="a test extra with pycrypto")
+    assert result.exit_code == 0, result.output
     wheels = (dest / "textkit-task3" / "wheels.txt").read_text().split()
     assert not any(w.startswith(("pycrypto", "six")) for w in wheels), wheels
     assert "pytest==8.3.5" in wheels
@@ -177,6 +198,48 @@ def test_the_runners_extras_and_their_pytest_plugins_reach_the_tests(
             "tests.test_whisper::test_whisper_async"} <= set(expected["fail_to_pass"])
 
 
+MOCKER_TESTS = ASYNC_TESTS.split("\n\n\n@pytest.mark.asyncio")[0].replace(
+    "@@ -0,0 +1,16 @@", "@@ -0,0 +1,10 @@") + "\n"
+
+
+@pytest.mark.docker
+@pytest.mark.full
+def test_a_given_test_command_loads_the_wheelhouses_plugins(
+        tmp_path: Path, base_image: str) -> None:
+    """The plugins were added to the test command read from runner.sh only: a command given
+    with --test-command ran with pytest's plugin autoloading off and no `-p`, and an honest
+    task failed its gold check with "fixture 'mocker' not found" (outlines' tests/test_cache.py
+    uses `mocker`). They are added to it too, saying so; one named already is kept."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    (task / "feature1" / "tests.patch").write_text(MOCKER_TESTS)
+    dest = tmp_path / "root" / "dataset"
+    given = 'python3 -m pytest -p no:cacheprovider --junitxml="$ARENA_JUNIT" tests/'
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--id", "tk-given", "--test-command", given)
+    assert result.exit_code == 0, result.output
+    assert "note: added `-p pytest_mock` to --test-command" in result.output
+    assert ("test command: python3 -m pytest -p pytest_mock -p no:cacheprovider"
+            in result.output)
+    check = invoke("--root", str(dest.parent), "dataset", "check", "--repeat", "1",
+                   "--base-image", base_image)
+    assert check.exit_code == 0, check.output
+    expected = json.loads((dest / "tk-given" / "feature1" / "expected_tests.json").read_text())
+    assert "tests.test_whisper::test_whisper" in expected["fail_to_pass"]
+
+
+def test_plugins_go_after_the_commands_own_pytest_launcher() -> None:
+    plugins = ["asyncio", "pytest_mock"]
+    assert load_plugins("cd sub && X=1 timeout 300 python3 -m pytest tests", plugins,
+                        given=True)[0] == ("cd sub && X=1 timeout 300 python3 -m pytest "
+                                           "-p asyncio -p pytest_mock tests")
+    assert load_plugins("pip install pytest && pytest -p no:pytest_mock t", plugins,
+                        given=True)[0] == ("pip install pytest && pytest -p asyncio "
+                                           "-p no:pytest_mock t")
+    command, note = load_plugins("tox -e py", plugins, given=True)
+    assert command == "tox -e py"
+    assert note is not None and "add `-p asyncio -p pytest_mock` to it" in note
+
+
 @pytest.mark.full  # the package index, tens of seconds
 def test_a_dependency_the_images_python_needs_is_resolved_on_any_host(tmp_path: Path) -> None:
     """redis 8.1.0 needs async-timeout on Python < 3.11.3, the offline base image's 3.11.2:
@@ -188,7 +251,7 @@ def test_a_dependency_the_images_python_needs_is_resolved_on_any_host(tmp_path: 
     (project / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "needs-redis"\nversion = "0.1"\ndependencies = ["redis==8.1.0"]\n')
-    lines = resolve_wheels([project], dest=tmp_path / "wheels")
+    lines = resolve_wheels([project], dest=tmp_path / "wheels").lines
     assert any(line.lower().startswith(("async_timeout==", "async-timeout==")) for line in lines)
 
 
@@ -213,6 +276,32 @@ def test_a_project_that_compiles_an_extension_is_refused_at_import(tmp_path: Pat
     (upstream / "setup.py").write_text((upstream / "setup.py").read_text()
                                        .replace('["textkit/_speed.c"]', '["x.c"], optional=True'))
     assert native_build(upstream) is None  # optional speed-ups build without a compiler
+
+
+def test_a_compiled_project_is_refused_without_wheels_too(tmp_path: Path) -> None:
+    """The refusal lived in the wheel resolution, which --no-wheels skips: Pillow's task was
+    imported without a word, and every test then failed on the missing compiled module.
+    A package runner.sh installs by name was said to be "resolved into the wheelhouse"
+    though there is none."""
+    upstream, task = make_task(tmp_path, layout="flat", backend="setuptools")
+    runner = task / "runner.sh"
+    runner.write_text(runner.read_text().replace(
+        "pip install -e .\n", 'pip install -e .\npip install "six==1.16.0"\n'))
+    plain = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                   "--dest", str(tmp_path / "plain"), "--no-wheels")
+    assert plain.exit_code == 0, plain.output
+    assert "note: runner.sh installs six==1.16.0: not installed (--no-wheels)" in plain.output
+    (upstream / "setup.py").write_text(
+        "from setuptools import Extension, setup\n\n"
+        'setup(ext_modules=[Extension("textkit._speed", ["textkit/_speed.c"])])\n')
+    _point_at(upstream, task, message="a C extension")
+    dest = tmp_path / "dataset"
+    result = invoke("dataset", "import-cooperbench", str(task), "--source", str(upstream),
+                    "--dest", str(dest), "--no-wheels")
+    assert result.exit_code == 1, result.output
+    assert "compiles an extension module, which needs a C compiler: setup.py:3" in result.output
+    assert "Traceback" not in result.output
+    assert not any(dest.glob("*/task.yaml"))
 
 
 def test_a_compiled_project_is_refused_before_its_unreadable_test_step(tmp_path: Path) -> None:
@@ -244,17 +333,67 @@ def test_a_compiled_project_is_refused_before_its_unreadable_test_step(tmp_path:
 
 
 @pytest.mark.full  # the package index, tens of seconds
-def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path) -> None:
+def test_dependencies_are_resolved_as_of_the_base_commit(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The real dspy task 8563 (base commit of 2025-07-21): today's litellm fails five of its
     tests under the gold patch, the litellm of the commit's day passes them all. Releases
-    uploaded before the base commit are taken; where nothing resolves so (pytest 8.3.5, this
-    project's pin, is of 2025-03), today's are."""
+    uploaded before the base commit are taken."""
+    _index_with_upload_times(monkeypatch)
     project = tmp_path / "project"
     project.mkdir()
     (project / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "dated"\nversion = "0.1"\ndependencies = ["json-repair"]\n')
     dated = resolve_wheels([project], dest=tmp_path / "dated", as_of="2025-06-01T00:00:00Z")
-    assert "json_repair==0.46.0" in dated  # the last before June 2025
-    today = resolve_wheels([project], dest=tmp_path / "today", as_of="2021-01-01T00:00:00Z")
-    assert "pytest==8.3.5" in today and "json_repair==0.46.0" not in today
+    assert "json_repair==0.46.0" in dated.lines  # the last before June 2025
+    assert "pytest==8.3.5" in dated.lines and not dated.undated
+
+
+@pytest.mark.full  # the package index, tens of seconds
+def test_only_what_the_date_cannot_meet_is_taken_newer(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """jinja's task 1559 (base commit of 2021-12-26) needs MarkupSafe>=2.0, whose releases of
+    that date have no wheel for Python 3.11, and this project pins pytest 8.3.5 (2025-03):
+    the whole task was resolved with today's releases (MarkupSafe 3, setuptools 80+, what
+    outlines' task 1371 got as torch 2.14). Now each requirement the date cannot meet gets
+    the oldest release that meets it, and the rest stays of the date."""
+    _index_with_upload_times(monkeypatch)
+    project = tmp_path / "project"
+    project.mkdir()
+    # Metadata in setup.cfg, as jinja's then: the setuptools of 2021 predates [project].
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n')
+    (project / "setup.cfg").write_text("[metadata]\nname = old\nversion = 0.1\n"
+                                       "[options]\ninstall_requires = MarkupSafe>=2.0\n")
+    resolved = resolve_wheels([project], dest=tmp_path / "w",
+                              as_of="2021-12-26T07:48:45-07:00")
+    assert not resolved.undated
+    # Newer than the date: the pins, what pytest 8.3.5 needs, the first MarkupSafe with a
+    # Python 3.11 wheel (2023-01).
+    assert {"pytest==8.3.5", "pluggy==1.5.0", "MarkupSafe==2.1.2"} <= set(resolved.newer)
+    assert {"MarkupSafe==2.1.2", "pluggy==1.5.0"} <= set(resolved.lines)
+    # Of the date: the last releases before 2021-12-26.
+    assert {"packaging==21.3", "setuptools==60.1.0", "iniconfig==1.1.1"} <= set(resolved.lines)
+
+
+def test_local_packages_pip_does_not_date_are_named(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip's --uploaded-prior-to skips local files: on a machine whose pip configuration
+    reads a local mirror (here: file:///opt/pypi/simple, /opt/wheels with torch 2.13), its
+    releases mix into a dated resolution in silence (outlines' task 1371 of 2025-01 got
+    torch 2.14.1). The import names those sources."""
+    config = tmp_path / "pip.conf"
+    config.write_text("[global]\nextra-index-url = file:///srv/mirror/simple "
+                      "https://example.org/simple\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "wheels"))
+    assert {"file:///srv/mirror/simple", str(tmp_path / "wheels")} <= set(_local_sources())
+    _index_with_upload_times(monkeypatch)
+    assert _local_sources() == ()
+
+
+def _index_with_upload_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip's configuration files left out: a machine's local mirror (a file:// index, a
+    find-links folder) is never dated by pip, and its releases would mix in."""
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)

@@ -33,13 +33,18 @@ def root_with_task(tmp_path: Path, fixture_task: TaskFolder) -> Path:
 
 @pytest.mark.docker
 def test_check_records_fail_to_pass_and_pass_to_pass(root_with_task: Path, base_image) -> None:
+    """Each feature's tests patch adds a module that cannot be collected on the base commit
+    (it imports what the feature adds), and pytest then runs no test at all: the base's own
+    tests/test_add.py, which passes there, was recorded as fail-to-pass."""
     done = invoke(root_with_task, "dataset", "check", "calc-fixture", base_image=base_image)
     assert done.exit_code == 0, done.output
     task = load_task(root_with_task / "dataset" / "calc-fixture")
     for feature_id in task.spec.feature_ids():
         recorded = ExpectedTests.model_validate_json(
             task.feature(feature_id).expected_tests.read_text())
-        assert recorded.fail_to_pass, done.output
+        added = {1: "tests.test_mul::test_mul", 2: "tests.test_sub::test_sub"}[feature_id]
+        assert recorded.fail_to_pass == [added], done.output
+        assert recorded.pass_to_pass == ["tests.test_add::test_add"], done.output
         assert not recorded.flaky
         assert all("::" in name for name in recorded.fail_to_pass + recorded.pass_to_pass)
 
