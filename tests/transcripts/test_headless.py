@@ -24,6 +24,7 @@ from support.transcript_reference import read as reference_read
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts import read_transcript
 from arena_bot.intake.transcripts.claude_code import read_claude_code_files, subagent_files
+from arena_bot.intake.transcripts.edits import usage_problems
 
 CORPUS = Path(__file__).parent / "corpus"
 STREAM = CORPUS / "claude-code/headless-2.1/basic_query.ndjson"
@@ -404,3 +405,22 @@ def test_the_submission_pages_timeline_counts_a_streams_replies_once() -> None:
     assert [event.role for event in timeline.events] == ["assistant", "result"]
     assert timeline.tokens == 10 + 21570 + 5
     assert read_timeline(EXEC).tokens == 65116 + 237
+
+
+def test_a_result_billing_less_than_its_replies_were_sent_with_contradicts_them(
+        tmp_path: Path) -> None:
+    """The tokens come from the result event; a reply's input-side figures are final when
+    printed. A result edited down below them (a cheaper run to show) contradicts the
+    transcript's own replies: a usage problem, so the run cannot be transcript-consistent.
+    The real streams contradict nothing."""
+    for real in (STREAM, PARTIAL):
+        activity = read_transcript(path=real, format_name="claude-code").activity
+        assert activity is not None and activity.contradictions == []
+    events = [json.loads(line) for line in lines(STREAM)]
+    events[-1]["usage"].update(cache_creation_input_tokens=2157)
+    forged = tmp_path / "stream.jsonl"
+    forged.write_text("".join(json.dumps(e) + "\n" for e in events))
+    activity = read_transcript(path=forged, format_name="claude-code").activity
+    assert activity is not None
+    problems = usage_problems(activity)
+    assert any("bill 2,167 input tokens" in p and "21,580" in p for p in problems), problems

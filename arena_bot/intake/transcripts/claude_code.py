@@ -414,6 +414,8 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     tool_ids: set[str] = set()
     init_model: str | None = None
     session_id = ""
+    #: message id -> (a main-agent reply, its input-side tokens: uncached + cache read/write)
+    sent: dict[str, tuple[bool, int]] = {}
     for number, event in _stream_events(path, shape):
         metrics.see_line(number)
         refused = cooperbench_run_file(path, set(event)) if shape == "document" else None
@@ -440,6 +442,11 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
         _tool_calls(metrics, message, message_id, tool_ids)
+        if isinstance(message.get("usage"), dict):
+            figures = _usage(message["usage"])
+            tokens = figures["input"] + figures["read"] + figures["write"]
+            sent[message_id] = (_chain(event) == "main",
+                                max(tokens, sent.get(message_id, (True, 0))[1]))
     if not results:
         where = (f"~/.claude/projects/<dir>/{session_id}.jsonl" if session_id
                  else "~/.claude/projects/<dir>/<session>.jsonl")
@@ -450,7 +457,17 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
             hint=f"pass the session file Claude Code wrote for the run, {where} (CooperBench "
             "keeps it as <agent>_session.jsonl), with --format claude-code",
         )
-    for model, (uncached, read, write, output) in _stream_usage(results).items():
+    usage = _stream_usage(results)
+    # The replies' input-side figures are final when printed (only their output counts are
+    # partial): the results, which bill every call, cannot be below them. ``usage`` alone
+    # (no ``modelUsage``) bills the main agent's calls only.
+    shown = sum(tokens for main, tokens in sent.values() if main or "" not in usage)
+    billed = sum(uncached + read + write for uncached, read, write, _ in usage.values())
+    if billed < shown:
+        session.activity.contradictions.append(
+            f"the result event{'s' if len(results) > 1 else ''} bill {billed:,} input tokens "
+            f"(uncached and cached), fewer than the {shown:,} its replies were sent with")
+    for model, (uncached, read, write, output) in usage.items():
         metrics.add_model(model or None)
         metrics.count(model or (metrics.models[0] if len(metrics.models) == 1 else init_model),
                       uncached=uncached, read=read, write=write, output=output)

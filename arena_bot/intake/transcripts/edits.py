@@ -106,6 +106,9 @@ class Activity:
     totals_only: bool = False
     #: The transcript format, which sets :data:`FIRST_REQUEST_FLOOR`.
     format_name: str = ""
+    #: Where the transcript's totals contradict its own per-request figures (a format
+    #: with both, e.g. a headless Claude Code run's ``result`` event below its replies).
+    contradictions: list[str] = field(default_factory=list)
 
 
 # --- shell commands that write files -------------------------------------------------
@@ -520,13 +523,15 @@ def usage_problems(activity: Activity) -> list[str]:
     * its output covers what the model visibly wrote (same factor), where the transcript
       shows the response's final output count (``output_final``);
     * cache reads never exceed the largest context sent before (input plus output of an
-      earlier request) by more than :data:`CACHE_READ_SLACK`.
+      earlier request) by more than :data:`CACHE_READ_SLACK`;
+    * the transcript's totals contradict none of its per-request figures
+      (``activity.contradictions``, found by its reader).
     For formats with totals only, the sums are checked instead.
     """
     requests = activity.requests
     if not requests:
         return ["the transcript shows no model request with usage"]
-    problems: list[str] = []
+    problems: list[str] = list(activity.contradictions)
     if activity.totals_only:
         sent = sum(r.input_tokens for r in requests)
         needed = sum(estimate_tokens(r.context_chars) for r in requests)
