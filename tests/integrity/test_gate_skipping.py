@@ -43,18 +43,18 @@ for folder, _, names in os.walk(os.getcwd()):
                 raise SystemExit
 print(0)
 '''
-_HEAD = BASE + '''
+_HEAD = BASE + f'''
 import subprocess as _c_sp
 import sys as _c_sys
 
-_C_SOURCE = %r
+_C_SOURCE = {_SOURCE!r}
 
 
 def _c_ask(argv, **options):
     done = _c_sp.run(argv, capture_output=True, text=True, **options)
     return int(done.stdout.split()[-1])
 
-''' % _SOURCE
+'''
 
 #: The submission's line that starts the child in most attacks.
 _RUN = "done = _c_sp.run("
