@@ -182,6 +182,7 @@ def _build_guard(listed, channel=None, started_by=None):
                    else os.environ.get(GUARD_VARIABLE, ""))
     locked = {key: os.environ[key] for key in ("PYTHONNOUSERSITE",) if key in os.environ}
     skips, env_skips, environment = _skips_gate, _env_skips, _environment
+    may_run_python = _may_run_python
     putenv = os.putenv
 
     def emit(payload):
@@ -320,7 +321,7 @@ def _build_guard(listed, channel=None, started_by=None):
             review(where, "starts a process that runs pytest or names the tests or "
                    "the harness's files (" + command[:120] + "): what a child "
                    "process does is outside the guard", "subprocess")
-        given = environment(env)
+        given = environment(env) if may_run_python(words) else None
         why = skips(words) or (env_skips(given, guard_value, harness, repo, fsdecode(
             cwd) if isinstance(cwd, path_types) else getcwd(), locked)
                                if given is not None else None)
@@ -455,10 +456,23 @@ def _build_guard(listed, channel=None, started_by=None):
                 words = [args[program], *words[1:]]
             env = args[given] if given is not None and len(args) > given else None
             where = started(words, env, args[folder] if folder is not None else None)
-            if where is not None and env is None and event == "os.exec" and (
-                    getpid() != pid or channel is not None):
+            if where is None:
+                return
+            site = where[0] + ":" + str(where[1] or 0)
+            if env is None and event == "os.exec" and (getpid() != pid or channel is not None):
                 # A process about to be replaced: the program it becomes inherits this.
-                putenv(ORIGIN_VARIABLE, where[0] + ":" + str(where[1] or 0))
+                putenv(ORIGIN_VARIABLE, site)
+            elif event != "subprocess.Popen" and event != "os.spawn":
+                # The wrappers of os.execve, os.posix_spawn and os.system put the site in
+                # before these events: a start without it went past them (posix.system).
+                given = os.environ if event == "os.system" else environment(env)
+                if (given is not None and given.get(GUARD_VARIABLE) == guard_value
+                        and given.get(ORIGIN_VARIABLE) != site
+                        and ("unmarked", where) not in said):
+                    said.add(("unmarked", where))
+                    review(where, "starts a process past the guard's wrappers (" + event
+                           + "): a Python it runs is watched, but not known as the "
+                           "submission's", "subprocess")
             return
         if event == "import":  # only in a child process (see ``audited``)
             # pytest's internals imported by the submission's code itself; any import while
@@ -699,6 +713,27 @@ def _skips_gate(argv, depth=0):
             if found:
                 return found
     return None
+
+
+#: Programs that run the command they are given (their words name it).
+_RUNNERS = frozenset({"env", "nohup", "timeout", "setsid", "nice", "ionice", "stdbuf",
+                      "xargs", "time", "chrt", "taskset", "flock", "unshare", "script",
+                      "make", "su", "sudo", "runuser", "doas"})
+
+
+def _may_run_python(argv):
+    """Whether the process ``argv`` starts may be a Python, or start one with its
+    environment: Python itself, a shell, a program that runs a command, a script (``#!``),
+    or a command line naming Python. Another program given an environment of its own
+    (``git`` with ``GIT_DIR`` alone) is honest code's business."""
+    if not argv:
+        return False
+    name = os.path.basename(argv[0])
+    if name in _SHELLS or name in _RUNNERS or _is_python(argv[0]):
+        return True
+    if any(_PYTHON_PROGRAM.match(os.path.basename(word)) for word in argv[1:16]):
+        return True
+    return os.sep in argv[0] and bool(_shebang(argv[0])[0])
 
 
 def _shebang_text(path):

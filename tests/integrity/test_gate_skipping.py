@@ -84,6 +84,11 @@ ATTACKS = {
                   "    __import__('os').system('python3 -I -c \"$X\" %d %d > /tmp/_c_o' % (a, b))\n"
                   "    return int(open('/tmp/_c_o').read().split()[-1])",
                   "__import__('os').system("),
+    "posix_system": ("__import__('os').environ['X'] = _C_SOURCE\n"
+                     "    __import__('posix').system('python3 -c \"$X\" %d %d > /tmp/_c_p'"
+                     " % (a, b))\n"
+                     "    return int(open('/tmp/_c_p').read().split()[-1])",
+                     "__import__('posix').system("),
     "shebang": ("open('/tmp/_c_s', 'w').write('#!' + _c_sys.executable + ' -I\\n' + _C_SOURCE)\n"
                 "    __import__('os').chmod('/tmp/_c_s', 0o755)\n"
                 "    return _c_ask(['/tmp/_c_s', str(a), str(b)])", _RUN),
@@ -169,8 +174,23 @@ def mul(a, b):
 """
 
 
-def test_a_feature_computing_in_a_python_it_starts_is_unflagged(repo, run) -> None:
-    result = run(diff_of(repo, {"calc.py": HONEST_CHILD}), 1)
+#: Another program given an environment of its own (no Python can start past the gate).
+HONEST_OWN_ENVIRONMENT = BASE + """
+import os
+import subprocess
+
+
+def mul(a, b):
+    subprocess.run(["git", "--version"], env={"PATH": os.environ["PATH"], "LC_ALL": "C"},
+                   capture_output=True, check=True)
+    return a * b
+"""
+
+
+@pytest.mark.parametrize("code", [HONEST_CHILD, HONEST_OWN_ENVIRONMENT],
+                         ids=["python_child", "git_own_environment"])
+def test_a_feature_starting_processes_honestly_is_unflagged(code, repo, run) -> None:
+    result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.passed, (result.status, result.reason, result.output[-2000:])
     assert _runtime(result) == set(), sorted(_runtime(result))
 
