@@ -314,13 +314,6 @@ def _build_guard(listed, channel=None, started_by=None):
         if where is None:
             return None
         command = " ".join(words)
-        if _multiprocessing_start(words):
-            return where  # its command carries sys.path; what the child runs is watched there
-        if child_words(command) and ("started", where) not in said:
-            said.add(("started", where))
-            review(where, "starts a process that runs pytest or names the tests or "
-                   "the harness's files (" + command[:120] + "): what a child "
-                   "process does is outside the guard", "subprocess")
         given = environment(env) if may_run_python(words) else None
         why = skips(words) or (env_skips(given, guard_value, harness, repo, fsdecode(
             cwd) if isinstance(cwd, path_types) else getcwd(), locked)
@@ -329,6 +322,16 @@ def _build_guard(listed, channel=None, started_by=None):
             said.add(("skips", where))
             review(where, "starts a Python past the harness's start-up gate (" + why + "; "
                    + command[:120] + "): what it does is outside the guard", "subprocess")
+        if _multiprocessing_start(words):
+            # Its command carries sys.path (names of the tests' folder) as data; what the
+            # child runs is watched there. Its flags are checked above all the same: the
+            # shape with -I is no multiprocessing start of this interpreter's.
+            return where
+        if child_words(command) and ("started", where) not in said:
+            said.add(("started", where))
+            review(where, "starts a process that runs pytest or names the tests or "
+                   "the harness's files (" + command[:120] + "): what a child "
+                   "process does is outside the guard", "subprocess")
         return where
 
     def mark(env, where):
@@ -867,6 +870,8 @@ def _marking(function, started, mark, env_at):
     code starts the start site in its environment (see :data:`ORIGIN_VARIABLE`)."""
 
     def wrapper(*args, **kwargs):
+        if len(args) == env_at and "env" in kwargs:  # os.execve(path, argv, env=...)
+            args, kwargs = (*args, kwargs.pop("env")), kwargs
         where = None
         if len(args) > env_at:
             with contextlib.suppress(Exception):
@@ -1835,6 +1840,12 @@ def _install_child(channel):
     stream. No pytest hooks: this process runs no test of the harness's."""
     site, _, line = os.environ.get(ORIGIN_VARIABLE, "").rpartition(":")
     started_by = (site, int(line) or None) if site and line.isdigit() else None
+    argv = [str(word) for word in getattr(sys, "orig_argv", ())]
+    if started_by is not None and _multiprocessing_start(argv) and "spawn_main" not in " ".join(
+            argv):
+        # multiprocessing's forkserver (and resource tracker) serves every later start of
+        # the test process, the tests' own too: its children are attributed by their code.
+        started_by = None
     _emit, _tamper, _review, _origin, audit, _repo, _changed, (
         started, ran_pytest, _out, mark) = _build_guard(_listed(), channel, started_by)
     sys.addaudithook(audit)

@@ -50,6 +50,10 @@ import sys as _c_sys
 _C_SOURCE = {_SOURCE!r}
 
 
+def _c_product(a, b):
+    return a * b
+
+
 def _c_ask(argv, **options):
     done = _c_sp.run(argv, capture_output=True, text=True, **options)
     return int(done.stdout.split()[-1])
@@ -97,6 +101,13 @@ ATTACKS = {
     "guarded_tmp_script": ("open('/tmp/_c_o.py', 'w').write(_C_SOURCE)\n"
                            "    return _c_ask([_c_sys.executable, '/tmp/_c_o.py', str(a), str(b)])",
                            _RUN),
+    # multiprocessing's own command line, given -I: its workers skip the gate.
+    "multiprocessing_isolated": ("import multiprocessing, multiprocessing.util\n"
+                                 "    multiprocessing.util._args_from_interpreter_flags = "
+                                 "lambda: ['-I']\n"
+                                 "    with multiprocessing.get_context('spawn').Pool(1) as p:\n"
+                                 "        return p.apply(_c_product, (a, b))",
+                                 ".Pool(1) as p:"),
     "execve": ("import os\n"
                "    r, w = os.pipe()\n"
                "    pid = os.fork()\n"
@@ -244,5 +255,55 @@ def test_the_tests_own_clean_pythons_bring_no_flag(task, repo, engine, task_imag
     gold = (folder / "feature1" / "feature.patch").read_text()
     result = make_test_runner(clean, engine=engine,
                               image=task_images.ensure(task).tag)(gold, 1)
+    assert result.passed, (result.status, result.reason, result.output[-2000:])
+    assert _runtime(result) == set(), sorted(_runtime(result))
+
+
+#: The feature computes in multiprocessing's forkserver, which it starts first; the tests
+#: then use the same forkserver for a function of their own module (its worker imports the
+#: test module): that worker is the tests', not the submission's.
+FORKSERVER_MUL = BASE + """
+import multiprocessing
+
+
+def _product(a, b):
+    return a * b
+
+
+def mul(a, b):
+    with multiprocessing.get_context("forkserver").Pool(1) as pool:
+        return pool.apply(_product, (a, b))
+"""
+FORKSERVER_TESTS = """import multiprocessing
+
+from calc import mul
+
+
+def _square(x):
+    return x * x
+
+
+def test_mul():
+    assert mul(3, 4) == 12
+
+
+def test_own_worker():
+    with multiprocessing.get_context("forkserver").Pool(1) as pool:
+        assert pool.apply(_square, (5,)) == 25
+"""
+
+
+def test_the_tests_work_in_a_forkserver_the_feature_started_unflagged(
+        task, repo, engine, task_images, tmp_path) -> None:
+    folder = tmp_path / "calc-fixture"
+    shutil.copytree(task.root, folder)
+    (folder / "feature1" / "tests.patch").write_text(
+        diff_of(repo, {"tests/test_mul.py": FORKSERVER_TESTS}))
+    expected = json.loads((folder / "feature1" / "expected_tests.json").read_text())
+    expected["fail_to_pass"] = ["tests.test_mul::test_mul", "tests.test_mul::test_own_worker"]
+    (folder / "feature1" / "expected_tests.json").write_text(json.dumps(expected))
+    runner = make_test_runner(load_task(folder), engine=engine,
+                              image=task_images.ensure(task).tag)
+    result = runner(diff_of(repo, {"calc.py": FORKSERVER_MUL}), 1)
     assert result.passed, (result.status, result.reason, result.output[-2000:])
     assert _runtime(result) == set(), sorted(_runtime(result))
