@@ -101,7 +101,11 @@ ORIGIN_VARIABLE = "ARENA_ORIGIN"
 #: Python's name as a program (``python3``, ``python3.11``, ``pypy3``).
 _PYTHON_PROGRAM = re.compile(r"^(?:python|pypy)[\d.]*[dmu]*$")
 #: What a Python needs in its environment for the gate to load and find this run's stream.
-_GATE_VARIABLES = frozenset({"ARENA_GUARD", "PYTHONPATH", "PYTHONNOUSERSITE"})
+_GATE_VARIABLES = frozenset({"ARENA_GUARD", "PYTHONPATH", "PYTHONNOUSERSITE", "PYTHONHOME"})
+#: Variables a Python started from the tests must see as the test process saw them (absent
+#: or the lock-down's value): without PYTHONNOUSERSITE a ``.pth`` of the user's site runs
+#: before the gate; PYTHONHOME names another standard library (another ``site``).
+_LOCKED = ("PYTHONNOUSERSITE", "PYTHONHOME")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
 #: In a shell's text: a Python (by name or through an expansion, ``"$0" -I``) given
 #: ``-I``, ``-E`` or ``-S``; ``env`` clearing or unsetting variables; ``unset`` or an
@@ -114,7 +118,8 @@ _SHELL_ENV = re.compile(
     r"""|(?:-u\s*|--unset[=\s]+)["']?(?:ARENA_GUARD|PYTHONPATH|PYTHONNOUSERSITE)\b)"""
     r"""|\bunset\b[^;&|\n]*\b(?:PYTHONPATH|PYTHONNOUSERSITE)\b""")
 #: An assignment in a shell's text of a variable the gate needs, with its value.
-_SHELL_ASSIGNMENT = re.compile(r"""\b(PYTHONPATH|PYTHONNOUSERSITE)=(["']?)([^\s;&|]*)""")
+_SHELL_ASSIGNMENT = re.compile(
+    r"""\b(PYTHONPATH|PYTHONNOUSERSITE|PYTHONHOME)=(["']?)([^\s;&|]*)""")
 #: What unpickled data must not name: an object equal to anything (``unittest.mock.ANY``,
 #: unpickled from a data file the checks of the patch read as text), the test machinery, or
 #: the callables a pickle runs code or reaches into the interpreter with.
@@ -180,7 +185,7 @@ def _build_guard(listed, channel=None, started_by=None):
     # What a Python started from here needs to load the guard (see _install_child).
     guard_value = (str(pid) + ":" + str(out) if channel is None
                    else os.environ.get(GUARD_VARIABLE, ""))
-    locked = {key: os.environ[key] for key in ("PYTHONNOUSERSITE",) if key in os.environ}
+    locked = {key: os.environ.get(key) for key in _LOCKED}
     skips, env_skips, environment = _skips_gate, _env_skips, _environment
     may_run_python = _may_run_python
     putenv = os.putenv
@@ -495,8 +500,8 @@ def _build_guard(listed, channel=None, started_by=None):
             # entries), or the lock-down's PYTHONNOUSERSITE dropped: a Python then started
             # skips the gate.
             if name == GUARD_VARIABLE or (name == "PYTHONPATH" and _path_skips(
-                    value, harness, repo, getcwd())) or (name in locked and value != locked[
-                        name]):
+                    value, harness, repo, getcwd())) or (name in locked and (
+                        value if event == "os.putenv" else None) != locked[name]):
                 where = origin(3, exact=True)
                 if where is not None:
                     review(where, "changes $" + name + ": a Python process it then starts "
@@ -638,9 +643,22 @@ def _is_python(program):
         return True
     if os.sep not in program:
         return False
-    real = os.path.realpath(program)
-    return real == os.path.realpath(sys.executable) or bool(
-        _PYTHON_PROGRAM.match(os.path.basename(real)))
+    real, interpreter = os.path.realpath(program), os.path.realpath(sys.executable)
+    return real == interpreter or bool(_PYTHON_PROGRAM.match(os.path.basename(real))) or (
+        _copy_of(real, interpreter))
+
+
+def _copy_of(path, interpreter, head=65536):
+    """Whether ``path`` starts with the same bytes as the interpreter's file (a copy of it
+    under another name, bytes appended or not)."""
+    try:
+        if os.stat(path).st_size < os.stat(interpreter).st_size:
+            return False
+        with open(path, "rb") as one, open(interpreter, "rb") as other:
+            known = other.read(head)
+            return one.read(len(known)) == known
+    except (OSError, ValueError):
+        return False
 
 
 def _shebang(path):
@@ -754,7 +772,7 @@ def _shell_skips(text):
         return "the shell clears or changes the environment the gate needs"
     harness = os.path.dirname(CHANGED_FILES)
     for name, _, value in _SHELL_ASSIGNMENT.findall(text):
-        if not value.strip("'\"") if name == "PYTHONNOUSERSITE" else not (
+        if name == "PYTHONHOME" or not value.strip("'\"") if name != "PYTHONPATH" else not (
                 "$PYTHONPATH" in value or "${PYTHONPATH" in value or harness in value):
             return "the shell sets $" + name
     for found in _SHELL_PYTHON.finditer(text):
@@ -791,7 +809,7 @@ def _env_skips(env, guard, harness, repo, cwd, locked):
         return path_skip
     for key, value in locked.items():
         if env.get(key) != value:
-            return "$" + key + " is dropped"
+            return "$" + key + (" is dropped" if value is not None else " is set")
     return None
 
 

@@ -101,6 +101,14 @@ ATTACKS = {
     "guarded_tmp_script": ("open('/tmp/_c_o.py', 'w').write(_C_SOURCE)\n"
                            "    return _c_ask([_c_sys.executable, '/tmp/_c_o.py', str(a), str(b)])",
                            _RUN),
+    # The interpreter copied under another name, given -I.
+    "interpreter_copy": ("__import__('shutil').copy(_c_sys.executable, '/tmp/_c_py')\n"
+                         "    return _c_ask(['/tmp/_c_py', '-I', '-c', _C_SOURCE, str(a), "
+                         "str(b)])", _RUN),
+    # Another standard library (its own site.py) named through PYTHONHOME.
+    "python_home": ("return _c_ask([_c_sys.executable, '-c', _C_SOURCE, str(a), str(b)], "
+                    "env={**__import__('os').environ, 'PYTHONHOME': _c_sys.base_prefix})",
+                    _RUN),
     # multiprocessing's own command line, given -I: its workers skip the gate.
     "multiprocessing_isolated": ("import multiprocessing, multiprocessing.util\n"
                                  "    multiprocessing.util._args_from_interpreter_flags = "
