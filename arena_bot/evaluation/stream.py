@@ -180,7 +180,9 @@ def stream_problem(report: JUnitReport, stream: Stream) -> str | None:
     passed = {case.name for case in report.cases if case.outcome == "passed"}
     if stream.report_runs > 1 and passed:
         return ("more than one run of the stream says it wrote the JUnit report: one was "
-                "printed by code under test")
+                "printed by code under test (unless the task's test command runs pytest with "
+                "--junitxml=$ARENA_JUNIT more than once, which a task must not: one run "
+                "writes the report)")
     if stream.broken and passed:
         return ("lines of the stream of test outcomes are missing or repeated: they were "
                 "suppressed or forged by code under test")
