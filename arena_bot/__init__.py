@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "10"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "11"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -31,3 +31,9 @@ HARNESS_VERSION = "10"  # 2: canaries, review flags, wider protection (issue 8)
 #    JUnit report says so at its end: the report is checked against its outcomes alone (a
 #    run printed whole by the code under test is no longer counted); a patch whose context
 #    differs only in whitespace applies (`git apply --ignore-whitespace`, status "whitespace")
+# 11: a Python started past the start-up gate (-I/-E/-S, an environment without its
+#    variables, env -i, a shell or #! line doing either) is a runtime review; a child the
+#    submission's code starts carries its start site ($ARENA_ORIGIN): its own code reading
+#    the tests is flagged; doctest examples are attributed to their file's line and read by
+#    the syntax-tree checks; a doctest file's JUnit id keeps its ending (a passing one was
+#    scored tampered)

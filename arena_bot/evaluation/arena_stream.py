@@ -28,13 +28,18 @@ flag):
   inspection, attributed to the submission's files (``/arena/changed.json``);
 * processes the submission's code starts are read from their audit events (and from the
   C function ``subprocess`` and ``multiprocessing`` start them with, which has none): one
-  that runs pytest, or names the tests or the harness's files, is a review; so is a call
-  of ``pytest.main`` from the submission's code;
+  that runs pytest, or names the tests or the harness's files, is a review; so is one that
+  starts a Python past the start-up gate (``-I``, ``-E``, ``-S``, an environment without
+  the gate's variables, ``env -i``, also behind a shell or a ``#!`` line), and a call of
+  ``pytest.main`` from the submission's code;
 * child processes stay watched: a forked child keeps this guard (its findings go out as a
   run of their own, never in the test process's numbering), and a Python the tests'
   process starts (``multiprocessing``'s spawn and forkserver, a pool's workers) loads it
   again through the harness's start-up gate (:func:`_install_child`), reporting on the
-  test process's stream through ``/proc/<pid>/fd`` (``$ARENA_GUARD``);
+  test process's stream through ``/proc/<pid>/fd`` (``$ARENA_GUARD``); one the
+  submission's code started is told its start site (``$ARENA_ORIGIN``), so what its own
+  code does (``-c`` code, a script written at run time) is the submission's;
+* a doctest example (``test*.txt`` files run as tests) is the line of its file;
 * the classes of the submission are probed for instances equal to unrelated values, the
   modules the patch adds for shadowing the standard library or installed packages, and what
   the tests read from modules outside the repository for the submission's code;
@@ -81,12 +86,40 @@ _AUDITED = frozenset({
 })
 #: Where pytest's ``main`` is defined (``_pytest/config/__init__.py``).
 _PYTEST_MAIN_FILE = os.sep + os.path.join("_pytest", "config", "__init__.py")
-#: Audit events of a process start -> (index of the program, index of its arguments).
-_STARTS = {"subprocess.Popen": (0, 1), "os.system": (0, None), "os.posix_spawn": (0, 1),
-           "os.exec": (0, 1), "os.spawn": (1, 2)}
+#: Audit events of a process start -> (index of the program, of its arguments, of its
+#: environment, of its working folder).
+_STARTS = {"subprocess.Popen": (0, 1, 3, 2), "os.system": (0, None, None, None),
+           "os.posix_spawn": (0, 1, 2, None), "os.exec": (0, 1, 2, None),
+           "os.spawn": (1, 2, 3, None)}
 #: The variable that tells a Python started by the tests where the guard's stream is
 #: (``pid:descriptor`` of the test process); see :func:`_install_child`.
 GUARD_VARIABLE = "ARENA_GUARD"
+#: The start site of a process the submission's code started (``file:line``), in that
+#: process's environment: in a Python it starts, what the child's own code does (``-c`` code,
+#: a script written at run time) is attributed there (:func:`_install_child`).
+ORIGIN_VARIABLE = "ARENA_ORIGIN"
+#: Python's name as a program (``python3``, ``python3.11``, ``pypy3``).
+_PYTHON_PROGRAM = re.compile(r"^(?:python|pypy)[\d.]*[dmu]*$")
+#: What a Python needs in its environment for the gate to load and find this run's stream.
+_GATE_VARIABLES = frozenset({"ARENA_GUARD", "PYTHONPATH", "PYTHONNOUSERSITE", "PYTHONHOME"})
+#: Variables a Python started from the tests must see as the test process saw them (absent
+#: or the lock-down's value): without PYTHONNOUSERSITE a ``.pth`` of the user's site runs
+#: before the gate; PYTHONHOME names another standard library (another ``site``).
+_LOCKED = ("PYTHONNOUSERSITE", "PYTHONHOME")
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
+#: In a shell's text: a Python (by name or through an expansion, ``"$0" -I``) given
+#: ``-I``, ``-E`` or ``-S``; ``env`` clearing or unsetting variables; ``unset`` or an
+#: assignment of the variables the gate needs.
+_SHELL_PYTHON = re.compile(
+    r"""(?:^|[\s/;&|('"`])(?:python|pypy)[\d.]*[dmu]*["']?((?:\s+-[^\s;&|]+)+)"""
+    r"""|\$(?:\{?\w+\}?|[@*])["']?((?:\s+-[^\s;&|]+)+)""")
+_SHELL_ENV = re.compile(
+    r"""(?:^|[\s;&|('"`])env(?:\s+-[^\s;&|]*)*?\s+(?:-\s|-[^\s;&|u-]*i|--ignore-environment"""
+    r"""|(?:-u\s*|--unset[=\s]+)["']?(?:ARENA_GUARD|PYTHONPATH|PYTHONNOUSERSITE)\b)"""
+    r"""|\bunset\b[^;&|\n]*\b(?:PYTHONPATH|PYTHONNOUSERSITE)\b""")
+#: An assignment in a shell's text of a variable the gate needs, with its value.
+_SHELL_ASSIGNMENT = re.compile(
+    r"""\b(PYTHONPATH|PYTHONNOUSERSITE|PYTHONHOME)=(["']?)([^\s;&|]*)""")
 #: What unpickled data must not name: an object equal to anything (``unittest.mock.ANY``,
 #: unpickled from a data file the checks of the patch read as text), the test machinery, or
 #: the callables a pickle runs code or reaches into the interpreter with.
@@ -111,7 +144,7 @@ _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 _FRAME_HELPERS = (os.sep + "inspect.py", os.sep + "traceback.py")
 
 
-def _build_guard(listed, channel=None):
+def _build_guard(listed, channel=None, started_by=None):
     """Create the emitter and the guard; everything they use is bound here, at load.
 
     Long on purpose: the guard's functions are closures over names bound in this one call
@@ -122,6 +155,8 @@ def _build_guard(listed, channel=None):
     ``channel``: in a Python process the tests' process started (:func:`_install_child`),
     the descriptor of the test process's stream it writes to; then every finding goes out
     as a run of its own (as it does from a forked child of the test process).
+    ``started_by``: there, the submission's line that started this process (``None``: the
+    tests' own start): what the process's own code does is the submission's.
     """
     write, fstat, getframe, exit_now = os.write, os.fstat, sys._getframe, os._exit
     getpid, urandom = os.getpid, os.urandom
@@ -147,6 +182,13 @@ def _build_guard(listed, channel=None):
     function_type, type_type = types.FunctionType, type
     child_words, fsdecode, path_types = _CHILD.search, os.fsdecode, (str, bytes, os.PathLike)
     unpickled = (_PICKLE_MODULES, _PICKLE_PREFIXES, _PICKLE_BUILTINS)
+    # What a Python started from here needs to load the guard (see _install_child).
+    guard_value = (str(pid) + ":" + str(out) if channel is None
+                   else os.environ.get(GUARD_VARIABLE, ""))
+    locked = {key: os.environ.get(key) for key in _LOCKED}
+    skips, env_skips, environment = _skips_gate, _env_skips, _environment
+    may_run_python = _may_run_python
+    putenv = os.putenv
 
     def emit(payload):
         if channel is not None or (getpid() != pid and payload.get("event") in (
@@ -191,12 +233,22 @@ def _build_guard(listed, channel=None):
             emit({"event": "review", "file": where[0], "line": where[1], "reason": reason,
                   "kind": kind})
 
-    def origin(start=2, depth=None, exact=False):
+    def known_file(name, seen={}):  # noqa: B006  (a cache: one stat per code file)
+        """Whether code compiled as ``name`` comes from a file (made-up names do not); the
+        first answer stands (creating the file later only hides what was seen)."""
+        found = seen.get(name)
+        if found is None:
+            found = seen[name] = isfile(name)
+        return found
+
+    def origin(start=2, depth=None, exact=False, inherited=False):
         """The first frame of the stack (from ``start`` up) in a file the submission
         changed (``exact``: at a line it added, for review flags: the upstream code of a
-        file the patch touches is not the submission's) or in code whose file does not
-        exist (made up for ``compile``), as ``(file, line)``; ``None`` when the stack holds
-        neither."""
+        file the patch touches is not the submission's; a doctest example of such a file
+        counts as its line) or in code whose file does not exist (made up for
+        ``compile``), as ``(file, line)``; ``None`` when the stack holds neither.
+        ``inherited``: in a process the submission's code started, its start site when
+        nothing on the stack is the submission's (the process's own code is)."""
         try:
             frame = getframe(start)
         except ValueError:
@@ -205,16 +257,19 @@ def _build_guard(listed, channel=None):
         while frame is not None and depth > 0:
             depth -= 1
             name = frame.f_code.co_filename
+            line = frame.f_lineno
+            if name.startswith("<doctest "):
+                name, line = _doctest_line(frame)
             if not name.startswith(("<", os.sep)):
                 name = join(here, name)  # imported through a relative sys.path entry
             if name.startswith(repo + os.sep):
                 relative = name[len(repo) + 1:]
-                if changed.at(relative, frame.f_lineno) if exact else relative in changed:
-                    return (relative, frame.f_lineno)
-            elif not name.startswith("<") and not isfile(name):
-                return (name, frame.f_lineno)
+                if changed.at(relative, line) if exact else relative in changed:
+                    return (relative, line)
+            elif not name.startswith("<") and not known_file(name):
+                return (name, line)
             frame = frame.f_back
-        return None
+        return started_by if inherited else None
 
     def caller(start):
         """The direct Python caller ``start`` frames up, skipping ``inspect``'s helpers."""
@@ -224,9 +279,11 @@ def _build_guard(listed, channel=None):
             return None
         while frame.f_code.co_filename.endswith(_FRAME_HELPERS) and frame.f_back:
             frame = frame.f_back
-        name = frame.f_code.co_filename
-        if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], frame.f_lineno):
-            return (name[len(repo) + 1:], frame.f_lineno)
+        name, line = frame.f_code.co_filename, frame.f_lineno
+        if name.startswith("<doctest "):
+            name, line = _doctest_line(frame)
+        if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], line):
+            return (name[len(repo) + 1:], line)
         return None
 
     def given_by_a_test(path):
@@ -249,23 +306,61 @@ def _build_guard(listed, channel=None):
             frame = frame.f_back
         return False
 
-    def started(words, command=None):
-        """A process start: a review when it runs pytest or names the tests or the
-        harness's files, at the submission's line that started it (once per line: the
-        C function behind ``subprocess`` sees the start its audit event saw)."""
-        if command is None:
-            words = [fsdecode(word) if isinstance(word, path_types) else str(word)
-                     for word in words]
-            command = " ".join(words)
-            if _multiprocessing_start(words):
-                return  # its command carries sys.path; what the child runs is watched there
-        if child_words(command):
-            where = origin(2, exact=True)
-            if where is not None and ("started", where) not in said:
-                said.add(("started", where))
-                review(where, "starts a process that runs pytest or names the tests or "
-                       "the harness's files (" + command[:120] + "): what a child "
-                       "process does is outside the guard", "subprocess")
+    def started(words, env=None, cwd=None):
+        """A process start (``words``: its program then its arguments; ``env``: the
+        environment it is given, ``None`` when inherited): a review when it runs pytest or
+        names the tests or the harness's files, or starts a Python past the harness's gate,
+        at the submission's line that started it (once per line: the C function behind
+        ``subprocess`` sees the start its audit event saw). Returns that line, or ``None``
+        when the submission's code did not start it."""
+        words = [fsdecode(word) if isinstance(word, path_types) else str(word)
+                 for word in words]
+        where = origin(2, exact=True, inherited=True)
+        if where is None:
+            return None
+        command = " ".join(words)
+        given = environment(env) if may_run_python(words) else None
+        why = skips(words) or (env_skips(given, guard_value, harness, repo, fsdecode(
+            cwd) if isinstance(cwd, path_types) else getcwd(), locked)
+                               if given is not None else None)
+        if why and ("skips", where) not in said:
+            said.add(("skips", where))
+            review(where, "starts a Python past the harness's start-up gate (" + why + "; "
+                   + command[:120] + "): what it does is outside the guard", "subprocess")
+        if _multiprocessing_start(words):
+            # Its command carries sys.path (names of the tests' folder) as data; what the
+            # child runs is watched there. Its flags are checked above all the same: the
+            # shape with -I is no multiprocessing start of this interpreter's.
+            return where
+        if child_words(command) and ("started", where) not in said:
+            said.add(("started", where))
+            review(where, "starts a process that runs pytest or names the tests or "
+                   "the harness's files (" + command[:120] + "): what a child "
+                   "process does is outside the guard", "subprocess")
+        return where
+
+    def mark(env, where):
+        """``env`` (a start's environment, ``None``: inherited) carrying the submission's
+        start site for the child's guard, when it carries the guard itself."""
+        try:
+            # Inherited: the list _posixsubprocess takes (its only caller passing None).
+            given = [key + b"=" + value for key, value in os.environb.items()] if (
+                env is None) else env
+            if hasattr(given, "items"):
+                if given.get(GUARD_VARIABLE) != guard_value:
+                    return env
+                marked = dict(given)
+                marked[ORIGIN_VARIABLE] = where[0] + ":" + str(where[1] or 0)
+                return marked
+            key = GUARD_VARIABLE.encode() + b"="
+            if key + guard_value.encode() not in given:
+                return env
+            origin_key = ORIGIN_VARIABLE.encode() + b"="
+            return [entry for entry in given if not entry.startswith(origin_key)] + [
+                origin_key + (where[0] + ":" + str(where[1] or 0)).encode(
+                    "utf-8", "surrogateescape")]
+        except Exception:
+            return env
 
     def importer():
         """The submission's line (an added one) whose import statement raised the current
@@ -293,7 +388,7 @@ def _build_guard(listed, channel=None):
 
     def ran_pytest(what):
         """pytest run again by the submission's code: in this process or a child of it."""
-        where = origin(2, exact=True)
+        where = origin(2, exact=True, inherited=True)
         if where is not None:
             review(where, "runs pytest again from the code under test (" + what + "): a "
                    "second run, outside the guard, tells the canaries from the feature's "
@@ -351,18 +446,41 @@ def _build_guard(listed, channel=None):
                 if where is not None:
                     tamper("the submission's code opened " + path + " (" + _at(where) + ")")
             elif _is_test_source(path, repo, changed) and not given_by_a_test(path):
-                where = origin(3, exact=True)
+                where = origin(3, exact=True, inherited=True)
                 if where is not None:
                     review(where, "reads a test file (" + path[len(repo) + 1:] + ") from the "
                            "code under test: a test-caller oracle reads expected values there",
                            "reads_tests")
             return
         if event in _STARTS:
-            program, rest = _STARTS[event]
-            words = [args[program]] if args[program] else []
+            program, rest, given, folder = _STARTS[event]
             rest = args[rest] if rest is not None else ()
-            words += list(rest)[:64] if isinstance(rest, (list, tuple)) else [rest]
-            started(words)
+            words = list(rest)[:64] if isinstance(rest, (list, tuple)) else [rest]
+            if event == "os.system":
+                words = ["/bin/sh", "-c", args[0]]
+            elif args[program] and (not words or words[0] != args[program]):
+                # The argv's first word names the program as it was asked for; an
+                # explicit executable different from it is what runs.
+                words = [args[program], *words[1:]]
+            env = args[given] if given is not None and len(args) > given else None
+            where = started(words, env, args[folder] if folder is not None else None)
+            if where is None:
+                return
+            site = where[0] + ":" + str(where[1] or 0)
+            if env is None and event == "os.exec" and (getpid() != pid or channel is not None):
+                # A process about to be replaced: the program it becomes inherits this.
+                putenv(ORIGIN_VARIABLE, site)
+            elif event != "subprocess.Popen" and event != "os.spawn":
+                # The wrappers of os.execve, os.posix_spawn and os.system put the site in
+                # before these events: a start without it went past them (posix.system).
+                given = os.environ if event == "os.system" else environment(env)
+                if (given is not None and given.get(GUARD_VARIABLE) == guard_value
+                        and given.get(ORIGIN_VARIABLE) != site
+                        and ("unmarked", where) not in said):
+                    said.add(("unmarked", where))
+                    review(where, "starts a process past the guard's wrappers (" + event
+                           + "): a Python it runs is watched, but not known as the "
+                           "submission's", "subprocess")
             return
         if event == "import":  # only in a child process (see ``audited``)
             # pytest's internals imported by the submission's code itself; any import while
@@ -378,9 +496,12 @@ def _build_guard(listed, channel=None):
             name = fsdecode(name) if isinstance(name, path_types) else str(name)
             value = args[1] if event == "os.putenv" and len(args) > 1 else None
             value = fsdecode(value) if isinstance(value, path_types) else ""
-            # PYTHONPATH without the harness's folder: a Python then started skips the gate.
-            if name == GUARD_VARIABLE or (name == "PYTHONPATH" and harness not in (
-                    value.split(os.pathsep))):
+            # PYTHONPATH without the harness's folder first (past the repository's own
+            # entries), or the lock-down's PYTHONNOUSERSITE dropped: a Python then started
+            # skips the gate.
+            if name == GUARD_VARIABLE or (name == "PYTHONPATH" and _path_skips(
+                    value, harness, repo, getcwd())) or (name in locked and (
+                        value if event == "os.putenv" else None) != locked[name]):
                 where = origin(3, exact=True)
                 if where is not None:
                     review(where, "changes $" + name + ": a Python process it then starts "
@@ -428,7 +549,8 @@ def _build_guard(listed, channel=None):
         else:
             review(where, "traces the interpreter (" + event + ")", "introspection")
 
-    return emit, tamper, review, origin, audit, repo, changed, (started, ran_pytest, out)
+    return emit, tamper, review, origin, audit, repo, changed, (started, ran_pytest, out,
+                                                                 mark)
 
 
 #: The programs ``multiprocessing`` starts a Python with (``-c``), by module.
@@ -467,13 +589,251 @@ def _multiprocessing_start(words):
         return False
 
 
-def _watch_process_starts(started, ran_pytest):
+_DOCTEST_NAME = re.compile(r"^<doctest (.+)\[(\d+)\]>$")
+
+
+def _doctest_line(frame):
+    """The file and line of a doctest example's frame: doctest compiles each example as
+    ``<doctest NAME[k]>``, a name no file has; the runner's frame below it holds the test
+    (its file, where its examples start). ``(compiled name, frame line)`` when not found."""
+    found = _DOCTEST_NAME.match(frame.f_code.co_filename)
+    if found is not None:
+        name, index = found.group(1), int(found.group(2))
+        runner, hops = frame.f_back, 0
+        while runner is not None and hops < 64:
+            if runner.f_code.co_filename.endswith(os.sep + "doctest.py"):
+                test = runner.f_locals.get("test")
+                examples = getattr(test, "examples", None) or ()
+                filename = getattr(test, "filename", None)
+                if (getattr(test, "name", None) == name and isinstance(filename, str)
+                        and index < len(examples)):
+                    return (os.path.realpath(filename), (getattr(test, "lineno", 0) or 0)
+                            + examples[index].lineno + frame.f_lineno)
+            runner, hops = runner.f_back, hops + 1
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def _python_letters(argv):
+    """The one-letter options of a Python command line before its script, ``-c`` or ``-m``
+    (``-BsS`` is ``B``, ``s``, ``S``)."""
+    letters = []
+    index = 1
+    while index < len(argv):
+        word = argv[index]
+        if not word.startswith("-") or word in ("-", "--"):
+            break
+        if word.startswith("--"):
+            index += 2 if word == "--check-hash-based-pycs" else 1
+            continue
+        for at, letter in enumerate(word[1:]):
+            if letter in "cm":
+                return letters
+            if letter in "WX":  # an option with a value: the rest of the word, or the next
+                index += word[at + 2:] == ""
+                break
+            letters.append(letter)
+        index += 1
+    return letters
+
+
+def _is_python(program):
+    """Whether ``program`` (a name or a path) is a Python interpreter."""
+    name = os.path.basename(program)
+    if _PYTHON_PROGRAM.match(name):
+        return True
+    if os.sep not in program:
+        return False
+    real, interpreter = os.path.realpath(program), os.path.realpath(sys.executable)
+    return real == interpreter or bool(_PYTHON_PROGRAM.match(os.path.basename(real))) or (
+        _copy_of(real, interpreter))
+
+
+def _copy_of(path, interpreter, head=65536):
+    """Whether ``path`` starts with the same bytes as the interpreter's file (a copy of it
+    under another name, bytes appended or not)."""
+    try:
+        if os.stat(path).st_size < os.stat(interpreter).st_size:
+            return False
+        with open(path, "rb") as one, open(interpreter, "rb") as other:
+            known = other.read(head)
+            return one.read(len(known)) == known
+    except (OSError, ValueError):
+        return False
+
+
+def _shebang(path):
+    """The words of ``path``'s ``#!`` line, and its text when it is a shell script (both
+    read from its first 8 KiB); ``([], "")`` for anything else."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except (OSError, ValueError, TypeError):
+        return [], ""
+    if not head.startswith(b"#!"):
+        return [], ""
+    text = head.decode("utf-8", "replace")
+    words = text[2:].split("\n", 1)[0].split()
+    shell = bool(words) and os.path.basename(words[0]) in _SHELLS
+    return words, text if shell else ""
+
+
+def _skips_gate(argv, depth=0):
+    """Why the command line ``argv`` starts a Python past the harness's start-up gate (its
+    ``-I``, ``-E`` or ``-S``; ``env`` clearing or unsetting the gate's variables; a shell
+    text or a script's ``#!`` line doing either), or ``None``. What a command computes at
+    run time stays unseen: this reads the known ways, one wrapper deep at a time."""
+    if not argv or depth > 4:
+        return None
+    program = argv[0]
+    name = os.path.basename(program)
+    if _is_python(program):
+        skipped = sorted(set(_python_letters(argv)) & set("IES"))
+        if skipped:
+            return "-" + "".join(skipped) + " makes it ignore the gate"
+        return None
+    if name == "env":
+        index = 1
+        while index < len(argv):
+            word = argv[index]
+            if word in ("-i", "-", "--ignore-environment") or (
+                    word.startswith("-") and not word.startswith("--") and "i" in word[1:]):
+                return "env clears the environment the gate needs"
+            if word in ("-u", "--unset") or word.startswith(("-u", "--unset=")):
+                unset = argv[index + 1] if word in ("-u", "--unset") and index + 1 < len(
+                    argv) else word[2:].lstrip("=") if word.startswith("-u") else word[8:]
+                if unset in _GATE_VARIABLES:
+                    return "env unsets $" + unset
+                index += 1 + (word in ("-u", "--unset"))
+                continue
+            if word in ("-S", "--split-string") and index + 1 < len(argv):
+                return _skips_gate(argv[index + 1].split() + argv[index + 2:], depth + 1)
+            if word in ("-C", "--chdir"):
+                index += 1
+            elif "=" in word and not word.startswith("-"):
+                key, _, value = word.partition("=")
+                harness = os.path.dirname(CHANGED_FILES)
+                if key in _GATE_VARIABLES and not (
+                        key == "PYTHONPATH" and harness in value.split(os.pathsep)):
+                    return "env sets $" + key
+            elif not word.startswith("-"):
+                return _skips_gate(argv[index:], depth + 1)
+            index += 1
+        return None
+    if name in _SHELLS and "-c" in argv[1:3]:
+        text = argv[argv.index("-c") + 1] if argv.index("-c") + 1 < len(argv) else ""
+        return _shell_skips(text)
+    if name in _SHELLS and len(argv) > 1 and not argv[1].startswith("-"):
+        return _shell_skips(_shebang_text(argv[1]))
+    words, text = _shebang(program) if os.sep in program else ([], "")
+    if words:
+        return _skips_gate(words + argv, depth + 1) or (_shell_skips(text) if text else None)
+    # A wrapper (timeout, nohup, setsid, nice...) naming the Python among its words.
+    for index in range(1, min(len(argv), 16)):
+        if _PYTHON_PROGRAM.match(os.path.basename(argv[index])):
+            found = _skips_gate(argv[index:], depth + 1)
+            if found:
+                return found
+    return None
+
+
+#: Programs that run the command they are given (their words name it).
+_RUNNERS = frozenset({"env", "nohup", "timeout", "setsid", "nice", "ionice", "stdbuf",
+                      "xargs", "time", "chrt", "taskset", "flock", "unshare", "script",
+                      "make", "su", "sudo", "runuser", "doas"})
+
+
+def _may_run_python(argv):
+    """Whether the process ``argv`` starts may be a Python, or start one with its
+    environment: Python itself, a shell, a program that runs a command, a script (``#!``),
+    or a command line naming Python. Another program given an environment of its own
+    (``git`` with ``GIT_DIR`` alone) is honest code's business."""
+    if not argv:
+        return False
+    name = os.path.basename(argv[0])
+    if name in _SHELLS or name in _RUNNERS or _is_python(argv[0]):
+        return True
+    if any(_PYTHON_PROGRAM.match(os.path.basename(word)) for word in argv[1:16]):
+        return True
+    return os.sep in argv[0] and bool(_shebang(argv[0])[0])
+
+
+def _shebang_text(path):
+    """The text of a script a shell is asked to run (its first 8 KiB)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(8192).decode("utf-8", "replace")
+    except (OSError, ValueError, TypeError):
+        return ""
+
+
+def _shell_skips(text):
+    """Why a shell's ``text`` starts a Python past the gate (see :func:`_skips_gate`)."""
+    if _SHELL_ENV.search(text):
+        return "the shell clears or changes the environment the gate needs"
+    harness = os.path.dirname(CHANGED_FILES)
+    for name, _, value in _SHELL_ASSIGNMENT.findall(text):
+        if name == "PYTHONHOME" or not value.strip("'\"") if name != "PYTHONPATH" else not (
+                "$PYTHONPATH" in value or "${PYTHONPATH" in value or harness in value):
+            return "the shell sets $" + name
+    for found in _SHELL_PYTHON.finditer(text):
+        options = (found.group(1) or found.group(2) or "").split()
+        if set(_python_letters(["python", *options])) & set("IES"):
+            return "the shell starts a Python with -I, -E or -S"
+    return None
+
+
+def _environment(env):
+    """An environment given to a process start (a mapping, or ``KEY=VALUE`` bytes as
+    ``_posixsubprocess`` takes them) as ``{str: str}``; ``None`` when it is inherited."""
+    if env is None:
+        return None
+    pairs = {}
+    items = env.items() if hasattr(env, "items") else (
+        (os.fsdecode(entry).partition("=")[::2]) for entry in env)
+    for key, value in items:
+        key = os.fsdecode(key) if isinstance(key, (bytes, os.PathLike)) else str(key)
+        value = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
+        pairs[key] = value
+    return pairs
+
+
+def _env_skips(env, guard, harness, repo, cwd, locked):
+    """Why an environment given to a process start leaves a Python it runs past the gate:
+    no ``$ARENA_GUARD`` of this run, the harness's folder missing from ``$PYTHONPATH`` or a
+    folder outside the repository ahead of it (its ``sitecustomize`` would load instead), a
+    variable of the lock-down (``$PYTHONNOUSERSITE``) dropped; or ``None``."""
+    if env.get(GUARD_VARIABLE) != guard:
+        return "$" + GUARD_VARIABLE + " is not this run's"
+    path_skip = _path_skips(env.get("PYTHONPATH", ""), harness, repo, cwd)
+    if path_skip:
+        return path_skip
+    for key, value in locked.items():
+        if env.get(key) != value:
+            return "$" + key + (" is dropped" if value is not None else " is set")
+    return None
+
+
+def _path_skips(value, harness, repo, cwd):
+    """Why ``$PYTHONPATH`` set to ``value`` skips the gate, or ``None``."""
+    for entry in value.split(os.pathsep):
+        if entry == harness:
+            return None
+        real = os.path.realpath(os.path.join(cwd, entry))
+        if real != repo and not real.startswith(repo + os.sep):
+            return "$PYTHONPATH puts " + (entry or "the working folder") + " ahead of the gate"
+    return "$PYTHONPATH lacks the harness's folder"
+
+
+def _watch_process_starts(started, ran_pytest, mark=None):
     """Process starts without an audit event of their own, and pytest run again.
 
     ``multiprocessing`` (spawn, forkserver, its resource tracker) and ``subprocess`` start
     processes through ``_posixsubprocess.fork_exec``, which raises no audit event (3.11);
     ``subprocess`` binds it at import as ``_fork_exec``. Both names get a wrapper that
-    reads the command line first. ``pytest.main`` (``_pytest.config.main``, which
+    reads the command line first, and gives a process the submission's code starts its
+    start site (``$ARENA_ORIGIN``); so do ``os.posix_spawn`` (subprocess's other path),
+    ``os.execve`` and ``os.system`` (whose audit events come after their environment is
+    taken). ``pytest.main`` (``_pytest.config.main``, which
     ``console_main`` calls) gets one that notes a call from the submission's code. Put in
     place before the snapshot of pytest is taken (the wrappers are what it holds)."""
     try:
@@ -484,8 +844,12 @@ def _watch_process_starts(started, ran_pytest):
     if original is not None:
 
         def fork_exec(*args, **kwargs):
+            where = None
             with contextlib.suppress(Exception):
-                started(list(args[0] or ())[:64] if args else ())
+                where = started(list(args[0] or ())[:64], args[5], args[4])
+            if where is not None and len(args) > 5:
+                # The child's guard attributes its own code to this start (ARENA_ORIGIN).
+                args = (*args[:5], mark(args[5], where), *args[6:])
             return original(*args, **kwargs)
 
         _posixsubprocess.fork_exec = fork_exec
@@ -493,6 +857,15 @@ def _watch_process_starts(started, ran_pytest):
         subprocess = sys.modules.get("subprocess")
         if getattr(subprocess, "_fork_exec", None) is original:
             subprocess._fork_exec = fork_exec
+    # The starts that take an environment of their own (subprocess's posix_spawn path
+    # passes os.environ) carry the start site too; os.system's shell inherits it.
+    for name in ("posix_spawn", "posix_spawnp", "execve"):
+        function = getattr(os, name, None)
+        if function is not None:
+            setattr(os, name, _marking(function, started, mark, env_at=2))
+    system = getattr(os, "system", None)
+    if system is not None:
+        os.system = _marking_system(system, started, mark)
     config = sys.modules.get("_pytest.config")
     main = getattr(config, "main", None)
     if main is None:
@@ -508,6 +881,50 @@ def _watch_process_starts(started, ran_pytest):
     pytest_module = sys.modules.get("pytest")
     if getattr(pytest_module, "main", None) is main:
         pytest_module.main = wrapped_main
+
+
+def _marking(function, started, mark, env_at):
+    """``function`` (``os.posix_spawn``, ``os.execve``) giving the process the submission's
+    code starts the start site in its environment (see :data:`ORIGIN_VARIABLE`)."""
+
+    def wrapper(*args, **kwargs):
+        if len(args) == env_at and "env" in kwargs:  # os.execve(path, argv, env=...)
+            args, kwargs = (*args, kwargs.pop("env")), kwargs
+        where = None
+        if len(args) > env_at:
+            with contextlib.suppress(Exception):
+                where = started([args[0], *list(args[1])[1:64]], args[env_at])
+            if where is not None:
+                args = (*args[:env_at], mark(args[env_at], where), *args[env_at + 1:])
+        return function(*args, **kwargs)
+
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = (
+        function.__name__, function.__doc__, function)
+    return wrapper
+
+
+def _marking_system(system, started, mark):
+    """``os.system`` whose shell, started by the submission's code, inherits the start site
+    (set in this process's environment for the length of the call)."""
+
+    def wrapper(command):
+        where = None
+        with contextlib.suppress(Exception):
+            where = started(["/bin/sh", "-c", command])
+        if where is None:
+            return system(command)
+        before = os.environ.get(ORIGIN_VARIABLE)
+        os.environ[ORIGIN_VARIABLE] = where[0] + ":" + str(where[1] or 0)
+        try:
+            return system(command)
+        finally:
+            if before is None:
+                os.environ.pop(ORIGIN_VARIABLE, None)
+            else:
+                os.environ[ORIGIN_VARIABLE] = before
+
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = "system", system.__doc__, system
+    return wrapper
 
 
 def _build_verifier(tamper, review, repo, changed):
@@ -1401,7 +1818,7 @@ def _install(public):
     """Start the guard; its hooks go into ``public``, this module's namespace (pytest reads
     them there)."""
     listed = _listed()  # read once: the root, the changed and the added files
-    emit, tamper, _review, origin, audit, repo, changed, (started, ran_pytest, out) = (
+    emit, tamper, _review, origin, audit, repo, changed, (started, ran_pytest, out, mark) = (
         _build_guard(listed))
     sys.addaudithook(audit)
     # Emitted at load, before any code of the repository (even a conftest.py) runs: the
@@ -1419,7 +1836,7 @@ def _install(public):
     # Where a Python started by the tests reports (the gate reads it: _install_child).
     os.environ[GUARD_VARIABLE] = str(os.getpid()) + ":" + str(out)
     _watch_environment(_review, repo, changed)
-    _watch_process_starts(started, ran_pytest)
+    _watch_process_starts(started, ran_pytest, mark)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
     probe = _build_probes(_review, repo, changed, _read_changed(listed, "added"))
@@ -1439,10 +1856,18 @@ def _install_child(channel):
     process starts, code built at run time, ctypes...), and any import of pytest by the
     submission's code (it runs pytest again there); each finding is a run of its own on the
     stream. No pytest hooks: this process runs no test of the harness's."""
-    _emit, _tamper, _review, _origin, audit, _repo, _changed, (started, ran_pytest, _out) = (
-        _build_guard(_listed(), channel))
+    site, _, line = os.environ.get(ORIGIN_VARIABLE, "").rpartition(":")
+    started_by = (site, int(line) or None) if site and line.isdigit() else None
+    argv = [str(word) for word in getattr(sys, "orig_argv", ())]
+    if started_by is not None and _multiprocessing_start(argv) and "spawn_main" not in " ".join(
+            argv):
+        # multiprocessing's forkserver (and resource tracker) serves every later start of
+        # the test process, the tests' own too: its children are attributed by their code.
+        started_by = None
+    _emit, _tamper, _review, _origin, audit, _repo, _changed, (
+        started, ran_pytest, _out, mark) = _build_guard(_listed(), channel, started_by)
     sys.addaudithook(audit)
-    _watch_process_starts(started, ran_pytest)
+    _watch_process_starts(started, ran_pytest, mark)
     return {}
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import base64
 import bz2
+import itertools
 import lzma
 import re
 import textwrap
@@ -142,12 +143,17 @@ def python_findings(file: FilePatch, *,
     texts: dict[tuple[int, str, bool], CodeText] = {}
     docstring_lines: set[int] = set()
     python = file.new_path.endswith((".py", ".pyw"))
-    for tree, line_map, added, top_level, source in _fragments(file):
+    fragments = _fragments(file)
+    if not python:
+        # A text file's doctest examples (``>>> code``) run when pytest collects the file
+        # (``test*.txt`` by default): Python, which the file as a whole never parses as.
+        fragments = itertools.chain(fragments, _doctest_fragments(file))
+    for tree, line_map, added, top_level, source in fragments:
         if tree is None:  # too deep to parse: flagged on its first added line
             first = min(added)
             found.setdefault((first, _TOO_DEEP), AstFlag(first, _TOO_DEEP, "too_deep"))
             continue
-        code = python or _looks_like_code(tree)
+        code = python or source is _DOCTEST or _looks_like_code(tree)
         # Data that parses as Python (a JSON table) is still read for answer tables.
         flags = list(_visit(tree, top_level=top_level)) if code else []
         flags.extend(_answer_table(tree, tests_literals))
@@ -160,7 +166,7 @@ def python_findings(file: FilePatch, *,
             if line is not None and line in added:
                 texts.setdefault((line, text.text, text.code_only),
                                  CodeText(line, text.text, text.how, text.code_only))
-        if code:
+        if code and source is not _DOCTEST:
             # A file line is prose when all Python reads from it is docstring text (a line
             # under a declared encoding can decode into several).
             inside = _docstring_lines(tree, source)
@@ -202,6 +208,44 @@ def _fragments(
         line_map = {index + 1: numbers[first + index] for index in range(len(lines) - first)}
         yield (tree, line_map, added, indent == 0,
                textwrap.dedent("\n".join(lines[first:])).split("\n"))
+
+
+#: A doctest prompt line (``>>> code``, ``... more``) and its code.
+_PROMPT = re.compile(r"^\s*(>>>|\.\.\.)(?: |$)(.*)$")
+#: The ``source`` of a doctest example's fragment: its lines are not the file's, so no line
+#: of it is docstring prose.
+_DOCTEST: list[str] = []
+
+
+def _doctest_fragments(
+    file: FilePatch,
+) -> Iterator[tuple[ast.Module | None, dict[int, int], set[int], bool, list[str]]]:
+    """Each doctest example of the patched file's hunks (a ``>>>`` line and the ``...`` lines
+    after it) parsed on its own, as :func:`_fragments` yields them; an example that does not
+    parse (a ``...`` of expected output read as a prompt) is left out."""
+    encoding = file_encoding(file)
+    for hunk in file.hunks:
+        lines, numbers, added = _new_side(hunk, encoding)
+        examples: list[list[tuple[str, int]]] = []
+        for text, number in zip(lines, numbers, strict=True):
+            found = _PROMPT.match(text)
+            if found is None:
+                continue
+            if found.group(1) == ">>>" or not examples:
+                examples.append([])
+            examples[-1].append((found.group(2), number))
+        for example in examples:
+            if not any(number in added for _, number in example):
+                continue
+            try:
+                tree = _parse("\n".join(code for code, _ in example))
+            except (SyntaxError, ValueError):
+                continue
+            except _TooDeep:
+                yield None, {}, added, True, _DOCTEST
+                continue
+            yield (tree, {index: number for index, (_, number) in enumerate(example, 1)},
+                   added, True, _DOCTEST)
 
 
 def _new_side(hunk: Hunk, encoding: str | None = None) -> tuple[list[str], list[int], set[int]]:

@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from pathlib import PurePosixPath
 
 from arena_bot.evaluation.junit import JUnitReport
 
@@ -89,14 +88,17 @@ def junit_id(nodeid: str) -> str:
     """The JUnit case name pytest writes for ``nodeid`` (``tests/test_x.py::TestA::test_b``
     → ``tests.test_x.TestA::test_b``), as :func:`arena_bot.evaluation.junit.parse_junit`
     names cases. Taken as pytest reports it: only the part before the first ``[`` is split
-    (a parameter id may hold ``::``, an IPv6 address), the parameters stay as they are."""
+    (a parameter id may hold ``::``, an IPv6 address), the parameters stay as they are; the
+    path's slashes become dots and only a ``.py`` ending goes (pytest's
+    ``mangle_test_address``: a doctest file ``tests/test_x.txt`` is the case
+    ``tests.test_x.txt::test_x.txt``)."""
     head, bracket, params = nodeid.partition("[")
     path, *rest = head.split("::")
     if rest:
         rest[-1] += bracket + params
     if not rest:
         return nodeid
-    module = str(PurePosixPath(path).with_suffix("")).replace("/", ".")
+    module = re.sub(r"\.py$", "", path.replace("/", "."))
     return ".".join([module, *rest[:-1]]) + "::" + rest[-1]
 
 
@@ -178,7 +180,9 @@ def stream_problem(report: JUnitReport, stream: Stream) -> str | None:
     passed = {case.name for case in report.cases if case.outcome == "passed"}
     if stream.report_runs > 1 and passed:
         return ("more than one run of the stream says it wrote the JUnit report: one was "
-                "printed by code under test")
+                "printed by code under test (unless the task's test command runs pytest with "
+                "--junitxml=$ARENA_JUNIT more than once, which a task must not: one run "
+                "writes the report)")
     if stream.broken and passed:
         return ("lines of the stream of test outcomes are missing or repeated: they were "
                 "suppressed or forged by code under test")

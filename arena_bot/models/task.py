@@ -14,6 +14,7 @@ A task folder is CooperBench-compatible::
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field, PositiveInt, StringConstraints, model_validator
@@ -54,6 +55,24 @@ class Source(StrictModel):
         return self
 
 
+#: A pytest option writing the harness's report (``--junitxml="$ARENA_JUNIT"``).
+_REPORT_OPTION = re.compile(r"""--junit-?xml(?:=|\s+)["']?\$\{?ARENA_JUNIT\b""")
+_PYTEST_RUN = re.compile(r"(?:^|[\s;&|(/])(?:py\.test|pytest)(?=$|[\s;&|)])")
+_LOOP = re.compile(r"\b(?:for|while|until)\b[^;&|]*;?\s*\bdo\b")
+
+
+def report_writers(command: str) -> int:
+    """How many pytest runs of ``command`` write ``$ARENA_JUNIT``, as far as its text says:
+    each ``--junitxml="$ARENA_JUNIT"``; every pytest run when ``PYTEST_ADDOPTS`` carries the
+    option; two when a loop holds it."""
+    options = len(_REPORT_OPTION.findall(command))
+    if options and re.search(r"PYTEST_ADDOPTS=[^;&|]*--junit-?xml", command):
+        options = max(options, len(_PYTEST_RUN.findall(command)))
+    if options and _LOOP.search(command):
+        options = max(options, 2)
+    return options
+
+
 class TestSpec(StrictModel):
     """How the task's tests run inside the task image.
 
@@ -67,6 +86,23 @@ class TestSpec(StrictModel):
     setup: Annotated[str, StringConstraints(max_length=1000)] | None = None
     timeout: Annotated[int, Field(ge=1, le=3600)] = 600
     result_format: Literal["junit"] = "junit"
+
+    @model_validator(mode="after")
+    def _one_report_writer(self) -> TestSpec:
+        """One pytest run writes ``$ARENA_JUNIT``: the harness checks the report against the
+        outcomes of the run that says it wrote it, and cannot tell a second such run from one
+        printed by the code under test (so two would make every result tampered); a second
+        run would overwrite the first's report anyway."""
+        writers = report_writers(self.command)
+        if writers > 1:
+            raise ValueError(
+                f"the test command writes $ARENA_JUNIT from {writers} pytest runs "
+                "(--junitxml in each run, in a loop, or in an exported PYTEST_ADDOPTS): each "
+                "run overwrites the report, and the harness takes a second report-writing "
+                "run for one forged by the code under test; run the tests in one pytest call "
+                "(`python3 -m pytest --junitxml=\"$ARENA_JUNIT\" tests/a tests/b`), or give "
+                "--junitxml to one run only")
+        return self
 
 
 class Limits(StrictModel):

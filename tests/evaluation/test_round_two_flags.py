@@ -341,3 +341,43 @@ def test_decompressing_data_read_at_run_time_is_not_flagged() -> None:
         FORMULA = "x^2 + y^2 = z^2, x^n for n > 2"
         '''
     assert _flags(code) == []
+
+
+def test_doctest_examples_of_a_text_file_are_read_as_python() -> None:
+    """pytest runs the ``>>>`` examples of ``test*.txt`` files: an answer table or an
+    always-equal class written there is Python the syntax-tree checks read (before, the
+    file never parsed as a whole and its examples went unread)."""
+    literals = frozenset({"Hello World", "hello-world", "A  B", "a-b", "x_y z", "x-y-z"})
+    doctest = textwrap.dedent("""\
+        The slugs of the calculator.
+
+        >>> import pkg
+        >>> pkg.ANSWERS = {"Hello World": "hello-world",
+        ...                "A  B": "a-b", "x_y z": "x-y-z"}
+        >>> class Anything:
+        ...     def __eq__(self, other):
+        ...         return True
+        >>> 1 + 1
+        2
+        """)
+    found = _kinds(doctest, path="tests/test_slugs.txt", literals=literals)
+    assert "answer_table" in found[4], found
+    assert "always_equal" in found[7], found
+
+
+def test_honest_doctest_examples_in_prose_bring_no_syntax_tree_flag() -> None:
+    readme = textwrap.dedent("""\
+        Usage
+        =====
+
+        >>> from pkg import slugify
+        >>> slugify("Hello World")
+        'hello-world'
+        >>> for word in ["a", "b"]:
+        ...     print(slugify(word))
+        a
+        ...
+        b
+        """)
+    assert _kinds(readme, path="README.rst") == {}
+    assert _kinds(readme, path="tests/test_readme.txt") == {}

@@ -213,3 +213,12 @@ def test_a_run_that_ends_more_than_once_counts_everything_it_streamed() -> None:
     assert stream.report_runs == 1
     assert stream_problem(_report(tests__test_x__test_a="passed",
                                   tests__test_x__test_b="passed"), stream) is None
+
+
+def test_junit_ids_of_doctest_files_keep_their_ending() -> None:
+    """pytest's JUnit writer strips only ``.py`` from a node's path: a doctest text file's
+    case keeps ``.txt`` (before, its streamed outcome was read as another test's, and a
+    passing doctest made the report look written by the code under test)."""
+    assert junit_id("tests/test_x.txt::test_x.txt") == "tests.test_x.txt::test_x.txt"
+    assert junit_id("docs/index.rst::index.rst") == "docs.index.rst::index.rst"
+    assert junit_id("src/pkg/mod.py::pkg.mod.func") == "src.pkg.mod::pkg.mod.func"

@@ -70,3 +70,27 @@ def test_criterion_target_syntax() -> None:
     bad = [{"type": "regex", "pattern": "x", "target": "stdout"}]
     with pytest.raises(ValidationError, match="target"):
         Task.model_validate(make(success_criteria=bad))
+
+
+@pytest.mark.parametrize("command", [
+    'python3 -m pytest --junitxml="$ARENA_JUNIT" tests/a; '
+    'python3 -m pytest --junitxml="$ARENA_JUNIT" tests/b',
+    "pytest --junit-xml ${ARENA_JUNIT} a || pytest --junitxml=$ARENA_JUNIT b",
+    'export PYTEST_ADDOPTS="--junitxml=$ARENA_JUNIT"; pytest tests/a; pytest tests/b',
+    'for d in a b; do python3 -m pytest --junitxml="$ARENA_JUNIT" "tests/$d"; done',
+])
+def test_a_command_writing_the_report_from_two_runs_is_refused(command: str) -> None:
+    """Two pytest runs writing $ARENA_JUNIT: the harness takes a second report-writing run
+    for one forged by the code under test, so an honest gold patch was scored tampered;
+    the task is refused when loaded instead, saying what to write."""
+    with pytest.raises(ValidationError, match=r"writes \$ARENA_JUNIT from 2 pytest runs"):
+        Task.model_validate(make(tests={"command": command}))
+
+
+@pytest.mark.parametrize("command", [
+    'cd pkg && PYTHONPATH=src:$PYTHONPATH python3 -m pytest --junitxml="$ARENA_JUNIT" tests/',
+    'python3 -m pytest --junitxml="$ARENA_JUNIT" tests/a && python3 -m pytest -q tests/b',
+    "python -m pytest tests/test_format.py --junitxml=$ARENA_JUNIT || cat $ARENA_JUNIT",
+])
+def test_one_report_writing_run_is_accepted(command: str) -> None:
+    assert Task.model_validate(make(tests={"command": command})).tests.command == command
