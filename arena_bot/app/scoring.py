@@ -189,9 +189,11 @@ def score_board(
     parts = [found[task.id] for task in tasks]
     if rescored:
         # A file may have changed while its task was scored: a part is remembered only
-        # under the key its inputs still have now.
+        # under the key its inputs still have now. Git matches every file against every
+        # folder named: naming most of the board's task folders is slower than none.
         again = task_inputs(settings, [task for task in tasks if task.id in rescored],
-                            results_dir, common, known=known, only=chosen, subset=True)
+                            results_dir, common, known=known, only=chosen,
+                            subset=2 * len(rescored) < len(tasks))
         for index, part in enumerate(parts):
             if part.task_id not in rescored:
                 continue
