@@ -14,6 +14,7 @@ import signal
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -175,17 +176,17 @@ def score_board(
     lookup, key_of = _matching(results_dir, match)
     inputs = task_inputs(settings, tasks, results_dir, common, known=known, only=chosen)
     found: dict[str, TaskPart] = {}
-    jobs: list[_Job] = []
+    jobs: dict[str, Callable[[], TaskPart]] = {}
     for task in tasks:
         key = key_of(task.id, inputs[task.id].key)
         stored = memo.get(f"part:{key}")
         if stored is not None:
             found[task.id] = TaskPart(blob=stored, key=key)
         else:
-            jobs.append((task, [settings.submissions_dir / folder
-                                for folder in inputs[task.id].folders], key))
-    rescored = [task.id for task, _, _ in jobs]
-    found.update(zip(rescored, _scored(jobs, lookup, options), strict=True))
+            folders = [settings.submissions_dir / folder for folder in inputs[task.id].folders]
+            jobs[task.id] = partial(score_task, task, folders, lookup, options, key)
+    rescored = list(jobs)
+    found.update(zip(rescored, _scored(list(jobs.values())), strict=True))
     parts = [found[task.id] for task in tasks]
     if rescored:
         # A file may have changed while its task was scored: a part is remembered only
@@ -221,38 +222,28 @@ def score_board(
     return ScoredBoard(head=head, parts=parts, rescored=rescored, digest=board_digest)
 
 
-#: A task to score: the task, its submission folders, the key its part is stored under.
-_Job = tuple[TaskFolder, list[Path], str]
-#: What the worker processes of :func:`_scored` score (they inherit it: nothing is pickled).
-_work: tuple[list[_Job], ResultLookup, ScoringOptions] | None = None
+#: The tasks :func:`_scored`'s worker processes score (inherited when forked: no pickling).
+_jobs: list[Callable[[], TaskPart]] = []
 
 
-def _scored(jobs: list[_Job], lookup: ResultLookup, options: ScoringOptions) -> list[TaskPart]:
+def _scored(jobs: list[Callable[[], TaskPart]]) -> list[TaskPart]:
     """Each job's part. A task's part depends on that task's inputs alone, so the tasks are
-    scored in parallel, one process per core (forked, so that the worker inherits the jobs,
-    the lookup and the options as they are); one task, one core or no fork: here."""
+    scored in parallel, one forked process per core (Ctrl-C is the parent's: it stops the
+    pool); one task, one core or no fork: here."""
     workers = min(len(jobs), os.cpu_count() or 1)
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [score_task(task, folders, lookup, options, key) for task, folders, key in jobs]
-    global _work
-    _work = (jobs, lookup, options)
+        return [job() for job in jobs]
+    _jobs[:] = jobs
     try:
-        with multiprocessing.get_context("fork").Pool(workers, _ignore_interrupt) as pool:
-            return pool.map(_score_job, range(len(jobs)), chunksize=1)
+        with multiprocessing.get_context("fork").Pool(
+                workers, partial(signal.signal, signal.SIGINT, signal.SIG_IGN)) as pool:
+            return pool.map(_run_job, range(len(jobs)), chunksize=1)
     finally:
-        _work = None
+        _jobs.clear()
 
 
-def _ignore_interrupt() -> None:
-    """A worker leaves Ctrl-C to the parent, which stops the pool."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _score_job(index: int) -> TaskPart:
-    assert _work is not None
-    jobs, lookup, options = _work
-    task, folders, key = jobs[index]
-    return score_task(task, folders, lookup, options, key)
+def _run_job(index: int) -> TaskPart:
+    return _jobs[index]()
 
 
 def _matching(
