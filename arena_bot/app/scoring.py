@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -229,9 +230,10 @@ _jobs: list[Callable[[], TaskPart]] = []
 def _scored(jobs: list[Callable[[], TaskPart]]) -> list[TaskPart]:
     """Each job's part. A task's part depends on that task's inputs alone, so the tasks are
     scored in parallel, one forked process per core (Ctrl-C is the parent's: it stops the
-    pool); one task, one core or no fork: here."""
+    pool); one task, one core, or not Linux (macOS's system libraries are not safe to fork
+    with, Windows has no fork): here."""
     workers = min(len(jobs), os.cpu_count() or 1)
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers < 2 or sys.platform != "linux":
         return [job() for job in jobs]
     _jobs[:] = jobs
     try:

@@ -13,6 +13,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -101,6 +102,28 @@ def test_cold_and_warm_runs_write_the_whole_board_bytes(board: Path) -> None:
     assert statuses == {"scored", "pending"}
     second = _score(board)
     assert _rescored(second) == 0
+    assert _written(board) == _whole_board(board)
+
+
+@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2,
+                    reason="tasks are scored in parallel on Linux with two cores or more")
+def test_tasks_are_scored_in_worker_processes_to_the_same_bytes(
+    board: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import arena_bot.app.scoring as scoring
+
+    where = tmp_path / "pids"
+    real = scoring.score_task
+
+    def noting_the_process(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with where.open("a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scoring, "score_task", noting_the_process)
+    assert _rescored(_score(board)) == 4
+    pids = where.read_text(encoding="utf-8").split()
+    assert len(pids) == 4 and str(os.getpid()) not in pids
     assert _written(board) == _whole_board(board)
 
 
