@@ -6,6 +6,7 @@ print what they return.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -236,11 +237,15 @@ def _scored(jobs: list[Callable[[], TaskPart]]) -> list[TaskPart]:
     if workers < 2 or sys.platform != "linux":
         return [job() for job in jobs]
     _jobs[:] = jobs
+    # What the workers inherit is never their garbage: frozen, the collector in a worker
+    # does not walk it again and again (a seventh of its time) nor copy its pages.
+    gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(
                 workers, partial(signal.signal, signal.SIGINT, signal.SIG_IGN)) as pool:
             return pool.map(_run_job, range(len(jobs)), chunksize=1)
     finally:
+        gc.unfreeze()
         _jobs.clear()
 
 
