@@ -241,12 +241,22 @@ def _scored(jobs: list[Callable[[], TaskPart]]) -> list[TaskPart]:
     # does not walk it again and again (a seventh of its time) nor copy its pages.
     gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(
-                workers, partial(signal.signal, signal.SIGINT, signal.SIG_IGN)) as pool:
-            return pool.map(_run_job, range(len(jobs)), chunksize=1)
+        with multiprocessing.get_context("fork").Pool(workers, _worker_signals) as pool:
+            parts = pool.map(_run_job, range(len(jobs)), chunksize=1)
+            pool.close()  # the workers end on their own; leaving the block terminates them
+            pool.join()
+        return parts
     finally:
         gc.unfreeze()
         _jobs.clear()
+
+
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the parent, which stops the pool, and ends at the pool's
+    SIGTERM by its default action: the command's SIGTERM handler it inherited would raise in
+    it and print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _run_job(index: int) -> TaskPart:
