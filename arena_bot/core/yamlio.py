@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import stat
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -173,13 +174,14 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], path: Path, depth: i
 def read_text_capped(path: Path, *, limit: int, what: str) -> str:
     """Read a UTF-8 text file, refusing files over ``limit`` bytes or not UTF-8."""
     try:
-        size = path.stat().st_size
+        found = path.stat()
     except FileNotFoundError:
         raise InputError(f"{what} not found", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read {what}: {exc.strerror}", path=path) from None
-    if not path.is_file():
+    if not stat.S_ISREG(found.st_mode):
         raise InputError(f"{what} is not a regular file", path=path)
+    size = found.st_size
     if size > limit:
         raise InputError(
             f"{what} is {size:,} bytes, over the limit of {limit:,} bytes",

@@ -9,8 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
+
+import orjson
 
 from arena_bot.models.leaderboard import Entry, Leaderboard
 
@@ -27,8 +30,24 @@ CSV_COLUMNS = (
 
 
 def canonical(data: object) -> str:
-    """The one JSON spelling of everything published: sorted keys, 2-space indent."""
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+    """The one JSON spelling of everything published: sorted keys, 2-space indent, the
+    bytes of ``json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)``, encoded by
+    orjson (the json module indents in pure Python: a cold board's tenth)."""
+    try:
+        text = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # what orjson refuses (an int past 64 bits, a key that is not text)
+        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+    if "0.0000" not in text and not _SMALL_EXPONENT.search(text):
+        return text
+    return _SPELT_APART.sub(lambda number: repr(float(number[0])), text)
+
+
+#: The floats orjson spells unlike Python, all below 0.0001: ``0.00001`` (Python: ``1e-05``)
+#: and one-digit exponents (``1e-7``, not ``1e-07``). Looked for in the whole text first (a
+#: literal search); then matched as a whole value ending its line, never within a string
+#: (JSON text has no line break inside one), and spelt by Python again.
+_SMALL_EXPONENT = re.compile(r"e-\d")
+_SPELT_APART = re.compile(r"(?<![^ \n])-?(?:0\.0000\d*|\d[\d.]*e[-+]?\d+)(?=,?\n|,?$)")
 
 
 def to_json(leaderboard: Leaderboard) -> str:

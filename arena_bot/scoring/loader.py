@@ -68,18 +68,14 @@ def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
     """Each run's :func:`patch_digest` of its patch files. Validation enforces arena.yaml's
     patch limit; here only the hard ceiling any configuration allows (the dataset's own
     cap) guards memory."""
-    digests: dict[str, tuple[str, ...]] = {}
-    for run in folder.spec.runs:
-        found = []
-        for name in run.patches:
-            path = folder.file(name)
-            if not path.is_file():  # validation reports missing patches; nothing to compare
-                continue
-            digest = patch_digest(read_text_capped(path, limit=DATASET_PATCH_BYTES, what="patch"))
-            if digest is not None:
-                found.append(digest)
-        digests[run.id] = tuple(found)
-    return digests
+    read: dict[str, str | None] = {}  # a patch several runs name is read once
+    for name in dict.fromkeys(name for run in folder.spec.runs for name in run.patches):
+        path = folder.file(name)
+        # Validation reports missing patches; here there is nothing to compare.
+        read[name] = patch_digest(read_text_capped(
+            path, limit=DATASET_PATCH_BYTES, what="patch")) if path.is_file() else None
+    return {run.id: tuple(digest for name in run.patches if (digest := read[name]) is not None)
+            for run in folder.spec.runs}
 
 
 def submission_input(

@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
+import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -102,6 +105,48 @@ def test_cold_and_warm_runs_write_the_whole_board_bytes(board: Path) -> None:
     second = _score(board)
     assert _rescored(second) == 0
     assert _written(board) == _whole_board(board)
+
+
+@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2,
+                    reason="tasks are scored in parallel on Linux with two cores or more")
+def test_tasks_are_scored_in_worker_processes_to_the_same_bytes(
+    board: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import arena_bot.app.scoring as scoring
+
+    where = tmp_path / "pids"
+    real = scoring.score_task
+
+    def noting_the_process(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with where.open("a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scoring, "score_task", noting_the_process)
+    assert _rescored(_score(board)) == 4
+    pids = where.read_text(encoding="utf-8").split()
+    assert len(pids) == 4 and str(os.getpid()) not in pids
+    assert _written(board) == _whole_board(board)
+
+
+@pytest.mark.skipif(sys.platform != "linux" or (os.cpu_count() or 1) < 2,
+                    reason="tasks are scored in parallel on Linux with two cores or more")
+def test_scoring_workers_leave_ctrl_c_to_the_parent_and_end_quietly(board: Path) -> None:
+    """A worker ignores SIGINT (the parent stops the pool) and ends at the pool's SIGTERM by
+    its default action: the command's SIGTERM handler it inherits by forking raised in it
+    and printed a traceback on every cold run of a large board. The program itself prints
+    none."""
+    import arena_bot.app.scoring as scoring
+    from arena_bot.cli import _sigterm_as_interrupt
+
+    with _sigterm_as_interrupt():  # as while a command runs
+        seen = scoring._scored([partial(signal.getsignal, signal.SIGTERM),
+                                partial(signal.getsignal, signal.SIGINT)])
+    assert seen == [signal.SIG_DFL, signal.SIG_IGN]
+    done = subprocess.run([str(Path(sys.executable).with_name("arena")), "--root", str(board),
+                           "score"], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and _rescored(done.stdout) == 4, done.stderr
+    assert "Traceback" not in done.stderr and "ForkPoolWorker" not in done.stderr, done.stderr
 
 
 def _fresh_checkout(root: Path, *, git: bool = True) -> None:

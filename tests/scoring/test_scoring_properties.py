@@ -205,3 +205,26 @@ def test_the_seed002_policy_ignores_the_share_solved(data, rows) -> None:
     everything, _ = score_rows(rows, solved=[1.0] * len(rows), policy="seed002")
     assert np.array_equal(seed.scores.overall_unadjusted, seed.scores.composite)
     assert np.array_equal(seed.scores.overall, everything.scores.overall)
+
+
+#: What the published files hold: text keys, and text, numbers, true/false/null as values.
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**63, max_value=2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=json_values, small=st.floats(min_value=-1e-4, max_value=1e-4))
+def test_the_published_json_is_the_json_modules_spelling(data, small) -> None:
+    """canonical() encodes with orjson, whose floats below 0.0001 read otherwise: every
+    value, tiny floats and number-like text included, comes out as json.dumps spells it."""
+    import json
+
+    from arena_bot.scoring.export import canonical
+
+    for document in (data, small, [small, f"x {small}"], {"a": data, f"{small},": small}):
+        assert canonical(document) == json.dumps(document, indent=2, sort_keys=True,
+                                                 ensure_ascii=False)
