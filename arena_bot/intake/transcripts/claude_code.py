@@ -54,8 +54,8 @@ from arena_bot.intake.transcripts.metrics import (
     cooperbench_run_file,
     decode_line,
     open_transcript,
+    printed_objects,
     read_json_lines,
-    read_lines,
 )
 
 #: How many lines of a 2.0 ``agent-*.jsonl`` are looked at for its ``sessionId``.
@@ -352,22 +352,11 @@ def _stream_events(path: Path, shape: str) -> Iterator[tuple[int, dict[str, Any]
             yield number, value
         return
     seen = False
-    for number, raw in read_lines(path):
-        text = decode_line(raw)[0].strip()
-        if not text.startswith("{"):
-            continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if not raw.endswith(b"\n"):  # the last line, cut off: the run was killed
-                break
-            raise InputError(
-                f"invalid JSON: {exc}", path=path, line=number,
-                hint="pass the run's output exactly as Claude Code printed it",
-            ) from exc
-        if isinstance(value, dict):
-            seen = True
-            yield number, value
+    for number, value in printed_objects(
+            path, hint="pass the run's output exactly as Claude Code printed it",
+            cut_off_ends=True):
+        seen = True
+        yield number, value
     if not seen:
         raise InputError(
             "no JSON event in this file", path=path,

@@ -51,9 +51,8 @@ from arena_bot.intake.transcripts.metrics import (
     Clock,
     TranscriptMetrics,
     as_int,
-    decode_line,
+    printed_objects,
     read_json_lines,
-    read_lines,
 )
 
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
@@ -79,18 +78,8 @@ EXEC_TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call"
 
 def _exec_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """The JSON objects of ``codex exec --json`` output; other lines (stderr) passed over."""
-    for number, raw in read_lines(path):
-        text = decode_line(raw)[0].strip()
-        if not text.startswith("{"):
-            continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc}", path=path, line=number,
-                             hint="pass the output exactly as `codex exec --json` printed "
-                             "it") from exc
-        if isinstance(value, dict):
-            yield number, value
+    return printed_objects(path, hint="pass the output exactly as `codex exec --json` "
+                           "printed it")
 
 
 #: How many JSON objects are looked at to tell exec output from a rollout.
