@@ -12,15 +12,8 @@ parallelises with the same machinery passes with no flag at all.
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 import pytest
-from support.fixture_task import copy_fixture_task, diff_of
-
-from arena_bot.evaluation.engine import make_test_runner
-from arena_bot.models.evaluation import TestRunner
-from arena_bot.tasks.dataset import TaskFolder, load_task
+from support.fixture_task import diff_of, line_of, runtime_flags
 
 pytestmark = pytest.mark.docker
 
@@ -178,31 +171,6 @@ def mul(a, b):
 '''
 
 
-@pytest.fixture(scope="module")
-def task(fixture_task_root: Path, tmp_path_factory: pytest.TempPathFactory) -> TaskFolder:
-    return load_task(copy_fixture_task(fixture_task_root, tmp_path_factory.mktemp("fx")))
-
-
-@pytest.fixture(scope="module")
-def run(task: TaskFolder, engine, task_images) -> TestRunner:
-    return make_test_runner(task, engine=engine, image=task_images.ensure(task).tag)
-
-
-@pytest.fixture(scope="module")
-def repo(task: TaskFolder, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("calc") / "repo"
-    subprocess.run(["git", "clone", "-q", str(task.bundle), str(work)], check=True)
-    subprocess.run(["git", "checkout", "-q", task.spec.source.commit], cwd=work, check=True)
-    return work
-
-
-def _runtime(result) -> set[tuple[str, str, int | None]]:  # type: ignore[no-untyped-def]
-    return {(flag.kind, flag.file, flag.line) for flag in result.review_flags
-            if flag.source == "runtime"}
-
-
-def _line(code: str, text: str) -> int:
-    return next(number for number, line in enumerate(code.split("\n"), 1) if text in line)
 
 
 @pytest.mark.parametrize(("name", "code"), [
@@ -214,8 +182,8 @@ def _line(code: str, text: str) -> int:
 def test_a_child_reading_the_tests_is_seen(name, code, repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.status != "tampered", (name, result.status, result.reason)
-    where = ("reads_tests", "calc.py", _line(code, "with open(_c_os.path.join"))
-    assert where in _runtime(result), (name, result.status, sorted(_runtime(result)))
+    where = ("reads_tests", "calc.py", line_of(code, "with open(_c_os.path.join"))
+    assert where in runtime_flags(result), (name, result.status, sorted(runtime_flags(result)))
 
 
 @pytest.mark.parametrize(("name", "code", "line"), [
@@ -226,8 +194,8 @@ def test_a_child_reading_the_tests_is_seen(name, code, repo, run) -> None:
 def test_a_child_running_pytest_is_seen(name, code, line, repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.status != "tampered", (name, result.status, result.reason)
-    assert ("subprocess", "calc.py", _line(code, line)) in _runtime(result), (
-        name, result.status, sorted(_runtime(result)))
+    assert ("subprocess", "calc.py", line_of(code, line)) in runtime_flags(result), (
+        name, result.status, sorted(runtime_flags(result)))
 
 
 @pytest.mark.parametrize(("name", "code"), [("pool", HONEST_POOL), ("spawn", HONEST_SPAWN),
@@ -241,5 +209,5 @@ def test_honest_work_in_child_processes_passes_unflagged(name, code, repo, run) 
 def test_a_child_blinded_through_the_environment_is_seen(repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": MP_SPAWN_BLINDED}), 1)
     assert result.status != "tampered", (result.status, result.reason)
-    line = _line(MP_SPAWN_BLINDED, '.environ.pop("ARENA"')
-    assert ("subprocess", "calc.py", line) in _runtime(result), sorted(_runtime(result))
+    line = line_of(MP_SPAWN_BLINDED, '.environ.pop("ARENA"')
+    assert ("subprocess", "calc.py", line) in runtime_flags(result), sorted(runtime_flags(result))

@@ -9,14 +9,9 @@ tampering, reading the tests a review, as in a Python file of the patch.
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 import pytest
 from support.fixture_task import TEST_COMMAND, diff_of, record_expected_tests, write_fixture_task
 
-from arena_bot.evaluation.engine import make_test_runner
-from arena_bot.models.evaluation import TestRunner
 from arena_bot.tasks.dataset import TaskFolder, load_task
 
 pytestmark = pytest.mark.docker
@@ -55,19 +50,6 @@ def task(tmp_path_factory: pytest.TempPathFactory) -> TaskFolder:
                               test_command=TEST_COMMAND.removesuffix(" tests"))
     record_expected_tests(root)
     return load_task(root)
-
-
-@pytest.fixture(scope="module")
-def run(task: TaskFolder, engine, task_images) -> TestRunner:
-    return make_test_runner(task, engine=engine, image=task_images.ensure(task).tag)
-
-
-@pytest.fixture(scope="module")
-def repo(task: TaskFolder, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("calc") / "repo"
-    subprocess.run(["git", "clone", "-q", str(task.bundle), str(work)], check=True)
-    subprocess.run(["git", "checkout", "-q", task.spec.source.commit], cwd=work, check=True)
-    return work
 
 
 def test_a_doctest_swapping_a_test_is_tampering(repo, run) -> None:

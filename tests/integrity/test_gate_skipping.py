@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
-from support.fixture_task import copy_fixture_task, diff_of
+from support.fixture_task import diff_of, line_of, runtime_flags
 
 from arena_bot.evaluation.engine import make_test_runner
-from arena_bot.models.evaluation import TestRunner
-from arena_bot.tasks.dataset import TaskFolder, load_task
+from arena_bot.tasks.dataset import load_task
 
 pytestmark = pytest.mark.docker
 
@@ -133,31 +130,6 @@ def _attack(body: str) -> str:
     return _HEAD + "\ndef mul(a, b):\n    " + body + "\n"
 
 
-@pytest.fixture(scope="module")
-def task(fixture_task_root: Path, tmp_path_factory: pytest.TempPathFactory) -> TaskFolder:
-    return load_task(copy_fixture_task(fixture_task_root, tmp_path_factory.mktemp("fx")))
-
-
-@pytest.fixture(scope="module")
-def run(task: TaskFolder, engine, task_images) -> TestRunner:
-    return make_test_runner(task, engine=engine, image=task_images.ensure(task).tag)
-
-
-@pytest.fixture(scope="module")
-def repo(task: TaskFolder, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("calc") / "repo"
-    subprocess.run(["git", "clone", "-q", str(task.bundle), str(work)], check=True)
-    subprocess.run(["git", "checkout", "-q", task.spec.source.commit], cwd=work, check=True)
-    return work
-
-
-def _runtime(result) -> set[tuple[str, str, int | None]]:  # type: ignore[no-untyped-def]
-    return {(flag.kind, flag.file, flag.line) for flag in result.review_flags
-            if flag.source == "runtime"}
-
-
-def _line(code: str, text: str) -> int:
-    return next(number for number, line in enumerate(code.split("\n"), 1) if text in line)
 
 
 #: Attacks whose child loads the guard (the environment is inherited) but runs code of its
@@ -172,8 +144,8 @@ def test_a_python_started_past_the_gate_is_seen(name, repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.status != "tampered", (name, result.status, result.reason)
     kind = "reads_tests" if name in _GUARDED else "subprocess"
-    assert (kind, "calc.py", _line(code, line)) in _runtime(result), (
-        name, result.status, sorted(_runtime(result)))
+    assert (kind, "calc.py", line_of(code, line)) in runtime_flags(result), (
+        name, result.status, sorted(runtime_flags(result)))
 
 
 #: The feature computed in a Python it starts, as honest code does: the environment
@@ -211,7 +183,7 @@ def mul(a, b):
 def test_a_feature_starting_processes_honestly_is_unflagged(code, repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.passed, (result.status, result.reason, result.output[-2000:])
-    assert _runtime(result) == set(), sorted(_runtime(result))
+    assert runtime_flags(result) == set(), sorted(runtime_flags(result))
 
 
 #: The tests' own clean Pythons (as real suites start them: ``sys.executable -I -c``, a
@@ -264,7 +236,7 @@ def test_the_tests_own_clean_pythons_bring_no_flag(task, repo, engine, task_imag
     result = make_test_runner(clean, engine=engine,
                               image=task_images.ensure(task).tag)(gold, 1)
     assert result.passed, (result.status, result.reason, result.output[-2000:])
-    assert _runtime(result) == set(), sorted(_runtime(result))
+    assert runtime_flags(result) == set(), sorted(runtime_flags(result))
 
 
 #: The feature computes in multiprocessing's forkserver, which it starts first; the tests
@@ -314,4 +286,4 @@ def test_the_tests_work_in_a_forkserver_the_feature_started_unflagged(
                               image=task_images.ensure(task).tag)
     result = runner(diff_of(repo, {"calc.py": FORKSERVER_MUL}), 1)
     assert result.passed, (result.status, result.reason, result.output[-2000:])
-    assert _runtime(result) == set(), sorted(_runtime(result))
+    assert runtime_flags(result) == set(), sorted(runtime_flags(result))

@@ -10,6 +10,7 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.tasks.dataset import task_dockerfile
 from support.gitrepo import git as support_git
 
@@ -187,3 +188,14 @@ def write_fixture_submission(
             patches: [{", ".join(patches)}]
         """))
     return folder
+
+
+def runtime_flags(result: EvaluationResult) -> set[tuple[str, str, int | None]]:
+    """The runtime review flags of ``result`` as (kind, file, line)."""
+    return {(flag.kind, flag.file, flag.line) for flag in result.review_flags
+            if flag.source == "runtime"}
+
+
+def line_of(code: str, text: str) -> int:
+    """The number of the first line of ``code`` holding ``text``."""
+    return next(number for number, line in enumerate(code.split("\n"), 1) if text in line)

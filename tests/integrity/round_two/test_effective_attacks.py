@@ -12,11 +12,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from support.fixture_task import copy_fixture_task, diff_of
-
-from arena_bot.evaluation.engine import make_test_runner
-from arena_bot.models.evaluation import TestRunner
-from arena_bot.tasks.dataset import TaskFolder, load_task
+from support.fixture_task import diff_of
 
 pytestmark = pytest.mark.docker
 
@@ -148,27 +144,6 @@ def _new_file(path: str, text: str) -> str:
     body = "".join(f"+{line}\n" for line in lines)
     return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n"
             f"+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n{body}\\ No newline at end of file\n")
-
-
-@pytest.fixture(scope="module")
-def task(fixture_task_root: Path, tmp_path_factory: pytest.TempPathFactory) -> TaskFolder:
-    # With the expected test ids recorded: no flag for an unchecked task muddles the rule.
-    return load_task(copy_fixture_task(fixture_task_root, tmp_path_factory.mktemp("fx")))
-
-
-@pytest.fixture(scope="module")
-def run(task: TaskFolder, engine, task_images) -> TestRunner:
-    return make_test_runner(task, engine=engine, image=task_images.ensure(task).tag)
-
-
-@pytest.fixture(scope="module")
-def repo(task: TaskFolder, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import subprocess
-
-    work = tmp_path_factory.mktemp("calc") / "repo"
-    subprocess.run(["git", "clone", "-q", str(task.bundle), str(work)], check=True)
-    subprocess.run(["git", "checkout", "-q", task.spec.source.commit], cwd=work, check=True)
-    return work
 
 
 def _kinds(result) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
