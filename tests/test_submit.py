@@ -46,6 +46,27 @@ def agent_workdir(project: Path, where: Path) -> Path:
     return where
 
 
+def metrics_levels(project: Path, folders: list[Path], tmp_path: Path
+                   ) -> dict[str, tuple[str, list[str]]]:
+    """Each folder's metrics level and reasons as the board gives them: scored with the
+    task's base commit checked out clean to replay the transcripts' edits on."""
+    from arena_bot.evaluation.store import ResultStore
+    from arena_bot.scoring.incremental import score_task
+    from arena_bot.scoring.inputs import ScoringOptions
+    from arena_bot.tasks.dataset import Dataset
+
+    checkout = tmp_path / "base"
+    agent_workdir(project, checkout)
+    git("checkout", "-q", "--", ".", cwd=checkout)
+    git("reset", "-q", "--hard", cwd=checkout)
+    git("clean", "-qfd", cwd=checkout)
+    part = score_task(Dataset(project / "dataset").get(TASK), folders,
+                      ResultStore(tmp_path / "results").lookup,
+                      ScoringOptions(base_checkout=lambda task: checkout))
+    return {entry["submission_id"]: (entry["metrics_level"], entry["metrics_reasons"])
+            for entry in part.entries()}
+
+
 def transcript(
     path: Path, *, output: int = 40, secret: bool = True, edited: str = "/w/slugkit/__main__.py"
 ) -> Path:
@@ -260,24 +281,10 @@ def test_a_sketchy_transcript_leaves_the_entry_self_reported_with_its_reasons(
     """The submitted figures agree with the transcript (validation passes), but a four-line
     session whose Edit carries no text cannot reproduce the patch: no level, reasons
     stated; the sample without a transcript says so."""
-    from arena_bot.evaluation.store import ResultStore
-    from arena_bot.scoring.incremental import score_task
-    from arena_bot.scoring.inputs import ScoringOptions
-    from arena_bot.tasks.dataset import Dataset
-
     submitted(project, tmp_path)
     shutil.copytree(SAMPLE, project / "submissions" / TASK / SAMPLE.name)  # no transcript
-    checkout = tmp_path / "base"
-    agent_workdir(project, checkout)
-    git("checkout", "-q", "--", ".", cwd=checkout)
-    git("reset", "-q", "--hard", cwd=checkout)
-    git("clean", "-qfd", cwd=checkout)
-    options = ScoringOptions(base_checkout=lambda task: checkout)
-    part = score_task(Dataset(project / "dataset").get(TASK),
-                      sorted((project / "submissions" / TASK).iterdir()),
-                      ResultStore(tmp_path / "results").lookup, options)
-    marks = {entry["submission_id"]: (entry["metrics_level"], entry["metrics_reasons"])
-             for entry in part.entries()}
+    marks = metrics_levels(project, sorted((project / "submissions" / TASK).iterdir()),
+                           tmp_path)
     level, reasons = marks[FOLDER]
     assert level == "self-reported"
     # Its Edit changes __main__.py, which the session never read (Claude Code refuses that).

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from support.gitrepo import git
-from test_submit import TASK, agent_workdir, edit_spec, project, validate  # noqa: F401
+from test_submit import TASK, agent_workdir, edit_spec, metrics_levels, project, validate  # noqa: F401
 
 from arena_bot.cli import main
 
@@ -107,10 +106,6 @@ def session(path: Path, workdir: Path) -> Path:
 def test_a_gemini_cli_session_is_submitted_validated_and_consistent(
     project: Path, tmp_path: Path  # noqa: F811
 ) -> None:
-    from arena_bot.evaluation.store import ResultStore
-    from arena_bot.scoring.incremental import score_task
-    from arena_bot.scoring.inputs import ScoringOptions
-    from arena_bot.tasks.dataset import Dataset
 
     workdir = agent_workdir(project, tmp_path / "work")
     code, output = submit(project, workdir,
@@ -124,16 +119,7 @@ def test_a_gemini_cli_session_is_submitted_validated_and_consistent(
                              "cached": 5000 + 7000 + 9000}
     assert (run["tool_calls"], run["iterations"], run["execution_time"]) == (3, 3, 184.0)
     assert validate(project, folder)[0] == 0
-    checkout = tmp_path / "base"
-    agent_workdir(project, checkout)
-    git("checkout", "-q", "--", ".", cwd=checkout)
-    git("reset", "-q", "--hard", cwd=checkout)
-    git("clean", "-qfd", cwd=checkout)
-    part = score_task(Dataset(project / "dataset").get(TASK), [folder],
-                      ResultStore(tmp_path / "results").lookup,
-                      ScoringOptions(base_checkout=lambda task: checkout))
-    marks = {entry["submission_id"]: (entry["metrics_level"], entry["metrics_reasons"])
-             for entry in part.entries()}
+    marks = metrics_levels(project, [folder], tmp_path)
     assert marks[folder.name] == ("transcript-consistent", []), marks
 
 

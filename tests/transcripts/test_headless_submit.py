@@ -18,8 +18,7 @@ from typing import Any
 
 import yaml
 from click.testing import CliRunner
-from support.gitrepo import git
-from test_submit import TASK, agent_workdir, project, validate  # noqa: F401
+from test_submit import TASK, agent_workdir, metrics_levels, project, validate  # noqa: F401
 
 from arena_bot.cli import main
 
@@ -71,10 +70,6 @@ def stream(path: Path, workdir: Path) -> Path:
 def test_a_headless_stream_is_submitted_validated_and_consistent(
     project: Path, tmp_path: Path  # noqa: F811
 ) -> None:
-    from arena_bot.evaluation.store import ResultStore
-    from arena_bot.scoring.incremental import score_task
-    from arena_bot.scoring.inputs import ScoringOptions
-    from arena_bot.tasks.dataset import Dataset
 
     workdir = agent_workdir(project, tmp_path / "work")
     result = CliRunner().invoke(main, [
@@ -90,14 +85,5 @@ def test_a_headless_stream_is_submitted_validated_and_consistent(
                              "cached": 54000}
     assert (run["tool_calls"], run["iterations"], run["execution_time"]) == (3, 3, 95.4)
     assert validate(project, folder)[0] == 0
-    checkout = tmp_path / "base"
-    agent_workdir(project, checkout)
-    git("checkout", "-q", "--", ".", cwd=checkout)
-    git("reset", "-q", "--hard", cwd=checkout)
-    git("clean", "-qfd", cwd=checkout)
-    part = score_task(Dataset(project / "dataset").get(TASK), [folder],
-                      ResultStore(tmp_path / "results").lookup,
-                      ScoringOptions(base_checkout=lambda task: checkout))
-    marks = {entry["submission_id"]: (entry["metrics_level"], entry["metrics_reasons"])
-             for entry in part.entries()}
+    marks = metrics_levels(project, [folder], tmp_path)
     assert marks[folder.name] == ("transcript-consistent", []), marks

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from support.gitrepo import git
-from test_submit import TASK, agent_workdir, project, validate  # noqa: F401
+from test_submit import TASK, agent_workdir, metrics_levels, project, validate  # noqa: F401
 
 from arena_bot.cli import main
 
@@ -84,10 +83,6 @@ def submit(board: Path, workdir: Path, session: Path) -> tuple[int, str]:
 def test_a_v1_conversation_is_submitted_validated_and_consistent(
     project: Path, tmp_path: Path  # noqa: F811
 ) -> None:
-    from arena_bot.evaluation.store import ResultStore
-    from arena_bot.scoring.incremental import score_task
-    from arena_bot.scoring.inputs import ScoringOptions
-    from arena_bot.tasks.dataset import Dataset
 
     workdir = agent_workdir(project, tmp_path / "work")
     session = conversation(tmp_path / "transcript.jsonl", workdir)
@@ -105,16 +100,7 @@ def test_a_v1_conversation_is_submitted_validated_and_consistent(
     assert (run["tool_calls"], run["iterations"], run["execution_time"]) == (3, 3, 185.0)
     assert run["transcript"]["format"] == "openhands"
     assert validate(project, folder)[0] == 0
-    checkout = tmp_path / "base"
-    agent_workdir(project, checkout)
-    git("checkout", "-q", "--", ".", cwd=checkout)
-    git("reset", "-q", "--hard", cwd=checkout)
-    git("clean", "-qfd", cwd=checkout)
-    part = score_task(Dataset(project / "dataset").get(TASK), folders,
-                      ResultStore(tmp_path / "results").lookup,
-                      ScoringOptions(base_checkout=lambda task: checkout))
-    marks = {entry["submission_id"]: (entry["metrics_level"], entry["metrics_reasons"])
-             for entry in part.entries()}
+    marks = metrics_levels(project, folders, tmp_path)
     assert marks[folder.name] == ("transcript-consistent", []), marks
 
 
