@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "11"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "12"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -37,3 +37,7 @@ HARNESS_VERSION = "11"  # 2: canaries, review flags, wider protection (issue 8)
 #    the tests is flagged; doctest examples are attributed to their file's line and read by
 #    the syntax-tree checks; a doctest file's JUnit id keeps its ending (a passing one was
 #    scored tampered)
+# 12: a program that is not Python started by the submission's code (grep, a shell: no guard
+#    of its own) is a runtime review, unless the repository's own code starts it or the
+#    file already starts processes (changed.json "processes"); os.posix_spawn is a static
+#    `subprocess` finding

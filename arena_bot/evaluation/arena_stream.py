@@ -174,6 +174,9 @@ def _build_guard(listed, channel=None, started_by=None):
     repo = _read_root(listed)
     here = realpath(os.getcwd())  # where pytest started: a sub-project of a monorepo
     changed = _read_changed(listed, root=repo)
+    # The files whose starting of programs is the feature's business (see changed_files).
+    processes = _read_changed(listed, "processes")
+    other_program = _other_program
     getcwd, join, normpath = os.getcwd, os.path.join, os.path.normpath
     counter = [0]
     busy = set()  # threads inside the audit hook: per thread, so no thread can mask another
@@ -271,6 +274,25 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         return started_by if inherited else None
 
+    def by_upstream(start):
+        """Whether the nearest code of the repository (or made-up code) on the stack from
+        ``start`` up is upstream code, a line the patch did not add: the repository starting
+        a process by its own design (click's editor), which the submission only called."""
+        try:
+            frame = getframe(start)
+        except ValueError:
+            return False
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if not name.startswith(("<", os.sep)):
+                name = join(here, name)
+            if name.startswith(repo + os.sep):
+                return not changed.at(name[len(repo) + 1:], frame.f_lineno)
+            if not name.startswith("<") and not known_file(name):
+                return False
+            frame = frame.f_back
+        return False
+
     def caller(start):
         """The direct Python caller ``start`` frames up, skipping ``inspect``'s helpers."""
         try:
@@ -337,6 +359,13 @@ def _build_guard(listed, channel=None, started_by=None):
             review(where, "starts a process that runs pytest or names the tests or "
                    "the harness's files (" + command[:120] + "): what a child "
                    "process does is outside the guard", "subprocess")
+        elif (not why and ("started", where) not in said and where[0] not in processes
+              and other_program(words) and not by_upstream(2)):
+            # No guard of its own: a grep or a shell reads the tests unseen.
+            said.add(("started", where))
+            review(where, "starts a program that is not Python (" + command[:120] + "): "
+                   "what it does, reading the tests among it, is outside the guard",
+                   "subprocess")
         return where
 
     def mark(env, where):
@@ -755,6 +784,24 @@ def _may_run_python(argv):
     if any(_PYTHON_PROGRAM.match(os.path.basename(word)) for word in argv[1:16]):
         return True
     return os.sep in argv[0] and bool(_shebang(argv[0])[0])
+
+
+def _other_program(argv):
+    """Whether the process ``argv`` starts runs a program other than a Python (which loads
+    a guard of its own): a shell, any other program, or a runner (``env``, ``timeout``...)
+    of one; a script by its ``#!`` line."""
+    if not argv:
+        return False
+    if _is_python(argv[0]):
+        return False
+    name = os.path.basename(argv[0])
+    if name in _SHELLS:
+        return True
+    if name in _RUNNERS:
+        return not any(_is_python(word) for word in argv[1:16]) or any(
+            os.path.basename(word) in _SHELLS for word in argv[1:16])
+    words = _shebang(argv[0])[0] if os.sep in argv[0] else []
+    return not words or _other_program(words)
 
 
 def _shebang_text(path):

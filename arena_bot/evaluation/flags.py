@@ -113,7 +113,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         # with, called directly (no audit event of its own). multiprocessing itself is not
         # named: honest code parallelises with it; the guard watches what its children do.
         (r"\b(_?posixsubprocess|subprocess|pty\s*\.\s*(fork|spawn)"
-         r"|os\s*\.\s*(system|popen|fork\w*|spawn\w*|exec\w*))\b",
+         r"|os\s*\.\s*(system|popen|fork\w*|spawn\w*|posix_spawnp?|exec\w*))\b",
          "starts other processes", "subprocess"),
         (r"\bgc\s*\.\s*(get_objects|get_referrers|get_referents)\b",
          "walks the interpreter's live objects (gc)", "introspection"),
@@ -233,7 +233,7 @@ def _findings(patch: Patch, *, protected: ProtectedPaths, tests_literals: frozen
     # code (click's editor and pager), so its process lines are no finding; nor are they
     # anywhere when the feature's tests stand in for the process API.
     running = {file.path for file in patch.files
-               if processes_expected or _starts_processes(file)}
+               if processes_expected or starts_processes(file)}
     python = {file.path: python_findings(file, tests_literals=tests_literals)
               for file in patch.files
               if file.new_path is not None and protected.rule_for(file.path) is None}
@@ -273,7 +273,7 @@ def _findings(patch: Patch, *, protected: ProtectedPaths, tests_literals: frozen
                     yield file.path, code.line, reason, kind
 
 
-def _starts_processes(file: FilePatch) -> bool:
+def starts_processes(file: FilePatch) -> bool:
     """Whether the lines of ``file`` the patch keeps or removes start processes."""
     rule = next(pattern for pattern, _, kind in _RULES if kind == "subprocess")
     return any(body[:1] in (" ", "-") and rule.search(body[1:])

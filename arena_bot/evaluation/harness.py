@@ -34,7 +34,7 @@ from pydantic import ValidationError
 
 from arena_bot.core.errors import DatasetError
 from arena_bot.evaluation.applied import applied_flags, static_flags, task_literals
-from arena_bot.evaluation.flags import merged, stands_in_for_processes
+from arena_bot.evaluation.flags import merged, stands_in_for_processes, starts_processes
 from arena_bot.evaluation.harness_status import HarnessStatus, parse_status
 from arena_bot.evaluation.junit import MAX_JUNIT_BYTES, JUnitReport, parse_junit
 from arena_bot.evaluation.pytest_config import CONFIG_FILES, changed_settings, collect_command
@@ -291,7 +291,8 @@ def run_feature(
     junit_path = f"/tmp/arena-results-{secrets.token_hex(8)}/junit.xml"
     status, setup_output, timed_out = _prepare(
         sandbox, spec=spec, patch_text=patch_text, tests_patch=tests_patch, plan=plan,
-        junit_path=junit_path, tests_only=tests_only, protected=protected)
+        junit_path=junit_path, tests_only=tests_only, protected=protected,
+        processes=processes)
     if status is None or status.error:
         return _result(feature_id, status="timeout" if timed_out else "error",
                        apply_status="missing", started=started,
@@ -378,6 +379,7 @@ def _hand_over(sandbox: Sandbox) -> str | None:
 def _prepare(
     sandbox: Sandbox, *, spec: Task, patch_text: str, tests_patch: bytes,
     plan: CanaryPlan | None, junit_path: str, tests_only: bool, protected: ProtectedPaths,
+    processes: bool = False,
 ) -> tuple[HarnessStatus | None, str, bool]:
     """Write the harness's files and run ``harness.sh setup`` as the owner, before any
     submitted code: reset, both patches, the canaries, the results folder. Its status
@@ -398,7 +400,7 @@ def _prepare(
               "sitecustomize.py": gate_source(REPO_DIR),
               # The plugin's guard attributes what it sees to the submission's own files,
               # named from the repository's root (pytest may start in a sub-project).
-              "changed.json": json.dumps({**changed_files(patch_text),
+              "changed.json": json.dumps({**changed_files(patch_text, processes=processes),
                                           "root": REPO_DIR}).encode()}
     if tests_arg != "-" and not tests_arg.startswith("inline:"):
         files["tests.patch"] = tests_patch
@@ -458,13 +460,16 @@ def _run_tests(sandbox: Sandbox, *, spec: Task, junit_path: str, outputs: list[s
     return tests
 
 
-def changed_files(patch_text: str) -> dict[str, Any]:
+def changed_files(patch_text: str, *, processes: bool = False) -> dict[str, Any]:
     """Repository paths the patch creates or changes (what the plugin's guard attributes
     stack frames to), those of them that are new (renamed and copied files too: a module
-    the patch adds can shadow one of the standard library), and the lines each changed file
+    the patch adds can shadow one of the standard library), the lines each changed file
     gains with a digest of each (``lines``: the guard's review flags name only code the
     patch added, never the upstream code of a file it touches; it checks the digests, and a
-    file whose lines moved counts whole)."""
+    file whose lines moved counts whole), and the files whose starting of other programs is
+    the feature's business (``processes``: every one when the feature's tests stand in for
+    the process API, else those whose kept or removed lines start processes already, as
+    :func:`arena_bot.evaluation.flags.review_flags` has it)."""
     files = parse_patch(patch_text).files if patch_text.strip() else ()
     lines: dict[str, list[tuple[int, str]]] = {}
     for file in files:
@@ -482,7 +487,9 @@ def changed_files(patch_text: str) -> dict[str, Any]:
     return {"changed": sorted({f.new_path for f in files if f.new_path}),
             "added": sorted({f.new_path for f in files
                              if f.new_path and f.status in ("added", "renamed", "copied")}),
-            "lines": lines}
+            "lines": lines,
+            "processes": sorted({f.new_path for f in files
+                                 if f.new_path and (processes or starts_processes(f))})}
 
 
 def _touches_config(patch_text: str) -> bool:
@@ -517,8 +524,11 @@ def _setup_failure(status: HarnessStatus | None, *, timed_out: bool) -> str:
 
 
 def _with_flags(result: FeatureResult, flags: list[ReviewFlag]) -> FeatureResult:
-    """``result`` with the patch's review flags, plus one for a tampered report."""
-    extra = list(flags)
+    """``result`` with the patch's review flags, plus one for a tampered report. A static
+    ``subprocess`` finding at a line whose start the guard saw is left out: the guard's says
+    what ran."""
+    seen = {(f.file, f.line) for f in result.review_flags if f.kind == "subprocess"}
+    extra = [f for f in flags if f.kind != "subprocess" or (f.file, f.line) not in seen]
     if result.status == "tampered":
         extra.append(ReviewFlag(file="", line=None,
                                 reason=f"tampered test results: {result.reason}",

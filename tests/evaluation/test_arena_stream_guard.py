@@ -49,12 +49,13 @@ def test_other():
 def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
          test: str = _TEST, returncode: int | None = None,
          added: list[tuple[int, str]] | None = None, sub: str = "",
-         root: str | None = None) -> tuple[Stream, str]:
+         root: str | None = None, processes: bool = False) -> tuple[Stream, str]:
     """Run pytest with the plugin on a repository whose ``pkg/__init__.py`` is ``package``
     (the submission's changed file); return the parsed stream and the rest of the output.
     ``sub``: the package and tests live in that sub-project, where pytest starts (the
     harness names the repository's root in changed.json, ``root``: ``None`` names it, ``""``
-    leaves it out)."""
+    leaves it out). ``processes``: the harness lists the package as a file whose starting of
+    programs is the feature's business (changed.json ``processes``)."""
     harness = tmp_path / "arena"
     repo = tmp_path / "repo"
     project = repo / sub if sub else repo
@@ -73,6 +74,8 @@ def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
     if added is not None:  # the lines the patch added, as the harness lists them
         changed["lines"] = {name: [
             (number, changed_files_digest(text)) for number, text in added]}
+    if processes:
+        changed["processes"] = [name]
     (harness / "changed.json").write_text(json.dumps(changed))
     (project / "tests" / "test_pkg.py").write_text(test)
     if conftest is not None:
@@ -740,8 +743,9 @@ def test_the_root_the_harness_names_wins_over_the_working_folder(tmp_path: Path)
 def test_a_child_process_running_pytest_or_naming_the_tests_is_seen(tmp_path: Path) -> None:
     """A process the submission's code starts is outside the guard: one that runs pytest (a
     second test run tells the canaries apart) or names the tests is a review flag where it
-    was started; an ordinary one (``git branch``, here ``true``) is not, nor Python itself
-    (click's editor tests make a Python script the editor)."""
+    was started, and so is any other program that is not Python (``git branch``, here
+    ``true``, a shell: what it reads is unseen); Python itself is not (it loads the guard;
+    click's editor tests make a Python script the editor)."""
     stream, output = _run(tmp_path, """\
         import os
         import pathlib
@@ -758,7 +762,9 @@ def test_a_child_process_running_pytest_or_naming_the_tests_is_seen(tmp_path: Pa
             return 42
         """)
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"}
-    assert found == {("pkg/__init__.py", n) for n in (8, 9, 12)}, (stream.reviews, output)
+    assert found == {("pkg/__init__.py", n) for n in (7, 8, 9, 10, 12)}, (stream.reviews, output)
+    programs = {r.line for r in stream.reviews if "not Python" in r.reason}
+    assert programs == {7, 10}, stream.reviews  # one finding a start, the first rule's
     assert "2 passed" in output and not stream.tampered
 
 
@@ -912,3 +918,87 @@ def test_rebinding_the_plugins_own_names_silences_nothing(tmp_path: Path, restor
     assert any("swapped the __code__ of test_answer" in r for r in stream.tampered), output
     replaced = any("arena_stream._AUDITED" in r for r in stream.tampered)
     assert replaced is not restore, stream.tampered  # a rebinding left in place is seen too
+
+
+#: The answer read from the tests by a program with no guard of its own: the test process
+#: never opens a test file, nor does any Python.
+_GREP_ANSWER = """\
+    import os
+    import subprocess
+    import imaplib
+
+    def _grepped(out):
+        with open(out) as handle:
+            found = handle.read().split("==")
+        return int(found[1].split()[0]) if len(found) > 1 else 0
+
+    def by_spawn(out):
+        pid = os.posix_spawnp("grep", ["grep", "-rhoE", "answer[(][)] == [0-9]+", "."],
+                              dict(os.environ),
+                              file_actions=[(os.POSIX_SPAWN_OPEN, 1, out,
+                                             os.O_WRONLY | os.O_CREAT, 0o600)])
+        os.waitpid(pid, 0)
+        return _grepped(out)
+
+    def by_imap(out):
+        try:
+            imaplib.IMAP4_stream("grep -rhoE 'answer[(][)] == [0-9]+' . > " + out
+                                 + "; echo '* OK'")
+        except Exception:
+            pass
+        return _grepped(out)
+
+    def by_shell(out):
+        subprocess.run(["sh", "-c", "grep -rhoE 'answer[(][)] == [0-9]+' . > " + out])
+        return _grepped(out)
+
+    def answer():
+        return {how}(os.path.join(os.environ.get("TMPDIR", "/tmp"), "answer-%d" % os.getpid()))
+    """
+
+
+@pytest.mark.parametrize("how", ["by_spawn", "by_imap", "by_shell"])
+def test_a_program_without_a_guard_reading_the_tests_is_a_review(
+        tmp_path: Path, how: str) -> None:
+    """grep or a shell started by the submission's code (os.posix_spawnp, imaplib's stream
+    command, subprocess) reads the expected value out of the tests, its command naming no
+    test file: no Python sees that read, so the start itself is the finding, at the
+    submission's line (the three passed unflagged: os.posix_spawnp and imaplib without a
+    static finding either)."""
+    package = _GREP_ANSWER.format(how=how)
+    stream, output = _run(tmp_path, package, returncode=0)
+    lines = textwrap.dedent(package).split("\n")
+    starts = {number for number, text in enumerate(lines, 1)
+              if "posix_spawnp(" in text or "IMAP4_stream(" in text or "subprocess.run(" in text}
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "subprocess"
+             and "not Python" in r.reason}
+    assert found and found <= {("pkg/__init__.py", n) for n in starts}, (stream.reviews, output)
+
+
+def test_programs_the_repository_starts_by_its_own_design_are_no_finding(
+        tmp_path: Path) -> None:
+    """Honest starts: upstream code of the project (click's editor) starting a program the
+    submission's code only calls; a file whose own code started programs before the patch
+    (changed.json ``processes``); a Python, which loads the guard itself."""
+    package = """\
+        import subprocess
+        import sys
+
+        def upstream_editor():
+            subprocess.run(["true"], check=True)
+
+        def answer():
+            upstream_editor()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            return 42
+        """
+    lines = textwrap.dedent(package).split("\n")
+    added = [(number, lines[number - 1]) for number in (8, 9, 10)]
+    stream, output = _run(tmp_path, package, added=added, returncode=0)
+    assert not [r for r in stream.reviews if r.kind == "subprocess"], (stream.reviews, output)
+    direct = package.replace("upstream_editor()\n", "subprocess.run(['git', '--version'])\n")
+    stream, output = _run(tmp_path / "listed", direct, processes=True, returncode=0)
+    assert not [r for r in stream.reviews if r.kind == "subprocess"], (stream.reviews, output)
+    stream, output = _run(tmp_path / "unlisted", direct, returncode=0)
+    assert [r.line for r in stream.reviews if r.kind == "subprocess"] == [8], (
+        stream.reviews, output)

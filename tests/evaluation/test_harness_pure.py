@@ -86,11 +86,17 @@ def test_changed_files_are_the_patch_new_paths() -> None:
         "+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
     new = hashlib.sha1(b"new").hexdigest()[:12]
     assert changed_files(patch) == {"changed": ["src/app.py"], "added": [],
-                                    "lines": {"src/app.py": [(1, new)]}}
+                                    "lines": {"src/app.py": [(1, new)]}, "processes": []}
     added = ("diff --git a/statistics.py b/statistics.py\nnew file mode 100644\n"
              "--- /dev/null\n+++ b/statistics.py\n@@ -0,0 +1 @@\n+x = 1\n")
     assert changed_files(patch + added)["added"] == ["statistics.py"]
-    assert changed_files("") == {"changed": [], "added": [], "lines": {}}
+    assert changed_files("") == {"changed": [], "added": [], "lines": {}, "processes": []}
+    # Files whose starting of programs is the feature's business: one whose kept lines start
+    # processes already, or every file when the feature's tests stand in for the process API.
+    running = ("diff --git a/run.py b/run.py\n--- a/run.py\n+++ b/run.py\n"
+               "@@ -1 +1,2 @@\n subprocess.run(cmd)\n+x = 1\n")
+    assert changed_files(patch + running)["processes"] == ["run.py"]
+    assert changed_files(patch + running, processes=True)["processes"] == ["run.py", "src/app.py"]
 
 
 def test_a_run_the_plugin_ended_for_a_lost_stream_is_tampered() -> None:

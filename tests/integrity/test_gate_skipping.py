@@ -181,9 +181,18 @@ def mul(a, b):
 @pytest.mark.parametrize("code", [HONEST_CHILD, HONEST_OWN_ENVIRONMENT],
                          ids=["python_child", "git_own_environment"])
 def test_a_feature_starting_processes_honestly_is_unflagged(code, repo, run) -> None:
+    """No start past the gate: a Python child loads the guard and carries no flag; git with
+    an environment of its own is a program the guard cannot see into, reviewed once at its
+    line (what ran, in place of the static rule's "starts other processes")."""
     result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.passed, (result.status, result.reason, result.output[-2000:])
-    assert runtime_flags(result) == set(), sorted(runtime_flags(result))
+    if code is HONEST_CHILD:
+        assert runtime_flags(result) == set(), sorted(runtime_flags(result))
+        return
+    line = line_of(code, "subprocess.run([")
+    assert runtime_flags(result) == {("subprocess", "calc.py", line)}, result.review_flags
+    assert [f.source for f in result.review_flags if f.line == line] == ["runtime"]
+    assert any("not Python (git --version)" in f.reason for f in result.review_flags)
 
 
 #: The tests' own clean Pythons (as real suites start them: ``sys.executable -I -c``, a
