@@ -371,11 +371,65 @@ def atif(path: Path) -> dict[str, Any]:
                     seconds=_seconds([s.get("timestamp") for s in data["steps"]]), models=models)
 
 
+GEMINI_STREAM = ("init", "message", "tool_use", "tool_result", "error", "result")
+
+
+def _gemini_headless(text: str) -> dict[str, Any] | None:
+    """What ``gemini -p`` printed: ``--output-format json`` (a document with ``stats``, maybe
+    after stderr lines) or ``stream-json`` (events; the last ``result`` has ``stats``), else
+    None. Stream stats put thinking and tool-use prompt tokens in ``total_tokens`` alone:
+    such output is refused (AssertionError), as it is without a result."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.strip().startswith("{")]
+    if not starts:
+        return None
+    first = lines[starts[0]].strip()
+    if first == "{":
+        document = json.JSONDecoder().raw_decode("\n".join(lines[starts[0]:]))[0]
+        if "sessionId" in document or "messages" in document:
+            return None
+        models = document["stats"]["models"]
+        tokens = [m["tokens"] for m in models.values()]
+        return _figures(
+            uncached=sum(t["prompt"] - t["cached"] + t["tool"] for t in tokens),
+            cache_read=sum(t["cached"] for t in tokens),
+            output=sum(t["candidates"] + t["thoughts"] for t in tokens),
+            tool_calls=document["stats"]["tools"]["totalCalls"],
+            iterations=sum(m["api"]["totalRequests"] - m["api"]["totalErrors"]
+                           for m in models.values()),
+            models=set(models))
+    event = json.loads(first)
+    if event.get("type") not in GEMINI_STREAM or "id" in event:
+        return None
+    events = []
+    for index in starts:
+        try:
+            events.append(json.loads(lines[index]))
+        except json.JSONDecodeError:
+            assert index == starts[-1], "only a killed run's last line may be cut off"
+    results = [e for e in events if e.get("type") == "result" and e.get("stats")]
+    assert results, "stream-json without a result is refused"
+    stats = results[-1]["stats"]
+    per_model = stats.get("models") or {"": stats}
+    assert all(m["total_tokens"] == m["input_tokens"] + m["output_tokens"]
+               for m in per_model.values()), "thinking or tool-use tokens not split: refused"
+    tools = {e["tool_id"] for e in events if e.get("type") == "tool_use"}
+    return _figures(uncached=sum(m["input_tokens"] - m["cached"] for m in per_model.values()),
+                    cache_read=sum(m["cached"] for m in per_model.values()),
+                    output=sum(m["output_tokens"] for m in per_model.values()),
+                    tool_calls=max(stats["tool_calls"], len(tools)),
+                    seconds=stats["duration_ms"] / 1000, models=set(per_model) - {""})
+
+
 def gemini_cli(path: Path) -> dict[str, Any]:
     """A session document (``messages``) or its JSON Lines (every copy of a message, keyed by
     ``id``: the last copy wins; ``$set.messages`` copies too). ``tokens.input`` includes
-    ``cached``; ``tool`` is prompt apart from it; ``thoughts`` are output."""
+    ``cached``; ``tool`` is prompt apart from it; ``thoughts`` are output. Or what a
+    headless run printed (:func:`_gemini_headless`)."""
     text = _text(path)
+    headless = _gemini_headless(text)
+    if headless is not None:
+        return headless
     if text.lstrip().startswith("{\n"):
         copies = json.loads(text)["messages"]
     else:

@@ -46,16 +46,28 @@ stores them appended to the session file, where a metadata line of another sessi
 them); the activity (edits, requests) is the session's own. A named sub-agent whose file was
 not read is in ``unread_subagents``. Earlier sub-agents (``delegate_to_agent``) recorded
 nothing of their own.
+
+What Gemini CLI prints when run headless (``-p ... --output-format json`` or ``stream-json``)
+is read by :mod:`.gemini_headless`, told apart from a session file by its content
+(:func:`_shape`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import Activity, Edit, Request, note_shell
+from arena_bot.intake.transcripts.gemini_headless import (
+    JSON_KEYS,
+    is_stream_event,
+    load_printed_document,
+    read_gemini_json,
+    read_gemini_stream,
+)
 from arena_bot.intake.transcripts.jsonstream import iter_objects
 from arena_bot.intake.transcripts.metrics import (
     MAX_LINE_BYTES,
@@ -328,9 +340,61 @@ def subagent_files(path: Path) -> list[Path]:
     return sorted(p for p in found if p.is_file() and not p.is_symlink())
 
 
+#: How many lines are looked at for the first JSON one (stderr captured with stdout before it).
+SHAPE_LINES = 200
+_KEY = re.compile(rb'^\s*"([^"\\]{1,40})"\s*:')
+
+
+def _shape(path: Path) -> tuple[str, int]:
+    """What the file is, and the byte where it starts: ``session`` (a session file, either
+    shape), ``json`` (``--output-format json``: one document with ``stats``) or ``stream``
+    (``--output-format stream-json`` events). Lines before the first JSON one are stderr
+    captured with stdout (a session file has none: the session reader refuses them)."""
+    offset, opened, texts = 0, -1, 0
+    with open_transcript(path) as handle:
+        for _count in range(SHAPE_LINES):
+            try:
+                raw = handle.readline(MAX_LINE_BYTES)
+            except (OSError, EOFError):
+                break  # a damaged .gz: the session reader says so, with the line
+            if not raw:
+                break
+            start, offset = offset, offset + len(raw)
+            text = raw.strip()
+            if opened >= 0:  # the line after a lone brace names the document's first key
+                if not text:
+                    continue
+                key = _KEY.match(text)
+                is_json = key is not None and key.group(1).decode() in JSON_KEYS
+                return ("json", opened) if is_json or texts else ("session", 0)
+            if text in (b"{", b"{\r"):
+                opened = start
+            elif text.startswith(b"{"):
+                try:
+                    value = json.loads(text)
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                    break
+                if isinstance(value, dict) and is_stream_event(value):
+                    return "stream", start
+                if isinstance(value, dict) and "stats" in value and "sessionId" not in value:
+                    return "json", start
+                break
+            elif text:
+                if text.startswith(b"["):
+                    break
+                texts += 1
+    return ("json", opened) if opened >= 0 and texts else ("session", 0)
+
+
 def read_gemini_cli(path: Path) -> TranscriptMetrics:
     """Read a Gemini CLI session, JSON Lines (0.39+) or one JSON document (before), with
-    the sub-agent files beside it (:func:`subagent_files`)."""
+    the sub-agent files beside it (:func:`subagent_files`); or what a headless run printed
+    (:mod:`.gemini_headless`)."""
+    shape, start = _shape(path)
+    if shape == "stream":
+        return read_gemini_stream(path)
+    if shape == "json":
+        return read_gemini_json(path, load_printed_document(path, start))
     return read_gemini_cli_files([path, *subagent_files(path)])
 
 
