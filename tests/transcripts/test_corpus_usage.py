@@ -43,6 +43,14 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "codex/exec/04_resume.jsonl": ("turn totals only", "shows no model request with usage"),
     "codex/exec/03_write_schema.jsonl": (
         "turn totals only", "shows no model request with usage"),
+    # `gemini -p --output-format json` prints the CLI's running totals; `stream-json` its
+    # result's totals: neither shows a model call's own usage.
+    "gemini-cli/gemini-cli-0.61.0-json/stdout.json": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-error/retried-500-stdout.json": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-stream-json-plain/stdout.jsonl": (
+        "run totals only", "shows no model request with usage"),
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was
     # stubbed ("ok (stubbed LLM response)"): its one recorded call has 10 input tokens.
     "openhands-v1/sdk-restore-probe-3fdb3160.json": (

@@ -28,7 +28,10 @@ from arena_bot.intake.transcripts.metrics import TranscriptMetrics
 from arena_bot.intake.transcripts.redact import store_redacted
 
 CORPUS = Path(__file__).parent / "corpus"
-ENTRIES = [entry for entry in MANIFEST if entry["format"] == "gemini-cli"]
+#: The one-document sessions (before 0.39) of the corpus.
+ENTRIES = [entry for entry in MANIFEST if entry["format"] == "gemini-cli"
+           and entry["file"].endswith(".json")
+           and "messages" in json.loads((CORPUS / entry["file"]).read_text())]
 #: write_file then replace of lead_gemini.txt (Dec. 2025).
 COPY = CORPUS / "gemini-cli" / "session-2025-12-01T21-45-5b959dae.json"
 #: three write_file calls on hello.md, a delegate_to_agent sub-agent (Jan. 2026).
