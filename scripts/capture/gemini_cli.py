@@ -206,7 +206,7 @@ class Handler(BaseHTTPRequestHandler):
                                                             for p in parts
                                                             if "functionCall" in p],
                                   "time": time.time()})
-        self._reply(parts, usage, stream, f"resp-{step}-{number}")
+        self._reply(parts, usage, stream, f"resp-{step}-{number}", model)
 
     def _side(self, body: dict[str, Any], model: str, stream: bool) -> None:
         server = self.server
@@ -222,19 +222,20 @@ class Handler(BaseHTTPRequestHandler):
         text = "{}"
         if config.get("responseMimeType") == "application/json":
             text = json.dumps({"reasoning": "scripted", "next_speaker": "user",
-                               "model_choice": "pro", "is_stuck": False,
+                               "model_choice": "pro", "complexity_reasoning": "scripted",
+                               "complexity_score": 80, "is_stuck": False,
                                "unproductive_state_confidence": 0.0,
                                "unproductive_state_analysis": "scripted"})
-        self._reply([{"text": text}], usage, stream, f"side-{number}")
+        self._reply([{"text": text}], usage, stream, f"side-{number}", model)
 
     def _reply(self, parts: list[dict[str, Any]], usage: dict[str, int], stream: bool,
-               response_id: str) -> None:
+               response_id: str, model: str) -> None:
         def chunk(chunk_parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
             candidate: dict[str, Any] = {"content": {"role": "model", "parts": chunk_parts},
                                          "index": 0}
             if last:
                 candidate["finishReason"] = "STOP"
-            out: dict[str, Any] = {"candidates": [candidate], "modelVersion": MODEL,
+            out: dict[str, Any] = {"candidates": [candidate], "modelVersion": model,
                                    "responseId": response_id}
             # As the real API streams: the prompt count on every chunk, the full usage last.
             out["usageMetadata"] = usage if last else {
@@ -320,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--error-at", type=int)
     parser.add_argument("--fail-at", type=int)
     parser.add_argument("--kill-after", type=int)
+    parser.add_argument("--model", default=MODEL,
+                        help="the -m Gemini CLI is given (auto: none, its model router picks)")
     parser.add_argument("--plain-usage", action="store_true",
                         help="bill no thinking and no tool-use prompt tokens")
     parser.add_argument("--timeout", type=float, default=300)
@@ -342,7 +345,9 @@ def main(argv: list[str] | None = None) -> int:
            "GEMINI_TELEMETRY_ENABLED": "false", "PYTHONDONTWRITEBYTECODE": "1",
            "NO_PROXY": "127.0.0.1,localhost",
            "no_proxy": "127.0.0.1,localhost"}
-    command = [args.gemini, "-m", MODEL, "--approval-mode", "yolo", "-p", PROMPT]
+    command = [args.gemini, "--approval-mode", "yolo", "-p", PROMPT]
+    if args.model != "auto":
+        command[1:1] = ["-m", args.model]
     if args.output_format != "text":
         command += ["--output-format", args.output_format]
     started = time.time()
