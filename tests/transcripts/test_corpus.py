@@ -73,10 +73,11 @@ CAPTURED = [e for e in MANIFEST if "captured" in e["origin"]]
 @pytest.mark.parametrize("entry", CAPTURED, ids=[e["file"] for e in CAPTURED])
 def test_a_capture_gives_what_the_scripted_server_billed(entry: dict[str, Any]) -> None:
     """The server's log (ground truth) and the entry's figures agree, but where the file
-    itself lacks a reply Gemini CLI did not record (the note says which)."""
+    itself lacks a reply Gemini CLI did not record (the note says which). A session file
+    holds the agent's conversation, not the CLI's side calls (scope ``conversation``)."""
     truth = entry["ground_truth"]
     log = json.loads((CORPUS / entry["origin"]["ground_truth"]).read_text())
-    sums = log["totals"]["all"]
+    sums = log["totals"][truth["scope"]]
     assert (truth["uncached"], truth["cache_read"], truth["output"], truth["replies"],
             truth["tool_calls"]) == (sums["uncached"], sums["cache_read"], sums["output"],
                                      sums["replies"], log["totals"]["tool_calls"])

@@ -51,6 +51,10 @@ EXCLUDED: dict[str, tuple[str, str]] = {
         "run totals only", "shows no model request with usage"),
     "gemini-cli/gemini-cli-0.61.0-stream-json-plain/stdout.jsonl": (
         "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-auto-json/stdout.json": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-auto-stream-json/stdout.jsonl": (
+        "run totals only", "shows no model request with usage"),
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was
     # stubbed ("ok (stubbed LLM response)"): its one recorded call has 10 input tokens.
     "openhands-v1/sdk-restore-probe-3fdb3160.json": (

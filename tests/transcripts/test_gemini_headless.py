@@ -180,3 +180,32 @@ def test_submit_takes_real_sessions_and_json_output_and_refuses_the_rest_with_a_
         code, output = submit(project, workdir, path, day)
         assert code == 1 and "Traceback" not in output and path.name in output, output
         assert re.search(r"session-<time>-[0-9a-f]{8}\.jsonl", output), output
+
+
+AUTO_JSON = CORPUS / "gemini-cli-0.61.0-auto-json" / "stdout.json"
+AUTO_STREAM = CORPUS / "gemini-cli-0.61.0-auto-stream-json" / "stdout.jsonl"
+
+
+@pytest.mark.parametrize("path", [AUTO_JSON, AUTO_STREAM], ids=["json", "stream-json"])
+def test_the_agents_model_is_named_first_not_the_routers(path: Path) -> None:
+    """Run with no -m, Gemini CLI's model router asks a flash-lite model first (a side call
+    the output's stats list first): the run is the model the router picked."""
+    log = json.loads((path.parent / "ground_truth.json").read_text())
+    router, *agent = [row["model"] for row in log["billed"]]
+    assert set(agent) == {"gemini-3.8-flash"} and router == "gemini-3.5-flash-lite"
+    printed = [json.loads(line) for line in path.read_text().splitlines()][-1] if (
+        path.suffix == ".jsonl") else json.loads(path.read_text())
+    assert list(printed["stats"]["models"]) == [router, "gemini-3.8-flash"]
+    metrics = read_transcript(path=path, format_name="gemini-cli")
+    assert metrics.models == ["gemini-3.8-flash", router]
+    assert metrics.usage_by_model[router][3] == log["totals"]["side_calls"]["output"]
+
+
+def test_submit_names_a_routed_run_after_the_agents_model(
+    project: Path, tmp_path: Path  # noqa: F811
+) -> None:
+    workdir = workdir_as_the_run_left_it(project, tmp_path / "work")
+    code, output = submit(project, workdir, AUTO_JSON, 20)
+    assert code == 0, output
+    (folder,) = (project / "submissions" / TASK).iterdir()
+    assert folder.name == "2026-11-20_gemini-cli_gemini-3.8-flash"

@@ -11,7 +11,7 @@ benchmark harnesses capture it: what the CLI printed, told from a session file b
   ``tool`` is tool-use prompt apart from ``prompt``, ``thoughts`` apart from ``candidates``.
   So uncached input is ``prompt - cached + tool``, cache reads ``cached``, output
   ``candidates + thoughts``; iterations are the requests that did not fail; tool calls
-  ``tools.totalCalls``. It holds no time (``totalLatencyMs`` is the model calls' alone): time
+  ``tools.totalCalls``. The models with a ``main`` role (the agent's) are named first. It holds no time (``totalLatencyMs`` is the model calls' alone): time
   is left unchecked. A run that ended in an error prints ``{"session_id", "error"}`` (to
   stderr), with no stats: refused, naming the session file.
 * ``--output-format stream-json`` prints one event per line (``init``, ``message``,
@@ -23,7 +23,8 @@ benchmark harnesses capture it: what the CLI printed, told from a session file b
   not in the file, and the output is refused, naming the files that have it (the session
   file, or the ``json`` output). Otherwise tokens are read per model, time is
   ``duration_ms``, tool calls the result's ``tool_calls``; the model calls are not shown one
-  by one (iterations unchecked). Edits: ``write_file`` and ``replace`` ``tool_use``
+  by one (iterations unchecked); the model ``init`` names, else the one with the most tokens,
+  is named first. Edits: ``write_file`` and ``replace`` ``tool_use``
   parameters whose ``tool_result`` says ``success``; ``run_shell_command`` as shell writes.
   Output without a ``result`` (the run was killed) is refused, naming the session file.
 """
@@ -101,7 +102,11 @@ def read_gemini_json(path: Path, document: dict[str, Any]) -> TranscriptMetrics:
             f"error?){said}, so no usage", path=path, hint=_hint(document.get("session_id")))
     assert isinstance(stats, dict)
     metrics = TranscriptMetrics(unverifiable={"execution_time"})
-    for model, figures in models.items():
+    # The models in order of first response: with no -m the model router's classifier
+    # (role ``utility_router``, a flash-lite model) answers first. The agent's own model
+    # (role ``main``) is named first, as it is the one a submission is named after.
+    ordered = sorted(models.items(), key=lambda item: not _is_main(item[1]))
+    for model, figures in ordered:
         tokens = figures.get("tokens") if isinstance(figures, dict) else None
         api = figures.get("api") if isinstance(figures, dict) else None
         if not isinstance(tokens, dict):
@@ -123,6 +128,11 @@ def read_gemini_json(path: Path, document: dict[str, Any]) -> TranscriptMetrics:
     return metrics
 
 
+def _is_main(figures: object) -> bool:
+    roles = figures.get("roles") if isinstance(figures, dict) else None
+    return isinstance(roles, dict) and "main" in roles
+
+
 class _Stream:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -130,6 +140,7 @@ class _Stream:
         self.activity = Activity(format_name="gemini-cli")
         self.result: dict[str, Any] | None = None
         self.session = ""
+        self.model = ""  # the ``init`` event's
         self.tool_ids: set[str] = set()
         self.edits_of: dict[str, list[int]] = {}  # tool_id -> indices in edits
         self.status: dict[str, str] = {}
@@ -139,6 +150,7 @@ class _Stream:
         self.metrics.see_line(number)
         if kind == "init":
             self.session = self.session or str(event.get("session_id") or "")
+            self.model = self.model or str(event.get("model") or "")
         elif kind == "tool_use":
             self._tool_use(number, event)
         elif kind == "tool_result":
@@ -191,13 +203,17 @@ class _Stream:
                 hint=_hint(self.session) + ", or the `--output-format json` output, which "
                 "splits them")
         metrics = self.metrics
-        for model, figures in per_model.items():
-            if not isinstance(figures, dict):
-                continue
+        # Named first: the model the run was started with (``init``), else the one with the
+        # most tokens (with no -m, ``init`` says ``auto`` and the model router's classifier,
+        # a flash-lite model with a short prompt, answers before the agent's model).
+        ordered = sorted(
+            ((str(name), f) for name, f in per_model.items() if isinstance(f, dict)),
+            key=lambda item: (item[0] != self.model, -as_int(item[1].get("total_tokens"))))
+        for model, figures in ordered:
             given, cached = as_int(figures.get("input_tokens")), as_int(figures.get("cached"))
             read = min(cached, given)
-            metrics.add_model(str(model))
-            metrics.count(str(model) or None, uncached=given - read, read=read,
+            metrics.add_model(model)
+            metrics.count(model or None, uncached=given - read, read=read,
                           output=as_int(figures.get("output_tokens")))
         metrics.tool_calls = max(as_int(stats.get("tool_calls")), len(self.tool_ids))
         metrics.wall_clock_seconds = as_int(stats.get("duration_ms")) / 1000
