@@ -11,9 +11,10 @@ benchmark harnesses capture it: what the CLI printed, told from a session file b
   ``tool`` is tool-use prompt apart from ``prompt``, ``thoughts`` apart from ``candidates``.
   So uncached input is ``prompt - cached + tool``, cache reads ``cached``, output
   ``candidates + thoughts``; iterations are the requests that did not fail; tool calls
-  ``tools.totalCalls``. The models with a ``main`` role (the agent's) are named first. It holds no time (``totalLatencyMs`` is the model calls' alone): time
-  is left unchecked. A run that ended in an error prints ``{"session_id", "error"}`` (to
-  stderr), with no stats: refused, naming the session file.
+  ``tools.totalCalls``. The models with a ``main`` role (the agent's) are named first. It
+  holds no time (``totalLatencyMs`` is the model calls' alone): time is left unchecked. A run
+  that ended in an error prints ``{"session_id", "error"}`` (to stderr), with no stats:
+  refused, naming the session file.
 * ``--output-format stream-json`` prints one event per line (``init``, ``message``,
   ``tool_use``, ``tool_result``, ``error``, ``result``); the last, ``result``, has ``stats``:
   ``input_tokens`` (the prompt, cache reads included), ``cached``, ``output_tokens`` (the
@@ -24,8 +25,8 @@ benchmark harnesses capture it: what the CLI printed, told from a session file b
   file, or the ``json`` output). Otherwise tokens are read per model, time is
   ``duration_ms``, tool calls the result's ``tool_calls``; the model calls are not shown one
   by one (iterations unchecked); the model ``init`` names, else the one with the most tokens,
-  is named first. Edits: ``write_file`` and ``replace`` ``tool_use``
-  parameters whose ``tool_result`` says ``success``; ``run_shell_command`` as shell writes.
+  is named first. Edits: ``write_file`` and ``replace`` ``tool_use`` parameters whose
+  ``tool_result`` says ``success``; ``run_shell_command`` as shell writes.
   Output without a ``result`` (the run was killed) is refused, naming the session file.
 """
 
