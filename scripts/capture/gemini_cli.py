@@ -78,6 +78,38 @@ SCRIPT: list[list[dict[str, Any]]] = [
 ]
 
 
+#: With ``--subagent``: the agent's first reply delegates the look-around to Gemini CLI's
+#: built-in ``generalist`` sub-agent, which answers from :data:`SUBAGENT_SCRIPT`.
+DELEGATE: list[dict[str, Any]] = [
+    {"text": "Let a sub-agent look around first.", "thought": True},
+    {"functionCall": {"name": "invoke_agent", "args": {
+        "agent_name": "generalist",
+        "prompt": "Read README.md and show the last three commits; report what you saw."}}}]
+SUBAGENT_SCRIPT: list[list[dict[str, Any]]] = [
+    [{"text": "Read the README and the log.", "thought": True},
+     {"functionCall": {"name": "read_file", "args": {"file_path": "README.md"}}},
+     {"functionCall": {"name": "run_shell_command",
+                       "args": {"command": "git log --oneline -3",
+                                "description": "Show recent commits"}}}],
+    [{"functionCall": {"name": "complete_task", "args": {
+        "result": {"response": "README.md describes slugkit; the log has the base commit."}}}}],
+]
+
+
+def subagent_usage(step: int) -> dict[str, int]:
+    """The usage billed for the sub-agent's reply ``step``: distinct from the agent's."""
+    prompt, cached, output, thoughts, tool = (2100 + 377 * step, 1500 * step, 23 + 9 * step,
+                                              61 + 7 * step, 3 * step)
+    usage = {"promptTokenCount": prompt, "candidatesTokenCount": output,
+             "thoughtsTokenCount": thoughts,
+             "totalTokenCount": prompt + output + thoughts + tool}
+    if cached:
+        usage["cachedContentTokenCount"] = cached
+    if tool:
+        usage["toolUsePromptTokenCount"] = tool
+    return usage
+
+
 def usage_of(step: int, plain: bool = False) -> dict[str, int]:
     """The usage billed for conversation reply ``step`` (0-based): distinct on every field;
     ``plain``: no thinking and no tool-use prompt tokens (a model that does not think)."""
@@ -107,9 +139,10 @@ def side_usage(number: int) -> dict[str, int]:
 class Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, error_at: int | None, fail_at: int | None, plain: bool = False) -> None:
+    def __init__(self, error_at: int | None, fail_at: int | None, plain: bool = False,
+                 subagent: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
-        self.plain = plain
+        self.plain, self.subagent = plain, subagent
         self.lock = threading.Lock()
         self.billed: list[dict[str, Any]] = []  # every reply that carried usage
         self.requests: list[dict[str, Any]] = []  # every request, for debugging
@@ -166,7 +199,11 @@ class Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"code": 404, "message": "not scripted",
                                        "status": "NOT_FOUND"}})
             return
-        if body.get("tools"):
+        declared = {d.get("name") for t in body.get("tools") or []
+                    for d in t.get("functionDeclarations") or []}
+        if "complete_task" in declared:  # a sub-agent's own conversation
+            self._subagent(body, model, stream=action == "streamGenerateContent")
+        elif body.get("tools"):
             self._conversation(body, model, stream=action == "streamGenerateContent")
         else:
             self._side(body, model, stream=action == "streamGenerateContent")
@@ -199,7 +236,8 @@ class Handler(BaseHTTPRequestHandler):
             server.stopping.wait(600)
             return
         with server.lock:
-            parts = SCRIPT[min(step, len(SCRIPT) - 1)]
+            script = [DELEGATE, *SCRIPT[1:]] if server.subagent else SCRIPT
+            parts = script[min(step, len(script) - 1)]
             usage = usage_of(step, server.plain)
             server.billed.append({"kind": "conversation", "step": step, "model": model,
                                   "usage": usage, "calls": [p["functionCall"]["name"]
@@ -207,6 +245,18 @@ class Handler(BaseHTTPRequestHandler):
                                                             if "functionCall" in p],
                                   "time": time.time()})
         self._reply(parts, usage, stream, f"resp-{step}-{number}", model)
+
+    def _subagent(self, body: dict[str, Any], model: str, stream: bool) -> None:
+        contents = body.get("contents") or []
+        step = sum(1 for c in contents if c.get("role") == "model")
+        with self.server.lock:
+            parts = SUBAGENT_SCRIPT[min(step, len(SUBAGENT_SCRIPT) - 1)]
+            usage = subagent_usage(step)
+            self.server.billed.append({
+                "kind": "subagent", "step": step, "model": model, "usage": usage,
+                "calls": [p["functionCall"]["name"] for p in parts if "functionCall" in p],
+                "time": time.time()})
+        self._reply(parts, usage, stream, f"sub-{step}", model)
 
     def _side(self, body: dict[str, Any], model: str, stream: bool) -> None:
         server = self.server
@@ -277,9 +327,10 @@ def totals(billed: list[dict[str, Any]]) -> dict[str, Any]:
 
     conversation = [r for r in billed if r["kind"] == "conversation"]
     side = [r for r in billed if r["kind"] == "side"]
+    subagent = [r for r in billed if r["kind"] == "subagent"]
     return {"conversation": add(conversation), "side_calls": add(side),
-            "all": add(conversation + side),
-            "tool_calls": sum(len(r["calls"]) for r in conversation),
+            "subagent": add(subagent), "all": add(conversation + subagent + side),
+            "tool_calls": sum(len(r["calls"]) for r in conversation + subagent),
             "errors": [r for r in billed if r["kind"] == "error"]}
 
 
@@ -323,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kill-after", type=int)
     parser.add_argument("--model", default=MODEL,
                         help="the -m Gemini CLI is given (auto: none, its model router picks)")
+    parser.add_argument("--subagent", action="store_true",
+                        help="the first reply delegates to the generalist sub-agent")
     parser.add_argument("--plain-usage", action="store_true",
                         help="bill no thinking and no tool-use prompt tokens")
     parser.add_argument("--timeout", type=float, default=300)
@@ -336,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     home, repo = work / "home", work / "repo"
     settings(home)
     scratch_repo(repo, args.task)
-    server = Server(args.error_at, args.fail_at, args.plain_usage)
+    server = Server(args.error_at, args.fail_at, args.plain_usage, args.subagent)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", "TERM": "dumb",
