@@ -421,15 +421,8 @@ def _gemini_headless(text: str) -> dict[str, Any] | None:
                     seconds=stats["duration_ms"] / 1000, models=set(per_model) - {""})
 
 
-def gemini_cli(path: Path) -> dict[str, Any]:
-    """A session document (``messages``) or its JSON Lines (every copy of a message, keyed by
-    ``id``: the last copy wins; ``$set.messages`` copies too). ``tokens.input`` includes
-    ``cached``; ``tool`` is prompt apart from it; ``thoughts`` are output. Or what a
-    headless run printed (:func:`_gemini_headless`)."""
-    text = _text(path)
-    headless = _gemini_headless(text)
-    if headless is not None:
-        return headless
+def _gemini_messages(text: str) -> list[dict[str, Any]]:
+    """A session's messages: each ``id`` once, its last copy."""
     if text.lstrip().startswith("{\n"):
         copies = json.loads(text)["messages"]
     else:
@@ -441,13 +434,26 @@ def gemini_cli(path: Path) -> dict[str, Any]:
                 copies.append(record)
             else:
                 copies += record.get("messages", [])
-    messages = {message["id"]: message for message in copies}
-    replies = [m for m in messages.values() if m["type"] == "gemini"]
+    return list({message["id"]: message for message in copies}.values())
+
+
+def gemini_cli(files: list[Path]) -> dict[str, Any]:
+    """A session document (``messages``) or its JSON Lines (every copy of a message, keyed by
+    ``id``: the last copy wins; ``$set.messages`` copies too), with its sub-agents' files
+    (each its own session, counted with it). ``tokens.input`` includes ``cached``; ``tool``
+    is prompt apart from it; ``thoughts`` are output. Or what a headless run printed
+    (:func:`_gemini_headless`)."""
+    text = _text(files[0])
+    headless = _gemini_headless(text)
+    if headless is not None:
+        return headless
+    messages = [m for path in files for m in _gemini_messages(_text(path))]
+    replies = [m for m in messages if m["type"] == "gemini"]
     used = [m["tokens"] for m in replies if m.get("tokens")]
     given = sum(t["input"] for t in used)
     cached = sum(t["cached"] for t in used)
     calls = {c["id"]: c for m in replies for c in m.get("toolCalls", [])}
-    stamps = [m["timestamp"] for m in messages.values()]
+    stamps = [m["timestamp"] for m in messages]
     stamps += [c["timestamp"] for c in calls.values() if "timestamp" in c]
     return _figures(uncached=given - cached + sum(t.get("tool", 0) for t in used),
                     cache_read=cached,
@@ -457,9 +463,12 @@ def gemini_cli(path: Path) -> dict[str, Any]:
 
 
 def read(format_name: str, files: list[Path]) -> dict[str, Any]:
-    """The figures of one transcript (``files[0]``; Claude Code: with its sub-agent files)."""
+    """The figures of one transcript (``files[0]``; Claude Code and Gemini CLI: with its
+    sub-agent files)."""
     if format_name == "claude-code":
         return claude_code(files)
+    if format_name == "gemini-cli":
+        return gemini_cli(files)
     readers = {"codex": codex, "aider-history": aider_history, "openhands": openhands,
-               "swe-agent": swe_agent, "atif": atif, "gemini-cli": gemini_cli}
+               "swe-agent": swe_agent, "atif": atif}
     return readers[format_name](files[0])
