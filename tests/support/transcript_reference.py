@@ -374,39 +374,59 @@ def atif(path: Path) -> dict[str, Any]:
 GEMINI_STREAM = ("init", "message", "tool_use", "tool_result", "error", "result")
 
 
+GEMINI_JSON_KEYS = ("session_id", "response", "stats", "error", "warnings")
+
+
+def _gemini_event(line: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(value, dict) or "id" in value:
+        return None
+    if value.get("type") in GEMINI_STREAM and (value["type"] != "error" or "severity" in value):
+        return value
+    return None
+
+
 def _gemini_headless(text: str) -> dict[str, Any] | None:
-    """What ``gemini -p`` printed: ``--output-format json`` (a document with ``stats``, maybe
-    after stderr lines) or ``stream-json`` (events; the last ``result`` has ``stats``), else
-    None. Stream stats put thinking and tool-use prompt tokens in ``total_tokens`` alone:
-    such output is refused (AssertionError), as it is without a result."""
-    lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.strip().startswith("{")]
-    if not starts:
-        return None
-    first = lines[starts[0]].strip()
-    if first == "{":
-        document = json.JSONDecoder().raw_decode("\n".join(lines[starts[0]:]))[0]
-        if "sessionId" in document or "messages" in document:
+    """What ``gemini -p`` printed: ``--output-format json`` (a document with ``stats``) or
+    ``stream-json`` (events; the last ``result`` has ``stats``), maybe among stderr lines;
+    else None (a session file). Stream stats put thinking and tool-use prompt tokens in
+    ``total_tokens`` alone: such output is refused (AssertionError), as it is without a
+    result."""
+    lines = [line.strip() for line in text.splitlines()]
+    filled = [index for index, line in enumerate(lines) if line]
+    for place, index in enumerate(filled):
+        line = lines[index]
+        later = lines[filled[place + 1]] if place + 1 < len(filled) else ""
+        if line == "{" and re.match(r'"(%s)"\s*:' % "|".join(GEMINI_JSON_KEYS), later):
+            document = json.JSONDecoder().raw_decode("\n".join(lines[index:]))[0]
+            return _gemini_json(document)
+        if _gemini_event(line) is not None:
+            return _gemini_stream(lines[index:])
+        if line.startswith("{") and '"stats"' in line and '"sessionId"' not in line:
+            return _gemini_json(json.loads(line))
+        if place == 0 and line.startswith(("{", "[")):
             return None
-        models = document["stats"]["models"]
-        tokens = [m["tokens"] for m in models.values()]
-        return _figures(
-            uncached=sum(t["prompt"] - t["cached"] + t["tool"] for t in tokens),
-            cache_read=sum(t["cached"] for t in tokens),
-            output=sum(t["candidates"] + t["thoughts"] for t in tokens),
-            tool_calls=document["stats"]["tools"]["totalCalls"],
-            iterations=sum(m["api"]["totalRequests"] - m["api"]["totalErrors"]
-                           for m in models.values()),
-            models=set(models))
-    event = json.loads(first)
-    if event.get("type") not in GEMINI_STREAM or "id" in event:
-        return None
-    events = []
-    for index in starts:
-        try:
-            events.append(json.loads(lines[index]))
-        except json.JSONDecodeError:
-            assert index == starts[-1], "only a killed run's last line may be cut off"
+    return None
+
+
+def _gemini_json(document: dict[str, Any]) -> dict[str, Any]:
+    models = document["stats"]["models"]
+    tokens = [m["tokens"] for m in models.values()]
+    return _figures(
+        uncached=sum(t["prompt"] - t["cached"] + t["tool"] for t in tokens),
+        cache_read=sum(t["cached"] for t in tokens),
+        output=sum(t["candidates"] + t["thoughts"] for t in tokens),
+        tool_calls=document["stats"]["tools"]["totalCalls"],
+        iterations=sum(m["api"]["totalRequests"] - m["api"]["totalErrors"]
+                       for m in models.values()),
+        models=set(models))
+
+
+def _gemini_stream(lines: list[str]) -> dict[str, Any]:
+    events = [event for event in map(_gemini_event, lines) if event is not None]
     results = [e for e in events if e.get("type") == "result" and e.get("stats")]
     assert results, "stream-json without a result is refused"
     stats = results[-1]["stats"]

@@ -209,3 +209,30 @@ def test_submit_names_a_routed_run_after_the_agents_model(
     assert code == 0, output
     (folder,) = (project / "submissions" / TASK).iterdir()
     assert folder.name == "2026-11-20_gemini-cli_gemini-3.8-flash"
+
+
+#: Real stderr of Gemini CLI 0.61.0 (--model auto) when its model router's classifier got an
+#: answer without the fields it needs: warnings, then a ZodError dump of brackets and braces.
+ROUTER_STDERR = CORPUS / "gemini-cli-0.61.0-auto-json" / "stderr-router-failed.txt"
+
+
+@pytest.mark.parametrize("path", [JSON_OUT, PLAIN], ids=["json", "stream-json"])
+def test_output_captured_with_an_error_dump_on_stderr_reads_the_same(
+    path: Path, tmp_path: Path
+) -> None:
+    """``2>&1``: the dump's lone ``{`` and ``[`` lines come before the output, and in a
+    stream between its events."""
+    dump = ROUTER_STDERR.read_text()
+    assert "\n  {\n" in dump and "_ZodError: [" in dump
+    before = tmp_path / "before.log"
+    before.write_text(dump + path.read_text())
+    clean = read_transcript(path=path, format_name="gemini-cli")
+    expected = (clean.prompt_tokens, clean.cache_read_tokens, clean.completion_tokens,
+                clean.tool_calls, clean.models)
+    for mixed in [before, *([tmp_path / "between.log"] if path == PLAIN else [])]:
+        if mixed.name == "between.log":
+            lines = path.read_text().splitlines(keepends=True)
+            mixed.write_text("".join(lines[:3]) + dump + "".join(lines[3:]))
+        metrics = read_transcript(path=mixed, format_name="gemini-cli")
+        assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens,
+                metrics.tool_calls, metrics.models) == expected

@@ -348,9 +348,11 @@ _KEY = re.compile(rb'^\s*"([^"\\]{1,40})"\s*:')
 def _shape(path: Path) -> tuple[str, int]:
     """What the file is, and the byte where it starts: ``session`` (a session file, either
     shape), ``json`` (``--output-format json``: one document with ``stats``) or ``stream``
-    (``--output-format stream-json`` events). Lines before the first JSON one are stderr
-    captured with stdout (a session file has none: the session reader refuses them)."""
-    offset, opened, texts = 0, -1, 0
+    (``--output-format stream-json`` events). Lines before the first of these are stderr
+    captured with stdout (warnings, an error dump that holds brackets and braces of its own);
+    a file whose first line is not one of them and that has none is a session file, which
+    the session reader reads or refuses."""
+    offset, opened, junk = 0, -1, False
     with open_transcript(path) as handle:
         for _count in range(SHAPE_LINES):
             try:
@@ -361,29 +363,31 @@ def _shape(path: Path) -> tuple[str, int]:
                 break
             start, offset = offset, offset + len(raw)
             text = raw.strip()
+            if not text:
+                continue
             if opened >= 0:  # the line after a lone brace names the document's first key
-                if not text:
-                    continue
                 key = _KEY.match(text)
-                is_json = key is not None and key.group(1).decode() in JSON_KEYS
-                return ("json", opened) if is_json or texts else ("session", 0)
+                if key is not None and key.group(1).decode() in JSON_KEYS:
+                    return "json", opened
+                if not junk:
+                    return "session", 0
+                opened = -1  # a brace of stderr's own (an error dump)
             if text in (b"{", b"{\r"):
                 opened = start
-            elif text.startswith(b"{"):
+                continue
+            if text.startswith(b"{"):
                 try:
                     value = json.loads(text)
                 except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                    break
+                    value = None
                 if isinstance(value, dict) and is_stream_event(value):
                     return "stream", start
                 if isinstance(value, dict) and "stats" in value and "sessionId" not in value:
                     return "json", start
-                break
-            elif text:
-                if text.startswith(b"["):
-                    break
-                texts += 1
-    return ("json", opened) if opened >= 0 and texts else ("session", 0)
+            if not junk and text.startswith((b"{", b"[")):
+                break  # a session file, or no Gemini CLI file: the session reader says which
+            junk = True
+    return "session", 0
 
 
 def read_gemini_cli(path: Path) -> TranscriptMetrics:

@@ -33,6 +33,7 @@ benchmark harnesses capture it: what the CLI printed, told from a session file b
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,9 @@ from arena_bot.intake.transcripts.metrics import (
     MAX_LINE_BYTES,
     TranscriptMetrics,
     as_int,
+    decode_line,
     open_transcript,
-    printed_objects,
+    read_lines,
 )
 
 SESSION_HINT = ("pass the session file Gemini CLI kept for the run instead: ~/.gemini/tmp/"
@@ -227,9 +229,30 @@ class _Stream:
         return metrics
 
 
+def _stream_events(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, event)`` of ``stream-json`` output. Other lines are stderr captured with it
+    (passed over, also those that open a brace: an error dump's); an event line that does
+    not parse is refused, unless it is the last line and unfinished (a killed run)."""
+    for number, raw in read_lines(path):
+        text = decode_line(raw)[0].strip()
+        if not text.startswith("{"):
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if not text.startswith('{"type":'):
+                continue
+            if not raw.endswith(b"\n"):
+                return
+            raise InputError(f"invalid JSON: {exc}", path=path, line=number,
+                             hint=SESSION_HINT) from exc
+        if isinstance(value, dict) and is_stream_event(value):
+            yield number, value
+
+
 def read_gemini_stream(path: Path) -> TranscriptMetrics:
     """The figures of ``--output-format stream-json`` output (see the module docstring)."""
     reader = _Stream(path)
-    for number, event in printed_objects(path, hint=SESSION_HINT, cut_off_ends=True):
+    for number, event in _stream_events(path):
         reader.see(number, event)
     return reader.finish()
