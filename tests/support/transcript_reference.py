@@ -374,7 +374,7 @@ def atif(path: Path) -> dict[str, Any]:
 GEMINI_STREAM = ("init", "message", "tool_use", "tool_result", "error", "result")
 
 
-GEMINI_JSON_KEYS = ("session_id", "response", "stats", "error", "warnings")
+GEMINI_JSON_KEY = re.compile(r'"(session_id|response|stats|error|warnings)"\s*:')
 
 
 def _gemini_event(line: str) -> dict[str, Any] | None:
@@ -400,7 +400,7 @@ def _gemini_headless(text: str) -> dict[str, Any] | None:
     for place, index in enumerate(filled):
         line = lines[index]
         later = lines[filled[place + 1]] if place + 1 < len(filled) else ""
-        if line == "{" and re.match(r'"(%s)"\s*:' % "|".join(GEMINI_JSON_KEYS), later):
+        if line == "{" and GEMINI_JSON_KEY.match(later):
             document = json.JSONDecoder().raw_decode("\n".join(lines[index:]))[0]
             return _gemini_json(document)
         if _gemini_event(line) is not None:
