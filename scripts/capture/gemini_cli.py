@@ -143,6 +143,7 @@ class Server(ThreadingHTTPServer):
                  subagent: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.plain, self.subagent = plain, subagent
+        self.delegate = DELEGATE
         self.lock = threading.Lock()
         self.billed: list[dict[str, Any]] = []  # every reply that carried usage
         self.requests: list[dict[str, Any]] = []  # every request, for debugging
@@ -236,7 +237,7 @@ class Handler(BaseHTTPRequestHandler):
             server.stopping.wait(600)
             return
         with server.lock:
-            script = [DELEGATE, *SCRIPT[1:]] if server.subagent else SCRIPT
+            script = [server.delegate, *SCRIPT[1:]] if server.subagent else SCRIPT
             parts = script[min(step, len(script) - 1)]
             usage = usage_of(step, server.plain)
             server.billed.append({"kind": "conversation", "step": step, "model": model,
@@ -376,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the -m Gemini CLI is given (auto: none, its model router picks)")
     parser.add_argument("--subagent", action="store_true",
                         help="the first reply delegates to the generalist sub-agent")
+    parser.add_argument("--subagent-as-tool", action="store_true",
+                        help="with --subagent: call the sub-agent as a tool of its own name "
+                        "(`generalist`, as Gemini CLI before 0.39 declares it)")
     parser.add_argument("--plain-usage", action="store_true",
                         help="bill no thinking and no tool-use prompt tokens")
     parser.add_argument("--timeout", type=float, default=300)
@@ -390,6 +394,10 @@ def main(argv: list[str] | None = None) -> int:
     settings(home)
     scratch_repo(repo, args.task)
     server = Server(args.error_at, args.fail_at, args.plain_usage, args.subagent)
+    if args.subagent_as_tool:
+        call = DELEGATE[1]["functionCall"]
+        server.delegate = [DELEGATE[0], {"functionCall": {
+            "name": call["args"]["agent_name"], "args": {"request": call["args"]["prompt"]}}}]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", "TERM": "dumb",
