@@ -55,7 +55,9 @@ def test_a_real_session_written_as_json_lines_reads_the_same(
 ) -> None:
     document = json.loads((CORPUS / entry["file"]).read_text())
     lines = tmp_path / (Path(entry["file"]).name + "l")
-    lines.write_text(as_jsonl(document))
+    # Its sub-agents' documents follow, as `arena submit` stores them with the session.
+    lines.write_text(as_jsonl(document) + "".join(
+        as_jsonl(json.loads((CORPUS / name).read_text())) for name in entry["subagent_files"]))
     assert figures(read(lines)) == entry["expected"]
     assert reference_read("gemini-cli", [lines]) == entry["expected"]
     packed = tmp_path / (lines.name + ".gz")

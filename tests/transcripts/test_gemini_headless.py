@@ -22,7 +22,7 @@ from test_submit import TASK, metrics_levels, project  # noqa: F401
 
 from arena_bot.cli import main
 from arena_bot.core.errors import InputError
-from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts import read_transcript, subagent_files
 
 CORPUS = Path(__file__).parent / "corpus" / "gemini-cli"
 ROOT = Path(__file__).parents[2]
@@ -236,3 +236,42 @@ def test_output_captured_with_an_error_dump_on_stderr_reads_the_same(
         metrics = read_transcript(path=mixed, format_name="gemini-cli")
         assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens,
                 metrics.tool_calls, metrics.models) == expected
+
+
+OLD_SUBAGENT = next((CORPUS / "gemini-cli-0.38.2-subagent").glob("session-*.json"))
+NEW_SUBAGENT = next((CORPUS / "gemini-cli-0.61.0-subagent").glob("session-*.jsonl"))
+
+
+@pytest.mark.parametrize("session", [OLD_SUBAGENT, NEW_SUBAGENT], ids=["0.38.2", "0.61.0"])
+def test_a_sessions_sub_agent_file_is_found_and_counted_as_the_server_billed_it(
+    session: Path,
+) -> None:
+    """0.38.2 wrote the sub-agent's session as a `.json` document beside the session's own
+    (left out before: the run's figures lacked its 2 replies and 3 tool calls); 0.61.0 as
+    `.jsonl`."""
+    folder = session.parent / session.stem.split("-")[-1]
+    (own,) = [p for p in session.parent.iterdir() if p.is_dir()]
+    assert own.name.startswith(folder.name)
+    assert subagent_files(session, "gemini-cli") == sorted(own.iterdir())
+    truth = billed(session.parent.name)
+    metrics = read_transcript(path=session, format_name="gemini-cli")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.completion_tokens,
+            metrics.tool_calls, metrics.iterations) == (
+        truth["uncached"], truth["cache_read"], truth["output"], truth["tool_calls"],
+        truth["replies"])
+
+
+def test_submit_stores_a_one_document_session_with_its_sub_agent_document(
+    project: Path, tmp_path: Path  # noqa: F811
+) -> None:
+    workdir = workdir_as_the_run_left_it(project, tmp_path / "work")
+    code, output = submit(project, workdir, OLD_SUBAGENT, 20)
+    assert code == 0 and "1 sub-agent file stored with the session: gskkrp.json" in output
+    (folder,) = (project / "submissions" / TASK).iterdir()
+    stored = read_transcript(path=folder / "run-1-transcript.json", format_name="gemini-cli")
+    truth = billed("gemini-cli-0.38.2-subagent")
+    assert (stored.completion_tokens, stored.tool_calls, stored.iterations) == (
+        truth["output"], truth["tool_calls"], truth["replies"])
+    assert stored.span_label.endswith("and 1 sub-agent document")
+    levels = metrics_levels(project, [folder], tmp_path)
+    assert [level for level, _reasons in levels.values()] == ["transcript-consistent"]
