@@ -21,7 +21,8 @@ wrote under ``~/.gemini/tmp/<project>/chats/``, its stdout and stderr and the se
     # --output-format text|json|stream-json; --error-at N (HTTP 500 on the Nth billed
     # conversation reply, once: the CLI retries) or --fail-at N (HTTP 400 there: the run
     # stops); --kill-after N (SIGKILL the CLI while it waits for reply N+1);
-    # --plain-usage (no thinking, no tool-use prompt tokens billed)
+    # --mid-stream (with --kill-after: after the next reply's first event); --plain-usage
+    # (no thinking, no tool-use prompt tokens billed)
 """
 
 from __future__ import annotations
@@ -152,6 +153,7 @@ class Server(ThreadingHTTPServer):
         self.error_at, self.fail_at = error_at, fail_at
         self.errored = False
         self.hold_at: int | None = None  # the conversation reply left hanging (a killed run)
+        self.mid_stream = False  # hang after the reply's first event, not before it
         self.holding = threading.Event()
         self.stopping = threading.Event()
 
@@ -232,7 +234,7 @@ class Handler(BaseHTTPRequestHandler):
             hold = server.hold_at == number
             if not hold:
                 server.conversation_replies = number
-        if hold:  # never answered: the driver kills the CLI while it waits
+        if hold and not server.mid_stream:  # never answered: the CLI is killed waiting
             server.holding.set()
             server.stopping.wait(600)
             return
@@ -240,12 +242,14 @@ class Handler(BaseHTTPRequestHandler):
             script = [server.delegate, *SCRIPT[1:]] if server.subagent else SCRIPT
             parts = script[min(step, len(script) - 1)]
             usage = usage_of(step, server.plain)
-            server.billed.append({"kind": "conversation", "step": step, "model": model,
+            server.billed.append({"kind": "conversation" if not hold else "cut-off",
+                                  "step": step, "model": model,
                                   "usage": usage, "calls": [p["functionCall"]["name"]
                                                             for p in parts
                                                             if "functionCall" in p],
                                   "time": time.time()})
-        self._reply(parts, usage, stream, f"resp-{step}-{number}", model)
+        self._reply(parts, usage, stream, f"resp-{step}-{number}", model,
+                    hang=hold)
 
     def _subagent(self, body: dict[str, Any], model: str, stream: bool) -> None:
         contents = body.get("contents") or []
@@ -280,7 +284,7 @@ class Handler(BaseHTTPRequestHandler):
         self._reply([{"text": text}], usage, stream, f"side-{number}", model)
 
     def _reply(self, parts: list[dict[str, Any]], usage: dict[str, int], stream: bool,
-               response_id: str, model: str) -> None:
+               response_id: str, model: str, hang: bool = False) -> None:
         def chunk(chunk_parts: list[dict[str, Any]], last: bool) -> dict[str, Any]:
             candidate: dict[str, Any] = {"content": {"role": "model", "parts": chunk_parts},
                                          "index": 0}
@@ -304,9 +308,13 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         # One part per event, as the real stream splits a reply.
         for index, part in enumerate(parts):
-            event = chunk([part], index == len(parts) - 1)
+            event = chunk([part], index == len(parts) - 1 and not hang)
             self.wfile.write(b"data: " + json.dumps(event).encode() + b"\r\n\r\n")
             self.wfile.flush()
+            if hang:  # the first event sent, the rest never: the CLI is killed reading it
+                self.server.holding.set()
+                self.server.stopping.wait(600)
+                return
             time.sleep(0.05)
         self.close_connection = True
 
@@ -373,6 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--error-at", type=int)
     parser.add_argument("--fail-at", type=int)
     parser.add_argument("--kill-after", type=int)
+    parser.add_argument("--mid-stream", action="store_true",
+                        help="with --kill-after: kill the CLI after the first event of the "
+                        "next reply, not before it")
     parser.add_argument("--model", default=MODEL,
                         help="the -m Gemini CLI is given (auto: none, its model router picks)")
     parser.add_argument("--subagent", action="store_true",
@@ -417,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     killed = False
     if args.kill_after:
         server.hold_at = args.kill_after + 1
+        server.mid_stream = args.mid_stream
         if server.holding.wait(args.timeout) and process.poll() is None:
             time.sleep(0.5)
             os.killpg(process.pid, signal.SIGKILL)
