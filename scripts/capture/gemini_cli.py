@@ -21,7 +21,7 @@ wrote under ``~/.gemini/tmp/<project>/chats/``, its stdout and stderr and the se
     # --output-format text|json|stream-json; --error-at N (HTTP 500 on the Nth billed
     # conversation reply, once: the CLI retries) or --fail-at N (HTTP 400 there: the run
     # stops); --kill-after N (SIGKILL the CLI while it waits for reply N+1);
-    # --mid-stream (with --kill-after: after the next reply's first event); --plain-usage
+    # --resume (then `--resume latest` with a second prompt); --mid-stream (with --kill-after: after the next reply's first event); --plain-usage
     # (no thinking, no tool-use prompt tokens billed)
 """
 
@@ -44,6 +44,8 @@ from typing import Any
 MODEL = "gemini-2.5-pro"
 PROMPT = ("Add calc.py with add and mul, fix it so add adds, add a check script "
           "calc_check.py, run it, and tell me what you changed.")
+
+RESUME_PROMPT = "Check calc.py once more and say whether anything is left."
 
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 CHECK = ("from calc import add, mul\n\n\nassert add(2, 3) == 5\nassert mul(2, 3) == 6\n"
@@ -391,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--subagent-as-tool", action="store_true",
                         help="with --subagent: call the sub-agent as a tool of its own name "
                         "(`generalist`, as Gemini CLI before 0.39 declares it)")
+    parser.add_argument("--resume", action="store_true",
+                        help="then run again with --resume latest and a second prompt")
     parser.add_argument("--plain-usage", action="store_true",
                         help="bill no thinking and no tool-use prompt tokens")
     parser.add_argument("--timeout", type=float, default=300)
@@ -438,6 +442,16 @@ def main(argv: list[str] | None = None) -> int:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
+    if args.resume:  # the same session again: `--resume latest` with a second prompt
+        at = command.index(PROMPT)
+        again = [*command[:at - 1], *command[at + 1:], "--resume", "latest", "-p",
+                 RESUME_PROMPT]
+        done = subprocess.run(again, cwd=repo, env=env, capture_output=True,
+                              timeout=args.timeout, check=False)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "stdout-resumed.txt").write_bytes(done.stdout)
+        (args.out / "stderr-resumed.txt").write_bytes(done.stderr)
+        command = [*command, "&&", *again]
     server.stopping.set()
     server.shutdown()
     args.out.mkdir(parents=True, exist_ok=True)
