@@ -441,25 +441,39 @@ def _gemini_stream(lines: list[str]) -> dict[str, Any]:
                     seconds=stats["duration_ms"] / 1000, models=set(per_model) - {""})
 
 
-def _gemini_messages(text: str) -> list[dict[str, Any]]:
-    """A session's messages: each ``id`` once, its last copy."""
+def _gemini_copies(text: str) -> list[dict[str, Any]]:
+    """Every copy of every message of a session, in file order."""
     if text.lstrip().startswith("{\n"):
-        copies = json.loads(text)["messages"]
-    else:
-        copies = []
-        for record in (json.loads(line) for line in text.splitlines() if line.strip()):
-            if "$set" in record:
-                copies += record["$set"].get("messages", [])
-            elif "id" in record:
-                copies.append(record)
-            else:
-                copies += record.get("messages", [])
-    return list({message["id"]: message for message in copies}.values())
+        return list(json.loads(text)["messages"])
+    copies = []
+    for record in (json.loads(line) for line in text.splitlines() if line.strip()):
+        if "$set" in record:
+            copies += record["$set"].get("messages", [])
+        elif "id" in record:
+            copies.append(record)
+        else:
+            copies += record.get("messages", [])
+    return copies
+
+
+def _gemini_replies(copies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each model reply once by ``id``: the usage of its last copy that has one (a resumed
+    session's checkpoint copies it without usage or tool calls, and gives the tool results'
+    user message the same id), its tool calls from every copy (each call's last)."""
+    replies: dict[str, dict[str, Any]] = {}
+    for copy in copies:
+        if copy["type"] != "gemini":
+            continue
+        reply = replies.setdefault(copy["id"], {"tokens": None, "model": None, "calls": {}})
+        reply["tokens"] = copy.get("tokens") or reply["tokens"]
+        reply["model"] = copy.get("model") or reply["model"]
+        reply["calls"].update({call["id"]: call for call in copy.get("toolCalls", [])})
+    return list(replies.values())
 
 
 def gemini_cli(files: list[Path]) -> dict[str, Any]:
     """A session document (``messages``) or its JSON Lines (every copy of a message, keyed by
-    ``id``: the last copy wins; ``$set.messages`` copies too), with its sub-agents' files
+    ``id``; ``$set.messages`` copies too), with its sub-agents' files
     (each its own session, counted with it). ``tokens.input`` includes ``cached``; ``tool``
     is prompt apart from it; ``thoughts`` are output. Or what a headless run printed
     (:func:`_gemini_headless`)."""
@@ -467,19 +481,19 @@ def gemini_cli(files: list[Path]) -> dict[str, Any]:
     headless = _gemini_headless(text)
     if headless is not None:
         return headless
-    messages = [m for path in files for m in _gemini_messages(_text(path))]
-    replies = [m for m in messages if m["type"] == "gemini"]
-    used = [m["tokens"] for m in replies if m.get("tokens")]
+    copies = [_gemini_copies(_text(path)) for path in files]
+    replies = [reply for each in copies for reply in _gemini_replies(each)]
+    used = [m["tokens"] for m in replies if m["tokens"]]
     given = sum(t["input"] for t in used)
     cached = sum(t["cached"] for t in used)
-    calls = {c["id"]: c for m in replies for c in m.get("toolCalls", [])}
-    stamps = [m["timestamp"] for m in messages]
+    calls = {c["id"]: c for m in replies for c in m["calls"].values()}
+    stamps = [m["timestamp"] for each in copies for m in each]
     stamps += [c["timestamp"] for c in calls.values() if "timestamp" in c]
     return _figures(uncached=given - cached + sum(t.get("tool", 0) for t in used),
                     cache_read=cached,
                     output=sum(t["output"] + t.get("thoughts", 0) for t in used),
                     tool_calls=len(calls), iterations=len(used), seconds=_seconds(stamps),
-                    models={m["model"] for m in replies if m.get("model")})
+                    models={m["model"] for m in replies if m["model"]})
 
 
 def read(format_name: str, files: list[Path]) -> dict[str, Any]:
