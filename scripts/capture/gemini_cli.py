@@ -20,9 +20,14 @@ wrote under ``~/.gemini/tmp/<project>/chats/``, its stdout and stderr and the se
         --output-format json --out /tmp/capture/json
     # --output-format text|json|stream-json; --error-at N (HTTP 500 on the Nth billed
     # conversation reply, once: the CLI retries) or --fail-at N (HTTP 400 there: the run
-    # stops); --kill-after N (SIGKILL the CLI while it waits for reply N+1);
-    # --resume (then `--resume latest` with a second prompt); --mid-stream (with --kill-after: after the next reply's first event); --plain-usage
-    # (no thinking, no tool-use prompt tokens billed)
+    # stops); --kill-after N (SIGKILL the CLI while it waits for reply N+1; --mid-stream:
+    # after that reply's first event); --resume (then `--resume latest` with a second
+    # prompt); --plain-usage (no thinking, no tool-use prompt tokens billed); --model auto
+    # (no -m: the model router picks); --subagent (the first reply invokes the generalist
+    # sub-agent; --subagent-as-tool: by its own name, before 0.39)
+
+The corpus captures (tests/transcripts/corpus/gemini-cli/gemini-cli-<version>-<what>/, see
+its README) were made with these options.
 """
 
 from __future__ import annotations
