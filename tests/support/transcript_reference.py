@@ -371,41 +371,138 @@ def atif(path: Path) -> dict[str, Any]:
                     seconds=_seconds([s.get("timestamp") for s in data["steps"]]), models=models)
 
 
-def gemini_cli(path: Path) -> dict[str, Any]:
-    """A session document (``messages``) or its JSON Lines (every copy of a message, keyed by
-    ``id``: the last copy wins; ``$set.messages`` copies too). ``tokens.input`` includes
-    ``cached``; ``tool`` is prompt apart from it; ``thoughts`` are output."""
-    text = _text(path)
+GEMINI_STREAM = ("init", "message", "tool_use", "tool_result", "error", "result")
+
+
+GEMINI_JSON_KEY = re.compile(r'"(session_id|response|stats|error|warnings)"\s*:')
+
+
+def _gemini_event(line: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(value, dict) or "id" in value:
+        return None
+    if value.get("type") in GEMINI_STREAM and (value["type"] != "error" or "severity" in value):
+        return value
+    return None
+
+
+def _gemini_headless(text: str) -> dict[str, Any] | None:
+    """What ``gemini -p`` printed: ``--output-format json`` (a document with ``stats``) or
+    ``stream-json`` (events; the last ``result`` has ``stats``), maybe among stderr lines;
+    else None (a session file). Stream stats put thinking and tool-use prompt tokens in
+    ``total_tokens`` alone: such output is refused (AssertionError), as it is without a
+    result."""
+    lines = [line.strip() for line in text.splitlines()]
+    filled = [index for index, line in enumerate(lines) if line]
+    for place, index in enumerate(filled):
+        line = lines[index]
+        later = lines[filled[place + 1]] if place + 1 < len(filled) else ""
+        if line == "{" and GEMINI_JSON_KEY.match(later):
+            document = json.JSONDecoder().raw_decode("\n".join(lines[index:]))[0]
+            return _gemini_json(document)
+        if _gemini_event(line) is not None:
+            return _gemini_stream(lines[index:])
+        if line.startswith("{") and '"stats"' in line and '"sessionId"' not in line:
+            return _gemini_json(json.loads(line))
+        if place == 0 and line.startswith(("{", "[")):
+            return None
+    return None
+
+
+def _gemini_json(document: dict[str, Any]) -> dict[str, Any]:
+    models = document["stats"]["models"]
+    tokens = [m["tokens"] for m in models.values()]
+    return _figures(
+        uncached=sum(t["prompt"] - t["cached"] + t["tool"] for t in tokens),
+        cache_read=sum(t["cached"] for t in tokens),
+        output=sum(t["candidates"] + t["thoughts"] for t in tokens),
+        tool_calls=document["stats"]["tools"]["totalCalls"],
+        iterations=sum(m["api"]["totalRequests"] - m["api"]["totalErrors"]
+                       for m in models.values()),
+        models=set(models))
+
+
+def _gemini_stream(lines: list[str]) -> dict[str, Any]:
+    events = [event for event in map(_gemini_event, lines) if event is not None]
+    results = [e for e in events if e.get("type") == "result" and e.get("stats")]
+    assert results, "stream-json without a result is refused"
+    stats = results[-1]["stats"]
+    per_model = stats.get("models") or {"": stats}
+    assert all(m["total_tokens"] == m["input_tokens"] + m["output_tokens"]
+               for m in per_model.values()), "thinking or tool-use tokens not split: refused"
+    tools = {e["tool_id"] for e in events if e.get("type") == "tool_use"}
+    return _figures(uncached=sum(m["input_tokens"] - m["cached"] for m in per_model.values()),
+                    cache_read=sum(m["cached"] for m in per_model.values()),
+                    output=sum(m["output_tokens"] for m in per_model.values()),
+                    tool_calls=max(stats["tool_calls"], len(tools)),
+                    seconds=stats["duration_ms"] / 1000, models=set(per_model) - {""})
+
+
+def _gemini_copies(text: str) -> list[dict[str, Any]]:
+    """Every copy of every message of a session, in file order."""
     if text.lstrip().startswith("{\n"):
-        copies = json.loads(text)["messages"]
-    else:
-        copies = []
-        for record in (json.loads(line) for line in text.splitlines() if line.strip()):
-            if "$set" in record:
-                copies += record["$set"].get("messages", [])
-            elif "id" in record:
-                copies.append(record)
-            else:
-                copies += record.get("messages", [])
-    messages = {message["id"]: message for message in copies}
-    replies = [m for m in messages.values() if m["type"] == "gemini"]
-    used = [m["tokens"] for m in replies if m.get("tokens")]
+        return list(json.loads(text)["messages"])
+    copies = []
+    for record in (json.loads(line) for line in text.splitlines() if line.strip()):
+        if "$set" in record:
+            copies += record["$set"].get("messages", [])
+        elif "id" in record:
+            copies.append(record)
+        else:
+            copies += record.get("messages", [])
+    return copies
+
+
+def _gemini_replies(copies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each model reply once by ``id``: the usage of its last copy that has one (a resumed
+    session's checkpoint copies it without usage or tool calls, and gives the tool results'
+    user message the same id), its tool calls from every copy (each call's last)."""
+    replies: dict[str, dict[str, Any]] = {}
+    for copy in copies:
+        if copy["type"] != "gemini":
+            continue
+        reply = replies.setdefault(copy["id"], {"tokens": None, "model": None, "calls": {}})
+        reply["tokens"] = copy.get("tokens") or reply["tokens"]
+        reply["model"] = copy.get("model") or reply["model"]
+        reply["calls"].update({call["id"]: call for call in copy.get("toolCalls", [])})
+    return list(replies.values())
+
+
+def gemini_cli(files: list[Path]) -> dict[str, Any]:
+    """A session document (``messages``) or its JSON Lines (every copy of a message, keyed by
+    ``id``; ``$set.messages`` copies too), with its sub-agents' files
+    (each its own session, counted with it). ``tokens.input`` includes ``cached``; ``tool``
+    is prompt apart from it; ``thoughts`` are output. Or what a headless run printed
+    (:func:`_gemini_headless`)."""
+    text = _text(files[0])
+    headless = _gemini_headless(text)
+    if headless is not None:
+        return headless
+    copies = [_gemini_copies(_text(path)) for path in files]
+    replies = [reply for each in copies for reply in _gemini_replies(each)]
+    used = [m["tokens"] for m in replies if m["tokens"]]
     given = sum(t["input"] for t in used)
     cached = sum(t["cached"] for t in used)
-    calls = {c["id"]: c for m in replies for c in m.get("toolCalls", [])}
-    stamps = [m["timestamp"] for m in messages.values()]
+    calls = {c["id"]: c for m in replies for c in m["calls"].values()}
+    stamps = [m["timestamp"] for each in copies for m in each]
     stamps += [c["timestamp"] for c in calls.values() if "timestamp" in c]
     return _figures(uncached=given - cached + sum(t.get("tool", 0) for t in used),
                     cache_read=cached,
                     output=sum(t["output"] + t.get("thoughts", 0) for t in used),
                     tool_calls=len(calls), iterations=len(used), seconds=_seconds(stamps),
-                    models={m["model"] for m in replies if m.get("model")})
+                    models={m["model"] for m in replies if m["model"]})
 
 
 def read(format_name: str, files: list[Path]) -> dict[str, Any]:
-    """The figures of one transcript (``files[0]``; Claude Code: with its sub-agent files)."""
+    """The figures of one transcript (``files[0]``; Claude Code and Gemini CLI: with its
+    sub-agent files)."""
     if format_name == "claude-code":
         return claude_code(files)
+    if format_name == "gemini-cli":
+        return gemini_cli(files)
     readers = {"codex": codex, "aider-history": aider_history, "openhands": openhands,
-               "swe-agent": swe_agent, "atif": atif, "gemini-cli": gemini_cli}
+               "swe-agent": swe_agent, "atif": atif}
     return readers[format_name](files[0])

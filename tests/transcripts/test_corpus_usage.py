@@ -43,6 +43,25 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "codex/exec/04_resume.jsonl": ("turn totals only", "shows no model request with usage"),
     "codex/exec/03_write_schema.jsonl": (
         "turn totals only", "shows no model request with usage"),
+    # `gemini -p --output-format json` prints the CLI's running totals; `stream-json` its
+    # result's totals: neither shows a model call's own usage.
+    "gemini-cli/gemini-cli-0.61.0-json/stdout.json": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-error/retried-500-stdout.json": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-stream-json-plain/stdout.jsonl": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-auto-json/stdout.json": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-auto-stream-json/stdout.jsonl": (
+        "run totals only", "shows no model request with usage"),
+    "gemini-cli/gemini-cli-0.61.0-subagent/stdout.json": (
+        "run totals only", "shows no model request with usage"),
+    # A Gemini CLI sub-agent's own session (metadata `kind` `subagent`): read alone, its
+    # usage counts as a sub-agent's, with no activity of its own (the session has that).
+    "gemini-cli/gemini-cli-0.61.0-subagent/f8eb93d9-5280-4af8-9497-4cbf99028b18/"
+    "554a0c2c-1486-4e7a-a9e0-80988293b171.jsonl": (
+        "sub-agent file", "shows no model request with usage"),
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was
     # stubbed ("ok (stubbed LLM response)"): its one recorded call has 10 input tokens.
     "openhands-v1/sdk-restore-probe-3fdb3160.json": (

@@ -28,7 +28,10 @@ from arena_bot.intake.transcripts.metrics import TranscriptMetrics
 from arena_bot.intake.transcripts.redact import store_redacted
 
 CORPUS = Path(__file__).parent / "corpus"
-ENTRIES = [entry for entry in MANIFEST if entry["format"] == "gemini-cli"]
+#: The one-document sessions (before 0.39) of the corpus.
+ENTRIES = [entry for entry in MANIFEST if entry["format"] == "gemini-cli"
+           and entry["file"].endswith(".json")
+           and "messages" in json.loads((CORPUS / entry["file"]).read_text())]
 #: write_file then replace of lead_gemini.txt (Dec. 2025).
 COPY = CORPUS / "gemini-cli" / "session-2025-12-01T21-45-5b959dae.json"
 #: three write_file calls on hello.md, a delegate_to_agent sub-agent (Jan. 2026).
@@ -52,7 +55,9 @@ def test_a_real_session_written_as_json_lines_reads_the_same(
 ) -> None:
     document = json.loads((CORPUS / entry["file"]).read_text())
     lines = tmp_path / (Path(entry["file"]).name + "l")
-    lines.write_text(as_jsonl(document))
+    # Its sub-agents' documents follow, as `arena submit` stores them with the session.
+    lines.write_text(as_jsonl(document) + "".join(
+        as_jsonl(json.loads((CORPUS / name).read_text())) for name in entry["subagent_files"]))
     assert figures(read(lines)) == entry["expected"]
     assert reference_read("gemini-cli", [lines]) == entry["expected"]
     packed = tmp_path / (lines.name + ".gz")

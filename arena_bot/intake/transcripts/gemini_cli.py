@@ -10,7 +10,7 @@ Gemini CLI records every session itself (``ChatRecordingService``), in two shape
   ``{"$rewindTo": id}`` drops that message and every later one (``/rewind``).
 * **One JSON document** (September 2025 to 0.38, April 2026): ``{"sessionId", "projectHash",
   "startTime", "lastUpdated", "messages": [...]}``, rewritten whole after each change. Read
-  as a stream (:func:`~.jsonstream.iter_objects`).
+  as a stream (:func:`~.jsonstream.iter_document_items`).
 
 A message has ``id``, ``timestamp``, ``type`` (``user``, ``gemini``, ``info``, ``error``,
 ``warning``) and ``content``; a ``gemini`` message (one model response) adds ``model``,
@@ -38,25 +38,38 @@ and tool calls' ``timestamp``. Edits: ``write_file`` (``file_path``, ``content``
 
 Sub-agents (0.39 and later) record their own sessions, ``chats/<session id>/<agent id>.jsonl``
 beside the session's file (metadata ``kind`` ``subagent``); the session's tool call that ran
-one names it in ``agentId``. (0.37 and 0.38 wrote them as ``.json`` documents, which cannot be
-stored appended to the session's document: not read; nor is any ``agentId`` named
-before 0.39.) :func:`subagent_files` finds them and
+one names it in ``agentId``. 0.37 and 0.38 wrote them as one-document sessions,
+``chats/<session id>/<agent id>.json`` (``kind`` ``subagent``), and named none (a real 0.38.2
+run: the ``generalist`` tool call, no ``agentId``). :func:`subagent_files` finds them and
 :func:`read_gemini_cli` counts their usage and tool calls with the session's (``arena submit``
 stores them appended to the session file, where a metadata line of another session starts
-them); the activity (edits, requests) is the session's own. A named sub-agent whose file was
-not read is in ``unread_subagents``. Earlier sub-agents (``delegate_to_agent``) recorded
-nothing of their own.
+them, or, after a one-document session, the next document); the activity (edits,
+requests) is the session's own. A named sub-agent whose file was not read is in
+``unread_subagents``. Earlier sub-agents (``delegate_to_agent``) recorded nothing of their
+own.
+
+What Gemini CLI prints when run headless (``-p ... --output-format json`` or ``stream-json``)
+is read by :mod:`.gemini_headless`, told apart from a session file by its content
+(:func:`_shape`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import Activity, Edit, Request, note_shell
-from arena_bot.intake.transcripts.jsonstream import iter_objects
+from arena_bot.intake.transcripts.gemini_headless import (
+    JSON_KEYS,
+    is_stream_event,
+    load_printed_document,
+    read_gemini_json,
+    read_gemini_stream,
+)
+from arena_bot.intake.transcripts.jsonstream import iter_document_items
 from arena_bot.intake.transcripts.metrics import (
     MAX_LINE_BYTES,
     Clock,
@@ -315,23 +328,93 @@ def _session_id(path: Path) -> str | None:
 
 
 def subagent_files(path: Path) -> list[Path]:
-    """The sub-agent sessions Gemini CLI (0.39+) wrote for the JSON Lines session ``path``:
-    ``<id>.jsonl`` (or ``.jsonl.gz``) in the folder named by the session's full id beside it,
-    sorted; symbolic links are never followed. None for a one-document session."""
-    session = _session_id(path)
+    """The sub-agent sessions Gemini CLI wrote for the session ``path``, in the folder named
+    by the session's full id beside it, sorted; symbolic links are never followed: for a JSON
+    Lines session (0.39+) ``<id>.jsonl`` (or ``.jsonl.gz``), for a one-document session
+    (0.37 and 0.38) ``<id>.json`` (or ``.json.gz``) documents."""
+    first = _first_line(path)
+    document = first == b"{"
+    session = _document_session_id(path) if document else _session_id(path)
     if not session or "/" in session or "\\" in session or session in (".", ".."):
         return []
     folder = path.parent / session
     if folder.is_symlink() or not folder.is_dir():
         return []
-    found = [*folder.glob("*.jsonl"), *folder.glob("*.jsonl.gz")]
+    suffix = ".json" if document else ".jsonl"
+    found = [*folder.glob(f"*{suffix}"), *folder.glob(f"*{suffix}.gz")]
     return sorted(p for p in found if p.is_file() and not p.is_symlink())
+
+
+def _document_session_id(path: Path) -> str | None:
+    """The ``sessionId`` of a one-document session (its first document's), or None."""
+    try:
+        for document, value in iter_document_items(path, "sessionId"):
+            return value if document == 0 and isinstance(value, str) else None
+    except InputError:
+        return None
+    return None
 
 
 def read_gemini_cli(path: Path) -> TranscriptMetrics:
     """Read a Gemini CLI session, JSON Lines (0.39+) or one JSON document (before), with
-    the sub-agent files beside it (:func:`subagent_files`)."""
+    the sub-agent files beside it (:func:`subagent_files`); or what a headless run printed
+    (:mod:`.gemini_headless`)."""
+    shape, start = _shape(path)
+    if shape == "stream":
+        return read_gemini_stream(path)
+    if shape == "json":
+        return read_gemini_json(path, load_printed_document(path, start))
     return read_gemini_cli_files([path, *subagent_files(path)])
+
+
+#: How many lines are looked at for the first JSON one (stderr captured with stdout before it).
+SHAPE_LINES = 200
+_KEY = re.compile(rb'^\s*"([^"\\]{1,40})"\s*:')
+
+
+def _shape(path: Path) -> tuple[str, int]:
+    """What the file is, and the byte where it starts: ``session`` (a session file, either
+    shape), ``json`` (``--output-format json``: one document with ``stats``) or ``stream``
+    (``--output-format stream-json`` events). Lines before the first of these are stderr
+    captured with stdout (warnings, an error dump that holds brackets and braces of its own);
+    a file whose first line is not one of them and that has none is a session file, which
+    the session reader reads or refuses."""
+    offset, opened, junk = 0, -1, False
+    with open_transcript(path) as handle:
+        for _count in range(SHAPE_LINES):
+            try:
+                raw = handle.readline(MAX_LINE_BYTES)
+            except (OSError, EOFError):
+                break  # a damaged .gz: the session reader says so, with the line
+            if not raw:
+                break
+            start, offset = offset, offset + len(raw)
+            text = raw.strip()
+            if not text:
+                continue
+            if opened >= 0:  # the line after a lone brace names the document's first key
+                key = _KEY.match(text)
+                if key is not None and key.group(1).decode() in JSON_KEYS:
+                    return "json", opened
+                if not junk:
+                    return "session", 0
+                opened = -1  # a brace of stderr's own (an error dump)
+            if text in (b"{", b"{\r"):
+                opened = start
+                continue
+            if text.startswith(b"{"):
+                try:
+                    value = json.loads(text)
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                    value = None
+                if isinstance(value, dict) and is_stream_event(value):
+                    return "stream", start
+                if isinstance(value, dict) and "stats" in value and "sessionId" not in value:
+                    return "json", start
+            if not junk and text.startswith((b"{", b"[")):
+                break  # a session file, or no Gemini CLI file: the session reader says which
+            junk = True
+    return "session", 0
 
 
 def read_gemini_cli_files(paths: list[Path]) -> TranscriptMetrics:
@@ -356,9 +439,16 @@ def read_gemini_cli_files(paths: list[Path]) -> TranscriptMetrics:
     if first == b"[":
         raise InputError("a JSON array, not a Gemini CLI session", path=path,
                          hint="check --format: " + WHERE_HINT)
-    number = 0
-    for number, message in enumerate(
-            (item for _prefix, item in iter_objects(path, frozenset({"messages.item"}))), 1):
+    # A one-document session; stored by `arena submit`, its sub-agents' documents (0.37
+    # and 0.38) follow it in the same file, as they do in their own files beside it.
+    number, agents = 0, 0
+    for document, message in iter_document_items(path, "messages.item"):
+        if document > 0:
+            agents = max(agents, document)
+            reader.in_subagent = True
+            reader.see_message(message, number)
+            continue
+        number += 1
         if not isinstance(message, dict):
             raise InputError(f"message {number} of the session is not a JSON object",
                              path=path, hint=WHERE_HINT)
@@ -367,4 +457,12 @@ def read_gemini_cli_files(paths: list[Path]) -> TranscriptMetrics:
         raise InputError(
             "the session holds no message (no `messages` list, or an empty one)", path=path,
             hint="check --format: " + WHERE_HINT)
-    return reader.finish(f"messages 1-{number}")
+    for extra in paths[1:]:
+        reader.in_subagent = True
+        agents += 1
+        for _document, message in iter_document_items(extra, "messages.item"):
+            reader.see_message(message, number)
+    label = f"messages 1-{number}"
+    if agents:
+        label += f" and {agents} sub-agent document{'s' if agents > 1 else ''}"
+    return reader.finish(label)

@@ -123,3 +123,37 @@ def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, An
                 yield prefix, builder.value
         except ijson.JSONError as exc:
             raise _parse_error(path=path, reader=reader, exc=exc) from exc
+
+
+def iter_document_items(path: Path, prefix: str) -> Iterator[tuple[int, Any]]:
+    """Yield ``(document, item)`` for every item at ``prefix`` of each JSON document in the
+    file, one after another (``document`` counts from 0): a session stored with the
+    documents of its sub-agents appended. Memory is bounded by the largest item."""
+    with open_transcript(path) as handle:
+        reader = CountingReader(handle, path)
+        document = -1
+        try:
+            events = ijson.parse(reader, use_float=True, multiple_values=True)
+            for current, event, value in events:
+                if current == "" and event in ("start_map", "start_array"):
+                    document += 1
+                if current != prefix or event not in ("start_map", "start_array"):
+                    if current == prefix and event not in (
+                            "end_map", "end_array", "map_key"):
+                        yield document, value
+                    continue
+                reader.mark()
+                builder = ObjectBuilder()
+                builder.event(event, value)
+                depth = 1
+                for _inner, inner_event, inner_value in events:
+                    builder.event(inner_event, inner_value)
+                    if inner_event in ("start_map", "start_array"):
+                        depth += 1
+                    elif inner_event in ("end_map", "end_array"):
+                        depth -= 1
+                        if depth == 0:
+                            break
+                yield document, builder.value
+        except ijson.JSONError as exc:
+            raise _parse_error(path=path, reader=reader, exc=exc) from exc
