@@ -4,25 +4,32 @@ Each line is ``{"timestamp", "type", "payload"}``. ``turn_context`` payloads nam
 ``model``; ``response_item`` payloads of type ``function_call``, ``custom_tool_call``,
 ``local_shell_call`` or ``web_search_call`` are tool calls; ``event_msg`` payloads of type
 ``token_count`` carry ``info.total_token_usage``, a running total (``input_tokens`` includes
-``cached_input_tokens``; ``output_tokens`` already includes ``reasoning_output_tokens``: in
-real rollouts ``total_tokens = input_tokens + output_tokens``, so reasoning is not added again
-and is not read). The last total is
-the session's usage, so a resumed session that replays earlier totals does not double it.
-Codex reports no cache-write figure (OpenAI caching has no write charge). Each step of the
+``cached_input_tokens`` and, from Codex 0.16x, ``cache_write_input_tokens``, the cache write a
+provider reports in ``input_tokens_details.cache_write_tokens``: OpenAI bills none;
+``output_tokens`` already includes ``reasoning_output_tokens``: in real rollouts ``total_tokens
+= input_tokens + output_tokens``, so reasoning is not added again and is not read). The last
+total is the session's usage, so a resumed session that replays earlier totals does not double
+it; Codex 0.39 starts the total again from zero after ``codex exec resume``, which
+:class:`RunningTotals` adds up (checked against real Codex 0.39.0, 0.80.0 and 0.169.0 run
+against ``scripts/capture/codex.py``). Each step of the
 running total is charged to the model of the turn it happened in, so a session that switched
 models is priced per model.
 
 ``codex exec --json`` (Codex run headless, as benchmark harnesses run it) prints other events
 on stdout, one per line: ``thread.started``, ``turn.started``, ``item.started``/
 ``item.completed`` (``item.type`` ``command_execution``, ``file_change``, ``mcp_tool_call``,
-``web_search``, ``agent_message``, ``reasoning``, ``todo_list``, ``error``) and
+``web_search``, ``collab_tool_call``, ``agent_message``, ``reasoning``, ``todo_list`` (the
+plan ``update_plan`` calls start, then update), ``error``) and
 ``turn.completed`` with ``usage`` (``input_tokens`` including ``cached_input_tokens``,
 ``output_tokens`` including ``reasoning_output_tokens``), Codex's running total for the
 thread (real captures of one thread: ``codex exec`` printed 5 output tokens for "pong",
 ``codex exec resume`` 10 for "pong" again): :func:`read_codex_exec` takes the largest. That
 output names no model and carries no time stamps (the rollout file Codex keeps beside it,
 ``$CODEX_HOME/sessions/.../rollout-*.jsonl``, has both). Lines that are not JSON objects are
-skipped there (stderr captured with stdout).
+skipped there (stderr captured with stdout). A resumed thread's output counts the whole
+thread's tokens but shows only that run's items (tool calls): its rollout is the better file.
+Older Codex (0.39) printed protocol events wrapped in ``msg`` instead
+(:func:`read_codex_legacy`).
 
 Activity: a request is a ``token_count`` event with a new running total (its
 ``last_token_usage``; ``input_tokens`` there already include ``cached_input_tokens``).
@@ -58,22 +65,75 @@ from arena_bot.intake.transcripts.metrics import (
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
 
 
+#: The figures of a Codex token usage record; ``cached_input_tokens`` and (Codex 0.16x and
+#: later) ``cache_write_input_tokens`` are parts of ``input_tokens``.
+USAGE_KEYS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens")
+
+
+def usage_figures(usage: Mapping[str, Any]) -> dict[str, int]:
+    return {key: as_int(usage.get(key)) for key in USAGE_KEYS}
+
+
+def split_usage(figures: Mapping[str, int]) -> dict[str, int]:
+    """(uncached, read, write, output) of a usage record, in :meth:`TranscriptMetrics.charge`
+    terms. A provider billing a cache write (OpenAI bills none) reports it inside
+    ``input_tokens``, as it does the cache read."""
+    read = figures.get("cached_input_tokens", 0)
+    write = figures.get("cache_write_input_tokens", 0)
+    return {"uncached": max(figures.get("input_tokens", 0) - read - write, 0), "read": read,
+            "write": write, "output": figures.get("output_tokens", 0)}
+
+
+class RunningTotals:
+    """Codex's running token totals (``total_token_usage``), in the order written.
+
+    A total already seen is a repeat (a resumed session, rate-limit pings, the totals written
+    around a compaction), not a model call. A new total below the last one is a count started
+    again: Codex before 0.4x counts from zero when a session is resumed (0.39: 31,665 input
+    tokens, then 9,666 after ``codex exec resume``); what was counted before stays counted.
+    """
+
+    def __init__(self) -> None:
+        self.current: dict[str, int] = {}
+        self.earlier: dict[str, int] = {}
+        self.seen: set[tuple[int, ...]] = set()
+
+    def is_new(self, figures: Mapping[str, int]) -> bool:
+        return tuple(figures.values()) not in self.seen
+
+    def see(self, figures: dict[str, int]) -> tuple[dict[str, int], dict[str, int]] | None:
+        """Take one total; the (before, after) step it adds, or ``None`` (nothing added)."""
+        fresh = self.is_new(figures)
+        self.seen.add(tuple(figures.values()))
+        if fresh and any(value < self.current.get(key, 0) for key, value in figures.items()):
+            for key, value in self.current.items():
+                self.earlier[key] = self.earlier.get(key, 0) + value
+            self.current = {}
+        if sum(figures.values()) < sum(self.current.values()):
+            return None
+        before, self.current = self.current, figures
+        return before, figures
+
+    def total(self) -> dict[str, int]:
+        return {key: self.current.get(key, 0) + self.earlier.get(key, 0) for key in USAGE_KEYS}
+
+
 def _charge_step(
     metrics: TranscriptMetrics, model: str | None, before: dict[str, int], after: dict[str, int]
 ) -> None:
     """The growth of the running total since the last one, charged to the current turn's
     model (``/model`` switches models mid-session; each is priced at its own rates)."""
-    step = {key: after[key] - before.get(key, 0) for key in after}
-    cached = step["cached_input_tokens"]
-    metrics.charge(model, uncached=step["input_tokens"] - cached, read=cached,
-                   output=step["output_tokens"])
+    step = split_usage({key: after[key] - before.get(key, 0) for key in after})
+    metrics.charge(model, uncached=step["uncached"], read=step["read"], write=step["write"],
+                   output=step["output"])
 
 
 #: ``codex exec --json`` event types (a rollout line's ``type`` is never one of them).
 EXEC_EVENTS = frozenset({"thread.started", "turn.started", "turn.completed", "turn.failed",
                          "item.started", "item.updated", "item.completed", "error"})
 #: ``codex exec --json`` item types that are tool calls.
-EXEC_TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
+EXEC_TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search",
+                             "collab_tool_call"})
 
 
 def _exec_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -120,6 +180,10 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
         kind = event.get("type")
         thread = thread or str(event.get("thread_id") or "")
         item = event.get("item")
+        if kind in ("item.started", "item.updated") and isinstance(item, dict) and item.get(
+                "type") == "todo_list":
+            # Each `update_plan` call starts (the first) or updates the turn's one plan item.
+            tool_ids.add(f"{item.get('id')}#{number}")
         if kind == "item.completed" and isinstance(item, dict) and item.get(
                 "type") in EXEC_TOOL_ITEMS:
             tool_ids.add(str(item.get("id") or f"line-{number}"))
@@ -133,8 +197,7 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
                         (number, f"file_change {change.get('kind', '')} {change['path']}"))
         usage = event.get("usage")
         if kind == "turn.completed" and isinstance(usage, dict):
-            figures = {key: as_int(usage.get(key)) for key in (
-                "input_tokens", "cached_input_tokens", "output_tokens")}
+            figures = usage_figures(usage)
             metrics.iterations += 1
             if sum(figures.values()) >= sum(totals.values()):
                 totals = figures
@@ -145,24 +208,92 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
             hint="pass the rollout Codex kept for the thread, $CODEX_HOME/sessions/YYYY/MM/DD/"
             f"rollout-*{thread or '<thread id>'}.jsonl, with --format codex",
         )
-    cached = totals["cached_input_tokens"]
-    metrics.count(None, uncached=max(totals["input_tokens"] - cached, 0), read=cached,
-                  output=totals["output_tokens"])
+    metrics.count(None, **split_usage(totals))
     metrics.tool_calls = len(tool_ids)
     metrics.span_label = f"turn.completed usage, lines {metrics.first_line}-{metrics.last_line}"
     return metrics
 
 
-def read_codex(path: Path) -> TranscriptMetrics:
-    """A rollout, or ``codex exec --json`` output (:func:`read_codex_exec`)."""
-    shape = _shape(path)
-    if shape == "legacy":
+#: Protocol events of older ``codex exec --json`` output that begin a tool call.
+LEGACY_CALLS = frozenset({"exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin",
+                          "web_search_begin"})
+
+
+def read_codex_legacy(path: Path) -> TranscriptMetrics:
+    """``codex exec --json`` of Codex before 0.4x (0.39 here): a configuration echo (with
+    ``model``), the prompt, then protocol events ``{"id", "msg": {"type", ...}}``. Its
+    ``token_count`` events carry ``info.total_token_usage``, the same running total as a
+    rollout's (one new total per model call; after ``codex exec resume`` it counts the resumed
+    run alone, from zero); tool calls are the ``*_begin`` events' call ids and each
+    ``plan_update`` (``update_plan``). No time stamps. An older shape whose ``token_count``
+    has no running total (its figures alone on the event) is refused."""
+    metrics = TranscriptMetrics(unverifiable={"execution_time"})
+    activity = metrics.activity = Activity(format_name="codex")
+    totals = RunningTotals()
+    tool_ids: set[str] = set()
+    model: str | None = None
+    for number, event in _exec_lines(path):
+        metrics.see_line(number)
+        message = event.get("msg")
+        if not isinstance(message, dict):
+            named = event.get("model")  # the configuration echo, first line
+            if model is None and isinstance(named, str) and named:
+                model = named
+                metrics.add_model(model)
+            continue
+        kind = message.get("type")
+        if kind in LEGACY_CALLS:
+            tool_ids.add(str(message.get("call_id") or f"line-{number}"))
+            if kind == "exec_command_begin":
+                spelt = message.get("command")
+                note_shell(activity, number, " ".join(str(part) for part in spelt[2:])
+                           if isinstance(spelt, list) and spelt[:1] in (["bash"], ["sh"])
+                           and len(spelt) > 2 else " ".join(map(str, spelt))
+                           if isinstance(spelt, list) else str(spelt or ""))
+            changes = message.get("changes") if kind == "patch_apply_begin" else None
+            for name in changes if isinstance(changes, dict) else {}:
+                metrics.edited_files.add(str(name))
+                activity.unreplayable.append((number, f"patch_apply {name}"))
+        elif kind == "plan_update":
+            tool_ids.add(f"plan-{number}")
+        elif kind == "token_count":
+            info = message.get("info")
+            usage = info.get("total_token_usage") if isinstance(info, dict) else None
+            if isinstance(usage, dict):
+                step = totals.see(usage_figures(usage))
+                if step is not None:
+                    _charge_step(metrics, model, *step)
+            elif info is None and "input_tokens" in message:
+                raise InputError(
+                    "this is the `codex exec --json` output of an older Codex whose "
+                    "`token_count` events carry no running total (their figures do not say "
+                    "whether they are a call's or the run's)", path=path,
+                    hint="pass the rollout Codex kept for the run, $CODEX_HOME/sessions/"
+                    "YYYY/MM/DD/rollout-*.jsonl, with --format codex",
+                )
+    if not totals.seen:
         raise InputError(
-            "this is the `codex exec --json` output of an older Codex (events wrapped in "
-            "`msg`), whose token counts do not say whether they are a call's or the run's",
+            "this `codex exec --json` output (an older Codex: events wrapped in `msg`) has no "
+            "`token_count` event with a running total (the run failed or was cut off?)",
             path=path, hint="pass the rollout Codex kept for the run, $CODEX_HOME/sessions/"
             "YYYY/MM/DD/rollout-*.jsonl, with --format codex",
         )
+    split = split_usage(totals.total())
+    metrics.prompt_tokens = split["uncached"]
+    metrics.cache_read_tokens = split["read"]
+    metrics.cache_write_tokens = split["write"]
+    metrics.completion_tokens = split["output"]
+    metrics.iterations = len(totals.seen)
+    metrics.tool_calls = len(tool_ids)
+    return metrics
+
+
+def read_codex(path: Path) -> TranscriptMetrics:
+    """A rollout, ``codex exec --json`` output (:func:`read_codex_exec`), or that output of
+    an older Codex (:func:`read_codex_legacy`)."""
+    shape = _shape(path)
+    if shape == "legacy":
+        return read_codex_legacy(path)
     if shape == "exec":
         return read_codex_exec(path)
     return read_codex_rollout(path)
@@ -172,8 +303,7 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
     metrics = TranscriptMetrics()
     activity = metrics.activity = Activity(format_name="codex")
     clock = Clock()
-    totals: dict[str, int] = {}
-    seen_totals: set[tuple[int, ...]] = set()
+    totals = RunningTotals()
     tool_ids: set[str] = set()
     model: str | None = None
     context = output = 0  # characters of the conversation, of the model's latest output
@@ -206,14 +336,11 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
             info = payload.get("info")
             info = info if isinstance(info, dict) else {}
             usage = info.get("total_token_usage")
-            figures = {key: as_int(usage.get(key)) for key in (
-                "input_tokens", "cached_input_tokens", "output_tokens")} if isinstance(
-                usage, dict) else None
+            figures = usage_figures(usage) if isinstance(usage, dict) else None
             # Each new running total is one model call; repeats (resume, rate-limit pings, the
             # zero last_token_usage written around a compaction) are not.
             last = info.get("last_token_usage")
-            if isinstance(last, dict) and (
-                    figures is None or tuple(figures.values()) not in seen_totals):
+            if isinstance(last, dict) and (figures is None or totals.is_new(figures)):
                 activity.requests.append(Request(
                     where=number, input_tokens=as_int(last.get("input_tokens")),
                     cache_read=as_int(last.get("cached_input_tokens")),
@@ -223,15 +350,15 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
                 output = 0
             if figures is None:
                 continue
-            seen_totals.add(tuple(figures.values()))
-            if sum(figures.values()) >= sum(totals.values()):
-                _charge_step(metrics, model, totals, figures)
-                totals = figures
-    cached = totals.get("cached_input_tokens", 0)
-    metrics.prompt_tokens = max(totals.get("input_tokens", 0) - cached, 0)
-    metrics.cache_read_tokens = cached
-    metrics.completion_tokens = totals.get("output_tokens", 0)
-    metrics.iterations = len(seen_totals)
+            step = totals.see(figures)
+            if step is not None:
+                _charge_step(metrics, model, *step)
+    split = split_usage(totals.total())
+    metrics.prompt_tokens = split["uncached"]
+    metrics.cache_read_tokens = split["read"]
+    metrics.cache_write_tokens = split["write"]
+    metrics.completion_tokens = split["output"]
+    metrics.iterations = len(totals.seen)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
     metrics.edited_files = {edit.path for edit in activity.edits}

@@ -1,0 +1,115 @@
+"""Files written by real Codex CLI (0.39.0, 0.80.0, 0.169.0, from npm) against the scripted
+model server ``scripts/capture/codex.py``, read against that server's log: every billed reply
+is in ``ground-truth.jsonl`` beside the files (``corpus/codex/codex-<version>-<what>/``).
+
+The manifest (``test_corpus.py``) holds every figure; the tests here name the faults these
+files showed in the reader, each failing on the reader before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena_bot.core.errors import InputError
+from arena_bot.intake.transcripts import read_transcript
+
+CODEX = Path(__file__).parent / "corpus" / "codex"
+
+
+def truth(folder: str, *, replies: slice = slice(None)) -> dict[str, int]:
+    """The server's billed replies summed: uncached (input less cache read and write), cache
+    read, cache write, output, tool calls."""
+    records = [json.loads(line) for line in (CODEX / folder / "ground-truth.jsonl")
+               .read_text().splitlines()]
+    billed = [r for r in records if r.get("status") == "billed"][replies]
+    usage = [r["usage"] for r in billed]
+    return {
+        "uncached": sum(u["input_tokens"] - u["cached_tokens"] - u.get("cache_write_tokens", 0)
+                        for u in usage),
+        "cache_read": sum(u["cached_tokens"] for u in usage),
+        "cache_write": sum(u.get("cache_write_tokens", 0) for u in usage),
+        "output": sum(u["output_tokens"] for u in usage),
+        "tool_calls": sum(1 for r in billed if r["item"]["kind"] != "message"),
+    }
+
+
+def read(folder: str, pattern: str) -> dict[str, Any]:
+    (path,) = (CODEX / folder).glob(pattern)
+    metrics = read_transcript(path=path, format_name="codex")
+    return {"uncached": metrics.prompt_tokens, "cache_read": metrics.cache_read_tokens,
+            "cache_write": metrics.cache_write_tokens, "output": metrics.completion_tokens,
+            "tool_calls": metrics.tool_calls}
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in CODEX.glob("codex-*")))
+def test_every_rollout_gives_the_servers_figures(folder: str) -> None:
+    assert read(folder, "rollout-*.jsonl") == truth(folder)
+
+
+def test_a_resumed_codex_039_session_counts_both_runs() -> None:
+    # Codex 0.39 starts its running total again from zero on `codex exec resume`: the
+    # reader took the larger, first run only (21,425 uncached of 30,604).
+    assert read("codex-0.39.0-resume", "rollout-*.jsonl") == truth("codex-0.39.0-resume")
+
+
+def test_a_cache_write_codex_records_is_counted_as_one() -> None:
+    # Codex 0.169 keeps `cache_write_input_tokens` (from the provider's
+    # input_tokens_details.cache_write_tokens), inside input_tokens: it was read as uncached.
+    expected = truth("codex-0.169.0-cachewrite")
+    assert expected["cache_write"] == 1150
+    assert read("codex-0.169.0-cachewrite", "rollout-*.jsonl") == expected
+    assert read("codex-0.169.0-cachewrite", "exec-json.jsonl") == expected
+
+
+def test_exec_json_counts_update_plan_calls() -> None:
+    # Codex 0.80 shows `update_plan` as a todo_list item (started, then completed at the end
+    # of the turn), not among the command/file-change items: it was left out.
+    assert read("codex-0.80.0-json", "exec-json.jsonl") == truth("codex-0.80.0-json")
+
+
+def test_the_exec_json_of_codex_039_is_read_not_refused() -> None:
+    # Events wrapped in `msg`, running totals in `token_count`: refused before.
+    metrics = read_transcript(path=CODEX / "codex-0.39.0-json" / "exec-json.jsonl",
+                              format_name="codex")
+    assert metrics.models == ["gpt-5-codex"] and metrics.iterations == 5
+    assert read("codex-0.39.0-json", "exec-json.jsonl") == truth("codex-0.39.0-json")
+    # after a resume, its count is the resumed run's own (replies 6 and 7)
+    assert read("codex-0.39.0-resume", "resume-json.jsonl") == truth(
+        "codex-0.39.0-resume", replies=slice(5, None))
+
+
+def test_legacy_exec_output_without_running_totals_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in (
+        {"model": "codex-mini-latest", "provider": "openai"},
+        {"prompt": "hello"},
+        {"id": "0", "msg": {"type": "task_started"}},
+        {"id": "0", "msg": {"type": "token_count", "input_tokens": 10, "output_tokens": 2}},
+    )) + "\n")
+    with pytest.raises(InputError, match="no running total") as caught:
+        read_transcript(path=path, format_name="codex")
+    assert "rollout" in str(caught.value.hint)
+
+
+@pytest.mark.parametrize("name", ["exec-json.jsonl", "rollout-*.jsonl"])
+def test_a_reply_the_server_failed_with_500_is_retried_and_not_counted(name: str) -> None:
+    assert read("codex-0.169.0-fail500", name) == truth("codex-0.169.0-fail500")
+
+
+@pytest.mark.parametrize("what", ["cut", "sigint", "sigkill"])
+def test_a_cut_or_killed_run_the_rollout_counts_what_was_billed_exec_output_is_refused(
+    what: str,
+) -> None:
+    # cut: the second reply's stream closed before response.completed (then the retry too);
+    # sigint/sigkill: Codex interrupted while the third reply streamed. The rollout holds
+    # the billed replies; the --json output has no turn.completed and names the rollout.
+    folder = f"codex-0.169.0-{what}"
+    assert read(folder, "rollout-*.jsonl") == truth(folder)
+    (rollout,) = (CODEX / folder).glob("rollout-*.jsonl")
+    with pytest.raises(InputError, match=r"no `turn\.completed`") as caught:
+        read_transcript(path=CODEX / folder / "exec-json.jsonl", format_name="codex")
+    assert "-".join(rollout.stem.split("-")[-5:]) in str(caught.value.hint)
