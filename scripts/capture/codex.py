@@ -75,6 +75,27 @@ RESUME_SCRIPT = [
 ]
 
 
+TASK_PATCH = """*** Begin Patch
+*** Update File: slugkit/core.py
+@@
+ def slugify(text: str) -> str:
+-    \"\"\"Return a lowercase ASCII slug of ``text``, words joined by hyphens.
++    \"\"\"Return a lowercase ASCII slug of ``text``, words joined by single hyphens.
+*** Add File: slugkit/notes_helper.py
++HELPER = True
+*** End Patch
+"""
+#: The script for a run in a task's working tree (a prompt containing SLUGKIT): the edits
+#: `arena submit` ties to the working tree's patch.
+TASK_SCRIPT = [
+    ("shell", "git status --short && sed -n 1,30p slugkit/core.py"),
+    ("patch", TASK_PATCH),
+    ("plan", PLAN),
+    ("shell", "python3 -c 'import slugkit.core as c; print(c.slugify(\"Hello, World!\"))'"
+              " && git diff --stat"),
+    ("final", "Reworded the slugify docstring and added slugkit/notes_helper.py."),
+]
+
 #: Bill a cache write too (``input_tokens_details.cache_write_tokens``, part of
 #: ``input_tokens`` like ``cached_tokens``): OpenAI bills none, other Responses providers may.
 CACHE_WRITES = os.environ.get("CAPTURE_CACHE_WRITES") == "1"
@@ -137,7 +158,8 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[list[Any], int, str]:
         elif kind in ("function_call_output", "custom_tool_call_output",
                       "local_shell_call_output") or role == "tool":
             results += 1
-    script = RESUME_SCRIPT if "RESUME" in last_user else MAIN_SCRIPT
+    script = RESUME_SCRIPT if "RESUME" in last_user else \
+        TASK_SCRIPT if "SLUGKIT" in last_user else MAIN_SCRIPT
     return script, min(results, len(script) - 1), last_user
 
 
@@ -246,7 +268,8 @@ class Handler(BaseHTTPRequestHandler):
             "request": request_number, "wire": wire, "model": body.get("model"),
             "stream": body.get("stream"), "tools_offered": sorted(names),
             "input_items": len(messages), "step": step, "prompt": prompt[:80],
-            "script": "resume" if steps is RESUME_SCRIPT else "main",
+            "script": "resume" if steps is RESUME_SCRIPT else "task" if steps is TASK_SCRIPT
+            else "main",
         }
         if request_number in script.fail_at:
             record["status"] = "http-500"
@@ -400,8 +423,16 @@ def start_server(log: Path, port: int = 0, fail_at: set[int] | None = None,
 CALC = "def add(a, b):\n    return a - b\n"
 
 
-def scratch_repo(root: Path) -> Path:
+def scratch_repo(root: Path, task: str | None = None) -> Path:
+    """The repository Codex works in: a small git repository, or with ``task``
+    (``BUNDLE@COMMIT``) a clone of a task's repository at its base commit."""
     repo = root / "repo"
+    if task:
+        bundle, commit = task.rsplit("@", 1)
+        root.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "clone", "-q", bundle, str(repo)], check=True)
+        subprocess.run(["git", "checkout", "-q", commit], cwd=repo, check=True)
+        return repo
     repo.mkdir(parents=True)
     (repo / "calc.py").write_text(CALC)
     (repo / "README.md").write_text("# calc\n\n`add(a, b)` returns the sum.\n")
@@ -457,6 +488,7 @@ def codex_env(root: Path) -> dict[str, str]:
 
 
 PROMPT = "calc.add is wrong: fix it in calc.py and check it."
+TASK_PROMPT = "SLUGKIT: reword the slugify docstring and add a notes helper."
 RESUME_PROMPT = "RESUME: is the fix still there?"
 
 
@@ -530,18 +562,19 @@ def capture(args: argparse.Namespace) -> None:
                                  model=args.model)
         port = server.server_address[1]
         try:
-            repo = scratch_repo(root)
+            repo = scratch_repo(root, args.task)
             write_config(root / "codex_home", port, args.wire, args.model)
             env = codex_env(root)
             flags = ["--skip-git-repo-check"] if args.skip_git_flag else []
             bypass = ["--dangerously-bypass-approvals-and-sandbox"]
             exec_cmd = [codex, "exec", *bypass, *flags]
+            prompt = TASK_PROMPT if args.task else PROMPT
             if mode == "exec":
-                run([*exec_cmd, PROMPT], repo, env, out, "exec")
+                run([*exec_cmd, prompt], repo, env, out, "exec")
             elif mode == "json" or mode in ("fail500", "cut"):
-                run([*exec_cmd, "--json", PROMPT], repo, env, out, "exec-json")
+                run([*exec_cmd, "--json", prompt], repo, env, out, "exec-json")
             elif mode == "resume":
-                run([*exec_cmd, PROMPT], repo, env, out, "exec")
+                run([*exec_cmd, prompt], repo, env, out, "exec")
                 if args.resume_by_id:  # Codex 0.39 takes any word after --last as a session id
                     first = next((root / "codex_home" / "sessions").rglob("rollout-*.jsonl"))
                     which = ["-".join(first.stem.split("-")[-5:])]
@@ -551,7 +584,7 @@ def capture(args: argparse.Namespace) -> None:
                     repo, env, out, "resume-json", stdin=RESUME_PROMPT)
             elif mode in ("sigint", "sigkill"):
                 kill = signal.SIGINT if mode == "sigint" else signal.SIGKILL
-                run([*exec_cmd, "--json", PROMPT], repo, env, out, "exec-json",
+                run([*exec_cmd, "--json", prompt], repo, env, out, "exec-json",
                     kill_after=args.kill_after, kill_signal=kill)
             time.sleep(0.5)
             collect(root, out, log)
@@ -577,6 +610,8 @@ def main() -> None:
     grab.add_argument("--modes", default="exec,json,resume")
     grab.add_argument("--kill-after", type=float, default=4.0)
     grab.add_argument("--skip-git-flag", action="store_true")
+    grab.add_argument("--task", help="BUNDLE@COMMIT: work in a clone of a task's repository "
+                      "(the SLUGKIT script: edits arena submit ties to the patch)")
     grab.add_argument("--resume-by-id", action="store_true",
                       help="resume the first run by its id, not --last (Codex 0.39)")
     args = parser.parse_args()

@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from click.testing import CliRunner
+from support.gitrepo import git
+from test_submit import TASK, metrics_levels, project, validate  # noqa: F401
 
+from arena_bot.cli import main
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts import read_transcript
 
@@ -45,7 +50,8 @@ def read(folder: str, pattern: str) -> dict[str, Any]:
             "tool_calls": metrics.tool_calls}
 
 
-@pytest.mark.parametrize("folder", sorted(p.name for p in CODEX.glob("codex-*")))
+@pytest.mark.parametrize("folder", sorted(
+    p.name for p in CODEX.glob("codex-*") if not p.name.endswith("-chat")))
 def test_every_rollout_gives_the_servers_figures(folder: str) -> None:
     assert read(folder, "rollout-*.jsonl") == truth(folder)
 
@@ -113,3 +119,60 @@ def test_a_cut_or_killed_run_the_rollout_counts_what_was_billed_exec_output_is_r
     with pytest.raises(InputError, match=r"no `turn\.completed`") as caught:
         read_transcript(path=CODEX / folder / "exec-json.jsonl", format_name="codex")
     assert "-".join(rollout.stem.split("-")[-5:]) in str(caught.value.hint)
+
+
+@pytest.mark.parametrize("version", ["0.39.0", "0.80.0"])
+@pytest.mark.parametrize("name", ["exec-json.jsonl", "rollout-*.jsonl"])
+def test_a_chat_wire_run_records_no_usage_and_is_refused_clearly(version: str, name: str
+                                                                 ) -> None:
+    # A provider with wire_api = "chat": the server billed 5-6 replies with usage in the
+    # last chunk, Codex wrote `token_count` with `info` null and turn.completed usage 0. The
+    # --json output was read as 0 tokens (and `arena submit` wrote a 0-token run); the
+    # rollout was refused as "no model calls found".
+    (path,) = (CODEX / f"codex-{version}-chat").glob(name)
+    assert truth(f"codex-{version}-chat")["uncached"] > 0
+    with pytest.raises(InputError, match="Codex recorded no token usage") as caught:
+        read_transcript(path=path, format_name="codex")
+    assert 'wire_api = "chat"' in str(caught.value)
+
+
+def task_workdir(board: Path, where: Path) -> Path:
+    """The slugkit working tree as Codex left it in the `-task` captures (TASK_PATCH of
+    scripts/capture/codex.py applied to the base commit)."""
+    spec = yaml.safe_load((board / "dataset" / TASK / "task.yaml").read_text())
+    git("clone", "-q", str(board / "dataset" / TASK / "repo.bundle"), str(where), cwd=board)
+    git("checkout", "-q", spec["source"]["commit"], cwd=where)
+    core = where / "slugkit" / "core.py"
+    core.write_text(core.read_text().replace(
+        "words joined by hyphens.", "words joined by single hyphens.", 1))
+    (where / "slugkit" / "notes_helper.py").write_text("HELPER = True\n")
+    return where
+
+
+@pytest.mark.parametrize(("version", "name", "level"), [
+    ("0.169.0", "rollout-*.jsonl", "transcript-consistent"),
+    ("0.39.0", "rollout-*.jsonl", "transcript-consistent"),
+    ("0.39.0", "exec-json.jsonl", "self-reported"),
+])
+def test_a_real_codex_run_in_the_task_is_submitted_with_the_servers_figures(
+    project: Path, tmp_path: Path, version: str, name: str, level: str,  # noqa: F811
+) -> None:
+    folder = f"codex-{version}-task"
+    (path,) = (CODEX / folder).glob(name)
+    result = CliRunner().invoke(main, [
+        "--root", str(project), "submit", "--task", TASK, "--format", "codex",
+        "--tool", "Codex", "--tool-version", version, "--contributor", "Test Person",
+        "--date", "2026-11-27", "--workdir", str(task_workdir(project, tmp_path / "work")),
+        "--transcript", str(path)])
+    assert result.exit_code == 0, result.output
+    (written,) = (project / "submissions" / TASK).iterdir()
+    run = yaml.safe_load((written / "submission.yaml").read_text())["runs"][0]
+    expected = truth(folder)
+    assert run["tokens"]["prompt"] == expected["uncached"] + expected["cache_read"]
+    assert run["tokens"]["cached"] == expected["cache_read"]
+    assert run["tokens"]["completion"] == expected["output"]
+    assert run["tool_calls"] == expected["tool_calls"]
+    assert run["iterations"] == 5
+    assert validate(project, written)[0] == 0
+    levels = metrics_levels(project, [written], tmp_path)
+    assert levels[written.name][0] == level, levels

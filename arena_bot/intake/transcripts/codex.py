@@ -31,6 +31,10 @@ thread's tokens but shows only that run's items (tool calls): its rollout is the
 Older Codex (0.39) printed protocol events wrapped in ``msg`` instead
 (:func:`read_codex_legacy`).
 
+Codex run with a ``wire_api = "chat"`` provider records no usage at all (``token_count``
+with ``info`` null, ``turn.completed`` usage 0; checked on 0.39.0 and 0.80.0): such a file is
+refused (:func:`no_usage_recorded`), not read as a run of 0 tokens.
+
 Activity: a request is a ``token_count`` event with a new running total (its
 ``last_token_usage``; ``input_tokens`` there already include ``cached_input_tokens``).
 Edits are ``apply_patch`` calls: a ``custom_tool_call`` named ``apply_patch``, or ``shell``
@@ -118,6 +122,20 @@ class RunningTotals:
         return {key: self.current.get(key, 0) + self.earlier.get(key, 0) for key in USAGE_KEYS}
 
 
+def no_usage_recorded(path: Path, events: int, what: str = "`token_count` event(s)"
+                      ) -> InputError:
+    """Codex wrote ``events`` usage events and not one usage figure in them."""
+    return InputError(
+        f"Codex recorded no token usage in this run: its {events} {what} carry none "
+        "(`info` null, or a usage of 0). Codex writes that for a model provider "
+        "configured with wire_api = \"chat\" (it reads no usage from a Chat Completions "
+        "stream), or when no reply completed", path=path,
+        hint="the tokens of this run are in no file Codex wrote, so it cannot be submitted "
+        "with its metrics: run Codex with a wire_api = \"responses\" provider, whose usage "
+        "it records",
+    )
+
+
 def _charge_step(
     metrics: TranscriptMetrics, model: str | None, before: dict[str, int], after: dict[str, int]
 ) -> None:
@@ -201,6 +219,8 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
             metrics.iterations += 1
             if sum(figures.values()) >= sum(totals.values()):
                 totals = figures
+    if totals and not any(totals.values()):
+        raise no_usage_recorded(path, metrics.iterations, "`turn.completed` usage(s)")
     if not totals:
         raise InputError(
             "this `codex exec --json` output has no `turn.completed` event with usage (the "
@@ -232,6 +252,7 @@ def read_codex_legacy(path: Path) -> TranscriptMetrics:
     totals = RunningTotals()
     tool_ids: set[str] = set()
     model: str | None = None
+    counted = 0  # token_count events
     for number, event in _exec_lines(path):
         metrics.see_line(number)
         message = event.get("msg")
@@ -257,6 +278,7 @@ def read_codex_legacy(path: Path) -> TranscriptMetrics:
         elif kind == "plan_update":
             tool_ids.add(f"plan-{number}")
         elif kind == "token_count":
+            counted += 1
             info = message.get("info")
             usage = info.get("total_token_usage") if isinstance(info, dict) else None
             if isinstance(usage, dict):
@@ -271,6 +293,8 @@ def read_codex_legacy(path: Path) -> TranscriptMetrics:
                     hint="pass the rollout Codex kept for the run, $CODEX_HOME/sessions/"
                     "YYYY/MM/DD/rollout-*.jsonl, with --format codex",
                 )
+    if counted and not any(totals.total().values()):
+        raise no_usage_recorded(path, counted)
     if not totals.seen:
         raise InputError(
             "this `codex exec --json` output (an older Codex: events wrapped in `msg`) has no "
@@ -307,6 +331,7 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
     tool_ids: set[str] = set()
     model: str | None = None
     context = output = 0  # characters of the conversation, of the model's latest output
+    counted = 0  # token_count events
     for number, event in read_json_lines(path):
         metrics.see_line(number)
         clock.see(event.get("timestamp"))
@@ -333,6 +358,7 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
             if payload.get("type") in TOOL_ITEMS:
                 tool_ids.add(str(payload.get("call_id") or payload.get("id") or f"line-{number}"))
         elif kind == "event_msg" and payload.get("type") == "token_count":
+            counted += 1
             info = payload.get("info")
             info = info if isinstance(info, dict) else {}
             usage = info.get("total_token_usage")
@@ -353,6 +379,9 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
             step = totals.see(figures)
             if step is not None:
                 _charge_step(metrics, model, *step)
+    if counted and tool_ids and not any(totals.total().values()):
+        # token_count events, tool calls the model made, and no usage anywhere
+        raise no_usage_recorded(path, counted)
     split = split_usage(totals.total())
     metrics.prompt_tokens = split["uncached"]
     metrics.cache_read_tokens = split["read"]
