@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -96,6 +97,19 @@ TASK_SCRIPT = [
     ("final", "Reworded the slugify docstring and added slugkit/notes_helper.py."),
 ]
 
+#: A run with a sub-agent (a prompt containing SPAWN; Codex 0.169's multi_agent_v1 tools,
+#: offered for models without their own metadata, e.g. gpt-5-codex): spawn, wait, answer.
+SPAWN_SCRIPT = [
+    ("spawn", "SUBTASK: list the repository's files and say how many there are."),
+    ("wait", None),
+    ("final", "The sub-agent listed the files; nothing to change."),
+]
+#: The sub-agent's script (its prompt contains SUBTASK).
+SUB_SCRIPT = [
+    ("shell", "ls -1 | wc -l"),
+    ("final", "There are 2 files."),
+]
+
 #: Bill a cache write too (``input_tokens_details.cache_write_tokens``, part of
 #: ``input_tokens`` like ``cached_tokens``): OpenAI bills none, other Responses providers may.
 CACHE_WRITES = os.environ.get("CAPTURE_CACHE_WRITES") == "1"
@@ -141,6 +155,9 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+KEYWORDS = ("RESUME", "SLUGKIT", "SUBTASK", "SPAWN")
+
+
 def plan_step(messages: list[dict[str, Any]]) -> tuple[list[Any], int, str]:
     """Which script, which step: the tool results since the last user message."""
     last_user = ""
@@ -153,14 +170,25 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[list[Any], int, str]:
             if "<environment_context>" in text or "AGENTS.md" in text or \
                     "<user_instructions>" in text or "<permissions" in text:
                 continue  # context Codex sends as a user message, not the prompt
+            if any(word in last_user for word in KEYWORDS) and not any(
+                    word in text for word in KEYWORDS):
+                continue  # a notice Codex adds (a sub-agent's news): the script goes on
             last_user = text
             results = 0
         elif kind in ("function_call_output", "custom_tool_call_output",
                       "local_shell_call_output") or role == "tool":
             results += 1
     script = RESUME_SCRIPT if "RESUME" in last_user else \
-        TASK_SCRIPT if "SLUGKIT" in last_user else MAIN_SCRIPT
+        TASK_SCRIPT if "SLUGKIT" in last_user else \
+        SUB_SCRIPT if "SUBTASK" in last_user else \
+        SPAWN_SCRIPT if "SPAWN" in last_user else MAIN_SCRIPT
+    global LAST_OUTPUT
+    outputs = [item for item in messages if item.get("type") == "function_call_output"]
+    LAST_OUTPUT = str(outputs[-1].get("output")) if outputs else ""
     return script, min(results, len(script) - 1), last_user
+
+
+LAST_OUTPUT = ""  # the latest function_call_output of the request being answered
 
 
 def tool_names(tools: list[Any]) -> dict[str, str]:
@@ -191,6 +219,17 @@ def action(script: list[Any], step: int, names: dict[str, str], number: int
     call_id = f"call_{number:03d}"
     if what == "final":
         return {"kind": "message", "text": value}
+    if what == "spawn":
+        return {"kind": "function", "name": "spawn_agent", "namespace": "multi_agent_v1",
+                "arguments": json.dumps({"message": value}), "call_id": call_id}
+    if what == "wait":
+        found = re.search(r'"?(?:agent_id|id)"?\s*[:=]\s*"([^"]+)"', LAST_OUTPUT) or \
+            re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                      LAST_OUTPUT)
+        target = found.group(found.lastindex or 0) if found else "unknown"
+        return {"kind": "function", "name": "wait_agent", "namespace": "multi_agent_v1",
+                "arguments": json.dumps({"targets": [target], "timeout_ms": 60000}),
+                "call_id": call_id}
     if what == "plan":
         if "update_plan" in names:
             return {"kind": "function", "name": "update_plan", "arguments": json.dumps(value),
@@ -271,6 +310,9 @@ class Handler(BaseHTTPRequestHandler):
             "script": "resume" if steps is RESUME_SCRIPT else "task" if steps is TASK_SCRIPT
             else "main",
         }
+        if os.environ.get("CAPTURE_DUMP") == "1":  # every request body, for looking into
+            (script.log.parent / f"request-{request_number:03d}.json").write_text(
+                json.dumps(body, indent=1))
         if request_number in script.fail_at:
             record["status"] = "http-500"
             script.write(record)
@@ -343,7 +385,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             item = {"type": "function_call", "id": f"fc_{number:03d}", "status": "completed",
                     "call_id": reply["call_id"], "name": reply["name"],
-                    "arguments": reply["arguments"]}
+                    "arguments": reply["arguments"],
+                    **({"namespace": reply["namespace"]} if "namespace" in reply else {})}
             self._send("response.output_item.added", {"output_index": 0, "item": {
                 **item, "arguments": ""}})
             self._send("response.function_call_arguments.delta", {
@@ -489,6 +532,7 @@ def codex_env(root: Path) -> dict[str, str]:
 
 PROMPT = "calc.add is wrong: fix it in calc.py and check it."
 TASK_PROMPT = "SLUGKIT: reword the slugify docstring and add a notes helper."
+SPAWN_PROMPT = "SPAWN: have a sub-agent count the repository's files."
 RESUME_PROMPT = "RESUME: is the fix still there?"
 
 
@@ -568,7 +612,7 @@ def capture(args: argparse.Namespace) -> None:
             flags = ["--skip-git-repo-check"] if args.skip_git_flag else []
             bypass = ["--dangerously-bypass-approvals-and-sandbox"]
             exec_cmd = [codex, "exec", *bypass, *flags]
-            prompt = TASK_PROMPT if args.task else PROMPT
+            prompt = TASK_PROMPT if args.task else SPAWN_PROMPT if args.spawn else PROMPT
             if mode == "exec":
                 run([*exec_cmd, prompt], repo, env, out, "exec")
             elif mode == "json" or mode in ("fail500", "cut"):
@@ -612,6 +656,8 @@ def main() -> None:
     grab.add_argument("--skip-git-flag", action="store_true")
     grab.add_argument("--task", help="BUNDLE@COMMIT: work in a clone of a task's repository "
                       "(the SLUGKIT script: edits arena submit ties to the patch)")
+    grab.add_argument("--spawn", action="store_true",
+                      help="the SPAWN script: a sub-agent (Codex 0.169 multi_agent_v1)")
     grab.add_argument("--resume-by-id", action="store_true",
                       help="resume the first run by its id, not --last (Codex 0.39)")
     args = parser.parse_args()

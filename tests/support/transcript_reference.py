@@ -198,26 +198,39 @@ def _codex_legacy(events: list[dict[str, Any]]) -> dict[str, Any]:
                     iterations=distinct, models=models)
 
 
-def codex(path: Path) -> dict[str, Any]:
+def codex(files: list[Path]) -> dict[str, Any]:
+    """A rollout (with its sub-agents' rollouts: each thread's running totals counted on
+    their own, then added), or ``codex exec --json`` output of today's or Codex 0.39's
+    shape."""
+    path = files[0]
     lines = [line for line in _text(path).splitlines() if line.strip()]
     if lines and json.loads(lines[0]).get("type") == "thread.started":
         return _codex_exec([json.loads(line) for line in lines if line.startswith("{")])
     if any('"msg":' in line and '"payload":' not in line for line in lines[:5]):
         return _codex_legacy([json.loads(line) for line in lines if line.startswith("{")])
-    events = _jsonl(path)
-    totals = [
-        e["payload"]["info"]["total_token_usage"] for e in events
-        if e.get("type") == "event_msg" and e["payload"].get("type") == "token_count"
-        and (e["payload"].get("info") or {}).get("total_token_usage")
-    ]
-    usage, distinct = _codex_totals(totals)
-    # A call without an id (web_search_call has none) is still one call.
-    calls = {
-        e["payload"].get("call_id") or e["payload"].get("id") or f"unnamed-{index}"
-        for index, e in enumerate(events)
-        if e.get("type") == "response_item" and e["payload"].get("type") in (
-            "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
-    }
+    events = [event for file in files for event in _jsonl(file)]
+    by_thread: dict[str, list[dict[str, int]]] = {}
+    calls: set[tuple[str, str]] = set()
+    thread = ""
+    for index, e in enumerate(events):
+        if e.get("type") == "session_meta":
+            thread = e["payload"].get("id", thread)
+        payload = e.get("payload") or {}
+        if e.get("type") == "event_msg" and payload.get("type") == "token_count" \
+                and (payload.get("info") or {}).get("total_token_usage"):
+            by_thread.setdefault(thread, []).append(payload["info"]["total_token_usage"])
+        # A call without an id (web_search_call has none) is still one call.
+        if e.get("type") == "response_item" and payload.get("type") in (
+                "function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            calls.add((thread, payload.get("call_id") or payload.get("id")
+                       or f"unnamed-{index}"))
+    usage: dict[str, int] = {}
+    distinct = 0
+    for totals in by_thread.values():
+        thread_usage, thread_distinct = _codex_totals(totals)
+        distinct += thread_distinct
+        for key, value in thread_usage.items():
+            usage[key] = usage.get(key, 0) + value
     models = {e["payload"]["model"] for e in events
               if e.get("type") == "turn_context" and e["payload"].get("model")}
     return _figures(
@@ -449,9 +462,12 @@ def gemini_cli(path: Path) -> dict[str, Any]:
 
 
 def read(format_name: str, files: list[Path]) -> dict[str, Any]:
-    """The figures of one transcript (``files[0]``; Claude Code: with its sub-agent files)."""
+    """The figures of one transcript (``files[0]``; Claude Code, Codex: with its sub-agent
+    files)."""
     if format_name == "claude-code":
         return claude_code(files)
-    readers = {"codex": codex, "aider-history": aider_history, "openhands": openhands,
+    if format_name == "codex":
+        return codex(files)
+    readers = {"aider-history": aider_history, "openhands": openhands,
                "swe-agent": swe_agent, "atif": atif, "gemini-cli": gemini_cli}
     return readers[format_name](files[0])

@@ -20,7 +20,8 @@ from test_submit import TASK, metrics_levels, project, validate  # noqa: F401
 
 from arena_bot.cli import main
 from arena_bot.core.errors import InputError
-from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.transcripts import read_transcript, subagent_files
+from arena_bot.intake.transcripts.codex import subagent_files as codex_subagent_files
 
 CODEX = Path(__file__).parent / "corpus" / "codex"
 
@@ -42,7 +43,14 @@ def truth(folder: str, *, replies: slice = slice(None)) -> dict[str, int]:
     }
 
 
+#: The session's rollout in the capture with a sub-agent (its sub-agent's rollout beside it).
+SPAWN_MAIN = "rollout-2026-11-27T03-15-11-01a21aff-f453-78b0-abc2-fe6f50a4c568.jsonl"
+SPAWN_SUB = "rollout-2026-11-27T03-15-11-01a21aff-f4d3-7dd0-bc84-b2285290a3a6.jsonl"
+
+
 def read(folder: str, pattern: str) -> dict[str, Any]:
+    if folder.endswith("-spawn") and pattern.startswith("rollout"):
+        pattern = SPAWN_MAIN
     (path,) = (CODEX / folder).glob(pattern)
     metrics = read_transcript(path=path, format_name="codex")
     return {"uncached": metrics.prompt_tokens, "cache_read": metrics.cache_read_tokens,
@@ -176,3 +184,51 @@ def test_a_real_codex_run_in_the_task_is_submitted_with_the_servers_figures(
     assert validate(project, written)[0] == 0
     levels = metrics_levels(project, [written], tmp_path)
     assert levels[written.name][0] == level, levels
+
+
+def test_a_sub_agents_rollout_is_read_with_the_session(tmp_path: Path) -> None:
+    # Codex 0.169's spawn_agent runs the sub-agent as a thread of its own, in a rollout of
+    # its own beside the session's (session_meta parent_thread_id): its 2 replies (8,657
+    # uncached, 5,120 read, 171 output, 1 tool call) were in no figure.
+    folder = "codex-0.169.0-spawn"
+    assert read(folder, "rollout-*.jsonl") == truth(folder)
+    main = CODEX / folder / SPAWN_MAIN
+    assert codex_subagent_files(main) == [CODEX / folder / SPAWN_SUB]
+    assert subagent_files(main, "codex") == [CODEX / folder / SPAWN_SUB]
+    # copied alone, the session names the sub-agent it could not read
+    alone = tmp_path / SPAWN_MAIN
+    alone.write_bytes(main.read_bytes())
+    metrics = read_transcript(path=alone, format_name="codex")
+    assert metrics.unread_subagents == {"01a21aff-f4d3-7dd0-bc84-b2285290a3a6"}
+    assert metrics.completion_tokens == truth(folder, replies=slice(0, 2))["output"] + \
+        truth(folder, replies=slice(4, 5))["output"]
+
+
+def test_the_exec_output_of_a_run_with_a_sub_agent_names_it_as_unread() -> None:
+    metrics = read_transcript(path=CODEX / "codex-0.169.0-spawn" / "exec-json.jsonl",
+                              format_name="codex")
+    assert metrics.unread_subagents == {"01a21aff-f4d3-7dd0-bc84-b2285290a3a6"}
+    assert metrics.tool_calls == 2  # spawn_agent and wait, the session's own
+
+
+def test_arena_submit_stores_the_sub_agents_rollout_with_the_session(
+    project: Path, tmp_path: Path,  # noqa: F811
+) -> None:
+    # the working tree is the task's, untouched but for one file: the run is read, stored
+    # with its sub-agent, and the stored copy gives the same figures
+    work = task_workdir(project, tmp_path / "work")
+    result = CliRunner().invoke(main, [
+        "--root", str(project), "submit", "--task", TASK, "--format", "codex",
+        "--tool", "Codex", "--tool-version", "0.169.0", "--contributor", "Test Person",
+        "--date", "2026-11-27", "--workdir", str(work),
+        "--transcript", str(CODEX / "codex-0.169.0-spawn" / SPAWN_MAIN)])
+    assert result.exit_code == 0, result.output
+    assert "1 sub-agent file stored with the session" in result.output
+    (written,) = (project / "submissions" / TASK).iterdir()
+    run = yaml.safe_load((written / "submission.yaml").read_text())["runs"][0]
+    expected = truth("codex-0.169.0-spawn")
+    assert run["tokens"]["completion"] == expected["output"]
+    assert run["tool_calls"] == expected["tool_calls"]
+    stored = read_transcript(path=written / run["transcript"]["file"], format_name="codex")
+    assert stored.completion_tokens == expected["output"]
+    assert stored.unread_subagents == set()

@@ -47,7 +47,7 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     **{f"codex/codex-{name}.jsonl": ("turn totals only", "shows no model request with usage")
        for name in ("0.169.0-cachewrite/exec-json", "0.169.0-fail500/exec-json",
                     "0.169.0-json/exec-json", "0.169.0-resume/resume-json",
-                    "0.169.0-task/exec-json",
+                    "0.169.0-task/exec-json", "0.169.0-spawn/exec-json",
                     "0.80.0-json/exec-json", "0.80.0-resume/resume-json")},
     # Codex 0.39's `--json` output has each call's usage (`last_token_usage`) but none of the
     # conversation's text to hold it against (its rollout has): no request is recorded.

@@ -31,6 +31,13 @@ thread's tokens but shows only that run's items (tool calls): its rollout is the
 Older Codex (0.39) printed protocol events wrapped in ``msg`` instead
 (:func:`read_codex_legacy`).
 
+Sub-agents (Codex 0.16x ``multi_agent``: ``spawn_agent``) run as threads of their own, each
+written to a rollout of its own beside the session's, its ``session_meta`` naming the parent
+(``parent_thread_id``): :func:`subagent_files` finds them and :func:`read_codex_rollout`
+counts them with the session (checked on a real 0.169.0 run: the session's rollout alone held
+3 of the 5 billed replies). ``codex exec --json`` shows only the session's usage; the
+sub-agents its ``collab_tool_call`` items started are named as unread.
+
 Codex run with a ``wire_api = "chat"`` provider records no usage at all (``token_count``
 with ``info`` null, ``turn.completed`` usage 0; checked on 0.39.0 and 0.80.0): such a file is
 refused (:func:`no_usage_recorded`), not read as a run of 0 tokens.
@@ -59,9 +66,11 @@ from arena_bot.intake.transcripts.edits import (
     tool_arguments,
 )
 from arena_bot.intake.transcripts.metrics import (
+    MAX_LINE_BYTES,
     Clock,
     TranscriptMetrics,
     as_int,
+    open_transcript,
     printed_objects,
     read_json_lines,
 )
@@ -100,15 +109,23 @@ class RunningTotals:
     def __init__(self) -> None:
         self.current: dict[str, int] = {}
         self.earlier: dict[str, int] = {}
-        self.seen: set[tuple[int, ...]] = set()
+        self.seen: set[tuple[object, ...]] = set()
+        self.thread = ""
+
+    def new_thread(self, thread: str) -> None:
+        """A sub-agent's rollout follows (its own running total, from zero)."""
+        for key, value in self.current.items():
+            self.earlier[key] = self.earlier.get(key, 0) + value
+        self.current = {}
+        self.thread = thread
 
     def is_new(self, figures: Mapping[str, int]) -> bool:
-        return tuple(figures.values()) not in self.seen
+        return (self.thread, *figures.values()) not in self.seen
 
     def see(self, figures: dict[str, int]) -> tuple[dict[str, int], dict[str, int]] | None:
         """Take one total; the (before, after) step it adds, or ``None`` (nothing added)."""
         fresh = self.is_new(figures)
-        self.seen.add(tuple(figures.values()))
+        self.seen.add((self.thread, *figures.values()))
         if fresh and any(value < self.current.get(key, 0) for key, value in figures.items()):
             for key, value in self.current.items():
                 self.earlier[key] = self.earlier.get(key, 0) + value
@@ -205,6 +222,10 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
         if kind == "item.completed" and isinstance(item, dict) and item.get(
                 "type") in EXEC_TOOL_ITEMS:
             tool_ids.add(str(item.get("id") or f"line-{number}"))
+            receivers = item.get("receiver_thread_ids")
+            if item.get("tool") == "spawn_agent" and isinstance(receivers, list):
+                # a sub-agent's usage is in its own rollout, not in this output's totals
+                metrics.unread_subagents.update(str(r) for r in receivers if r)
             if item.get("type") == "command_execution":
                 note_shell(activity, number, str(item.get("command", "")))
             changes = item.get("changes") if item.get("type") == "file_change" else None
@@ -323,7 +344,56 @@ def read_codex(path: Path) -> TranscriptMetrics:
     return read_codex_rollout(path)
 
 
+def _session_meta(path: Path) -> dict[str, Any]:
+    """The ``session_meta`` payload of a rollout's first line (empty: not a rollout)."""
+    try:
+        with open_transcript(path) as handle:
+            first = handle.readline(MAX_LINE_BYTES)
+        event = json.loads(first)
+    except (OSError, EOFError, ValueError, RecursionError):
+        return {}
+    payload = event.get("payload") if isinstance(event, dict) else None
+    return payload if isinstance(payload, dict) and event.get("type") == "session_meta" \
+        else {}
+
+
+def subagent_files(path: Path) -> list[Path]:
+    """The rollouts of the sub-agents a Codex session spawned (``spawn_agent``, Codex 0.16x
+    ``multi_agent``): each is a rollout of its own in the same folder, its ``session_meta``
+    naming the session (or a sub-agent of it, deeper) as ``parent_thread_id``; sorted by
+    name (time). Symbolic links are never followed."""
+    root = _session_meta(path).get("id")
+    if not isinstance(root, str) or not root:
+        return []
+    candidates = [p for p in (*path.parent.glob("rollout-*.jsonl"),
+                              *path.parent.glob("rollout-*.jsonl.gz"))
+                  if p != path and p.is_file() and not p.is_symlink()]
+    if not candidates:
+        return []
+    metas = {p: _session_meta(p) for p in candidates}
+    wanted: set[str] = {root}
+    found: set[Path] = set()
+    while True:
+        more = {p for p, meta in metas.items() if p not in found
+                and meta.get("parent_thread_id") in wanted}
+        if not more:
+            return sorted(found)
+        found |= more
+        wanted |= {str(metas[p].get("id")) for p in more}
+
+
 def read_codex_rollout(path: Path) -> TranscriptMetrics:
+    """A rollout with its sub-agents' rollouts beside it (:func:`subagent_files`)."""
+    return read_codex_rollout_files([path, *subagent_files(path)])
+
+
+def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
+    """Rollouts read together, the session's first: usage, tool calls, iterations and models
+    of all; the activity (edits, requests) of the session alone. ``arena submit`` stores the
+    sub-agents' rollouts appended to the session's, where each one's ``session_meta`` line
+    starts it: read the same way. A sub-agent the session spawned (``spawn_agent``'s
+    ``agent_id``) whose rollout was not read is in ``unread_subagents``."""
+    path = paths[0]
     metrics = TranscriptMetrics()
     activity = metrics.activity = Activity(format_name="codex")
     clock = Clock()
@@ -332,53 +402,76 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
     model: str | None = None
     context = output = 0  # characters of the conversation, of the model's latest output
     counted = 0  # token_count events
-    for number, event in read_json_lines(path):
-        metrics.see_line(number)
-        clock.see(event.get("timestamp"))
-        payload = event.get("payload")
-        if not isinstance(payload, dict):
-            continue
-        kind = event.get("type")
-        if kind in ("session_meta", "turn_context"):
-            activity.cwd = activity.cwd or str(payload.get("cwd") or "")
-        if kind == "turn_context":
-            named = payload.get("model")
-            model = named if isinstance(named, str) else model
-            metrics.add_model(model)
-        elif kind == "response_item":
-            text = _item_text(payload)
-            # The model writes its calls, its reasoning summaries and its (assistant)
-            # messages; developer and user messages (instructions, AGENTS.md, the
-            # environment) are input.
-            if payload.get("type") in ("function_call", "custom_tool_call", "reasoning") \
-                    or (payload.get("type") == "message" and payload.get("role") == "assistant"):
-                output += len(text)
-            context += len(text)
-            _edits(activity, payload, number)
-            if payload.get("type") in TOOL_ITEMS:
-                tool_ids.add(str(payload.get("call_id") or payload.get("id") or f"line-{number}"))
-        elif kind == "event_msg" and payload.get("type") == "token_count":
-            counted += 1
-            info = payload.get("info")
-            info = info if isinstance(info, dict) else {}
-            usage = info.get("total_token_usage")
-            figures = usage_figures(usage) if isinstance(usage, dict) else None
-            # Each new running total is one model call; repeats (resume, rate-limit pings, the
-            # zero last_token_usage written around a compaction) are not.
-            last = info.get("last_token_usage")
-            if isinstance(last, dict) and (figures is None or totals.is_new(figures)):
-                activity.requests.append(Request(
-                    where=number, input_tokens=as_int(last.get("input_tokens")),
-                    cache_read=as_int(last.get("cached_input_tokens")),
-                    output_tokens=as_int(last.get("output_tokens")),
-                    context_chars=context - output, output_chars=output,
-                ))
-                output = 0
-            if figures is None:
+    main = thread = ""  # the session's id, the id of the rollout being read
+    spawns: set[str] = set()  # call ids of spawn_agent calls
+    spawned: set[str] = set()  # the agent ids they gave
+    threads: set[str] = set()
+    for index, part in enumerate(paths):
+        for number, event in read_json_lines(part):
+            if index == 0:
+                metrics.see_line(number)
+            clock.see(event.get("timestamp"))
+            payload = event.get("payload")
+            if not isinstance(payload, dict):
                 continue
-            step = totals.see(figures)
-            if step is not None:
-                _charge_step(metrics, model, *step)
+            kind = event.get("type")
+            if kind == "session_meta" and isinstance(payload.get("id"), str) \
+                    and payload["id"] != thread:
+                thread = payload["id"]
+                main = main or thread
+                threads.add(thread)
+                if thread != main:
+                    totals.new_thread(thread)
+            own = thread == main  # the session's own line, not a sub-agent's
+            if own and kind in ("session_meta", "turn_context"):
+                activity.cwd = activity.cwd or str(payload.get("cwd") or "")
+            if kind == "turn_context":
+                named = payload.get("model")
+                model = named if isinstance(named, str) else model
+                metrics.add_model(model)
+            elif kind == "response_item":
+                item = payload.get("type")
+                if item in TOOL_ITEMS:
+                    call = str(payload.get("call_id") or payload.get("id") or f"line-{number}")
+                    tool_ids.add(f"{thread}/{call}")
+                    if payload.get("name") == "spawn_agent":
+                        spawns.add(call)
+                elif item == "function_call_output" and payload.get("call_id") in spawns:
+                    spawned.update(_agent_id(payload.get("output")))
+                if not own:
+                    continue
+                text = _item_text(payload)
+                # The model writes its calls, its reasoning summaries and its (assistant)
+                # messages; developer and user messages (instructions, AGENTS.md, the
+                # environment) are input.
+                if item in ("function_call", "custom_tool_call", "reasoning") or (
+                        item == "message" and payload.get("role") == "assistant"):
+                    output += len(text)
+                context += len(text)
+                _edits(activity, payload, number)
+            elif kind == "event_msg" and payload.get("type") == "token_count":
+                counted += 1
+                info = payload.get("info")
+                info = info if isinstance(info, dict) else {}
+                usage = info.get("total_token_usage")
+                figures = usage_figures(usage) if isinstance(usage, dict) else None
+                # Each new running total is one model call; repeats (resume, rate-limit
+                # pings, the zero last_token_usage written around a compaction) are not.
+                last = info.get("last_token_usage")
+                if own and isinstance(last, dict) and (
+                        figures is None or totals.is_new(figures)):
+                    activity.requests.append(Request(
+                        where=number, input_tokens=as_int(last.get("input_tokens")),
+                        cache_read=as_int(last.get("cached_input_tokens")),
+                        output_tokens=as_int(last.get("output_tokens")),
+                        context_chars=context - output, output_chars=output,
+                    ))
+                    output = 0
+                if figures is None:
+                    continue
+                step = totals.see(figures)
+                if step is not None:
+                    _charge_step(metrics, model, *step)
     if counted and tool_ids and not any(totals.total().values()):
         # token_count events, tool calls the model made, and no usage anywhere
         raise no_usage_recorded(path, counted)
@@ -391,7 +484,21 @@ def read_codex_rollout(path: Path) -> TranscriptMetrics:
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
     metrics.edited_files = {edit.path for edit in activity.edits}
+    metrics.unread_subagents = spawned - threads
+    if len(paths) > 1:
+        metrics.span_label = f"{path.name} and {len(paths) - 1} sub-agent rollout" + (
+            "s" if len(paths) > 2 else "")
     return metrics
+
+
+def _agent_id(output: object) -> set[str]:
+    """The ``agent_id`` a ``spawn_agent`` call returned (its output, a JSON object)."""
+    try:
+        value = json.loads(output) if isinstance(output, str) else output
+    except (ValueError, RecursionError):
+        return set()
+    agent = value.get("agent_id") if isinstance(value, dict) else None
+    return {agent} if isinstance(agent, str) and agent else set()
 
 
 def _texts(parts: object) -> str:
