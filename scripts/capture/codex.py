@@ -115,10 +115,21 @@ SUB_SCRIPT = [
 CACHE_WRITES = os.environ.get("CAPTURE_CACHE_WRITES") == "1"
 
 
-def usage_for(number: int) -> dict[str, int]:
-    """Known, different figures for billed reply ``number`` (1-based)."""
-    input_tokens = 3000 + 1111 * number
+#: Input tokens that follow the request's context (its number of input items) rather than
+#: the reply's number, so that a compaction shrinks them (for model_auto_compact_token_limit).
+BY_CONTEXT = os.environ.get("CAPTURE_USAGE_BY_CONTEXT") == "1"
+#: Past this many billed replies the server only answers with a final message (a runaway
+#: loop of Codex's, e.g. compacting after every reply, ends).
+MAX_REPLIES = 40
+
+
+def usage_for(number: int, items: int = 0) -> dict[str, int]:
+    """Known, different figures for billed reply ``number`` (1-based) to a request of
+    ``items`` input items."""
+    input_tokens = 2000 + 500 * items + 7 * number if BY_CONTEXT else 3000 + 1111 * number
     cached = 0 if number == 1 else 1024 * (number - 1)
+    if BY_CONTEXT:  # never more cache reads than input
+        cached = min(cached, input_tokens // 2)
     output = 40 + 13 * number
     reasoning = 8 + 3 * number
     usage = {"input_tokens": input_tokens, "cached_tokens": cached,
@@ -160,8 +171,8 @@ KEYWORDS = ("RESUME", "SLUGKIT", "SUBTASK", "SPAWN")
 
 def plan_step(messages: list[dict[str, Any]]) -> tuple[list[Any], int, str]:
     """Which script, which step: the tool results since the last user message."""
-    last_user = ""
-    results = 0
+    last_user = prompt_before = ""
+    results = results_before = 0
     for item in messages:
         kind = item.get("type")
         role = item.get("role")
@@ -173,8 +184,10 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[list[Any], int, str]:
             if any(word in last_user for word in KEYWORDS) and not any(
                     word in text for word in KEYWORDS):
                 continue  # a notice Codex adds (a sub-agent's news): the script goes on
+            prompt_before, results_before = last_user, results
             last_user = text
-            results = 0
+            done = re.search(r"DONE-STEPS=(\d+)", text)
+            results = int(done.group(1)) if done else 0  # the summary of a compaction
         elif kind in ("function_call_output", "custom_tool_call_output",
                       "local_shell_call_output") or role == "tool":
             results += 1
@@ -182,6 +195,9 @@ def plan_step(messages: list[dict[str, Any]]) -> tuple[list[Any], int, str]:
         TASK_SCRIPT if "SLUGKIT" in last_user else \
         SUB_SCRIPT if "SUBTASK" in last_user else \
         SPAWN_SCRIPT if "SPAWN" in last_user else MAIN_SCRIPT
+    if "CONTEXT CHECKPOINT COMPACTION" in last_user or "Start Summarization" in last_user:
+        # Codex compacting (0.169; 0.39): the summary carries the prompt and the steps done
+        return [("summary", f"{prompt_before} DONE-STEPS={results_before}")], 0, last_user
     global LAST_OUTPUT
     outputs = [item for item in messages if item.get("type") == "function_call_output"]
     LAST_OUTPUT = str(outputs[-1].get("output")) if outputs else ""
@@ -217,7 +233,7 @@ def action(script: list[Any], step: int, names: dict[str, str], number: int
     """The reply's item: ``{"kind": "message"|"function"|"custom", ...}``."""
     what, value = script[step]
     call_id = f"call_{number:03d}"
-    if what == "final":
+    if what in ("final", "summary"):
         return {"kind": "message", "text": value}
     if what == "spawn":
         return {"kind": "function", "name": "spawn_agent", "namespace": "multi_agent_v1",
@@ -321,8 +337,10 @@ class Handler(BaseHTTPRequestHandler):
         with script.lock:
             script.billed += 1
             number = script.billed
+        if number > MAX_REPLIES:
+            steps, step = [("final", "Stopping here (the server's reply limit).")], 0
         reply = action(steps, step, names, number)
-        usage = usage_for(number)
+        usage = usage_for(number, len(messages))
         record.update({"reply": number, "item": reply, "usage": usage})
         script.write({**record, "status": "streaming"})
         self.send_response(200)
@@ -490,7 +508,9 @@ def scratch_repo(root: Path, task: str | None = None) -> Path:
 
 def write_config(codex_home: Path, port: int, wire: str, model: str) -> None:
     codex_home.mkdir(parents=True, exist_ok=True)
-    (codex_home / "config.toml").write_text(f"""\
+    # CAPTURE_EXTRA_CONFIG: top-level keys to add (e.g. model_auto_compact_token_limit)
+    extra = os.environ.get("CAPTURE_EXTRA_CONFIG", "").replace("\\n", "\n")
+    (codex_home / "config.toml").write_text(extra + "\n" + f"""\
 model = "{model}"
 model_provider = "scripted"
 approval_policy = "never"
@@ -558,7 +578,7 @@ def run(command: list[str], cwd: Path, env: dict[str, str], out: Path, name: str
                 os.killpg(process.pid, kill_signal)
             return process.wait(timeout=240)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             return process.wait()
 
 

@@ -48,12 +48,14 @@ EXCLUDED: dict[str, tuple[str, str]] = {
        for name in ("0.169.0-cachewrite/exec-json", "0.169.0-fail500/exec-json",
                     "0.169.0-json/exec-json", "0.169.0-resume/resume-json",
                     "0.169.0-task/exec-json", "0.169.0-spawn/exec-json",
+                    "0.169.0-compact/exec-json",
                     "0.80.0-json/exec-json", "0.80.0-resume/resume-json")},
     # Codex 0.39's `--json` output has each call's usage (`last_token_usage`) but none of the
     # conversation's text to hold it against (its rollout has): no request is recorded.
     **{f"codex/codex-0.39.0-{name}.jsonl": (
         "no conversation text", "shows no model request with usage")
-       for name in ("json/exec-json", "resume/resume-json", "task/exec-json")},
+       for name in ("json/exec-json", "resume/resume-json", "task/exec-json",
+                    "compact/exec-json")},
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was
     # stubbed ("ok (stubbed LLM response)"): its one recorded call has 10 input tokens.
     "openhands-v1/sdk-restore-probe-3fdb3160.json": (
