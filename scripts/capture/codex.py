@@ -27,6 +27,19 @@ Usage::
 second reply's stream cut before ``response.completed``), ``sigint`` / ``sigkill`` (Codex
 interrupted while a reply streams slowly). Each folder gets the rollout file(s), stdout,
 stderr, the server's ground truth and ``ground-truth-summary.json`` (the billed sums).
+
+Other runs: ``--task BUNDLE@COMMIT`` works in a clone of a task's repository (the SLUGKIT
+script: an apply_patch that ``arena submit`` ties to the working tree), ``--spawn`` has the
+model spawn a sub-agent (Codex 0.169 ``multi_agent_v1``, offered for models without Codex's
+own metadata: ``--model gpt-5-codex``), ``--wire chat`` configures a Chat Completions
+provider. Environment: ``CAPTURE_CACHE_WRITES=1`` bills cache writes too,
+``CAPTURE_USAGE_BY_CONTEXT=1`` makes input tokens follow the request's context (with
+``CAPTURE_EXTRA_CONFIG='model_auto_compact_token_limit = 7000'``, top-level config keys, Codex
+compacts once), ``CAPTURE_DUMP=1`` keeps every request body. Codex's plugin sync and any other
+network access go to a dead proxy (HTTPS_PROXY=127.0.0.1:9); only 127.0.0.1 is reachable.
+
+Captured here (tests/transcripts/corpus/codex/codex-<version>-<what>/): Codex CLI 0.39.0,
+0.80.0 and 0.169.0 from npm.
 """
 
 from __future__ import annotations
