@@ -245,3 +245,13 @@ def test_codex_039_records_no_usage_for_its_summarization_call(name: str) -> Non
     assert read("codex-0.39.0-compact", name) == {
         key: billed[key] - (summarization[key] if key != "tool_calls" else 0)
         for key in billed}
+
+
+@pytest.mark.parametrize("what", ["fail500", "cut", "sigint", "sigkill"])
+def test_codex_039_exec_output_of_a_failed_or_killed_run_gives_the_billed_figures(
+    what: str,
+) -> None:
+    # Codex 0.39 prints a token_count per reply: its --json output holds what was billed
+    # even when the run was cut or killed (today's holds only turn.completed: refused).
+    folder = f"codex-0.39.0-{what}"
+    assert read(folder, "exec-json.jsonl") == truth(folder)

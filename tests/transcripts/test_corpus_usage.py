@@ -55,7 +55,8 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     **{f"codex/codex-0.39.0-{name}.jsonl": (
         "no conversation text", "shows no model request with usage")
        for name in ("json/exec-json", "resume/resume-json", "task/exec-json",
-                    "compact/exec-json")},
+                    "compact/exec-json", "fail500/exec-json", "cut/exec-json",
+                    "sigint/exec-json", "sigkill/exec-json")},
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was
     # stubbed ("ok (stubbed LLM response)"): its one recorded call has 10 input tokens.
     "openhands-v1/sdk-restore-probe-3fdb3160.json": (
