@@ -135,47 +135,106 @@ def claude_code(files: list[Path]) -> dict[str, Any]:
     )
 
 
+def _codex_split(usage: dict[str, Any]) -> dict[str, int]:
+    """A Codex usage record in the reference reader's terms: the cache read and (Codex 0.16x)
+    cache write are parts of ``input_tokens``; reasoning is inside ``output_tokens``."""
+    read = usage.get("cached_input_tokens", 0)
+    write = usage.get("cache_write_input_tokens", 0)
+    return {"uncached": usage.get("input_tokens", 0) - read - write, "cache_read": read,
+            "cache_write": write, "output": usage.get("output_tokens", 0)}
+
+
 def _codex_exec(events: list[dict[str, Any]]) -> dict[str, Any]:
     """``codex exec --json``: the largest ``turn.completed`` usage (a running total); tool
-    calls are completed command, file-change, MCP and web-search items; one iteration per
-    turn; no model, no time."""
+    calls are completed command, file-change, MCP, web-search and collab items, and each
+    start or update of a todo_list (an ``update_plan`` call); one iteration per turn; no
+    model, no time."""
     usages = [e["usage"] for e in events if e.get("type") == "turn.completed" and e.get("usage")]
     last = max(usages, key=lambda u: u["input_tokens"] + u["output_tokens"])
     calls = {e["item"]["id"] for e in events if e.get("type") == "item.completed"
              and e["item"].get("type") in ("command_execution", "file_change", "mcp_tool_call",
-                                           "web_search")}
-    return _figures(uncached=last["input_tokens"] - last.get("cached_input_tokens", 0),
-                    cache_read=last.get("cached_input_tokens", 0), output=last["output_tokens"],
-                    tool_calls=len(calls), iterations=len(usages))
+                                           "web_search", "collab_tool_call")}
+    plans = [e for e in events if e.get("type") in ("item.started", "item.updated")
+             and e["item"].get("type") == "todo_list"]
+    return _figures(**_codex_split(last), tool_calls=len(calls) + len(plans),
+                    iterations=len(usages))
 
 
-def codex(path: Path) -> dict[str, Any]:
+def _codex_totals(totals: list[dict[str, int]]) -> tuple[dict[str, int], int]:
+    """The session's usage from Codex's running totals, and how many distinct ones there
+    are (one per model call). The usage is the largest running total; Codex 0.39 counts
+    again from zero after `codex exec resume`: a total never seen before that is below the
+    largest one so far starts a new count, and the counts add up."""
+    distinct: set[tuple[int, int, int]] = set()
+    counts: list[dict[str, int]] = []
+    for total in totals:
+        key = (total["input_tokens"], total.get("cached_input_tokens", 0),
+               total["output_tokens"])
+        if key in distinct:
+            continue
+        distinct.add(key)
+        if not counts or total["input_tokens"] < counts[-1].get("input_tokens", 0):
+            counts.append({})
+        if total["input_tokens"] + total["output_tokens"] >= \
+                counts[-1].get("input_tokens", 0) + counts[-1].get("output_tokens", 0):
+            counts[-1] = total
+    keys = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens")
+    return {key: sum(count.get(key, 0) for count in counts) for key in keys}, len(distinct)
+
+
+def _codex_legacy(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """``codex exec --json`` of Codex 0.39: ``{"id", "msg"}`` events after a configuration
+    echo naming the model; running totals in ``token_count``; tool calls are the
+    ``*_begin`` events and each ``plan_update``; no time."""
+    messages = [e["msg"] for e in events if isinstance(e.get("msg"), dict)]
+    totals = [m["info"]["total_token_usage"] for m in messages if m.get("type") == "token_count"
+              and (m.get("info") or {}).get("total_token_usage")]
+    usage, distinct = _codex_totals(totals)
+    calls = {m["call_id"] for m in messages if m.get("type") in (
+        "exec_command_begin", "patch_apply_begin", "mcp_tool_call_begin", "web_search_begin")}
+    plans = [m for m in messages if m.get("type") == "plan_update"]
+    models = {e["model"] for e in events if "msg" not in e and e.get("model")}
+    return _figures(**_codex_split(usage), tool_calls=len(calls) + len(plans),
+                    iterations=distinct, models=models)
+
+
+def codex(files: list[Path]) -> dict[str, Any]:
+    """A rollout (with its sub-agents' rollouts: each thread's running totals counted on
+    their own, then added), or ``codex exec --json`` output of today's or Codex 0.39's
+    shape."""
+    path = files[0]
     lines = [line for line in _text(path).splitlines() if line.strip()]
     if lines and json.loads(lines[0]).get("type") == "thread.started":
         return _codex_exec([json.loads(line) for line in lines if line.startswith("{")])
-    events = _jsonl(path)
-    totals = [
-        e["payload"]["info"]["total_token_usage"] for e in events
-        if e.get("type") == "event_msg" and e["payload"].get("type") == "token_count"
-        and (e["payload"].get("info") or {}).get("total_token_usage")
-    ]
-    # The session's usage is the largest running total; reasoning is inside output_tokens.
-    last = max(totals, key=lambda t: t["input_tokens"] + t["output_tokens"], default={})
-    distinct = {(t["input_tokens"], t.get("cached_input_tokens", 0), t["output_tokens"])
-                for t in totals}
-    # A call without an id (web_search_call has none) is still one call.
-    calls = {
-        e["payload"].get("call_id") or e["payload"].get("id") or f"unnamed-{index}"
-        for index, e in enumerate(events)
-        if e.get("type") == "response_item" and e["payload"].get("type") in (
-            "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
-    }
+    if any('"msg":' in line and '"payload":' not in line for line in lines[:5]):
+        return _codex_legacy([json.loads(line) for line in lines if line.startswith("{")])
+    events = [event for file in files for event in _jsonl(file)]
+    by_thread: dict[str, list[dict[str, int]]] = {}
+    calls: set[tuple[str, str]] = set()
+    thread = ""
+    for index, e in enumerate(events):
+        if e.get("type") == "session_meta":
+            thread = e["payload"].get("id", thread)
+        payload = e.get("payload") or {}
+        if e.get("type") == "event_msg" and payload.get("type") == "token_count" \
+                and (payload.get("info") or {}).get("total_token_usage"):
+            by_thread.setdefault(thread, []).append(payload["info"]["total_token_usage"])
+        # A call without an id (web_search_call has none) is still one call.
+        if e.get("type") == "response_item" and payload.get("type") in (
+                "function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            calls.add((thread, payload.get("call_id") or payload.get("id")
+                       or f"unnamed-{index}"))
+    usage: dict[str, int] = {}
+    distinct = 0
+    for totals in by_thread.values():
+        thread_usage, thread_distinct = _codex_totals(totals)
+        distinct += thread_distinct
+        for key, value in thread_usage.items():
+            usage[key] = usage.get(key, 0) + value
     models = {e["payload"]["model"] for e in events
               if e.get("type") == "turn_context" and e["payload"].get("model")}
-    cached = last.get("cached_input_tokens", 0)
     return _figures(
-        uncached=last.get("input_tokens", 0) - cached, cache_read=cached,
-        output=last.get("output_tokens", 0), tool_calls=len(calls), iterations=len(distinct),
+        **_codex_split(usage), tool_calls=len(calls), iterations=distinct,
         seconds=_seconds([e.get("timestamp") for e in events]), models=models,
     )
 
@@ -497,12 +556,14 @@ def gemini_cli(files: list[Path]) -> dict[str, Any]:
 
 
 def read(format_name: str, files: list[Path]) -> dict[str, Any]:
-    """The figures of one transcript (``files[0]``; Claude Code and Gemini CLI: with its
-    sub-agent files)."""
+    """The figures of one transcript (``files[0]``; Claude Code, Codex and Gemini CLI: with
+    its sub-agent files)."""
     if format_name == "claude-code":
         return claude_code(files)
+    if format_name == "codex":
+        return codex(files)
     if format_name == "gemini-cli":
         return gemini_cli(files)
-    readers = {"codex": codex, "aider-history": aider_history, "openhands": openhands,
+    readers = {"aider-history": aider_history, "openhands": openhands,
                "swe-agent": swe_agent, "atif": atif}
     return readers[format_name](files[0])

@@ -20,6 +20,7 @@ from arena_bot.intake.transcripts.claude_code import read_claude_code_files, sub
 from arena_bot.intake.transcripts.redact import find_secrets, store_redacted
 
 CORPUS = Path(__file__).parent / "corpus"
+ROOT = Path(__file__).parents[2]
 MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())
 IDS = [entry["file"] for entry in MANIFEST]
 
@@ -54,10 +55,16 @@ def test_importer_and_reference_reader_give_the_recorded_figures(entry: dict[str
 def test_every_entry_has_its_origin_and_at_least_two_per_format(entry: dict[str, Any]) -> None:
     origin = entry["origin"]
     readme = (CORPUS / "README.md").read_text()
-    if "captured" in origin:  # written here by the real tool against a scripted model server
-        script = Path(__file__).parents[2] / origin["captured"]
+    # Written here by the real tool against a scripted model server: the Gemini CLI
+    # captures name the script and the server's log, the Codex ones the script, the driver
+    # and the commands.
+    if "captured" in origin:
+        script = ROOT / origin["captured"]
         assert script.is_file() and (CORPUS / origin["ground_truth"]).is_file()
         assert origin["captured"] in readme and origin["tool"] in readme
+    elif "capture" in origin:
+        assert (ROOT / origin["capture"]).is_file() and origin["tool"] and origin["commands"]
+        assert origin["driver"] in readme
     else:
         assert "/" in origin["repo"] and len(origin["commit"]) == 40 and origin["paths"]
         assert origin["repo"] in readme and origin["commit"] in readme

@@ -62,6 +62,20 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     "gemini-cli/gemini-cli-0.61.0-subagent/f8eb93d9-5280-4af8-9497-4cbf99028b18/"
     "554a0c2c-1486-4e7a-a9e0-80988293b171.jsonl": (
         "sub-agent file", "shows no model request with usage"),
+    # The same, printed by real Codex CLI 0.80.0 and 0.169.0 against scripts/capture/codex.py.
+    **{f"codex/codex-{name}.jsonl": ("turn totals only", "shows no model request with usage")
+       for name in ("0.169.0-cachewrite/exec-json", "0.169.0-fail500/exec-json",
+                    "0.169.0-json/exec-json", "0.169.0-resume/resume-json",
+                    "0.169.0-task/exec-json", "0.169.0-spawn/exec-json",
+                    "0.169.0-compact/exec-json",
+                    "0.80.0-json/exec-json", "0.80.0-resume/resume-json")},
+    # Codex 0.39's `--json` output has each call's usage (`last_token_usage`) but none of the
+    # conversation's text to hold it against (its rollout has): no request is recorded.
+    **{f"codex/codex-0.39.0-{name}.jsonl": (
+        "no conversation text", "shows no model request with usage")
+       for name in ("json/exec-json", "resume/resume-json", "task/exec-json",
+                    "compact/exec-json", "fail500/exec-json", "cut/exec-json",
+                    "sigint/exec-json", "sigkill/exec-json")},
     # A real OpenHands V1 conversation the SDK persisted, but for a probe whose model was
     # stubbed ("ok (stubbed LLM response)"): its one recorded call has 10 input tokens.
     "openhands-v1/sdk-restore-probe-3fdb3160.json": (

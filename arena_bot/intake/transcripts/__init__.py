@@ -17,6 +17,7 @@ from arena_bot.intake.transcripts.atif import read_atif
 from arena_bot.intake.transcripts.claude_code import read_claude_code
 from arena_bot.intake.transcripts.claude_code import subagent_files as claude_subagent_files
 from arena_bot.intake.transcripts.codex import read_codex
+from arena_bot.intake.transcripts.codex import subagent_files as codex_subagent_files
 from arena_bot.intake.transcripts.gemini_cli import read_gemini_cli
 from arena_bot.intake.transcripts.gemini_cli import subagent_files as gemini_subagent_files
 from arena_bot.intake.transcripts.generic import read_generic
@@ -38,11 +39,15 @@ READERS: dict[str, Callable[[Path], TranscriptMetrics]] = {
 
 
 #: Formats whose sub-agents write session files of their own (Claude Code 2.x, Gemini CLI
-#: 0.39+), read with the session and stored appended to it by ``arena submit``: how to find
-#: them beside the session, and where a contributor whose copy lacks them should look.
+#: 0.39+, Codex 0.16x ``multi_agent``), read with the session and stored appended to it by
+#: ``arena submit``: how to find them beside the session, and where a contributor whose copy
+#: lacks them should look.
 SUBAGENTS: dict[str, tuple[Callable[[Path], list[Path]], str]] = {
     "claude-code": (claude_subagent_files, "their agent-<id>.jsonl files were not found "
                     "beside the session: copy the session's folder too"),
+    "codex": (codex_subagent_files, "their rollout-*-<id>.jsonl files were not found in "
+              "the session's folder (sessions/YYYY/MM/DD/): copy them beside it (the "
+              "`codex exec --json` output holds none of their usage: pass the rollout)"),
     "gemini-cli": (gemini_subagent_files, "their <id>.jsonl files were not found in the "
                    "folder named by the session's id beside it (chats/<session id>/): copy "
                    "that folder too"),
