@@ -75,6 +75,8 @@ def _claude_headless(events: list[dict[str, Any]]) -> dict[str, Any]:
     results = [e for e in events if e.get("type") == "result"]
     assert results, "a headless run without a result event is refused"
     replies = [e["message"] for e in events if e.get("type") == "assistant"]
+    assert replies or min(r.get("result_index", 0) for r in results) == 0, (
+        "a later result alone, without the ones before it, is refused")
     by_model = results[-1].get("modelUsage") or {}
     if by_model:
         sums = [sum(u[key] for u in by_model.values()) for key in (

@@ -20,6 +20,7 @@ from arena_bot.intake.transcripts.claude_code import read_claude_code_files, sub
 from arena_bot.intake.transcripts.redact import find_secrets, store_redacted
 
 CORPUS = Path(__file__).parent / "corpus"
+REPO_ROOT = Path(__file__).parents[2]
 MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text())
 IDS = [entry["file"] for entry in MANIFEST]
 
@@ -52,13 +53,23 @@ def test_importer_and_reference_reader_give_the_recorded_figures(entry: dict[str
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=IDS)
 def test_every_entry_has_its_origin_and_at_least_two_per_format(entry: dict[str, Any]) -> None:
+    """Each file names where it comes from: a public repository at a commit, or (written on
+    this machine by the tool itself) the capture script, the tool's version and command,
+    with the server's ground truth."""
     origin = entry["origin"]
-    assert "/" in origin["repo"] and len(origin["commit"]) == 40 and origin["paths"]
+    readme = (CORPUS / "README.md").read_text()
+    if "captured_with" in origin:
+        assert (REPO_ROOT / origin["captured_with"]).is_file()
+        assert origin["version"] and origin["command"] and entry["ground_truth"]["all_calls"]
+        assert origin["captured_with"] in readme
+        assert f"{origin['tool']} {origin['version']}" in readme
+    else:
+        assert "/" in origin["repo"] and len(origin["commit"]) == 40 and origin["paths"]
+        assert origin["repo"] in readme and origin["commit"] in readme
     assert all(path.is_file() for path in files_of(entry))
     same_format = [other for other in MANIFEST if other["format"] == entry["format"]]
     assert len(same_format) >= 2
-    readme = (CORPUS / "README.md").read_text()
-    assert entry["file"] in readme and origin["repo"] in readme and origin["commit"] in readme
+    assert entry["file"] in readme
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,10 @@ and 3 output tokens, its ``modelUsage`` 4 and 7; a 2.1.4 run: ``usage`` 424 outp
 where there is no ``modelUsage`` (older versions). ``--output-format json`` prints only that
 ``result`` event (one JSON document; ``--verbose`` makes it a JSON array of every event) and
 is read the same way. A stream without a ``result`` (the run was cut off) is refused: its
-output counts are the partial ones. Lines that are not JSON objects are skipped in a stream
-(harnesses capture stderr with stdout, ``2>&1 | tee``).
+output counts are the partial ones; so is a result alone that is not the run's first
+(``result_index`` above 0: 2.1 runs another turn when a background sub-agent finishes, and
+``--output-format json`` prints only that last turn's result). Lines that are not JSON
+objects are skipped in a stream (harnesses capture stderr with stdout, ``2>&1 | tee``).
 
 Claude Code 2.x writes each sub-agent's turns to a file of its own, not to the session file:
 2.1 and later in ``<session>/subagents/agent-<id>.jsonl`` (deeper for workflows) beside
@@ -436,15 +438,26 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
             tokens = figures["input"] + figures["read"] + figures["write"]
             sent[message_id] = (_chain(event) == "main",
                                 max(tokens, sent.get(message_id, (True, 0))[1]))
+    where = (f"~/.claude/projects/<dir>/{session_id}.jsonl" if session_id
+             else "~/.claude/projects/<dir>/<session>.jsonl")
     if not results:
-        where = (f"~/.claude/projects/<dir>/{session_id}.jsonl" if session_id
-                 else "~/.claude/projects/<dir>/<session>.jsonl")
         raise InputError(
             "this Claude Code output has no final `result` event (the run was cut off?): the "
             "usage its replies carry was printed mid-stream, with partial output counts",
             path=path,
             hint=f"pass the session file Claude Code wrote for the run, {where} (CooperBench "
             "keeps it as <agent>_session.jsonl), with --format claude-code",
+        )
+    first = min((as_int(r.get("result_index")) for r in results), default=0)
+    if first > 0 and not messages:  # the result alone, of a later turn
+        raise InputError(
+            f"this Claude Code output holds result {first + 1} of the run but not the "
+            f"result{'s' if first > 1 else ''} before it (`--output-format json` prints only "
+            "the last; Claude Code 2.1 answers again when a background sub-agent finishes): "
+            "its time and turns are that last turn's alone",
+            path=path,
+            hint=f"pass the session file Claude Code wrote for the run, {where}, or the run's "
+            "`claude -p --output-format stream-json --verbose` output, with --format claude-code",
         )
     usage = _stream_usage(results)
     # The replies' input-side figures are final when printed (only their output counts are

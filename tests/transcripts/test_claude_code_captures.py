@@ -1,0 +1,88 @@
+"""Files written by real Claude Code (2.1.328, 2.0.77, 1.0.128) read against what was billed.
+
+``corpus/claude-code/claude-code-<version>-<what>/`` holds what each version wrote when run
+against the scripted Messages API server of ``scripts/capture/claude_code.py``, with that
+server's log (``ground_truth.json``: every billed call) and the run's patch. Here: what a file
+can hold equals the bill, and the outputs that cannot be read whole are refused naming what
+to pass.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.transcript_reference import read as reference_read
+
+from arena_bot.core.errors import InputError
+from arena_bot.intake.transcripts import read_transcript
+
+CORPUS = Path(__file__).parent / "corpus"
+CAPTURES = CORPUS / "claude-code"
+MANIFEST: list[dict[str, Any]] = [
+    entry for entry in json.loads((CORPUS / "manifest.json").read_text())
+    if "captured_with" in entry["origin"]]
+IDS = [entry["file"] for entry in MANIFEST]
+
+
+def entry_of(folder: str, mode: str | None = None) -> dict[str, Any]:
+    return next(e for e in MANIFEST if e["file"].split("/")[1] == folder and (
+        mode is None or Path(e["file"]).name.startswith(mode)))
+
+
+def bill(entry: dict[str, Any], which: str) -> tuple[int, int, int]:
+    calls = entry["ground_truth"][which]
+    return calls["uncached"], calls["cache_read"], calls["cache_write"]
+
+
+@pytest.mark.parametrize("entry", [e for e in MANIFEST if "interrupt" not in e["file"]],
+                         ids=[i for i in IDS if "interrupt" not in i])
+def test_the_input_tokens_read_are_the_servers_bill(entry: dict[str, Any]) -> None:
+    """A session file holds the calls Claude Code writes (main agent, sub-agents, 2.0's
+    warm-ups), its printed result every call; input-side figures are final from a reply's
+    first event, so they are the bill exactly."""
+    metrics = read_transcript(path=CORPUS / entry["file"], format_name="claude-code")
+    read = (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.cache_write_tokens)
+    headless = not entry["file"].endswith((".jsonl", ".jsonl.gz")) or "stream" in entry["file"]
+    assert read == bill(entry, "all_calls" if headless else "session_calls")
+
+
+def test_a_2_1_session_is_the_bill_in_every_figure() -> None:
+    entry = entry_of("claude-code-2.1.328-session")
+    truth = entry["ground_truth"]["all_calls"]
+    assert {k: entry["expected"][k] for k in truth} == truth
+
+
+def test_json_output_of_the_turn_a_background_sub_agent_started_is_refused() -> None:
+    """2.1.328 printed only its second result (``result_index`` 1: the turn the background
+    sub-agent's notification started), 1 turn in 1 s of a run of 11 calls in 15 s."""
+    path = CAPTURES / "claude-code-2.1.328-json-background/result.json"
+    result = json.loads(path.read_text())
+    assert (result["result_index"], result["num_turns"], result["duration_ms"]) == (1, 1, 983)
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=path, format_name="claude-code")
+    assert "holds result 2 of the run" in caught.value.message
+    assert str(path) in str(caught.value)
+    assert f"~/.claude/projects/<dir>/{result['session_id']}.jsonl" in (caught.value.hint or "")
+    with pytest.raises(AssertionError, match="later result"):
+        reference_read("claude-code", [path])
+
+
+def test_an_interrupted_run_gives_the_finished_replies_or_names_the_session_file() -> None:
+    """SIGINT while the 4th reply streamed: 2.1.328 prints a result (aborted_streaming) with
+    every call's input; 2.0.77 prints none, and its stream is refused for the session file,
+    which holds the replies finished before."""
+    stream = entry_of("claude-code-2.1.328-interrupt", "stream")
+    metrics = read_transcript(path=CORPUS / stream["file"], format_name="claude-code")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.cache_write_tokens
+            ) == bill(stream, "all_calls")
+    assert metrics.iterations == stream["ground_truth"]["all_calls"]["iterations"] - 1
+    cut = CAPTURES / "claude-code-2.0.77-interrupt/stream.jsonl"
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=cut, format_name="claude-code")
+    session = entry_of("claude-code-2.0.77-interrupt")
+    assert Path(session["file"]).name in (caught.value.hint or "")
+    assert read_transcript(path=CORPUS / session["file"], format_name="claude-code"
+                           ).iterations == session["expected"]["iterations"] > 0
