@@ -3,8 +3,8 @@
 ``corpus/claude-code/claude-code-<version>-<what>/`` holds what each version wrote when run
 against the scripted Messages API server of ``scripts/capture/claude_code.py``, with that
 server's log (``ground_truth.json``: every billed call) and the run's patch. Here: what a file
-can hold equals the bill, and the outputs that cannot be read whole are refused naming what
-to pass.
+can hold equals the bill, the cost is Claude Code's own, and the outputs that cannot be
+read whole are refused naming what to pass.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import pytest
 from support.transcript_reference import read as reference_read
 
 from arena_bot.core.errors import InputError
+from arena_bot.core.prices import load_price_table
 from arena_bot.intake.transcripts import read_transcript
+from arena_bot.intake.verification import transcript_cost
 
 CORPUS = Path(__file__).parent / "corpus"
 CAPTURES = CORPUS / "claude-code"
@@ -68,6 +70,22 @@ def test_json_output_of_the_turn_a_background_sub_agent_started_is_refused() -> 
     assert f"~/.claude/projects/<dir>/{result['session_id']}.jsonl" in (caught.value.hint or "")
     with pytest.raises(AssertionError, match="later result"):
         reference_read("claude-code", [path])
+
+
+@pytest.mark.parametrize("folder", [
+    "claude-code-2.1.328-stream-json", "claude-code-2.1.328-json", "claude-code-2.0.77-stream-json",
+    "claude-code-1.0.128-stream-json", "claude-code-1.0.128-json",
+])
+def test_the_cost_is_the_one_claude_code_priced_its_calls_at(folder: str) -> None:
+    """Each model's tokens at the price table's rates give the result's ``total_cost_usd``
+    (1.0's side calls ran on claude-3-5-haiku, which the table lacked)."""
+    entry = entry_of(folder)
+    path = CORPUS / entry["file"]
+    result = [json.loads(line) for line in path.read_text().splitlines()
+              if '"type":"result"' in line.replace(" ", "")][-1]
+    cost = transcript_cost(metrics=read_transcript(path=path, format_name="claude-code"),
+                           prices=load_price_table())
+    assert cost == pytest.approx(result["total_cost_usd"], rel=1e-9)
 
 
 def test_an_interrupted_run_gives_the_finished_replies_or_names_the_session_file() -> None:
