@@ -3,8 +3,9 @@
 ``corpus/claude-code/claude-code-<version>-<what>/`` holds what each version wrote when run
 against the scripted Messages API server of ``scripts/capture/claude_code.py``, with that
 server's log (``ground_truth.json``: every billed call) and the run's patch. Here: what a file
-can hold equals the bill, the cost is Claude Code's own, and the outputs that cannot be
-read whole are refused naming what to pass.
+can hold equals the bill, the cost is Claude Code's own, the outputs that cannot be read
+whole are refused naming what to pass, and ``arena submit`` turns a real session into a
+submission consistent with its transcript.
 """
 
 from __future__ import annotations
@@ -14,8 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from click.testing import CliRunner
+from support.gitrepo import git
 from support.transcript_reference import read as reference_read
+from test_submit import TASK, metrics_levels, project, validate  # noqa: F401
 
+from arena_bot.cli import main
 from arena_bot.core.errors import InputError
 from arena_bot.core.prices import load_price_table
 from arena_bot.intake.transcripts import read_transcript
@@ -88,6 +94,17 @@ def test_the_cost_is_the_one_claude_code_priced_its_calls_at(folder: str) -> Non
     assert cost == pytest.approx(result["total_cost_usd"], rel=1e-9)
 
 
+def test_the_json_output_names_the_main_agents_model_first() -> None:
+    """1.0.128's result lists claude-3-5-haiku (its side calls) first: the run's model is
+    the one billed most."""
+    entry = entry_of("claude-code-1.0.128-json")
+    metrics = read_transcript(path=CORPUS / entry["file"], format_name="claude-code")
+    result = json.loads((CORPUS / entry["file"]).read_text())
+    assert next(iter(result["modelUsage"])) == "claude-3-5-haiku-20241022"
+    assert metrics.models[0] == "claude-sonnet-4-20250514"
+    assert metrics.helper_models == {"claude-3-5-haiku-20241022"}
+
+
 def test_an_interrupted_run_gives_the_finished_replies_or_names_the_session_file() -> None:
     """SIGINT while the 4th reply streamed: 2.1.328 prints a result (aborted_streaming) with
     every call's input; 2.0.77 prints none, and its stream is refused for the session file,
@@ -104,3 +121,42 @@ def test_an_interrupted_run_gives_the_finished_replies_or_names_the_session_file
     assert Path(session["file"]).name in (caught.value.hint or "")
     assert read_transcript(path=CORPUS / session["file"], format_name="claude-code"
                            ).iterations == session["expected"]["iterations"] > 0
+
+
+def workdir_of(project: Path, folder: str, where: Path) -> Path:  # noqa: F811
+    """The task's repository at its base commit with the captured run's changes."""
+    spec = yaml.safe_load((project / "dataset" / TASK / "task.yaml").read_text())
+    git("clone", "-q", str(project / "dataset" / TASK / "repo.bundle"), str(where), cwd=project)
+    git("checkout", "-q", spec["source"]["commit"], cwd=where)
+    git("apply", str(CAPTURES / folder / "workdir.patch"), cwd=where)
+    return where
+
+
+@pytest.mark.parametrize("folder", [
+    "claude-code-2.1.328-session", "claude-code-2.0.77-session", "claude-code-1.0.128-session",
+])
+def test_a_real_session_is_submitted_consistent_with_its_transcript(
+    folder: str, project: Path, tmp_path: Path  # noqa: F811
+) -> None:
+    """2.0.77's session holds three warm-up calls, one on claude-haiku-4-5 (the Explore
+    agent's): the submission is named after the main agent's model and is still
+    consistent, a helper model being one it may leave out."""
+    entry = entry_of(folder)
+    result = CliRunner().invoke(main, [
+        "--root", str(project), "submit", "--task", TASK, "--format", "claude-code",
+        "--tool", "Claude Code", "--tool-version", entry["origin"]["version"],
+        "--contributor", "Test Person", "--date", "2026-11-27",
+        "--workdir", str(workdir_of(project, folder, tmp_path / "work")),
+        "--transcript", str(CORPUS / entry["file"])])
+    assert result.exit_code == 0, result.output
+    written = next((project / "submissions" / TASK).iterdir())
+    spec = yaml.safe_load((written / "submission.yaml").read_text())
+    main_models = {c["model"] for c in json.loads(
+        (CAPTURES / folder / "ground_truth.json").read_text())["calls"] if c["kind"] == "main"}
+    assert spec["models"] == sorted(main_models)
+    run = spec["runs"][0]
+    assert (run["tool_calls"], run["iterations"]) == (
+        entry["expected"]["tool_calls"], entry["expected"]["iterations"])
+    assert validate(project, written)[0] == 0
+    assert metrics_levels(project, [written], tmp_path)[written.name] == (
+        "transcript-consistent", [])

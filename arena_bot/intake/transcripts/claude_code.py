@@ -26,8 +26,10 @@ where there is no ``modelUsage`` (older versions). ``--output-format json`` prin
 is read the same way. A stream without a ``result`` (the run was cut off) is refused: its
 output counts are the partial ones; so is a result alone that is not the run's first
 (``result_index`` above 0: 2.1 runs another turn when a background sub-agent finishes, and
-``--output-format json`` prints only that last turn's result). Lines that are not JSON
-objects are skipped in a stream (harnesses capture stderr with stdout, ``2>&1 | tee``).
+``--output-format json`` prints only that last turn's result). The main agent's models come
+first; the others served only sub-agents, warm-ups or side calls (``helper_models``: a
+submission may leave them out). Lines that are not JSON objects are skipped in a stream
+(harnesses capture stderr with stdout, ``2>&1 | tee``).
 
 Claude Code 2.x writes each sub-agent's turns to a file of its own, not to the session file:
 2.1 and later in ``<session>/subagents/agent-<id>.jsonl`` (deeper for workflows) beside
@@ -291,6 +293,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     tool_ids: set[str] = set()
     named_agents: set[str] = set()
     read_agents: set[str] = set()
+    main_models: set[str] = set()
     for index, number, event in _events(paths):
         message = event.get("message")
         message = message if isinstance(message, dict) else None
@@ -313,6 +316,8 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
             continue
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
+            if index == 0 and not event.get("isSidechain"):
+                main_models.add(str(message.get("model")))
         if isinstance(message.get("model"), str):
             model_of_message.setdefault(message_id, message["model"])
         # Every content block of a streamed message repeats the usage, later blocks with the
@@ -327,6 +332,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         metrics.count(model_of_message.get(message_id), uncached=figures.get("input", 0),
                       read=figures.get("read", 0), write=figures.get("write", 0),
                       output=figures.get("output", 0))
+    _main_models_first(metrics, main_models)
     metrics.iterations = len(usage_by_message)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
@@ -404,6 +410,7 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     messages: set[str] = set()
     tool_ids: set[str] = set()
     init_model: str | None = None
+    main_models: set[str] = set()
     session_id = ""
     #: message id -> (a main-agent reply, its input-side tokens: uncached + cache read/write)
     sent: dict[str, tuple[bool, int]] = {}
@@ -432,6 +439,8 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
         messages.add(message_id)
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
+            if _chain(event) == "main":
+                main_models.add(str(message.get("model")))
         _tool_calls(metrics, message, message_id, tool_ids)
         if isinstance(message.get("usage"), dict):
             figures = _usage(message["usage"])
@@ -475,6 +484,10 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
                       uncached=uncached, read=read, write=write, output=output)
     if not metrics.models:
         metrics.add_model(init_model)
+    if not main_models and len(usage) > 1:
+        # The result alone names no model per call: the one billed most did the main work.
+        main_models = {max(usage, key=lambda model: sum(usage[model]))}
+    _main_models_first(metrics, main_models)
     metrics.iterations = len(messages)
     metrics.tool_calls = len(tool_ids)
     if not messages:  # --output-format json: the result alone, no reply to count
@@ -487,6 +500,16 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     metrics.span_label = (f"{len(results)} result event{'s' if len(results) > 1 else ''} "
                           f"and lines {metrics.first_line}-{metrics.last_line}")
     return metrics
+
+
+def _main_models_first(metrics: TranscriptMetrics, main: set[str]) -> None:
+    """Put the main agent's models first (``arena submit`` names a submission after the
+    first) and mark the others as helpers (sub-agents, warm-ups, side calls)."""
+    if not main:
+        return
+    metrics.models = ([m for m in metrics.models if m in main]
+                      + [m for m in metrics.models if m not in main])
+    metrics.helper_models = {m for m in metrics.models if m not in main}
 
 
 def _stream_usage(results: Iterable[dict[str, Any]]) -> dict[str, tuple[int, int, int, int]]:
