@@ -79,6 +79,19 @@ def test_json_output_of_the_turn_a_background_sub_agent_started_is_refused() -> 
 
 
 @pytest.mark.parametrize("folder", [
+    "claude-code-2.0.77-stream-json", "claude-code-2.1.328-stream-json-foreground"])
+def test_a_stream_counts_the_sub_agents_last_reply_from_its_task_result(folder: str) -> None:
+    """2.0.77, and 2.1.328 with a foreground sub-agent, print no sub-agent's last reply; its
+    Task result carries that reply's usage, from which it is counted (once: the replies are
+    the main agent's and the sub-agent's calls; 2.0's warm-ups and side calls are not
+    printed)."""
+    entry = entry_of(folder)
+    metrics = read_transcript(path=CORPUS / entry["file"], format_name="claude-code")
+    calls = json.loads((CAPTURES / folder / "ground_truth.json").read_text())["calls"]
+    assert metrics.iterations == sum(c["kind"] in ("main", "subagent") for c in calls) == 10
+
+
+@pytest.mark.parametrize("folder", [
     "claude-code-2.1.328-stream-json", "claude-code-2.1.328-json", "claude-code-2.0.77-stream-json",
     "claude-code-1.0.128-stream-json", "claude-code-1.0.128-json",
 ])

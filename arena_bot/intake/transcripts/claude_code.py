@@ -26,7 +26,9 @@ where there is no ``modelUsage`` (older versions). ``--output-format json`` prin
 is read the same way. A stream without a ``result`` (the run was cut off) is refused: its
 output counts are the partial ones; so is a result alone that is not the run's first
 (``result_index`` above 0: 2.1 runs another turn when a background sub-agent finishes, and
-``--output-format json`` prints only that last turn's result). The main agent's models come
+``--output-format json`` prints only that last turn's result). A sub-agent's last reply is
+not printed (but a 2.1 background sub-agent's); its Task result carries its usage
+(``tool_use_result``, 2.0 and 2.1), from which it is counted. The main agent's models come
 first; the others served only sub-agents, warm-ups or side calls (``helper_models``: a
 submission may leave them out). Lines that are not JSON objects are skipped in a stream
 (harnesses capture stderr with stdout, ``2>&1 | tee``).
@@ -411,6 +413,10 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     tool_ids: set[str] = set()
     init_model: str | None = None
     main_models: set[str] = set()
+    #: (Task call, input-side figures) of the sub-agents' printed replies, and of each
+    #: sub-agent's last reply as its Task result reports it
+    printed: set[tuple[str, int, int, int]] = set()
+    last_replies: set[tuple[str, int, int, int]] = set()
     session_id = ""
     #: message id -> (a main-agent reply, its input-side tokens: uncached + cache read/write)
     sent: dict[str, tuple[bool, int]] = {}
@@ -435,8 +441,11 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
         message_id = str(message.get("id") or f"line-{number}")
         session.see(number, event, message_id)
         if kind != "assistant":
+            _subagent_last_reply(event, last_replies)
             continue
         messages.add(message_id)
+        if isinstance(message.get("usage"), dict) and event.get("parent_tool_use_id"):
+            printed.add((str(event["parent_tool_use_id"]), *_inputs(message["usage"])))
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
             if _chain(event) == "main":
@@ -488,7 +497,10 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
         # The result alone names no model per call: the one billed most did the main work.
         main_models = {max(usage, key=lambda model: sum(usage[model]))}
     _main_models_first(metrics, main_models)
-    metrics.iterations = len(messages)
+    # A sub-agent's last reply (its report) is not printed (a 2.1 background one's is); its
+    # Task result carries that reply's usage, so it counts as a reply of its own unless
+    # printed.
+    metrics.iterations = len(messages) + len(last_replies - printed)
     metrics.tool_calls = len(tool_ids)
     if not messages:  # --output-format json: the result alone, no reply to count
         metrics.iterations = sum(as_int(result.get("num_turns")) for result in results)
@@ -500,6 +512,28 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     metrics.span_label = (f"{len(results)} result event{'s' if len(results) > 1 else ''} "
                           f"and lines {metrics.first_line}-{metrics.last_line}")
     return metrics
+
+
+def _inputs(usage: Mapping[str, Any]) -> tuple[int, int, int]:
+    """A reply's input-side figures (uncached, cache read, cache write): final as soon as
+    the reply starts, and different for every request of a conversation."""
+    figures = _usage(usage)
+    return figures["input"], figures["read"], figures["write"]
+
+
+def _subagent_last_reply(event: Mapping[str, Any],
+                         found: set[tuple[str, int, int, int]]) -> None:
+    """Note the last reply of a sub-agent whose Task result ``event`` reports its usage
+    (``tool_use_result`` with ``agentId`` and ``usage``, Claude Code 2.0 and 2.1)."""
+    result = event.get("tool_use_result")
+    message = event.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not (isinstance(result, dict) and isinstance(result.get("agentId"), str)
+            and isinstance(result.get("usage"), dict) and isinstance(content, list)):
+        return
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            found.add((str(block.get("tool_use_id")), *_inputs(result["usage"])))
 
 
 def _main_models_first(metrics: TranscriptMetrics, main: set[str]) -> None:
