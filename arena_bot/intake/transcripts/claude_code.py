@@ -296,6 +296,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     named_agents: set[str] = set()
     read_agents: set[str] = set()
     main_models: set[str] = set()
+    final: dict[str, bool] = {}  # message id -> a line of it carries its stop_reason
     for index, number, event in _events(paths):
         message = event.get("message")
         message = message if isinstance(message, dict) else None
@@ -326,6 +327,8 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         # final figures: keep the largest, count the message once.
         usage = message.get("usage")
         figures = _usage(usage) if isinstance(usage, dict) else {}
+        final.setdefault(message_id, False)
+        final[message_id] |= message.get("stop_reason") is not None
         previous = usage_by_message.get(message_id, {})
         usage_by_message[message_id] = {
             key: max(value, previous.get(key, 0)) for key, value in figures.items()} or previous
@@ -335,6 +338,14 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
                       read=figures.get("read", 0), write=figures.get("write", 0),
                       output=figures.get("output", 0))
     _main_models_first(metrics, main_models)
+    partial = sum(1 for message_id in usage_by_message if not final.get(message_id))
+    if partial:
+        metrics.notes.append(
+            f"tokens.completion is a lower bound: {partial} of {len(usage_by_message)} replies "
+            "show no final output count (Claude Code writes each content block's line when "
+            "the block ends, and up to 2.1.39 at least often before the reply's last count); "
+            "the `result` of `claude -p --output-format stream-json --verbose` has the final "
+            "counts")
     metrics.iterations = len(usage_by_message)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
