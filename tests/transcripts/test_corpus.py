@@ -1,4 +1,5 @@
-"""Real transcripts from public repositories read right, field by field.
+"""Real transcripts (from public repositories, or written here by the tools against a scripted
+model server) read right, field by field.
 
 ``corpus/manifest.json`` names each file's origin and its expected figures, computed by the
 reference reader in ``tests/support/transcript_reference.py`` (written apart from the
