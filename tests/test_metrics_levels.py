@@ -405,9 +405,12 @@ def test_codex_apply_patch_in_all_three_spellings(repo: Path, tmp_path: Path) ->
             {"type": "session_meta", "payload": {"cwd": str(repo)}},
             {"type": "turn_context", "payload": {"model": "gpt-5-codex", "cwd": str(repo)}},
             {"type": "response_item", "payload": call},
+            # as Codex writes it: the call's usage and the running total
             {"type": "event_msg", "payload": {"type": "token_count", "info": {
                 "last_token_usage": {"input_tokens": 9000, "cached_input_tokens": 0,
-                                     "output_tokens": 300}}}},
+                                     "output_tokens": 300},
+                "total_token_usage": {"input_tokens": 9000, "cached_input_tokens": 0,
+                                      "output_tokens": 300}}}},
         ]
         path.write_text("".join(json.dumps(x) + "\n" for x in lines))
         activity = read_activity(path, "codex")
@@ -563,7 +566,9 @@ def test_codex_instructions_are_input_not_output(tmp_path: Path) -> None:
                                               "arguments": '{"command": ["ls"]}'}},
         {"type": "event_msg", "payload": {"type": "token_count", "info": {
             "last_token_usage": {"input_tokens": 12_000, "cached_input_tokens": 0,
-                                 "output_tokens": 40}}}},
+                                 "output_tokens": 40},
+            "total_token_usage": {"input_tokens": 12_000, "cached_input_tokens": 0,
+                                  "output_tokens": 40}}}},
     ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     activity = read_activity(path, "codex")

@@ -70,13 +70,15 @@ def metrics_levels(project: Path, folders: list[Path], tmp_path: Path
 def transcript(
     path: Path, *, output: int = 40, secret: bool = True, edited: str = "/w/slugkit/__main__.py"
 ) -> Path:
-    """A small Claude Code session (one model) with a key and an e-mail in a tool result."""
+    """A small Claude Code session (one model) with a key and an e-mail in a tool result; its
+    replies' lines carry their stop_reason (final output counts), as 2.1.328 writes them."""
     leak = "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123 by dev@example.com"
     lines = [
         {"type": "user", "uuid": "u1", "timestamp": "2026-11-20T10:00:00Z", "cwd": "/w",
          "message": {"role": "user", "content": "add --max-length"}},
         {"type": "assistant", "uuid": "u2", "timestamp": "2026-11-20T10:00:05Z", "cwd": "/w",
-         "message": {"id": "msg_1", "model": "claude-sonnet-4-5", "content": [
+         "message": {"id": "msg_1", "model": "claude-sonnet-4-5", "stop_reason": "tool_use",
+                     "content": [
              {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "env"}}],
              "usage": {"input_tokens": 1200, "output_tokens": output,
                        "cache_creation_input_tokens": 3000, "cache_read_input_tokens": 0}}},
@@ -84,7 +86,8 @@ def transcript(
          "message": {"role": "user", "content": [
              {"type": "tool_result", "tool_use_id": "t1", "content": leak if secret else "ok"}]}},
         {"type": "assistant", "uuid": "u4", "timestamp": "2026-11-20T10:01:10Z", "cwd": "/w",
-         "message": {"id": "msg_2", "model": "claude-sonnet-4-5", "content": [
+         "message": {"id": "msg_2", "model": "claude-sonnet-4-5", "stop_reason": "tool_use",
+                     "content": [
              {"type": "tool_use", "id": "t2", "name": "Edit", "input": {"file_path": edited}}],
              "usage": {"input_tokens": 300, "output_tokens": 500,
                        "cache_creation_input_tokens": 200, "cache_read_input_tokens": 3000}}},

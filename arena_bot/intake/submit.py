@@ -168,6 +168,7 @@ def _missing(
 ) -> list[str]:
     gaps = [f"{name}: {figure} (the format does not record it)" for figure in
             sorted(metrics.unverifiable)]
+    gaps += [f"{name}: {note}" for note in metrics.notes]
     if metrics.wall_clock_seconds <= 0 and "execution_time" not in metrics.unverifiable:
         gaps.append(f"{name}: execution_time (no timestamps; recorded as 0 = not recorded)")
     if metrics.unread_subagents:

@@ -227,7 +227,8 @@ def run_level(
     """Whether ``run``'s figures are ``transcript-consistent``, with the reasons they are not.
 
     The level needs all of: a readable transcript whose figures are exactly the reported
-    ones (time within its slack); the submission's ``models`` are the transcript's; the
+    ones (time within its slack); the submission's ``models`` are the transcript's (those
+    that only served sub-agents and side calls, ``helper_models``, may be left out); the
     transcript's edit tool calls, replayed on the task's base commit (``base_checkout``),
     reproduce the run's patches; its per-request usage is internally consistent
     (:func:`arena_bot.intake.transcripts.edits.usage_problems`).
@@ -251,10 +252,15 @@ def run_level(
         if mismatch.code == "metric-mismatch"
     ]
     claimed, shown = _model_names(models, prices), _model_names(metrics.models, prices)
-    if claimed != shown:
+    # A model that only served sub-agents, warm-ups or side calls may be left out.
+    helpers = _model_names(metrics.helper_models, prices) - _model_names(
+        (m for m in metrics.models if m not in metrics.helper_models), prices)
+    if not shown - helpers <= claimed <= shown:
+        aside = (f" ({', '.join(sorted(helpers))} only for sub-agents and side calls, which "
+                 "may be left out)" if helpers else "")
         reasons.append(
             f"the submission names model(s) {', '.join(sorted(claimed)) or 'none'} but the "
-            f"transcript's requests were made by {', '.join(sorted(shown)) or 'none'}")
+            f"transcript's requests were made by {', '.join(sorted(shown)) or 'none'}{aside}")
     reasons += _replay_reasons(run=run, folder=folder, activity=activity,
                                base_checkout=base_checkout)
     reasons += usage_problems(activity)

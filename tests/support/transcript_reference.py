@@ -70,11 +70,14 @@ def _headless_events(path: Path) -> list[dict[str, Any]] | None:
 
 def _claude_headless(events: list[dict[str, Any]]) -> dict[str, Any]:
     """Tokens: the last result's ``modelUsage`` (per model), else the results' ``usage``
-    summed; seconds: the results' ``duration_ms``; iterations: assistant message ids, or
-    ``num_turns`` when there is no assistant line; tool calls: tool_use ids."""
+    summed; seconds: the results' ``duration_ms``; iterations: assistant message ids (and
+    the sub-agents' unprinted last replies), or ``num_turns`` when there is no assistant
+    line; tool calls: tool_use ids."""
     results = [e for e in events if e.get("type") == "result"]
     assert results, "a headless run without a result event is refused"
     replies = [e["message"] for e in events if e.get("type") == "assistant"]
+    assert replies or min(r.get("result_index", 0) for r in results) == 0, (
+        "a later result alone, without the ones before it, is refused")
     by_model = results[-1].get("modelUsage") or {}
     if by_model:
         sums = [sum(u[key] for u in by_model.values()) for key in (
@@ -86,10 +89,25 @@ def _claude_headless(events: list[dict[str, Any]]) -> dict[str, Any]:
     tools = {b["id"] for m in replies for b in m.get("content") or []
              if isinstance(b, dict) and b.get("type") == "tool_use"}
     models = set(by_model) | {m["model"] for m in replies if m.get("model")}
+
+    def inputs(usage: dict[str, Any]) -> tuple[int, int, int]:
+        return (usage.get("input_tokens", 0), usage.get("cache_read_input_tokens", 0),
+                usage.get("cache_creation_input_tokens", 0))
+
+    # Claude Code prints no sub-agent's last reply (but a 2.1 background one's), and its Task
+    # result (a user line's tool_use_result with agentId) holds that reply's usage: one more
+    # reply unless a printed reply of that sub-agent (parent_tool_use_id) had the same input.
+    printed = {(e["parent_tool_use_id"], *inputs(e["message"].get("usage") or {}))
+               for e in events if e.get("type") == "assistant" and e.get("parent_tool_use_id")}
+    reports = {(b["tool_use_id"], *inputs(e["tool_use_result"]["usage"]))
+               for e in events if e.get("type") == "user"
+               and isinstance(e.get("tool_use_result"), dict)
+               and "agentId" in e["tool_use_result"] and "usage" in e["tool_use_result"]
+               for b in e["message"]["content"] if b.get("type") == "tool_result"}
     return _figures(
         uncached=sums[0], cache_read=sums[1], cache_write=sums[2], output=sums[3],
         tool_calls=len(tools),
-        iterations=len({m["id"] for m in replies}) if replies else sum(
+        iterations=len({m["id"] for m in replies}) + len(reports - printed) if replies else sum(
             r.get("num_turns", 0) for r in results),
         seconds=sum(r.get("duration_ms", 0) for r in results) / 1000, models=models,
     )

@@ -1,4 +1,5 @@
-"""Real transcripts from public repositories read right, field by field.
+"""Real transcripts (from public repositories, or written here by the tools against a scripted
+model server) read right, field by field.
 
 ``corpus/manifest.json`` names each file's origin and its expected figures, computed by the
 reference reader in ``tests/support/transcript_reference.py`` (written apart from the
@@ -53,12 +54,20 @@ def test_importer_and_reference_reader_give_the_recorded_figures(entry: dict[str
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=IDS)
 def test_every_entry_has_its_origin_and_at_least_two_per_format(entry: dict[str, Any]) -> None:
+    """Each file names where it comes from: a public repository at a commit, or (written on
+    this machine by the tool itself) the capture script, the tool's version and command,
+    with the server's ground truth."""
     origin = entry["origin"]
     readme = (CORPUS / "README.md").read_text()
-    # Written here by the real tool against a scripted model server: the Gemini CLI
-    # captures name the script and the server's log, the Codex ones the script, the driver
-    # and the commands.
-    if "captured" in origin:
+    # Written here by the real tool against a scripted model server: the Claude Code
+    # captures name the script, version, command and ground truth; the Gemini CLI ones the
+    # script and the server's log; the Codex ones the script, the driver and the commands.
+    if "captured_with" in origin:
+        assert (ROOT / origin["captured_with"]).is_file()
+        assert origin["version"] and origin["command"] and entry["ground_truth"]["all_calls"]
+        assert origin["captured_with"] in readme
+        assert f"{origin['tool']} {origin['version']}" in readme
+    elif "captured" in origin:
         script = ROOT / origin["captured"]
         assert script.is_file() and (CORPUS / origin["ground_truth"]).is_file()
         assert origin["captured"] in readme and origin["tool"] in readme

@@ -37,6 +37,10 @@ EXCLUDED: dict[str, tuple[str, str]] = {
     # totals, no reply one by one.
     "claude-code/headless-2.1/result_success.json": (
         "totals only", "shows no model request with usage"),
+    "claude-code/claude-code-2.1.328-json/result.json": (
+        "totals only", "shows no model request with usage"),
+    "claude-code/claude-code-1.0.128-json/result.json": (
+        "totals only", "shows no model request with usage"),
     # `codex exec --json` prints the turn's usage total, never a model call's own.
     "codex/exec/01_simple_text.jsonl": ("turn totals only", "shows no model request with usage"),
     "codex/exec/02_read_file.jsonl": ("turn totals only", "shows no model request with usage"),

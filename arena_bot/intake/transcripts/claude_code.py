@@ -24,7 +24,13 @@ and 3 output tokens, its ``modelUsage`` 4 and 7; a 2.1.4 run: ``usage`` 424 outp
 where there is no ``modelUsage`` (older versions). ``--output-format json`` prints only that
 ``result`` event (one JSON document; ``--verbose`` makes it a JSON array of every event) and
 is read the same way. A stream without a ``result`` (the run was cut off) is refused: its
-output counts are the partial ones. Lines that are not JSON objects are skipped in a stream
+output counts are the partial ones; so is a result alone that is not the run's first
+(``result_index`` above 0: 2.1 runs another turn when a background sub-agent finishes, and
+``--output-format json`` prints only that last turn's result). A sub-agent's last reply is
+not printed (but a 2.1 background sub-agent's); its Task result carries its usage
+(``tool_use_result``, 2.0 and 2.1), from which it is counted. The main agent's models come
+first; the others served only sub-agents, warm-ups or side calls (``helper_models``: a
+submission may leave them out). Lines that are not JSON objects are skipped in a stream
 (harnesses capture stderr with stdout, ``2>&1 | tee``).
 
 Claude Code 2.x writes each sub-agent's turns to a file of its own, not to the session file:
@@ -289,6 +295,8 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     tool_ids: set[str] = set()
     named_agents: set[str] = set()
     read_agents: set[str] = set()
+    main_models: set[str] = set()
+    final: dict[str, bool] = {}  # message id -> a line of it carries its stop_reason
     for index, number, event in _events(paths):
         message = event.get("message")
         message = message if isinstance(message, dict) else None
@@ -311,12 +319,16 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
             continue
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
+            if index == 0 and not event.get("isSidechain"):
+                main_models.add(str(message.get("model")))
         if isinstance(message.get("model"), str):
             model_of_message.setdefault(message_id, message["model"])
         # Every content block of a streamed message repeats the usage, later blocks with the
         # final figures: keep the largest, count the message once.
         usage = message.get("usage")
         figures = _usage(usage) if isinstance(usage, dict) else {}
+        final.setdefault(message_id, False)
+        final[message_id] |= message.get("stop_reason") is not None
         previous = usage_by_message.get(message_id, {})
         usage_by_message[message_id] = {
             key: max(value, previous.get(key, 0)) for key, value in figures.items()} or previous
@@ -325,6 +337,15 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         metrics.count(model_of_message.get(message_id), uncached=figures.get("input", 0),
                       read=figures.get("read", 0), write=figures.get("write", 0),
                       output=figures.get("output", 0))
+    _main_models_first(metrics, main_models)
+    partial = sum(1 for message_id in usage_by_message if not final.get(message_id))
+    if partial:
+        metrics.notes.append(
+            f"tokens.completion is a lower bound: {partial} of {len(usage_by_message)} replies "
+            "show no final output count (Claude Code writes each content block's line when "
+            "the block ends, and up to 2.1.39 at least often before the reply's last count); "
+            "the `result` of `claude -p --output-format stream-json --verbose` has the final "
+            "counts")
     metrics.iterations = len(usage_by_message)
     metrics.tool_calls = len(tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
@@ -402,6 +423,11 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     messages: set[str] = set()
     tool_ids: set[str] = set()
     init_model: str | None = None
+    main_models: set[str] = set()
+    #: (Task call, input-side figures) of the sub-agents' printed replies, and of each
+    #: sub-agent's last reply as its Task result reports it
+    printed: set[tuple[str, int, int, int]] = set()
+    last_replies: set[tuple[str, int, int, int]] = set()
     session_id = ""
     #: message id -> (a main-agent reply, its input-side tokens: uncached + cache read/write)
     sent: dict[str, tuple[bool, int]] = {}
@@ -426,25 +452,41 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
         message_id = str(message.get("id") or f"line-{number}")
         session.see(number, event, message_id)
         if kind != "assistant":
+            _subagent_last_reply(event, last_replies)
             continue
         messages.add(message_id)
+        if isinstance(message.get("usage"), dict) and event.get("parent_tool_use_id"):
+            printed.add((str(event["parent_tool_use_id"]), *_inputs(message["usage"])))
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
+            if _chain(event) == "main":
+                main_models.add(str(message.get("model")))
         _tool_calls(metrics, message, message_id, tool_ids)
         if isinstance(message.get("usage"), dict):
             figures = _usage(message["usage"])
             tokens = figures["input"] + figures["read"] + figures["write"]
             sent[message_id] = (_chain(event) == "main",
                                 max(tokens, sent.get(message_id, (True, 0))[1]))
+    where = (f"~/.claude/projects/<dir>/{session_id}.jsonl" if session_id
+             else "~/.claude/projects/<dir>/<session>.jsonl")
     if not results:
-        where = (f"~/.claude/projects/<dir>/{session_id}.jsonl" if session_id
-                 else "~/.claude/projects/<dir>/<session>.jsonl")
         raise InputError(
             "this Claude Code output has no final `result` event (the run was cut off?): the "
             "usage its replies carry was printed mid-stream, with partial output counts",
             path=path,
             hint=f"pass the session file Claude Code wrote for the run, {where} (CooperBench "
             "keeps it as <agent>_session.jsonl), with --format claude-code",
+        )
+    first = min((as_int(r.get("result_index")) for r in results), default=0)
+    if first > 0 and not messages:  # the result alone, of a later turn
+        raise InputError(
+            f"this Claude Code output holds result {first + 1} of the run but not the "
+            f"result{'s' if first > 1 else ''} before it (`--output-format json` prints only "
+            "the last; Claude Code 2.1 answers again when a background sub-agent finishes): "
+            "its time and turns are that last turn's alone",
+            path=path,
+            hint=f"pass the session file Claude Code wrote for the run, {where}, or the run's "
+            "`claude -p --output-format stream-json --verbose` output, with --format claude-code",
         )
     usage = _stream_usage(results)
     # The replies' input-side figures are final when printed (only their output counts are
@@ -462,7 +504,14 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
                       uncached=uncached, read=read, write=write, output=output)
     if not metrics.models:
         metrics.add_model(init_model)
-    metrics.iterations = len(messages)
+    if not main_models and len(usage) > 1:
+        # The result alone names no model per call: the one billed most did the main work.
+        main_models = {max(usage, key=lambda model: sum(usage[model]))}
+    _main_models_first(metrics, main_models)
+    # A sub-agent's last reply (its report) is not printed (a 2.1 background one's is); its
+    # Task result carries that reply's usage, so it counts as a reply of its own unless
+    # printed.
+    metrics.iterations = len(messages) + len(last_replies - printed)
     metrics.tool_calls = len(tool_ids)
     if not messages:  # --output-format json: the result alone, no reply to count
         metrics.iterations = sum(as_int(result.get("num_turns")) for result in results)
@@ -474,6 +523,38 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     metrics.span_label = (f"{len(results)} result event{'s' if len(results) > 1 else ''} "
                           f"and lines {metrics.first_line}-{metrics.last_line}")
     return metrics
+
+
+def _inputs(usage: Mapping[str, Any]) -> tuple[int, int, int]:
+    """A reply's input-side figures (uncached, cache read, cache write): final as soon as
+    the reply starts, and different for every request of a conversation."""
+    figures = _usage(usage)
+    return figures["input"], figures["read"], figures["write"]
+
+
+def _subagent_last_reply(event: Mapping[str, Any],
+                         found: set[tuple[str, int, int, int]]) -> None:
+    """Note the last reply of a sub-agent whose Task result ``event`` reports its usage
+    (``tool_use_result`` with ``agentId`` and ``usage``, Claude Code 2.0 and 2.1)."""
+    result = event.get("tool_use_result")
+    message = event.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not (isinstance(result, dict) and isinstance(result.get("agentId"), str)
+            and isinstance(result.get("usage"), dict) and isinstance(content, list)):
+        return
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            found.add((str(block.get("tool_use_id")), *_inputs(result["usage"])))
+
+
+def _main_models_first(metrics: TranscriptMetrics, main: set[str]) -> None:
+    """Put the main agent's models first (``arena submit`` names a submission after the
+    first) and mark the others as helpers (sub-agents, warm-ups, side calls)."""
+    if not main:
+        return
+    metrics.models = ([m for m in metrics.models if m in main]
+                      + [m for m in metrics.models if m not in main])
+    metrics.helper_models = {m for m in metrics.models if m not in main}
 
 
 def _stream_usage(results: Iterable[dict[str, Any]]) -> dict[str, tuple[int, int, int, int]]:

@@ -44,6 +44,12 @@ class TranscriptMetrics:
     edited_files: set[str] = field(default_factory=set)
     #: Figures the format cannot show (e.g. Aider has no tool calls); never flagged.
     unverifiable: set[str] = field(default_factory=set)
+    #: Figures the transcript holds only in part, each said in a sentence (``arena submit``
+    #: prints them with what it could not read).
+    notes: list[str] = field(default_factory=list)
+    #: Models that served only sub-agents, warm-ups or side calls, never the main agent
+    #: (Claude Code's haiku helpers): a submission may leave them out of its ``models``.
+    helper_models: set[str] = field(default_factory=set)
     #: Sub-agents the transcript names (Claude Code's ``toolUseResult.agentId``) whose own
     #: transcript was not found, so their usage is in no figure.
     unread_subagents: set[str] = field(default_factory=set)
