@@ -184,6 +184,9 @@ AIDER_UNITS = {"k": 1_000, "M": 1_000_000, "": 1}
 
 
 def aider_history(path: Path) -> dict[str, Any]:
+    """"sent" is LiteLLM's prompt: it holds the line's "cache hit" tokens unless it is smaller
+    than them (DeepSeek's hits are in its prompt; LiteLLM's early Anthropic route kept the
+    cache out of it)."""
     sums = {"sent": 0, "received": 0, "cache hit": 0, "cache write": 0}
     calls = edits = 0
     models: set[str] = set()
@@ -192,11 +195,16 @@ def aider_history(path: Path) -> dict[str, Any]:
         if line.startswith("> Tokens: "):
             calls += 1
             figures = line.removeprefix("> Tokens: ").split(". Cost:")[0].rstrip(".")
+            this = dict.fromkeys(sums, 0)
             for part in figures.split(", "):
                 count, what = part.split(" ", 1)
                 number = re.fullmatch(r"([\d.]+)([kM]?)", count)
                 assert number, part
-                sums[what] += round(float(number[1]) * AIDER_UNITS[number[2]])
+                this[what] += round(float(number[1]) * AIDER_UNITS[number[2]])
+            if this["sent"] >= this["cache hit"]:
+                this["sent"] -= this["cache hit"]
+            for what, count in this.items():
+                sums[what] += count
         elif line.startswith("> Applied edit to "):
             edits += 1
         elif line.startswith(("> Model: ", "> Main model: ")):
@@ -204,6 +212,18 @@ def aider_history(path: Path) -> dict[str, Any]:
     return _figures(uncached=sums["sent"], cache_read=sums["cache hit"],
                     cache_write=sums["cache write"], output=sums["received"], tool_calls=edits,
                     iterations=calls, models=models)
+
+
+def aider_analytics(path: Path) -> dict[str, Any]:
+    """``message_send`` events: one model call each; ``<provider>/REDACTED`` is Aider's word
+    for a model its list does not know, not a name."""
+    events = _jsonl(path)
+    sends = [e["properties"] for e in events if e.get("event") == "message_send"]
+    return _figures(uncached=sum(p.get("prompt_tokens", 0) for p in sends),
+                    output=sum(p.get("completion_tokens", 0) for p in sends),
+                    iterations=len(sends), seconds=_seconds([e.get("time") for e in events]),
+                    models={p["main_model"] for p in sends
+                            if p.get("main_model") and not p["main_model"].endswith("REDACTED")})
 
 
 def _openhands_v1(values: list[dict[str, Any]]) -> dict[str, Any]:
@@ -406,6 +426,7 @@ def read(format_name: str, files: list[Path]) -> dict[str, Any]:
     """The figures of one transcript (``files[0]``; Claude Code: with its sub-agent files)."""
     if format_name == "claude-code":
         return claude_code(files)
-    readers = {"codex": codex, "aider-history": aider_history, "openhands": openhands,
-               "swe-agent": swe_agent, "atif": atif, "gemini-cli": gemini_cli}
+    readers = {"codex": codex, "aider-history": aider_history, "aider": aider_analytics,
+               "openhands": openhands, "swe-agent": swe_agent, "atif": atif,
+               "gemini-cli": gemini_cli}
     return readers[format_name](files[0])

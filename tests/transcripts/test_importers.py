@@ -92,13 +92,63 @@ def test_aider_analytics_log_sums_message_sends() -> None:
 
 def test_aider_chat_history_reads_rounded_token_lines_and_edits() -> None:
     metrics = read_transcript(path=DATA / "aider_history.md", format_name="aider-history")
-    assert (metrics.prompt_tokens, metrics.completion_tokens) == (5200 + 7400, 640 + 410)
+    # DeepSeek's cache hits are inside "sent" (see the next test).
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (5200 - 1400 + 7400, 640 + 410)
     assert metrics.cache_read_tokens == 1400
     assert metrics.iterations == 2
     assert metrics.tool_calls == 3
     assert metrics.models == ["deepseek/deepseek-chat"]
     assert metrics.edited_files == {"csvstat/summary.py", "csvstat/cli.py"}
     assert (metrics.first_line, metrics.last_line) == (20, 25)
+
+
+def test_aider_history_sent_holds_the_cache_hits_it_is_not_smaller_than(tmp_path: Path) -> None:
+    """Aider 0.86.2 against DeepSeek's API (corpus/aider-history/aider-0.86.2-deepseek): a
+    reply billed 4,248 prompt tokens, 512 of them cache hits, is written ``4.2k sent, 512
+    cache hit``; a "sent" smaller than its hits cannot hold them (LiteLLM's Anthropic route
+    before 1.5x put only the uncached input in ``prompt_tokens``)."""
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-11-27 03:34:17\n\n> Main model: deepseek/deepseek-chat  \n"
+        "> Tokens: 4.2k sent, 512 cache hit, 86 received. Cost: $0.0011 message.  \n"
+        "> Tokens: 1.2k sent, 1.1k cache write, 20k cache hit, 300 received.  \n")
+    metrics = read_transcript(path=path, format_name="aider-history")
+    assert (metrics.prompt_tokens, metrics.cache_read_tokens) == (4200 - 512 + 1200, 512 + 20000)
+    assert (metrics.cache_write_tokens, metrics.completion_tokens) == (1100, 386)
+    assert metrics.activity is not None
+    assert [r.input_tokens for r in metrics.activity.requests] == [4200, 21200]
+
+
+def test_aider_analytics_redacted_model_is_no_model(tmp_path: Path) -> None:
+    """Aider 0.86.2 logs ``openai/REDACTED`` for ``--model openai/gpt-4o`` when its model list
+    is not at hand (corpus/aider/aider-0.86.2-openai-nostream): not a model to price."""
+    path = tmp_path / "aider-analytics.jsonl"
+    path.write_text(json.dumps({"event": "message_send", "properties": {
+        "main_model": "openai/REDACTED", "weak_model": "None", "editor_model": "openai/REDACTED",
+        "edit_format": "diff", "prompt_tokens": 3137, "completion_tokens": 63,
+        "total_tokens": 3200, "cost": 0.0084725, "total_cost": 0.0084725},
+        "user_id": "d35c2764", "time": 1795748565}) + "\n")
+    metrics = read_transcript(path=path, format_name="aider")
+    assert metrics.models == []
+    assert (metrics.prompt_tokens, metrics.completion_tokens, metrics.iterations) == (3137, 63, 1)
+
+
+def test_aider_history_replays_aiders_own_gitignore_edit(tmp_path: Path) -> None:
+    """On start Aider appends ``.aider*`` to ``.gitignore`` (a line break first if the file
+    lacks its last one) and writes ``> Added .aider* to .gitignore``: an edit of the patch."""
+    from arena_bot.intake.transcripts.edits import replay
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-11-27 03:34:17\n\n"
+        "> Add .aider*, .env to .gitignore (recommended)? (Y)es/(N)o [Yes]: y  \n"
+        "> Added .aider*, .env to .gitignore  \n> Main model: openai/gpt-4o  \n\n"
+        "#### hi  \n\nHello.\n\n> Tokens: 3.1k sent, 63 received.  \n")
+    activity = read_transcript(path=path, format_name="aider-history").activity
+    assert activity is not None
+    base = {".gitignore": "__pycache__/\n*.egg-info/"}
+    files = replay(activity.edits, base=base.get, cwd="/repo", known=lambda name: False)
+    assert files == {".gitignore": "__pycache__/\n*.egg-info/\n.aider*\n.env\n"}
 
 
 def test_aider_history_with_unknown_token_figure_names_line(tmp_path: Path) -> None:

@@ -3,18 +3,35 @@
 Analytics log (format ``aider``): JSONL, one ``{"event", "properties", "user_id", "time"}``
 per line. Each ``message_send`` event is one model call; its properties carry
 ``main_model``, ``prompt_tokens``, ``completion_tokens``, ``total_tokens`` and ``cost``.
-``time`` is epoch seconds. Aider has no tool-call protocol (it edits files from the reply
-text), so the log cannot check ``tool_calls``: that figure is left unverified.
+``prompt_tokens`` is the history's "sent" (cache hits inside it where the provider counts
+them so; the log has no cache figure), all read as uncached. ``time`` is epoch seconds.
+Aider names a model its model list does not know ``<provider>/REDACTED`` (``openai/REDACTED``
+for ``openai/gpt-4o`` when the list could not be fetched): that is no model name, so such a
+log names no model (``arena submit`` then asks for ``--model``). Aider has no tool-call
+protocol (it edits files from the reply text), so the log cannot check ``tool_calls``: that
+figure is left unverified.
 
 Chat history (format ``aider-history``, ``.aider.chat.history.md``): Markdown with a
 ``# aider chat started at YYYY-MM-DD HH:MM:SS`` header per session and, after each reply, a
 quoted line ``> Tokens: 2.3k sent, 1.0k cache write, 8.1k cache hit, 245 received. Cost: ...``
 plus ``> Applied edit to <file>`` lines (counted as tool calls). The figures are rounded to
-three significant digits (``2.3k``), within the verification tolerance. "sent" is the
-uncached input. ``Cost:`` is optional (absent for models without prices) and Aider ends the
-line with two spaces (a Markdown line break); both are allowed. Bytes that are not UTF-8
-are replaced, so the lines around them are still read. The history has no end time, so
-wall-clock time is left unverified.
+three significant digits (``2.3k``), within the verification tolerance. "sent" is LiteLLM's
+``prompt_tokens`` (plus the cache writes when the provider reports them apart), so it holds
+the "cache hit" tokens too wherever the provider counts them in the prompt: DeepSeek (Aider
+0.86.2 writes ``4.2k sent, 512 cache hit`` for a reply billed 4,248 prompt tokens, 512 of
+them cache hits) and Anthropic through LiteLLM 1.5x and later. A line whose "sent" is at
+least its "cache hit" is read so (uncached = sent - cache hit); a smaller "sent" cannot hold
+them and is all uncached (LiteLLM's Anthropic route before it counted the cache in the
+prompt). OpenAI's ``cached_tokens`` never reach the line (Aider reads only LiteLLM's
+Anthropic and DeepSeek cache fields): they stay inside "sent", uncached here. With streaming
+(Aider's default) against an OpenAI-compatible server Aider asks for no usage and prints its
+own token count of the messages instead of the billed figures; the history cannot tell. A
+``> Added .aider* to .gitignore`` line is Aider's own edit of ``.gitignore`` (done on start
+unless ``--no-gitignore``): its lines are appended, after a line break if the file had none.
+``Cost:`` is optional (absent for models without prices) and Aider ends the line with two
+spaces (a Markdown line break); both are allowed. Bytes that are not UTF-8 are replaced, so
+the lines around them are still read. The history has no end time, so wall-clock time is
+left unverified.
 
 The history's activity: ``#### `` lines are the user's, ``> `` lines Aider's own output, the
 rest the model's replies. Edits are the replies' SEARCH/REPLACE blocks, replayed only when
@@ -53,6 +70,10 @@ TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
 TOKENS_PART = re.compile(r"^(?P<count>\d+(?:\.\d+)?)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
+#: Aider's own edit of ``.gitignore`` (``check_gitignore``), the patterns comma-separated.
+GITIGNORE = re.compile(r"^> Added (?P<patterns>.+) to \.gitignore$")
+#: What Aider's analytics write instead of a model name its model list does not know.
+REDACTED = re.compile(r"^(?:[^/]+/)?REDACTED$")
 UNITS = {"": 1, "k": 1_000, "M": 1_000_000}
 PART_FIELDS = {
     "sent": "prompt_tokens",
@@ -72,7 +93,7 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
         if event.get("event") != "message_send" or not isinstance(properties, dict):
             continue
         model = properties.get("main_model")
-        model = model if isinstance(model, str) else None
+        model = model if isinstance(model, str) and not REDACTED.match(model) else None
         metrics.add_model(model)
         # Architect mode's editor coder sends under its own model: priced per model.
         metrics.count(model, uncached=as_int(properties.get("prompt_tokens")),
@@ -80,6 +101,13 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
         metrics.iterations += 1
     metrics.wall_clock_seconds = clock.seconds()
     return metrics
+
+
+def uncached_of(figures: dict[str, int]) -> int:
+    """A ``> Tokens:`` line's uncached input: "sent" less the "cache hit" tokens it holds
+    (see the module docstring)."""
+    sent, hit = figures.get("sent", 0), figures.get("cache hit", 0)
+    return sent - hit if sent >= hit else sent
 
 
 def _token_figures(parts: str, *, path: Path, line: int) -> dict[str, int]:
@@ -123,13 +151,17 @@ class _History:
         if figures is not None:
             read = figures.get("cache hit", 0)
             self.activity.requests.append(Request(
-                where=number, input_tokens=figures.get("sent", 0) + read, cache_read=read,
+                where=number, input_tokens=uncached_of(figures) + read, cache_read=read,
                 output_tokens=figures.get("received", 0),
                 context_chars=self.context - self.wrote, output_chars=self.wrote,
             ))
             self.wrote = 0
         elif text.startswith("> Applied edit to "):
             self.applied.add(text.removeprefix("> Applied edit to ").strip())
+        elif ignored := GITIGNORE.match(text.rstrip()):
+            lines = "".join(f"{p}\n" for p in ignored.group("patterns").split(", "))
+            self.activity.edits.append(Edit(number, "aider", ".gitignore", "append_lines",
+                                            new=lines))
         elif text.startswith(("#### ", "# aider chat started")):
             self.close()
         if text.startswith("#### ") and not text.startswith("#### /"):
@@ -203,6 +235,7 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
             figures = _token_figures(tokens.group("parts"), path=path, line=number)
             for what, count in figures.items():
                 field = PART_FIELDS[what]
+                count = uncached_of(figures) if what == "sent" else count
                 setattr(metrics, field, getattr(metrics, field) + count)
             metrics.iterations += 1
             metrics.see_line(number)
