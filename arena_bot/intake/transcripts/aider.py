@@ -14,8 +14,9 @@ figure is left unverified.
 Chat history (format ``aider-history``, ``.aider.chat.history.md``): Markdown with a
 ``# aider chat started at YYYY-MM-DD HH:MM:SS`` header per session and, after each reply, a
 quoted line ``> Tokens: 2.3k sent, 1.0k cache write, 8.1k cache hit, 245 received. Cost: ...``
-plus ``> Applied edit to <file>`` lines (counted as tool calls). The figures are rounded to
-three significant digits (``2.3k``), within the verification tolerance. "sent" is LiteLLM's
+plus ``> Applied edit to <file>`` lines (counted as tool calls: one per file a reply edited,
+however many blocks). The figures are rounded as Aider prints them (to 0.1k from 1,000, to
+1k from 10,000: ``2.3k``, ``12k``). "sent" is LiteLLM's
 ``prompt_tokens`` (plus the cache writes when the provider reports them apart), so it holds
 the "cache hit" tokens too wherever the provider counts them in the prompt: DeepSeek (Aider
 0.86.2 writes ``4.2k sent, 512 cache hit`` for a reply billed 4,248 prompt tokens, 512 of
