@@ -154,7 +154,9 @@ BASES = {"aider": 2100, "mini-v2": 3300, "mini-v1": 4400, "openhands": 5500}
 
 def usage_of(base: int, n: int, chars: int, dialect: str = "openai") -> dict[str, Any]:
     """The usage billed for reply ``n``; DeepSeek's API adds ``prompt_cache_hit_tokens`` and
-    ``prompt_cache_miss_tokens`` (hit + miss = prompt_tokens) to OpenAI's fields."""
+    ``prompt_cache_miss_tokens`` (hit + miss = prompt_tokens) to OpenAI's fields; the
+    ``anthropic`` dialect also writes ``256 * n`` tokens to the cache (inside prompt_tokens
+    here, apart from ``input_tokens`` on Anthropic's wire)."""
     prompt = base + 1000 * n + 37 * n * n
     cached = 0 if n == 1 else 512 * (n - 1)
     output = 40 + 23 * n + chars // 2
@@ -164,7 +166,17 @@ def usage_of(base: int, n: int, chars: int, dialect: str = "openai") -> dict[str
         "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0}}
     if dialect == "deepseek":
         usage.update(prompt_cache_hit_tokens=cached, prompt_cache_miss_tokens=prompt - cached)
+    usage["cache_write_tokens"] = 256 * n if dialect == "anthropic" else 0  # the log's own
     return usage
+
+
+def anthropic_usage(usage: dict[str, Any]) -> dict[str, int]:
+    """The same figures in Anthropic's Messages API terms: ``input_tokens`` is the uncached
+    input alone, the cache reads and writes apart."""
+    read, write = usage["prompt_tokens_details"]["cached_tokens"], usage["cache_write_tokens"]
+    return {"input_tokens": usage["prompt_tokens"] - read - write,
+            "cache_creation_input_tokens": write, "cache_read_input_tokens": read,
+            "output_tokens": usage["completion_tokens"]}
 
 
 # --------------------------------------------------------------------------------------------
@@ -228,9 +240,63 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
             else:
                 self._json(404, {"error": {"message": f"no {self.path}"}})
 
+        def _anthropic(self, body: dict[str, Any]) -> None:
+            """Anthropic's Messages API (text replies only: Aider's), streamed or not."""
+            n, reply, usage = scripted.next(body)
+            stream = bool(body.get("stream"))
+            rid = f"msg_scripted_{n:03d}_{uuid.uuid4().hex[:8]}"
+            model = body.get("model", MODEL)
+            wire = anthropic_usage(usage)
+            scripted.record({
+                "n": n, "time": time.time(), "id": rid, "model": model, "stream": stream,
+                "usage_sent": True, "messages": len(body.get("messages") or []),
+                "tools_offered": [t.get("name") for t in body.get("tools") or []],
+                "prompt_tokens": usage["prompt_tokens"],
+                "cached_tokens": wire["cache_read_input_tokens"],
+                "cache_write_tokens": wire["cache_creation_input_tokens"],
+                "completion_tokens": usage["completion_tokens"], "tool_calls": [],
+                "bash_blocks": reply["text"].count("```bash\n"),
+                "search_replace_blocks": reply["text"].count("<<<<<<< SEARCH\n"),
+                "text": reply["text"][:80],
+            })
+            message = {"id": rid, "type": "message", "role": "assistant", "model": model,
+                       "content": [{"type": "text", "text": reply["text"]}],
+                       "stop_reason": "end_turn", "stop_sequence": None, "usage": wire}
+            if not stream:
+                self._json(200, message)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+
+            def event(kind: str, data: dict[str, Any]) -> None:
+                self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+
+            start = {**message, "content": [], "stop_reason": None,
+                     "usage": {**wire, "output_tokens": 1}}
+            event("message_start", {"type": "message_start", "message": start})
+            event("content_block_start", {"type": "content_block_start", "index": 0,
+                                          "content_block": {"type": "text", "text": ""}})
+            text = reply["text"]
+            for at in range(0, len(text), 40):
+                event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                              "delta": {"type": "text_delta",
+                                                        "text": text[at:at + 40]}})
+            event("content_block_stop", {"type": "content_block_stop", "index": 0})
+            event("message_delta", {"type": "message_delta",
+                                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                    "usage": {"output_tokens": wire["output_tokens"]}})
+            event("message_stop", {"type": "message_stop"})
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
+            if self.path.rstrip("/").endswith("/v1/messages"):
+                self._anthropic(body)
+                return
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._json(404, {"error": {"message": f"no {self.path}"}})
                 return
@@ -252,18 +318,20 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
                                   for t in body.get("tools") or []],
                 "prompt_tokens": usage["prompt_tokens"],
                 "cached_tokens": usage["prompt_tokens_details"]["cached_tokens"],
+                "cache_write_tokens": usage["cache_write_tokens"],
                 "completion_tokens": usage["completion_tokens"],
                 "tool_calls": [c["function"]["name"] for c in reply["calls"]],
                 "bash_blocks": reply["text"].count("```bash\n"),
                 "search_replace_blocks": reply["text"].count("<<<<<<< SEARCH\n"),
                 "text": reply["text"][:80],
             })
+            openai_usage = {k: v for k, v in usage.items() if k != "cache_write_tokens"}
             if not stream:
                 self._json(200, {"id": rid, "object": "chat.completion", "created": created,
                                  "model": model, "system_fingerprint": "fp_scripted",
                                  "choices": [{"index": 0, "message": message, "logprobs": None,
                                               "finish_reason": finish}],
-                                 "usage": usage})
+                                 "usage": openai_usage})
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -295,7 +363,7 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
                     "finish_reason": None}])
             chunk([{"index": 0, "delta": {}, "finish_reason": finish}])
             if with_usage:
-                chunk([], usage=usage)
+                chunk([], usage=openai_usage)
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
 
@@ -323,8 +391,10 @@ def summary(log: Path) -> dict[str, Any]:
         "totals": {
             "replies": len(rows),
             "replies_with_usage": sum(1 for r in rows if r["usage_sent"]),
-            "uncached": sum(r["prompt_tokens"] - r["cached_tokens"] for r in billed),
-            "cache_read": sum(r["cached_tokens"] for r in billed), "cache_write": 0,
+            "uncached": sum(r["prompt_tokens"] - r["cached_tokens"]
+                            - r.get("cache_write_tokens", 0) for r in billed),
+            "cache_read": sum(r["cached_tokens"] for r in billed),
+            "cache_write": sum(r.get("cache_write_tokens", 0) for r in billed),
             "output": sum(r["completion_tokens"] for r in billed),
             "tool_calls": sum(len(r["tool_calls"]) for r in rows),
             "single_bash_block_replies": sum(1 for b in blocks if b == 1),
@@ -388,15 +458,19 @@ def run(cmd: list[str], *, cwd: Path, env: dict[str, str], log: Path,
 
 def capture_aider(work: Path, out: Path, *, stream: bool, provider: str) -> None:
     """Three Aider sessions (``--message``) in one repository: one history, one analytics
-    log. ``provider`` ``openai`` (model openai/gpt-4o) or ``deepseek`` (deepseek/deepseek-chat,
-    DeepSeek's usage fields)."""
+    log. ``provider`` ``openai`` (model openai/gpt-4o), ``deepseek`` (deepseek/deepseek-chat,
+    DeepSeek's usage fields) or ``anthropic`` (claude-sonnet-4-5 over Anthropic's Messages
+    API, cache reads and writes apart)."""
     repo, home = scratch(work)
     truth = out / "truth.jsonl"
     server = start("aider", truth, requests=work / "requests", dialect=provider)
     env = base_env(home, server.server_port)
     env["DEEPSEEK_API_BASE"] = env["OPENAI_API_BASE"]
     env["DEEPSEEK_API_KEY"] = env["OPENAI_API_KEY"]
-    model = f"openai/{MODEL}" if provider == "openai" else "deepseek/deepseek-chat"
+    env["ANTHROPIC_API_BASE"] = env["ANTHROPIC_BASE_URL"] = env["OPENAI_API_BASE"][:-3]
+    env["ANTHROPIC_API_KEY"] = "sk-ant-fake-arena-capture"
+    model = {"openai": f"openai/{MODEL}", "deepseek": "deepseek/deepseek-chat",
+             "anthropic": "anthropic/claude-sonnet-4-5-20250929"}[provider]
     aider = str(TOOLS / "aider/bin/aider")
     common = [aider, "--model", model, "--openai-api-base", env["OPENAI_API_BASE"],
               "--yes-always", "--no-auto-commits", "--analytics-disable", "--no-check-update",
@@ -489,7 +563,8 @@ def main() -> None:
     cap.add_argument("tool", choices=["aider", "mini-v2", "mini-v1", "openhands"])
     cap.add_argument("--stream", action="store_true", help="aider: stream the replies (its "
                      "default; it then asks for no usage and estimates the tokens itself)")
-    cap.add_argument("--provider", choices=["openai", "deepseek"], default="openai")
+    cap.add_argument("--provider", choices=["openai", "deepseek", "anthropic"],
+                     default="openai")
     cap.add_argument("--out", type=Path, required=True)
     cap.add_argument("--work", type=Path, default=None)
     summ = sub.add_parser("summary")

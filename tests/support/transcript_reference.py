@@ -184,9 +184,9 @@ AIDER_UNITS = {"k": 1_000, "M": 1_000_000, "": 1}
 
 
 def aider_history(path: Path) -> dict[str, Any]:
-    """"sent" is LiteLLM's prompt: it holds the line's "cache hit" tokens unless it is smaller
-    than them (DeepSeek's hits are in its prompt; LiteLLM's early Anthropic route kept the
-    cache out of it)."""
+    """"sent" is LiteLLM's prompt (cache hits and writes in it) plus the cache writes again;
+    a "sent" smaller than its hits holds only the writes (LiteLLM's early Anthropic route).
+    A line of its own ``Cost: ...`` after a token line is Aider's."""
     sums = {"sent": 0, "received": 0, "cache hit": 0, "cache write": 0}
     calls = edits = 0
     models: set[str] = set()
@@ -202,7 +202,9 @@ def aider_history(path: Path) -> dict[str, Any]:
                 assert number, part
                 this[what] += round(float(number[1]) * AIDER_UNITS[number[2]])
             if this["sent"] >= this["cache hit"]:
-                this["sent"] -= this["cache hit"]
+                this["sent"] = max(this["sent"] - this["cache hit"] - 2 * this["cache write"], 0)
+            else:
+                this["sent"] = max(this["sent"] - this["cache write"], 0)
             for what, count in this.items():
                 sums[what] += count
         elif line.startswith("> Applied edit to "):

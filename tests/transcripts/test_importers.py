@@ -102,21 +102,32 @@ def test_aider_chat_history_reads_rounded_token_lines_and_edits() -> None:
     assert (metrics.first_line, metrics.last_line) == (20, 25)
 
 
-def test_aider_history_sent_holds_the_cache_hits_it_is_not_smaller_than(tmp_path: Path) -> None:
-    """Aider 0.86.2 against DeepSeek's API (corpus/aider-history/aider-0.86.2-deepseek): a
-    reply billed 4,248 prompt tokens, 512 of them cache hits, is written ``4.2k sent, 512
-    cache hit``; a "sent" smaller than its hits cannot hold them (LiteLLM's Anthropic route
-    before 1.5x put only the uncached input in ``prompt_tokens``)."""
+def test_aider_history_sent_holds_the_cache_hits_once_and_the_writes_twice(
+    tmp_path: Path,
+) -> None:
+    """Aider 0.86.2 (LiteLLM 1.81.10), non-streamed (corpus/aider-history/aider-0.86.2-*): a
+    DeepSeek reply billed 4,248 prompt tokens, 512 of them cache hits, is written ``4.2k
+    sent, 512 cache hit``; an Anthropic reply of 2,881 uncached input tokens, 256 written to
+    the cache, ``3.4k sent, 256 cache write`` (LiteLLM's prompt_tokens holds the writes, and
+    Aider adds them again); with both cache figures the ``Cost:`` is a line of its own. A
+    "sent" smaller than its hits holds only the writes (LiteLLM's early Anthropic route)."""
     path = tmp_path / ".aider.chat.history.md"
     path.write_text(
         "# aider chat started at 2026-11-27 03:34:17\n\n> Main model: deepseek/deepseek-chat  \n"
         "> Tokens: 4.2k sent, 512 cache hit, 86 received. Cost: $0.0011 message.  \n"
+        "> Tokens: 3.4k sent, 256 cache write, 168 received. Cost: $0.01 message.  \n"
+        "> Tokens: 4.8k sent, 512 cache write, 512 cache hit, 347 received.\n"
+        "Cost: $0.02 message, $0.03 session.  \n"
         "> Tokens: 1.2k sent, 1.1k cache write, 20k cache hit, 300 received.  \n")
     metrics = read_transcript(path=path, format_name="aider-history")
-    assert (metrics.prompt_tokens, metrics.cache_read_tokens) == (4200 - 512 + 1200, 512 + 20000)
-    assert (metrics.cache_write_tokens, metrics.completion_tokens) == (1100, 386)
+    assert metrics.prompt_tokens == (4200 - 512) + (3400 - 512) + (4800 - 512 - 1024) + 100
+    assert metrics.cache_read_tokens == 512 + 512 + 20000
+    assert metrics.cache_write_tokens == 256 + 512 + 1100
+    assert metrics.completion_tokens == 86 + 168 + 347 + 300
     assert metrics.activity is not None
-    assert [r.input_tokens for r in metrics.activity.requests] == [4200, 21200]
+    requests = metrics.activity.requests
+    assert [r.input_tokens for r in requests] == [4200, 2888 + 256, 3264 + 512 + 512, 21200]
+    assert requests[3].output_chars == 0  # the lone "Cost:" line is Aider's, not the model's
 
 
 def test_aider_analytics_redacted_model_is_no_model(tmp_path: Path) -> None:
@@ -342,7 +353,7 @@ def test_aider_history_reads_lines_without_cost_and_next_to_non_utf8_bytes(
     metrics = read_transcript(path=path, format_name="aider-history")
     assert metrics.iterations == 3
     assert (metrics.prompt_tokens, metrics.cache_write_tokens, metrics.completion_tokens) == (
-        2300 + 1000 + 4500, 1100, 245 + 10 + 312)
+        2300 + 1000 + 4500 - 2 * 1100, 1100, 245 + 10 + 312)  # "sent" holds the writes twice
     assert metrics.tool_calls == 2 and metrics.edited_files == {"a.py", "b.py"}
     assert metrics.models == ["gpt-4.1"]
 

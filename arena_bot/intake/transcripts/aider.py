@@ -17,16 +17,20 @@ quoted line ``> Tokens: 2.3k sent, 1.0k cache write, 8.1k cache hit, 245 receive
 plus ``> Applied edit to <file>`` lines (counted as tool calls: one per file a reply edited,
 however many blocks). The figures are rounded as Aider prints them (to 0.1k from 1,000, to
 1k from 10,000: ``2.3k``, ``12k``). "sent" is LiteLLM's
-``prompt_tokens`` (plus the cache writes when the provider reports them apart), so it holds
-the "cache hit" tokens too wherever the provider counts them in the prompt: DeepSeek (Aider
-0.86.2 writes ``4.2k sent, 512 cache hit`` for a reply billed 4,248 prompt tokens, 512 of
-them cache hits) and Anthropic through LiteLLM 1.5x and later. A line whose "sent" is at
-least its "cache hit" is read so (uncached = sent - cache hit); a smaller "sent" cannot hold
-them and is all uncached (LiteLLM's Anthropic route before it counted the cache in the
-prompt). OpenAI's ``cached_tokens`` never reach the line (Aider reads only LiteLLM's
-Anthropic and DeepSeek cache fields): they stay inside "sent", uncached here. With streaming
-(Aider's default) against an OpenAI-compatible server Aider asks for no usage and prints its
-own token count of the messages instead of the billed figures; the history cannot tell. A
+``prompt_tokens`` plus the "cache write" tokens again, and LiteLLM (1.53 and later, every
+version Aider can be installed with today) counts the cache reads and writes in
+``prompt_tokens``: "sent" holds the "cache hit" tokens once and the "cache write" tokens
+twice. Aider 0.86.2 (LiteLLM 1.81.10) writes ``4.2k sent, 512 cache hit`` for a DeepSeek
+reply billed 4,248 prompt tokens, 512 of them hits, and ``3.4k sent, 256 cache write`` for
+an Anthropic reply of 2,881 uncached input tokens and 256 written to the cache. So uncached
+= sent - cache hit - 2 x cache write; a "sent" smaller than its hits cannot hold them
+(LiteLLM's Anthropic route once left the cache out of ``prompt_tokens``) and only the writes
+are taken from it. With both cache figures Aider writes the ``Cost:`` on a line of its own,
+without ``> ``. OpenAI's ``cached_tokens`` never reach the line (Aider reads only LiteLLM's
+Anthropic and DeepSeek cache fields): they stay inside "sent", uncached here. Streamed
+replies (Aider's default) carry no usage to Aider 0.86.2, from any provider: it prints its
+own token count of the messages and of the reply, with no cache figure; the history cannot
+tell (only ``--no-stream`` runs show the billed figures). A
 ``> Added .aider* to .gitignore`` line is Aider's own edit of ``.gitignore`` (done on start
 unless ``--no-gitignore``): its lines are appended, after a line break if the file had none.
 ``Cost:`` is optional (absent for models without prices) and Aider ends the line with two
@@ -73,6 +77,8 @@ STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
 #: Aider's own edit of ``.gitignore`` (``check_gitignore``), the patterns comma-separated.
 GITIGNORE = re.compile(r"^> Added (?P<patterns>.+) to \.gitignore$")
+#: The second line Aider gives a token report with both cache figures (no ``> `` before it).
+COST_LINE = re.compile(r"^Cost: \$[\d.]+ message, \$[\d.]+ session\.$")
 #: What Aider's analytics write instead of a model name its model list does not know.
 REDACTED = re.compile(r"^(?:[^/]+/)?REDACTED$")
 UNITS = {"": 1, "k": 1_000, "M": 1_000_000}
@@ -105,10 +111,11 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
 
 
 def uncached_of(figures: dict[str, int]) -> int:
-    """A ``> Tokens:`` line's uncached input: "sent" less the "cache hit" tokens it holds
-    (see the module docstring)."""
-    sent, hit = figures.get("sent", 0), figures.get("cache hit", 0)
-    return sent - hit if sent >= hit else sent
+    """A ``> Tokens:`` line's uncached input: "sent" less the "cache hit" tokens and twice
+    the "cache write" tokens it holds, or, when "sent" is smaller than the hits, less the
+    writes once (see the module docstring). Never below 0 (the figures are rounded)."""
+    sent, hit, write = (figures.get(what, 0) for what in ("sent", "cache hit", "cache write"))
+    return max(sent - hit - 2 * write, 0) if sent >= hit else max(sent - write, 0)
 
 
 def _token_figures(parts: str, *, path: Path, line: int) -> dict[str, int]:
@@ -138,8 +145,12 @@ class _History:
         self.reply_start = 0
         self.blocks: list[Edit] = []
         self.applied: set[str] = set()
+        self.after_tokens = False  # the previous line was a '> Tokens:' line
 
     def line(self, number: int, text: str, figures: dict[str, int] | None) -> None:
+        if COST_LINE.match(text.rstrip()) and self.after_tokens:
+            return  # Aider's own: the cost of the request just closed
+        self.after_tokens = figures is not None
         if not (text.startswith(("> ", "#### ", "# aider chat started")) or text == ">"):
             self.in_user = False
             if not self.reply:
@@ -152,7 +163,8 @@ class _History:
         if figures is not None:
             read = figures.get("cache hit", 0)
             self.activity.requests.append(Request(
-                where=number, input_tokens=uncached_of(figures) + read, cache_read=read,
+                where=number, cache_read=read,
+                input_tokens=uncached_of(figures) + read + figures.get("cache write", 0),
                 output_tokens=figures.get("received", 0),
                 context_chars=self.context - self.wrote, output_chars=self.wrote,
             ))
