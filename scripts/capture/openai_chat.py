@@ -97,6 +97,25 @@ AIDER = [
              "at the last hyphen that fits."},
 ]
 
+def aider_whole(repo: Path) -> list[dict[str, Any]]:
+    """The Aider script in its ``whole`` edit format: each edit is the file's whole new text
+    in a fence after its name (made from the task's files at the base commit)."""
+    core = (repo / "slugkit/core.py").read_text()
+    main = (repo / "slugkit/__main__.py").read_text()
+    signature = core.replace(SIG_OLD, SIG_NEW)
+    both = signature.replace(BODY_OLD, BODY_NEW)
+    cli = main.replace(ARG_OLD, ARG_NEW).replace(CALL_OLD, CALL_NEW)
+    return [
+        {"text": "`slugify` needs a keyword-only `max_length`.\n\nslugkit/core.py\n```python\n"
+                 + signature + "```\n"},
+        {"text": "The check fails: the slug is not cut yet.\n\nslugkit/core.py\n```python\n"
+                 + both + "```\n"},
+        {"text": "The command line gets `--max-length`.\n\nslugkit/__main__.py\n```python\n"
+                 + cli + "```\n"},
+        AIDER[3],
+    ]
+
+
 MINI_V2 = [  # tool calls (mini-swe-agent 2.x's default LitellmModel)
     {"text": "Let me read the code first.",
      "calls": [("bash", {"command": "cat slugkit/core.py slugkit/__main__.py"})]},
@@ -148,8 +167,10 @@ OPENHANDS = [  # the OpenHands SDK's tools: terminal, file_editor, finish
 ]
 
 SCRIPTS: dict[str, list[dict[str, Any]]] = {
-    "aider": AIDER, "mini-v2": MINI_V2, "mini-v1": MINI_V1, "openhands": OPENHANDS}
-BASES = {"aider": 2100, "mini-v2": 3300, "mini-v1": 4400, "openhands": 5500}
+    "aider": AIDER, "mini-v2": MINI_V2, "mini-v1": MINI_V1, "openhands": OPENHANDS,
+    "aider-whole": []}  # made from the repository: aider_whole()
+BASES = {"aider": 2100, "aider-whole": 2100, "mini-v2": 3300, "mini-v1": 4400,
+         "openhands": 5500}
 
 
 def usage_of(base: int, n: int, chars: int, dialect: str = "openai") -> dict[str, Any]:
@@ -184,9 +205,10 @@ def anthropic_usage(usage: dict[str, Any]) -> dict[str, int]:
 
 class Scripted:
     def __init__(self, script: str, log: Path, fill: dict[str, str] | None = None,
-                 requests: Path | None = None, dialect: str = "openai") -> None:
+                 requests: Path | None = None, dialect: str = "openai",
+                 replies: list[dict[str, Any]] | None = None) -> None:
         self.dialect = dialect
-        self.replies = SCRIPTS[script]
+        self.replies = replies or SCRIPTS[script]
         self.base = BASES[script]
         self.log = log
         self.fill = fill or {}
@@ -257,6 +279,7 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
                 "completion_tokens": usage["completion_tokens"], "tool_calls": [],
                 "bash_blocks": reply["text"].count("```bash\n"),
                 "search_replace_blocks": reply["text"].count("<<<<<<< SEARCH\n"),
+                "fenced_blocks": reply["text"].count("\n```python\n"),
                 "text": reply["text"][:80],
             })
             message = {"id": rid, "type": "message", "role": "assistant", "model": model,
@@ -323,6 +346,7 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
                 "tool_calls": [c["function"]["name"] for c in reply["calls"]],
                 "bash_blocks": reply["text"].count("```bash\n"),
                 "search_replace_blocks": reply["text"].count("<<<<<<< SEARCH\n"),
+                "fenced_blocks": reply["text"].count("\n```python\n"),
                 "text": reply["text"][:80],
             })
             openai_usage = {k: v for k, v in usage.items() if k != "cache_write_tokens"}
@@ -371,9 +395,10 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
 
 
 def start(script: str, log: Path, port: int = 0, fill: dict[str, str] | None = None,
-          requests: Path | None = None, dialect: str = "openai") -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", port),
-                                 make_handler(Scripted(script, log, fill, requests, dialect)))
+          requests: Path | None = None, dialect: str = "openai",
+          replies: list[dict[str, Any]] | None = None) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(
+        Scripted(script, log, fill, requests, dialect, replies)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -382,7 +407,8 @@ def summary(log: Path) -> dict[str, Any]:
     """The ground truth of a capture: every reply the server sent and the totals. Tool calls
     are the replies' API tool calls, and for text replies (mini-swe-agent 1.x) the replies
     with exactly one bash block (the only ones 1.x runs). Aider's edits are its replies'
-    SEARCH/REPLACE blocks (it has no tool calls)."""
+    SEARCH/REPLACE blocks, or in the whole edit format their fenced files (it has no tool
+    calls)."""
     rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     billed = rows  # every reply is billed, its usage sent to the client or not
     blocks = [r.get("bash_blocks", 0) for r in rows]
@@ -399,6 +425,7 @@ def summary(log: Path) -> dict[str, Any]:
             "tool_calls": sum(len(r["tool_calls"]) for r in rows),
             "single_bash_block_replies": sum(1 for b in blocks if b == 1),
             "search_replace_blocks": sum(r.get("search_replace_blocks", 0) for r in rows),
+            "fenced_blocks": sum(r.get("fenced_blocks", 0) for r in rows),
             "models": sorted({r["model"] for r in rows}),
             "seconds_first_to_last": round(rows[-1]["time"] - rows[0]["time"], 3) if rows else 0,
         },
@@ -456,14 +483,18 @@ def run(cmd: list[str], *, cwd: Path, env: dict[str, str], log: Path,
     print("  exit", done.returncode, file=sys.stderr)
 
 
-def capture_aider(work: Path, out: Path, *, stream: bool, provider: str) -> None:
+def capture_aider(work: Path, out: Path, *, stream: bool, provider: str,
+                  binary: str | None = None, edit_format: str | None = None) -> None:
     """Three Aider sessions (``--message``) in one repository: one history, one analytics
     log. ``provider`` ``openai`` (model openai/gpt-4o), ``deepseek`` (deepseek/deepseek-chat,
     DeepSeek's usage fields) or ``anthropic`` (claude-sonnet-4-5 over Anthropic's Messages
-    API, cache reads and writes apart)."""
+    API, cache reads and writes apart). ``edit_format`` ``whole``: ``--edit-format whole`` and
+    replies giving whole files."""
     repo, home = scratch(work)
     truth = out / "truth.jsonl"
-    server = start("aider", truth, requests=work / "requests", dialect=provider)
+    script = "aider-whole" if edit_format == "whole" else "aider"
+    server = start(script, truth, requests=work / "requests", dialect=provider,
+                   replies=aider_whole(repo) if edit_format == "whole" else None)
     env = base_env(home, server.server_port)
     env["DEEPSEEK_API_BASE"] = env["OPENAI_API_BASE"]
     env["DEEPSEEK_API_KEY"] = env["OPENAI_API_KEY"]
@@ -471,7 +502,7 @@ def capture_aider(work: Path, out: Path, *, stream: bool, provider: str) -> None
     env["ANTHROPIC_API_KEY"] = "sk-ant-fake-arena-capture"
     model = {"openai": f"openai/{MODEL}", "deepseek": "deepseek/deepseek-chat",
              "anthropic": "anthropic/claude-sonnet-4-5-20250929"}[provider]
-    aider = str(TOOLS / "aider/bin/aider")
+    aider = binary or str(TOOLS / "aider/bin/aider")
     common = [aider, "--model", model, "--openai-api-base", env["OPENAI_API_BASE"],
               "--yes-always", "--no-auto-commits", "--analytics-disable", "--no-check-update",
               "--no-show-release-notes",
@@ -479,6 +510,8 @@ def capture_aider(work: Path, out: Path, *, stream: bool, provider: str) -> None
               "--no-pretty", "--stream" if stream else "--no-stream",
               "--no-detect-urls", "--test-cmd", CHECK,
               "--auto-test", "--no-fancy-input"]
+    if edit_format:
+        common += ["--edit-format", edit_format]
     log = out / "tool.log"
     run([*common, "--message", "Add a keyword-only max_length option to slugify(): cut the "
          "slug between words.", "slugkit/core.py"], cwd=repo, env=env, log=log)
@@ -565,6 +598,10 @@ def main() -> None:
                      "default; it then asks for no usage and estimates the tokens itself)")
     cap.add_argument("--provider", choices=["openai", "deepseek", "anthropic"],
                      default="openai")
+    cap.add_argument("--edit-format", default=None, choices=["whole", "diff"],
+                     help="aider: --edit-format, and replies in that format")
+    cap.add_argument("--aider", default=None, help="aider: the executable (default: "
+                     "/tmp/tools/aider/bin/aider), e.g. an older version's venv")
     cap.add_argument("--out", type=Path, required=True)
     cap.add_argument("--work", type=Path, default=None)
     summ = sub.add_parser("summary")
@@ -591,7 +628,8 @@ def main() -> None:
         out.mkdir(parents=True)
         work = (args.work or Path(f"/tmp/capture-{args.tool}")).resolve()
         if args.tool == "aider":
-            capture_aider(work, out, stream=args.stream, provider=args.provider)
+            capture_aider(work, out, stream=args.stream, provider=args.provider,
+                          binary=args.aider, edit_format=args.edit_format)
         elif args.tool.startswith("mini"):
             capture_mini(args.tool.split("-")[1], work, out)
         else:

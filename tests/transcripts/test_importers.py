@@ -162,6 +162,35 @@ def test_aider_history_replays_aiders_own_gitignore_edit(tmp_path: Path) -> None
     assert files == {".gitignore": "__pycache__/\n*.egg-info/\n.aider*\n.env\n"}
 
 
+def test_aider_history_replays_whole_file_edits_in_the_whole_edit_format(tmp_path: Path) -> None:
+    """``--edit-format whole`` (Aider 0.86.2, corpus/aider-history/aider-0.86.2-whole), and
+    Aider 0.75's default for a model its list does not know (``> Model: ... with whole edit
+    format``): the fenced text after the file's name is the file's new text, even when it
+    looks like a SEARCH/REPLACE block (Aider 0.75 wrote such a block into the file)."""
+    from arena_bot.intake.transcripts.edits import replay
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-11-27 03:40:01\n\n"
+        "> Main model: openai/gpt-4o with whole edit format  \n\n#### add max_length  \n\n"
+        "Here it is.\n\nslugkit/core.py\n```python\ndef slugify(text, max_length=None):\n"
+        "    return text\n```\n\n> Tokens: 3.1k sent, 649 received.  \n"
+        "> Applied edit to slugkit/core.py  \n\n"
+        "# aider chat started at 2026-11-27 03:41:07\n\n"
+        "> Model: anthropic/claude-sonnet-4-5-20250929 with whole edit format  \n\n"
+        "#### and the cli  \n\n**slugkit/__main__.py**\n```python\n<<<<<<< SEARCH\nold\n=======\n"
+        "new\n>>>>>>> REPLACE\n```\n\n> Tokens: 3.4k sent, 168 received.  \n"
+        "> Applied edit to slugkit/__main__.py  \n")
+    activity = read_transcript(path=path, format_name="aider-history").activity
+    assert activity is not None and not activity.failed
+    base = {"slugkit/core.py": "def slugify(text):\n    return text\n",
+            "slugkit/__main__.py": "old\n"}
+    files = replay(activity.edits, base=base.get, cwd="/repo", known=lambda name: False)
+    assert files == {
+        "slugkit/core.py": "def slugify(text, max_length=None):\n    return text\n",
+        "slugkit/__main__.py": "<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"}
+
+
 def test_aider_history_with_unknown_token_figure_names_line(tmp_path: Path) -> None:
     path = tmp_path / "h.md"
     path.write_text("# aider chat started at 2026-11-08 10:00:00\n> Tokens: 5k sent, 3 apples.\n")

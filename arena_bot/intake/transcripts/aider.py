@@ -39,16 +39,20 @@ the lines around them are still read. The history has no end time, so wall-clock
 left unverified.
 
 The history's activity: ``#### `` lines are the user's, ``> `` lines Aider's own output, the
-rest the model's replies. Edits are the replies' SEARCH/REPLACE blocks, replayed only when
-Aider then says ``Applied edit to <file>`` for their file. Each ``> Tokens:`` line closes a
-request. Aider does not resend the whole chat: earlier exchanges (``done_messages``) are
-summarised once they pass about a sixteenth of the model's context window, dropped by
-``/clear``, and not restored in a new session; what every request does carry is its system
-prompt, the repository map, the files added to the chat (none of them in the history) and
-the current exchange (``cur_messages``: the user's message and the model's replies and
-Aider's reflections since). So a request's conversation here is the current exchange only:
-the user's ``#### `` lines (not ``/`` commands) since the last reply, and the model's
-replies after them.
+rest the model's replies. Edits are the replies' edits in the session's edit format, named
+on its ``> Main model: ... with <format> edit format`` line (``> Model:`` in older versions;
+in architect mode the ``> Editor model:``'s): SEARCH/REPLACE blocks (``diff``,
+``diff-fenced``, ``editor-diff``) or whole files (``whole``, ``editor-whole``: the fenced text
+after a line naming the file is its new text; Aider 0.75 uses it for a model its list does
+not know), replayed only when Aider then says ``Applied edit to <file>`` for their file.
+Each ``> Tokens:`` line closes a request. Aider does not resend the whole chat: earlier
+exchanges (``done_messages``) are summarised once they pass about a sixteenth of the model's
+context window, dropped by ``/clear``, and not restored in a new session; what every request
+does carry is its system prompt, the repository map, the files added to the chat (none of
+them in the history) and the current exchange (``cur_messages``: the user's message and the
+model's replies and Aider's reflections since). So a request's conversation here is the
+current exchange only: the user's ``#### `` lines (not ``/`` commands) since the last reply,
+and the model's replies after them.
 """
 
 from __future__ import annotations
@@ -75,6 +79,11 @@ TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
 TOKENS_PART = re.compile(r"^(?P<count>\d+(?:\.\d+)?)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
+#: A session's edit format: ``> Main model: openai/gpt-4o with whole edit format`` (``> Model:``
+#: before 0.80), and in architect mode the editor model's (``> Editor model: ... with
+#: editor-whole edit format``), in which the edits are written.
+EDIT_FORMAT = re.compile(
+    r"^> (?:(?P<editor>Editor)|Main |)[Mm]odel: \S+ with (?P<format>[\w-]+) edit format")
 #: Aider's own edit of ``.gitignore`` (``check_gitignore``), the patterns comma-separated.
 GITIGNORE = re.compile(r"^> Added (?P<patterns>.+) to \.gitignore$")
 #: The second line Aider gives a token report with both cache figures (no ``> `` before it).
@@ -146,6 +155,8 @@ class _History:
         self.blocks: list[Edit] = []
         self.applied: set[str] = set()
         self.after_tokens = False  # the previous line was a '> Tokens:' line
+        self.edit_format = "diff"  # the session's, from its '> Main model: ...' line
+        self.editor_format = ""  # architect mode's editor model's
 
     def line(self, number: int, text: str, figures: dict[str, int] | None) -> None:
         if COST_LINE.match(text.rstrip()) and self.after_tokens:
@@ -160,6 +171,13 @@ class _History:
             self.wrote += len(text) + 1
             return
         self.end_reply()
+        if found := EDIT_FORMAT.match(text.rstrip()):
+            if found.group("editor"):
+                self.editor_format = found.group("format")
+            else:
+                self.edit_format = found.group("format")
+        if text.startswith("# aider chat started"):
+            self.edit_format, self.editor_format = "diff", ""
         if figures is not None:
             read = figures.get("cache hit", 0)
             self.activity.requests.append(Request(
@@ -187,7 +205,11 @@ class _History:
 
     def end_reply(self) -> None:
         if self.reply:
-            self.blocks.extend(_search_replace(self.reply, self.reply_start))
+            form = self.editor_format if self.edit_format == "architect" else self.edit_format
+            if form.endswith("whole"):
+                self.blocks.extend(_whole_files(self.reply, self.reply_start, self.activity))
+            else:
+                self.blocks.extend(_search_replace(self.reply, self.reply_start))
             self.reply = []
 
     def close(self) -> None:
@@ -198,6 +220,38 @@ class _History:
             self.activity.edits.append(edit)
         self.blocks = []
         self.applied.clear()
+
+
+def _whole_files(lines: Sequence[str], first: int, activity: Activity) -> list[Edit]:
+    """The files of one reply in Aider's ``whole`` edit format (``WholeFileCoder``): a fence
+    after a line naming the file (``**``, ``:``, backquotes and ``#`` around it dropped) holds
+    the file's whole new text, to the next fence line; the first block of a file wins. A
+    block with no name before it (Aider then guesses from the chat) cannot be replayed."""
+    edits: list[Edit] = []
+    seen: set[str] = set()
+    name: str | None = None
+    start = 0
+    body: list[str] = []
+    for i, line in enumerate([*lines, "```"]):
+        if line.startswith(("```", "<source>", "</source>")):
+            if name is not None:
+                if not name:
+                    activity.unreplayable.append((first + start, "a whole file with no name"))
+                elif name not in seen and (i < len(lines) or body):
+                    seen.add(name)
+                    edits.append(Edit(first + start, "whole", name, "write",
+                                      new="".join(f"{b}\n" for b in body)))
+                name, body = None, []
+                continue
+            if i == len(lines):
+                break
+            name = lines[i - 1].strip().strip("*").rstrip(":").strip("`").lstrip("#").strip() \
+                if i > 0 else ""
+            name = "" if len(name) > 250 else name
+            start, body = i, []
+        elif name is not None:
+            body.append(line)
+    return edits
 
 
 def _search_replace(lines: Sequence[str], first: int) -> list[Edit]:
