@@ -116,6 +116,19 @@ def aider_whole(repo: Path) -> list[dict[str, Any]]:
     ]
 
 
+AIDER_ARCHITECT = [
+    # Architect mode: the architect's reply (prose, a snippet after the file's name, which
+    # Aider does not apply), then the editor model's SEARCH/REPLACE blocks (editor-diff).
+    {"text": "Give `slugify` a keyword-only `max_length` and cut the slug at the last hyphen "
+             "that fits:\n\nslugkit/core.py\n```python\n" + SIG_NEW + "\n    ...\n```\n"},
+    {"text": block("slugkit/core.py", SIG_OLD, SIG_NEW) + "\n"
+             + block("slugkit/core.py", BODY_OLD, BODY_NEW)},
+    {"text": "Add `--max-length` to the command line and pass it to `slugify`."},
+    {"text": block("slugkit/__main__.py", ARG_OLD, ARG_NEW) + "\n"
+             + block("slugkit/__main__.py", CALL_OLD, CALL_NEW)},
+]
+
+
 MINI_V2 = [  # tool calls (mini-swe-agent 2.x's default LitellmModel)
     {"text": "Let me read the code first.",
      "calls": [("bash", {"command": "cat slugkit/core.py slugkit/__main__.py"})]},
@@ -168,9 +181,10 @@ OPENHANDS = [  # the OpenHands SDK's tools: terminal, file_editor, finish
 
 SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "aider": AIDER, "mini-v2": MINI_V2, "mini-v1": MINI_V1, "openhands": OPENHANDS,
-    "aider-whole": []}  # made from the repository: aider_whole()
-BASES = {"aider": 2100, "aider-whole": 2100, "mini-v2": 3300, "mini-v1": 4400,
-         "openhands": 5500}
+    "aider-whole": [],  # made from the repository: aider_whole()
+    "aider-architect": AIDER_ARCHITECT}
+BASES = {"aider": 2100, "aider-whole": 2100, "aider-architect": 2100, "mini-v2": 3300,
+         "mini-v1": 4400, "openhands": 5500}
 
 
 def usage_of(base: int, n: int, chars: int, dialect: str = "openai") -> dict[str, Any]:
@@ -492,7 +506,7 @@ def capture_aider(work: Path, out: Path, *, stream: bool, provider: str,
     replies giving whole files."""
     repo, home = scratch(work)
     truth = out / "truth.jsonl"
-    script = "aider-whole" if edit_format == "whole" else "aider"
+    script = f"aider-{edit_format}" if edit_format in ("whole", "architect") else "aider"
     server = start(script, truth, requests=work / "requests", dialect=provider,
                    replies=aider_whole(repo) if edit_format == "whole" else None)
     env = base_env(home, server.server_port)
@@ -510,6 +524,19 @@ def capture_aider(work: Path, out: Path, *, stream: bool, provider: str,
               "--no-pretty", "--stream" if stream else "--no-stream",
               "--no-detect-urls", "--test-cmd", CHECK,
               "--auto-test", "--no-fancy-input"]
+    if edit_format == "architect":  # the architect's and the editor's replies in turn
+        common += ["--architect", "--editor-model", model, "--auto-accept-architect"]
+        log = out / "tool.log"
+        run([*common, "--message", "Add a keyword-only max_length option to slugify(): cut "
+             "the slug between words.", "slugkit/core.py"], cwd=repo, env=env, log=log)
+        run([*common, "--message", "Add a --max-length option to the command line.",
+             "slugkit/__main__.py"], cwd=repo, env=env, log=log)
+        server.shutdown()
+        shutil.copy(repo / ".aider.chat.history.md", out / ".aider.chat.history.md")
+        shutil.copy(work / "aider-analytics.jsonl", out / "aider-analytics.jsonl")
+        subprocess.run(["git", "diff"], cwd=repo, stdout=(out / "repo.diff").open("w"),
+                       check=True)
+        return
     if edit_format:
         common += ["--edit-format", edit_format]
     log = out / "tool.log"
@@ -598,8 +625,9 @@ def main() -> None:
                      "default; it then asks for no usage and estimates the tokens itself)")
     cap.add_argument("--provider", choices=["openai", "deepseek", "anthropic"],
                      default="openai")
-    cap.add_argument("--edit-format", default=None, choices=["whole", "diff"],
-                     help="aider: --edit-format, and replies in that format")
+    cap.add_argument("--edit-format", default=None, choices=["whole", "diff", "architect"],
+                     help="aider: --edit-format (architect: --architect, two sessions), "
+                     "and replies in that format")
     cap.add_argument("--aider", default=None, help="aider: the executable (default: "
                      "/tmp/tools/aider/bin/aider), e.g. an older version's venv")
     cap.add_argument("--out", type=Path, required=True)
