@@ -160,6 +160,11 @@ MINI_V1 = [  # one bash block per reply (1.x); the third reply has two: a format
              "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"},
 ]
 
+#: mini-swe-agent 2.x's text-based model (``-c mini_textbased.yaml --model-class
+#: litellm_textbased``): the same replies in its own fence.
+MINI_V2_TEXT = [{"text": r["text"].replace("```bash\n", "```mswea_bash_command\n")}
+                for r in MINI_V1]
+
 OPENHANDS = [  # the OpenHands SDK's tools: terminal, file_editor, finish
     {"text": "Let me look at the code.",
      "calls": [("terminal", {"command": "cat slugkit/core.py slugkit/__main__.py"})]},
@@ -182,9 +187,9 @@ OPENHANDS = [  # the OpenHands SDK's tools: terminal, file_editor, finish
 SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "aider": AIDER, "mini-v2": MINI_V2, "mini-v1": MINI_V1, "openhands": OPENHANDS,
     "aider-whole": [],  # made from the repository: aider_whole()
-    "aider-architect": AIDER_ARCHITECT}
+    "aider-architect": AIDER_ARCHITECT, "mini-v2-text": MINI_V2_TEXT}
 BASES = {"aider": 2100, "aider-whole": 2100, "aider-architect": 2100, "mini-v2": 3300,
-         "mini-v1": 4400, "openhands": 5500}
+         "mini-v2-text": 3900, "mini-v1": 4400, "openhands": 5500}
 
 
 def usage_of(base: int, n: int, chars: int, dialect: str = "openai") -> dict[str, Any]:
@@ -291,7 +296,8 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
                 "cached_tokens": wire["cache_read_input_tokens"],
                 "cache_write_tokens": wire["cache_creation_input_tokens"],
                 "completion_tokens": usage["completion_tokens"], "tool_calls": [],
-                "bash_blocks": reply["text"].count("```bash\n"),
+                "bash_blocks": reply["text"].count("```bash\n")
+                + reply["text"].count("```mswea_bash_command\n"),
                 "search_replace_blocks": reply["text"].count("<<<<<<< SEARCH\n"),
                 "fenced_blocks": reply["text"].count("\n```python\n"),
                 "text": reply["text"][:80],
@@ -358,7 +364,8 @@ def make_handler(scripted: Scripted) -> type[BaseHTTPRequestHandler]:
                 "cache_write_tokens": usage["cache_write_tokens"],
                 "completion_tokens": usage["completion_tokens"],
                 "tool_calls": [c["function"]["name"] for c in reply["calls"]],
-                "bash_blocks": reply["text"].count("```bash\n"),
+                "bash_blocks": reply["text"].count("```bash\n")
+                + reply["text"].count("```mswea_bash_command\n"),
                 "search_replace_blocks": reply["text"].count("<<<<<<< SEARCH\n"),
                 "fenced_blocks": reply["text"].count("\n```python\n"),
                 "text": reply["text"][:80],
@@ -552,18 +559,24 @@ def capture_aider(work: Path, out: Path, *, stream: bool, provider: str,
     subprocess.run(["git", "diff"], cwd=repo, stdout=(out / "repo.diff").open("w"), check=True)
 
 
-def capture_mini(version: str, work: Path, out: Path) -> None:
+def capture_mini(version: str, work: Path, out: Path, *, text: bool = False) -> None:
+    """mini-swe-agent ``version`` (``v2``: /tmp/tools/mini2, ``v1``: mini1); ``text``: 2.x's
+    text-based model instead of its tool calls."""
     repo, home = scratch(work)
     truth = out / "truth.jsonl"
-    server = start(f"mini-{version}", truth, requests=work / "requests")
+    server = start(f"mini-{version}" + ("-text" if text else ""), truth,
+                   requests=work / "requests")
     env = base_env(home, server.server_port)
     env.update({"MSWEA_CONFIGURED": "true", "MSWEA_COST_TRACKING": "ignore_errors",
                 "MSWEA_SILENT_STARTUP": "1", "MSWEA_GLOBAL_CONFIG_DIR": str(home / "mswea")})
     mini = str(TOOLS / f"mini{version[-1]}/bin/mini")
-    traj = out / f"mini-{version}.traj.json"
+    traj = out / (f"mini-{version}" + ("-text" if text else "") + ".traj.json")
     cmd = [mini, "-m", f"openai/{MODEL}", "-t", PROMPT,
            "-y", "--exit-immediately", "-o", str(traj)]
-    if version == "v2":
+    if version == "v2" and text:
+        cmd += ["-c", "mini_textbased.yaml", "--model-class", "litellm_textbased",
+                "-c", f"model.model_kwargs.api_base={env['OPENAI_API_BASE']}"]
+    elif version == "v2":
         cmd += ["-c", "mini.yaml", "-c", f"model.model_kwargs.api_base={env['OPENAI_API_BASE']}"]
     else:
         cmd += ["-c", "mini.yaml"]
@@ -620,7 +633,8 @@ def main() -> None:
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--log", type=Path, required=True)
     cap = sub.add_parser("capture")
-    cap.add_argument("tool", choices=["aider", "mini-v2", "mini-v1", "openhands"])
+    cap.add_argument("tool", choices=["aider", "mini-v2", "mini-v2-text", "mini-v1",
+                                      "openhands"])
     cap.add_argument("--stream", action="store_true", help="aider: stream the replies (its "
                      "default; it then asks for no usage and estimates the tokens itself)")
     cap.add_argument("--provider", choices=["openai", "deepseek", "anthropic"],
@@ -659,7 +673,7 @@ def main() -> None:
             capture_aider(work, out, stream=args.stream, provider=args.provider,
                           binary=args.aider, edit_format=args.edit_format)
         elif args.tool.startswith("mini"):
-            capture_mini(args.tool.split("-")[1], work, out)
+            capture_mini(args.tool.split("-")[1], work, out, text=args.tool.endswith("-text"))
         else:
             capture_openhands(work, out)
         truth = summary(out / "truth.jsonl")
