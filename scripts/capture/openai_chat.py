@@ -592,19 +592,23 @@ from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.tools.terminal import TerminalTool
 from openhands.tools.file_editor import FileEditorTool
 
-repo, persist, base = sys.argv[1], sys.argv[2], sys.argv[3]
+repo, persist, base, prompt, stream = sys.argv[1:6]
 llm = LLM(model="openai/gpt-4o", base_url=base, api_key=SecretStr("sk-fake-arena-capture"),
-          usage_id="agent", num_retries=0)
+          usage_id="agent", num_retries=0, stream=stream == "stream")
 agent = Agent(llm=llm, tools=[Tool(name=TerminalTool.name), Tool(name=FileEditorTool.name)])
 conversation = Conversation(agent=agent, workspace=repo, persistence_dir=persist,
-                            visualizer=None)
-conversation.send_message(sys.argv[4])
+                            visualizer=None,
+                            token_callbacks=[lambda chunk: None] if stream == "stream" else None)
+conversation.send_message(prompt)
 conversation.run()
 print("conversation", conversation.id)
 '''
 
 
-def capture_openhands(work: Path, out: Path) -> None:
+def capture_openhands(work: Path, out: Path, *, stream: bool = False) -> None:
+    """A LocalConversation of the OpenHands SDK (terminal, file_editor) persisted to
+    ``out/conversations``; ``stream``: the LLM streams (the SDK then asks for the usage in
+    the last chunk)."""
     repo, home = scratch(work)
     truth = out / "truth.jsonl"
     server = start("openhands", truth, fill={"repo": str(repo)}, requests=work / "requests")
@@ -614,8 +618,14 @@ def capture_openhands(work: Path, out: Path) -> None:
     driver.write_text(OPENHANDS_DRIVER)
     persist = out / "conversations"
     run([str(TOOLS / "openhands/bin/python"), str(driver), str(repo), str(persist),
-         env["OPENAI_BASE_URL"], PROMPT], cwd=repo, env=env, log=out / "tool.log")
+         env["OPENAI_BASE_URL"], PROMPT, "stream" if stream else "no-stream"],
+        cwd=repo, env=env, log=out / "tool.log")
     server.shutdown()
+    # The one file the formats page tells contributors to make of the folder.
+    for folder in persist.iterdir():
+        with (out / "transcript.jsonl").open("w") as made:
+            subprocess.run("jq -c . base_state.json events/event-*.json", shell=True,
+                           cwd=folder, stdout=made, check=True)
     subprocess.run(["git", "diff"], cwd=repo, stdout=(out / "repo.diff").open("w"), check=True)
 
 
@@ -636,7 +646,8 @@ def main() -> None:
     cap.add_argument("tool", choices=["aider", "mini-v2", "mini-v2-text", "mini-v1",
                                       "openhands"])
     cap.add_argument("--stream", action="store_true", help="aider: stream the replies (its "
-                     "default; it then asks for no usage and estimates the tokens itself)")
+                     "default; it then asks for no usage and estimates the tokens itself); "
+                     "openhands: the LLM streams")
     cap.add_argument("--provider", choices=["openai", "deepseek", "anthropic"],
                      default="openai")
     cap.add_argument("--edit-format", default=None, choices=["whole", "diff", "architect"],
@@ -675,7 +686,7 @@ def main() -> None:
         elif args.tool.startswith("mini"):
             capture_mini(args.tool.split("-")[1], work, out, text=args.tool.endswith("-text"))
         else:
-            capture_openhands(work, out)
+            capture_openhands(work, out, stream=args.stream)
         truth = summary(out / "truth.jsonl")
         (out / "ground_truth.json").write_text(json.dumps(truth, indent=1) + "\n")
         print(json.dumps(truth["totals"], indent=1))
