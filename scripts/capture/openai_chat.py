@@ -184,6 +184,8 @@ OPENHANDS = [  # the OpenHands SDK's tools: terminal, file_editor, finish
     {"text": "", "calls": [("finish", {"message": "Added max_length and --max-length."})]},
 ]
 
+WEAK_REPLY = {"text": "feat: Add max_length to slugify and --max-length"}
+
 SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "aider": AIDER, "mini-v2": MINI_V2, "mini-v1": MINI_V1, "openhands": OPENHANDS,
     "aider-whole": [],  # made from the repository: aider_whole()
@@ -232,14 +234,20 @@ class Scripted:
         self.log = log
         self.fill = fill or {}
         self.requests = requests
-        self.n = 0
+        self.n = 0  # replies sent
+        self.k = 0  # the script's replies sent
         self.lock = threading.Lock()
 
     def next(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]]:
         with self.lock:
             self.n += 1
             n = self.n
-        reply = self.replies[min(n, len(self.replies)) - 1]
+            side = str(body.get("model", "")).endswith("-mini")
+            self.k += not side
+            k = self.k
+        # Aider's weak model (gpt-4o-mini: commit messages) gets a reply of its own, and the
+        # script goes on where it was.
+        reply = WEAK_REPLY if side else self.replies[min(k, len(self.replies)) - 1]
         text = reply.get("text", "")
         calls = []
         for i, (name, args) in enumerate(reply.get("calls", [])):
@@ -505,7 +513,8 @@ def run(cmd: list[str], *, cwd: Path, env: dict[str, str], log: Path,
 
 
 def capture_aider(work: Path, out: Path, *, stream: bool, provider: str,
-                  binary: str | None = None, edit_format: str | None = None) -> None:
+                  binary: str | None = None, edit_format: str | None = None,
+                  commits: bool = False) -> None:
     """Three Aider sessions (``--message``) in one repository: one history, one analytics
     log. ``provider`` ``openai`` (model openai/gpt-4o), ``deepseek`` (deepseek/deepseek-chat,
     DeepSeek's usage fields) or ``anthropic`` (claude-sonnet-4-5 over Anthropic's Messages
@@ -525,7 +534,8 @@ def capture_aider(work: Path, out: Path, *, stream: bool, provider: str,
              "anthropic": "anthropic/claude-sonnet-4-5-20250929"}[provider]
     aider = binary or str(TOOLS / "aider/bin/aider")
     common = [aider, "--model", model, "--openai-api-base", env["OPENAI_API_BASE"],
-              "--yes-always", "--no-auto-commits", "--analytics-disable", "--no-check-update",
+              "--yes-always", "--auto-commits" if commits else "--no-auto-commits",
+              "--analytics-disable", "--no-check-update",
               "--no-show-release-notes",
               "--no-show-model-warnings", "--analytics-log", str(work / "aider-analytics.jsonl"),
               "--no-pretty", "--stream" if stream else "--no-stream",
@@ -650,6 +660,8 @@ def main() -> None:
                      "openhands: the LLM streams")
     cap.add_argument("--provider", choices=["openai", "deepseek", "anthropic"],
                      default="openai")
+    cap.add_argument("--auto-commits", action="store_true", help="aider: commit each edit "
+                     "(a commit message from the weak model, a model call of its own)")
     cap.add_argument("--edit-format", default=None, choices=["whole", "diff", "architect"],
                      help="aider: --edit-format (architect: --architect, two sessions), "
                      "and replies in that format")
@@ -682,7 +694,8 @@ def main() -> None:
         work = (args.work or Path(f"/tmp/capture-{args.tool}")).resolve()
         if args.tool == "aider":
             capture_aider(work, out, stream=args.stream, provider=args.provider,
-                          binary=args.aider, edit_format=args.edit_format)
+                          binary=args.aider, edit_format=args.edit_format,
+                          commits=args.auto_commits)
         elif args.tool.startswith("mini"):
             capture_mini(args.tool.split("-")[1], work, out, text=args.tool.endswith("-text"))
         else:

@@ -30,7 +30,10 @@ without ``> ``. OpenAI's ``cached_tokens`` never reach the line (Aider reads onl
 Anthropic and DeepSeek cache fields): they stay inside "sent", uncached here. Streamed
 replies (Aider's default) carry no usage to Aider 0.86.2, from any provider: it prints its
 own token count of the messages and of the reply, with no cache figure; the history cannot
-tell (only ``--no-stream`` runs show the billed figures). A
+tell (only ``--no-stream`` runs show the billed figures). Nor does it show the weak model's
+calls: with ``--auto-commits`` (the default) each ``> Commit <hash> <message>`` line stands
+for a commit message the weak model wrote, a model call in neither the history nor the
+analytics log (captured: 7 calls billed, 4 token lines). A
 ``> Added .aider* to .gitignore`` line is Aider's own edit of ``.gitignore`` (done on start
 unless ``--no-gitignore``): its lines are appended, after a line break if the file had none.
 ``Cost:`` is optional (absent for models without prices) and Aider ends the line with two
