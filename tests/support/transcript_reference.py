@@ -261,6 +261,9 @@ AIDER_UNITS = {"k": 1_000, "M": 1_000_000, "": 1}
 
 
 def aider_history(path: Path) -> dict[str, Any]:
+    """"sent" is LiteLLM's prompt (cache hits and writes in it) plus the cache writes again;
+    a "sent" smaller than its hits holds only the writes (LiteLLM's early Anthropic route).
+    A line of its own ``Cost: ...`` after a token line is Aider's."""
     sums = {"sent": 0, "received": 0, "cache hit": 0, "cache write": 0}
     calls = edits = 0
     models: set[str] = set()
@@ -269,11 +272,18 @@ def aider_history(path: Path) -> dict[str, Any]:
         if line.startswith("> Tokens: "):
             calls += 1
             figures = line.removeprefix("> Tokens: ").split(". Cost:")[0].rstrip(".")
+            this = dict.fromkeys(sums, 0)
             for part in figures.split(", "):
                 count, what = part.split(" ", 1)
                 number = re.fullmatch(r"([\d.]+)([kM]?)", count)
                 assert number, part
-                sums[what] += round(float(number[1]) * AIDER_UNITS[number[2]])
+                this[what] += round(float(number[1]) * AIDER_UNITS[number[2]])
+            if this["sent"] >= this["cache hit"]:
+                this["sent"] = max(this["sent"] - this["cache hit"] - 2 * this["cache write"], 0)
+            else:
+                this["sent"] = max(this["sent"] - this["cache write"], 0)
+            for what, count in this.items():
+                sums[what] += count
         elif line.startswith("> Applied edit to "):
             edits += 1
         elif line.startswith(("> Model: ", "> Main model: ")):
@@ -281,6 +291,18 @@ def aider_history(path: Path) -> dict[str, Any]:
     return _figures(uncached=sums["sent"], cache_read=sums["cache hit"],
                     cache_write=sums["cache write"], output=sums["received"], tool_calls=edits,
                     iterations=calls, models=models)
+
+
+def aider_analytics(path: Path) -> dict[str, Any]:
+    """``message_send`` events: one model call each; ``<provider>/REDACTED`` is Aider's word
+    for a model its list does not know, not a name."""
+    events = _jsonl(path)
+    sends = [e["properties"] for e in events if e.get("event") == "message_send"]
+    return _figures(uncached=sum(p.get("prompt_tokens", 0) for p in sends),
+                    output=sum(p.get("completion_tokens", 0) for p in sends),
+                    iterations=len(sends), seconds=_seconds([e.get("time") for e in events]),
+                    models={p["main_model"] for p in sends
+                            if p.get("main_model") and not p["main_model"].endswith("REDACTED")})
 
 
 def _openhands_v1(values: list[dict[str, Any]]) -> dict[str, Any]:
@@ -582,6 +604,6 @@ def read(format_name: str, files: list[Path]) -> dict[str, Any]:
         return codex(files)
     if format_name == "gemini-cli":
         return gemini_cli(files)
-    readers = {"aider-history": aider_history, "openhands": openhands,
+    readers = {"aider-history": aider_history, "aider": aider_analytics, "openhands": openhands,
                "swe-agent": swe_agent, "atif": atif}
     return readers[format_name](files[0])

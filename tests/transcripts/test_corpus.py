@@ -83,7 +83,8 @@ def test_every_entry_has_its_origin_and_at_least_two_per_format(entry: dict[str,
     assert entry["file"] in readme
 
 
-CAPTURED = [e for e in MANIFEST if "captured" in e["origin"]]
+CAPTURED = [e for e in MANIFEST
+            if e["origin"].get("captured") == "scripts/capture/gemini_cli.py"]
 
 
 @pytest.mark.parametrize("entry", CAPTURED, ids=[e["file"] for e in CAPTURED])
@@ -109,6 +110,35 @@ def test_a_capture_gives_what_the_scripted_server_billed(entry: dict[str, Any]) 
         assert found[:5] + found[6:] == billed[:5] + billed[6:] and found[5] == 0
     else:
         assert found == billed
+
+
+OPENAI_CHAT = [e for e in MANIFEST
+               if e["origin"].get("captured") == "scripts/capture/openai_chat.py"]
+TOKENS = ("uncached", "cache_read", "cache_write", "output")
+
+
+@pytest.mark.parametrize("entry", OPENAI_CHAT, ids=[e["file"] for e in OPENAI_CHAT])
+def test_a_python_agent_capture_gives_what_the_scripted_server_billed(
+    entry: dict[str, Any],
+) -> None:
+    """Aider, mini-swe-agent and the OpenHands SDK run against scripts/capture/openai_chat.py:
+    the entry's ground truth is the server's log, and the figures read from the file are that
+    truth but where ``differs`` says why the file cannot carry it. Aider's history rounds
+    each line's figures (``rounded``: at most that far from the truth per line)."""
+    truth = entry["ground_truth"]
+    log = json.loads((CORPUS / entry["origin"]["ground_truth"]).read_text())["totals"]
+    assert {key: truth[key] for key in TOKENS} == {key: log[key] for key in TOKENS}
+    assert (truth["tool_calls"], truth["iterations"]) == (
+        log[entry["tool_calls_are"]], log["replies"])
+    assert [name.split("/")[-1] for name in truth["models"]] == log["models"]
+    expected, differs = entry["expected"], entry["differs"]
+    for key in (*TOKENS, "tool_calls", "iterations", "models"):
+        if key in differs:
+            assert expected[key] != truth[key], key
+        elif key in TOKENS and entry.get("rounded"):  # each line's figure, 0.1k apart
+            assert abs(expected[key] - truth[key]) <= entry["rounded"] * truth["iterations"], key
+        else:
+            assert expected[key] == truth[key], key
 
 
 @pytest.mark.parametrize(

@@ -92,13 +92,103 @@ def test_aider_analytics_log_sums_message_sends() -> None:
 
 def test_aider_chat_history_reads_rounded_token_lines_and_edits() -> None:
     metrics = read_transcript(path=DATA / "aider_history.md", format_name="aider-history")
-    assert (metrics.prompt_tokens, metrics.completion_tokens) == (5200 + 7400, 640 + 410)
+    # DeepSeek's cache hits are inside "sent" (see the next test).
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (5200 - 1400 + 7400, 640 + 410)
     assert metrics.cache_read_tokens == 1400
     assert metrics.iterations == 2
     assert metrics.tool_calls == 3
     assert metrics.models == ["deepseek/deepseek-chat"]
     assert metrics.edited_files == {"csvstat/summary.py", "csvstat/cli.py"}
     assert (metrics.first_line, metrics.last_line) == (20, 25)
+
+
+def test_aider_history_sent_holds_the_cache_hits_once_and_the_writes_twice(
+    tmp_path: Path,
+) -> None:
+    """Aider 0.86.2 (LiteLLM 1.81.10), non-streamed (corpus/aider-history/aider-0.86.2-*): a
+    DeepSeek reply billed 4,248 prompt tokens, 512 of them cache hits, is written ``4.2k
+    sent, 512 cache hit``; an Anthropic reply of 2,881 uncached input tokens, 256 written to
+    the cache, ``3.4k sent, 256 cache write`` (LiteLLM's prompt_tokens holds the writes, and
+    Aider adds them again); with both cache figures the ``Cost:`` is a line of its own. A
+    "sent" smaller than its hits holds only the writes (LiteLLM's early Anthropic route)."""
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-11-27 03:34:17\n\n> Main model: deepseek/deepseek-chat  \n"
+        "> Tokens: 4.2k sent, 512 cache hit, 86 received. Cost: $0.0011 message.  \n"
+        "> Tokens: 3.4k sent, 256 cache write, 168 received. Cost: $0.01 message.  \n"
+        "> Tokens: 4.8k sent, 512 cache write, 512 cache hit, 347 received.\n"
+        "Cost: $0.02 message, $0.03 session.  \n"
+        "> Tokens: 1.2k sent, 1.1k cache write, 20k cache hit, 300 received.  \n")
+    metrics = read_transcript(path=path, format_name="aider-history")
+    assert metrics.prompt_tokens == (4200 - 512) + (3400 - 512) + (4800 - 512 - 1024) + 100
+    assert metrics.cache_read_tokens == 512 + 512 + 20000
+    assert metrics.cache_write_tokens == 256 + 512 + 1100
+    assert metrics.completion_tokens == 86 + 168 + 347 + 300
+    assert metrics.activity is not None
+    requests = metrics.activity.requests
+    assert [r.input_tokens for r in requests] == [4200, 2888 + 256, 3264 + 512 + 512, 21200]
+    assert requests[3].output_chars == 0  # the lone "Cost:" line is Aider's, not the model's
+
+
+def test_aider_analytics_redacted_model_is_no_model(tmp_path: Path) -> None:
+    """Aider 0.86.2 logs ``openai/REDACTED`` for ``--model openai/gpt-4o`` when its model list
+    is not at hand (corpus/aider/aider-0.86.2-openai-nostream): not a model to price."""
+    path = tmp_path / "aider-analytics.jsonl"
+    path.write_text(json.dumps({"event": "message_send", "properties": {
+        "main_model": "openai/REDACTED", "weak_model": "None", "editor_model": "openai/REDACTED",
+        "edit_format": "diff", "prompt_tokens": 3137, "completion_tokens": 63,
+        "total_tokens": 3200, "cost": 0.0084725, "total_cost": 0.0084725},
+        "user_id": "d35c2764", "time": 1795748565}) + "\n")
+    metrics = read_transcript(path=path, format_name="aider")
+    assert metrics.models == []
+    assert (metrics.prompt_tokens, metrics.completion_tokens, metrics.iterations) == (3137, 63, 1)
+
+
+def test_aider_history_replays_aiders_own_gitignore_edit(tmp_path: Path) -> None:
+    """On start Aider appends ``.aider*`` to ``.gitignore`` (a line break first if the file
+    lacks its last one) and writes ``> Added .aider* to .gitignore``: an edit of the patch."""
+    from arena_bot.intake.transcripts.edits import replay
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-11-27 03:34:17\n\n"
+        "> Add .aider*, .env to .gitignore (recommended)? (Y)es/(N)o [Yes]: y  \n"
+        "> Added .aider*, .env to .gitignore  \n> Main model: openai/gpt-4o  \n\n"
+        "#### hi  \n\nHello.\n\n> Tokens: 3.1k sent, 63 received.  \n")
+    activity = read_transcript(path=path, format_name="aider-history").activity
+    assert activity is not None
+    base = {".gitignore": "__pycache__/\n*.egg-info/"}
+    files = replay(activity.edits, base=base.get, cwd="/repo", known=lambda name: False)
+    assert files == {".gitignore": "__pycache__/\n*.egg-info/\n.aider*\n.env\n"}
+
+
+def test_aider_history_replays_whole_file_edits_in_the_whole_edit_format(tmp_path: Path) -> None:
+    """``--edit-format whole`` (Aider 0.86.2, corpus/aider-history/aider-0.86.2-whole), and
+    Aider 0.75's default for a model its list does not know (``> Model: ... with whole edit
+    format``): the fenced text after the file's name is the file's new text, even when it
+    looks like a SEARCH/REPLACE block (Aider 0.75 wrote such a block into the file)."""
+    from arena_bot.intake.transcripts.edits import replay
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-11-27 03:40:01\n\n"
+        "> Main model: openai/gpt-4o with whole edit format  \n\n#### add max_length  \n\n"
+        "Here it is.\n\nslugkit/core.py\n```python\ndef slugify(text, max_length=None):\n"
+        "    return text\n```\n\n> Tokens: 3.1k sent, 649 received.  \n"
+        "> Applied edit to slugkit/core.py  \n\n"
+        "# aider chat started at 2026-11-27 03:41:07\n\n"
+        "> Model: anthropic/claude-sonnet-4-5-20250929 with whole edit format  \n\n"
+        "#### and the cli  \n\n**slugkit/__main__.py**\n```python\n<<<<<<< SEARCH\nold\n=======\n"
+        "new\n>>>>>>> REPLACE\n```\n\n> Tokens: 3.4k sent, 168 received.  \n"
+        "> Applied edit to slugkit/__main__.py  \n")
+    activity = read_transcript(path=path, format_name="aider-history").activity
+    assert activity is not None and not activity.failed
+    base = {"slugkit/core.py": "def slugify(text):\n    return text\n",
+            "slugkit/__main__.py": "old\n"}
+    files = replay(activity.edits, base=base.get, cwd="/repo", known=lambda name: False)
+    assert files == {
+        "slugkit/core.py": "def slugify(text, max_length=None):\n    return text\n",
+        "slugkit/__main__.py": "<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"}
 
 
 def test_aider_history_with_unknown_token_figure_names_line(tmp_path: Path) -> None:
@@ -292,7 +382,7 @@ def test_aider_history_reads_lines_without_cost_and_next_to_non_utf8_bytes(
     metrics = read_transcript(path=path, format_name="aider-history")
     assert metrics.iterations == 3
     assert (metrics.prompt_tokens, metrics.cache_write_tokens, metrics.completion_tokens) == (
-        2300 + 1000 + 4500, 1100, 245 + 10 + 312)
+        2300 + 1000 + 4500 - 2 * 1100, 1100, 245 + 10 + 312)  # "sent" holds the writes twice
     assert metrics.tool_calls == 2 and metrics.edited_files == {"a.py", "b.py"}
     assert metrics.models == ["gpt-4.1"]
 

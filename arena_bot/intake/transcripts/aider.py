@@ -3,30 +3,59 @@
 Analytics log (format ``aider``): JSONL, one ``{"event", "properties", "user_id", "time"}``
 per line. Each ``message_send`` event is one model call; its properties carry
 ``main_model``, ``prompt_tokens``, ``completion_tokens``, ``total_tokens`` and ``cost``.
-``time`` is epoch seconds. Aider has no tool-call protocol (it edits files from the reply
-text), so the log cannot check ``tool_calls``: that figure is left unverified.
+``prompt_tokens`` is the history's "sent" (cache hits inside it where the provider counts
+them so; the log has no cache figure), all read as uncached. ``time`` is epoch seconds.
+Aider names a model its model list does not know ``<provider>/REDACTED`` (``openai/REDACTED``
+for ``openai/gpt-4o`` when the list could not be fetched): that is no model name, so such a
+log names no model (``arena submit`` then asks for ``--model``). Aider has no tool-call
+protocol (it edits files from the reply text), so the log cannot check ``tool_calls``: that
+figure is left unverified.
 
 Chat history (format ``aider-history``, ``.aider.chat.history.md``): Markdown with a
 ``# aider chat started at YYYY-MM-DD HH:MM:SS`` header per session and, after each reply, a
 quoted line ``> Tokens: 2.3k sent, 1.0k cache write, 8.1k cache hit, 245 received. Cost: ...``
-plus ``> Applied edit to <file>`` lines (counted as tool calls). The figures are rounded to
-three significant digits (``2.3k``), within the verification tolerance. "sent" is the
-uncached input. ``Cost:`` is optional (absent for models without prices) and Aider ends the
-line with two spaces (a Markdown line break); both are allowed. Bytes that are not UTF-8
-are replaced, so the lines around them are still read. The history has no end time, so
-wall-clock time is left unverified.
+plus ``> Applied edit to <file>`` lines (counted as tool calls: one per file a reply edited,
+however many blocks). The figures are rounded as Aider prints them (to 0.1k from 1,000, to
+1k from 10,000: ``2.3k``, ``12k``). "sent" is LiteLLM's
+``prompt_tokens`` plus the "cache write" tokens again, and LiteLLM (1.53 and later, every
+version Aider can be installed with today) counts the cache reads and writes in
+``prompt_tokens``: "sent" holds the "cache hit" tokens once and the "cache write" tokens
+twice. Aider 0.86.2 (LiteLLM 1.81.10) writes ``4.2k sent, 512 cache hit`` for a DeepSeek
+reply billed 4,248 prompt tokens, 512 of them hits, and ``3.4k sent, 256 cache write`` for
+an Anthropic reply of 2,881 uncached input tokens and 256 written to the cache. So uncached
+= sent - cache hit - 2 x cache write; a "sent" smaller than its hits cannot hold them
+(LiteLLM's Anthropic route once left the cache out of ``prompt_tokens``) and only the writes
+are taken from it. With both cache figures Aider writes the ``Cost:`` on a line of its own,
+without ``> ``. OpenAI's ``cached_tokens`` never reach the line (Aider reads only LiteLLM's
+Anthropic and DeepSeek cache fields): they stay inside "sent", uncached here. Streamed
+replies (Aider's default) carry no usage to Aider 0.86.2, from any provider: it prints its
+own token count of the messages and of the reply, with no cache figure; the history cannot
+tell (only ``--no-stream`` runs show the billed figures). Nor does it show the weak model's
+calls: with ``--auto-commits`` (the default) each ``> Commit <hash> <message>`` line stands
+for a commit message the weak model wrote, a model call in neither the history nor the
+analytics log (captured: 7 calls billed, 4 token lines). A
+``> Added .aider* to .gitignore`` line is Aider's own edit of ``.gitignore`` (done on start
+unless ``--no-gitignore``): its lines are appended, after a line break if the file had none.
+``Cost:`` is optional (absent for models without prices) and Aider ends the line with two
+spaces (a Markdown line break); both are allowed. Bytes that are not UTF-8 are replaced, so
+the lines around them are still read. The history has no end time, so wall-clock time is
+left unverified.
 
 The history's activity: ``#### `` lines are the user's, ``> `` lines Aider's own output, the
-rest the model's replies. Edits are the replies' SEARCH/REPLACE blocks, replayed only when
-Aider then says ``Applied edit to <file>`` for their file. Each ``> Tokens:`` line closes a
-request. Aider does not resend the whole chat: earlier exchanges (``done_messages``) are
-summarised once they pass about a sixteenth of the model's context window, dropped by
-``/clear``, and not restored in a new session; what every request does carry is its system
-prompt, the repository map, the files added to the chat (none of them in the history) and
-the current exchange (``cur_messages``: the user's message and the model's replies and
-Aider's reflections since). So a request's conversation here is the current exchange only:
-the user's ``#### `` lines (not ``/`` commands) since the last reply, and the model's
-replies after them.
+rest the model's replies. Edits are the replies' edits in the session's edit format, named
+on its ``> Main model: ... with <format> edit format`` line (``> Model:`` in older versions;
+in architect mode the ``> Editor model:``'s): SEARCH/REPLACE blocks (``diff``,
+``diff-fenced``, ``editor-diff``) or whole files (``whole``, ``editor-whole``: the fenced text
+after a line naming the file is its new text; Aider 0.75 uses it for a model its list does
+not know), replayed only when Aider then says ``Applied edit to <file>`` for their file.
+Each ``> Tokens:`` line closes a request. Aider does not resend the whole chat: earlier
+exchanges (``done_messages``) are summarised once they pass about a sixteenth of the model's
+context window, dropped by ``/clear``, and not restored in a new session; what every request
+does carry is its system prompt, the repository map, the files added to the chat (none of
+them in the history) and the current exchange (``cur_messages``: the user's message and the
+model's replies and Aider's reflections since). So a request's conversation here is the
+current exchange only: the user's ``#### `` lines (not ``/`` commands) since the last reply,
+and the model's replies after them.
 """
 
 from __future__ import annotations
@@ -53,6 +82,17 @@ TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
 TOKENS_PART = re.compile(r"^(?P<count>\d+(?:\.\d+)?)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
+#: A session's edit format: ``> Main model: openai/gpt-4o with whole edit format`` (``> Model:``
+#: before 0.80), and in architect mode the editor model's (``> Editor model: ... with
+#: editor-whole edit format``), in which the edits are written.
+EDIT_FORMAT = re.compile(
+    r"^> (?:(?P<editor>Editor)|Main |)[Mm]odel: \S+ with (?P<format>[\w-]+) edit format")
+#: Aider's own edit of ``.gitignore`` (``check_gitignore``), the patterns comma-separated.
+GITIGNORE = re.compile(r"^> Added (?P<patterns>.+) to \.gitignore$")
+#: The second line Aider gives a token report with both cache figures (no ``> `` before it).
+COST_LINE = re.compile(r"^Cost: \$[\d.]+ message, \$[\d.]+ session\.$")
+#: What Aider's analytics write instead of a model name its model list does not know.
+REDACTED = re.compile(r"^(?:[^/]+/)?REDACTED$")
 UNITS = {"": 1, "k": 1_000, "M": 1_000_000}
 PART_FIELDS = {
     "sent": "prompt_tokens",
@@ -72,7 +112,7 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
         if event.get("event") != "message_send" or not isinstance(properties, dict):
             continue
         model = properties.get("main_model")
-        model = model if isinstance(model, str) else None
+        model = model if isinstance(model, str) and not REDACTED.match(model) else None
         metrics.add_model(model)
         # Architect mode's editor coder sends under its own model: priced per model.
         metrics.count(model, uncached=as_int(properties.get("prompt_tokens")),
@@ -80,6 +120,14 @@ def read_aider_analytics(path: Path) -> TranscriptMetrics:
         metrics.iterations += 1
     metrics.wall_clock_seconds = clock.seconds()
     return metrics
+
+
+def uncached_of(figures: dict[str, int]) -> int:
+    """A ``> Tokens:`` line's uncached input: "sent" less the "cache hit" tokens and twice
+    the "cache write" tokens it holds, or, when "sent" is smaller than the hits, less the
+    writes once (see the module docstring). Never below 0 (the figures are rounded)."""
+    sent, hit, write = (figures.get(what, 0) for what in ("sent", "cache hit", "cache write"))
+    return max(sent - hit - 2 * write, 0) if sent >= hit else max(sent - write, 0)
 
 
 def _token_figures(parts: str, *, path: Path, line: int) -> dict[str, int]:
@@ -109,8 +157,14 @@ class _History:
         self.reply_start = 0
         self.blocks: list[Edit] = []
         self.applied: set[str] = set()
+        self.after_tokens = False  # the previous line was a '> Tokens:' line
+        self.edit_format = "diff"  # the session's, from its '> Main model: ...' line
+        self.editor_format = ""  # architect mode's editor model's
 
     def line(self, number: int, text: str, figures: dict[str, int] | None) -> None:
+        if COST_LINE.match(text.rstrip()) and self.after_tokens:
+            return  # Aider's own: the cost of the request just closed
+        self.after_tokens = figures is not None
         if not (text.startswith(("> ", "#### ", "# aider chat started")) or text == ">"):
             self.in_user = False
             if not self.reply:
@@ -120,16 +174,28 @@ class _History:
             self.wrote += len(text) + 1
             return
         self.end_reply()
+        if found := EDIT_FORMAT.match(text.rstrip()):
+            if found.group("editor"):
+                self.editor_format = found.group("format")
+            else:
+                self.edit_format = found.group("format")
+        if text.startswith("# aider chat started"):
+            self.edit_format, self.editor_format = "diff", ""
         if figures is not None:
             read = figures.get("cache hit", 0)
             self.activity.requests.append(Request(
-                where=number, input_tokens=figures.get("sent", 0) + read, cache_read=read,
+                where=number, cache_read=read,
+                input_tokens=uncached_of(figures) + read + figures.get("cache write", 0),
                 output_tokens=figures.get("received", 0),
                 context_chars=self.context - self.wrote, output_chars=self.wrote,
             ))
             self.wrote = 0
         elif text.startswith("> Applied edit to "):
             self.applied.add(text.removeprefix("> Applied edit to ").strip())
+        elif ignored := GITIGNORE.match(text.rstrip()):
+            lines = "".join(f"{p}\n" for p in ignored.group("patterns").split(", "))
+            self.activity.edits.append(Edit(number, "aider", ".gitignore", "append_lines",
+                                            new=lines))
         elif text.startswith(("#### ", "# aider chat started")):
             self.close()
         if text.startswith("#### ") and not text.startswith("#### /"):
@@ -142,7 +208,11 @@ class _History:
 
     def end_reply(self) -> None:
         if self.reply:
-            self.blocks.extend(_search_replace(self.reply, self.reply_start))
+            form = self.editor_format if self.edit_format == "architect" else self.edit_format
+            if form.endswith("whole"):
+                self.blocks.extend(_whole_files(self.reply, self.reply_start, self.activity))
+            else:
+                self.blocks.extend(_search_replace(self.reply, self.reply_start))
             self.reply = []
 
     def close(self) -> None:
@@ -153,6 +223,38 @@ class _History:
             self.activity.edits.append(edit)
         self.blocks = []
         self.applied.clear()
+
+
+def _whole_files(lines: Sequence[str], first: int, activity: Activity) -> list[Edit]:
+    """The files of one reply in Aider's ``whole`` edit format (``WholeFileCoder``): a fence
+    after a line naming the file (``**``, ``:``, backquotes and ``#`` around it dropped) holds
+    the file's whole new text, to the next fence line; the first block of a file wins. A
+    block with no name before it (Aider then guesses from the chat) cannot be replayed."""
+    edits: list[Edit] = []
+    seen: set[str] = set()
+    name: str | None = None
+    start = 0
+    body: list[str] = []
+    for i, line in enumerate([*lines, "```"]):
+        if line.startswith(("```", "<source>", "</source>")):
+            if name is not None:
+                if not name:
+                    activity.unreplayable.append((first + start, "a whole file with no name"))
+                elif name not in seen and (i < len(lines) or body):
+                    seen.add(name)
+                    edits.append(Edit(first + start, "whole", name, "write",
+                                      new="".join(f"{b}\n" for b in body)))
+                name, body = None, []
+                continue
+            if i == len(lines):
+                break
+            name = lines[i - 1].strip().strip("*").rstrip(":").strip("`").lstrip("#").strip() \
+                if i > 0 else ""
+            name = "" if len(name) > 250 else name
+            start, body = i, []
+        elif name is not None:
+            body.append(line)
+    return edits
 
 
 def _search_replace(lines: Sequence[str], first: int) -> list[Edit]:
@@ -203,6 +305,7 @@ def read_aider_history(path: Path) -> TranscriptMetrics:
             figures = _token_figures(tokens.group("parts"), path=path, line=number)
             for what, count in figures.items():
                 field = PART_FIELDS[what]
+                count = uncached_of(figures) if what == "sent" else count
                 setattr(metrics, field, getattr(metrics, field) + count)
             metrics.iterations += 1
             metrics.see_line(number)

@@ -23,8 +23,11 @@ if TYPE_CHECKING:  # the readers import this module: keep pydantic out of readin
 #: whole file is ``new``; ``insert``: ``new`` after line ``insert_line`` (0 = at the top);
 #: ``patch``: a Codex ``apply_patch`` update (``chunks``); ``delete``: the file is removed;
 #: ``undo``: the file's previous edit is undone (OpenHands, SWE-agent); ``append``: ``new``
-#: added at the end (Aider's empty SEARCH: a new file, or text appended).
-EditKind = Literal["replace", "write", "insert", "patch", "delete", "undo", "append"]
+#: added at the end (Aider's empty SEARCH: a new file, or text appended); ``append_lines``:
+#: ``new`` (whole lines) added at the end, after a line break if the file lacks its last one
+#: (Aider's own edit of ``.gitignore``).
+EditKind = Literal["replace", "write", "insert", "patch", "delete", "undo", "append",
+                   "append_lines"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +347,9 @@ def replay(
             files[name] = _replace(name, text, edit)
         elif edit.kind == "append":
             files[name] = (text or "") + edit.new
+        elif edit.kind == "append_lines":
+            files[name] = (text or "") + ("\n" if text and not text.endswith("\n") else "") \
+                + edit.new
         else:
             if text is None:
                 raise ReplayError(f"updates {name}, which does not exist", edit.where)
