@@ -188,6 +188,50 @@ def test_truncated_hunk_names_its_line() -> None:
     assert problems[0].line == 3
 
 
+def _git_reads(text: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """``git apply --numstat`` of ``text`` (no repository needed): does git read the patch?"""
+    return subprocess.run(["git", "apply", "--numstat", "-"], input=text.encode(), cwd=cwd,
+                          capture_output=True, check=False)
+
+
+# The shape of OpenHands' ``git_patch`` (nunu0404/Python_OpenHands @ c80bab5,
+# evaluation/benchmarks/multi_swe_bench/examples/output.jsonl, ponylang__ponyc-4595): the text
+# stripped, so the last hunk line has lost its newline.
+STRIPPED = (
+    "diff --git a/src/parser.c b/src/parser.c\nindex 9852922f..2c37d6b8 100644\n"
+    "--- a/src/parser.c\n+++ b/src/parser.c\n@@ -1,4 +1,5 @@\n   AST_NODE(TK_LET);\n"
+    "+  SET_FLAG(AST_FLAG_IN_PARENS);\n   DONE();\n \n // idseq"
+)
+
+
+def test_a_stripped_last_newline_is_refused_as_git_refuses_it(tmp_path: Path) -> None:
+    assert _git_reads(STRIPPED, tmp_path).returncode != 0  # "corrupt patch at line 10"
+    problems = parse_patch(STRIPPED).problems
+    assert [(p.code, p.line) for p in problems] == [("bad-hunk", 10)]
+    assert "end the file with a newline" in problems[0].message
+    # With its newline, and with git's own marker for a file without one, both read it.
+    for text in (STRIPPED + "\n", STRIPPED + "\n\\ No newline at end of file"):
+        assert _git_reads(text, tmp_path).returncode == 0
+        assert parse_patch(text).ok
+
+
+def test_a_crlf_header_only_section_is_refused_as_git_refuses_it(tmp_path: Path) -> None:
+    # An empty new file and a mode change name their file only in the ``diff --git`` line;
+    # saved with CRLF line ends git cannot read that line. Sections with ---/+++ it reads.
+    for section in ("diff --git a/e b/e\nnew file mode 100644\nindex 0000000..e69de29\n",
+                    "diff --git a/m b/m\nold mode 100644\nnew mode 100755\n"):
+        crlf = section.replace("\n", "\r\n")
+        assert _git_reads(section, tmp_path).returncode == 0
+        assert _git_reads(crlf, tmp_path).returncode != 0
+        assert parse_patch(section).ok
+        problems = parse_patch(crlf).problems
+        assert [(p.code, p.line) for p in problems] == [("not-a-diff", 1)]
+        assert "LF line ends" in problems[0].message
+    edit = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n".replace("\n", "\r\n")
+    assert _git_reads(edit, tmp_path).returncode == 0
+    assert parse_patch(edit).ok
+
+
 def test_extra_diff_lines_after_a_hunk_are_reported() -> None:
     text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+smuggled\n"
     problems = parse_patch(text).problems

@@ -527,6 +527,15 @@ class _Parser:
         self.index = index
         self.section.added += added
         self.section.removed += removed
+        if body and index == end and not lines[-1].endswith("\n") and body[-1][:1] != "\\":
+            # git apply reads a hunk line without its newline as "corrupt patch" (tools that
+            # strip the patch text, OpenHands' git_patch for one, drop the last newline).
+            self.problem(
+                "bad-hunk",
+                "the patch's last line has no newline at its end, so `git apply` reads it "
+                "as a corrupt patch: end the file with a newline",
+                line=index,
+            )
         if old_left > 0 or new_left > 0:
             self.problem(
                 "bad-hunk",
@@ -551,7 +560,19 @@ class _Parser:
         if not section.have_minus:
             # Git sections without ---/+++ (mode changes, renames, empty files, binaries)
             # name their files only in the ``diff --git`` line and the extended headers.
-            if (
+            if not (section.rename or section.copy) and self.lines[section.start].endswith(
+                "\r\n"
+            ):
+                # The names are only in the header line, and git reads its carriage return
+                # as part of the second name ("lacks filename information").
+                self.problem(
+                    "not-a-diff",
+                    "this diff header ends in a carriage return (the patch was saved with "
+                    "CRLF line ends) and names its file nowhere else: `git apply` cannot "
+                    "read it; save the patch with LF line ends",
+                    line=section.line,
+                )
+            elif (
                 not (section.rename or section.copy)
                 and section.header_old != section.header_new
             ):
