@@ -62,4 +62,8 @@ def drop_test_files(patch: str) -> FilteredPatch:
             dropped.append(section.paths[0] if section.paths else "?")
         else:
             kept.append(section.raw)
+    if dropped and len(kept) == 1:
+        # Every section was a test file: the text before them (an agent's prose, a fence)
+        # is no patch, and git apply would call it "No valid patches in input".
+        kept = []
     return FilteredPatch(text="".join(kept), dropped=tuple(dropped))
