@@ -232,6 +232,23 @@ def test_a_crlf_header_only_section_is_refused_as_git_refuses_it(tmp_path: Path)
     assert parse_patch(edit).ok
 
 
+def test_an_empty_crlf_context_line_is_refused_as_git_refuses_it(tmp_path: Path) -> None:
+    # SWE-agent's patch of pydicom__pydicom-1458 (SWE-agent/SWE-agent @ 3ea751c, tests/
+    # test_data/trajectories/.../pydicom__pydicom-1458.traj) has an empty context line (its
+    # space removed); saved with CRLF line ends, git no longer reads that line as context.
+    text = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n"
+    assert _git_reads(text, tmp_path).returncode == 0
+    assert parse_patch(text).ok
+    crlf = text.replace("\n", "\r\n")
+    assert _git_reads(crlf, tmp_path).returncode != 0  # "corrupt patch at line 5"
+    problems = parse_patch(crlf).problems
+    assert (problems[0].code, problems[0].line) == ("bad-hunk", 5)
+    assert "LF line ends" in problems[0].message
+    with_space = crlf.replace("\r\n\r\n", "\r\n \r\n")
+    assert _git_reads(with_space, tmp_path).returncode == 0
+    assert parse_patch(with_space).ok
+
+
 def test_extra_diff_lines_after_a_hunk_are_reported() -> None:
     text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+smuggled\n"
     problems = parse_patch(text).problems

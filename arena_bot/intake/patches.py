@@ -514,8 +514,9 @@ class _Parser:
             elif head == "+" and new_left > 0:
                 new_left -= 1
                 added += 1
-            elif (head == " " or line == "") and old_left > 0 and new_left > 0:
-                # An empty line is a context line whose trailing space an editor removed.
+            elif (head == " " or raw == "\n") and old_left > 0 and new_left > 0:
+                # An empty line is a context line whose trailing space an editor removed
+                # (only "\n": git reads an empty line ending "\r\n" as a corrupt patch).
                 old_left -= 1
                 new_left -= 1
             elif head == "\\":
@@ -536,7 +537,15 @@ class _Parser:
                 "as a corrupt patch: end the file with a newline",
                 line=index,
             )
-        if old_left > 0 or new_left > 0:
+        if (old_left > 0 or new_left > 0) and index < end and lines[index] == "\r\n":
+            self.problem(
+                "bad-hunk",
+                "an empty line ending in a carriage return inside a hunk (CRLF line ends, "
+                "and the context line's leading space removed): `git apply` reads it as a "
+                "corrupt patch; save the patch with LF line ends as git wrote it",
+                line=index + 1,
+            )
+        elif old_left > 0 or new_left > 0:
             self.problem(
                 "bad-hunk",
                 f"hunk ends early: {old_left} old and {new_left} new line(s) missing "
