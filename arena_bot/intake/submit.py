@@ -124,8 +124,12 @@ def working_tree_patch(
         kept = [name for name in kept if name not in binary]
         if not kept:
             return ""
+        # The contributor's git config must not shape the patch: diff.context=0 would give
+        # hunks without context, which git apply refuses; a textconv driver, text that is
+        # not the file's.
         diff = _work_tree_git(workdir, "diff", "--cached", "--no-color", "--no-ext-diff",
-                              "--src-prefix=a/", "--dst-prefix=b/", base, "--", *kept, env=index)
+                              "--no-textconv", "--unified=3", "--src-prefix=a/",
+                              "--dst-prefix=b/", base, "--", *kept, env=index)
     try:
         return diff.decode("utf-8")
     except UnicodeDecodeError:
@@ -140,8 +144,8 @@ def _binary_files(workdir: Path, base: str, names: list[str], *, env: dict[str, 
     validation refuses binary patches, so they are left out and named instead."""
     if not names:
         return set()
-    stats = _work_tree_git(workdir, "diff", "--cached", "--numstat", "--no-renames", "-z",
-                           base, "--", *names, env=env)
+    stats = _work_tree_git(workdir, "diff", "--cached", "--numstat", "--no-renames",
+                           "--no-textconv", "-z", base, "--", *names, env=env)
     found = set()
     for record in os.fsdecode(stats).split("\0"):
         added, _, rest = record.partition("\t")
