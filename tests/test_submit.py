@@ -449,6 +449,23 @@ def test_binary_files_are_left_out_of_the_patch_and_named(
     assert validate(project, folder)[0] == 0
 
 
+def test_a_repository_the_agent_cloned_into_its_tree_is_left_out_and_named(
+    project: Path, tmp_path: Path
+) -> None:
+    """An agent that cloned something inside its working tree (to read a library's code):
+    git adds the clone as a submodule entry, which validation refuses; it is named instead."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    git("clone", "-q", str(project / "dataset" / TASK / "repo.bundle"),
+        str(workdir / "ref_clone"), cwd=tmp_path)
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    assert "ref_clone (a git repository inside the working tree" in output
+    folder = project / "submissions" / TASK / FOLDER
+    patch = (folder / "run-1.patch").read_text()
+    assert "ref_clone" not in patch and "b/slugkit/__main__.py" in patch
+    assert validate(project, folder)[0] == 0
+
+
 def test_a_transcript_of_another_tool_than_the_one_named_is_a_warning(
     project: Path, tmp_path: Path
 ) -> None:

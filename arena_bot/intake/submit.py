@@ -118,6 +118,10 @@ def working_tree_patch(
         secret = {name: secret_file_reason(name) for name in kept}
         left_out += [f"{name} ({reason})" for name, reason in secret.items() if reason]
         kept = [name for name in kept if secret[name] is None]
+        nested = _gitlinks(workdir, kept, env=index)
+        left_out += [f"{name} (a git repository inside the working tree: a patch carries "
+                     "files, not another repository)" for name in kept if name in nested]
+        kept = [name for name in kept if name not in nested]
         binary = _binary_files(workdir, base, kept, env=index)
         left_out += [f"{name} (a binary file: a patch carries text only)"
                      for name in kept if name in binary]
@@ -137,6 +141,21 @@ def working_tree_patch(
             "the working tree's changes are not UTF-8 text (a patch must be)", path=workdir,
             hint="re-encode the changed files as UTF-8, or leave binary files out of the run",
         ) from None
+
+
+def _gitlinks(workdir: Path, names: list[str], *, env: dict[str, str]) -> set[str]:
+    """Which of ``names`` are git repositories (mode 160000 in the index): a clone the agent
+    made inside the working tree, or a submodule moved to another commit. Validation
+    refuses them, so they are left out and named instead."""
+    if not names:
+        return set()
+    staged = _work_tree_git(workdir, "ls-files", "--stage", "-z", "--", *names, env=env)
+    found = set()
+    for record in os.fsdecode(staged).split("\0"):
+        info, _, name = record.partition("\t")
+        if info.startswith("160000 ") and name:
+            found.add(name)
+    return found
 
 
 def _binary_files(workdir: Path, base: str, names: list[str], *, env: dict[str, str]) -> set[str]:
