@@ -61,6 +61,26 @@ def test_git_diff_is_read_file_by_file(git_patch: str) -> None:
     assert sum(f.removed for f in patch.files) == 2
 
 
+def test_a_quoted_name_with_a_space_is_read(tmp_path: Path) -> None:
+    # git quotes a non-ASCII name and ends a name holding a space with a tab, on the ---/+++
+    # lines: '+++ "b/docs/caf\\303\\251 notes.md"<TAB>' (found by `arena submit` of an agent's
+    # tree on the real dirty-equals task: the evaluation refused the patch).
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "caf\u00e9 notes.md").write_text("caf\u00e9\n")
+    (tmp_path / "old name.md").write_text("x\n")
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "init", cwd=tmp_path)
+    (tmp_path / "docs" / "caf\u00e9 notes.md").write_text("caf\u00e9 au lait\n")
+    (tmp_path / "new \u00e9.md").write_text("new\n")
+    git("add", "-A", cwd=tmp_path)
+    text = git("diff", "--cached", cwd=tmp_path)
+    assert '+++ "b/docs/caf\\303\\251 notes.md"\t\n' in text
+    patch = parse_patch(text)
+    assert patch.ok, patch.problems
+    assert set(patch.paths) == {"docs/caf\u00e9 notes.md", "new \u00e9.md"}
+
+
 def test_plain_diff_u_output_is_accepted() -> None:
     text = (
         "--- a/src/m.py\t2024-01-01 00:00:00.000000000 +0000\n"

@@ -838,8 +838,14 @@ def _shorten(text: str, limit: int = 80) -> str:
 
 
 def _drop_timestamp(name: str) -> str:
-    # ``diff -u`` writes "--- a/x.py\t2024-01-01 ..."; git never puts a tab in an unquoted name.
-    return name.split("\t", 1)[0] if not name.startswith('"') else name
+    # ``diff -u`` writes "--- a/x.py\t2024-01-01 ..."; git never puts a tab in an unquoted name
+    # and ends a name holding a space with a tab, quoted ones too ("b/caf\303\251 x.md"\t).
+    if not name.startswith('"'):
+        return name.split("\t", 1)[0]
+    quoted = _QUOTED_NAME.match(name)
+    if quoted is not None and name[quoted.end() :].startswith("\t"):
+        return quoted.group()
+    return name
 
 
 def unquote_git_name(raw: str) -> str:
