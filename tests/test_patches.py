@@ -140,6 +140,24 @@ def test_a_patch_without_a_b_prefixes_says_how_to_make_one() -> None:
     assert "no-prefix" in unsafe[0].message
 
 
+def test_a_patch_with_mnemonic_prefixes_says_which_setting_made_it(tmp_path: Path) -> None:
+    """``diff.mnemonicPrefix`` (a common config tip) makes ``git diff <commit>`` write c/ and
+    w/ instead of a/ and b/: refused naming that setting, with the command that works."""
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / "x.py").write_text("x\n")
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "init", cwd=tmp_path)
+    (tmp_path / "x.py").write_text("y\n")
+    text = git("-c", "diff.mnemonicPrefix=true", "diff", "HEAD", cwd=tmp_path)
+    assert "--- c/x.py\n+++ w/x.py\n" in text
+    unsafe = [p for p in parse_patch(text).problems if p.code == "unsafe-path"]
+    assert unsafe and "`diff.mnemonicPrefix` set" in unsafe[0].message
+    assert "--src-prefix=a/ --dst-prefix=b/" in unsafe[0].message
+    fixed = git("-c", "diff.mnemonicPrefix=true", "diff", "--src-prefix=a/", "--dst-prefix=b/",
+                "HEAD", cwd=tmp_path)
+    assert parse_patch(fixed).ok
+
+
 def test_quoted_name_with_control_characters_is_refused() -> None:
     text = (
         'diff --git "a/x\\033[2J.py" "b/x\\033[2J.py"\n'

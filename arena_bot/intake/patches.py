@@ -61,6 +61,9 @@ PatchProblemCode = Literal[
     "bad-hunk",  # a hunk whose line counts do not match its header
 ]
 
+#: What ``git diff`` writes instead of a/ and b/ with ``diff.mnemonicPrefix`` set: commit,
+#: index, work tree, object, and the two sides of ``--no-index``.
+_MNEMONIC_PREFIXES = frozenset({"c/", "i/", "w/", "o/", "1/", "2/"})
 _SYMLINK_MODE = "120000"
 _GITLINK_MODE = "160000"
 _ALLOWED_MODES = {"100644", "100755", "100664"}
@@ -465,10 +468,12 @@ class _Parser:
             return None
         if prefix is not None:
             if not name.startswith(prefix):
+                made = ("`diff.mnemonicPrefix` set" if name[:2] in _MNEMONIC_PREFIXES
+                        else "`git diff --no-prefix` or `diff.noprefix` set")
                 self.problem(
                     "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}"
                     + ("" if name.startswith("/") else
-                       " (made with `git diff --no-prefix` or `diff.noprefix` set? make it with "
+                       f" (made with {made}? make it with "
                        "`git diff --src-prefix=a/ --dst-prefix=b/`)"),
                     line=lineno, path=name,
                 )
