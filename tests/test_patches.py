@@ -287,6 +287,20 @@ def test_an_empty_crlf_context_line_is_refused_as_git_refuses_it(tmp_path: Path)
     assert parse_patch(with_space).ok
 
 
+def test_a_patch_whose_line_breaks_were_lost_says_so(tmp_path: Path) -> None:
+    # SWE-agent's demonstration of sqlfluff__sqlfluff-1625 (ozyyshr/RepoGraph @ 2a8e2d6,
+    # SWE-agent/trajectories/demonstrations/replay__marshmallow-code__marshmallow-1867__default
+    # __t-0.20__p-0.95__c-2.00__install-1___install_from_source/sqlfluff__sqlfluff-1625.traj):
+    # its info.submission, every line break a space.
+    text = ("\ndiff --git a/src/L031.py b/src/L031.py --- a/src/L031.py +++ b/src/L031.py @@ "
+            "-211,7 +211,7 @@ def _lint( violation_buff.append( -    description=\"Avoid\", +"
+            "    description=\"Avoid aliases\", )\n")
+    assert _git_reads(text, tmp_path).returncode != 0  # "No valid patches in input"
+    problems = parse_patch(text).problems
+    assert [(p.code, p.line) for p in problems] == [("not-a-diff", 2)]
+    assert "line breaks were lost" in problems[0].message
+
+
 def test_extra_diff_lines_after_a_hunk_are_reported() -> None:
     text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+smuggled\n"
     problems = parse_patch(text).problems

@@ -348,6 +348,14 @@ class _Parser:
 
     def git_header(self, text: str, lineno: int) -> None:
         assert self.section is not None
+        if " --- a/" in text and " +++ b/" in text:
+            # The whole section on one line: its line breaks were turned into spaces (a
+            # trajectory viewer, a copy from a web page). git finds no patch in it either.
+            self.problem(
+                "not-a-diff", "this diff header runs on into its ---/+++ lines and hunks: the "
+                "patch's line breaks were lost (save it as git wrote it)", line=lineno,
+            )
+            return
         names = _split_git_header(text[len("diff --git ") :])
         if names is None:
             self.problem("not-a-diff", "cannot read the file names of this diff header",
