@@ -61,6 +61,26 @@ def test_git_diff_is_read_file_by_file(git_patch: str) -> None:
     assert sum(f.removed for f in patch.files) == 2
 
 
+def test_a_quoted_name_with_a_space_is_read(tmp_path: Path) -> None:
+    # git quotes a non-ASCII name and ends a name holding a space with a tab, on the ---/+++
+    # lines: '+++ "b/docs/caf\\303\\251 notes.md"<TAB>' (found by `arena submit` of an agent's
+    # tree on the real dirty-equals task: the evaluation refused the patch).
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "caf\u00e9 notes.md").write_text("caf\u00e9\n")
+    (tmp_path / "old name.md").write_text("x\n")
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "init", cwd=tmp_path)
+    (tmp_path / "docs" / "caf\u00e9 notes.md").write_text("caf\u00e9 au lait\n")
+    (tmp_path / "new \u00e9.md").write_text("new\n")
+    git("add", "-A", cwd=tmp_path)
+    text = git("diff", "--cached", cwd=tmp_path)
+    assert '+++ "b/docs/caf\\303\\251 notes.md"\t\n' in text
+    patch = parse_patch(text)
+    assert patch.ok, patch.problems
+    assert set(patch.paths) == {"docs/caf\u00e9 notes.md", "new \u00e9.md"}
+
+
 def test_plain_diff_u_output_is_accepted() -> None:
     text = (
         "--- a/src/m.py\t2024-01-01 00:00:00.000000000 +0000\n"
@@ -118,6 +138,24 @@ def test_a_patch_without_a_b_prefixes_says_how_to_make_one() -> None:
     unsafe = [p for p in parse_patch(text).problems if p.code == "unsafe-path"]
     assert unsafe and "--src-prefix=a/ --dst-prefix=b/" in unsafe[0].message
     assert "no-prefix" in unsafe[0].message
+
+
+def test_a_patch_with_mnemonic_prefixes_says_which_setting_made_it(tmp_path: Path) -> None:
+    """``diff.mnemonicPrefix`` (a common config tip) makes ``git diff <commit>`` write c/ and
+    w/ instead of a/ and b/: refused naming that setting, with the command that works."""
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / "x.py").write_text("x\n")
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "init", cwd=tmp_path)
+    (tmp_path / "x.py").write_text("y\n")
+    text = git("-c", "diff.mnemonicPrefix=true", "diff", "HEAD", cwd=tmp_path)
+    assert "--- c/x.py\n+++ w/x.py\n" in text
+    unsafe = [p for p in parse_patch(text).problems if p.code == "unsafe-path"]
+    assert unsafe and "`diff.mnemonicPrefix` set" in unsafe[0].message
+    assert "--src-prefix=a/ --dst-prefix=b/" in unsafe[0].message
+    fixed = git("-c", "diff.mnemonicPrefix=true", "diff", "--src-prefix=a/", "--dst-prefix=b/",
+                "HEAD", cwd=tmp_path)
+    assert parse_patch(fixed).ok
 
 
 def test_quoted_name_with_control_characters_is_refused() -> None:
@@ -186,6 +224,81 @@ def test_truncated_hunk_names_its_line() -> None:
     problems = parse_patch(text).problems
     assert [p.code for p in problems] == ["bad-hunk"]
     assert problems[0].line == 3
+
+
+def _git_reads(text: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """``git apply --numstat`` of ``text`` (no repository needed): does git read the patch?"""
+    return subprocess.run(["git", "apply", "--numstat", "-"], input=text.encode(), cwd=cwd,
+                          capture_output=True, check=False)
+
+
+# The shape of OpenHands' ``git_patch`` (nunu0404/Python_OpenHands @ c80bab5,
+# evaluation/benchmarks/multi_swe_bench/examples/output.jsonl, ponylang__ponyc-4595): the text
+# stripped, so the last hunk line has lost its newline.
+STRIPPED = (
+    "diff --git a/src/parser.c b/src/parser.c\nindex 9852922f..2c37d6b8 100644\n"
+    "--- a/src/parser.c\n+++ b/src/parser.c\n@@ -1,4 +1,5 @@\n   AST_NODE(TK_LET);\n"
+    "+  SET_FLAG(AST_FLAG_IN_PARENS);\n   DONE();\n \n // idseq"
+)
+
+
+def test_a_stripped_last_newline_is_refused_as_git_refuses_it(tmp_path: Path) -> None:
+    assert _git_reads(STRIPPED, tmp_path).returncode != 0  # "corrupt patch at line 10"
+    problems = parse_patch(STRIPPED).problems
+    assert [(p.code, p.line) for p in problems] == [("bad-hunk", 10)]
+    assert "end the file with a newline" in problems[0].message
+    # With its newline, and with git's own marker for a file without one, both read it.
+    for text in (STRIPPED + "\n", STRIPPED + "\n\\ No newline at end of file"):
+        assert _git_reads(text, tmp_path).returncode == 0
+        assert parse_patch(text).ok
+
+
+def test_a_crlf_header_only_section_is_refused_as_git_refuses_it(tmp_path: Path) -> None:
+    # An empty new file and a mode change name their file only in the ``diff --git`` line;
+    # saved with CRLF line ends git cannot read that line. Sections with ---/+++ it reads.
+    for section in ("diff --git a/e b/e\nnew file mode 100644\nindex 0000000..e69de29\n",
+                    "diff --git a/m b/m\nold mode 100644\nnew mode 100755\n"):
+        crlf = section.replace("\n", "\r\n")
+        assert _git_reads(section, tmp_path).returncode == 0
+        assert _git_reads(crlf, tmp_path).returncode != 0
+        assert parse_patch(section).ok
+        problems = parse_patch(crlf).problems
+        assert [(p.code, p.line) for p in problems] == [("not-a-diff", 1)]
+        assert "LF line ends" in problems[0].message
+    edit = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n".replace("\n", "\r\n")
+    assert _git_reads(edit, tmp_path).returncode == 0
+    assert parse_patch(edit).ok
+
+
+def test_an_empty_crlf_context_line_is_refused_as_git_refuses_it(tmp_path: Path) -> None:
+    # SWE-agent's patch of pydicom__pydicom-1458 (SWE-agent/SWE-agent @ 3ea751c, tests/
+    # test_data/trajectories/.../pydicom__pydicom-1458.traj) has an empty context line (its
+    # space removed); saved with CRLF line ends, git no longer reads that line as context.
+    text = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n"
+    assert _git_reads(text, tmp_path).returncode == 0
+    assert parse_patch(text).ok
+    crlf = text.replace("\n", "\r\n")
+    assert _git_reads(crlf, tmp_path).returncode != 0  # "corrupt patch at line 5"
+    problems = parse_patch(crlf).problems
+    assert (problems[0].code, problems[0].line) == ("bad-hunk", 5)
+    assert "LF line ends" in problems[0].message
+    with_space = crlf.replace("\r\n\r\n", "\r\n \r\n")
+    assert _git_reads(with_space, tmp_path).returncode == 0
+    assert parse_patch(with_space).ok
+
+
+def test_a_patch_whose_line_breaks_were_lost_says_so(tmp_path: Path) -> None:
+    # SWE-agent's demonstration of sqlfluff__sqlfluff-1625 (ozyyshr/RepoGraph @ 2a8e2d6,
+    # SWE-agent/trajectories/demonstrations/replay__marshmallow-code__marshmallow-1867__default
+    # __t-0.20__p-0.95__c-2.00__install-1___install_from_source/sqlfluff__sqlfluff-1625.traj):
+    # its info.submission, every line break a space.
+    text = ("\ndiff --git a/src/L031.py b/src/L031.py --- a/src/L031.py +++ b/src/L031.py @@ "
+            "-211,7 +211,7 @@ def _lint( violation_buff.append( -    description=\"Avoid\", +"
+            "    description=\"Avoid aliases\", )\n")
+    assert _git_reads(text, tmp_path).returncode != 0  # "No valid patches in input"
+    problems = parse_patch(text).problems
+    assert [(p.code, p.line) for p in problems] == [("not-a-diff", 2)]
+    assert "line breaks were lost" in problems[0].message
 
 
 def test_extra_diff_lines_after_a_hunk_are_reported() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from support.gitrepo import commit_folder, git
+from support.gitrepo import GIT_ENV, commit_folder, git
 
 from arena_bot.cli import main
 
@@ -157,6 +159,70 @@ def test_submit_writes_a_folder_that_validates_as_is(project: Path, tmp_path: Pa
     # The contributor's own index is untouched: the staged test change is still staged.
     assert git("diff", "--cached", "--name-only", cwd=workdir).strip().startswith("tests/")
     assert leftovers(project) == []
+
+
+def messy_changes(where: Path) -> None:
+    """Every kind of change an agent's working tree can hold that a text patch carries."""
+    git("mv", "README.md", "README.rst", cwd=where)  # a staged rename
+    (where / "slugkit" / "core.py").rename(where / "slugkit" / "engine.py")  # a plain mv...
+    init = where / "slugkit" / "__init__.py"
+    init.write_text(init.read_text().replace(".core", ".engine"))
+    main_module = where / "slugkit" / "__main__.py"
+    main_module.write_text(main_module.read_text().replace(".core", ".engine"))
+    with (where / "slugkit" / "engine.py").open("a") as engine:  # ... with an edit
+        engine.write("\n# moved\n")
+    (where / ".gitignore").unlink()  # a deletion
+    (where / "pyproject.toml").chmod(0o755)  # a mode change only
+    (where / "slugkit" / "crlf.py").write_bytes(b"x = 1\r\ny = 2\r\n")  # CRLF
+    with main_module.open("ab") as handle:  # CRLF lines added to an LF file
+        handle.write(b"# one\r\n# two\r\n")
+    (where / "slugkit" / "empty.py").write_text("")  # an empty new file
+    (where / "slugkit" / "nonl.py").write_text("END = 1")  # no newline at its end
+    (where / "slugkit" / "caf\u00e9.py").write_text("NAME = 'caf\u00e9'\n")  # quoted by git
+    (where / "docs with space.md").write_text("notes\n")
+    (where / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    (where / "run.sh").chmod(0o755)  # a new executable
+
+
+def files_of(tree: Path, *, leave_out: set[str]) -> dict[str, tuple[bytes, bool]]:
+    """Each file's bytes and executable bit, by path (the .git folder left out)."""
+    return {str(path.relative_to(tree)): (path.read_bytes(), bool(path.stat().st_mode & 0o100))
+            for path in tree.rglob("*") if path.is_file() and ".git" not in path.parts
+            and str(path.relative_to(tree)) not in leave_out}
+
+
+def test_the_submitted_patch_applies_back_to_the_agents_tree_exactly(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The contributor's git config: no context lines in diffs, and a textconv driver (as git's
+    # documentation suggests for notebooks or images) on Python files. Neither may shape the
+    # patch: git apply refuses hunks without context, and a textconv's text is not the file's.
+    (tmp_path / "attributes").write_text("*.py diff=upper\n")
+    (tmp_path / "gitconfig").write_text(
+        f"[diff]\n\tcontext = 0\n[core]\n\tattributesFile = {tmp_path / 'attributes'}\n"
+        "[diff \"upper\"]\n\ttextconv = tr a-z A-Z <\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    workdir = agent_workdir(project, tmp_path / "work")
+    messy_changes(workdir)
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    folder = project / "submissions" / TASK / FOLDER
+    assert validate(project, folder)[0] == 0
+    patch = folder / "run-1.patch"
+    # Applied as the evaluation applies it (harness.sh, the first plain git apply), on a
+    # clean clone at the base commit: the agent's tree, byte for byte, modes included.
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL")
+    clean = tmp_path / "clean"
+    spec = yaml.safe_load((project / "dataset" / TASK / "task.yaml").read_text())
+    git("clone", "-q", str(project / "dataset" / TASK / "repo.bundle"), str(clean), cwd=tmp_path)
+    git("checkout", "-q", spec["source"]["commit"], cwd=clean)
+    harness = REPO_ROOT / "arena_bot" / "evaluation" / "harness.sh"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, **GIT_ENV}
+    applied = subprocess.run(["sh", str(harness), "apply", str(patch)], cwd=clean, env=env,
+                             capture_output=True, text=True, check=False)
+    assert (applied.returncode, applied.stdout) == (0, ""), applied.stdout
+    test_file = sorted((workdir / "tests").glob("test_*.py"))[0]
+    left_out = {str(test_file.relative_to(workdir))}  # the agent's test edit is not submitted
+    assert files_of(clean, leave_out=left_out) == files_of(workdir, leave_out=left_out)
 
 
 def test_second_submit_adds_a_run_to_the_same_submission(project: Path, tmp_path: Path) -> None:
@@ -383,6 +449,23 @@ def test_binary_files_are_left_out_of_the_patch_and_named(
     folder = project / "submissions" / TASK / FOLDER
     patch = (folder / "run-1.patch").read_text()
     assert "logo.png" not in patch and "cache.pyc" not in patch and "diff --git" in patch
+    assert validate(project, folder)[0] == 0
+
+
+def test_a_repository_the_agent_cloned_into_its_tree_is_left_out_and_named(
+    project: Path, tmp_path: Path
+) -> None:
+    """An agent that cloned something inside its working tree (to read a library's code):
+    git adds the clone as a submodule entry, which validation refuses; it is named instead."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    git("clone", "-q", str(project / "dataset" / TASK / "repo.bundle"),
+        str(workdir / "ref_clone"), cwd=tmp_path)
+    code, output = run_submit(project, (workdir, transcript(tmp_path / "s.jsonl")))
+    assert code == 0, output
+    assert "ref_clone (a git repository inside the working tree" in output
+    folder = project / "submissions" / TASK / FOLDER
+    patch = (folder / "run-1.patch").read_text()
+    assert "ref_clone" not in patch and "b/slugkit/__main__.py" in patch
     assert validate(project, folder)[0] == 0
 
 

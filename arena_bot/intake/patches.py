@@ -61,6 +61,9 @@ PatchProblemCode = Literal[
     "bad-hunk",  # a hunk whose line counts do not match its header
 ]
 
+#: What ``git diff`` writes instead of a/ and b/ with ``diff.mnemonicPrefix`` set: commit,
+#: index, work tree, object, and the two sides of ``--no-index``.
+_MNEMONIC_PREFIXES = frozenset({"c/", "i/", "w/", "o/", "1/", "2/"})
 _SYMLINK_MODE = "120000"
 _GITLINK_MODE = "160000"
 _ALLOWED_MODES = {"100644", "100755", "100664"}
@@ -345,6 +348,14 @@ class _Parser:
 
     def git_header(self, text: str, lineno: int) -> None:
         assert self.section is not None
+        if " --- a/" in text and " +++ b/" in text:
+            # The whole section on one line: its line breaks were turned into spaces (a
+            # trajectory viewer, a copy from a web page). git finds no patch in it either.
+            self.problem(
+                "not-a-diff", "this diff header runs on into its ---/+++ lines and hunks: the "
+                "patch's line breaks were lost (save it as git wrote it)", line=lineno,
+            )
+            return
         names = _split_git_header(text[len("diff --git ") :])
         if names is None:
             self.problem("not-a-diff", "cannot read the file names of this diff header",
@@ -465,10 +476,12 @@ class _Parser:
             return None
         if prefix is not None:
             if not name.startswith(prefix):
+                made = ("`diff.mnemonicPrefix` set" if name[:2] in _MNEMONIC_PREFIXES
+                        else "`git diff --no-prefix` or `diff.noprefix` set")
                 self.problem(
                     "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}"
                     + ("" if name.startswith("/") else
-                       " (made with `git diff --no-prefix` or `diff.noprefix` set? make it with "
+                       f" (made with {made}? make it with "
                        "`git diff --src-prefix=a/ --dst-prefix=b/`)"),
                     line=lineno, path=name,
                 )
@@ -514,8 +527,9 @@ class _Parser:
             elif head == "+" and new_left > 0:
                 new_left -= 1
                 added += 1
-            elif (head == " " or line == "") and old_left > 0 and new_left > 0:
-                # An empty line is a context line whose trailing space an editor removed.
+            elif (head == " " or raw == "\n") and old_left > 0 and new_left > 0:
+                # An empty line is a context line whose trailing space an editor removed
+                # (only "\n": git reads an empty line ending "\r\n" as a corrupt patch).
                 old_left -= 1
                 new_left -= 1
             elif head == "\\":
@@ -527,7 +541,24 @@ class _Parser:
         self.index = index
         self.section.added += added
         self.section.removed += removed
-        if old_left > 0 or new_left > 0:
+        if body and index == end and not lines[-1].endswith("\n") and body[-1][:1] != "\\":
+            # git apply reads a hunk line without its newline as "corrupt patch" (tools that
+            # strip the patch text, OpenHands' git_patch for one, drop the last newline).
+            self.problem(
+                "bad-hunk",
+                "the patch's last line has no newline at its end, so `git apply` reads it "
+                "as a corrupt patch: end the file with a newline",
+                line=index,
+            )
+        if (old_left > 0 or new_left > 0) and index < end and lines[index] == "\r\n":
+            self.problem(
+                "bad-hunk",
+                "an empty line ending in a carriage return inside a hunk (CRLF line ends, "
+                "and the context line's leading space removed): `git apply` reads it as a "
+                "corrupt patch; save the patch with LF line ends as git wrote it",
+                line=index + 1,
+            )
+        elif old_left > 0 or new_left > 0:
             self.problem(
                 "bad-hunk",
                 f"hunk ends early: {old_left} old and {new_left} new line(s) missing "
@@ -551,7 +582,19 @@ class _Parser:
         if not section.have_minus:
             # Git sections without ---/+++ (mode changes, renames, empty files, binaries)
             # name their files only in the ``diff --git`` line and the extended headers.
-            if (
+            if not (section.rename or section.copy) and self.lines[section.start].endswith(
+                "\r\n"
+            ):
+                # The names are only in the header line, and git reads its carriage return
+                # as part of the second name ("lacks filename information").
+                self.problem(
+                    "not-a-diff",
+                    "this diff header ends in a carriage return (the patch was saved with "
+                    "CRLF line ends) and names its file nowhere else: `git apply` cannot "
+                    "read it; save the patch with LF line ends",
+                    line=section.line,
+                )
+            elif (
                 not (section.rename or section.copy)
                 and section.header_old != section.header_new
             ):
@@ -808,8 +851,14 @@ def _shorten(text: str, limit: int = 80) -> str:
 
 
 def _drop_timestamp(name: str) -> str:
-    # ``diff -u`` writes "--- a/x.py\t2024-01-01 ..."; git never puts a tab in an unquoted name.
-    return name.split("\t", 1)[0] if not name.startswith('"') else name
+    # ``diff -u`` writes "--- a/x.py\t2024-01-01 ..."; git never puts a tab in an unquoted name
+    # and ends a name holding a space with a tab, quoted ones too ("b/caf\303\251 x.md"\t).
+    if not name.startswith('"'):
+        return name.split("\t", 1)[0]
+    quoted = _QUOTED_NAME.match(name)
+    if quoted is not None and name[quoted.end() :].startswith("\t"):
+        return quoted.group()
+    return name
 
 
 def unquote_git_name(raw: str) -> str:

@@ -118,14 +118,22 @@ def working_tree_patch(
         secret = {name: secret_file_reason(name) for name in kept}
         left_out += [f"{name} ({reason})" for name, reason in secret.items() if reason]
         kept = [name for name in kept if secret[name] is None]
+        nested = _gitlinks(workdir, kept, env=index)
+        left_out += [f"{name} (a git repository inside the working tree: a patch carries "
+                     "files, not another repository)" for name in kept if name in nested]
+        kept = [name for name in kept if name not in nested]
         binary = _binary_files(workdir, base, kept, env=index)
         left_out += [f"{name} (a binary file: a patch carries text only)"
                      for name in kept if name in binary]
         kept = [name for name in kept if name not in binary]
         if not kept:
             return ""
+        # The contributor's git config must not shape the patch: diff.context=0 would give
+        # hunks without context, which git apply refuses; a textconv driver, text that is
+        # not the file's.
         diff = _work_tree_git(workdir, "diff", "--cached", "--no-color", "--no-ext-diff",
-                              "--src-prefix=a/", "--dst-prefix=b/", base, "--", *kept, env=index)
+                              "--no-textconv", "--unified=3", "--src-prefix=a/",
+                              "--dst-prefix=b/", base, "--", *kept, env=index)
     try:
         return diff.decode("utf-8")
     except UnicodeDecodeError:
@@ -135,13 +143,28 @@ def working_tree_patch(
         ) from None
 
 
+def _gitlinks(workdir: Path, names: list[str], *, env: dict[str, str]) -> set[str]:
+    """Which of ``names`` are git repositories (mode 160000 in the index): a clone the agent
+    made inside the working tree, or a submodule moved to another commit. Validation
+    refuses them, so they are left out and named instead."""
+    if not names:
+        return set()
+    staged = _work_tree_git(workdir, "ls-files", "--stage", "-z", "--", *names, env=env)
+    found = set()
+    for record in os.fsdecode(staged).split("\0"):
+        info, _, name = record.partition("\t")
+        if info.startswith("160000 ") and name:
+            found.add(name)
+    return found
+
+
 def _binary_files(workdir: Path, base: str, names: list[str], *, env: dict[str, str]) -> set[str]:
     """Which of ``names`` git sees as binary (``--numstat`` counts no lines for them):
     validation refuses binary patches, so they are left out and named instead."""
     if not names:
         return set()
-    stats = _work_tree_git(workdir, "diff", "--cached", "--numstat", "--no-renames", "-z",
-                           base, "--", *names, env=env)
+    stats = _work_tree_git(workdir, "diff", "--cached", "--numstat", "--no-renames",
+                           "--no-textconv", "-z", base, "--", *names, env=env)
     found = set()
     for record in os.fsdecode(stats).split("\0"):
         added, _, rest = record.partition("\t")

@@ -12,6 +12,7 @@ rename and copy sources included) is a test path:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -47,19 +48,33 @@ def is_test_path(path: str) -> bool:
 
 def drop_test_files(patch: str) -> FilteredPatch:
     """Remove every file section that touches a test path (see the module docstring); text
-    before the first section (a ``git format-patch`` message, say) is kept: ``git apply``
-    ignores it. Limits were applied when the patch was read: only its sections matter here.
+    outside the sections (a ``git format-patch`` message before them, an agent's prose or
+    Markdown fence around them) is kept: ``git apply`` ignores it. Limits were applied when
+    the patch was read: only its sections matter here.
     """
     parsed = parse_patch(patch, max_bytes=len(patch.encode("utf-8", "surrogatepass")) + 1,
                          max_lines=patch.count("\n") + 2)
-    sections = "".join(section.raw for section in parsed.files)
-    if not patch.endswith(sections):  # not fully parsed: nothing is dropped, git decides
-        return FilteredPatch(text=patch, dropped=())
-    kept: list[str] = [patch[: len(patch) - len(sections)]]
+    # Where each line starts: a section's text begins at its first line.
+    starts = [0, *(found.end() for found in re.finditer("\n", patch))]
+    cut: list[tuple[int, int]] = []
     dropped: list[str] = []
     for section in parsed.files:
-        if any(is_test_path(path) for path in section.paths):
-            dropped.append(section.paths[0] if section.paths else "?")
-        else:
-            kept.append(section.raw)
+        if not any(is_test_path(path) for path in section.paths):
+            continue
+        begin = starts[section.line - 1]
+        end = begin + len(section.raw)
+        if patch[begin:end] != section.raw:  # not read as written: nothing dropped, git decides
+            return FilteredPatch(text=patch, dropped=())
+        cut.append((begin, end))
+        dropped.append(section.paths[0] if section.paths else "?")
+    if dropped and len(dropped) == len(parsed.files):
+        # Every section was a test file: the text around them (an agent's prose, a fence)
+        # is no patch, and git apply would call it "No valid patches in input".
+        return FilteredPatch(text="", dropped=tuple(dropped))
+    kept: list[str] = []
+    position = 0
+    for begin, end in cut:
+        kept.append(patch[position:begin])
+        position = end
+    kept.append(patch[position:])
     return FilteredPatch(text="".join(kept), dropped=tuple(dropped))

@@ -3,19 +3,23 @@ index: samuelcolvin/dirty-equals task 43 (the committed task folder and upstream
 tests/data/cooperbench/real/README.md), imported with every feature and checked once per
 session (the ``real_dirty_equals`` fixture: dependencies resolved into wheels.txt, expected
 ids recorded, with the uuid-parametrized ids left out as flaky). Here: the records of its
-first two features, the gold patch evaluated (exit 0) and a broken one (exit 1), and the
-pair merged with their tests."""
+first two features, the gold patch evaluated (exit 0) and a broken one (exit 1), the pair
+merged with their tests, and what `arena submit` writes from a messy agent tree evaluated."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from support.real_cooperbench import DIRTY_EQUALS_ID, ImportedTask
+from support.gitrepo import git
+from support.real_cooperbench import DIRTY_EQUALS_BUNDLE, DIRTY_EQUALS_ID, ImportedTask
 
 from arena_bot.cli import main
+from arena_bot.intake.patches import protected_paths_for
+from arena_bot.intake.submit import working_tree_patch
 
 # Full tier (CI's --tier rest, with the attack corpus on the same task): the session fixture
 # that imports and checks the real task costs 30 to 60 s here.
@@ -92,3 +96,39 @@ def test_a_real_task_imports_checks_evaluates_and_merges(
                    or line.startswith(f"  feature {feature}: failed")
                    for line in merged.output.splitlines()), merged.output
     assert "both passed: " in merged.output
+
+
+def test_a_messy_agent_tree_submitted_applies_as_is_and_passes(
+        tmp_path: Path, base_image: str, real_dirty_equals: ImportedTask) -> None:
+    """What `arena submit` writes from an agent's working tree holding every kind of change a
+    text patch carries (the gold feature, renames, a deletion, a mode change, CRLF, empty and
+    unterminated files, a quoted name) applies with the first plain `git apply` in the task's
+    container, and the feature's tests pass."""
+    root = real_dirty_equals.board(tmp_path / "board")
+    task = real_dirty_equals.task
+    work = tmp_path / "work"
+    git("clone", "-q", str(DIRTY_EQUALS_BUNDLE), str(work), cwd=tmp_path)
+    git("checkout", "-q", task.spec.source.commit, cwd=work)
+    git("apply", str(task.feature(1).gold_patch), cwd=work)
+    git("mv", "docs/index.md", "docs/home.md", cwd=work)  # a staged rename
+    (work / "docs" / "types").rename(work / "docs" / "kinds")  # renames, unstaged
+    (work / "LICENSE").unlink()
+    (work / "Makefile").chmod(0o755)
+    (work / "dirty_equals" / "_crlf.py").write_bytes(b"X = 1\r\nY = 2\r\n")
+    with (work / "README.md").open("ab") as readme:
+        readme.write(b"one\r\ntwo\r\n")
+    (work / "dirty_equals" / "_empty.py").write_text("")
+    (work / "dirty_equals" / "_unterminated.py").write_text("Z = 3")
+    (work / "docs" / "caf\u00e9 notes.md").write_text("caf\u00e9\n")
+    tests = work / "tests" / "test_other.py"
+    tests.write_text(tests.read_text() + "\n# the agent's own test edit\n")  # left out
+    left_out: list[str] = []
+    patch = working_tree_patch(workdir=work, base=task.spec.source.commit,
+                               protected=protected_paths_for(task), left_out=left_out)
+    assert left_out == [] and "tests/" not in patch and "rename from docs/index.md" in patch
+    folder = submission(root, "messy", patch, 1)
+    result = invoke(root, "evaluate", str(folder), base_image=base_image)
+    assert result.exit_code == 0, result.output
+    assert "all 1 feature run(s) passed" in result.output
+    # "clean": the first plain git apply took it (no whitespace or 3-way fallback).
+    assert re.search(r"messy run1 +f1 +passed +clean ", result.output), result.output

@@ -295,6 +295,21 @@ def test_patch_of_only_test_files_is_missing(make_base) -> None:
     assert "agent2's patch is empty" in (outcome.failure_reason() or "")
 
 
+def test_patch_of_only_test_files_after_an_agents_prose_is_missing(make_base) -> None:
+    # An agent's answer as submitted: the diff inside a Markdown fence (a git-format test file
+    # only). git apply ignores the prose; once the test file is dropped nothing is left.
+    base = make_base(BASE_FILES)
+    only_tests = base.patch({"tests/test_new.py": "def test_new():\n    pass\n"})
+    other = base.patch({"README.md": "# two\n"})
+
+    outcome = merge_patches(base_repo=base.path, base_commit=base.commit, patch1=other,
+                            patch2=f"Here is the fix:\n\n```diff\n{only_tests}```\n")
+
+    assert outcome.agent2.status == "missing", outcome.agent2.message
+    assert outcome.agent2.message == "only test files, which are dropped before merging"
+    assert "agent2's patch is empty" in (outcome.failure_reason() or "")
+
+
 def test_base_repository_is_left_untouched_and_temp_removed(
     make_base, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

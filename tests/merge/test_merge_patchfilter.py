@@ -104,3 +104,25 @@ def test_patch_with_only_tests_is_empty_and_empty_patch_stays_empty() -> None:
     assert drop_test_files(only).is_empty
     assert drop_test_files("").is_empty
     assert drop_test_files("").dropped == ()
+
+
+def test_test_files_are_dropped_from_a_fenced_patch_ending_in_a_header_only_section() -> None:
+    # The OpenHands agent SDK's patch of django__django-11141 (seal-research/OmniCode @
+    # 0ef3079, results/openhands_sdk/python_bugfixing/all_preds.jsonl) ends by deleting an
+    # empty tests/.../.gitkeep: a section with no hunk, which the fence after it follows at once.
+    patch = (
+        "```diff\n"
+        "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+        "diff --git a/tests/m/.gitkeep b/tests/m/.gitkeep\ndeleted file mode 100644\n"
+        "index e69de29bb2..0000000000\n"
+        "```"
+    )
+    filtered = drop_test_files(patch)
+    assert filtered.dropped == ("tests/m/.gitkeep",)
+    assert filtered.text == (
+        "```diff\n"
+        "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+        "```"
+    )

@@ -67,6 +67,14 @@ KEPT = [
     "message msg_01XyZabcDEF123ghiJKL456 tool toolu_01A8HAUpLBqTq2rkdocEm9bf",
     "MAX_TOKENS=4096 PASSWORD_MIN_LENGTH=8 DB_PASSWORD=$DB_PASSWORD",
     "client = Client(API_KEY=settings.api_key)",
+    # Code that ends in its statement's punctuation, as agents' patches add it
+    # (gruckion/mini-swe-agent @ d12a71a, swebench_results/20251118_gemini-3-pro-74pct/trajs/
+    # preds.json, django__django-16631; seal-research/OmniCode @ 0ef3079, a SWE-agent patch of
+    # apache__dubbo_11781):
+    "    def create_user(self, username, password=None):",
+    "            password = EMPTY_STRING;",
+    "        this.password = password;",
+    "    connect(host, port, secret_key=DEFAULT_KEY),",
 ]
 TEXT = "\n".join([*(text for text, _ in PLANTED.values()), *KEPT])
 
@@ -189,6 +197,11 @@ def _patch(added: str, *, name: str = "src/settings.py") -> str:
 def test_a_patch_adding_a_secret_is_caught(kind: str) -> None:
     found = secrets_in_patch(_patch(PLANTED[kind][0]))
     assert found and found[0][0] == "src/settings.py" and found[0][1] >= 6
+
+
+def test_a_literal_before_the_statement_punctuation_is_still_a_secret() -> None:
+    found = secrets_in_patch(_patch("        db.password = hunter2Correct77;"))
+    assert [kinds for _, _, kinds in found] == ["secret-keyword"]
 
 
 def test_ordinary_code_and_ssh_remotes_in_a_patch_are_not_secrets() -> None:

@@ -164,7 +164,9 @@ def _keyword_secrets(segment: str) -> Iterator[str]:
             continue
         # Unquoted, a value ends at a space (``A=1 B=2`` are two assignments).
         value = found.strip("\"'\\") if found[:1] in "\"'\\" else found.split()[0]
-        value = value.strip("\"'\\")
+        # Unquoted, the statement's own punctuation is not part of the value
+        # (``password=None):``, ``this.password = password;``).
+        value = value.strip("\"'\\") if found[:1] in "\"'\\" else value.rstrip(");,:]}")
         code = CODE_VALUE.match(value) is not None
         if (
             len(value) < 6
