@@ -31,7 +31,7 @@ CORPUS = Path(__file__).parent / "corpus"
 CAPTURES = CORPUS / "claude-code"
 MANIFEST: list[dict[str, Any]] = [
     entry for entry in json.loads((CORPUS / "manifest.json").read_text())
-    if "captured_with" in entry["origin"]]
+    if entry["origin"].get("captured") == "scripts/capture/claude_code.py"]
 IDS = [entry["file"] for entry in MANIFEST]
 
 
@@ -41,7 +41,10 @@ def entry_of(folder: str, mode: str | None = None) -> dict[str, Any]:
 
 
 def bill(entry: dict[str, Any], which: str) -> tuple[int, int, int]:
-    calls = entry["ground_truth"][which]
+    """The input side of the calls the server's log sums as ``which``: ``all_calls``, or
+    ``session_calls`` (those a session file is written for: main agent, sub-agents, 2.0's
+    warm-ups)."""
+    calls = json.loads((CORPUS / entry["origin"]["ground_truth"]).read_text())[which]
     return calls["uncached"], calls["cache_read"], calls["cache_write"]
 
 
@@ -55,12 +58,6 @@ def test_the_input_tokens_read_are_the_servers_bill(entry: dict[str, Any]) -> No
     read = (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.cache_write_tokens)
     headless = not entry["file"].endswith((".jsonl", ".jsonl.gz")) or "stream" in entry["file"]
     assert read == bill(entry, "all_calls" if headless else "session_calls")
-
-
-def test_a_2_1_session_is_the_bill_in_every_figure() -> None:
-    entry = entry_of("claude-code-2.1.328-session")
-    truth = entry["ground_truth"]["all_calls"]
-    assert {k: entry["expected"][k] for k in truth} == truth
 
 
 def test_json_output_of_the_turn_a_background_sub_agent_started_is_refused() -> None:
@@ -126,7 +123,7 @@ def test_an_interrupted_run_gives_the_finished_replies_or_names_the_session_file
     metrics = read_transcript(path=CORPUS / stream["file"], format_name="claude-code")
     assert (metrics.prompt_tokens, metrics.cache_read_tokens, metrics.cache_write_tokens
             ) == bill(stream, "all_calls")
-    assert metrics.iterations == stream["ground_truth"]["all_calls"]["iterations"] - 1
+    assert metrics.iterations == stream["ground_truth"]["iterations"] - 1
     cut = CAPTURES / "claude-code-2.0.77-interrupt/stream.jsonl"
     with pytest.raises(InputError) as caught:
         read_transcript(path=cut, format_name="claude-code")
@@ -157,7 +154,7 @@ def test_a_real_session_is_submitted_consistent_with_its_transcript(
     entry = entry_of(folder)
     result = CliRunner().invoke(main, [
         "--root", str(project), "submit", "--task", TASK, "--format", "claude-code",
-        "--tool", "Claude Code", "--tool-version", entry["origin"]["version"],
+        "--tool", "Claude Code", "--tool-version", folder.split("-")[2],
         "--contributor", "Test Person", "--date", "2026-11-27",
         "--workdir", str(workdir_of(project, folder, tmp_path / "work")),
         "--transcript", str(CORPUS / entry["file"])])

@@ -2,8 +2,9 @@
 model server ``scripts/capture/codex.py``, read against that server's log: every billed reply
 is in ``ground-truth.jsonl`` beside the files (``corpus/codex/codex-<version>-<what>/``).
 
-The manifest (``test_corpus.py``) holds every figure; the tests here name the faults these
-files showed in the reader, each failing on the reader before the fix.
+Every file's figures are in the manifest, held to this log by ``test_corpus.py`` (what the
+server billed, and why a file differs); the tests here check what that cannot: which reply a
+file lacks, the outputs refused and what they say, sub-agents' rollouts, and ``arena submit``.
 """
 
 from __future__ import annotations
@@ -58,34 +59,6 @@ def read(folder: str, pattern: str) -> dict[str, Any]:
             "tool_calls": metrics.tool_calls}
 
 
-@pytest.mark.parametrize("folder", sorted(
-    p.name for p in CODEX.glob("codex-*")
-    if not p.name.endswith("-chat") and p.name != "codex-0.39.0-compact"))
-def test_every_rollout_gives_the_servers_figures(folder: str) -> None:
-    assert read(folder, "rollout-*.jsonl") == truth(folder)
-
-
-def test_a_resumed_codex_039_session_counts_both_runs() -> None:
-    # Codex 0.39 starts its running total again from zero on `codex exec resume`: the
-    # reader took the larger, first run only (21,425 uncached of 30,604).
-    assert read("codex-0.39.0-resume", "rollout-*.jsonl") == truth("codex-0.39.0-resume")
-
-
-def test_a_cache_write_codex_records_is_counted_as_one() -> None:
-    # Codex 0.169 keeps `cache_write_input_tokens` (from the provider's
-    # input_tokens_details.cache_write_tokens), inside input_tokens: it was read as uncached.
-    expected = truth("codex-0.169.0-cachewrite")
-    assert expected["cache_write"] == 1150
-    assert read("codex-0.169.0-cachewrite", "rollout-*.jsonl") == expected
-    assert read("codex-0.169.0-cachewrite", "exec-json.jsonl") == expected
-
-
-def test_exec_json_counts_update_plan_calls() -> None:
-    # Codex 0.80 shows `update_plan` as a todo_list item (started, then completed at the end
-    # of the turn), not among the command/file-change items: it was left out.
-    assert read("codex-0.80.0-json", "exec-json.jsonl") == truth("codex-0.80.0-json")
-
-
 def test_the_exec_json_of_codex_039_is_read_not_refused() -> None:
     # Events wrapped in `msg`, running totals in `token_count`: refused before.
     metrics = read_transcript(path=CODEX / "codex-0.39.0-json" / "exec-json.jsonl",
@@ -108,11 +81,6 @@ def test_legacy_exec_output_without_running_totals_is_refused_clearly(tmp_path: 
     with pytest.raises(InputError, match="no running total") as caught:
         read_transcript(path=path, format_name="codex")
     assert "rollout" in str(caught.value.hint)
-
-
-@pytest.mark.parametrize("name", ["exec-json.jsonl", "rollout-*.jsonl"])
-def test_a_reply_the_server_failed_with_500_is_retried_and_not_counted(name: str) -> None:
-    assert read("codex-0.169.0-fail500", name) == truth("codex-0.169.0-fail500")
 
 
 @pytest.mark.parametrize("what", ["cut", "sigint", "sigkill"])
@@ -245,13 +213,3 @@ def test_codex_039_records_no_usage_for_its_summarization_call(name: str) -> Non
     assert read("codex-0.39.0-compact", name) == {
         key: billed[key] - (summarization[key] if key != "tool_calls" else 0)
         for key in billed}
-
-
-@pytest.mark.parametrize("what", ["fail500", "cut", "sigint", "sigkill"])
-def test_codex_039_exec_output_of_a_failed_or_killed_run_gives_the_billed_figures(
-    what: str,
-) -> None:
-    # Codex 0.39 prints a token_count per reply: its --json output holds what was billed
-    # even when the run was cut or killed (today's holds only turn.completed: refused).
-    folder = f"codex-0.39.0-{what}"
-    assert read(folder, "exec-json.jsonl") == truth(folder)

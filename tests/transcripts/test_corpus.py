@@ -26,6 +26,11 @@ MANIFEST: list[dict[str, Any]] = json.loads((CORPUS / "manifest.json").read_text
 IDS = [entry["file"] for entry in MANIFEST]
 
 
+#: The figures a scripted server bills (an entry's ``ground_truth``): ``expected`` but time.
+BILLED = ("uncached", "cache_read", "cache_write", "output", "tool_calls", "iterations",
+          "models")
+
+
 def figures(metrics: TranscriptMetrics) -> dict[str, Any]:
     """The importer's metrics in the reference reader's terms."""
     return {
@@ -55,25 +60,18 @@ def test_importer_and_reference_reader_give_the_recorded_figures(entry: dict[str
 @pytest.mark.parametrize("entry", MANIFEST, ids=IDS)
 def test_every_entry_has_its_origin_and_at_least_two_per_format(entry: dict[str, Any]) -> None:
     """Each file names where it comes from: a public repository at a commit, or (written on
-    this machine by the tool itself) the capture script, the tool's version and command,
-    with the server's ground truth."""
+    this machine by the tool itself) the capture script, the tool and its version, the
+    command and the server's log, with what the server billed and the figures the file
+    cannot carry (the shape the corpus README gives)."""
     origin = entry["origin"]
     readme = (CORPUS / "README.md").read_text()
-    # Written here by the real tool against a scripted model server: the Claude Code
-    # captures name the script, version, command and ground truth; the Gemini CLI ones the
-    # script and the server's log; the Codex ones the script, the driver and the commands.
-    if "captured_with" in origin:
-        assert (ROOT / origin["captured_with"]).is_file()
-        assert origin["version"] and origin["command"] and entry["ground_truth"]["all_calls"]
-        assert origin["captured_with"] in readme
-        assert f"{origin['tool']} {origin['version']}" in readme
-    elif "captured" in origin:
-        script = ROOT / origin["captured"]
-        assert script.is_file() and (CORPUS / origin["ground_truth"]).is_file()
-        assert origin["captured"] in readme and origin["tool"] in readme
-    elif "capture" in origin:
-        assert (ROOT / origin["capture"]).is_file() and origin["tool"] and origin["commands"]
-        assert origin["driver"] in readme
+    if "captured" in origin:
+        assert (ROOT / origin["captured"]).is_file() and (CORPUS / origin["ground_truth"]).is_file()
+        assert origin["command"] and origin["captured"] in readme
+        assert origin["tool"].split(" (")[0] in readme
+        assert set(entry["ground_truth"]) == set(BILLED)
+        assert set(entry["differs"]) <= set(entry["ground_truth"])
+        assert all(isinstance(why, str) and why for why in entry["differs"].values())
     else:
         assert "/" in origin["repo"] and len(origin["commit"]) == 40 and origin["paths"]
         assert origin["repo"] in readme and origin["commit"] in readme
@@ -83,62 +81,88 @@ def test_every_entry_has_its_origin_and_at_least_two_per_format(entry: dict[str,
     assert entry["file"] in readme
 
 
-CAPTURED = [e for e in MANIFEST
-            if e["origin"].get("captured") == "scripts/capture/gemini_cli.py"]
+def claude_code_log(log: Any, origin: dict[str, Any]) -> dict[str, Any]:
+    """scripts/capture/claude_code.py's ``ground_truth.json`` sums every billed call."""
+    return dict(log["all_calls"])
 
 
-@pytest.mark.parametrize("entry", CAPTURED, ids=[e["file"] for e in CAPTURED])
+def codex_log(log: Any, origin: dict[str, Any]) -> dict[str, Any]:
+    """scripts/capture/codex.py's ``ground-truth.jsonl``: a line per request, ``billed`` or
+    not (a 500, a cut stream); ``input_tokens`` holds the cache read and written."""
+    billed = [line for line in log if line.get("status") == "billed"]
+    usage = [line["usage"] for line in billed]
+    return {
+        "uncached": sum(u["input_tokens"] - u["cached_tokens"] - u.get("cache_write_tokens", 0)
+                        for u in usage),
+        "cache_read": sum(u["cached_tokens"] for u in usage),
+        "cache_write": sum(u.get("cache_write_tokens", 0) for u in usage),
+        "output": sum(u["output_tokens"] for u in usage),
+        "tool_calls": sum(line["item"]["kind"] != "message" for line in billed),
+        "iterations": len(billed),
+        "models": sorted({line["model"] for line in billed}),
+    }
+
+
+def gemini_cli_log(log: Any, origin: dict[str, Any]) -> dict[str, Any]:
+    """scripts/capture/gemini_cli.py's ``ground_truth.json``: totals of the conversation, of
+    the CLI's side calls and of ``all``; a reply that failed names no model."""
+    sums = log["totals"]["all"]
+    return {
+        "uncached": sums["uncached"], "cache_read": sums["cache_read"],
+        "cache_write": sums["cache_write"], "output": sums["output"],
+        "tool_calls": log["totals"]["tool_calls"], "iterations": sums["replies"],
+        "models": sorted({reply["model"] for reply in log["billed"] if reply.get("model")}),
+    }
+
+
+def openai_chat_log(log: Any, origin: dict[str, Any]) -> dict[str, Any]:
+    """scripts/capture/openai_chat.py's ``ground_truth.json``: its totals count tool calls,
+    edit blocks (search/replace, fenced) and replies of one bash block alike;
+    ``origin.tool_calls_are`` names the count that is the tool's actions."""
+    totals = log["totals"]
+    return {
+        **{key: totals[key] for key in ("uncached", "cache_read", "cache_write", "output")},
+        "tool_calls": totals[origin["tool_calls_are"]], "iterations": totals["replies"],
+        "models": totals["models"],
+    }
+
+
+#: What each capture script's server log bills, in the manifest's terms.
+SERVER_LOGS = {
+    "scripts/capture/claude_code.py": claude_code_log,
+    "scripts/capture/codex.py": codex_log,
+    "scripts/capture/gemini_cli.py": gemini_cli_log,
+    "scripts/capture/openai_chat.py": openai_chat_log,
+}
+CAPTURED = [entry for entry in MANIFEST if "captured" in entry["origin"]]
+
+
+def server_log(path: Path) -> Any:
+    text = path.read_text()
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return json.loads(text)
+
+
+@pytest.mark.parametrize("entry", CAPTURED, ids=[entry["file"] for entry in CAPTURED])
 def test_a_capture_gives_what_the_scripted_server_billed(entry: dict[str, Any]) -> None:
-    """The server's log (ground truth) and the entry's figures agree, but where the file
-    itself lacks a reply Gemini CLI did not record (the note says which). A session file
-    holds the agent's conversation, not the CLI's side calls (scope ``conversation``)."""
-    truth = entry["ground_truth"]
-    log = json.loads((CORPUS / entry["origin"]["ground_truth"]).read_text())
-    sums = log["totals"][truth["scope"]]
-    assert (truth["uncached"], truth["cache_read"], truth["output"], truth["replies"],
-            truth["tool_calls"]) == (sums["uncached"], sums["cache_read"], sums["output"],
-                                     sums["replies"], log["totals"]["tool_calls"])
+    """Every file written here by a real tool: the entry's ``ground_truth`` is what its
+    server's log says was billed (models as the tool names them: ``openai/gpt-4o`` for the
+    server's ``gpt-4o``), and the figures read from the file (``expected``, which the
+    importer and the reference reader give) are that bill but for the figures ``differs``
+    names, with the reason the file cannot carry them; those must differ. A figure rounded
+    as the file prints it (reason ``rounded: ...``) is at most ``rounded`` a reply off."""
+    origin, truth, differs = entry["origin"], entry["ground_truth"], entry["differs"]
+    billed = SERVER_LOGS[origin["captured"]](server_log(CORPUS / origin["ground_truth"]), origin)
+    assert {**truth, "models": [name.split("/")[-1] for name in truth["models"]]} == billed
     expected = entry["expected"]
-    found = (expected["uncached"], expected["cache_read"], expected["cache_write"],
-             expected["output"], expected["tool_calls"], expected["iterations"],
-             expected["models"])
-    billed = (truth["uncached"], truth["cache_read"], truth["cache_write"], truth["output"],
-              truth["tool_calls"], truth["replies"], truth["models"])
-    if "0.28.2" in entry["file"]:  # one reply's usage was not kept (one per message < 0.32)
-        assert found != billed and expected["iterations"] == truth["replies"] - 1
-    elif "stream-json" in entry["file"]:  # model calls not shown one by one: unchecked
-        assert found[:5] + found[6:] == billed[:5] + billed[6:] and found[5] == 0
-    else:
-        assert found == billed
-
-
-OPENAI_CHAT = [e for e in MANIFEST
-               if e["origin"].get("captured") == "scripts/capture/openai_chat.py"]
-TOKENS = ("uncached", "cache_read", "cache_write", "output")
-
-
-@pytest.mark.parametrize("entry", OPENAI_CHAT, ids=[e["file"] for e in OPENAI_CHAT])
-def test_a_python_agent_capture_gives_what_the_scripted_server_billed(
-    entry: dict[str, Any],
-) -> None:
-    """Aider, mini-swe-agent and the OpenHands SDK run against scripts/capture/openai_chat.py:
-    the entry's ground truth is the server's log, and the figures read from the file are that
-    truth but where ``differs`` says why the file cannot carry it. Aider's history rounds
-    each line's figures (``rounded``: at most that far from the truth per line)."""
-    truth = entry["ground_truth"]
-    log = json.loads((CORPUS / entry["origin"]["ground_truth"]).read_text())["totals"]
-    assert {key: truth[key] for key in TOKENS} == {key: log[key] for key in TOKENS}
-    assert (truth["tool_calls"], truth["iterations"]) == (
-        log[entry["tool_calls_are"]], log["replies"])
-    assert [name.split("/")[-1] for name in truth["models"]] == log["models"]
-    expected, differs = entry["expected"], entry["differs"]
-    for key in (*TOKENS, "tool_calls", "iterations", "models"):
-        if key in differs:
-            assert expected[key] != truth[key], key
-        elif key in TOKENS and entry.get("rounded"):  # each line's figure, 0.1k apart
-            assert abs(expected[key] - truth[key]) <= entry["rounded"] * truth["iterations"], key
-        else:
-            assert expected[key] == truth[key], key
+    for key, value in truth.items():
+        if key not in differs:
+            assert expected[key] == value, key
+            continue
+        assert expected[key] != value, (key, differs[key])
+        if differs[key].startswith("rounded"):
+            assert abs(expected[key] - value) <= entry["rounded"] * truth["iterations"], key
 
 
 @pytest.mark.parametrize(
