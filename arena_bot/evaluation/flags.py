@@ -95,6 +95,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"(?<![\w.])(?<!def )(?-i:exec|eval|compile)\s*\("
          r"|\bbuiltins\s*\.\s*(exec|eval|compile)\b"
          r"|__import__\s*\(|importlib\s*\.\s*import_module|\brunpy\b"
+         # Other imports by a name given as data (a test module, found by walking the
+         # repository, handed back with its functions and their parametrize marks).
+         r"|\bpkgutil\s*\.\s*resolve_name\b|\bpydoc\s*\.\s*locate\b"
          r"|\bgetattr\s*\(\s*__builtins__",
          "runs dynamically built code (could hide any of the above)", "dynamic_code"),
         # base64, hex and decompression are read from the syntax tree instead: decoding a
@@ -115,6 +118,11 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"\b(_?posixsubprocess|subprocess|pty\s*\.\s*(fork|spawn)"
          r"|os\s*\.\s*(system|popen|fork\w*|spawn\w*|posix_spawnp?|exec\w*))\b",
          "starts other processes", "subprocess"),
+        # readline reads a file in C, with no audit event: the guard never sees a test file
+        # read into its history (get_history_item hands back each line).
+        (r"\breadline\s*\.\s*(read_history_file|read_init_file)\b",
+         "reads a file through readline's C reader, which no audit event reports (a test "
+         "file read there is unseen)", "test_files"),
         (r"\bgc\s*\.\s*(get_objects|get_referrers|get_referents)\b",
          "walks the interpreter's live objects (gc)", "introspection"),
     )
