@@ -1512,10 +1512,10 @@ def _is_test_source(path, repo, changed):
 
 def _dir_fd_test(path, args):
     """Whether an open of a relative name (``path``: joined to the current folder, where
-    no file is; ``args``: the ``open`` event's) reads a file named as a test module: ``os.open(name, dir_fd=fd)``
-    opens it in the folder of a descriptor the audit event does not carry, so the guard
-    cannot tell which folder that is (the current folder moved out of the repository
-    first). Opening a missing file of that name to read it is no honest need either."""
+    no file is; ``args``: the ``open`` event's) reads a file named as a test module:
+    ``os.open(name, dir_fd=fd)`` opens it in the folder of a descriptor the event does not
+    carry, so the guard cannot tell which folder that is (the current folder moved out of
+    the repository first). Opening a missing file of that name to read it is no honest need either."""
     name = os.path.basename(path)
     if not ((name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py")
             or name == "conftest.py") or os.path.lexists(path):

@@ -1137,6 +1137,6 @@ def test_answer():
                         return int(line.split("==")[1])
             return 0
         """
-    stream, output = _run(tmp_path, package, test=test)
+    _, output = _run(tmp_path, package, test=test)
     assert "2 failed" in output and "assert 0 == 42" in output, output
     assert "def test_fails_first():" in output  # pytest still shows the failing source
