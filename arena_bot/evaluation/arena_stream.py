@@ -1515,7 +1515,8 @@ def _dir_fd_test(path, args):
     no file is; ``args``: the ``open`` event's) reads a file named as a test module:
     ``os.open(name, dir_fd=fd)`` opens it in the folder of a descriptor the event does not
     carry, so the guard cannot tell which folder that is (the current folder moved out of
-    the repository first). Opening a missing file of that name to read it is no honest need either."""
+    the repository first). Opening a missing file of that name to read it is no honest
+    need either."""
     name = os.path.basename(path)
     if not ((name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py")
             or name == "conftest.py") or os.path.lexists(path):
