@@ -71,7 +71,10 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         # ``"polars" in sys.modules`` asks whether a module is loaded, and no more.
         (r"(?<!\bin )\bsys\s*\.\s*modules\b|\bin sys\s*\.\s*modules\s*[.\[(]"
          r"|\bsys\s*\.\s*meta_path\b|\bsys\s*\.\s*path_hooks\b"
-         r"|\bsys\s*\.\s*settrace\b|\bsys\s*\.\s*setprofile\b|\bsys\s*\.\s*addaudithook\b",
+         r"|\bsys\s*\.\s*settrace\b|\bsys\s*\.\s*setprofile\b|\bsys\s*\.\s*addaudithook\b"
+         # sys's own namespace: sys.modules taken out of it by value, never named (the
+         # tests' modules, their functions' parametrize marks, read in memory).
+         r"|\bsys\s*\.\s*__dict__\b|\bvars\s*\(\s*sys\s*\)",
          "rewires the import system or traces the interpreter", "import_system"),
         (r"\binspect\s*\.\s*(stack|currentframe|getouterframes|getinnerframes|getframeinfo"
          r"|trace|getsource\w*)\b|\btraceback\s*\.\s*(extract_stack|walk_stack|walk_tb"

@@ -158,6 +158,11 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
     # module found by walking the repository, its functions' constants read in memory.
     (("import pkgutil", "module = pkgutil.resolve_name(name)"), "dynamic_code"),
     (("from pydoc import locate", "module = locate(name)"), "dynamic_code"),
+    # sys.modules taken out of sys's namespace by value, never named.
+    (("import sys", "table = next(v for v in vars(sys).values() if 'os' in v)"),
+     "import_system"),
+    (("import sys as s", "table = s.__dict__['mod' 'ules']"), "import_system"),
+    (("import sys as s", "table = vars(s)['modules']"), "import_system"),
 ])
 def test_routes_to_the_tests_no_audit_event_reports_are_flagged(
         lines: tuple[str, str], kind: str) -> None:
