@@ -77,7 +77,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
          r"|\bsys\s*\.\s*__dict__\b|\bvars\s*\(\s*sys\s*\)",
          "rewires the import system or traces the interpreter", "import_system"),
         (r"\binspect\s*\.\s*(stack|currentframe|getouterframes|getinnerframes|getframeinfo"
-         r"|trace|getsource\w*)\b|\btraceback\s*\.\s*(extract_stack|walk_stack|walk_tb"
+         r"|trace|getsource\w*|getclosurevars)\b|\btraceback\s*\.\s*(extract_stack|walk_stack|walk_tb"
          r"|extract_tb|format_stack|print_stack|StackSummary)\b|\blinecache\b"
          r"|\bsys\s*\.\s*_getframe\b|\btb_frame\b|\btb_next\b|\bf_back\b"
          r"|\bf_locals\b|\bf_code\b|\bco_filename\b",
@@ -126,7 +126,10 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"\breadline\s*\.\s*(read_history_file|read_init_file)\b",
          "reads a file through readline's C reader, which no audit event reports (a test "
          "file read there is unseen)", "test_files"),
-        (r"\bgc\s*\.\s*(get_objects|get_referrers|get_referents)\b",
+        # object.__subclasses__(): every class alive, the tests' own among them (their
+        # methods' globals); a class's own subclasses (a plugin registry) are no finding.
+        (r"\bgc\s*\.\s*(get_objects|get_referrers|get_referents)\b"
+         r"|\bobject\s*\.\s*__subclasses__\b|\btype\s*\.\s*__subclasses__\s*\(\s*object\b",
          "walks the interpreter's live objects (gc)", "introspection"),
     )
 )

@@ -163,6 +163,11 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
      "import_system"),
     (("import sys as s", "table = s.__dict__['mod' 'ules']"), "import_system"),
     (("import sys as s", "table = vars(s)['modules']"), "import_system"),
+    # A test function's globals (the constants it compares with), read by inspect itself.
+    (("from inspect import getclosurevars", "seen = getclosurevars(test).globals"),
+     "stack_inspection"),
+    # Every class alive: a test class's methods lead to the test module's globals.
+    (("def classes():", "    return object.__subclasses__()"), "introspection"),
 ])
 def test_routes_to_the_tests_no_audit_event_reports_are_flagged(
         lines: tuple[str, str], kind: str) -> None:
