@@ -340,7 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "hashlib",
-                        "importlib",
+                        "importlib", "linecache",
                         "json", "opcode", "operator", "os", "re", "sys", "sysconfig", "types",
                         "weakref", "_posixsubprocess",
                         "pytest", "_pytest"}
