@@ -6,7 +6,10 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "12"  # 2: canaries, review flags, wider protection (issue 8)
+#: 13: a test file read under another name (bytes, a link, /proc/<pid>/cwd, a dir_fd) or a
+#: test function's code read in memory is a reads_tests review, test files leave linecache,
+#: and the static routes to the tests in memory (vars(sys), resolve_name...) are findings.
+HARNESS_VERSION = "13"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the

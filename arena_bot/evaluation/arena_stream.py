@@ -142,6 +142,10 @@ _CHILD = re.compile(
 _FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 #: Standard library modules that fetch frames on their caller's behalf.
 _FRAME_HELPERS = (os.sep + "inspect.py", os.sep + "traceback.py")
+#: ... and that read a function's code object for its constants (``dis.get_instructions``);
+#: ``inspect.signature`` of a test's function (a decorator under test) reads only its
+#: arguments, so ``inspect`` is not one of them.
+_CODE_HELPERS = (os.sep + "dis.py",)
 
 
 def _build_guard(listed, channel=None, started_by=None):
@@ -293,13 +297,14 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         return False
 
-    def caller(start):
-        """The direct Python caller ``start`` frames up, skipping ``inspect``'s helpers."""
+    def caller(start, helpers=_FRAME_HELPERS):
+        """The direct Python caller ``start`` frames up, skipping ``helpers`` (by default
+        ``inspect``'s and ``traceback``'s)."""
         try:
             frame = getframe(start)
         except ValueError:
             return None
-        while frame.f_code.co_filename.endswith(_FRAME_HELPERS) and frame.f_back:
+        while frame.f_code.co_filename.endswith(helpers) and frame.f_back:
             frame = frame.f_back
         name, line = frame.f_code.co_filename, frame.f_lineno
         if name.startswith("<doctest "):
@@ -450,6 +455,14 @@ def _build_guard(listed, channel=None, started_by=None):
                     review(where, "walks a traceback or generator to its frames (" + args[1]
                            + "): a test-caller oracle reads the calling test there",
                            "stack_inspection")
+            elif args[1] == "__code__" and type_type(args[0]) is function_type:
+                code = args[0].__code__
+                if code.co_name.startswith("test") and _is_test_source(
+                        realpath(code.co_filename), repo, changed):
+                    where = caller(3, _CODE_HELPERS)
+                    if where is not None:
+                        review(where, "reads the code of a test function (its constants "
+                               "are the test's inputs and expected values)", "reads_tests")
             return
         if event == "compile":
             name = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
@@ -467,17 +480,30 @@ def _build_guard(listed, channel=None, started_by=None):
                            "compile)", "dynamic_code")
             return
         if event == "open":
-            path = args[0] if args and isinstance(args[0], str) else ""
-            if path and not path.startswith(os.sep):  # relative to the current folder
+            # A path as bytes or a path object is the same path (open(b"tests/x.py")).
+            given = args[0] if args else ""
+            path = fsdecode(given) if isinstance(given, path_types) else ""
+            relative = bool(path) and not path.startswith(os.sep)
+            if relative:  # relative to the current folder (or to a dir_fd: below)
                 path = normpath(join(getcwd(), path))
             if path.startswith("/proc/") and (path.endswith("/mem") or "/fd/" in path):
                 where = origin(3)
                 if where is not None:
                     tamper("the submission's code opened " + path + " (" + _at(where) + ")")
-            elif _is_test_source(path, repo, changed) and not given_by_a_test(path):
+                return
+            # The file it names, not its spelling: a symbolic link in /tmp, /dev/fd/N,
+            # /proc/<pid>/cwd/..., a leading "//" all reach a test file under other names.
+            real = realpath(path) if path else ""
+            if _is_test_source(real, repo, changed):
+                shown = real[len(repo) + 1:]
+            elif relative and _dir_fd_test(path, args):
+                shown = fsdecode(given)  # its name relative to a directory descriptor
+            else:
+                return
+            if not given_by_a_test(real):
                 where = origin(3, exact=True, inherited=True)
                 if where is not None:
-                    review(where, "reads a test file (" + path[len(repo) + 1:] + ") from the "
+                    review(where, "reads a test file (" + shown + ") from the "
                            "code under test: a test-caller oracle reads expected values there",
                            "reads_tests")
             return
@@ -538,13 +564,16 @@ def _build_guard(listed, channel=None, started_by=None):
             return
         if event == "pickle.find_class":
             module, name = str(args[0]), str(args[1])
+            loaded = sys.modules.get(module)
             if (module in unpickled[0] or module.startswith(unpickled[1])
-                    or (module in ("builtins", "__builtin__") and name in unpickled[2])):
+                    or (module in ("builtins", "__builtin__") and name in unpickled[2])
+                    or _is_test_source(realpath(str(getattr(loaded, "__file__", "") or "")),
+                                       repo, changed)):
                 where = origin(3, exact=True)
                 if where is not None:
                     review(where, "unpickles " + module + "." + name + " (data that stands for "
-                           "code or an object equal to anything, hidden from the checks of "
-                           "the patch)", "hidden_code")
+                           "code, an object equal to anything or an object of the tests, "
+                           "hidden from the checks of the patch)", "hidden_code")
             return
         if event == "object.__setattr__":
             target, name = args[0], args[1]
@@ -1481,6 +1510,24 @@ def _is_test_source(path, repo, changed):
                                         or name == "conftest.py")
 
 
+def _dir_fd_test(path, args):
+    """Whether an open of a relative name (``path``: joined to the current folder, where
+    no file is; ``args``: the ``open`` event's) reads a file named as a test module:
+    ``os.open(name, dir_fd=fd)`` opens it in the folder of a descriptor the event does not
+    carry, so the guard cannot tell which folder that is (the current folder moved out of
+    the repository first). Opening a missing file of that name to read it is no honest
+    need either."""
+    name = os.path.basename(path)
+    if not ((name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py")
+            or name == "conftest.py") or os.path.lexists(path):
+        return False
+    mode = args[1] if len(args) > 1 else None
+    flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+    if isinstance(mode, str):
+        return not any(letter in mode for letter in "wax+")
+    return flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) == 0
+
+
 def _at(where):
     return str(where[0]) + ":" + str(where[1])
 
@@ -1614,6 +1661,18 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     manager_box = []
     reports = [0]
     collected = {}
+    import linecache  # the standard library's, loaded by pytest already
+
+    def forget_test_sources():
+        """Drop the tests' own files from ``linecache``'s cache once a failure has been
+        formatted: a test file's lines sat there (the failing canary's traceback put them
+        in) for the code under test to read with no ``open`` event. Whoever needs them
+        again reads the file, which the guard sees."""
+        cache = getattr(linecache, "cache", None)
+        if type(cache) is dict:
+            for name in [key for key in cache if isinstance(key, str)
+                         and _is_test_source(key, repo, ())]:
+                cache.pop(name, None)
 
     def check(when, full=True):
         """Compare the snapshot and the hook implementations with what was approved
@@ -1731,6 +1790,8 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             # A passed setup or teardown adds nothing the harness reads (each write to the
             # container's output costs a few hundred microseconds).
             emit({"id": nodeid, "when": when, "outcome": outcome})
+        if outcome != "passed":
+            forget_test_sources()
         if when == "call":
             # Every test's call report (setup and teardown pass through the same code).
             reports[0] += 1

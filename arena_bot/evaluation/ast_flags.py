@@ -548,6 +548,13 @@ def _code_texts(tree: ast.Module) -> Iterator[CodeText]:
             if node.id in _CODE_RUNNERS:
                 yield CodeText(node.lineno, f"{node.id}(", "a built-in that runs code")
             yield CodeText(node.lineno, node.id, "name", code_only=True)
+        elif isinstance(node, ast.Call) and _call_name(node) == "vars" and len(
+                node.args) == 1 and (dotted := _dotted(node.args[0])) is not None:
+            # ``vars(s)`` with ``import sys as s``: the module's namespace, whatever the
+            # name (``sys.modules`` picked out of it by value names nothing).
+            root, _, rest = dotted.partition(".")
+            full = ".".join(p for p in (aliases.get(root, root), rest) if p)
+            yield CodeText(node.lineno, f"vars({full})", "through vars")
         elif isinstance(node, ast.Call) and _call_name(node) in ("getattr", "hasattr") and (
                 len(node.args) >= 2 and _literal(node.args[1])):
             dotted = _dotted(node.args[0])

@@ -340,7 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "hashlib",
-                        "importlib",
+                        "importlib", "linecache",
                         "json", "opcode", "operator", "os", "re", "sys", "sysconfig", "types",
                         "weakref", "_posixsubprocess",
                         "pytest", "_pytest"}
@@ -1002,3 +1002,141 @@ def test_programs_the_repository_starts_by_its_own_design_are_no_finding(
     stream, output = _run(tmp_path / "unlisted", direct, returncode=0)
     assert [r.line for r in stream.reviews if r.kind == "subprocess"] == [8], (
         stream.reviews, output)
+
+
+#: A test file read under another name than its own: each passed a calculator feature
+#: with no flag at all (tests/integrity/test_reading_tests.py has them in Docker).
+_READ_TESTS_AS = {
+    "bytes": 'open(os.fsencode(path)).read()',
+    "path_object": 'io.FileIO(pathlib.Path(path)).read()',
+    "symlink": "[os.path.lexists(link) or os.symlink(path, link), open(link).read()]",
+    "proc_cwd": 'open("/pr" + "oc/%d/cwd/%s" % (os.getpid(), os.path.relpath(path))).read()',
+    "double_slash": 'open("/" + path).read()',
+    "dev_fd": 'open("/dev/fd/%d" % os.open(os.fsencode(path), os.O_RDONLY)).read()',
+    # Relative to a directory descriptor, the current folder moved out of the repository.
+    "dir_fd": ('os.chdir("/") or os.read(os.open(os.path.basename(path), os.O_RDONLY, '
+               'dir_fd=os.open(os.path.dirname(path), os.O_RDONLY)), 9999)'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_READ_TESTS_AS))
+def test_a_test_file_read_under_another_name_is_seen(tmp_path: Path, name: str) -> None:
+    package = f"""\
+        import io, os, pathlib
+
+        def answer():
+            path = os.path.join(os.getcwd(), "tests", "test" + "_pkg.py")
+            link = os.path.join("{tmp_path}", "link")
+            here = os.getcwd()
+            try:
+                {_READ_TESTS_AS[name]}
+            finally:
+                os.chdir(here)
+            return 42
+        """
+    stream, output = _run(tmp_path, package)
+    found = {(r.file, r.line) for r in stream.reviews if r.kind == "reads_tests"}
+    assert found == {("pkg/__init__.py", 8)}, (stream.reviews, output)
+    assert "2 passed" in output
+
+
+_CONSTANTS_ORACLE = """\
+    import dis, os, pickle, sys
+
+    def _module():
+        table = next(v for v in vars(sys).values() if type(v) is dict and "pkg" in v)
+        return table["test" + "_pkg"]
+
+    def answer():
+        how = os.environ["HOW"]
+        if how == "code":
+            code = vars(_module())["test" + "_answer"].__code__
+            return [c for c in code.co_consts if type(c) is int][0]
+        if how == "dis":
+            found = dis.get_instructions(vars(_module())["test" + "_answer"])
+            return [i.argval for i in found if i.opname == "LOAD_CONST"
+                    and type(i.argval) is int][0]
+        if how == "pickle":
+            test = pickle.loads(b"ctest" + b"_pkg\\ntest" + b"_answer\\n.")
+            return [c for c in test.__code__.co_consts if type(c) is int][0]
+        return 42
+"""
+
+
+@pytest.mark.parametrize(("how", "line", "kind"), [
+    ("code", 10, "reads_tests"), ("dis", 13, "reads_tests"),
+    # The test function unpickled by reference (the unpickling is the finding).
+    ("pickle", 17, "hidden_code")])
+def test_a_test_functions_constants_read_in_memory_are_seen(
+        tmp_path: Path, how: str, line: int, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test module reached without reading a file (here through ``vars(sys)``), its
+    test function's code constants read for the expected value: ``assert answer() == 42``."""
+    monkeypatch.setenv("HOW", how)
+    stream, output = _run(tmp_path, _CONSTANTS_ORACLE)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert (kind, "pkg/__init__.py", line) in found, (stream.reviews, output)
+
+
+def test_a_signature_of_a_function_the_tests_define_is_no_finding(tmp_path: Path) -> None:
+    """A decorator under test reads the test's function through ``inspect`` (its
+    parameters): no finding; nor does an honest file read of a test-like name elsewhere."""
+    test = """\
+from pkg import register
+
+
+@register
+def test_answer():
+    assert True
+
+
+def test_other():
+    assert register(lambda a, b: a) is not None
+"""
+    stream, output = _run(tmp_path, """\
+        import inspect, os, tempfile
+
+        def register(function):
+            inspect.signature(function)
+            folder = tempfile.mkdtemp()
+            with open(os.path.join(folder, "test_made.py"), "w") as handle:
+                handle.write("x = 1")
+            with open(os.fsencode(os.path.join(folder, "test_made.py"))) as handle:
+                handle.read()
+            return function
+        """, test=test)
+    assert "2 passed" in output, output
+    assert stream.reviews == [], stream.reviews
+
+
+def test_a_test_files_lines_are_not_left_in_linecache(tmp_path: Path) -> None:
+    """The failing canary's traceback put its test file's lines into ``linecache``'s cache,
+    where a later test's call read the expected value with no ``open`` event (``linecache``
+    reached through ``vars(sys)``, named nowhere): passed, no finding. They are dropped once
+    the failure is formatted; reading the file again is seen."""
+    test = """\
+from pkg import answer
+
+
+def test_fails_first():
+    assert 1 == 2
+
+
+def test_answer():
+    assert answer() == 42
+"""
+    package = """\
+        import sys
+
+        def answer():
+            table = next(v for v in vars(sys).values() if type(v) is dict and "pkg" in v)
+            cache = next(m for m in table.values() if hasattr(m, "checkcache")).cache
+            for name in [key for key in cache if key.endswith("_pkg.py")]:
+                for line in cache[name][2]:
+                    if "answer() ==" in line:
+                        return int(line.split("==")[1])
+            return 0
+        """
+    _, output = _run(tmp_path, package, test=test)
+    assert "2 failed" in output and "assert 0 == 42" in output, output
+    assert "def test_fails_first():" in output  # pytest still shows the failing source

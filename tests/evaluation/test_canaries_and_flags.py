@@ -150,6 +150,31 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
     assert {f.kind for f in flags} == {"subprocess"}
 
 
+@pytest.mark.parametrize(("lines", "kind"), [
+    # readline reads a file in C: no audit event, the guard never sees a test file read.
+    (("import readline", "readline.read_history_file(path)"), "test_files"),
+    (("from readline import read_history_file as load", "load(path)"), "test_files"),
+    # Imports by a name given as data, past the importlib.import_module rule: a test
+    # module found by walking the repository, its functions' constants read in memory.
+    (("import pkgutil", "module = pkgutil.resolve_name(name)"), "dynamic_code"),
+    (("from pydoc import locate", "module = locate(name)"), "dynamic_code"),
+    # sys.modules taken out of sys's namespace by value, never named.
+    (("import sys", "table = next(v for v in vars(sys).values() if 'os' in v)"),
+     "import_system"),
+    (("import sys as s", "table = s.__dict__['mod' 'ules']"), "import_system"),
+    (("import sys as s", "table = vars(s)['modules']"), "import_system"),
+    # A test function's globals (the constants it compares with), read by inspect itself.
+    (("from inspect import getclosurevars", "seen = getclosurevars(test).globals"),
+     "stack_inspection"),
+    # Every class alive: a test class's methods lead to the test module's globals.
+    (("def classes():", "    return object.__subclasses__()"), "introspection"),
+])
+def test_routes_to_the_tests_no_audit_event_reports_are_flagged(
+        lines: tuple[str, str], kind: str) -> None:
+    flags = review_flags(parse_patch(patch_adding("pkg/mod.py", *lines)), protected=PROTECTED)
+    assert {f.kind for f in flags} == {kind}, [f.reason for f in flags]
+
+
 @pytest.mark.parametrize("lines", [
     ("import multiprocessing", "with multiprocessing.get_context('spawn').Pool(2) as pool:",
      "    rows = pool.map(parse, chunks)"),
