@@ -6,9 +6,6 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-#: 13: a test file read under another name (bytes, a link, /proc/<pid>/cwd, a dir_fd) or a
-#: test function's code read in memory is a reads_tests review, test files leave linecache,
-#: and the static routes to the tests in memory (vars(sys), resolve_name...) are findings.
 HARNESS_VERSION = "13"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
@@ -44,3 +41,6 @@ HARNESS_VERSION = "13"  # 2: canaries, review flags, wider protection (issue 8)
 #    of its own) is a runtime review, unless the repository's own code starts it or the
 #    file already starts processes (changed.json "processes"); os.posix_spawn is a static
 #    `subprocess` finding
+# 13: a test file read under another name (bytes, a link, /proc/<pid>/cwd, a dir_fd) or a
+#    test function's code read in memory is a reads_tests review, and the static routes to
+#    the tests in memory (vars(sys), resolve_name...) are findings

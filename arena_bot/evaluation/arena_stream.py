@@ -1661,18 +1661,6 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     manager_box = []
     reports = [0]
     collected = {}
-    import linecache  # the standard library's, loaded by pytest already
-
-    def forget_test_sources():
-        """Drop the tests' own files from ``linecache``'s cache once a failure has been
-        formatted: a test file's lines sat there (the failing canary's traceback put them
-        in) for the code under test to read with no ``open`` event. Whoever needs them
-        again reads the file, which the guard sees."""
-        cache = getattr(linecache, "cache", None)
-        if type(cache) is dict:
-            for name in [key for key in cache if isinstance(key, str)
-                         and _is_test_source(key, repo, ())]:
-                cache.pop(name, None)
 
     def check(when, full=True):
         """Compare the snapshot and the hook implementations with what was approved
@@ -1790,8 +1778,6 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
             # A passed setup or teardown adds nothing the harness reads (each write to the
             # container's output costs a few hundred microseconds).
             emit({"id": nodeid, "when": when, "outcome": outcome})
-        if outcome != "passed":
-            forget_test_sources()
         if when == "call":
             # Every test's call report (setup and teardown pass through the same code).
             reports[0] += 1

@@ -1109,34 +1109,33 @@ def test_other():
     assert stream.reviews == [], stream.reviews
 
 
-def test_a_test_files_lines_are_not_left_in_linecache(tmp_path: Path) -> None:
-    """The failing canary's traceback put its test file's lines into ``linecache``'s cache,
-    where a later test's call read the expected value with no ``open`` event (``linecache``
-    reached through ``vars(sys)``, named nowhere): passed, no finding. They are dropped once
-    the failure is formatted; reading the file again is seen."""
+def test_a_traceback_the_feature_formats_after_a_failure_is_no_oracle(tmp_path: Path) -> None:
+    """A feature reporting the error a test's callback raised (``traceback.format_exc``) reads
+    the test file's lines through ``linecache``, which the failed test before put there:
+    no finding. Dropping the tests' lines from ``linecache`` after each failure (tried, for an
+    oracle reading the cache) made that read an ``open`` of the test file with the feature
+    on the stack, and an honest gold patch (outlines task 1371, feature 3) was flagged."""
     test = """\
 from pkg import answer
 
 
 def test_fails_first():
-    assert 1 == 2
+    assert answer(lambda: 1) == 41
 
 
-def test_answer():
-    assert answer() == 42
+def test_the_callbacks_error_is_reported():
+    def callback():
+        raise ValueError("bad input")
+    assert "bad input" in answer(callback)
 """
-    package = """\
-        import sys
+    stream, output = _run(tmp_path, """\
+        import traceback
 
-        def answer():
-            table = next(v for v in vars(sys).values() if type(v) is dict and "pkg" in v)
-            cache = next(m for m in table.values() if hasattr(m, "checkcache")).cache
-            for name in [key for key in cache if key.endswith("_pkg.py")]:
-                for line in cache[name][2]:
-                    if "answer() ==" in line:
-                        return int(line.split("==")[1])
-            return 0
-        """
-    _, output = _run(tmp_path, package, test=test)
-    assert "2 failed" in output and "assert 0 == 42" in output, output
-    assert "def test_fails_first():" in output  # pytest still shows the failing source
+        def answer(callback):
+            try:
+                return callback() + 41
+            except ValueError:
+                return traceback.format_exc()
+        """, test=test)
+    assert "1 failed, 1 passed" in output, output
+    assert not [r for r in stream.reviews if r.kind == "reads_tests"], stream.reviews
