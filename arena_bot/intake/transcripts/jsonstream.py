@@ -109,18 +109,7 @@ def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, An
                 if event not in ("start_map", "start_array"):
                     yield prefix, value
                     continue
-                builder = ObjectBuilder()
-                builder.event(event, value)
-                depth = 1
-                for _inner, inner_event, inner_value in events:
-                    builder.event(inner_event, inner_value)
-                    if inner_event in ("start_map", "start_array"):
-                        depth += 1
-                    elif inner_event in ("end_map", "end_array"):
-                        depth -= 1
-                        if depth == 0:
-                            break
-                yield prefix, builder.value
+                yield prefix, _built(event, value, events)
         except ijson.JSONError as exc:
             raise _parse_error(path=path, reader=reader, exc=exc) from exc
 
@@ -143,17 +132,23 @@ def iter_document_items(path: Path, prefix: str) -> Iterator[tuple[int, Any]]:
                         yield document, value
                     continue
                 reader.mark()
-                builder = ObjectBuilder()
-                builder.event(event, value)
-                depth = 1
-                for _inner, inner_event, inner_value in events:
-                    builder.event(inner_event, inner_value)
-                    if inner_event in ("start_map", "start_array"):
-                        depth += 1
-                    elif inner_event in ("end_map", "end_array"):
-                        depth -= 1
-                        if depth == 0:
-                            break
-                yield document, builder.value
+                yield document, _built(event, value, events)
         except ijson.JSONError as exc:
             raise _parse_error(path=path, reader=reader, exc=exc) from exc
+
+
+def _built(event: str, value: Any, events: Iterator[tuple[str, str, Any]]) -> Any:
+    """The object or array that starts with ``event`` (``start_map`` or ``start_array``),
+    built from ``events`` up to its end."""
+    builder = ObjectBuilder()
+    builder.event(event, value)
+    depth = 1
+    for _inner, inner_event, inner_value in events:
+        builder.event(inner_event, inner_value)
+        if inner_event in ("start_map", "start_array"):
+            depth += 1
+        elif inner_event in ("end_map", "end_array"):
+            depth -= 1
+            if depth == 0:
+                break
+    return builder.value
