@@ -323,13 +323,7 @@ def read_codex_legacy(path: Path) -> TranscriptMetrics:
             path=path, hint="pass the rollout Codex kept for the run, $CODEX_HOME/sessions/"
             "YYYY/MM/DD/rollout-*.jsonl, with --format codex",
         )
-    split = split_usage(totals.total())
-    metrics.prompt_tokens = split["uncached"]
-    metrics.cache_read_tokens = split["read"]
-    metrics.cache_write_tokens = split["write"]
-    metrics.completion_tokens = split["output"]
-    metrics.iterations = len(totals.seen)
-    metrics.tool_calls = len(tool_ids)
+    _fill(metrics, totals, tool_ids)
     return metrics
 
 
@@ -475,13 +469,7 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
     if counted and tool_ids and not any(totals.total().values()):
         # token_count events, tool calls the model made, and no usage anywhere
         raise no_usage_recorded(path, counted)
-    split = split_usage(totals.total())
-    metrics.prompt_tokens = split["uncached"]
-    metrics.cache_read_tokens = split["read"]
-    metrics.cache_write_tokens = split["write"]
-    metrics.completion_tokens = split["output"]
-    metrics.iterations = len(totals.seen)
-    metrics.tool_calls = len(tool_ids)
+    _fill(metrics, totals, tool_ids)
     metrics.wall_clock_seconds = clock.seconds()
     metrics.edited_files = {edit.path for edit in activity.edits}
     metrics.unread_subagents = spawned - threads
@@ -549,3 +537,14 @@ def _edits(activity: Activity, payload: Mapping[str, Any], where: int) -> None:
         return
     note_shell(activity, where, " ".join(command[2:] if command[:1] in (["bash"], ["sh"])
                                          else command))
+
+
+def _fill(metrics: TranscriptMetrics, totals: RunningTotals, tool_ids: set[str]) -> None:
+    """``metrics``' tokens, iterations and tool calls from the running totals seen."""
+    split = split_usage(totals.total())
+    metrics.prompt_tokens = split["uncached"]
+    metrics.cache_read_tokens = split["read"]
+    metrics.cache_write_tokens = split["write"]
+    metrics.completion_tokens = split["output"]
+    metrics.iterations = len(totals.seen)
+    metrics.tool_calls = len(tool_ids)
