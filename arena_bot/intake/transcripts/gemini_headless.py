@@ -43,9 +43,8 @@ from arena_bot.intake.transcripts.metrics import (
     MAX_LINE_BYTES,
     TranscriptMetrics,
     as_int,
-    decode_line,
     open_transcript,
-    read_lines,
+    printed_objects,
 )
 
 SESSION_HINT = ("pass the session file Gemini CLI kept for the run instead: ~/.gemini/tmp/"
@@ -233,20 +232,9 @@ def _stream_events(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line, event)`` of ``stream-json`` output. Other lines are stderr captured with it
     (passed over, also those that open a brace: an error dump's); an event line that does
     not parse is refused, unless it is the last line and unfinished (a killed run)."""
-    for number, raw in read_lines(path):
-        text = decode_line(raw)[0].strip()
-        if not text.startswith("{"):
-            continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if not text.startswith('{"type":'):
-                continue
-            if not raw.endswith(b"\n"):
-                return
-            raise InputError(f"invalid JSON: {exc}", path=path, line=number,
-                             hint=SESSION_HINT) from exc
-        if isinstance(value, dict) and is_stream_event(value):
+    for number, value in printed_objects(path, hint=SESSION_HINT, cut_off_ends=True,
+                                         starts='{"type":'):
+        if is_stream_event(value):
             yield number, value
 
 

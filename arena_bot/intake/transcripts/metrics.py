@@ -219,13 +219,15 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise empty_transcript(path)
 
 
-def printed_objects(path: Path, *, hint: str, cut_off_ends: bool = False
-                    ) -> Iterator[tuple[int, dict[str, Any]]]:
+def printed_objects(path: Path, *, hint: str, cut_off_ends: bool = False,
+                    starts: str = "{") -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` of each JSON object a program printed, one per line,
     as harnesses capture it (stdout with stderr): a line not starting with ``{`` is passed
-    over, and so is a JSON value that is no object; a line that starts like an object but
-    does not parse is an :class:`InputError` naming it (``hint``: what to pass), unless it is
-    the last line and unfinished and ``cut_off_ends`` (a killed run): then reading stops."""
+    over, and so is a JSON value that is no object; a line that starts like an object (like
+    ``starts``, when the program's objects all begin so: a stderr dump's lone ``{`` is then
+    passed over) but does not parse is an :class:`InputError` naming it (``hint``: what to
+    pass), unless it is the last line and unfinished and ``cut_off_ends`` (a killed run):
+    then reading stops."""
     for number, raw in read_lines(path):
         text = decode_line(raw)[0].strip()
         if not text.startswith("{"):
@@ -233,6 +235,8 @@ def printed_objects(path: Path, *, hint: str, cut_off_ends: bool = False
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
+            if not text.startswith(starts):
+                continue
             if cut_off_ends and not raw.endswith(b"\n"):
                 return
             raise InputError(f"invalid JSON: {exc}", path=path, line=number,
