@@ -336,7 +336,9 @@ def _build_guard(listed, channel=None, started_by=None):
     def started(words, env=None, cwd=None):
         """A process start (``words``: its program then its arguments; ``env``: the
         environment it is given, ``None`` when inherited): a review when it runs pytest or
-        names the tests or the harness's files, or starts a Python past the harness's gate,
+        names the tests or the harness's files, starts a Python past the harness's gate, or
+        runs a program that is not Python (no guard of its own; not where the repository's
+        own code starts it or the file is one whose starting of programs is the feature's),
         at the submission's line that started it (once per line: the C function behind
         ``subprocess`` sees the start its audit event saw). Returns that line, or ``None``
         when the submission's code did not start it."""
