@@ -17,6 +17,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from support.gitrepo import git
+from test_corpus import codex_log
 from test_submit import TASK, metrics_levels, project, validate  # noqa: F401
 
 from arena_bot.cli import main
@@ -28,20 +29,15 @@ CODEX = Path(__file__).parent / "corpus" / "codex"
 
 
 def truth(folder: str, *, replies: slice = slice(None)) -> dict[str, int]:
-    """The server's billed replies summed: uncached (input less cache read and write), cache
-    read, cache write, output, tool calls."""
+    """The server's billed replies (``replies`` of them) summed by the corpus test's reader
+    of its log: uncached (input less cache read and write), cache read, cache write, output,
+    tool calls."""
     records = [json.loads(line) for line in (CODEX / folder / "ground-truth.jsonl")
                .read_text().splitlines()]
     billed = [r for r in records if r.get("status") == "billed"][replies]
-    usage = [r["usage"] for r in billed]
-    return {
-        "uncached": sum(u["input_tokens"] - u["cached_tokens"] - u.get("cache_write_tokens", 0)
-                        for u in usage),
-        "cache_read": sum(u["cached_tokens"] for u in usage),
-        "cache_write": sum(u.get("cache_write_tokens", 0) for u in usage),
-        "output": sum(u["output_tokens"] for u in usage),
-        "tool_calls": sum(1 for r in billed if r["item"]["kind"] != "message"),
-    }
+    summed = codex_log(billed, {})
+    return {key: summed[key]
+            for key in ("uncached", "cache_read", "cache_write", "output", "tool_calls")}
 
 
 #: The session's rollout in the capture with a sub-agent (its sub-agent's rollout beside it).
