@@ -80,3 +80,42 @@ def test_a_command_invoked_in_process_leaves_the_callers_handlers() -> None:
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     assert CliRunner().invoke(main, ["config", "show"]).exit_code == 0
     assert {sig: signal.getsignal(sig) for sig in before} == before
+
+
+#: A command whose object's finalizer takes the signal (sent from inside it, so it lands
+#: there, as a Ctrl-C does while a Docker connection pool is collected), then goes on working.
+_SIGNAL_IN_A_FINALIZER = """
+import os, signal, sys, weakref
+from arena_bot.cli import main
+
+@main.command("probe")
+def probe():
+    class Pool:
+        pass
+    def close():
+        os.kill(os.getpid(), int(sys.argv[1]))
+        for _ in range(10000):
+            pass  # the handler runs here, inside the finalizer
+    pool = Pool()
+    weakref.finalize(pool, close)
+    del pool
+    for _ in range(3000000):  # the rest of the command's work (a few tenths of a second)
+        pass
+    print("finished", flush=True)
+
+main.program = True
+sys.exit(main(["probe"]))
+"""
+
+
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_that_lands_in_a_finalizer_still_stops_the_command(
+        sig: int, status: int) -> None:
+    """Python prints an interrupt raised in a finalizer as "Exception ignored" and goes on:
+    the command ran to its end and wrote its output after a SIGTERM (seen in CI: `arena
+    pipeline` scored and wrote the board). The signal is sent again, and the command stops."""
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_IN_A_FINALIZER, str(int(sig))],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == status, (done.stdout, done.stderr)
+    assert "finished" not in done.stdout and "interrupted" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr

@@ -4,6 +4,7 @@ and an exit code here, in exactly one place."""
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import faulthandler
 import importlib
@@ -11,7 +12,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -113,16 +114,45 @@ def _raise_terminated(_signum: int, _frame: object) -> None:
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM raises :class:`Terminated` in the main thread while a command runs (Python's
-    default is to die at once: no container would be removed). Restored afterwards, so a
-    command invoked in-process leaves its caller's handler as it was."""
+    default is to die at once: no container would be removed), and a Ctrl-C or SIGTERM that
+    lands in a finalizer is sent again (:func:`_sent_again`). Restored afterwards, so a
+    command invoked in-process leaves its caller's handler and hook as they were."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    hook = sys.unraisablehook
+    sys.unraisablehook = _sent_again(hook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         signal.signal(signal.SIGTERM, previous)
+
+
+def _sent_again(hook: Callable[[Any], object]) -> Callable[[Any], object]:
+    """An unraisable-exception hook for ``hook``'s place: the interrupt a signal raised inside
+    a finalizer (a weakref callback, ``__del__``: the Docker client's connection pools close
+    in one when collected) is one Python prints as "Exception ignored" and goes on past, so
+    the command ran to its end. The signal is sent again instead, from another thread (sent
+    from here, its handler would run here and be swallowed the same way), to land in the
+    command's own code; anything else goes to ``hook``."""
+
+    def unraisable(args: Any) -> object:
+        if isinstance(args.exc_value, KeyboardInterrupt):
+            sig = signal.SIGTERM if isinstance(args.exc_value, Terminated) else signal.SIGINT
+            # Not threading.Thread: its start() waits, and the handler would run in the wait.
+            _thread.start_new_thread(_send_soon, (sig,))
+            return None
+        return hook(args)
+
+    return unraisable
+
+
+def _send_soon(sig: int) -> None:
+    """Send ``sig`` to this process (from a thread of its own: it runs once the main thread
+    lets go of the interpreter, past the finalizer that took the signal)."""
+    os.kill(os.getpid(), sig)
 
 
 #: command name -> where it lives and its one-line help
