@@ -85,7 +85,7 @@ def test_a_command_invoked_in_process_leaves_the_callers_handlers() -> None:
 #: A command whose object's finalizer takes the signal (sent from inside it, so it lands
 #: there, as a Ctrl-C does while a Docker connection pool is collected), then goes on working.
 _SIGNAL_IN_A_FINALIZER = """
-import os, signal, sys, weakref
+import os, signal, sys, time, weakref
 from arena_bot.cli import main
 
 @main.command("probe")
@@ -99,7 +99,8 @@ def probe():
     pool = Pool()
     weakref.finalize(pool, close)
     del pool
-    for _ in range(3000000):  # the rest of the command's work (a few tenths of a second)
+    deadline = time.monotonic() + 2  # the rest of the command's work: long enough for the
+    while time.monotonic() < deadline:  # signal's second sending, on a loaded machine too
         pass
     print("finished", flush=True)
 
