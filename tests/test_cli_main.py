@@ -88,6 +88,10 @@ _SIGNAL_IN_A_FINALIZER = """
 import os, signal, sys, time, weakref
 from arena_bot.cli import main
 
+# Ctrl-C raises here even when this process was started with SIGINT ignored (a CI job
+# under setsid/nohup: Python then leaves it ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 @main.command("probe")
 def probe():
     class Pool:
