@@ -643,3 +643,27 @@ def test_codex_exec_output_is_submitted_with_the_model_named_on_the_command_line
                              "cached": 41856}
     assert run["tool_calls"] == 3
     assert validate(project, folder)[0] == 0
+
+
+def test_a_run_its_transcript_says_ended_in_an_error_is_no_success(
+    project: Path, tmp_path: Path
+) -> None:
+    """Claude Code 2.1.328 sent SIGINT mid-reply (a real capture): its last `result` has
+    `is_error` (`error_during_execution`, `aborted_streaming`). Submitted without --failed,
+    the run is recorded as `success: false`, and submit says why; the folder validates. The
+    same run edited back to `success: true` is a `success-mismatch` error."""
+    stream = HEADLESS / "claude-code/claude-code-2.1.328-interrupt/stream.jsonl"
+    code, output = submit_headless(project, agent_workdir(project, tmp_path / "w"), stream,
+                                   fmt="claude-code", tool="Claude Code")
+    assert code == 0, output
+    assert "recorded as success: false: the transcript says the run ended in an error" in output
+    assert "aborted_streaming" in output
+    folder = next((project / "submissions" / TASK).iterdir())
+    spec = yaml.safe_load((folder / "submission.yaml").read_text())
+    assert spec["runs"][0]["success"] is False
+    assert validate(project, folder)[0] == 0
+
+    edit_spec(folder, lambda spec: spec["runs"][0].update(success=True))
+    code, output = validate(project, folder)
+    assert code == 1 and "success-mismatch" in output
+    assert "reported success: true but the transcript says the run ended in an error" in output

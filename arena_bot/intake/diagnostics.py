@@ -30,8 +30,8 @@ ValidationCode = Literal[
     "minimal-tool-usage", "missing-patch", "missing-trajectory", "missing-transcript",
     "modifies-submission", "no-expected-tests", "no-submission", "not-in-checkout",
     "not-recorded", "outside-submissions", "protected-path", "schema", "secret-file",
-    "secret-in-patch", "secret-in-transcript", "symlink", "task-mismatch", "too-large",
-    "tool-mismatch", "transcript-mismatch", "unexpected-file", "unknown-feature",
+    "secret-in-patch", "secret-in-transcript", "success-mismatch", "symlink", "task-mismatch",
+    "too-large", "tool-mismatch", "transcript-mismatch", "unexpected-file", "unknown-feature",
     "unknown-task", "yaml",
 ]
 #: ``patch-<problem>``: a problem the patch parser found.

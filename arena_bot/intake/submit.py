@@ -377,6 +377,9 @@ def _stage_runs(
         if redacted.changed:
             read.append(f"{run_id}: redacted {redacted.describe()} in {stored.name}")
         metrics, prompt = run.metrics, run.metrics.prompt_total
+        if request.success and metrics.error_end:
+            read.append(f"{run_id}: recorded as success: false: the transcript says the run "
+                        f"ended in an error ({metrics.error_end})")
         runs.append(Run(  # every figure from the transcript, none typed in
             id=run_id,
             tokens=Tokens(
@@ -387,7 +390,7 @@ def _stage_runs(
             iterations=max(metrics.iterations, 1),
             execution_time=round(metrics.wall_clock_seconds, 1),
             estimated_cost=round(run.cost, 4) if run.cost is not None else 0.0,
-            success=request.success,
+            success=request.success and not metrics.error_end,
             patches=[f"{run_id}.patch"],
             transcript=Transcript(file=stored.name, format=request.transcript_format),
         ))

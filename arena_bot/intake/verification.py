@@ -104,6 +104,15 @@ def compare_metrics(
                 severity="error", path=path, line=line,
                 hint=f"report the figures the transcript shows (tolerance {limits.tolerance:.0%})",
             ))
+    if run.success and metrics.error_end:
+        found.append(Diagnostic(
+            code="success-mismatch",
+            message=(f"run {run.id!r}: reported success: true but the transcript says the "
+                     f"run ended in an error ({metrics.error_end})"),
+            severity="error", path=path, line=line,
+            hint="set success: false (the tool did not report finishing), or submit the "
+            "transcript of a run that finished",
+        ))
     cost = transcript_cost(metrics=metrics, prices=prices) if prices is not None else None
     if (cost is not None and prices is not None and run.estimated_cost > 0
             and _differs(reported=run.estimated_cost, actual=cost,

@@ -234,6 +234,31 @@ def test_swe_agent_traj() -> None:
     assert metrics.wall_clock_seconds == 0.0
 
 
+CORPUS = Path(__file__).parent / "corpus"
+
+
+@pytest.mark.parametrize(("name", "finished"), [
+    ("swe-agent/swe-agent__test-repo-i1.traj", "submitted"),
+    ("swe-agent/mini-swe-agent-2.4.6-toolcalls/mini-v2.traj.json", "Submitted"),
+])
+@pytest.mark.parametrize("stopped", ["exit_cost", "submitted (exit_cost)", "LimitsExceeded"])
+def test_a_trajectory_that_did_not_end_submitted_ended_in_an_error(
+    name: str, finished: str, stopped: str, tmp_path: Path
+) -> None:
+    """A real SWE-agent / mini-swe-agent run ends with ``info.exit_status`` ``submitted``:
+    no error. Stopped at a limit (SWE-agent submits for the agent then: ``submitted
+    (exit_cost)``), the run ended in an error, said in the file's words."""
+    real = CORPUS / name
+    assert read_transcript(path=real, format_name="swe-agent").error_end == ""
+    text = real.read_text()
+    stopped_run = tmp_path / real.name
+    stopped_run.write_text(text.replace(f'"exit_status": "{finished}"',
+                                        f'"exit_status": "{stopped}"', 1))
+    assert stopped_run.read_text() != text
+    metrics = read_transcript(path=stopped_run, format_name="swe-agent")
+    assert metrics.error_end == f"info.exit_status is {stopped!r}"
+
+
 def test_mini_swe_agent_2_trajectory_sums_replies_and_counts_their_actions(
     tmp_path: Path,
 ) -> None:

@@ -415,7 +415,8 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
     ``duration_ms`` summed; iterations are the distinct ``message.id`` of the assistant lines
     (the main agent's and its sub-agents'), tool calls their distinct ``tool_use`` ids. The
     result alone (``--output-format json``) gives iterations as its ``num_turns`` and no tool
-    calls (left unchecked).
+    calls (left unchecked). A last result with ``is_error`` (an interrupted run's
+    ``error_during_execution``, ``error_max_turns``) is the run's error end.
     """
     metrics = TranscriptMetrics()
     session = _Activity()
@@ -520,6 +521,12 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
         as_int(result.get("duration_ms")) for result in results) / 1000
     session.activity.unanswered = sorted(session.calls.values())
     metrics.activity = session.activity
+    last = results[-1]
+    if last.get("is_error") is True:
+        reasons = dict.fromkeys(str(last[key]) for key in ("subtype", "terminal_reason")
+                                if isinstance(last.get(key), str) and last[key] != "success")
+        metrics.error_end = "Claude Code's last `result` has is_error" + (
+            f" ({', '.join(reasons)})" if reasons else "")
     metrics.span_label = (f"{len(results)} result event{'s' if len(results) > 1 else ''} "
                           f"and lines {metrics.first_line}-{metrics.last_line}")
     return metrics

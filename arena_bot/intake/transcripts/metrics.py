@@ -47,6 +47,9 @@ class TranscriptMetrics:
     #: Figures the transcript holds only in part, each said in a sentence (``arena submit``
     #: prints them with what it could not read).
     notes: list[str] = field(default_factory=list)
+    #: How the run ended in an error, in the transcript's words (empty: it did not, or the
+    #: format does not say): the tool did not report finishing, so the run is no success.
+    error_end: str = ""
     #: Models that served only sub-agents, warm-ups or side calls, never the main agent
     #: (Claude Code's haiku helpers): a submission may leave them out of its ``models``.
     helper_models: set[str] = field(default_factory=set)

@@ -6,7 +6,9 @@ One JSON object: ``trajectory`` (a list of steps with ``response``, ``thought``,
 ``replay_config`` (a JSON string whose ``agent.model.name`` is the model). ``model_stats`` is
 the run's own total, so tokens and iterations come from it; tool calls are the steps with a
 non-empty action. The format has no timestamps and no cache split: wall-clock time is left
-unchecked (0) and all prompt tokens count as uncached input.
+unchecked (0) and all prompt tokens count as uncached input. An ``info.exit_status`` other
+than ``submitted`` (a limit hit: ``exit_cost``, ``submitted (exit_cost)``; mini-swe-agent's
+``LimitsExceeded``) is the run's error end (:attr:`TranscriptMetrics.error_end`).
 
 mini-swe-agent's ``.traj.json`` (also ``swe-agent``): ``messages`` (the chat, each model reply
 with ``extra.response``, the LiteLLM response and its ``usage``, and from 2.0 ``extra.actions``
@@ -62,6 +64,7 @@ from arena_bot.intake.transcripts.metrics import (
 )
 
 FIELDS = frozenset({"trajectory.item", "history.item", "info.model_stats", "info.submission",
+                    "info.exit_status",
                     "replay_config", "messages.item", "info.config.model.model_name",
                     "segments.item.messages.item", "model", "steps", "agent_id",
                     "agent_framework", "setting", "cost"})
@@ -116,6 +119,11 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
             metrics.tool_calls += bool(actions[-1].strip())
         elif prefix == "info.model_stats" and isinstance(value, dict):
             stats = {key: as_int(figure) for key, figure in value.items()}
+        elif prefix == "info.exit_status" and isinstance(value, str) and value.strip() \
+                and value.strip().lower() != "submitted":
+            # SWE-agent's exit_cost / exit_context / "submitted (exit_cost)" (submitted for
+            # it when a limit was hit), mini-swe-agent's LimitsExceeded, FormatError, ...
+            metrics.error_end = f"info.exit_status is {value.strip()!r}"
         elif prefix == "info.submission" and isinstance(value, str):
             metrics.edited_files.update(DIFF_HEADER.findall(value))
         elif prefix == "replay_config":
