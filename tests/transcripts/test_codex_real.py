@@ -94,6 +94,26 @@ def test_a_cut_or_killed_run_the_rollout_counts_what_was_billed_exec_output_is_r
     assert "-".join(rollout.stem.split("-")[-5:]) in str(caught.value.hint)
 
 
+FINISHED = sorted(path.relative_to(CODEX).as_posix() for path in CODEX.glob("codex-*/*.jsonl")
+                  if path.name != "ground-truth.jsonl"
+                  and not any(what in path.parent.name for what in ("cut", "sig", "chat")))
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("codex-0.169.0-cut/rollout-*.jsonl", "Codex's task_complete: stream disconnected"),
+    ("codex-0.169.0-sigint/rollout-*.jsonl", "Codex's turn_aborted: interrupted"),
+    ("codex-0.169.0-sigkill/rollout-*.jsonl", "Codex's last turn has no task_complete"),
+    ("codex-0.39.0-cut/exec-json.jsonl", "Codex's error: stream disconnected"),
+    *[(name, "") for name in FINISHED],
+])
+def test_how_a_real_run_ended_is_read(name: str, said: str) -> None:
+    """A run cut off, interrupted or killed ended in an error (its last turn failed, was
+    aborted or never completed: so it is no success); every run that finished did not."""
+    (path,) = CODEX.glob(name)
+    ended = read_transcript(path=path, format_name="codex").error_end
+    assert ended.startswith(said) and bool(ended) == bool(said)
+
+
 @pytest.mark.parametrize("version", ["0.39.0", "0.80.0"])
 @pytest.mark.parametrize("name", ["exec-json.jsonl", "rollout-*.jsonl"])
 def test_a_chat_wire_run_records_no_usage_and_is_refused_clearly(version: str, name: str

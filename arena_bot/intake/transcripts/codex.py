@@ -42,6 +42,12 @@ Codex run with a ``wire_api = "chat"`` provider records no usage at all (``token
 with ``info`` null, ``turn.completed`` usage 0; checked on 0.39.0 and 0.80.0): such a file is
 refused (:func:`no_usage_recorded`), not read as a run of 0 tokens.
 
+How the run ended (:attr:`TranscriptMetrics.error_end`): a 0.16x rollout's last turn event
+(``task_complete`` with an ``error``, ``turn_aborted``, or a ``task_started`` never ended:
+checked on real cut, SIGINT and SIGKILL runs), ``turn.failed`` in ``codex exec --json``, a
+fatal ``error`` in 0.39's. 0.39 writes neither to its rollout nor a ``task_complete`` to its
+``--json``: its interrupted runs look finished.
+
 Activity: a request is a ``token_count`` event with a new running total (its
 ``last_token_usage``; ``input_tokens`` there already include ``cached_input_tokens``).
 Edits are ``apply_patch`` calls: a ``custom_tool_call`` named ``apply_patch``, or ``shell``
@@ -234,6 +240,8 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
                     metrics.edited_files.add(change["path"])
                     activity.unreplayable.append(
                         (number, f"file_change {change.get('kind', '')} {change['path']}"))
+        if kind in ("turn.completed", "turn.failed"):
+            metrics.error_end = _failure(event.get("error"), "turn.failed")
         usage = event.get("usage")
         if kind == "turn.completed" and isinstance(usage, dict):
             figures = usage_figures(usage)
@@ -298,6 +306,9 @@ def read_codex_legacy(path: Path) -> TranscriptMetrics:
                 activity.unreplayable.append((number, f"patch_apply {name}"))
         elif kind == "plan_update":
             tool_ids.add(f"plan-{number}")
+        elif kind == "error":  # the turn's fatal error (a retried one is a stream_error);
+            # 0.39 writes no task_complete to --json output, so a cut-off run looks finished
+            metrics.error_end = f"Codex's error: {str(message.get('message'))[:200]}"
         elif kind == "token_count":
             counted += 1
             info = message.get("info")
@@ -443,6 +454,11 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
                     output += len(text)
                 context += len(text)
                 _edits(activity, payload, number)
+            elif own and kind == "event_msg" and payload.get("type") in TURN_ENDS:
+                # 0.16x: each turn starts and ends with an event; a turn that failed (a
+                # stream cut, a refused request) ends with its error, an interrupted one is
+                # aborted. The session's last turn says how the run ended.
+                metrics.error_end = _turn_end(payload)
             elif kind == "event_msg" and payload.get("type") == "token_count":
                 counted += 1
                 info = payload.get("info")
@@ -477,6 +493,29 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
         metrics.span_label = f"{path.name} and {len(paths) - 1} sub-agent rollout" + (
             "s" if len(paths) > 2 else "")
     return metrics
+
+
+#: The events of a 0.16x rollout that start and end a turn.
+TURN_ENDS = frozenset({"task_started", "task_complete", "turn_aborted"})
+
+
+def _turn_end(payload: Mapping[str, Any]) -> str:
+    """How the turn a 0.16x rollout event starts or ends went, as an error end (``""``:
+    it completed)."""
+    kind = payload.get("type")
+    if kind == "task_started":  # until the turn's end is written
+        return "Codex's last turn has no task_complete (the run was cut off)"
+    if kind == "turn_aborted":
+        return f"Codex's turn_aborted: {payload.get('reason') or 'no reason given'}"
+    return _failure(payload.get("error"), "task_complete")
+
+
+def _failure(error: object, where: str) -> str:
+    """How a Codex turn ended in an error (its ``error`` object), or ``""``."""
+    if not isinstance(error, dict):
+        return ""
+    message = str(error.get("message") or "no message")
+    return f"Codex's {where}: {message[:200]}"
 
 
 def _agent_id(output: object) -> set[str]:
