@@ -80,6 +80,10 @@ def check(
     the test ids a passing submission must reproduce. Exit status 1 on any problem."""
     from arena_bot.app.tasks import check_tasks
 
+    if repeat == 1 and write:
+        click.echo("warning: with one gold run a flaky test id cannot be told (a random or "
+                   "time-based parameter differs on every run): it is recorded as expected "
+                   "and fails later gold runs; record with --repeat 2 or more", err=True)
     failing = 0
     for checked in check_tasks(settings, task_ids, repeat=repeat, write=write,
                                base_image=base_image,
