@@ -225,6 +225,22 @@ def test_a_mini_swe_agent_run_trajectory_reads_its_model_and_steps(tmp_path: Pat
     assert (metrics.iterations, metrics.tool_calls, metrics.wall_clock_seconds) == (2, 2, 10.0)
 
 
+@pytest.mark.parametrize(("status", "ended"), [
+    ("Submitted", ""), (None, ""), ("LimitsExceeded", "status is 'LimitsExceeded'"),
+    ("Error", "status is 'Error'"),
+])
+def test_a_runner_trajectorys_status_tells_how_the_run_ended(
+    status: str | None, ended: str, tmp_path: Path
+) -> None:
+    """coop.py / solo.py keep the adapter's exit status as ``status``: ``Submitted``, the
+    agent's exception's name (``LimitsExceeded``), ``Error`` when the run raised."""
+    path = tmp_path / "agent1_traj.json"
+    path.write_text(json.dumps(runner_traj([
+        {"role": "user", "content": "task"}, reply(1, prompt=1000, cached=0, output=50)],
+        status=status), indent=2))
+    assert read_transcript(path=path, format_name="swe-agent").error_end == ended
+
+
 def compacted_run() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A run compacted once, as DefaultAgent keeps it: calls 1-3, the summary call (4), calls
     5-6; after compaction ``messages`` = prefix + summary + the 2 kept turns + later ones."""

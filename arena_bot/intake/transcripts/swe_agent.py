@@ -8,7 +8,8 @@ the run's own total, so tokens and iterations come from it; tool calls are the s
 non-empty action. The format has no timestamps and no cache split: wall-clock time is left
 unchecked (0) and all prompt tokens count as uncached input. An ``info.exit_status`` other
 than ``submitted`` (a limit hit: ``exit_cost``, ``submitted (exit_cost)``; mini-swe-agent's
-``LimitsExceeded``) is the run's error end (:attr:`TranscriptMetrics.error_end`).
+``LimitsExceeded``), or a CooperBench runner file's ``status`` other than ``Submitted``, is
+the run's error end (:attr:`TranscriptMetrics.error_end`).
 
 mini-swe-agent's ``.traj.json`` (also ``swe-agent``): ``messages`` (the chat, each model reply
 with ``extra.response``, the LiteLLM response and its ``usage``, and from 2.0 ``extra.actions``
@@ -64,7 +65,7 @@ from arena_bot.intake.transcripts.metrics import (
 )
 
 FIELDS = frozenset({"trajectory.item", "history.item", "info.model_stats", "info.submission",
-                    "info.exit_status",
+                    "info.exit_status", "status",
                     "replay_config", "messages.item", "info.config.model.model_name",
                     "segments.item.messages.item", "model", "steps", "agent_id",
                     "agent_framework", "setting", "cost"})
@@ -119,11 +120,12 @@ def read_swe_agent(path: Path) -> TranscriptMetrics:
             metrics.tool_calls += bool(actions[-1].strip())
         elif prefix == "info.model_stats" and isinstance(value, dict):
             stats = {key: as_int(figure) for key, figure in value.items()}
-        elif prefix == "info.exit_status" and isinstance(value, str) and value.strip() \
-                and value.strip().lower() != "submitted":
+        elif prefix in ("info.exit_status", "status") and isinstance(value, str) \
+                and value.strip() and value.strip().lower() != "submitted":
             # SWE-agent's exit_cost / exit_context / "submitted (exit_cost)" (submitted for
-            # it when a limit was hit), mini-swe-agent's LimitsExceeded, FormatError, ...
-            metrics.error_end = f"info.exit_status is {value.strip()!r}"
+            # it when a limit was hit), mini-swe-agent's LimitsExceeded, FormatError, ...;
+            # CooperBench's runner files keep it as "status" (its "Error": the run raised)
+            metrics.error_end = f"{prefix} is {value.strip()!r}"
         elif prefix == "info.submission" and isinstance(value, str):
             metrics.edited_files.update(DIFF_HEADER.findall(value))
         elif prefix == "replay_config":
