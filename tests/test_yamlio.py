@@ -263,3 +263,13 @@ def test_odd_scalars_load_as_pyyamls_safe_loader_loads_them(
         return
     if not quick.startswith("('error'"):
         assert quick.startswith(repr((expected,))[:-2])
+
+
+def test_lines_are_found_in_a_text_only_libyaml_reads() -> None:
+    """libyaml reads a tab after ``key:`` (PyYAML's Python scanner refuses it): asked for a
+    line, such a document is composed again by the parser that read it (found by
+    test_text_level_edits_never_crash_validation when lines were first made lazy)."""
+    loaded = parse_yaml("a: 1\nb:\n  name: \t\n  c: [1, 2]\n", path=P)
+    assert loaded.data == {"a": 1, "b": {"name": None, "c": [1, 2]}}
+    assert loaded.line_of(("b", "c", 1)) == 4
+    assert loaded.line_of(("b", "name")) == 3

@@ -54,8 +54,8 @@ class LoadedYaml:
     @cached_property
     def lines(self) -> dict[Loc, int]:
         """The line of every key and item path: only messages need them, so the text is
-        composed again (it parsed once already) when one asks."""
-        loader = _StrictLoader(self._text)
+        composed again, as it was parsed, when one asks."""
+        loader = _loader(self._text)
         try:
             lines: dict[Loc, int] = {}
             node = loader.get_single_node()
@@ -124,6 +124,14 @@ def _c_parser_is_safe(text: str) -> bool:
     if _CLoader is None or text.count("[") + text.count("{") > MAX_YAML_DEPTH:
         return False
     return ("&" not in text and "*" not in text) or _no_anchor_tokens(text)
+
+
+def _loader(text: str) -> Any:
+    """libyaml's C parser where no rule is lost (:func:`_c_parser_is_safe`), else the strict
+    pure-Python loader. Lines are found again with the same one: libyaml accepts a few texts
+    the Python scanner refuses (a tab after ``key:``)."""
+    return _CLoader(text) if _CLoader is not None and _c_parser_is_safe(text) \
+        else _StrictLoader(text)
 
 
 def _no_anchor_tokens(text: str) -> bool:
@@ -257,9 +265,8 @@ def parse_yaml(text: str, *, path: Path) -> LoadedYaml:
     """Parse YAML text (see :func:`load_yaml`)."""
     if "\x00" in text:
         raise InputError("YAML file contains a NUL byte", path=path)
-    fast = _CLoader is not None and _c_parser_is_safe(text)
     with _yaml_errors(path):
-        loader = _CLoader(text) if fast and _CLoader is not None else _StrictLoader(text)
+        loader = _loader(text)
         try:
             node = loader.get_single_node()
             if node is None:
