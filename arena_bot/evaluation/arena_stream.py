@@ -39,6 +39,10 @@ flag):
   test process's stream through ``/proc/<pid>/fd`` (``$ARENA_GUARD``); one the
   submission's code started is told its start site (``$ARENA_ORIGIN``), so what its own
   code does (``-c`` code, a script written at run time) is the submission's;
+* threads and ``weakref.finalize`` callbacks the submission's code sets going carry the
+  line that did (:func:`_watch_deferred_and_opens`): what runs there from a stack of its own
+  (a pool's worker handed ``Path.read_text``) is attributed to it; ``os.open`` resolves a
+  ``dir_fd``'s folder, which the ``open`` event does not carry;
 * a doctest example (``test*.txt`` files run as tests) is the line of its file;
 * the classes of the submission are probed for instances equal to unrelated values, the
   modules the patch adds for shadowing the standard library or installed packages, and what
@@ -146,6 +150,10 @@ _FRAME_HELPERS = (os.sep + "inspect.py", os.sep + "traceback.py")
 #: ``inspect.signature`` of a test's function (a decorator under test) reads only its
 #: arguments, so ``inspect`` is not one of them.
 _CODE_HELPERS = (os.sep + "dis.py",)
+#: ... and the functions of ``inspect`` that hand a function's attributes back whole
+#: (``dict(inspect.getmembers(test))["__code__"]``).
+_CODE_READERS = frozenset({"getmembers", "_getmembers", "getmembers_static"})
+_INSPECT = os.sep + "inspect.py"
 
 
 def _build_guard(listed, channel=None, started_by=None):
@@ -181,7 +189,7 @@ def _build_guard(listed, channel=None, started_by=None):
     # The files whose starting of programs is the feature's business (see changed_files).
     processes = _read_changed(listed, "processes")
     other_program = _other_program
-    getcwd, join, normpath = os.getcwd, os.path.join, os.path.normpath
+    getcwd, join, normpath, readlink = os.getcwd, os.path.join, os.path.normpath, os.readlink
     counter = [0]
     busy = set()  # threads inside the audit hook: per thread, so no thread can mask another
     get_ident = _thread.get_ident
@@ -248,14 +256,16 @@ def _build_guard(listed, channel=None, started_by=None):
             found = seen[name] = isfile(name)
         return found
 
-    def origin(start=2, depth=None, exact=False, inherited=False):
+    def origin(start=2, depth=None, exact=False, inherited=False, handed=True):
         """The first frame of the stack (from ``start`` up) in a file the submission
         changed (``exact``: at a line it added, for review flags: the upstream code of a
         file the patch touches is not the submission's; a doctest example of such a file
         counts as its line) or in code whose file does not exist (made up for
         ``compile``), as ``(file, line)``; ``None`` when the stack holds neither.
         ``inherited``: in a process the submission's code started, its start site when
-        nothing on the stack is the submission's (the process's own code is)."""
+        nothing on the stack is the submission's (the process's own code is). ``handed``:
+        in a thread or callback the submission's code set going (:func:`carried`), the line
+        that did, when nothing above it on the stack is the submission's."""
         try:
             frame = getframe(start)
         except ValueError:
@@ -275,8 +285,33 @@ def _build_guard(listed, channel=None, started_by=None):
                     return (relative, line)
             elif not name.startswith("<") and not known_file(name):
                 return (name, line)
+            if handed and frame.f_code is deferred_code:
+                # A thread or a callback the submission's code set going: what it runs, the
+                # standard library's own functions among it, runs on the submission's behalf.
+                return frame.f_locals.get("where")
             frame = frame.f_back
         return started_by if inherited else None
+
+    def deferred(where, function, args, kwargs):
+        """Runs what a thread or a callback set going by the submission's line ``where``
+        runs: its frame tells :func:`origin` and :func:`caller` whose call it is."""
+        return function(*args, **kwargs)
+
+    deferred_code = deferred.__code__
+
+    def carried(function, start=3):
+        """``function`` (what a new thread or a callback runs later, from a stack of its
+        own: a pool's worker handed ``Path.read_text``, a ``weakref.finalize`` callback the
+        garbage collector runs inside pytest's code) carrying the submission's line that set
+        it going, when there is one."""
+        where = origin(start, exact=True, inherited=True)
+        if where is None or not callable(function):
+            return function
+
+        def boot(*args, **kwargs):
+            return deferred(where, function, args, kwargs)
+
+        return boot
 
     def by_upstream(start):
         """Whether the nearest code of the repository (or made-up code) on the stack from
@@ -297,20 +332,38 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         return False
 
-    def caller(start, helpers=_FRAME_HELPERS):
+    def caller(start, helpers=_FRAME_HELPERS, readers=frozenset(), handed=False):
         """The direct Python caller ``start`` frames up, skipping ``helpers`` (by default
-        ``inspect``'s and ``traceback``'s)."""
+        ``inspect``'s and ``traceback``'s) and the functions of ``inspect`` named in
+        ``readers``. ``handed``: also the submission's line that set going the thread or
+        callback this runs in, when no code of the repository is on its stack (what needs no
+        caller of the repository to be the submission's: a library's ``logging`` calls
+        ``sys._getframe`` in an honest pool's worker, and reaches only that worker's frames).
+        """
         try:
             frame = getframe(start)
         except ValueError:
             return None
-        while frame.f_code.co_filename.endswith(helpers) and frame.f_back:
+        while (frame.f_code.co_filename.endswith(helpers) or (
+                frame.f_code.co_name in readers
+                and frame.f_code.co_filename.endswith(_INSPECT))) and frame.f_back:
             frame = frame.f_back
         name, line = frame.f_code.co_filename, frame.f_lineno
         if name.startswith("<doctest "):
             name, line = _doctest_line(frame)
         if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], line):
             return (name[len(repo) + 1:], line)
+        if not handed:
+            return None
+        # A thread or callback the submission's code set going, running only code from
+        # outside the repository (sys._current_frames handed to a pool's worker): the
+        # submission's call.
+        while frame is not None:
+            if frame.f_code is deferred_code:
+                return frame.f_locals.get("where")
+            if frame.f_code.co_filename.startswith(repo + os.sep):
+                return None
+            frame = frame.f_back
         return None
 
     def given_by_a_test(path):
@@ -332,6 +385,26 @@ def _build_guard(listed, channel=None, started_by=None):
                     return True
             frame = frame.f_back
         return False
+
+    def opened_at(path, dir_fd):
+        """``os.open(path, dir_fd=fd)``: the file a relative name reaches from the folder of
+        the descriptor. The ``open`` event carries the name alone, judged from the current
+        folder: a decoy of that name there (``/tmp/test_x.py``, the current folder moved)
+        hid a test file read through a descriptor of the tests' folder."""
+        name = fsdecode(path) if isinstance(path, path_types) else ""
+        if not name or name.startswith(os.sep) or type_type(dir_fd) is not int:
+            return
+        try:
+            folder = readlink("/proc/self/fd/" + str(dir_fd))
+        except OSError:
+            return
+        real = realpath(join(folder, name))
+        if _is_test_source(real, repo, changed) and not given_by_a_test(real):
+            where = origin(3, exact=True, inherited=True)
+            if where is not None:
+                review(where, "reads a test file (" + real[len(repo) + 1:] + ") through a "
+                       "descriptor of its folder (dir_fd) from the code under test: a "
+                       "test-caller oracle reads expected values there", "reads_tests")
 
     def started(words, env=None, cwd=None):
         """A process start (``words``: its program then its arguments; ``env``: the
@@ -446,7 +519,9 @@ def _build_guard(listed, channel=None, started_by=None):
 
     def _on_event(event, args):
         if event == "sys._getframe" or event == "sys._current_frames":
-            where = caller(3)
+            # Only _current_frames reaches another thread's frames (the test's, from a
+            # pool's worker handed it).
+            where = caller(3, handed=event == "sys._current_frames")
             if where is not None:
                 review(where, "inspects the call stack (sys._getframe)", "stack_inspection")
             return
@@ -461,7 +536,7 @@ def _build_guard(listed, channel=None, started_by=None):
                 code = args[0].__code__
                 if code.co_name.startswith("test") and _is_test_source(
                         realpath(code.co_filename), repo, changed):
-                    where = caller(3, _CODE_HELPERS)
+                    where = caller(3, _CODE_HELPERS, _CODE_READERS, handed=True)
                     if where is not None:
                         review(where, "reads the code of a test function (its constants "
                                "are the test's inputs and expected values)", "reads_tests")
@@ -571,7 +646,9 @@ def _build_guard(listed, channel=None, started_by=None):
                     or (module in ("builtins", "__builtin__") and name in unpickled[2])
                     or _is_test_source(realpath(str(getattr(loaded, "__file__", "") or "")),
                                        repo, changed)):
-                where = origin(3, exact=True)
+                # Not in a thread the submission's code started: a process pool's threads
+                # unpickle what its workers send back (a result, pytest's ExitCode).
+                where = origin(3, exact=True, handed=False)
                 if where is not None:
                     review(where, "unpickles " + module + "." + name + " (data that stands for "
                            "code, an object equal to anything or an object of the tests, "
@@ -610,7 +687,7 @@ def _build_guard(listed, channel=None, started_by=None):
             review(where, "traces the interpreter (" + event + ")", "introspection")
 
     return emit, tamper, review, origin, audit, repo, changed, (started, ran_pytest, out,
-                                                                 mark)
+                                                                 mark, carried, opened_at)
 
 
 #: The programs ``multiprocessing`` starts a Python with (``-c``), by module.
@@ -959,6 +1036,77 @@ def _watch_process_starts(started, ran_pytest, mark=None):
     pytest_module = sys.modules.get("pytest")
     if getattr(pytest_module, "main", None) is main:
         pytest_module.main = wrapped_main
+
+
+def _watch_deferred_and_opens(carried, opened_at):
+    """Code the submission's code sets going to run from a stack of its own, and ``os.open``
+    given a directory descriptor.
+
+    A thread's stack starts at its own function: a pool's worker running the standard
+    library's ``Path.read_text`` over the test files has no frame of the submission, so the
+    guard attributed nothing; nor when the garbage collector ran a ``weakref.finalize``
+    callback (``list.extend`` over that ``map``) inside pytest's code. ``_thread``'s start
+    functions (and ``threading``'s names for them, bound at its import) and
+    ``weakref.finalize`` get wrappers that hand what runs later the submission's line that
+    set it going (:func:`_build_guard`'s ``carried``). ``os.open`` (and ``posix``'s, and its
+    entry in ``os.supports_dir_fd``) gets one that reads the folder of a ``dir_fd``
+    (``opened_at``), which the ``open`` audit event does not carry."""
+    import threading
+    import weakref
+
+    for name, bound in (("start_new_thread", "_start_new_thread"), ("start_new", None),
+                        ("start_joinable_thread", "_start_joinable_thread")):
+        original = getattr(_thread, name, None)
+        if original is None:
+            continue
+        wrapper = _starting(original, carried)
+        setattr(_thread, name, wrapper)
+        if bound is not None and getattr(threading, bound, None) is original:
+            setattr(threading, bound, wrapper)
+    base = weakref.finalize
+
+    class finalize(base):  # weakref's own name
+        __doc__ = base.__doc__
+        __slots__ = ()
+
+        def __init__(self, obj, func, /, *args, **kwargs):
+            with contextlib.suppress(Exception):
+                func = carried(func)
+            base.__init__(self, obj, func, *args, **kwargs)
+
+    finalize.__module__, finalize.__qualname__ = base.__module__, base.__qualname__
+    weakref.finalize = finalize
+    original_open = os.open
+
+    def open_(*args, **kwargs):
+        dir_fd = kwargs.get("dir_fd")
+        if dir_fd is not None:
+            with contextlib.suppress(Exception):
+                opened_at(args[0] if args else kwargs.get("path"), dir_fd)
+        return original_open(*args, **kwargs)
+
+    open_.__name__, open_.__qualname__, open_.__doc__ = "open", "open", original_open.__doc__
+    posix = sys.modules.get(os.name)
+    for module in (os, posix):
+        if getattr(module, "open", None) is original_open:
+            module.open = open_
+    supports = getattr(os, "supports_dir_fd", None)
+    if isinstance(supports, set) and original_open in supports:
+        supports.discard(original_open)
+        supports.add(open_)
+
+
+def _starting(start, carried):
+    """``start`` (a function of ``_thread`` starting a thread with a function) handing the
+    thread the submission's line that started it."""
+
+    def wrapper(function, *args, **kwargs):
+        with contextlib.suppress(Exception):
+            function = carried(function)
+        return start(function, *args, **kwargs)
+
+    wrapper.__name__, wrapper.__doc__ = start.__name__, start.__doc__
+    return wrapper
 
 
 def _marking(function, started, mark, env_at):
@@ -1914,8 +2062,8 @@ def _install(public):
     """Start the guard; its hooks go into ``public``, this module's namespace (pytest reads
     them there)."""
     listed = _listed()  # read once: the root, the changed and the added files
-    emit, tamper, _review, origin, audit, repo, changed, (started, ran_pytest, out, mark) = (
-        _build_guard(listed))
+    emit, tamper, _review, origin, audit, repo, changed, (
+        started, ran_pytest, out, mark, carried, opened_at) = _build_guard(listed)
     sys.addaudithook(audit)
     # Emitted at load, before any code of the repository (even a conftest.py) runs: the
     # nonce of this run is the first thing the harness reads.
@@ -1933,6 +2081,7 @@ def _install(public):
     os.environ[GUARD_VARIABLE] = str(os.getpid()) + ":" + str(out)
     _watch_environment(_review, repo, changed)
     _watch_process_starts(started, ran_pytest, mark)
+    _watch_deferred_and_opens(carried, opened_at)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
     probe = _build_probes(_review, repo, changed, _read_changed(listed, "added"))
@@ -1961,9 +2110,11 @@ def _install_child(channel):
         # the test process, the tests' own too: its children are attributed by their code.
         started_by = None
     _emit, _tamper, _review, _origin, audit, _repo, _changed, (
-        started, ran_pytest, _out, mark) = _build_guard(_listed(), channel, started_by)
+        started, ran_pytest, _out, mark, carried, opened_at) = _build_guard(
+            _listed(), channel, started_by)
     sys.addaudithook(audit)
     _watch_process_starts(started, ran_pytest, mark)
+    _watch_deferred_and_opens(carried, opened_at)
     return {}
 
 

@@ -63,6 +63,10 @@ _WATCHED_MODULES = {
     "ctypes": "uses ctypes (raw memory and C calls)",
     "builtins": "imports builtins (can change every module's built-in names)",
 }
+#: A module named as pytest collects test files, and the usual test packages: feature code
+#: has no reason to import one (it hands over the tests in memory).
+_TEST_MODULE = re.compile(r"^(test_\w+|\w+_test|conftest)$")
+_TEST_PACKAGES = frozenset({"tests", "test"})
 _FRAME_CALLS = frozenset({"_getframe", "_current_frames", "currentframe", "stack",
                           "getouterframes", "getinnerframes", "trace", "getframeinfo"})
 _WRITE_MODES = ("w", "a", "x", "+")
@@ -339,6 +343,11 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
             reason = _WATCHED_MODULES.get(name.split(".")[0])
             if reason:
                 yield AstFlag(node.lineno, reason, "introspection")
+        tested = _test_module(node)
+        if tested is not None:
+            yield AstFlag(node.lineno, f"imports a test module ({tested}): its test functions, "
+                          "their parametrize cases and constants are the tests' expected "
+                          "values, read in memory with no file opened", "test_files")
     elif isinstance(node, ast.Call):
         yield from _call_flags(node, functions)
     elif isinstance(node, ast.Subscript) and _pieces(node.slice):
@@ -403,6 +412,22 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
+
+
+def _test_module(node: ast.Import | ast.ImportFrom) -> str | None:
+    """The name of a test module ``node`` imports (``from tests import test_x``, ``import
+    test_x``: pytest's ``prepend`` import mode puts a test folder without ``__init__.py`` on
+    ``sys.path``, so a test module is importable by its bare name), or ``None``."""
+    if isinstance(node, ast.ImportFrom):
+        module = (node.module or "").split(".") if node.module else []
+        paths = [[*module, alias.name] for alias in node.names]
+    else:
+        paths = [alias.name.split(".") for alias in node.names]
+    for parts in paths:
+        if (parts and parts[0] in _TEST_PACKAGES) or any(
+                _TEST_MODULE.match(part) for part in parts):
+            return ".".join(parts)
+    return None
 
 
 def _import_hook(node: ast.ClassDef) -> Iterator[AstFlag]:

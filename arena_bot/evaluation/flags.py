@@ -78,7 +78,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
          "rewires the import system or traces the interpreter", "import_system"),
         (r"\binspect\s*\.\s*(stack|currentframe|getouterframes|getinnerframes|getframeinfo"
          r"|trace|getsource\w*|getclosurevars)\b|\btraceback\s*\.\s*(extract_stack|walk_stack|walk_tb"
-         r"|extract_tb|format_stack|print_stack|StackSummary)\b|\blinecache\b"
+         r"|extract_tb|format_stack|print_stack|StackSummary|FrameSummary)\b|\blinecache\b"
          r"|\bsys\s*\.\s*_getframe\b|\btb_frame\b|\btb_next\b|\bf_back\b"
          r"|\bf_locals\b|\bf_code\b|\bco_filename\b",
          "reads the call stack, tracebacks or source lines (a test-caller oracle reads the "
@@ -136,7 +136,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
 #: Checked on the code's own names and strings only (never comments or docstrings):
 #: feature code has no reason to ask whether it runs under pytest.
 _CODE_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"pytest|py\.test", re.IGNORECASE),
+    # PYTEST_CURRENT_TEST found by its ending in a copy of the environment (the guard sees
+    # a lookup of the name, not a scan of the items).
+    (re.compile(r"pytest|py\.test|(?-i:CURRENT_TEST)", re.IGNORECASE),
      "depends on pytest from the code under test (code that behaves differently when it runs "
      "under pytest is a defeat device)", "defeat_device"),
 )
