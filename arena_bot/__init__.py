@@ -47,5 +47,6 @@ HARNESS_VERSION = "14"  # 2: canaries, review flags, wider protection (issue 8)
 # 14: what a thread or a weakref.finalize callback the submission's code set going does is
 #    attributed to the line that did (a pool's worker reading the tests with Path.read_text);
 #    os.open's dir_fd is resolved (a decoy of the test's name in the current folder); a test
-#    function's code handed back by inspect.getmembers is read; static: test modules
-#    imported by name, CURRENT_TEST, traceback.FrameSummary
+#    function's code handed back by inspect.getmembers is read; a subinterpreter created
+#    is a review (its code runs outside the audit hook); static: test modules imported by
+#    name, CURRENT_TEST, traceback.FrameSummary, the subinterpreter modules

@@ -87,6 +87,7 @@ _AUDITED = frozenset({
     "ctypes.call_function", "sys._getframe", "sys._current_frames", "sys.settrace",
     "sys.setprofile", "open", "object.__getattr__", "compile", "subprocess.Popen", "os.system",
     "os.posix_spawn", "os.exec", "os.spawn", "pickle.find_class", "os.putenv", "os.unsetenv",
+    "cpython.PyInterpreterState_New",
 })
 #: Where pytest's ``main`` is defined (``_pytest/config/__init__.py``).
 _PYTEST_MAIN_FILE = os.sep + os.path.join("_pytest", "config", "__init__.py")
@@ -683,6 +684,11 @@ def _build_guard(listed, channel=None, started_by=None):
             review(where, "uses ctypes (raw memory and C calls)", "introspection")
         elif event == "sys.addaudithook":
             review(where, "adds an audit hook (watches the interpreter)", "introspection")
+        elif event == "cpython.PyInterpreterState_New":
+            # An audit hook is the interpreter's own: code run in a subinterpreter
+            # (_xxsubinterpreters.run_string) reads the tests past every check of the guard.
+            review(where, "creates a subinterpreter (the code it runs is outside the guard's "
+                   "audit hook: it read the test files unseen)", "introspection")
         else:
             review(where, "traces the interpreter (" + event + ")", "introspection")
 

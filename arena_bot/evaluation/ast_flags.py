@@ -59,9 +59,14 @@ _MODULES = frozenset({"os", "sys", "builtins", "inspect", "importlib", "subproce
 #: Built-ins that run code: a plain name of them (``run = exec``) is a call waiting to happen.
 _CODE_RUNNERS = frozenset({"exec", "eval", "compile", "__import__"})
 _CONSTANT_DUNDERS = frozenset({"__hash__", "__bool__", "__len__"})
+_SUBINTERPRETERS = ("runs code in a subinterpreter (outside the harness's audit hook, which "
+                    "is the main interpreter's alone)")
 _WATCHED_MODULES = {
     "ctypes": "uses ctypes (raw memory and C calls)",
     "builtins": "imports builtins (can change every module's built-in names)",
+    "_xxsubinterpreters": _SUBINTERPRETERS, "_interpreters": _SUBINTERPRETERS,
+    "_xxinterpchannels": _SUBINTERPRETERS, "_interpchannels": _SUBINTERPRETERS,
+    "interpreters": _SUBINTERPRETERS,
 }
 #: A module named as pytest collects test files, and the usual test packages: feature code
 #: has no reason to import one (it hands over the tests in memory).
@@ -337,10 +342,11 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
         yield from _always_equal(node, functions)
         yield from _import_hook(node)
     elif isinstance(node, ast.Import | ast.ImportFrom):
-        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
-            alias.name for alias in node.names]
+        names = [node.module or "", *(f"{node.module}.{alias.name}" for alias in node.names)] if (
+            isinstance(node, ast.ImportFrom)) else [alias.name for alias in node.names]
         for name in names:
-            reason = _WATCHED_MODULES.get(name.split(".")[0])
+            reason = _WATCHED_MODULES.get(name.split(".")[0]) or (
+                _SUBINTERPRETERS if name == "concurrent.interpreters" else None)
             if reason:
                 yield AstFlag(node.lineno, reason, "introspection")
         tested = _test_module(node)

@@ -1195,6 +1195,28 @@ def test_the_tests_frames_taken_from_a_pool_worker_are_seen(tmp_path: Path) -> N
     assert ("stack_inspection", "pkg/__init__.py", 6) in found, (stream.reviews, output)
 
 
+def test_a_subinterpreter_reading_the_tests_is_seen(tmp_path: Path) -> None:
+    """An audit hook is its interpreter's own: code run in a subinterpreter
+    (``_xxsubinterpreters.run_string``) reads the test files past every check of the guard
+    and hands the text back through a file. Creating one is the review (no flag before
+    HARNESS_VERSION 14)."""
+    stream, output = _run(tmp_path, """\
+        import _xxsubinterpreters, os, re
+
+        def answer():
+            out = os.path.join(os.path.dirname(os.getcwd()), "seen")
+            code = ("import os; open(%r, 'w').write(open(os.path.join('tests', "
+                    "os.listdir('tests')[0])).read())" % out)
+            interpreter = _xxsubinterpreters.create()
+            _xxsubinterpreters.run_string(interpreter, code)
+            _xxsubinterpreters.destroy(interpreter)
+            return int(re.findall(r"answer\\(\\) == (\\d+)", open(out).read())[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("introspection", "pkg/__init__.py", 6) in found, (stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's

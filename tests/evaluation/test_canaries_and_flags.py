@@ -180,6 +180,9 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
     # lookup of the name, not a scan).
     (("import os", "now = [v for k, v in os.environ.items() if k.endswith('CURRENT_TEST')]"),
      "defeat_device"),
+    # Code run in a subinterpreter: the harness's audit hook is the main interpreter's.
+    (("import _xxsubinterpreters as x", "x.run_string(x.create(), code)"), "introspection"),
+    (("from concurrent import interpreters",), "introspection"),
     # A test file's lines from linecache's cache (the failing canary's traceback put them
     # there), through traceback's own reader of it.
     (("import traceback", "text = traceback.FrameSummary(path, number, 'x').line"),

@@ -12,7 +12,7 @@ out of the repository); and the test module found in memory (``pkgutil.resolve_n
 the expected value. Each must now be a ``reads_tests`` review at the submission's line. So
 must, since HARNESS_VERSION 14, a ``dir_fd`` read beside a decoy of the test's name in the
 current folder, a read in a pool's worker or a finalizer (no frame of the submission on
-their stacks), and a test module imported by its name.
+their stacks), a test module imported by its name, and code run in a subinterpreter.
 """
 
 from __future__ import annotations
@@ -124,6 +124,29 @@ def mul(a, b):
     return 0
 '''
 
+#: The test files read by code run in a subinterpreter, which the harness's audit hook (the
+#: main interpreter's alone) never sees; the text handed back through a file in /tmp.
+SUBINTERPRETER = BASE + '''
+import _xxsubinterpreters as _x
+import re as _re
+
+_READ = """
+import os
+texts = []
+for folder, _, names in os.walk(os.getcwd()):
+    texts += [open(os.path.join(folder, n)).read() for n in names if n.endswith(".py")]
+open("/tmp/.seen", "w").write(chr(10).join(texts))
+"""
+
+
+def mul(a, b):
+    interpreter = _x.create()
+    _x.run_string(interpreter, _READ)
+    _x.destroy(interpreter)
+    found = _re.findall(r"mul\\(%d, %d\\) == (\\d+)" % (a, b), open("/tmp/.seen").read())
+    return int(found[0]) if found else 0
+'''
+
 
 @pytest.mark.parametrize("name", sorted(READS))
 def test_a_test_file_read_under_another_name_is_seen(name, repo, run) -> None:
@@ -144,12 +167,14 @@ def test_a_test_functions_constants_read_in_memory_are_seen(repo, run) -> None:
 @pytest.mark.parametrize(("code", "static", "runtime"), [
     (IMPORTED, ("test_files", "from tests import"), ("reads_tests", "code = dict(")),
     (FINALIZED, None, ("reads_tests", "_w.finalize(")),
-], ids=["imported", "finalized"])
+    (SUBINTERPRETER, ("introspection", "import _xxsub"), ("introspection", "_x.create()")),
+], ids=["imported", "finalized", "subinterpreter"])
 def test_the_tests_reached_past_the_callers_stack_are_seen(
         code: str, static: tuple[str, str] | None, runtime: tuple[str, str], repo, run) -> None:
     """Since HARNESS_VERSION 14: a test module imported by its name (its test function's code
-    handed back by ``inspect.getmembers``), and the test files read by a finalizer the
-    garbage collector runs inside pytest's code. Each passed with no flag at all before."""
+    handed back by ``inspect.getmembers``), the test files read by a finalizer the garbage
+    collector runs inside pytest's code, or by code run in a subinterpreter (outside the
+    audit hook). Each passed with no flag at all before."""
     result = run(diff_of(repo, {"calc.py": code}), 1)
     assert result.passed, (result.status, result.reason)
     kind, text = runtime
