@@ -1214,7 +1214,7 @@ def test_a_subinterpreter_reading_the_tests_is_seen(tmp_path: Path) -> None:
         """)
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
-    assert ("introspection", "pkg/__init__.py", 6) in found, (stream.reviews, output)
+    assert ("introspection", "pkg/__init__.py", 7) in found, (stream.reviews, output)
 
 
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
