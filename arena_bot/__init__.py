@@ -48,5 +48,6 @@ HARNESS_VERSION = "14"  # 2: canaries, review flags, wider protection (issue 8)
 #    attributed to the line that did (a pool's worker reading the tests with Path.read_text);
 #    os.open's dir_fd is resolved (a decoy of the test's name in the current folder); a test
 #    function's code handed back by inspect.getmembers is read; a subinterpreter created
-#    is a review (its code runs outside the audit hook); static: test modules imported by
+#    is a review (its code runs outside the audit hook); a built-in name replaced while the
+#    tests run is a review; static: test modules imported by
 #    name, CURRENT_TEST, traceback.FrameSummary, the subinterpreter modules

@@ -1400,6 +1400,12 @@ def _build_probes(review, repo, changed, added):
     modules, ref, open_, parse = sys.modules, weakref.ref, open, ast.parse
     method_types = (types.MethodType, functools.partial)
     probed, files, uses = {}, {}, {}  # probed: id -> a weak reference (keeps nothing alive)
+    import builtins
+
+    # The built-in names as they were at load (before any code of the repository ran).
+    builtin_names = vars(builtins)
+    builtins_at_load = dict(builtin_names)
+    builtins_told = set()
 
     def seen(thing):
         known = probed.get(id(thing))
@@ -1531,10 +1537,46 @@ def _build_probes(review, repo, changed, added):
                        "repository, and it is the submission's code (what the tests compute "
                        "expected values with is the submission's)", "patched_module")
 
+    def the_tests(value):
+        """Whether ``value`` (a replacement of a built-in name) is the tests' own: code of a
+        test file, or a ``unittest.mock`` object (``monkeypatch.setattr("builtins.open",
+        mock_open())``)."""
+        if isinstance_(value, method_types):
+            value = value.__func__ if hasattr(value, "__func__") else value.func
+        code = getattr_(value, "__code__", None) if isinstance_(value, function_type) else None
+        if code is not None:
+            return _is_test_source(realpath(code.co_filename), repo, changed)
+        kind = value if isinstance_(value, type_) else type_(value)
+        name = str(getattr_(kind, "__module__", "") or "")
+        module = modules.get(name)
+        return name.startswith("unittest.mock") or _is_test_source(
+            realpath(str(getattr_(module, "__file__", "") or "")), repo, changed)
+
+    def builtins_replaced():
+        """Built-in names the tests call (``all``, ``len``, ``isinstance``) replaced while
+        they run: through ``vars(len.__self__)`` or ``globals()["__builtins__"]`` no audit
+        event and no static rule sees it, and ``all = operator.truth`` passes every ``assert
+        all(...)``. The submission's code in their place is flagged at its line; anything
+        else not the tests' own (a function of the standard library) as the built-in's."""
+        for key, value in list(builtin_names.items()):
+            before = builtins_at_load.get(key, builtin_names)
+            if before is builtin_names or value is before or key in builtins_told:
+                continue
+            try:
+                where = submitted(value) or (None if the_tests(value) else ("builtins", None))
+            except Exception:
+                where = ("builtins", None)
+            if where is not None:
+                builtins_told.add(key)
+                review(where, "the built-in " + key + " was replaced while the tests ran (the "
+                       "tests' own calls of it, asserts among them, run the replacement)",
+                       "builtins")
+
     def probe(module=None):
         if not changed:
             return
         shadowed()
+        builtins_replaced()
         if module is not None:
             patched(module)
         stack, walked = [object], set()

@@ -1217,6 +1217,67 @@ def test_a_subinterpreter_reading_the_tests_is_seen(tmp_path: Path) -> None:
     assert ("introspection", "pkg/__init__.py", 7) in found, (stream.reviews, output)
 
 
+@pytest.mark.parametrize(("replacement", "where"), [
+    # A function of the standard library: the built-in's name is all the flag can name.
+    ("operator.truth", ("builtins", None)),
+    # The submission's own function: its line.
+    ("_always", ("pkg/__init__.py", 4))])
+def test_a_built_in_the_tests_call_replaced_is_seen(
+        tmp_path: Path, replacement: str, where: tuple[str, int | None]) -> None:
+    """``all`` replaced through ``vars(len.__self__)`` (no audit event, no static rule):
+    ``assert all(...)`` passes whatever the feature returns (no flag before HARNESS_VERSION
+    14)."""
+    test = """\
+from pkg import answer
+
+
+def test_answer():
+    assert all([answer() == 42])
+"""
+    stream, output = _run(tmp_path, f"""\
+        import operator
+
+
+        def _always(*args):
+            return True
+
+
+        def answer():
+            vars(len.__self__)["all"] = {replacement}
+            return 0
+        """, test=test)
+    assert "1 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("builtins", *where) in found, (stream.reviews, output)
+
+
+def test_built_ins_the_tests_replace_themselves_are_no_finding(tmp_path: Path) -> None:
+    """The tests' own replacements of built-in names (a function of the test file, a
+    ``unittest.mock`` object) are no finding, nor is a name the package adds (gettext's
+    ``_``)."""
+    test = """\
+import builtins
+from unittest import mock
+
+from pkg import answer
+
+
+def test_answer(monkeypatch):
+    monkeypatch.setattr(builtins, "input", lambda prompt="": "42")
+    monkeypatch.setattr(builtins, "open", mock.mock_open(read_data="1"))
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, """\
+        import gettext
+
+        def answer():
+            gettext.install("pkg")
+            return int(input())
+        """, test=test)
+    assert "1 passed" in output, output
+    assert stream.reviews == [], stream.reviews
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
