@@ -339,8 +339,8 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                 if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "hashlib",
-                        "importlib", "linecache",
+    assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
+                        "hashlib", "importlib", "linecache",
                         "json", "opcode", "operator", "os", "re", "sys", "sysconfig",
                         "threading", "types",
                         "weakref", "_posixsubprocess",
