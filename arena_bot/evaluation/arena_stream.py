@@ -151,6 +151,8 @@ _FRAME_HELPERS = (os.sep + "inspect.py", os.sep + "traceback.py")
 #: ``inspect.signature`` of a test's function (a decorator under test) reads only its
 #: arguments, so ``inspect`` is not one of them.
 _CODE_HELPERS = (os.sep + "dis.py",)
+#: ... and the standard library's Python wrapper of ``_signal.signal``.
+_SIGNAL_HELPERS = (os.sep + "signal.py",)
 #: ... and the functions of ``inspect`` that hand a function's attributes back whole
 #: (``dict(inspect.getmembers(test))["__code__"]``).
 _CODE_READERS = frozenset({"getmembers", "_getmembers", "getmembers_static"})
@@ -406,6 +408,19 @@ def _build_guard(listed, channel=None, started_by=None):
                 review(where, "reads a test file (" + real[len(repo) + 1:] + ") through a "
                        "descriptor of its folder (dir_fd) from the code under test: a "
                        "test-caller oracle reads expected values there", "reads_tests")
+
+    def signalled(handler):
+        """A signal handler installed (``signal.signal``, however it was looked up): it is
+        called with the frame the signal interrupts, the calling test's among them, and no
+        audit event reports what it reads there. Not ``SIG_DFL``/``SIG_IGN``, and only from
+        the submission's own line (``asyncio.run`` installs a SIGINT handler of its own)."""
+        if not callable(handler):
+            return
+        where = caller(3, _SIGNAL_HELPERS)
+        if where is not None:
+            review(where, "installs a signal handler (it is handed the interrupted frame: the "
+                   "calling test's variables and code, read with no audit event)",
+                   "stack_inspection")
 
     def started(words, env=None, cwd=None):
         """A process start (``words``: its program then its arguments; ``env``: the
@@ -692,8 +707,8 @@ def _build_guard(listed, channel=None, started_by=None):
         else:
             review(where, "traces the interpreter (" + event + ")", "introspection")
 
-    return emit, tamper, review, origin, audit, repo, changed, (started, ran_pytest, out,
-                                                                 mark, carried, opened_at)
+    return emit, tamper, review, origin, audit, repo, changed, (
+        started, ran_pytest, out, mark, carried, (opened_at, signalled))
 
 
 #: The programs ``multiprocessing`` starts a Python with (``-c``), by module.
@@ -1044,7 +1059,7 @@ def _watch_process_starts(started, ran_pytest, mark=None):
         pytest_module.main = wrapped_main
 
 
-def _watch_deferred_and_opens(carried, opened_at):
+def _watch_deferred_and_opens(carried, watchers):
     """Code the submission's code sets going to run from a stack of its own, and ``os.open``
     given a directory descriptor.
 
@@ -1056,9 +1071,18 @@ def _watch_deferred_and_opens(carried, opened_at):
     ``weakref.finalize`` get wrappers that hand what runs later the submission's line that
     set it going (:func:`_build_guard`'s ``carried``). ``os.open`` (and ``posix``'s, and its
     entry in ``os.supports_dir_fd``) gets one that reads the folder of a ``dir_fd``
-    (``opened_at``), which the ``open`` audit event does not carry."""
+    (``opened_at``), which the ``open`` audit event does not carry; ``_signal.signal``
+    (what ``signal.signal`` calls) one that notes a handler the submission's code installs
+    (``signalled``).
+    ``watchers``: ``(opened_at, signalled)``."""
     import threading
     import weakref
+
+    opened_at, signalled = watchers
+    # signal.signal (signal.py's) looks _signal.signal up at each call: one wrapper sees both.
+    signals = sys.modules.get("_signal")
+    if callable(getattr(signals, "signal", None)):
+        signals.signal = _installing(signals.signal, signalled)
 
     for name, bound in (("start_new_thread", "_start_new_thread"), ("start_new", None),
                         ("start_joinable_thread", "_start_joinable_thread")):
@@ -1100,6 +1124,18 @@ def _watch_deferred_and_opens(carried, opened_at):
     if isinstance(supports, set) and original_open in supports:
         supports.discard(original_open)
         supports.add(open_)
+
+
+def _installing(install, signalled):
+    """``signal.signal`` noting the handler it installs."""
+
+    def signal(signalnum, handler):
+        with contextlib.suppress(Exception):
+            signalled(handler)
+        return install(signalnum, handler)
+
+    signal.__doc__ = install.__doc__
+    return signal
 
 
 def _starting(start, carried):
@@ -2111,7 +2147,7 @@ def _install(public):
     them there)."""
     listed = _listed()  # read once: the root, the changed and the added files
     emit, tamper, _review, origin, audit, repo, changed, (
-        started, ran_pytest, out, mark, carried, opened_at) = _build_guard(listed)
+        started, ran_pytest, out, mark, carried, watchers) = _build_guard(listed)
     sys.addaudithook(audit)
     # Emitted at load, before any code of the repository (even a conftest.py) runs: the
     # nonce of this run is the first thing the harness reads.
@@ -2129,7 +2165,7 @@ def _install(public):
     os.environ[GUARD_VARIABLE] = str(os.getpid()) + ":" + str(out)
     _watch_environment(_review, repo, changed)
     _watch_process_starts(started, ran_pytest, mark)
-    _watch_deferred_and_opens(carried, opened_at)
+    _watch_deferred_and_opens(carried, watchers)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
     probe = _build_probes(_review, repo, changed, _read_changed(listed, "added"))
@@ -2158,11 +2194,11 @@ def _install_child(channel):
         # the test process, the tests' own too: its children are attributed by their code.
         started_by = None
     _emit, _tamper, _review, _origin, audit, _repo, _changed, (
-        started, ran_pytest, _out, mark, carried, opened_at) = _build_guard(
+        started, ran_pytest, _out, mark, carried, watchers) = _build_guard(
             _listed(), channel, started_by)
     sys.addaudithook(audit)
     _watch_process_starts(started, ran_pytest, mark)
-    _watch_deferred_and_opens(carried, opened_at)
+    _watch_deferred_and_opens(carried, watchers)
     return {}
 
 

@@ -1278,6 +1278,40 @@ def test_answer(monkeypatch):
     assert stream.reviews == [], stream.reviews
 
 
+def test_a_signal_handler_handed_the_tests_frame_is_seen(tmp_path: Path) -> None:
+    """A signal handler is called with the frame the signal interrupts: ``box.insert``
+    installed through ``signal.signal`` looked up by a computed name (no static rule), an
+    interval timer, and the calling test's code is two frames up, read with no audit event
+    (no flag before HARNESS_VERSION 14). ``asyncio.run``, which installs a SIGINT handler of
+    its own, is no finding."""
+    stream, output = _run(tmp_path, """\
+        import asyncio, signal, time
+
+        install = [getattr(signal, n) for n in dir(signal) if n[:3] + n[-3:] == "signal"][0]
+
+        async def _honest():
+            return 42
+
+        def answer():
+            box = []
+            install(signal.SIGALRM, box.insert)
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            while not box:
+                time.sleep(0.001)
+            frame = box[0]
+            up = [n for n in dir(frame) if n.endswith("back")][0]
+            while frame is not None:
+                code = getattr(frame, [n for n in dir(frame) if n.endswith("code")][0])
+                if code.co_name == "test_answer":
+                    return [c for c in code.co_consts if type(c) is int][0]
+                frame = getattr(frame, up)
+            return asyncio.run(_honest())
+        """)
+    assert "2 passed" in output, output  # (test_other: asyncio.run's answer)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert found == {("stack_inspection", "pkg/__init__.py", 10)}, (stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
