@@ -72,6 +72,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"(?<!\bin )\bsys\s*\.\s*modules\b|\bin sys\s*\.\s*modules\s*[.\[(]"
          r"|\bsys\s*\.\s*meta_path\b|\bsys\s*\.\s*path_hooks\b"
          r"|\bsys\s*\.\s*settrace\b|\bsys\s*\.\s*setprofile\b|\bsys\s*\.\s*addaudithook\b"
+         # Python 3.12's tracing (each function's code handed to a callback, no audit
+         # event), and threading's hooks that set a tracer in threads started later.
+         r"|\bsys\s*\.\s*monitoring\b|\bthreading\s*\.\s*(settrace|setprofile)\w*"
          # sys's own namespace: sys.modules taken out of it by value, never named (the
          # tests' modules, their functions' parametrize marks, read in memory).
          r"|\bsys\s*\.\s*__dict__\b|\bvars\s*\(\s*sys\s*\)",

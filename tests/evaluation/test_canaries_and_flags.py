@@ -180,6 +180,9 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
     # lookup of the name, not a scan).
     (("import os", "now = [v for k, v in os.environ.items() if k.endswith('CURRENT_TEST')]"),
      "defeat_device"),
+    # Tracing with no audit event (Python 3.12's sys.monitoring), tracers for later threads.
+    (("import sys", "sys.monitoring.use_tool_id(3, 'x')"), "import_system"),
+    (("import threading", "threading.settrace_all_threads(tracer)"), "import_system"),
     # Code run in a subinterpreter: the harness's audit hook is the main interpreter's.
     (("import _xxsubinterpreters as x", "x.run_string(x.create(), code)"), "introspection"),
     (("from concurrent import interpreters",), "introspection"),
