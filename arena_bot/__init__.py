@@ -50,5 +50,5 @@ HARNESS_VERSION = "14"  # 2: canaries, review flags, wider protection (issue 8)
 #    function's code handed back by inspect.getmembers is read; a subinterpreter created
 #    is a review (its code runs outside the audit hook); a built-in name replaced while the
 #    tests run is a review; so is a signal handler the submission's line installs; static:
-#    test modules imported by
+#    os.sys, test modules imported by
 #    name, CURRENT_TEST, traceback.FrameSummary, the subinterpreter modules

@@ -72,6 +72,10 @@ _WATCHED_MODULES = {
 #: has no reason to import one (it hands over the tests in memory).
 _TEST_MODULE = re.compile(r"^(test_\w+|\w+_test|conftest)$")
 _TEST_PACKAGES = frozenset({"tests", "test"})
+#: ``sys`` reached as another module's attribute (``os.sys``, ``getattr(os, "sys")``): its
+#: ``modules`` then hold the test modules, and no rule on ``sys.modules`` reads that.
+_OTHER_SYS = ("reaches the sys module through another object's attribute (os.sys: its "
+              "modules, the test modules among them, past the rule on sys.modules)")
 _FRAME_CALLS = frozenset({"_getframe", "_current_frames", "currentframe", "stack",
                           "getouterframes", "getinnerframes", "trace", "getframeinfo"})
 _WRITE_MODES = ("w", "a", "x", "+")
@@ -359,6 +363,8 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
     elif isinstance(node, ast.Subscript) and _pieces(node.slice):
         yield AstFlag(node.lineno, "looks up a name spelled in pieces (hides what it reaches)",
                       "computed_name")
+    elif isinstance(node, ast.Attribute) and node.attr == "sys":
+        yield AstFlag(node.lineno, _OTHER_SYS, "import_system")
     elif isinstance(node, ast.Attribute) and node.attr in ("_getframe", "_current_frames"):
         yield AstFlag(node.lineno, "inspects the call stack (sys._getframe)", "stack_inspection")
     elif isinstance(node, ast.Attribute) and node.attr in _INTERNALS:
@@ -390,6 +396,8 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
             and getattr(node.args[1], "value", "") in _COMPARISONS):
         yield AstFlag(node.lineno, f"setattr of {getattr(node.args[1], 'value', '')} on a class "
                       "(how an object is made equal to anything)", "always_equal")
+    if name in ("getattr", "hasattr") and len(node.args) >= 2 and _fold(node.args[1]) == "sys":
+        yield AstFlag(node.lineno, _OTHER_SYS, "import_system")
     if name in ("getattr", "hasattr") and len(node.args) >= 2 and _pieces(node.args[1]):
         yield AstFlag(node.lineno, f"{name} with a name spelled in pieces", "computed_name")
     elif name in ("getattr", "hasattr") and len(node.args) >= 2 and (

@@ -180,6 +180,9 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
     # lookup of the name, not a scan).
     (("import os", "now = [v for k, v in os.environ.items() if k.endswith('CURRENT_TEST')]"),
      "defeat_device"),
+    # sys reached as another module's attribute: sys.modules unnamed.
+    (("import os", "table = getattr(os, 'sys').modules"), "import_system"),
+    (("import os", "table = os.sys.__dict__"), "import_system"),
     # Tracing with no audit event (Python 3.12's sys.monitoring), tracers for later threads.
     (("import sys", "sys.monitoring.use_tool_id(3, 'x')"), "import_system"),
     (("import threading", "threading.settrace_all_threads(tracer)"), "import_system"),
