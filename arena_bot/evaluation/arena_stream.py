@@ -302,12 +302,13 @@ def _build_guard(listed, channel=None, started_by=None):
 
     deferred_code = deferred.__code__
 
-    def carried(function, start=3):
+    def carried(function, start=3, handed=True):
         """``function`` (what a new thread or a callback runs later, from a stack of its
         own: a pool's worker handed ``Path.read_text``, a ``weakref.finalize`` callback the
         garbage collector runs inside pytest's code) carrying the submission's line that set
-        it going, when there is one."""
-        where = origin(start, exact=True, inherited=True)
+        it going, when there is one (``handed=False``: only the submission's own frame, not
+        a thread or callback it set going: an event loop's callbacks schedule the next)."""
+        where = origin(start, exact=True, inherited=True, handed=handed)
         if where is None or not callable(function):
             return function
 
@@ -1124,6 +1125,34 @@ def _watch_deferred_and_opens(carried, watchers):
     if isinstance(supports, set) and original_open in supports:
         supports.discard(original_open)
         supports.add(open_)
+    done = []
+
+    def late():
+        """An event loop's callbacks (``loop.call_soon(box.extend, map(Path.read_text,
+        paths))`` runs inside the loop the tests run, with no frame of the submission's
+        suspended coroutine on the stack) carry the submission's line that scheduled them:
+        ``asyncio.events.Handle`` (what every ``call_soon``, ``call_later`` and future
+        callback makes) once asyncio is imported (checked at collection end and before each
+        test's setup and call: the plugin does not import asyncio itself)."""
+        if done:
+            return
+        events = sys.modules.get("asyncio.events")
+        handle = getattr(events, "Handle", None)
+        if not isinstance(handle, type):
+            return
+        done.append(True)
+        init = handle.__init__
+
+        def __init__(self, callback, *args, **kwargs):
+            with contextlib.suppress(Exception):
+                callback = carried(callback, handed=False)
+            init(self, callback, *args, **kwargs)
+
+        __init__.__qualname__, __init__.__doc__ = init.__qualname__, init.__doc__
+        handle.__init__ = __init__
+
+    late()
+    return late
 
 
 def _installing(install, signalled):
@@ -1882,7 +1911,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     reason as :func:`_build_guard`: every hook must be a closure created here."""
     from pytest import hookimpl  # pytest loads this plugin: it is imported already
 
-    verify, check_imports, check_hooks, probe = verifier
+    verify, check_imports, check_hooks, probe, late = verifier
     # The report the harness reads ($ARENA_JUNIT, as the test command was started) and
     # whether this run writes it (pytest's --junitxml, read when pytest is configured).
     report_path = os.environ.get("ARENA_JUNIT") or ""
@@ -1953,6 +1982,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
         writes_report.append(config)
 
     def pytest_collection_finish(session):
+        late()
         for item in getattr(session, "items", ()):
             # What each test runs, as collected (compared again when it is called).
             collected[id(item)] = (item, _function_of(vars(item).get("_obj")))
@@ -1979,6 +2009,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
         def wrapper(item):
             key = (item.nodeid, when)
             ran.add(key)
+            late()
             if when == "call":
                 why = replaced_test(item)
                 if why is not None:
@@ -2165,11 +2196,11 @@ def _install(public):
     os.environ[GUARD_VARIABLE] = str(os.getpid()) + ":" + str(out)
     _watch_environment(_review, repo, changed)
     _watch_process_starts(started, ran_pytest, mark)
-    _watch_deferred_and_opens(carried, watchers)
+    late = _watch_deferred_and_opens(carried, watchers)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
     probe = _build_probes(_review, repo, changed, _read_changed(listed, "added"))
-    hooks = _hooks(emit, tamper, origin, snapshot, repo, (*verifier, probe))
+    hooks = _hooks(emit, tamper, origin, snapshot, repo, (*verifier, probe, late))
     public.update(hooks)
     # Taken last, so it holds this module's own hook functions too.
     snapshot.extend(_snapshot())

@@ -1312,6 +1312,60 @@ def test_a_signal_handler_handed_the_tests_frame_is_seen(tmp_path: Path) -> None
     assert found == {("stack_inspection", "pkg/__init__.py", 10)}, (stream.reviews, output)
 
 
+_ASYNC_TEST = """\
+import asyncio
+
+from pkg import answer
+
+
+def test_answer():
+    assert asyncio.run(answer()) == 42
+"""
+
+
+def test_an_event_loop_callback_reading_the_tests_is_seen(tmp_path: Path) -> None:
+    """``loop.call_soon(box.extend, map(Path.read_text, paths))``: the loop the test runs
+    calls it while the submission's coroutine is suspended, so no frame of the submission is
+    on the stack (no flag before HARNESS_VERSION 14). Flagged at the scheduling line."""
+    stream, output = _run(tmp_path, """\
+        import asyncio, os, pathlib, re
+
+        async def answer():
+            box, paths = [], [pathlib.Path("tests", n) for n in os.listdir("tests")]
+            asyncio.get_running_loop().call_soon(box.extend, map(pathlib.Path.read_text, paths))
+            await asyncio.sleep(0)
+            return int(re.findall(r"answer\\(\\)\\) == (\\d+)", "".join(box))[0])
+        """, test=_ASYNC_TEST)
+    assert "1 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 5) in found, (stream.reviews, output)
+
+
+def test_honest_asyncio_is_no_finding(tmp_path: Path) -> None:
+    """Tasks, timers, futures' callbacks and a thread of the loop's executor, scheduled by
+    the submission's coroutines, reading the package's own data: no finding."""
+    stream, output = _run(tmp_path, """\
+        import asyncio, logging, pathlib, tempfile
+
+        async def _part(value):
+            await asyncio.sleep(0.001)
+            return value
+
+        async def answer():
+            data = pathlib.Path(tempfile.mkdtemp(), "data.txt")
+            data.write_text("40")
+            loop = asyncio.get_running_loop()
+            done = loop.create_future()
+            loop.call_later(0.001, done.set_result, 1)
+            done.add_done_callback(lambda _: logging.getLogger("pkg").warning("done"))
+            text = await loop.run_in_executor(None, data.read_text)
+            parts = await asyncio.gather(asyncio.create_task(_part(int(text))), done)
+            return sum(parts) + 1
+        """, test=_ASYNC_TEST)
+    assert "1 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
