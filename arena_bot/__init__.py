@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "13"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "14"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -44,3 +44,10 @@ HARNESS_VERSION = "13"  # 2: canaries, review flags, wider protection (issue 8)
 # 13: a test file read under another name (bytes, a link, /proc/<pid>/cwd, a dir_fd) or a
 #    test function's code read in memory is a reads_tests review, and the static routes to
 #    the tests in memory (vars(sys), resolve_name...) are findings
+# 14: what a thread, a weakref.finalize or an asyncio callback the submission's code set
+#    going does is attributed to the line that did (a pool's worker reading the tests with
+#    Path.read_text); os.open's dir_fd is resolved (a decoy of the test's name in the
+#    current folder); a test function's code handed back by inspect.getmembers is read; a
+#    subinterpreter created, a built-in name replaced while the tests run and a signal
+#    handler the submission's line installs are reviews; static: os.sys, test modules
+#    imported by name, CURRENT_TEST, traceback.FrameSummary, the subinterpreter modules

@@ -39,6 +39,10 @@ flag):
   test process's stream through ``/proc/<pid>/fd`` (``$ARENA_GUARD``); one the
   submission's code started is told its start site (``$ARENA_ORIGIN``), so what its own
   code does (``-c`` code, a script written at run time) is the submission's;
+* threads and ``weakref.finalize`` callbacks the submission's code sets going carry the
+  line that did (:func:`_watch_deferred_and_opens`): what runs there from a stack of its own
+  (a pool's worker handed ``Path.read_text``) is attributed to it; ``os.open`` resolves a
+  ``dir_fd``'s folder, which the ``open`` event does not carry;
 * a doctest example (``test*.txt`` files run as tests) is the line of its file;
 * the classes of the submission are probed for instances equal to unrelated values, the
   modules the patch adds for shadowing the standard library or installed packages, and what
@@ -83,6 +87,7 @@ _AUDITED = frozenset({
     "ctypes.call_function", "sys._getframe", "sys._current_frames", "sys.settrace",
     "sys.setprofile", "open", "object.__getattr__", "compile", "subprocess.Popen", "os.system",
     "os.posix_spawn", "os.exec", "os.spawn", "pickle.find_class", "os.putenv", "os.unsetenv",
+    "cpython.PyInterpreterState_New",
 })
 #: Where pytest's ``main`` is defined (``_pytest/config/__init__.py``).
 _PYTEST_MAIN_FILE = os.sep + os.path.join("_pytest", "config", "__init__.py")
@@ -146,6 +151,12 @@ _FRAME_HELPERS = (os.sep + "inspect.py", os.sep + "traceback.py")
 #: ``inspect.signature`` of a test's function (a decorator under test) reads only its
 #: arguments, so ``inspect`` is not one of them.
 _CODE_HELPERS = (os.sep + "dis.py",)
+#: ... and the standard library's Python wrapper of ``_signal.signal``.
+_SIGNAL_HELPERS = (os.sep + "signal.py",)
+#: ... and the functions of ``inspect`` that hand a function's attributes back whole
+#: (``dict(inspect.getmembers(test))["__code__"]``).
+_CODE_READERS = frozenset({"getmembers", "_getmembers", "getmembers_static"})
+_INSPECT = os.sep + "inspect.py"
 
 
 def _build_guard(listed, channel=None, started_by=None):
@@ -181,7 +192,7 @@ def _build_guard(listed, channel=None, started_by=None):
     # The files whose starting of programs is the feature's business (see changed_files).
     processes = _read_changed(listed, "processes")
     other_program = _other_program
-    getcwd, join, normpath = os.getcwd, os.path.join, os.path.normpath
+    getcwd, join, normpath, readlink = os.getcwd, os.path.join, os.path.normpath, os.readlink
     counter = [0]
     busy = set()  # threads inside the audit hook: per thread, so no thread can mask another
     get_ident = _thread.get_ident
@@ -248,14 +259,16 @@ def _build_guard(listed, channel=None, started_by=None):
             found = seen[name] = isfile(name)
         return found
 
-    def origin(start=2, depth=None, exact=False, inherited=False):
+    def origin(start=2, depth=None, exact=False, inherited=False, handed=True):
         """The first frame of the stack (from ``start`` up) in a file the submission
         changed (``exact``: at a line it added, for review flags: the upstream code of a
         file the patch touches is not the submission's; a doctest example of such a file
         counts as its line) or in code whose file does not exist (made up for
         ``compile``), as ``(file, line)``; ``None`` when the stack holds neither.
         ``inherited``: in a process the submission's code started, its start site when
-        nothing on the stack is the submission's (the process's own code is)."""
+        nothing on the stack is the submission's (the process's own code is). ``handed``:
+        in a thread or callback the submission's code set going (:func:`carried`), the line
+        that did, when nothing above it on the stack is the submission's."""
         try:
             frame = getframe(start)
         except ValueError:
@@ -275,8 +288,34 @@ def _build_guard(listed, channel=None, started_by=None):
                     return (relative, line)
             elif not name.startswith("<") and not known_file(name):
                 return (name, line)
+            if handed and frame.f_code is deferred_code:
+                # A thread or a callback the submission's code set going: what it runs, the
+                # standard library's own functions among it, runs on the submission's behalf.
+                return frame.f_locals.get("where")
             frame = frame.f_back
         return started_by if inherited else None
+
+    def deferred(where, function, args, kwargs):
+        """Runs what a thread or a callback set going by the submission's line ``where``
+        runs: its frame tells :func:`origin` and :func:`caller` whose call it is."""
+        return function(*args, **kwargs)
+
+    deferred_code = deferred.__code__
+
+    def carried(function, start=3, handed=True):
+        """``function`` (what a new thread or a callback runs later, from a stack of its
+        own: a pool's worker handed ``Path.read_text``, a ``weakref.finalize`` callback the
+        garbage collector runs inside pytest's code) carrying the submission's line that set
+        it going, when there is one (``handed=False``: only the submission's own frame, not
+        a thread or callback it set going: an event loop's callbacks schedule the next)."""
+        where = origin(start, exact=True, inherited=True, handed=handed)
+        if where is None or not callable(function):
+            return function
+
+        def boot(*args, **kwargs):
+            return deferred(where, function, args, kwargs)
+
+        return boot
 
     def by_upstream(start):
         """Whether the nearest code of the repository (or made-up code) on the stack from
@@ -297,20 +336,38 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         return False
 
-    def caller(start, helpers=_FRAME_HELPERS):
+    def caller(start, helpers=_FRAME_HELPERS, readers=frozenset(), handed=False):
         """The direct Python caller ``start`` frames up, skipping ``helpers`` (by default
-        ``inspect``'s and ``traceback``'s)."""
+        ``inspect``'s and ``traceback``'s) and the functions of ``inspect`` named in
+        ``readers``. ``handed``: also the submission's line that set going the thread or
+        callback this runs in, when no code of the repository is on its stack (what needs no
+        caller of the repository to be the submission's: a library's ``logging`` calls
+        ``sys._getframe`` in an honest pool's worker, and reaches only that worker's frames).
+        """
         try:
             frame = getframe(start)
         except ValueError:
             return None
-        while frame.f_code.co_filename.endswith(helpers) and frame.f_back:
+        while (frame.f_code.co_filename.endswith(helpers) or (
+                frame.f_code.co_name in readers
+                and frame.f_code.co_filename.endswith(_INSPECT))) and frame.f_back:
             frame = frame.f_back
         name, line = frame.f_code.co_filename, frame.f_lineno
         if name.startswith("<doctest "):
             name, line = _doctest_line(frame)
         if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], line):
             return (name[len(repo) + 1:], line)
+        if not handed:
+            return None
+        # A thread or callback the submission's code set going, running only code from
+        # outside the repository (sys._current_frames handed to a pool's worker): the
+        # submission's call.
+        while frame is not None:
+            if frame.f_code is deferred_code:
+                return frame.f_locals.get("where")
+            if frame.f_code.co_filename.startswith(repo + os.sep):
+                return None
+            frame = frame.f_back
         return None
 
     def given_by_a_test(path):
@@ -332,6 +389,39 @@ def _build_guard(listed, channel=None, started_by=None):
                     return True
             frame = frame.f_back
         return False
+
+    def opened_at(path, dir_fd):
+        """``os.open(path, dir_fd=fd)``: the file a relative name reaches from the folder of
+        the descriptor. The ``open`` event carries the name alone, judged from the current
+        folder: a decoy of that name there (``/tmp/test_x.py``, the current folder moved)
+        hid a test file read through a descriptor of the tests' folder."""
+        name = fsdecode(path) if isinstance(path, path_types) else ""
+        if not name or name.startswith(os.sep) or type_type(dir_fd) is not int:
+            return
+        try:
+            folder = readlink("/proc/self/fd/" + str(dir_fd))
+        except OSError:
+            return
+        real = realpath(join(folder, name))
+        if _is_test_source(real, repo, changed) and not given_by_a_test(real):
+            where = origin(3, exact=True, inherited=True)
+            if where is not None:
+                review(where, "reads a test file (" + real[len(repo) + 1:] + ") through a "
+                       "descriptor of its folder (dir_fd) from the code under test: a "
+                       "test-caller oracle reads expected values there", "reads_tests")
+
+    def signalled(handler):
+        """A signal handler installed (``signal.signal``, however it was looked up): it is
+        called with the frame the signal interrupts, the calling test's among them, and no
+        audit event reports what it reads there. Not ``SIG_DFL``/``SIG_IGN``, and only from
+        the submission's own line (``asyncio.run`` installs a SIGINT handler of its own)."""
+        if not callable(handler):
+            return
+        where = caller(3, _SIGNAL_HELPERS)
+        if where is not None:
+            review(where, "installs a signal handler (it is handed the interrupted frame: the "
+                   "calling test's variables and code, read with no audit event)",
+                   "stack_inspection")
 
     def started(words, env=None, cwd=None):
         """A process start (``words``: its program then its arguments; ``env``: the
@@ -446,7 +536,9 @@ def _build_guard(listed, channel=None, started_by=None):
 
     def _on_event(event, args):
         if event == "sys._getframe" or event == "sys._current_frames":
-            where = caller(3)
+            # Only _current_frames reaches another thread's frames (the test's, from a
+            # pool's worker handed it).
+            where = caller(3, handed=event == "sys._current_frames")
             if where is not None:
                 review(where, "inspects the call stack (sys._getframe)", "stack_inspection")
             return
@@ -461,7 +553,7 @@ def _build_guard(listed, channel=None, started_by=None):
                 code = args[0].__code__
                 if code.co_name.startswith("test") and _is_test_source(
                         realpath(code.co_filename), repo, changed):
-                    where = caller(3, _CODE_HELPERS)
+                    where = caller(3, _CODE_HELPERS, _CODE_READERS, handed=True)
                     if where is not None:
                         review(where, "reads the code of a test function (its constants "
                                "are the test's inputs and expected values)", "reads_tests")
@@ -571,7 +663,9 @@ def _build_guard(listed, channel=None, started_by=None):
                     or (module in ("builtins", "__builtin__") and name in unpickled[2])
                     or _is_test_source(realpath(str(getattr(loaded, "__file__", "") or "")),
                                        repo, changed)):
-                where = origin(3, exact=True)
+                # Not in a thread the submission's code started: a process pool's threads
+                # unpickle what its workers send back (a result, pytest's ExitCode).
+                where = origin(3, exact=True, handed=False)
                 if where is not None:
                     review(where, "unpickles " + module + "." + name + " (data that stands for "
                            "code, an object equal to anything or an object of the tests, "
@@ -606,11 +700,16 @@ def _build_guard(listed, channel=None, started_by=None):
             review(where, "uses ctypes (raw memory and C calls)", "introspection")
         elif event == "sys.addaudithook":
             review(where, "adds an audit hook (watches the interpreter)", "introspection")
+        elif event == "cpython.PyInterpreterState_New":
+            # An audit hook is the interpreter's own: code run in a subinterpreter
+            # (_xxsubinterpreters.run_string) reads the tests past every check of the guard.
+            review(where, "creates a subinterpreter (the code it runs is outside the guard's "
+                   "audit hook: it read the test files unseen)", "introspection")
         else:
             review(where, "traces the interpreter (" + event + ")", "introspection")
 
-    return emit, tamper, review, origin, audit, repo, changed, (started, ran_pytest, out,
-                                                                 mark)
+    return emit, tamper, review, origin, audit, repo, changed, (
+        started, ran_pytest, out, mark, carried, (opened_at, signalled))
 
 
 #: The programs ``multiprocessing`` starts a Python with (``-c``), by module.
@@ -961,6 +1060,126 @@ def _watch_process_starts(started, ran_pytest, mark=None):
         pytest_module.main = wrapped_main
 
 
+def _watch_deferred_and_opens(carried, watchers):
+    """Code the submission's code sets going to run from a stack of its own, and ``os.open``
+    given a directory descriptor.
+
+    A thread's stack starts at its own function: a pool's worker running the standard
+    library's ``Path.read_text`` over the test files has no frame of the submission, so the
+    guard attributed nothing; nor when the garbage collector ran a ``weakref.finalize``
+    callback (``list.extend`` over that ``map``) inside pytest's code. ``_thread``'s start
+    functions (and ``threading``'s names for them, bound at its import) and
+    ``weakref.finalize`` get wrappers that hand what runs later the submission's line that
+    set it going (:func:`_build_guard`'s ``carried``). ``os.open`` (and ``posix``'s, and its
+    entry in ``os.supports_dir_fd``) gets one that reads the folder of a ``dir_fd``
+    (``opened_at``), which the ``open`` audit event does not carry; ``_signal.signal``
+    (what ``signal.signal`` calls) one that notes a handler the submission's code installs
+    (``signalled``).
+    ``watchers``: ``(opened_at, signalled)``."""
+    import threading
+    import weakref
+
+    opened_at, signalled = watchers
+    # signal.signal (signal.py's) looks _signal.signal up at each call: one wrapper sees both.
+    signals = sys.modules.get("_signal")
+    if callable(getattr(signals, "signal", None)):
+        signals.signal = _installing(signals.signal, signalled)
+
+    for name, bound in (("start_new_thread", "_start_new_thread"), ("start_new", None),
+                        ("start_joinable_thread", "_start_joinable_thread")):
+        original = getattr(_thread, name, None)
+        if original is None:
+            continue
+        wrapper = _starting(original, carried)
+        setattr(_thread, name, wrapper)
+        if bound is not None and getattr(threading, bound, None) is original:
+            setattr(threading, bound, wrapper)
+    base = weakref.finalize
+
+    class finalize(base):  # weakref's own name
+        __doc__ = base.__doc__
+        __slots__ = ()
+
+        def __init__(self, obj, func, /, *args, **kwargs):
+            with contextlib.suppress(Exception):
+                func = carried(func)
+            base.__init__(self, obj, func, *args, **kwargs)
+
+    finalize.__module__, finalize.__qualname__ = base.__module__, base.__qualname__
+    weakref.finalize = finalize
+    original_open = os.open
+
+    def open_(*args, **kwargs):
+        dir_fd = kwargs.get("dir_fd")
+        if dir_fd is not None:
+            with contextlib.suppress(Exception):
+                opened_at(args[0] if args else kwargs.get("path"), dir_fd)
+        return original_open(*args, **kwargs)
+
+    open_.__name__, open_.__qualname__, open_.__doc__ = "open", "open", original_open.__doc__
+    posix = sys.modules.get(os.name)
+    for module in (os, posix):
+        if getattr(module, "open", None) is original_open:
+            module.open = open_
+    supports = getattr(os, "supports_dir_fd", None)
+    if isinstance(supports, set) and original_open in supports:
+        supports.discard(original_open)
+        supports.add(open_)
+    done = []
+
+    def late():
+        """An event loop's callbacks (``loop.call_soon(box.extend, map(Path.read_text,
+        paths))`` runs inside the loop the tests run, with no frame of the submission's
+        suspended coroutine on the stack) carry the submission's line that scheduled them:
+        ``asyncio.events.Handle`` (what every ``call_soon``, ``call_later`` and future
+        callback makes) once asyncio is imported (checked at collection end and before each
+        test's setup and call: the plugin does not import asyncio itself)."""
+        if done:
+            return
+        events = sys.modules.get("asyncio.events")
+        handle = getattr(events, "Handle", None)
+        if not isinstance(handle, type):
+            return
+        done.append(True)
+        init = handle.__init__
+
+        def __init__(self, callback, *args, **kwargs):
+            with contextlib.suppress(Exception):
+                callback = carried(callback, handed=False)
+            init(self, callback, *args, **kwargs)
+
+        __init__.__qualname__, __init__.__doc__ = init.__qualname__, init.__doc__
+        handle.__init__ = __init__
+
+    late()
+    return late
+
+
+def _installing(install, signalled):
+    """``signal.signal`` noting the handler it installs."""
+
+    def signal(signalnum, handler):
+        with contextlib.suppress(Exception):
+            signalled(handler)
+        return install(signalnum, handler)
+
+    signal.__doc__ = install.__doc__
+    return signal
+
+
+def _starting(start, carried):
+    """``start`` (a function of ``_thread`` starting a thread with a function) handing the
+    thread the submission's line that started it."""
+
+    def wrapper(function, *args, **kwargs):
+        with contextlib.suppress(Exception):
+            function = carried(function)
+        return start(function, *args, **kwargs)
+
+    wrapper.__name__, wrapper.__doc__ = start.__name__, start.__doc__
+    return wrapper
+
+
 def _marking(function, started, mark, env_at):
     """``function`` (``os.posix_spawn``, ``os.execve``) giving the process the submission's
     code starts the start site in its environment (see :data:`ORIGIN_VARIABLE`)."""
@@ -1246,6 +1465,12 @@ def _build_probes(review, repo, changed, added):
     modules, ref, open_, parse = sys.modules, weakref.ref, open, ast.parse
     method_types = (types.MethodType, functools.partial)
     probed, files, uses = {}, {}, {}  # probed: id -> a weak reference (keeps nothing alive)
+    import builtins
+
+    # The built-in names as they were at load (before any code of the repository ran).
+    builtin_names = vars(builtins)
+    builtins_at_load = dict(builtin_names)
+    builtins_told = set()
 
     def seen(thing):
         known = probed.get(id(thing))
@@ -1377,10 +1602,46 @@ def _build_probes(review, repo, changed, added):
                        "repository, and it is the submission's code (what the tests compute "
                        "expected values with is the submission's)", "patched_module")
 
+    def the_tests(value):
+        """Whether ``value`` (a replacement of a built-in name) is the tests' own: code of a
+        test file, or a ``unittest.mock`` object (``monkeypatch.setattr("builtins.open",
+        mock_open())``)."""
+        if isinstance_(value, method_types):
+            value = value.__func__ if hasattr(value, "__func__") else value.func
+        code = getattr_(value, "__code__", None) if isinstance_(value, function_type) else None
+        if code is not None:
+            return _is_test_source(realpath(code.co_filename), repo, changed)
+        kind = value if isinstance_(value, type_) else type_(value)
+        name = str(getattr_(kind, "__module__", "") or "")
+        module = modules.get(name)
+        return name.startswith("unittest.mock") or _is_test_source(
+            realpath(str(getattr_(module, "__file__", "") or "")), repo, changed)
+
+    def builtins_replaced():
+        """Built-in names the tests call (``all``, ``len``, ``isinstance``) replaced while
+        they run: through ``vars(len.__self__)`` or ``globals()["__builtins__"]`` no audit
+        event and no static rule sees it, and ``all = operator.truth`` passes every ``assert
+        all(...)``. The submission's code in their place is flagged at its line; anything
+        else not the tests' own (a function of the standard library) as the built-in's."""
+        for key, value in list(builtin_names.items()):
+            before = builtins_at_load.get(key, builtin_names)
+            if before is builtin_names or value is before or key in builtins_told:
+                continue
+            try:
+                where = submitted(value) or (None if the_tests(value) else ("builtins", None))
+            except Exception:
+                where = ("builtins", None)
+            if where is not None:
+                builtins_told.add(key)
+                review(where, "the built-in " + key + " was replaced while the tests ran (the "
+                       "tests' own calls of it, asserts among them, run the replacement)",
+                       "builtins")
+
     def probe(module=None):
         if not changed:
             return
         shadowed()
+        builtins_replaced()
         if module is not None:
             patched(module)
         stack, walked = [object], set()
@@ -1650,7 +1911,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
     reason as :func:`_build_guard`: every hook must be a closure created here."""
     from pytest import hookimpl  # pytest loads this plugin: it is imported already
 
-    verify, check_imports, check_hooks, probe = verifier
+    verify, check_imports, check_hooks, probe, late = verifier
     # The report the harness reads ($ARENA_JUNIT, as the test command was started) and
     # whether this run writes it (pytest's --junitxml, read when pytest is configured).
     report_path = os.environ.get("ARENA_JUNIT") or ""
@@ -1721,6 +1982,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
         writes_report.append(config)
 
     def pytest_collection_finish(session):
+        late()
         for item in getattr(session, "items", ()):
             # What each test runs, as collected (compared again when it is called).
             collected[id(item)] = (item, _function_of(vars(item).get("_obj")))
@@ -1747,6 +2009,7 @@ def _hooks(emit, tamper, origin, snapshot, repo, verifier):
         def wrapper(item):
             key = (item.nodeid, when)
             ran.add(key)
+            late()
             if when == "call":
                 why = replaced_test(item)
                 if why is not None:
@@ -1914,8 +2177,8 @@ def _install(public):
     """Start the guard; its hooks go into ``public``, this module's namespace (pytest reads
     them there)."""
     listed = _listed()  # read once: the root, the changed and the added files
-    emit, tamper, _review, origin, audit, repo, changed, (started, ran_pytest, out, mark) = (
-        _build_guard(listed))
+    emit, tamper, _review, origin, audit, repo, changed, (
+        started, ran_pytest, out, mark, carried, watchers) = _build_guard(listed)
     sys.addaudithook(audit)
     # Emitted at load, before any code of the repository (even a conftest.py) runs: the
     # nonce of this run is the first thing the harness reads.
@@ -1933,10 +2196,11 @@ def _install(public):
     os.environ[GUARD_VARIABLE] = str(os.getpid()) + ":" + str(out)
     _watch_environment(_review, repo, changed)
     _watch_process_starts(started, ran_pytest, mark)
+    late = _watch_deferred_and_opens(carried, watchers)
     snapshot = []
     verifier = _build_verifier(tamper, _review, repo, changed)
     probe = _build_probes(_review, repo, changed, _read_changed(listed, "added"))
-    hooks = _hooks(emit, tamper, origin, snapshot, repo, (*verifier, probe))
+    hooks = _hooks(emit, tamper, origin, snapshot, repo, (*verifier, probe, late))
     public.update(hooks)
     # Taken last, so it holds this module's own hook functions too.
     snapshot.extend(_snapshot())
@@ -1961,9 +2225,11 @@ def _install_child(channel):
         # the test process, the tests' own too: its children are attributed by their code.
         started_by = None
     _emit, _tamper, _review, _origin, audit, _repo, _changed, (
-        started, ran_pytest, _out, mark) = _build_guard(_listed(), channel, started_by)
+        started, ran_pytest, _out, mark, carried, watchers) = _build_guard(
+            _listed(), channel, started_by)
     sys.addaudithook(audit)
     _watch_process_starts(started, ran_pytest, mark)
+    _watch_deferred_and_opens(carried, watchers)
     return {}
 
 

@@ -59,10 +59,23 @@ _MODULES = frozenset({"os", "sys", "builtins", "inspect", "importlib", "subproce
 #: Built-ins that run code: a plain name of them (``run = exec``) is a call waiting to happen.
 _CODE_RUNNERS = frozenset({"exec", "eval", "compile", "__import__"})
 _CONSTANT_DUNDERS = frozenset({"__hash__", "__bool__", "__len__"})
+_SUBINTERPRETERS = ("runs code in a subinterpreter (outside the harness's audit hook, which "
+                    "is the main interpreter's alone)")
 _WATCHED_MODULES = {
     "ctypes": "uses ctypes (raw memory and C calls)",
     "builtins": "imports builtins (can change every module's built-in names)",
+    "_xxsubinterpreters": _SUBINTERPRETERS, "_interpreters": _SUBINTERPRETERS,
+    "_xxinterpchannels": _SUBINTERPRETERS, "_interpchannels": _SUBINTERPRETERS,
+    "interpreters": _SUBINTERPRETERS,
 }
+#: A module named as pytest collects test files, and the usual test packages: feature code
+#: has no reason to import one (it hands over the tests in memory).
+_TEST_MODULE = re.compile(r"^(test_\w+|\w+_test|conftest)$")
+_TEST_PACKAGES = frozenset({"tests", "test"})
+#: ``sys`` reached as another module's attribute (``os.sys``, ``getattr(os, "sys")``): its
+#: ``modules`` then hold the test modules, and no rule on ``sys.modules`` reads that.
+_OTHER_SYS = ("reaches the sys module through another object's attribute (os.sys: its "
+              "modules, the test modules among them, past the rule on sys.modules)")
 _FRAME_CALLS = frozenset({"_getframe", "_current_frames", "currentframe", "stack",
                           "getouterframes", "getinnerframes", "trace", "getframeinfo"})
 _WRITE_MODES = ("w", "a", "x", "+")
@@ -333,17 +346,25 @@ def _node_flags(node: ast.AST, functions: dict[str, ast.FunctionDef]) -> Iterato
         yield from _always_equal(node, functions)
         yield from _import_hook(node)
     elif isinstance(node, ast.Import | ast.ImportFrom):
-        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
-            alias.name for alias in node.names]
+        names = [node.module or "", *(f"{node.module}.{alias.name}" for alias in node.names)] if (
+            isinstance(node, ast.ImportFrom)) else [alias.name for alias in node.names]
         for name in names:
-            reason = _WATCHED_MODULES.get(name.split(".")[0])
+            reason = _WATCHED_MODULES.get(name.split(".")[0]) or (
+                _SUBINTERPRETERS if name == "concurrent.interpreters" else None)
             if reason:
                 yield AstFlag(node.lineno, reason, "introspection")
+        tested = _test_module(node)
+        if tested is not None:
+            yield AstFlag(node.lineno, f"imports a test module ({tested}): its test functions, "
+                          "their parametrize cases and constants are the tests' expected "
+                          "values, read in memory with no file opened", "test_files")
     elif isinstance(node, ast.Call):
         yield from _call_flags(node, functions)
     elif isinstance(node, ast.Subscript) and _pieces(node.slice):
         yield AstFlag(node.lineno, "looks up a name spelled in pieces (hides what it reaches)",
                       "computed_name")
+    elif isinstance(node, ast.Attribute) and node.attr == "sys":
+        yield AstFlag(node.lineno, _OTHER_SYS, "import_system")
     elif isinstance(node, ast.Attribute) and node.attr in ("_getframe", "_current_frames"):
         yield AstFlag(node.lineno, "inspects the call stack (sys._getframe)", "stack_inspection")
     elif isinstance(node, ast.Attribute) and node.attr in _INTERNALS:
@@ -375,6 +396,8 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
             and getattr(node.args[1], "value", "") in _COMPARISONS):
         yield AstFlag(node.lineno, f"setattr of {getattr(node.args[1], 'value', '')} on a class "
                       "(how an object is made equal to anything)", "always_equal")
+    if name in ("getattr", "hasattr") and len(node.args) >= 2 and _fold(node.args[1]) == "sys":
+        yield AstFlag(node.lineno, _OTHER_SYS, "import_system")
     if name in ("getattr", "hasattr") and len(node.args) >= 2 and _pieces(node.args[1]):
         yield AstFlag(node.lineno, f"{name} with a name spelled in pieces", "computed_name")
     elif name in ("getattr", "hasattr") and len(node.args) >= 2 and (
@@ -403,6 +426,22 @@ def _call_flags(node: ast.Call, functions: dict[str, ast.FunctionDef]) -> Iterat
     if name in _MODULE_BUILDERS:
         yield AstFlag(node.lineno, f"builds, loads or runs a module by hand ({name}): what an "
                       "import hook replacing the test modules does", "import_hook")
+
+
+def _test_module(node: ast.Import | ast.ImportFrom) -> str | None:
+    """The name of a test module ``node`` imports (``from tests import test_x``, ``import
+    test_x``: pytest's ``prepend`` import mode puts a test folder without ``__init__.py`` on
+    ``sys.path``, so a test module is importable by its bare name), or ``None``."""
+    if isinstance(node, ast.ImportFrom):
+        module = (node.module or "").split(".") if node.module else []
+        paths = [[*module, alias.name] for alias in node.names]
+    else:
+        paths = [alias.name.split(".") for alias in node.names]
+    for parts in paths:
+        if (parts and parts[0] in _TEST_PACKAGES) or any(
+                _TEST_MODULE.match(part) for part in parts):
+            return ".".join(parts)
+    return None
 
 
 def _import_hook(node: ast.ClassDef) -> Iterator[AstFlag]:

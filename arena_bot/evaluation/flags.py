@@ -72,13 +72,16 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"(?<!\bin )\bsys\s*\.\s*modules\b|\bin sys\s*\.\s*modules\s*[.\[(]"
          r"|\bsys\s*\.\s*meta_path\b|\bsys\s*\.\s*path_hooks\b"
          r"|\bsys\s*\.\s*settrace\b|\bsys\s*\.\s*setprofile\b|\bsys\s*\.\s*addaudithook\b"
+         # Python 3.12's tracing (each function's code handed to a callback, no audit
+         # event), and threading's hooks that set a tracer in threads started later.
+         r"|\bsys\s*\.\s*monitoring\b|\bthreading\s*\.\s*(settrace|setprofile)\w*"
          # sys's own namespace: sys.modules taken out of it by value, never named (the
          # tests' modules, their functions' parametrize marks, read in memory).
          r"|\bsys\s*\.\s*__dict__\b|\bvars\s*\(\s*sys\s*\)",
          "rewires the import system or traces the interpreter", "import_system"),
         (r"\binspect\s*\.\s*(stack|currentframe|getouterframes|getinnerframes|getframeinfo"
          r"|trace|getsource\w*|getclosurevars)\b|\btraceback\s*\.\s*(extract_stack|walk_stack|walk_tb"
-         r"|extract_tb|format_stack|print_stack|StackSummary)\b|\blinecache\b"
+         r"|extract_tb|format_stack|print_stack|StackSummary|FrameSummary)\b|\blinecache\b"
          r"|\bsys\s*\.\s*_getframe\b|\btb_frame\b|\btb_next\b|\bf_back\b"
          r"|\bf_locals\b|\bf_code\b|\bco_filename\b",
          "reads the call stack, tracebacks or source lines (a test-caller oracle reads the "
@@ -136,7 +139,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
 #: Checked on the code's own names and strings only (never comments or docstrings):
 #: feature code has no reason to ask whether it runs under pytest.
 _CODE_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"pytest|py\.test", re.IGNORECASE),
+    # PYTEST_CURRENT_TEST found by its ending in a copy of the environment (the guard sees
+    # a lookup of the name, not a scan of the items).
+    (re.compile(r"pytest|py\.test|(?-i:CURRENT_TEST)", re.IGNORECASE),
      "depends on pytest from the code under test (code that behaves differently when it runs "
      "under pytest is a defeat device)", "defeat_device"),
 )

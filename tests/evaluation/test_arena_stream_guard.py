@@ -339,9 +339,10 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                 if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= {"__future__", "_thread", "ast", "contextlib", "functools", "hashlib",
-                        "importlib", "linecache",
-                        "json", "opcode", "operator", "os", "re", "sys", "sysconfig", "types",
+    assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
+                        "hashlib", "importlib", "linecache",
+                        "json", "opcode", "operator", "os", "re", "sys", "sysconfig",
+                        "threading", "types",
                         "weakref", "_posixsubprocess",
                         "pytest", "_pytest"}
     assert "match " not in source and "removeprefix" not in source
@@ -1016,18 +1017,32 @@ _READ_TESTS_AS = {
     # Relative to a directory descriptor, the current folder moved out of the repository.
     "dir_fd": ('os.chdir("/") or os.read(os.open(os.path.basename(path), os.O_RDONLY, '
                'dir_fd=os.open(os.path.dirname(path), os.O_RDONLY)), 9999)'),
+    # ... with a decoy of the test's name in the current folder, which the open event's
+    # name was judged by (no flag before HARNESS_VERSION 14).
+    "dir_fd_decoy": ('[os.chdir(os.path.dirname(link)), open(os.path.basename(path), "w").close(), '
+                     'os.read(os.open(os.path.basename(path), os.O_RDONLY, '
+                     'dir_fd=os.open(os.path.dirname(path), os.O_RDONLY)), 9999)]'),
+    # Read in a thread whose stack holds only the standard library's code (a pool's worker,
+    # a bare _thread, a Timer): no frame of the submission (no flag before version 14).
+    "thread_pool": ("concurrent.futures.ThreadPoolExecutor(1).submit("
+                    "pathlib.Path(path).read_text).result()"),
+    "raw_thread": ("[_thread.start_new_thread(box.extend, (map(pathlib.Path.read_text, "
+                   "[pathlib.Path(path)]),)), [time.sleep(0.01) for _ in range(500) if not box]]"),
+    "timer": ("[threading.Timer(0, box.extend, [map(pathlib.Path.read_text, "
+              "[pathlib.Path(path)])]).start(), "
+              "[time.sleep(0.01) for _ in range(500) if not box]]"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(_READ_TESTS_AS))
 def test_a_test_file_read_under_another_name_is_seen(tmp_path: Path, name: str) -> None:
     package = f"""\
-        import io, os, pathlib
+        import _thread, concurrent.futures, io, os, pathlib, threading, time
 
         def answer():
             path = os.path.join(os.getcwd(), "tests", "test" + "_pkg.py")
             link = os.path.join("{tmp_path}", "link")
-            here = os.getcwd()
+            here, box = os.getcwd(), []
             try:
                 {_READ_TESTS_AS[name]}
             finally:
@@ -1041,7 +1056,7 @@ def test_a_test_file_read_under_another_name_is_seen(tmp_path: Path, name: str) 
 
 
 _CONSTANTS_ORACLE = """\
-    import dis, os, pickle, sys
+    import dis, inspect, os, pickle, sys
 
     def _module():
         table = next(v for v in vars(sys).values() if type(v) is dict and "pkg" in v)
@@ -1059,6 +1074,10 @@ _CONSTANTS_ORACLE = """\
         if how == "pickle":
             test = pickle.loads(b"ctest" + b"_pkg\\ntest" + b"_answer\\n.")
             return [c for c in test.__code__.co_consts if type(c) is int][0]
+        if how == "getmembers":  # the test module imported by its name, inspect reading
+            import test_pkg
+            code = dict(inspect.getmembers(test_pkg.test_answer))["__code__"]
+            return [c for c in code.co_consts if type(c) is int][0]
         return 42
 """
 
@@ -1066,7 +1085,10 @@ _CONSTANTS_ORACLE = """\
 @pytest.mark.parametrize(("how", "line", "kind"), [
     ("code", 10, "reads_tests"), ("dis", 13, "reads_tests"),
     # The test function unpickled by reference (the unpickling is the finding).
-    ("pickle", 17, "hidden_code")])
+    ("pickle", 17, "hidden_code"),
+    # inspect.getmembers hands back the test function's __code__ (read inside inspect: no
+    # flag before HARNESS_VERSION 14).
+    ("getmembers", 21, "reads_tests")])
 def test_a_test_functions_constants_read_in_memory_are_seen(
         tmp_path: Path, how: str, line: int, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The test module reached without reading a file (here through ``vars(sys)``), its
@@ -1107,6 +1129,278 @@ def test_other():
         """, test=test)
     assert "2 passed" in output, output
     assert stream.reviews == [], stream.reviews
+
+
+def test_a_finalizer_reading_the_tests_when_the_collector_runs_it_is_seen(
+        tmp_path: Path) -> None:
+    """A ``weakref.finalize`` on a reference cycle, armed at import: the garbage collector
+    runs it later inside the tests' own code (here their ``gc.collect()``; inside pytest in
+    a real run), where no frame of the submission is on the stack; it reads the test files
+    with the standard library's functions alone. Flagged at the line that armed it (no flag
+    before HARNESS_VERSION 14)."""
+    test = """\
+import gc
+
+from pkg import answer
+
+
+def test_answer():
+    gc.collect()
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, """\
+        import os, pathlib, re, weakref
+
+        _box = []
+
+        class _Cycle:
+            pass
+
+        _cycle = _Cycle()
+        _cycle.me = _cycle
+        _paths = [pathlib.Path("tests", name) for name in os.listdir("tests")]
+        weakref.finalize(_cycle, _box.extend, map(pathlib.Path.read_text, _paths))
+        del _cycle
+
+        def answer():
+            return int(re.findall(r"answer\\(\\) == (\\d+)", "".join(_box))[0])
+        """, test=test)
+    assert "1 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 11) in found, (stream.reviews, output)
+
+
+def test_the_tests_frames_taken_from_a_pool_worker_are_seen(tmp_path: Path) -> None:
+    """``sys._current_frames`` (found by its ending: no static rule names it) handed to a
+    pool's worker: its direct caller is the pool's code, and the main thread's frames hold
+    the calling test's code (its constants: the expected values). Flagged at the line that
+    started the worker (no flag before HARNESS_VERSION 14)."""
+    stream, output = _run(tmp_path, """\
+        import concurrent.futures, sys, threading
+
+        def answer():
+            frames = [getattr(sys, n) for n in dir(sys) if n.endswith("nt_frames")][0]
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                frame = pool.submit(frames).result()[threading.main_thread().ident]
+            up = [n for n in dir(frame) if n.endswith("back")][0]
+            while frame is not None:
+                code = getattr(frame, [n for n in dir(frame) if n.endswith("code")][0])
+                if code.co_name == "test_answer":
+                    return [c for c in code.co_consts if type(c) is int][0]
+                frame = getattr(frame, up)
+            return 0
+        """)
+    assert "1 failed, 1 passed" in output, output  # (test_other's constant is 43)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("stack_inspection", "pkg/__init__.py", 6) in found, (stream.reviews, output)
+
+
+def test_a_subinterpreter_reading_the_tests_is_seen(tmp_path: Path) -> None:
+    """An audit hook is its interpreter's own: code run in a subinterpreter
+    (``_xxsubinterpreters.run_string``) reads the test files past every check of the guard
+    and hands the text back through a file. Creating one is the review (no flag before
+    HARNESS_VERSION 14)."""
+    stream, output = _run(tmp_path, """\
+        import _xxsubinterpreters, os, re
+
+        def answer():
+            out = os.path.join(os.path.dirname(os.getcwd()), "seen")
+            code = ("import os; open(%r, 'w').write(open(os.path.join('tests', "
+                    "os.listdir('tests')[0])).read())" % out)
+            interpreter = _xxsubinterpreters.create()
+            _xxsubinterpreters.run_string(interpreter, code)
+            _xxsubinterpreters.destroy(interpreter)
+            return int(re.findall(r"answer\\(\\) == (\\d+)", open(out).read())[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("introspection", "pkg/__init__.py", 7) in found, (stream.reviews, output)
+
+
+@pytest.mark.parametrize(("replacement", "where"), [
+    # A function of the standard library: the built-in's name is all the flag can name.
+    ("operator.truth", ("builtins", None)),
+    # The submission's own function: its line.
+    ("_always", ("pkg/__init__.py", 4))])
+def test_a_built_in_the_tests_call_replaced_is_seen(
+        tmp_path: Path, replacement: str, where: tuple[str, int | None]) -> None:
+    """``all`` replaced through ``vars(len.__self__)`` (no audit event, no static rule):
+    ``assert all(...)`` passes whatever the feature returns (no flag before HARNESS_VERSION
+    14)."""
+    test = """\
+from pkg import answer
+
+
+def test_answer():
+    assert all([answer() == 42])
+"""
+    stream, output = _run(tmp_path, f"""\
+        import operator
+
+
+        def _always(*args):
+            return True
+
+
+        def answer():
+            vars(len.__self__)["all"] = {replacement}
+            return 0
+        """, test=test)
+    assert "1 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("builtins", *where) in found, (stream.reviews, output)
+
+
+def test_built_ins_the_tests_replace_themselves_are_no_finding(tmp_path: Path) -> None:
+    """The tests' own replacements of built-in names (a function of the test file, a
+    ``unittest.mock`` object) are no finding, nor is a name the package adds (gettext's
+    ``_``)."""
+    test = """\
+import builtins
+from unittest import mock
+
+from pkg import answer
+
+
+def test_answer(monkeypatch):
+    monkeypatch.setattr(builtins, "input", lambda prompt="": "42")
+    monkeypatch.setattr(builtins, "open", mock.mock_open(read_data="1"))
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, """\
+        import gettext
+
+        def answer():
+            gettext.install("pkg")
+            return int(input())
+        """, test=test)
+    assert "1 passed" in output, output
+    assert stream.reviews == [], stream.reviews
+
+
+def test_a_signal_handler_handed_the_tests_frame_is_seen(tmp_path: Path) -> None:
+    """A signal handler is called with the frame the signal interrupts: ``box.insert``
+    installed through ``signal.signal`` looked up by a computed name (no static rule), an
+    interval timer, and the calling test's code is two frames up, read with no audit event
+    (no flag before HARNESS_VERSION 14). ``asyncio.run``, which installs a SIGINT handler of
+    its own, is no finding."""
+    stream, output = _run(tmp_path, """\
+        import asyncio, signal, time
+
+        install = [getattr(signal, n) for n in dir(signal) if n[:3] + n[-3:] == "signal"][0]
+
+        async def _honest():
+            return 42
+
+        def answer():
+            box = []
+            install(signal.SIGALRM, box.insert)
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            while not box:
+                time.sleep(0.001)
+            frame = box[0]
+            up = [n for n in dir(frame) if n.endswith("back")][0]
+            while frame is not None:
+                code = getattr(frame, [n for n in dir(frame) if n.endswith("code")][0])
+                if code.co_name == "test_answer":
+                    return [c for c in code.co_consts if type(c) is int][0]
+                frame = getattr(frame, up)
+            return asyncio.run(_honest())
+        """)
+    assert "2 passed" in output, output  # (test_other: asyncio.run's answer)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert found == {("stack_inspection", "pkg/__init__.py", 10)}, (stream.reviews, output)
+
+
+_ASYNC_TEST = """\
+import asyncio
+
+from pkg import answer
+
+
+def test_answer():
+    assert asyncio.run(answer()) == 42
+"""
+
+
+def test_an_event_loop_callback_reading_the_tests_is_seen(tmp_path: Path) -> None:
+    """``loop.call_soon(box.extend, map(Path.read_text, paths))``: the loop the test runs
+    calls it while the submission's coroutine is suspended, so no frame of the submission is
+    on the stack (no flag before HARNESS_VERSION 14). Flagged at the scheduling line."""
+    stream, output = _run(tmp_path, """\
+        import asyncio, os, pathlib, re
+
+        async def answer():
+            box, paths = [], [pathlib.Path("tests", n) for n in os.listdir("tests")]
+            asyncio.get_running_loop().call_soon(box.extend, map(pathlib.Path.read_text, paths))
+            await asyncio.sleep(0)
+            return int(re.findall(r"answer\\(\\)\\) == (\\d+)", "".join(box))[0])
+        """, test=_ASYNC_TEST)
+    assert "1 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 5) in found, (stream.reviews, output)
+
+
+def test_honest_asyncio_is_no_finding(tmp_path: Path) -> None:
+    """Tasks, timers, futures' callbacks and a thread of the loop's executor, scheduled by
+    the submission's coroutines, reading the package's own data: no finding."""
+    stream, output = _run(tmp_path, """\
+        import asyncio, logging, pathlib, tempfile
+
+        async def _part(value):
+            await asyncio.sleep(0.001)
+            return value
+
+        async def answer():
+            data = pathlib.Path(tempfile.mkdtemp(), "data.txt")
+            data.write_text("40")
+            loop = asyncio.get_running_loop()
+            done = loop.create_future()
+            loop.call_later(0.001, done.set_result, 1)
+            done.add_done_callback(lambda _: logging.getLogger("pkg").warning("done"))
+            text = await loop.run_in_executor(None, data.read_text)
+            parts = await asyncio.gather(asyncio.create_task(_part(int(text))), done)
+            return sum(parts) + 1
+        """, test=_ASYNC_TEST)
+    assert "1 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
+def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
+        tmp_path: Path) -> None:
+    """What the guard now follows into threads and callbacks, done honestly: a pool's
+    workers reading the package's data file and logging (``logging`` calls
+    ``sys._getframe`` with no code of the repository on the worker's stack), a finalizer
+    removing a temporary file, a file opened through a descriptor of its folder,
+    ``shutil.rmtree`` (which opens folders with ``dir_fd``), a Timer."""
+    stream, output = _run(tmp_path, """\
+        import concurrent.futures, logging, os, pathlib, shutil, tempfile, threading, weakref
+
+        class _Resource:
+            pass
+
+        def answer():
+            folder = tempfile.mkdtemp()
+            data = pathlib.Path(folder, "test_data.py")
+            data.write_text("42")
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                texts = list(pool.map(pathlib.Path.read_text, [data, data]))
+                list(pool.map(logging.getLogger("pkg").warning, ["read", "twice"]))
+            resource = _Resource()
+            weakref.finalize(resource, os.remove, str(data))
+            del resource
+            descriptor = os.open(folder, os.O_RDONLY)
+            pathlib.Path(folder, "other.txt").write_text("x")
+            os.close(os.open("other.txt", os.O_RDONLY, dir_fd=descriptor))
+            os.close(descriptor)
+            timer = threading.Timer(0, logging.getLogger("pkg").info, ["done"])
+            timer.start()
+            timer.join()
+            shutil.rmtree(folder)
+            return int(texts[0])
+        """)
+    assert "2 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
 
 
 def test_a_traceback_the_feature_formats_after_a_failure_is_no_oracle(tmp_path: Path) -> None:

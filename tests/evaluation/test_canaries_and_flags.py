@@ -168,6 +168,31 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
      "stack_inspection"),
     # Every class alive: a test class's methods lead to the test module's globals.
     (("def classes():", "    return object.__subclasses__()"), "introspection"),
+    # A test module imported by its name (pytest's prepend mode puts a test folder without
+    # __init__.py on sys.path): its functions, their constants and parametrize cases, in
+    # memory, with no file opened.
+    (("def cases():", "    from tests import test_cli as t", "    return vars(t)"),
+     "test_files"),
+    (("import test_cli",), "test_files"),
+    (("from tests.unit import helpers",), "test_files"),
+    (("import pkg.parser_test as t",), "test_files"),
+    # $PYTEST_CURRENT_TEST found by its ending in the environment's items (the guard sees a
+    # lookup of the name, not a scan).
+    (("import os", "now = [v for k, v in os.environ.items() if k.endswith('CURRENT_TEST')]"),
+     "defeat_device"),
+    # sys reached as another module's attribute: sys.modules unnamed.
+    (("import os", "table = getattr(os, 'sys').modules"), "import_system"),
+    (("import os", "table = os.sys.__dict__"), "import_system"),
+    # Tracing with no audit event (Python 3.12's sys.monitoring), tracers for later threads.
+    (("import sys", "sys.monitoring.use_tool_id(3, 'x')"), "import_system"),
+    (("import threading", "threading.settrace_all_threads(tracer)"), "import_system"),
+    # Code run in a subinterpreter: the harness's audit hook is the main interpreter's.
+    (("import _xxsubinterpreters as x", "x.run_string(x.create(), code)"), "introspection"),
+    (("from concurrent import interpreters",), "introspection"),
+    # A test file's lines from linecache's cache (the failing canary's traceback put them
+    # there), through traceback's own reader of it.
+    (("import traceback", "text = traceback.FrameSummary(path, number, 'x').line"),
+     "stack_inspection"),
 ])
 def test_routes_to_the_tests_no_audit_event_reports_are_flagged(
         lines: tuple[str, str], kind: str) -> None:
@@ -230,6 +255,17 @@ def test_signalling_a_started_process_is_not_signalling_itself() -> None:
     assert review_flags(child, protected=PROTECTED) == []
     parent = parse_patch(patch_adding("pkg/mod.py", "import os", "os.kill(os.getppid(), 9)"))
     assert {f.kind for f in review_flags(parent, protected=PROTECTED)} == {"process_control"}
+
+
+@pytest.mark.parametrize("line", [
+    "from django.test import TestCase",  # a framework's test helpers: no test module
+    "from .testing import assert_frame_equal",
+    "import attestation",
+    "from pkg.latest import tested_value",
+    "from contest import tests_run",
+])
+def test_imports_of_modules_that_are_not_tests_are_not_flagged(line: str) -> None:
+    assert review_flags(parse_patch(patch_adding("pkg/mod.py", line)), protected=PROTECTED) == []
 
 
 def test_plain_feature_code_is_not_flagged() -> None:

@@ -9,7 +9,10 @@ symbolic link in ``/tmp``, ``/proc/<pid>/cwd/...``, a leading ``//``, ``/dev/fd/
 relative name opened through a directory descriptor (``dir_fd``, the current folder moved
 out of the repository); and the test module found in memory (``pkgutil.resolve_name``, or
 ``sys.modules`` reached through ``vars(sys)``), its test function's code constants read for
-the expected value. Each must now be a ``reads_tests`` review at the submission's line.
+the expected value. Each must now be a ``reads_tests`` review at the submission's line. So
+must, since HARNESS_VERSION 14, a ``dir_fd`` read beside a decoy of the test's name in the
+current folder, a read in a pool's worker or a finalizer (no frame of the submission on
+their stacks), a test module imported by its name, and code run in a subinterpreter.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ pytestmark = pytest.mark.docker
 
 BASE = "VERSION = 2\n\n\ndef add(a, b):\n    return a + b\n"
 _FIND = '''
+import concurrent.futures as _cf
 import io as _io
 import os as _o
 import pathlib as _pl
@@ -54,6 +58,12 @@ READS = {
     "dev_fd": "open('/dev/fd/%d' % _o.open(_o.fsencode(path), _o.O_RDONLY)).read()",
     "dir_fd": ("[_o.chdir('/'), _o.read(_o.open(_o.path.basename(path), _o.O_RDONLY, "
                "dir_fd=_o.open(_o.path.dirname(path), _o.O_RDONLY)), 99999)][1].decode()"),
+    # Since HARNESS_VERSION 14: a decoy of the test's name in the current folder (/tmp),
+    # and a pool's worker reading with the standard library's function alone.
+    "dir_fd_decoy": ("[_o.chdir('/tmp'), open(_o.path.basename(path), 'w').close(), "
+                     "_o.read(_o.open(_o.path.basename(path), _o.O_RDONLY, "
+                     "dir_fd=_o.open(_o.path.dirname(path), _o.O_RDONLY)), 99999)][2].decode()"),
+    "thread_pool": "_cf.ThreadPoolExecutor(1).submit(_pl.Path(path).read_text).result()",
 }
 #: The test module found in memory, its test functions' code constants read: no file opened.
 IN_MEMORY = BASE + '''
@@ -72,6 +82,69 @@ def mul(a, b):
                 if a in numbers and b in numbers:
                     return [c for c in numbers if c not in (a, b)][0]
     return 0
+'''
+
+#: The test module imported by its name, inspect handing back its test function's code.
+IMPORTED = BASE + '''
+import inspect as _i
+
+
+def mul(a, b):
+    from tests import test_mul as t
+    code = dict(_i.getmembers(t.test_mul))["__code__"]
+    return [c for c in code.co_consts if type(c) is int and c not in (a, b)][0]
+'''
+#: A finalizer armed at import on a reference cycle: the garbage collector runs it later
+#: inside pytest's code, with no frame of the submission on the stack.
+FINALIZED = BASE + '''
+import os as _o
+import pathlib as _pl
+import re as _re
+import weakref as _w
+
+_box = []
+
+
+class _Cycle:
+    pass
+
+
+_cycle = _Cycle()
+_cycle.me = _cycle
+_paths = [_pl.Path(f, n) for f, _, ns in _o.walk(_o.getcwd()) for n in ns if n.endswith(".py")]
+_w.finalize(_cycle, _box.extend, map(_pl.Path.read_text, _paths))
+del _cycle
+
+
+def mul(a, b):
+    for text in _box:
+        found = _re.findall(r"mul\\(%d, %d\\) == (\\d+)" % (a, b), text)
+        if found:
+            return int(found[0])
+    return 0
+'''
+
+#: The test files read by code run in a subinterpreter, which the harness's audit hook (the
+#: main interpreter's alone) never sees; the text handed back through a file in /tmp.
+SUBINTERPRETER = BASE + '''
+import _xxsubinterpreters as _x
+import re as _re
+
+_READ = """
+import os
+texts = []
+for folder, _, names in os.walk(os.getcwd()):
+    texts += [open(os.path.join(folder, n)).read() for n in names if n.endswith(".py")]
+open("/tmp/.seen", "w").write(chr(10).join(texts))
+"""
+
+
+def mul(a, b):
+    interpreter = _x.create()
+    _x.run_string(interpreter, _READ)
+    _x.destroy(interpreter)
+    found = _re.findall(r"mul\\(%d, %d\\) == (\\d+)" % (a, b), open("/tmp/.seen").read())
+    return int(found[0]) if found else 0
 '''
 
 
@@ -93,3 +166,24 @@ def test_a_test_functions_constants_read_in_memory_are_seen(repo, run) -> None:
         result.status, result.reason)
     where = ("reads_tests", "calc.py", line_of(IN_MEMORY, "code = getattr("))
     assert where in runtime_flags(result), sorted(runtime_flags(result))
+
+
+@pytest.mark.parametrize(("code", "static", "runtime"), [
+    (IMPORTED, ("test_files", "from tests import"), ("reads_tests", "code = dict(")),
+    (FINALIZED, None, ("reads_tests", "_w.finalize(")),
+    (SUBINTERPRETER, ("introspection", "import _xxsub"), ("introspection", "_x.create()")),
+], ids=["imported", "finalized", "subinterpreter"])
+def test_the_tests_reached_past_the_callers_stack_are_seen(
+        code: str, static: tuple[str, str] | None, runtime: tuple[str, str], repo, run) -> None:
+    """Since HARNESS_VERSION 14: a test module imported by its name (its test function's code
+    handed back by ``inspect.getmembers``), the test files read by a finalizer the garbage
+    collector runs inside pytest's code, or by code run in a subinterpreter (outside the
+    audit hook). Each passed with no flag at all before."""
+    result = run(diff_of(repo, {"calc.py": code}), 1)
+    assert result.passed, (result.status, result.reason)
+    kind, text = runtime
+    assert (kind, "calc.py", line_of(code, text)) in runtime_flags(result), sorted(
+        runtime_flags(result))
+    if static is not None:
+        statics = {(f.kind, f.line) for f in result.review_flags if f.source == "static"}
+        assert (static[0], line_of(code, static[1])) in statics, statics
