@@ -71,6 +71,7 @@ _WATCHED_MODULES = {
 #: A module named as pytest collects test files, and the usual test packages: feature code
 #: has no reason to import one (it hands over the tests in memory).
 _TEST_MODULE = re.compile(r"^(test_\w+|\w+_test|conftest)$")
+_TEST_NAME = re.compile(r"^(test_\w+|conftest)$")
 _TEST_PACKAGES = frozenset({"tests", "test"})
 #: ``sys`` reached as another module's attribute (``os.sys``, ``getattr(os, "sys")``): its
 #: ``modules`` then hold the test modules, and no rule on ``sys.modules`` reads that.
@@ -434,14 +435,20 @@ def _test_module(node: ast.Import | ast.ImportFrom) -> str | None:
     ``sys.path``, so a test module is importable by its bare name), or ``None``."""
     if isinstance(node, ast.ImportFrom):
         module = (node.module or "").split(".") if node.module else []
-        paths = [[*module, alias.name] for alias in node.names]
+        # A name imported from a module may be a function (``from stats import ab_test``,
+        # ``register_test``): only pytest's ``test_*`` names it collects count there.
+        found = [[*module, alias.name] for alias in node.names
+                 if _is_test_module(module) or _TEST_NAME.match(alias.name)]
     else:
-        paths = [alias.name.split(".") for alias in node.names]
-    for parts in paths:
-        if (parts and parts[0] in _TEST_PACKAGES) or any(
-                _TEST_MODULE.match(part) for part in parts):
-            return ".".join(parts)
-    return None
+        found = [parts for alias in node.names
+                 if _is_test_module(parts := alias.name.split("."))]
+    return ".".join(found[0]) if found else None
+
+
+def _is_test_module(parts: list[str]) -> bool:
+    """Whether the dotted module ``parts`` name a test package or a test module."""
+    return bool(parts) and (parts[0] in _TEST_PACKAGES
+                            or any(_TEST_MODULE.match(part) for part in parts))
 
 
 def _import_hook(node: ast.ClassDef) -> Iterator[AstFlag]:

@@ -176,6 +176,8 @@ def test_process_starts_past_subprocess_are_flagged(lines: tuple[str, str]) -> N
     (("import test_cli",), "test_files"),
     (("from tests.unit import helpers",), "test_files"),
     (("import pkg.parser_test as t",), "test_files"),
+    (("from pkg.parser_test import cases",), "test_files"),
+    (("from . import test_cli",), "test_files"),
     # $PYTEST_CURRENT_TEST found by its ending in the environment's items (the guard sees a
     # lookup of the name, not a scan).
     (("import os", "now = [v for k, v in os.environ.items() if k.endswith('CURRENT_TEST')]"),
@@ -263,6 +265,9 @@ def test_signalling_a_started_process_is_not_signalling_itself() -> None:
     "import attestation",
     "from pkg.latest import tested_value",
     "from contest import tests_run",
+    # A function named like a test file is no module (pytest collects *_test.py files).
+    "from stats import ab_test",
+    "from .registry import register_test, is_test",
 ])
 def test_imports_of_modules_that_are_not_tests_are_not_flagged(line: str) -> None:
     assert review_flags(parse_patch(patch_adding("pkg/mod.py", line)), protected=PROTECTED) == []
