@@ -308,7 +308,7 @@ def read_codex_legacy(path: Path) -> TranscriptMetrics:
             tool_ids.add(f"plan-{number}")
         elif kind == "error":  # the turn's fatal error (a retried one is a stream_error);
             # 0.39 writes no task_complete to --json output, so a cut-off run looks finished
-            metrics.error_end = f"Codex's error: {str(message.get('message'))[:200]}"
+            metrics.error_end = _failure(message, "error")
         elif kind == "token_count":
             counted += 1
             info = message.get("info")
