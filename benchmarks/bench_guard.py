@@ -3,9 +3,12 @@
 In a sample task's image (default ``ttlcache-bugs``), one container runs a generated suite of
 N trivial tests (the guard's worst case: its per-report work is not hidden by any test's
 own) with plain pytest and with ``-p arena_stream`` under the harness's locked-down
-environment, alternating, R times each; prints the medians and the ratio.
+environment, alternating, R times each; prints the medians and the ratio. ``--async K``:
+each test runs an event loop through K ``await asyncio.sleep(0)`` instead (every callback
+of the loop goes through the guard, which looks at the stack for the submission's line).
 
-Usage: ``.venv/bin/python benchmarks/bench_guard.py [--task ID] [--tests N] [--repeat R]``
+Usage: ``.venv/bin/python benchmarks/bench_guard.py [--task ID] [--tests N] [--repeat R]
+[--async K]``
 """
 
 from __future__ import annotations
@@ -31,8 +34,14 @@ _RUN = ('mkdir -p /tmp/suite/tests && cd /tmp/suite && s=$(date +%s%N) && '
         'e=$(date +%s%N); echo "elapsed=$(( (e - s) / 1000000 ))"')
 
 
-def _suite(count: int) -> bytes:
-    return "".join(f"def test_{i}():\n    assert {i} >= 0\n\n\n" for i in range(count)).encode()
+def _suite(count: int, steps: int) -> bytes:
+    if not steps:
+        return "".join(f"def test_{i}():\n    assert {i} >= 0\n\n\n"
+                       for i in range(count)).encode()
+    head = ("import asyncio\n\n\nasync def _spin(n):\n    for _ in range(n):\n"
+            "        await asyncio.sleep(0)\n    return n\n\n\n")
+    return (head + "".join(f"def test_{i}():\n    assert asyncio.run(_spin({steps})) == {steps}"
+                           "\n\n\n" for i in range(count))).encode()
 
 
 def main() -> None:
@@ -40,6 +49,8 @@ def main() -> None:
     parser.add_argument("--task", default="ttlcache-bugs")
     parser.add_argument("--tests", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--async", dest="steps", type=int, default=0, metavar="K",
+                        help="each test awaits asyncio.sleep(0) K times")
     args = parser.parse_args()
     task = next(t for t in Dataset(ROOT / "dataset").all() if t.id == args.task)
     client = docker_client()
@@ -47,7 +58,8 @@ def main() -> None:
     timings: dict[str, list[int]] = {"bare": [], "guarded": []}
     with DockerEngine(client).open(image, limits=SandboxLimits()) as sandbox:
         sandbox.write_files({"arena_stream.py": packaged("arena_stream.py")}, directory=HARNESS_DIR)
-        sandbox.write_files({"tests/test_many.py": _suite(args.tests)}, directory="/tmp/suite")
+        sandbox.write_files({"tests/test_many.py": _suite(args.tests, args.steps)},
+                            directory="/tmp/suite")
         envs = {"bare": {"PYTHONDONTWRITEBYTECODE": "1"},
                 "guarded": {**LOCKED_DOWN_ENV, "PYTEST_ADDOPTS": "-p arena_stream"}}
         for _ in range(args.repeat):
@@ -58,7 +70,8 @@ def main() -> None:
                     raise SystemExit(f"no timing in the output: {done.output[-500:]}")
                 timings[name].append(int(found.group(1)))
     bare, guarded = (statistics.median(timings[n]) for n in ("bare", "guarded"))
-    print(f"task image: {image}; {args.tests} trivial tests, median of {args.repeat}")
+    kind = f"async tests ({args.steps} loop steps each)" if args.steps else "trivial tests"
+    print(f"task image: {image}; {args.tests} {kind}, median of {args.repeat}")
     print(f"plain pytest:               {bare:8.0f} ms")
     print(f"pytest + arena_stream guard:{guarded:8.0f} ms")
     print(f"ratio: {guarded / bare:.2f}x; per test: {(guarded - bare) / args.tests:.2f} ms")

@@ -1366,6 +1366,79 @@ def test_honest_asyncio_is_no_finding(tmp_path: Path) -> None:
     assert stream.reviews == [] and stream.tampered == [], stream.reviews
 
 
+_LOOP_CONFTEST = """\
+import pkg
+
+
+def pytest_runtestloop(session):
+    return pkg.loop(session)
+"""
+
+_LOOP_PACKAGE = """\
+def loop(session):
+    hook = session.config.hook
+    for item in session.items:
+        hook.pytest_runtest_protocol(item=item, nextitem=None)
+    return True
+"""
+
+# The walk looks 60 frames down from the audited call's caller (arena_stream's depth_limit):
+# from the lambda, at ``_deep(57 - k)`` the package's loop is its last frame, at
+# ``_deep(58 - k)`` one past it.
+_DEEP_TEST = """\
+import gc
+import sys
+
+
+def _deep(n, call):
+    return _deep(n - 1, call) if n else call()
+
+
+def test_answer():
+    frame, k = sys._getframe(), 0  # frames from this one down to the package's loop
+    while frame.f_code.co_name != "loop":
+        frame, k = frame.f_back, k + 1
+    gc.get_objects()
+    _deep(57 - k, lambda: gc.get_referrers(frame))
+    _deep(58 - k, lambda: gc.get_referents(frame))
+"""
+
+
+def test_the_submissions_line_below_pytests_phase_is_found_within_the_walks_depth(
+        tmp_path: Path) -> None:
+    """What the walk finds below pytest's frame of a test's phase is found once per phase
+    (HARNESS_VERSION 15: an event loop's every callback walks the stack). The submission's
+    line there (its package running pytest's test loop, from the task's conftest) is still
+    found from the test's ``gc`` calls, up to the last frame the walk reaches and not one
+    frame past it, as before."""
+    stream, output = _run(tmp_path, _LOOP_PACKAGE, conftest=_LOOP_CONFTEST, test=_DEEP_TEST)
+    assert "1 passed" in output and stream.ended, output
+    found = {r.reason for r in stream.reviews if (r.file, r.line) == ("pkg/__init__.py", 4)}
+    assert found == {"walks the interpreter's live objects (gc.get_objects)",
+                     "walks the interpreter's live objects (gc.get_referrers)"}, (
+        stream.reviews, output)
+
+
+def test_an_added_line_is_seen_in_a_function_first_met_at_an_upstream_line(
+        tmp_path: Path) -> None:
+    """The walk passes over code it has seen is never the submission's (HARNESS_VERSION 15);
+    a function of a file the patch changed is not such code even when the walk first meets
+    it at an upstream line: the line the patch added to it is still seen."""
+    stream, output = _run(tmp_path, """\
+        import gc
+
+
+        def answer():
+            gc.get_objects()
+            gc.get_referrers(answer)
+            return 42
+        """, added=[(6, "    gc.get_referrers(answer)")])
+    assert "2 passed" in output, output
+    assert [(r.file, r.line, r.reason) for r in stream.reviews] == [
+        ("pkg/__init__.py", 6, "walks the interpreter's live objects (gc.get_referrers)")], (
+        stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
