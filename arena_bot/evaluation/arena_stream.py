@@ -582,9 +582,11 @@ def _build_guard(listed, channel=None, started_by=None):
                    "tests", "subprocess")
 
     def audit(event, args):
-        if event not in audited or (event == "object.__getattr__"
-                                    and args[1] not in read_attributes):
-            return  # (frame.f_code raises the event: every walk of the stack does)
+        if event not in audited:
+            return
+        if event == "object.__getattr__" and len(args) > 1 and type_type(
+                args[1]) is str and args[1] not in read_attributes:
+            return  # frame.f_code raises it: every walk of the stack does, the guard's own
         thread = get_ident()
         if thread in busy:
             return  # the hook's own sys._getframe calls

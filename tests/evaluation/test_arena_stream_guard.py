@@ -1439,6 +1439,24 @@ def test_an_added_line_is_seen_in_a_function_first_met_at_an_upstream_line(
         stream.reviews, output)
 
 
+def test_an_attribute_event_raised_by_hand_breaks_nothing(tmp_path: Path) -> None:
+    """``sys.audit("object.__getattr__", ...)`` with arguments CPython never gives it (none,
+    a name that is no string): the guard's hook passes over most attribute events before
+    looking at them, and raises nothing into the code that raised the event."""
+    stream, output = _run(tmp_path, """\
+        import sys
+
+
+        def answer():
+            sys.audit("object.__getattr__")
+            sys.audit("object.__getattr__", None, ["f_code"])
+            sys.audit("object.__getattr__", None, "f_code")
+            return 42
+        """)
+    assert "2 passed" in output and stream.ended and not stream.broken, output
+    assert stream.tampered == [], stream.tampered
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
