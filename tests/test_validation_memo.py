@@ -252,6 +252,18 @@ def test_files_outside_git_get_the_ids_git_gives_them(tmp_path: Path) -> None:
                    "run.sh": "x:" + git_id(b"#!/bin/sh\n"), "link": "link:" + git_id(b"plain.json")}
 
 
+def test_many_files_get_their_ids_in_their_order(tmp_path: Path) -> None:
+    """From ``_SPLIT_AT`` files on, two ``git hash-object`` read a half each: every file
+    still gets its own id, the halves' seam included."""
+    from arena_bot.app.memo import _SPLIT_AT
+
+    count = _SPLIT_AT + 1
+    for index in range(count):
+        (tmp_path / f"{index:05d}.json").write_bytes(b"%d\n" % index)
+    ids = content_ids(tmp_path, [tmp_path])
+    assert ids == {f"{index:05d}.json": blob_id(b"%d\n" % index) for index in range(count)}
+
+
 def test_stored_results_are_named_by_git_whatever_it_ignores_and_read_as_a_walk_reads_them(
     tmp_path: Path,
 ) -> None:
