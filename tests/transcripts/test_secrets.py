@@ -18,6 +18,7 @@ import pytest
 from arena_bot.intake.transcripts import read_transcript
 from arena_bot.intake.transcripts.redact import (
     find_secrets,
+    redact_text,
     secret_file_reason,
     secrets_in_patch,
     store_redacted,
@@ -213,6 +214,24 @@ def test_ordinary_code_and_ssh_remotes_in_a_patch_are_not_secrets() -> None:
     assert secrets_in_patch(_patch(
         'os.environ["AWS_ACCESS_KEY_ID"] = "AKIAIOSFODNN7EXAMPLE"\n'
         'os.environ["AWS_SECRET_ACCESS_KEY"] = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"')) == []
+
+
+def test_a_keyword_value_that_says_it_is_made_up_is_no_secret_in_a_patch() -> None:
+    """Real code's made-up values (click's tests, in CooperBench task 2068's test patch:
+    ``"api_key": "secret1"``; the key Django's ``startproject`` writes) are no secret in a
+    patch; the same keywords with a value that says nothing are, and so are a real key's
+    shape with a made-up word inside and a stored transcript's values."""
+    made_up = ['        "api_key": "secret1",', 'SECRET_KEY = "fake-key"',
+               "SECRET_KEY = 'django-insecure-+8b#q2v@x!k3m9z&w4r7t1y6u0i5o%p-e^s*d(f)g=h'",
+               "DB_PASSWORD=changeme", 'password = "dummy-password-42"']
+    assert [secrets_in_patch(_patch(line)) for line in made_up] == [[]] * len(made_up)
+    real = ['        "api_key": "q8Vd71LmZr",', 'SECRET_KEY = "hunter2hunter2"',
+            "DB_PASSWORD=opensesame", 'password = "Tr0ub4dor&3x"']
+    assert [[kinds for _, _, kinds in secrets_in_patch(_patch(line))] for line in real] == [
+        ["secret-keyword"]] * len(real)
+    shaped = 'api_key = "sk-ant-api03-test' + "a" * 40 + '"'
+    assert [kinds for _, _, kinds in secrets_in_patch(_patch(shaped))] == ["anthropic-key"]
+    assert "secret1" not in redact_text('{"api_key": "secret1"}\n')
 
 
 @pytest.mark.parametrize(("path", "secret"), [

@@ -257,11 +257,14 @@ class RedactionReport:
 
 
 class Redactor:
-    """Redacts a transcript line by line, remembering an open multi-line private key."""
+    """Redacts a transcript line by line, remembering an open multi-line private key.
+    ``placeholders``: keyword values that say they are made up (:data:`PLACEHOLDER_WORDS`)
+    are left alone (for patches: see :func:`secrets_in_patch`)."""
 
-    def __init__(self, report: RedactionReport) -> None:
+    def __init__(self, report: RedactionReport, *, placeholders: bool = False) -> None:
         self.report = report
         self.in_key = False
+        self.placeholders = placeholders
 
     def line(self, raw: bytes, number: int) -> bytes:
         """``raw`` with every secret replaced; each replacement is recorded."""
@@ -316,7 +319,8 @@ class Redactor:
         # lines that name one.
         for segment in _segments_with_words(body, lowered):
             for value in _keyword_secrets(segment):
-                found.setdefault(value, "secret-keyword")
+                if not (self.placeholders and _says_made_up(value)):
+                    found.setdefault(value, "secret-keyword")
         for value in _entropy_secrets(body):
             found.setdefault(value, "high-entropy-string")
         for value, kind in sorted(found.items(), key=lambda item: -len(item[0])):
@@ -437,12 +441,28 @@ NOT_IN_PATCHES = {"email", "high-entropy-string"}
 DOCUMENTED_EXAMPLES = ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
 
 
+#: Words of a keyword's value that say it is made up: tests and sample settings hold
+#: such values (click's tests: ``"api_key": "secret1"``; Django's ``startproject``:
+#: ``SECRET_KEY = 'django-insecure-...'``). Read as whole words of the value's letters.
+PLACEHOLDER_WORDS = frozenset({
+    "secret", "test", "testing", "fake", "dummy", "example", "sample", "placeholder",
+    "changeme", "insecure", "mock", "demo", "xxx", "notasecret", "redacted",
+})
+_LETTER_RUNS = re.compile(r"[a-z]+")
+
+
+def _says_made_up(value: str) -> bool:
+    return any(word in PLACEHOLDER_WORDS for word in _LETTER_RUNS.findall(value.lower()))
+
+
 def secrets_in_patch(text: str) -> list[tuple[str, int, str]]:
-    """``(file, patch line, kinds)`` for each added line of a unified diff holding a secret."""
+    """``(file, patch line, kinds)`` for each added line of a unified diff holding a secret.
+    A keyword's value that says it is made up (:data:`PLACEHOLDER_WORDS`) is none: code
+    and its tests carry such values; the named detectors (a real key's shape) still apply."""
     found: list[tuple[str, int, str]] = []
     current = ""
     report = RedactionReport()
-    redactor = Redactor(report)
+    redactor = Redactor(report, placeholders=True)
     with default_settings():
         for number, line in enumerate(text.splitlines(), start=1):
             if line.startswith("+++ "):
