@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from arena_bot.intake.patches import ProtectedPaths, load_patch, parse_patch
+from arena_bot.intake.patches import ProtectedPaths, is_test_path, load_patch, parse_patch
 from arena_bot.intake.transcripts.redact import secrets_in_patch
-from arena_bot.merge.patchfilter import drop_test_files, is_test_path
+from arena_bot.merge.patchfilter import drop_test_files
 
 CORPUS = Path(__file__).parent / "data" / "agent_patches" / "patches.jsonl.gz"
 #: Refusals that are rules, not parse failures: git would apply these patches.

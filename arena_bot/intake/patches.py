@@ -951,3 +951,19 @@ def file_encoding(file: FilePatch) -> str | None:
             return declared_encoding([body[1:] for body in hunk.lines
                                       if body[:1] in ("+", " ")][:2])
     return None
+
+
+_TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
+
+
+def is_test_path(path: str) -> bool:
+    """Whether ``path`` (POSIX, relative to the repository root) is a test file, as
+    CooperBench tells them: a folder ``tests`` on its way (``tests/x.py``,
+    ``pkg/tests/data.json``), or a file named ``test_*.py``, ``*_test.py`` or
+    ``conftest.py`` in any folder."""
+    parts = [part for part in path.split("/") if part]
+    if not parts:
+        return False
+    if "tests" in parts[:-1]:
+        return True
+    return any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in _TEST_FILE_PATTERNS)

@@ -14,12 +14,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 
-from arena_bot.intake.patches import parse_patch
-
-_TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
-_TEST_DIRS = frozenset({"tests"})
+from arena_bot.intake.patches import is_test_path, parse_patch
 
 
 @dataclass(frozen=True)
@@ -34,16 +30,6 @@ class FilteredPatch:
     def is_empty(self) -> bool:
         """True when nothing but test files (or nothing at all) was in the patch."""
         return not self.text.strip()
-
-
-def is_test_path(path: str) -> bool:
-    """Whether ``path`` (POSIX, relative to the repository root) is a test file."""
-    parts = [part for part in path.split("/") if part]
-    if not parts:
-        return False
-    if any(part in _TEST_DIRS for part in parts[:-1]):
-        return True
-    return any(fnmatchcase(parts[-1], pattern) for pattern in _TEST_FILE_PATTERNS)
 
 
 def drop_test_files(patch: str) -> FilteredPatch:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena_bot.merge.patchfilter import drop_test_files, is_test_path
+from arena_bot.intake.patches import is_test_path
+from arena_bot.merge.patchfilter import drop_test_files
 
 
 @pytest.mark.parametrize(

@@ -234,6 +234,19 @@ def test_a_keyword_value_that_says_it_is_made_up_is_no_secret_in_a_patch() -> No
     assert "secret1" not in redact_text('{"api_key": "secret1"}\n')
 
 
+@pytest.mark.parametrize("name", ["tests/settings.py", "pkg/tests/conftest.py",
+                                  "test_login.py", "src/auth_test.py"])
+def test_a_keyword_value_in_a_test_file_is_its_data(name: str) -> None:
+    """A test's settings and logins (OpenHands' ``SECRET_KEY = 'abcde12345'`` in Django's
+    ``tests/settings.py``) are the test's data; a real key's shape is a secret there too, and
+    the same keyword outside the tests still is."""
+    assert secrets_in_patch(_patch("SECRET_KEY = 'abcde12345'", name=name)) == []
+    assert secrets_in_patch(_patch("SECRET_KEY = 'abcde12345'", name="src/settings.py"))
+    shaped = 'token = "ghp_' + "A1b2" * 9 + '"'
+    assert [kinds for _, _, kinds in secrets_in_patch(_patch(shaped, name=name))] == [
+        "github-token"]
+
+
 @pytest.mark.parametrize(("path", "secret"), [
     (".env", True), ("app/.env.local", True), (".env.production", True),
     (".env.example", False), ("config/.env.sample", False), ("deploy/server.pem", True),

@@ -35,6 +35,7 @@ from detect_secrets.settings import default_settings
 from detect_secrets.util.filetype import FileType
 
 from arena_bot.core.errors import InputError
+from arena_bot.intake.patches import is_test_path
 from arena_bot.intake.transcripts.metrics import read_lines
 
 
@@ -458,15 +459,18 @@ def _says_made_up(value: str) -> bool:
 def secrets_in_patch(text: str) -> list[tuple[str, int, str]]:
     """``(file, patch line, kinds)`` for each added line of a unified diff holding a secret.
     A keyword's value that says it is made up (:data:`PLACEHOLDER_WORDS`) is none: code
-    and its tests carry such values; the named detectors (a real key's shape) still apply."""
+    carries such values; nor is any keyword's value in a test file (a test's settings and
+    logins are its data: OpenHands' ``SECRET_KEY = 'abcde12345'`` in Django's
+    ``tests/settings.py``). The named detectors (a real key's shape) apply everywhere."""
     found: list[tuple[str, int, str]] = []
-    current = ""
+    current, in_tests = "", False
     report = RedactionReport()
     redactor = Redactor(report, placeholders=True)
     with default_settings():
         for number, line in enumerate(text.splitlines(), start=1):
             if line.startswith("+++ "):
                 current = line[4:].removeprefix("b/")
+                in_tests = is_test_path(current)
                 redactor.in_key = False
                 continue
             if not line.startswith("+"):
@@ -477,7 +481,8 @@ def secrets_in_patch(text: str) -> list[tuple[str, int, str]]:
                 added = added.replace(example, "EXAMPLE")
             redactor.line(added.encode("utf-8", errors="surrogateescape"), number)
             kinds = [kind for kind, lines in report.lines.items()
-                     if len(lines) != before.get(kind, 0) and kind not in NOT_IN_PATCHES]
+                     if len(lines) != before.get(kind, 0) and kind not in NOT_IN_PATCHES
+                     and not (kind == "secret-keyword" and in_tests)]
             if kinds:
                 found.append((current, number, ", ".join(sorted(kinds))))
     return found
