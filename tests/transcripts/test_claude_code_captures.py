@@ -161,6 +161,22 @@ def test_an_interrupted_session_file_says_the_run_ended_in_an_error(tmp_path: Pa
     assert read_transcript(path=went_on, format_name="claude-code").error_end == ""
 
 
+def test_the_text_claude_p_prints_is_refused_naming_what_to_pass(tmp_path: Path) -> None:
+    """What 2.1.332 printed on stdout for the session capture (``claude -p PROMPT``, text
+    output: the final answer, twice: the background sub-agent's turn answered again) was
+    refused as a hand-edited file's invalid JSON, with no word of what to pass."""
+    path = tmp_path / "stdout.txt"
+    answer = ("slugify takes max_length (cut at the last word boundary that fits), the "
+              "command line --max-length; NOTES.md says so.\n")
+    path.write_text(answer + "\n" + answer)
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=path, format_name="claude-code")
+    assert "the text `claude -p` prints" in caught.value.message
+    assert str(path) in str(caught.value)
+    assert "--output-format stream-json --verbose" in (caught.value.hint or "")
+    assert "~/.claude/projects/<dir>/<session>.jsonl" in (caught.value.hint or "")
+
+
 def workdir_of(project: Path, folder: str, where: Path) -> Path:  # noqa: F811
     """The task's repository at its base commit with the captured run's changes."""
     spec = yaml.safe_load((project / "dataset" / TASK / "task.yaml").read_text())

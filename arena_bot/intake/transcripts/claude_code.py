@@ -142,6 +142,15 @@ def read_claude_code(path: Path) -> TranscriptMetrics:
     shape = _shape(path)
     if shape == "session":
         return read_claude_code_files([path, *subagent_files(path)])
+    if shape == "text":
+        raise InputError(
+            f"no JSON line in this file's first {SHAPE_LINES} lines: it looks like the text "
+            "`claude -p` prints (--output-format text, the default), which has no usage",
+            path=path,
+            hint="pass the session file Claude Code wrote for the run "
+            "(~/.claude/projects/<dir>/<session>.jsonl) or the output of `claude -p "
+            "--output-format stream-json --verbose`, with --format claude-code",
+        )
     return read_claude_stream(path, shape)
 
 
@@ -151,12 +160,14 @@ SHAPE_LINES = 50
 
 def _shape(path: Path) -> str:
     """``session`` (a session file), ``stream`` (stream-json lines), ``array`` (``--output-format
-    json --verbose``: one JSON array) or ``document`` (one JSON object over several lines).
+    json --verbose``: one JSON array), ``document`` (one JSON object over several lines) or
+    ``text`` (no JSON in the lines looked at: what ``claude -p`` prints by default).
 
     Stream events carry ``session_id`` (session lines ``sessionId``); ``--output-format
     json`` prints one ``result`` event. Lines before the first JSON one (stderr captured with
     stdout) are passed over.
     """
+    printed = False  # a line that is not JSON was seen
     with open_transcript(path) as handle:
         for _ in range(SHAPE_LINES):
             raw = handle.readline(1024 * 1024)
@@ -166,6 +177,7 @@ def _shape(path: Path) -> str:
             if text.startswith("["):
                 return "array"
             if not text.startswith("{"):
+                printed = printed or bool(text)
                 continue
             try:
                 value = json.loads(text)
@@ -177,7 +189,7 @@ def _shape(path: Path) -> str:
             if isinstance(value, dict) and cooperbench_run_file(path, set(value)) is not None:
                 return "document"  # refused as such by read_claude_stream
             return "session"
-    return "session"
+    return "text" if printed else "session"
 
 
 def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
