@@ -10,6 +10,7 @@ submission consistent with its transcript.
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,49 @@ def test_an_interrupted_run_gives_the_finished_replies_or_names_the_session_file
     assert Path(session["file"]).name in (caught.value.hint or "")
     assert read_transcript(path=CORPUS / session["file"], format_name="claude-code"
                            ).iterations == session["expected"]["iterations"] > 0
+
+
+def test_an_interrupted_session_file_says_the_run_ended_in_an_error(tmp_path: Path) -> None:
+    """2.1.328's (and 2.1.332's) session file of the SIGINT run ends with the user line
+    ``[Request interrupted by user]`` and no reply after it: an error end, as its stream's
+    aborted result is (it read as a run that finished: ``arena submit`` wrote success: true).
+    A reply after the interruption (the user went on) is a run that went on; a finished
+    session has no error end."""
+    (session,) = (CAPTURES / "claude-code-2.1.328-interrupt").glob("*.jsonl.gz")
+    ended = read_transcript(path=session, format_name="claude-code").error_end
+    assert ended == ("Claude Code's session ends with `[Request interrupted by user]` "
+                     "(line 47): no reply after it")
+    stream = CAPTURES / "claude-code-2.1.328-interrupt/stream.jsonl"
+    assert read_transcript(path=stream, format_name="claude-code").error_end
+    for folder in ("claude-code-2.1.328-session", "claude-code-2.0.77-session",
+                   "claude-code-1.0.128-session"):
+        finished = CORPUS / entry_of(folder)["file"]
+        assert read_transcript(path=finished, format_name="claude-code").error_end == ""
+    # The same session going on: a new prompt after the interruption, and its answer.
+    lines = [json.loads(line) for line in gzip.decompress(session.read_bytes()).splitlines()]
+    reply = next(line for line in reversed(lines) if line["type"] == "assistant")
+    went_on = tmp_path / "went-on.jsonl"
+    went_on.write_text("".join(json.dumps(line) + "\n" for line in [
+        *lines,
+        {**lines[-1], "uuid": "u-next", "message": {"role": "user", "content": "go on"}},
+        {**reply, "uuid": "a-next", "message": {**reply["message"], "id": "msg_next"}}]))
+    assert read_transcript(path=went_on, format_name="claude-code").error_end == ""
+
+
+def test_the_text_claude_p_prints_is_refused_naming_what_to_pass(tmp_path: Path) -> None:
+    """What 2.1.332 printed on stdout for the session capture (``claude -p PROMPT``, text
+    output: the final answer, twice: the background sub-agent's turn answered again) was
+    refused as a hand-edited file's invalid JSON, with no word of what to pass."""
+    path = tmp_path / "stdout.txt"
+    answer = ("slugify takes max_length (cut at the last word boundary that fits), the "
+              "command line --max-length; NOTES.md says so.\n")
+    path.write_text(answer + "\n" + answer)
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=path, format_name="claude-code")
+    assert "the text `claude -p` prints" in caught.value.message
+    assert str(path) in str(caught.value)
+    assert "--output-format stream-json --verbose" in (caught.value.hint or "")
+    assert "~/.claude/projects/<dir>/<session>.jsonl" in (caught.value.hint or "")
 
 
 def workdir_of(project: Path, folder: str, where: Path) -> Path:  # noqa: F811

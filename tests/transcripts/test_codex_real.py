@@ -129,6 +129,48 @@ def test_a_chat_wire_run_records_no_usage_and_is_refused_clearly(version: str, n
     assert 'wire_api = "chat"' in str(caught.value)
 
 
+#: What Codex 0.171.0 printed for the `exec` capture without --json: stdout (the last
+#: message) and the start and end of stderr (the header with the thread's id; the run as a
+#: person reads it, elided here; ``tokens used``).
+TEXT_STDOUT = "Fixed `add` in calc.py (it subtracted); `calc.add(2, 3)` now prints 5.\n"
+TEXT_STDERR = """Reading additional input from stdin...
+OpenAI Codex v0.171.0
+--------
+workdir: /tmp/cap5/codex-scratch/codex-0.171.0-exec/repo
+model: gpt-5.5
+provider: scripted
+approval: never
+sandbox: danger-full-access
+reasoning effort: none
+reasoning summaries: none
+session id: 01a21c54-554d-7470-9577-cfe25abbd59a
+--------
+user
+calc.add is wrong: fix it in calc.py and check it.
+codex
+Fixed `add` in calc.py (it subtracted); `calc.add(2, 3)` now prints 5.
+tokens used
+21,820
+"""
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    (TEXT_STDOUT, "rollout-*<thread id>.jsonl"),
+    (TEXT_STDERR + TEXT_STDOUT, "rollout-*01a21c54-554d-7470-9577-cfe25abbd59a.jsonl"),
+])
+def test_the_text_codex_exec_prints_is_refused_naming_the_rollout(
+    tmp_path: Path, text: str, names: str,
+) -> None:
+    # It was refused as a hand-edited file's invalid JSON, with no word of what to pass.
+    path = tmp_path / "codex-exec.txt"
+    path.write_text(text)
+    with pytest.raises(InputError, match="the text `codex exec` prints without --json"
+                       ) as caught:
+        read_transcript(path=path, format_name="codex")
+    assert str(path) in str(caught.value)
+    assert f"$CODEX_HOME/sessions/YYYY/MM/DD/{names}" in (caught.value.hint or "")
+
+
 def task_workdir(board: Path, where: Path) -> Path:
     """The slugkit working tree as Codex left it in the `-task` captures (TASK_PATCH of
     scripts/capture/codex.py applied to the base commit)."""

@@ -40,6 +40,11 @@ Claude Code 2.x writes each sub-agent's turns to a file of its own, not to the s
 the session (``arena submit`` stores them appended to the session file, which is how Claude
 Code 1.x kept sub-agent turns, so the stored transcript reads the same). The activity (edits
 and requests, :class:`_Activity`) is read from the session file alone.
+
+A session whose main agent was interrupted (Esc, Ctrl-C, SIGINT) gets the user line
+``[Request interrupted by user]`` (2.1: the SIGINT run of 2.1.328 and 2.1.332; 2.0.77 wrote
+none); with no reply of the main agent after it, the run ended so, unfinished: its error end
+(:attr:`TranscriptMetrics.error_end`), as its stream's aborted ``result`` is.
 """
 
 from __future__ import annotations
@@ -68,6 +73,10 @@ from arena_bot.intake.transcripts.metrics import (
 SESSION_ID_LINES = 20
 
 EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
+
+#: The user line Claude Code writes into the session when a reply is interrupted (Esc,
+#: Ctrl-C, SIGINT; ``... for tool use]`` at a tool's prompt).
+INTERRUPTED = "[Request interrupted by user"
 
 
 def _session_id(path: Path) -> str | None:
@@ -133,6 +142,15 @@ def read_claude_code(path: Path) -> TranscriptMetrics:
     shape = _shape(path)
     if shape == "session":
         return read_claude_code_files([path, *subagent_files(path)])
+    if shape == "text":
+        raise InputError(
+            f"no JSON line in this file's first {SHAPE_LINES} lines: it looks like the text "
+            "`claude -p` prints (--output-format text, the default), which has no usage",
+            path=path,
+            hint="pass the session file Claude Code wrote for the run "
+            "(~/.claude/projects/<dir>/<session>.jsonl) or the output of `claude -p "
+            "--output-format stream-json --verbose`, with --format claude-code",
+        )
     return read_claude_stream(path, shape)
 
 
@@ -142,12 +160,14 @@ SHAPE_LINES = 50
 
 def _shape(path: Path) -> str:
     """``session`` (a session file), ``stream`` (stream-json lines), ``array`` (``--output-format
-    json --verbose``: one JSON array) or ``document`` (one JSON object over several lines).
+    json --verbose``: one JSON array), ``document`` (one JSON object over several lines) or
+    ``text`` (no JSON in the lines looked at: what ``claude -p`` prints by default).
 
     Stream events carry ``session_id`` (session lines ``sessionId``); ``--output-format
     json`` prints one ``result`` event. Lines before the first JSON one (stderr captured with
     stdout) are passed over.
     """
+    printed = False  # a line that is not JSON was seen
     with open_transcript(path) as handle:
         for _ in range(SHAPE_LINES):
             raw = handle.readline(1024 * 1024)
@@ -157,6 +177,7 @@ def _shape(path: Path) -> str:
             if text.startswith("["):
                 return "array"
             if not text.startswith("{"):
+                printed = printed or bool(text)
                 continue
             try:
                 value = json.loads(text)
@@ -168,7 +189,7 @@ def _shape(path: Path) -> str:
             if isinstance(value, dict) and cooperbench_run_file(path, set(value)) is not None:
                 return "document"  # refused as such by read_claude_stream
             return "session"
-    return "session"
+    return "text" if printed else "session"
 
 
 def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
@@ -284,6 +305,19 @@ class _Activity:
             edits.extend(made)
 
 
+def _interruption(event: Mapping[str, Any]) -> bool:
+    """A user line of the main agent saying its reply was interrupted (:data:`INTERRUPTED`)."""
+    message = event.get("message")
+    if event.get("type") != "user" or event.get("isSidechain") or not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return content.startswith(INTERRUPTED)
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "text"
+        and str(block.get("text", "")).startswith(INTERRUPTED) for block in content)
+
+
 def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     """Recompute the metrics of a session file (first) and its sub-agent files, together."""
     metrics = TranscriptMetrics()
@@ -297,6 +331,8 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     read_agents: set[str] = set()
     main_models: set[str] = set()
     final: dict[str, bool] = {}  # message id -> a line of it carries its stop_reason
+    interrupted = 0  # the session file's line saying the main agent was interrupted, if no
+    # reply of the main agent came after it
     for index, number, event in _events(paths):
         message = event.get("message")
         message = message if isinstance(message, dict) else None
@@ -309,6 +345,11 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         if index == 0:
             metrics.see_line(number)
             session.see(number, event, message_id)
+            if _interruption(event):
+                interrupted = number
+            elif (event.get("type") == "assistant" and not event.get("isSidechain")
+                  and (message or {}).get("model") != "<synthetic>"):
+                interrupted = 0
         result = event.get("toolUseResult")
         if isinstance(result, dict) and isinstance(result.get("agentId"), str):
             named_agents.add(result["agentId"])
@@ -352,6 +393,9 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     metrics.unread_subagents = named_agents - read_agents
     session.activity.unanswered = sorted(session.calls.values())
     metrics.activity = session.activity
+    if interrupted:
+        metrics.error_end = (f"Claude Code's session ends with `{INTERRUPTED}]` (line "
+                             f"{interrupted}): no reply after it")
     if len(paths) > 1:
         metrics.span_label = (f"{paths[0].name} and {len(paths) - 1} sub-agent file"
                               f"{'s' if len(paths) > 2 else ''}")

@@ -29,7 +29,9 @@ output names no model and carries no time stamps (the rollout file Codex keeps b
 skipped there (stderr captured with stdout). A resumed thread's output counts the whole
 thread's tokens but shows only that run's items (tool calls): its rollout is the better file.
 Older Codex (0.39) printed protocol events wrapped in ``msg`` instead
-(:func:`read_codex_legacy`).
+(:func:`read_codex_legacy`). What ``codex exec`` prints without ``--json`` (the last message;
+on stderr the run as a person reads it) is refused, naming the rollout by the ``session id``
+of its header (:func:`_text_refused`).
 
 Sub-agents (Codex 0.16x ``multi_agent``: ``spawn_agent``) run as threads of their own, each
 written to a rollout of its own beside the session's, its ``session_meta`` naming the parent
@@ -76,9 +78,11 @@ from arena_bot.intake.transcripts.metrics import (
     Clock,
     TranscriptMetrics,
     as_int,
+    decode_line,
     open_transcript,
     printed_objects,
     read_json_lines,
+    read_lines,
 )
 
 TOOL_ITEMS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
@@ -188,9 +192,10 @@ SHAPE_OBJECTS = 20
 
 
 def _shape(path: Path) -> str:
-    """``rollout``, ``exec`` (``codex exec --json``: thread/turn/item events) or ``legacy``
+    """``rollout``, ``exec`` (``codex exec --json``: thread/turn/item events), ``legacy``
     (the ``--json`` output of older Codex: protocol events wrapped in ``msg``, after a
-    configuration echo). A rollout line has ``payload``."""
+    configuration echo) or ``text`` (no JSON object at all: what ``codex exec`` prints
+    without ``--json``). A rollout line has ``payload``."""
     try:
         for count, (_number, event) in enumerate(_exec_lines(path)):
             if "payload" in event or count >= SHAPE_OBJECTS:
@@ -201,7 +206,27 @@ def _shape(path: Path) -> str:
                 return "legacy"
     except InputError:  # not JSON where a rollout line should be: the rollout reader says so
         return "rollout"
-    return "rollout"
+    printed = any(decode_line(raw)[0].strip() for _number, raw in read_lines(path))
+    return "text" if printed else "rollout"
+
+
+#: The thread's id in the header ``codex exec`` prints on stderr (``session id: <id>``).
+TEXT_SESSION_ID = re.compile(r"^session id: ([0-9a-f][0-9a-f-]{15,})\s*$")
+
+
+def _text_refused(path: Path) -> InputError:
+    """``codex exec``'s text output (stdout: the last message; stderr, when captured with
+    it, the run as a person reads it and ``tokens used`` once) refused, naming the rollout
+    by the thread id of its header where it has one."""
+    thread = next((found.group(1) for _number, raw in read_lines(path)
+                   if (found := TEXT_SESSION_ID.match(decode_line(raw)[0].strip()))), "")
+    return InputError(
+        "no JSON event in this file: it looks like the text `codex exec` prints without "
+        "--json, which shows no model call's usage", path=path,
+        hint="pass the rollout Codex kept for the thread, $CODEX_HOME/sessions/YYYY/MM/DD/"
+        f"rollout-*{thread or '<thread id>'}.jsonl (or the output of `codex exec --json`), "
+        "with --format codex",
+    )
 
 
 def read_codex_exec(path: Path) -> TranscriptMetrics:
@@ -342,6 +367,8 @@ def read_codex(path: Path) -> TranscriptMetrics:
     """A rollout, ``codex exec --json`` output (:func:`read_codex_exec`), or that output of
     an older Codex (:func:`read_codex_legacy`)."""
     shape = _shape(path)
+    if shape == "text":
+        raise _text_refused(path)
     if shape == "legacy":
         return read_codex_legacy(path)
     if shape == "exec":
