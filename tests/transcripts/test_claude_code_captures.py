@@ -159,6 +159,14 @@ def test_an_interrupted_session_file_says_the_run_ended_in_an_error(tmp_path: Pa
         {**lines[-1], "uuid": "u-next", "message": {"role": "user", "content": "go on"}},
         {**reply, "uuid": "a-next", "message": {**reply["message"], "id": "msg_next"}}]))
     assert read_transcript(path=went_on, format_name="claude-code").error_end == ""
+    # An interactive session (entrypoint cli, not claude -p's sdk-cli) whose person ended
+    # the last request with Esc: the file does not say the work was unfinished.
+    assert any(line.get("entrypoint") == "sdk-cli" for line in lines)
+    by_hand = tmp_path / "interactive.jsonl"
+    by_hand.write_text("".join(json.dumps(
+        {**line, "entrypoint": "cli"} if "entrypoint" in line else line) + "\n"
+        for line in lines))
+    assert read_transcript(path=by_hand, format_name="claude-code").error_end == ""
 
 
 def test_the_text_claude_p_prints_is_refused_naming_what_to_pass(tmp_path: Path) -> None:

@@ -114,6 +114,25 @@ def test_how_a_real_run_ended_is_read(name: str, said: str) -> None:
     assert ended.startswith(said) and bool(ended) == bool(said)
 
 
+@pytest.mark.parametrize(("what", "said"), [
+    ("sigint", ""), ("sigkill", ""), ("cut", "Codex's task_complete: stream disconnected")])
+def test_in_a_persons_session_only_a_failed_last_turn_is_an_error_end(
+        tmp_path: Path, what: str, said: str) -> None:
+    """The same real rollouts as a person's session (``source`` ``cli``, the terminal UI;
+    ``vscode``, the editor and desktop apps): a last turn aborted (Esc) or left open (the
+    window closed) is how a person ends a session once the work is done as often as not;
+    a turn that failed is still the run's error end."""
+    (rollout,) = (CODEX / f"codex-0.169.0-{what}").glob("rollout-*.jsonl")
+    lines = [json.loads(line) for line in rollout.read_text().splitlines()]
+    assert lines[0]["type"] == "session_meta" and lines[0]["payload"]["source"] == "exec"
+    for source in ("cli", "vscode"):
+        lines[0]["payload"]["source"] = source
+        by_hand = tmp_path / f"{source}-{rollout.name}"
+        by_hand.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        ended = read_transcript(path=by_hand, format_name="codex").error_end
+        assert ended.startswith(said) and bool(ended) == bool(said), (source, ended)
+
+
 @pytest.mark.parametrize("version", ["0.39.0", "0.80.0"])
 @pytest.mark.parametrize("name", ["exec-json.jsonl", "rollout-*.jsonl"])
 def test_a_chat_wire_run_records_no_usage_and_is_refused_clearly(version: str, name: str

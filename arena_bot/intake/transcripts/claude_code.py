@@ -43,8 +43,11 @@ and requests, :class:`_Activity`) is read from the session file alone.
 
 A session whose main agent was interrupted (Esc, Ctrl-C, SIGINT) gets the user line
 ``[Request interrupted by user]`` (2.1: the SIGINT run of 2.1.328 and 2.1.332; 2.0.77 wrote
-none); with no reply of the main agent after it, the run ended so, unfinished: its error end
-(:attr:`TranscriptMetrics.error_end`), as its stream's aborted ``result`` is.
+none); with no reply of the main agent after it, a headless run (``claude -p``: its lines'
+``entrypoint`` is ``sdk-cli``) ended so, unfinished: its error end
+(:attr:`TranscriptMetrics.error_end`), as its stream's aborted ``result`` is. Not an
+interactive session's (``entrypoint`` ``cli``): there a person ends the last request with
+Esc as often as not once the work is done, and the file does not tell which.
 """
 
 from __future__ import annotations
@@ -333,6 +336,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     final: dict[str, bool] = {}  # message id -> a line of it carries its stop_reason
     interrupted = 0  # the session file's line saying the main agent was interrupted, if no
     # reply of the main agent came after it
+    interactive = False  # a line of the session file says it was a person's (entrypoint cli)
     for index, number, event in _events(paths):
         message = event.get("message")
         message = message if isinstance(message, dict) else None
@@ -345,6 +349,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
         if index == 0:
             metrics.see_line(number)
             session.see(number, event, message_id)
+            interactive = interactive or event.get("entrypoint") == "cli"
             if _interruption(event):
                 interrupted = number
             elif (event.get("type") == "assistant" and not event.get("isSidechain")
@@ -393,7 +398,7 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
     metrics.unread_subagents = named_agents - read_agents
     session.activity.unanswered = sorted(session.calls.values())
     metrics.activity = session.activity
-    if interrupted:
+    if interrupted and not interactive:
         metrics.error_end = (f"Claude Code's session ends with `{INTERRUPTED}]` (line "
                              f"{interrupted}): no reply after it")
     if len(paths) > 1:

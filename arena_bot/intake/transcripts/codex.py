@@ -46,8 +46,9 @@ refused (:func:`no_usage_recorded`), not read as a run of 0 tokens.
 
 How the run ended (:attr:`TranscriptMetrics.error_end`): a 0.16x rollout's last turn event
 (``task_complete`` with an ``error``, ``turn_aborted``, or a ``task_started`` never ended:
-checked on real cut, SIGINT and SIGKILL runs), ``turn.failed`` in ``codex exec --json``, a
-fatal ``error`` in 0.39's. 0.39 writes neither to its rollout nor a ``task_complete`` to its
+checked on real cut, SIGINT and SIGKILL runs; in a person's session only a failed turn:
+:data:`INTERACTIVE_SOURCES`), ``turn.failed`` in ``codex exec --json``, a fatal ``error``
+in 0.39's. 0.39 writes neither to its rollout nor a ``task_complete`` to its
 ``--json``: its interrupted runs look finished.
 
 Activity: a request is a ``token_count`` event with a new running total (its
@@ -435,6 +436,7 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
     context = output = 0  # characters of the conversation, of the model's latest output
     counted = 0  # token_count events
     main = thread = ""  # the session's id, the id of the rollout being read
+    interactive = False  # the session is a person's (INTERACTIVE_SOURCES)
     spawns: set[str] = set()  # call ids of spawn_agent calls
     spawned: set[str] = set()  # the agent ids they gave
     threads: set[str] = set()
@@ -457,6 +459,9 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
             own = thread == main  # the session's own line, not a sub-agent's
             if own and kind in ("session_meta", "turn_context"):
                 activity.cwd = activity.cwd or str(payload.get("cwd") or "")
+            if own and kind == "session_meta":
+                source = payload.get("source")  # a sub-agent's is an object
+                interactive = isinstance(source, str) and source in INTERACTIVE_SOURCES
             if kind == "turn_context":
                 named = payload.get("model")
                 model = named if isinstance(named, str) else model
@@ -484,8 +489,11 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
             elif own and kind == "event_msg" and payload.get("type") in TURN_ENDS:
                 # 0.16x: each turn starts and ends with an event; a turn that failed (a
                 # stream cut, a refused request) ends with its error, an interrupted one is
-                # aborted. The session's last turn says how the run ended.
-                metrics.error_end = _turn_end(payload)
+                # aborted. The session's last turn says how the run ended; in a person's
+                # session only an error does (see INTERACTIVE_SOURCES).
+                ended = _turn_end(payload)
+                failed = payload.get("type") == "task_complete"
+                metrics.error_end = ended if failed or not interactive else ""
             elif kind == "event_msg" and payload.get("type") == "token_count":
                 counted += 1
                 info = payload.get("info")
@@ -524,6 +532,11 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
 
 #: The events of a 0.16x rollout that start and end a turn.
 TURN_ENDS = frozenset({"task_started", "task_complete", "turn_aborted"})
+#: ``session_meta``'s ``source`` of a session a person drives (the terminal UI, the editor
+#: and desktop apps; ``codex exec`` writes ``exec``): there a last turn aborted (Esc) or
+#: left open (the window closed) is how a person ends a session as often as not once the
+#: work is done, and the file does not tell which. Only a turn that failed is an error end.
+INTERACTIVE_SOURCES = frozenset({"cli", "vscode"})
 
 
 def _turn_end(payload: Mapping[str, Any]) -> str:
