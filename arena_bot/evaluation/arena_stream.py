@@ -280,10 +280,18 @@ def _build_guard(listed, channel=None, started_by=None):
         stack while a test's phase runs above it. While it does, the frames below it do not
         change (such a frame runs once, and its callers wait at their calls), so what
         :func:`climb` finds below it is found once per phase. Held only while the phase
-        runs."""
+        runs, and only a frame of code the walk passes over whatever its line: the frame
+        itself goes on running (the submission's code driving this plugin's hook wrapper
+        itself made its own frame the anchor, and a line it then ran was judged by the line
+        the frame was at when first walked)."""
         frame = getframe(2) if on else None
         while frame is not None and frame.f_code.co_flags & _RESUMABLE:
             frame = frame.f_back
+        if frame is not None:
+            code = frame.f_code
+            climb(frame, 1, False, False)  # passes over it from now on, or finds it
+            if passing.get(id(code)) is not code:
+                frame = None
         anchored[:] = [frame, {}]
 
     def climb(frame, depth, exact, handed, below=None):

@@ -1457,6 +1457,47 @@ def test_an_attribute_event_raised_by_hand_breaks_nothing(tmp_path: Path) -> Non
     assert stream.tampered == [], stream.tampered
 
 
+_DRIVES_THE_WRAPPER = """\
+import gc
+import sys
+import threading
+
+
+class Item:
+    nodeid = "tests/test_pkg.py::made_up"
+
+
+def answer():
+    wrapper = vars(sys)["modules"]["arena_stream"].pytest_runtest_setup
+    phase = wrapper(item=Item())
+    next(phase)
+    threading.Thread(target=int).start()
+    gc.get_objects()
+    with open("tests/test_pkg.py") as handle:
+        handle.read()
+    return 42
+"""
+
+
+def test_the_submissions_frame_running_the_plugins_hook_wrapper_is_no_anchor(
+        tmp_path: Path) -> None:
+    """The phase's hook wrapper remembers the frame that runs it, and what the walk finds
+    from there down is found once (HARNESS_VERSION 15): sound for pluggy's frame, whose
+    line is never the submission's. The submission's function running the wrapper itself
+    (line 13) made its own frame that anchor: an upstream line of it starting a thread
+    (line 14) took the memo there, at a line the patch did not add, and the lines it added
+    next read the tests and walked the live objects with no finding at all."""
+    added = [(n, line) for n, line in enumerate(_DRIVES_THE_WRAPPER.splitlines(), 1)
+             if n in (11, 12, 13, 15, 16, 17)]
+    stream, output = _run(tmp_path, _DRIVES_THE_WRAPPER, added=added)
+    assert "2 passed" in output and stream.ended, output
+    found = {(r.file, r.line, r.reason[:40]) for r in stream.reviews}
+    assert found == {
+        ("pkg/__init__.py", 15, "walks the interpreter's live objects (gc"),
+        ("pkg/__init__.py", 16, "reads a test file (tests/test_pkg.py) fr")}, (
+        stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
