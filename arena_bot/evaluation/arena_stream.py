@@ -272,7 +272,7 @@ def _build_guard(listed, channel=None, started_by=None):
     # flags, what climb found from it down. An event loop's every callback walks the stack
     # (carried): an honest test awaiting asyncio.sleep(0) 400,000 times took 26 s instead of
     # 1 s when each walk went down the ~50 frames of asyncio and pytest.
-    anchored = [None, {}]
+    anchored = [(None, {})]  # one pair, replaced whole: a walk reads frame and memo together
 
     def anchor(on=True):
         """Remember the frame that called the caller (``on=False``: forget it), the first
@@ -292,18 +292,18 @@ def _build_guard(listed, channel=None, started_by=None):
             climb(frame, 1, False, False)  # passes over it from now on, or finds it
             if passing.get(id(code)) is not code:
                 frame = None
-        anchored[:] = [frame, {}]
+        anchored[0] = (frame, {})
 
-    def climb(frame, depth, exact, handed, below=None):
+    def climb(frame, depth, exact, handed, below=None, memo=None):
         """:func:`origin`'s walk from ``frame`` down at most ``depth`` frames: ``(found,
         frames of depth left)``, ``found`` ``None`` when nothing is the submission's.
-        ``below``: the anchor, where the walk goes on from what was found below it before."""
+        ``below``: the anchor, where the walk goes on from what was found below it before
+        (``memo``, the anchor's own: another thread may set another anchor meanwhile)."""
         while frame is not None and depth > 0:
             if frame is below:
-                known = anchored[1].get((exact, handed))
+                known = memo.get((exact, handed))
                 if known is None:
-                    known = anchored[1][(exact, handed)] = climb(frame, depth_limit, exact,
-                                                                 handed)
+                    known = memo[(exact, handed)] = climb(frame, depth_limit, exact, handed)
                 found, left = known
                 used = depth_limit - left
                 return (found, depth - used) if found is not None and used <= depth else (
@@ -360,8 +360,9 @@ def _build_guard(listed, channel=None, started_by=None):
         finally:
             if mine:
                 busy.discard(thread)
-        found = climb(frame, depth_limit if depth is None else depth, exact, handed,
-                      anchored[0])[0]
+        below, memo = anchored[0]
+        found = climb(frame, depth_limit if depth is None else depth, exact, handed, below,
+                      memo)[0]
         return found if found is not None or not inherited else started_by
 
     def deferred(where, function, args, kwargs):
