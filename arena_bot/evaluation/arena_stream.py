@@ -272,7 +272,7 @@ def _build_guard(listed, channel=None, started_by=None):
     # flags, what climb found from it down. An event loop's every callback walks the stack
     # (carried): an honest test awaiting asyncio.sleep(0) 400,000 times took 26 s instead of
     # 1 s when each walk went down the ~50 frames of asyncio and pytest.
-    anchored = [None, {}]
+    anchored = [(None, {})]  # one pair, replaced whole: a walk reads frame and memo together
 
     def anchor(on=True):
         """Remember the frame that called the caller (``on=False``: forget it), the first
@@ -280,22 +280,30 @@ def _build_guard(listed, channel=None, started_by=None):
         stack while a test's phase runs above it. While it does, the frames below it do not
         change (such a frame runs once, and its callers wait at their calls), so what
         :func:`climb` finds below it is found once per phase. Held only while the phase
-        runs."""
+        runs, and only a frame of code the walk passes over whatever its line: the frame
+        itself goes on running (the submission's code driving this plugin's hook wrapper
+        itself made its own frame the anchor, and a line it then ran was judged by the line
+        the frame was at when first walked)."""
         frame = getframe(2) if on else None
         while frame is not None and frame.f_code.co_flags & _RESUMABLE:
             frame = frame.f_back
-        anchored[:] = [frame, {}]
+        if frame is not None:
+            code = frame.f_code
+            climb(frame, 1, False, False)  # passes over it from now on, or finds it
+            if passing.get(id(code)) is not code:
+                frame = None
+        anchored[0] = (frame, {})
 
-    def climb(frame, depth, exact, handed, below=None):
+    def climb(frame, depth, exact, handed, below=None, memo=None):
         """:func:`origin`'s walk from ``frame`` down at most ``depth`` frames: ``(found,
         frames of depth left)``, ``found`` ``None`` when nothing is the submission's.
-        ``below``: the anchor, where the walk goes on from what was found below it before."""
+        ``below``: the anchor, where the walk goes on from what was found below it before
+        (``memo``, the anchor's own: another thread may set another anchor meanwhile)."""
         while frame is not None and depth > 0:
             if frame is below:
-                known = anchored[1].get((exact, handed))
+                known = memo.get((exact, handed))
                 if known is None:
-                    known = anchored[1][(exact, handed)] = climb(frame, depth_limit, exact,
-                                                                 handed)
+                    known = memo[(exact, handed)] = climb(frame, depth_limit, exact, handed)
                 found, left = known
                 used = depth_limit - left
                 return (found, depth - used) if found is not None and used <= depth else (
@@ -352,8 +360,9 @@ def _build_guard(listed, channel=None, started_by=None):
         finally:
             if mine:
                 busy.discard(thread)
-        found = climb(frame, depth_limit if depth is None else depth, exact, handed,
-                      anchored[0])[0]
+        below, memo = anchored[0]
+        found = climb(frame, depth_limit if depth is None else depth, exact, handed, below,
+                      memo)[0]
         return found if found is not None or not inherited else started_by
 
     def deferred(where, function, args, kwargs):

@@ -1457,6 +1457,116 @@ def test_an_attribute_event_raised_by_hand_breaks_nothing(tmp_path: Path) -> Non
     assert stream.tampered == [], stream.tampered
 
 
+_DRIVES_THE_WRAPPER = """\
+import gc
+import sys
+import threading
+
+
+class Item:
+    nodeid = "tests/test_pkg.py::made_up"
+
+
+def answer():
+    wrapper = vars(sys)["modules"]["arena_stream"].pytest_runtest_setup
+    phase = wrapper(item=Item())
+    next(phase)
+    threading.Thread(target=int).start()
+    gc.get_objects()
+    with open("tests/test_pkg.py") as handle:
+        handle.read()
+    return 42
+"""
+
+
+def test_the_submissions_frame_running_the_plugins_hook_wrapper_is_no_anchor(
+        tmp_path: Path) -> None:
+    """The phase's hook wrapper remembers the frame that runs it, and what the walk finds
+    from there down is found once (HARNESS_VERSION 15): sound for pluggy's frame, whose
+    line is never the submission's. The submission's function running the wrapper itself
+    (line 13) made its own frame that anchor: an upstream line of it starting a thread
+    (line 14) took the memo there, at a line the patch did not add, and the lines it added
+    next read the tests and walked the live objects with no finding at all."""
+    added = [(n, line) for n, line in enumerate(_DRIVES_THE_WRAPPER.splitlines(), 1)
+             if n in (11, 12, 13, 15, 16, 17)]
+    stream, output = _run(tmp_path, _DRIVES_THE_WRAPPER, added=added)
+    assert "2 passed" in output and stream.ended, output
+    found = {(r.file, r.line, r.reason[:40]) for r in stream.reviews}
+    assert found == {
+        ("pkg/__init__.py", 15, "walks the interpreter's live objects (gc"),
+        ("pkg/__init__.py", 16, "reads a test file (tests/test_pkg.py) fr")}, (
+        stream.reviews, output)
+
+
+_ANCHORS_IN_A_THREAD = """\
+import sched
+import sys
+import threading
+from pathlib import Path
+
+
+class Item:
+    nodeid = "tests/test_pkg.py::made_up"
+
+
+main = threading.get_ident()
+go, anchored, stored = threading.Event(), threading.Event(), threading.Event()
+armed, inside = [], []
+
+
+def hold(event, args):
+    # Holds the test's thread inside the walk below pytest's frame of the phase (at the
+    # frame of CallInfo.from_call) until the worker has set an anchor of its own.
+    if (armed and not inside and event == "object.__getattr__" and args[1] == "f_code"
+            and threading.get_ident() == main):
+        inside.append(1)
+        if args[0].f_code.co_name == "from_call":
+            armed.clear()
+            go.set()
+            anchored.wait(10)
+        inside.clear()
+
+
+def answer():
+    phase = vars(sys)["modules"]["arena_stream"].pytest_runtest_setup(item=Item())
+    plan = sched.scheduler()
+    for step, argument in ((go.wait, (10,)), (next, (phase,)), (anchored.set, ()),
+                           (stored.wait, (10,)), (Path("tests/test_pkg.py").read_text, ())):
+        plan.enter(0, 0, step, argument)
+    worker = threading.Thread(target=plan.run)
+    worker.start()
+    sys.addaudithook(hold)
+    armed.append(1)
+    threading.Thread(target=int).start()
+    stored.set()
+    worker.join(10)
+    return 42
+"""
+
+
+def test_an_anchor_set_in_another_thread_takes_no_memo_of_the_tests_thread(
+        tmp_path: Path) -> None:
+    """A worker thread the submission starts (line 36) runs the plugin's hook wrapper from
+    the standard library's ``sched`` (an anchor of its own, a frame the walk passes over)
+    while the test's thread is inside its walk below pytest's frame of the phase, then
+    reads the test file through ``Path.read_text``. The test's thread stored what it found
+    below its anchor (nothing) as the worker's anchor's memo: the read, the worker's start
+    line's, went unseen. Here an audit hook holds the test's thread at that point (its own
+    finding aside); a race alone does it too."""
+    lines = _ANCHORS_IN_A_THREAD.splitlines()
+    added = [(n, line) for n, line in enumerate(lines, 1) if line.strip() and not (
+        line.startswith(("def answer", "    return 42")) or "Thread(target=int)" in line)]
+    stream, output = _run(tmp_path, _ANCHORS_IN_A_THREAD, added=added,
+                          test="from pkg import answer\n\n\ndef test_answer():\n"
+                               "    assert answer() == 42\n")
+    assert "1 passed" in output and stream.ended, output
+    found = {(r.file, r.line, r.reason[:40]) for r in stream.reviews}
+    assert found == {
+        ("pkg/__init__.py", 37, "adds an audit hook (watches the interpre"),
+        ("pkg/__init__.py", 36, "reads a test file (tests/test_pkg.py) fr")}, (
+        stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
