@@ -212,6 +212,7 @@ def _build_guard(listed, channel=None, started_by=None):
     may_run_python = _may_run_python
     putenv = os.putenv
     read_attributes = _FRAME_ATTRIBUTES | {"__code__"}
+    str_slice, bytes_slice, everything = str.__getitem__, bytes.__getitem__, slice(None)
 
     def emit(payload):
         if channel is not None or (getpid() != pid and payload.get("event") in (
@@ -590,12 +591,31 @@ def _build_guard(listed, channel=None, started_by=None):
                    "second run, outside the guard, tells the canaries from the feature's "
                    "tests", "subprocess")
 
+    def plain(value):
+        """``value``, a ``str`` or ``bytes`` of a subclass copied to the built-in type (by
+        the built-in type's own slicing): the hook then calls no method of the submission's
+        inside its busy window, where what that method does is unseen (a ``str`` subclass
+        as ``open``'s path whose ``startswith`` read the tests there)."""
+        kind = type_type(value)
+        if kind is str or kind is bytes:
+            return value
+        if issubclass(kind, str):
+            return str_slice(value, everything)
+        if issubclass(kind, bytes):
+            return bytes_slice(value, everything)
+        return value
+
     def audit(event, args):
         if event not in audited:
             return
-        if event == "object.__getattr__" and len(args) > 1 and type_type(
-                args[1]) is str and args[1] not in read_attributes:
-            return  # frame.f_code raises it: every walk of the stack does, the guard's own
+        if event == "object.__getattr__":
+            if len(args) < 2 or type_type(args[1]) is not str or (
+                    args[1] not in read_attributes):
+                # frame.f_code raises it: every walk of the stack does, the guard's own.
+                # CPython names the attribute by a str; anything else was raised by hand.
+                return
+        else:
+            args = tuple(plain(value) for value in args)
         thread = get_ident()
         if thread in busy:
             return  # the hook's own sys._getframe calls

@@ -1567,6 +1567,41 @@ def test_an_anchor_set_in_another_thread_takes_no_memo_of_the_tests_thread(
         stream.reviews, output)
 
 
+def test_a_str_subclass_handed_to_open_runs_none_of_its_code_inside_the_guard(
+        tmp_path: Path) -> None:
+    """``open(Name(os.devnull))``, ``Name`` a ``str`` subclass whose ``startswith`` reads the
+    tests the first time anything calls it: the guard's hook called it on the ``open``
+    event's path, inside the window where the hook ignores the events of its own thread, so
+    the read went unseen and the answer came from it (no finding before this test). The hook
+    now reads such a value as the plain ``str`` it holds: the method runs only when the
+    submission's code calls it, and that read is seen."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import re
+
+        box = []
+
+
+        class Name(str):
+            def startswith(self, *args):
+                if not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+                return str.startswith(self, *args)
+
+
+        def answer():
+            with open(Name(os.devnull)):
+                pass
+            if not box:
+                Name("x").startswith("y")
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
