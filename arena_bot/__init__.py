@@ -54,4 +54,5 @@ HARNESS_VERSION = "15"  # 2: canaries, review flags, wider protection (issue 8)
 # 15: the guard's walk of the stack passes over code it has seen is never the submission's
 #    and finds what lies below pytest's frame of a test's phase once per phase: an
 #    event loop's callbacks cost ~8 us instead of ~50 us (same verdicts; an async-heavy
-#    suite that timed out may now finish)
+#    suite that timed out may now finish); the audit hook reads a str/bytes subclass in an
+#    event's arguments as its plain value (its methods read the tests unseen there)
