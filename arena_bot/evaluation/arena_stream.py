@@ -608,17 +608,17 @@ def _build_guard(listed, channel=None, started_by=None):
     def audit(event, args):
         if event not in audited:
             return
-        if event == "object.__getattr__":
-            if len(args) < 2 or type_type(args[1]) is not str or (
-                    args[1] not in read_attributes):
-                # frame.f_code raises it: every walk of the stack does, the guard's own.
-                # CPython names the attribute by a str; anything else was raised by hand.
-                return
-        else:
-            args = tuple(plain(value) for value in args)
+        if event == "object.__getattr__" and (
+                len(args) < 2 or type_type(args[1]) is not str
+                or args[1] not in read_attributes):
+            # frame.f_code raises it: every walk of the stack does, the guard's own.
+            # CPython names the attribute by a str; anything else was raised by hand.
+            return
         thread = get_ident()
         if thread in busy:
             return  # the hook's own sys._getframe calls
+        if event != "object.__getattr__":
+            args = tuple(plain(value) for value in args)
         busy.add(thread)
         try:
             _on_event(event, args)
