@@ -1170,6 +1170,22 @@ def test_answer():
     assert ("reads_tests", "pkg/__init__.py", 11) in found, (stream.reviews, output)
 
 
+# Appended to an attack's package (below the lines its assertions name): from a frame of the
+# test's thread down to the calling test's, and that test's first int constant (the
+# expected value).
+# Indented as the packages it ends are (_run dedents the whole).
+_WALK_TO_THE_TEST = """
+        def _test_constant(frame):
+            up = [n for n in dir(frame) if n.endswith("back")][0]
+            while frame is not None:
+                code = getattr(frame, [n for n in dir(frame) if n.endswith("code")][0])
+                if code.co_name == "test_answer":
+                    return [c for c in code.co_consts if type(c) is int][0]
+                frame = getattr(frame, up)
+            return None
+        """
+
+
 def test_the_tests_frames_taken_from_a_pool_worker_are_seen(tmp_path: Path) -> None:
     """``sys._current_frames`` (found by its ending: no static rule names it) handed to a
     pool's worker: its direct caller is the pool's code, and the main thread's frames hold
@@ -1182,14 +1198,8 @@ def test_the_tests_frames_taken_from_a_pool_worker_are_seen(tmp_path: Path) -> N
             frames = [getattr(sys, n) for n in dir(sys) if n.endswith("nt_frames")][0]
             with concurrent.futures.ThreadPoolExecutor(1) as pool:
                 frame = pool.submit(frames).result()[threading.main_thread().ident]
-            up = [n for n in dir(frame) if n.endswith("back")][0]
-            while frame is not None:
-                code = getattr(frame, [n for n in dir(frame) if n.endswith("code")][0])
-                if code.co_name == "test_answer":
-                    return [c for c in code.co_consts if type(c) is int][0]
-                frame = getattr(frame, up)
-            return 0
-        """)
+            return _test_constant(frame) or 0
+        """ + _WALK_TO_THE_TEST)
     assert "1 failed, 1 passed" in output, output  # (test_other's constant is 43)
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("stack_inspection", "pkg/__init__.py", 6) in found, (stream.reviews, output)
@@ -1298,15 +1308,8 @@ def test_a_signal_handler_handed_the_tests_frame_is_seen(tmp_path: Path) -> None
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             while not box:
                 time.sleep(0.001)
-            frame = box[0]
-            up = [n for n in dir(frame) if n.endswith("back")][0]
-            while frame is not None:
-                code = getattr(frame, [n for n in dir(frame) if n.endswith("code")][0])
-                if code.co_name == "test_answer":
-                    return [c for c in code.co_consts if type(c) is int][0]
-                frame = getattr(frame, up)
-            return asyncio.run(_honest())
-        """)
+            return _test_constant(box[0]) or asyncio.run(_honest())
+        """ + _WALK_TO_THE_TEST)
     assert "2 passed" in output, output  # (test_other: asyncio.run's answer)
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert found == {("stack_inspection", "pkg/__init__.py", 10)}, (stream.reviews, output)
