@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from arena_bot.core.errors import InputError, first_problem
-from arena_bot.core.files import write_atomically
+from arena_bot.core.files import read_at_most, write_atomically
 from arena_bot.intake.diagnostics import ReportOut
 
 #: Largest bundle file read (bytes). A real PR's bundle is a few kilobytes per submission.
@@ -82,7 +82,7 @@ def load_bundle(path: Path) -> Bundle:
         raise _oversized(path, info.st_size)
     try:
         with path.open("rb") as handle:
-            raw = handle.read(MAX_BUNDLE_BYTES + 1)
+            raw = read_at_most(handle, MAX_BUNDLE_BYTES)
     except OSError as exc:
         raise InputError(f"cannot read the bundle: {exc.strerror}", path=path) from None
     if len(raw) > MAX_BUNDLE_BYTES:  # grew since it was measured

@@ -2,5 +2,5 @@
 
 * :mod:`~arena_bot.core.prices` — the model price table and token costs;
 * :mod:`~arena_bot.core.digest` — content digests of task and submission folders;
-* :mod:`~arena_bot.core.files` — writing a file whole or not at all.
+* :mod:`~arena_bot.core.files` — reading a file up to a limit, writing one whole or not at all.
 """

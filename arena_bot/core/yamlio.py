@@ -33,6 +33,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from arena_bot.core.errors import InputError
+from arena_bot.core.files import read_at_most
 
 #: YAML documents of the project are small; anything bigger is a mistake or an attack.
 MAX_YAML_BYTES = 256 * 1024
@@ -242,8 +243,11 @@ def read_text_capped(path: Path, *, limit: int, what: str) -> str:
             path=path,
             hint="keep the file small; large logs belong in a trajectory file",
         )
-    with path.open("rb") as handle:
-        raw = handle.read(limit + 1)
+    with open(path, "rb") as handle:
+        raw = read_at_most(handle, limit)
+    if len(raw) > limit:  # grew since it was measured
+        raise InputError(f"{what} is over the limit of {limit:,} bytes", path=path,
+                         hint="keep the file small; large logs belong in a trajectory file")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from arena_bot.core.config import DEFAULT_CONFIG
+from arena_bot.core.files import read_at_most
 
 if TYPE_CHECKING:  # only for type hints: keeps this module free of the dataset loader
     from arena_bot.tasks.dataset import TaskFolder
@@ -213,9 +214,11 @@ def read_patch_text(
                 "too-large", f"patch is {size:,} bytes, over the limit of {max_bytes:,}"
             )
         with open(path, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
+            raw = read_at_most(handle, max_bytes)
     except OSError as exc:
         return refused("not-a-file", f"cannot read patch file: {exc.strerror}")
+    if len(raw) > max_bytes:  # grew since it was measured
+        return refused("too-large", f"patch is over the limit of {max_bytes:,} bytes")
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
