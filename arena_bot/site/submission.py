@@ -27,6 +27,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from arena_bot.core.errors import ArenaError
+from arena_bot.core.files import read_at_most
 from arena_bot.core.yamlio import load_yaml
 from arena_bot.models.evaluation import EvaluationResult, FeatureResult, MergeResult
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
@@ -245,7 +246,7 @@ def _patch(folder: Path, name: str) -> PatchView:
         return PatchView(name, Markup(), False, missing="not in the submission's folder")
     try:
         with path.open("rb") as handle:
-            raw = handle.read(MAX_PATCH + 1)
+            raw = read_at_most(handle, MAX_PATCH)
     except OSError as exc:
         return PatchView(name, Markup(), False, missing=f"unreadable ({exc.strerror})")
     text = raw[:MAX_PATCH].decode("utf-8", "replace")
