@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "15"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "16"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -56,3 +56,8 @@ HARNESS_VERSION = "15"  # 2: canaries, review flags, wider protection (issue 8)
 #    event loop's callbacks cost ~8 us instead of ~50 us (same verdicts; an async-heavy
 #    suite that timed out may now finish); the audit hook reads a str/bytes subclass in an
 #    event's arguments as its plain value (its methods read the tests unseen there)
+# 16: a path object of a class of the submission's own (not pathlib's, not os.DirEntry)
+#    given to io.FileIO, a process start or os.putenv is a reads_tests review, not asked
+#    for its path again (its __fspath__ could name one file to the call, another to the
+#    guard); os.open with dir_fd asks the path once; a start's argument list is copied
+#    without running its methods

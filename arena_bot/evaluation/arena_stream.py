@@ -202,7 +202,7 @@ def _build_guard(listed, channel=None, started_by=None):
     get_ident = _thread.get_ident
     said = set()
     function_type, type_type = types.FunctionType, type
-    child_words, fsdecode, path_types = _CHILD.search, os.fsdecode, (str, bytes, os.PathLike)
+    child_words, fsdecode = _CHILD.search, os.fsdecode
     unpickled = (_PICKLE_MODULES, _PICKLE_PREFIXES, _PICKLE_BUILTINS)
     # What a Python started from here needs to load the guard (see _install_child).
     guard_value = (str(pid) + ":" + str(out) if channel is None
@@ -213,6 +213,14 @@ def _build_guard(listed, channel=None, started_by=None):
     putenv = os.putenv
     read_attributes = _FRAME_ATTRIBUTES | {"__code__"}
     str_slice, bytes_slice, everything = str.__getitem__, bytes.__getitem__, slice(None)
+    list_slice, tuple_slice, first_words = list.__getitem__, tuple.__getitem__, slice(64)
+    # The standard library's own path classes (exactly these: a subclass's methods are
+    # anyone's), as loaded before any code of the repository ran: their path is read by
+    # their own code alone. pathlib is not imported for them (a started Python has its
+    # classes only when it imported it: another path object there is read as unknown).
+    known_paths = [os.DirEntry, *(getattr(sys.modules.get("pathlib"), name, None)
+                                  for name in ("PurePosixPath", "PosixPath"))]
+    path_ids = frozenset(id(kind) for kind in known_paths if kind is not None)
 
     def emit(payload):
         if channel is not None or (getpid() != pid and payload.get("event") in (
@@ -466,7 +474,7 @@ def _build_guard(listed, channel=None, started_by=None):
         the descriptor. The ``open`` event carries the name alone, judged from the current
         folder: a decoy of that name there (``/tmp/test_x.py``, the current folder moved)
         hid a test file read through a descriptor of the tests' folder."""
-        name = fsdecode(path) if isinstance(path, path_types) else ""
+        name = named(path)
         if not name or name.startswith(os.sep) or type_type(dir_fd) is not int:
             return
         try:
@@ -503,15 +511,20 @@ def _build_guard(listed, channel=None, started_by=None):
         at the submission's line that started it (once per line: the C function behind
         ``subprocess`` sees the start its audit event saw). Returns that line, or ``None``
         when the submission's code did not start it."""
-        words = [fsdecode(word) if isinstance(word, path_types) else str(word)
-                 for word in words]
+        words = [named(word) for word in words]
+        folder = named(cwd) if cwd is not None else getcwd()
         where = origin(2, exact=True, inherited=True)
         if where is None:
             return None
+        if None in words or folder is None:
+            if ("unreadable", where) not in said:
+                said.add(("unreadable", where))
+                unreadable(where, "starts a process named, given an argument or a folder")
+            words = [word if word is not None else "?" for word in words]
+            folder = folder if folder is not None else getcwd()
         command = " ".join(words)
         given = environment(env) if may_run_python(words) else None
-        why = skips(words) or (env_skips(given, guard_value, harness, repo, fsdecode(
-            cwd) if isinstance(cwd, path_types) else getcwd(), locked)
+        why = skips(words) or (env_skips(given, guard_value, harness, repo, folder, locked)
                                if given is not None else None)
         if why and ("skips", where) not in said:
             said.add(("skips", where))
@@ -605,6 +618,25 @@ def _build_guard(listed, channel=None, started_by=None):
             return bytes_slice(value, everything)
         return value
 
+    def named(value):
+        """The text of a path (or a word of a command) in an event's arguments, read with
+        no code of the submission's: a ``str`` or ``bytes`` as it is, a path object of the
+        standard library's own classes by its path; ``None`` for any other object. Its
+        ``__fspath__``, asked again here, may name another file than the one the call used
+        (``io.FileIO`` asks it before its event), and would run in the hook's busy window."""
+        value = plain(value)
+        kind = type_type(value)
+        if kind is str:
+            return value
+        if kind is bytes:
+            return fsdecode(value)
+        return plain(fsdecode(value)) if id(kind) in path_ids else None
+
+    def unreadable(where, what):
+        review(where, what + " through a path object of a class of its own: asked for its "
+               "path again, its __fspath__ can name another file than the one used, so the "
+               "guard cannot tell which", "reads_tests")
+
     def audit(event, args):
         if event not in audited:
             return
@@ -669,7 +701,12 @@ def _build_guard(listed, channel=None, started_by=None):
         if event == "open":
             # A path as bytes or a path object is the same path (open(b"tests/x.py")).
             given = args[0] if args else ""
-            path = fsdecode(given) if isinstance(given, path_types) else ""
+            path = named(given) if type_type(given) is not int else ""
+            if path is None:
+                where = origin(3, exact=True, inherited=True)
+                if where is not None:
+                    unreadable(where, "opens a file")
+                return
             relative = bool(path) and not path.startswith(os.sep)
             if relative:  # relative to the current folder (or to a dir_fd: below)
                 path = normpath(join(getcwd(), path))
@@ -684,7 +721,7 @@ def _build_guard(listed, channel=None, started_by=None):
             if _is_test_source(real, repo, changed):
                 shown = real[len(repo) + 1:]
             elif relative and _dir_fd_test(path, args):
-                shown = fsdecode(given)  # its name relative to a directory descriptor
+                shown = named(given)  # its name relative to a directory descriptor
             else:
                 return
             if not given_by_a_test(real):
@@ -697,13 +734,20 @@ def _build_guard(listed, channel=None, started_by=None):
         if event in _STARTS:
             program, rest, given, folder = _STARTS[event]
             rest = args[rest] if rest is not None else ()
-            words = list(rest)[:64] if isinstance(rest, (list, tuple)) else [rest]
+            # Copied by the built-in types' own slicing, each word read by named() alone:
+            # no method of an object of the submission's (__iter__, __class__, __eq__,
+            # __bool__) runs here, where the hook's busy window hides what it does.
+            kind = type_type(rest)
+            words = (list_slice(rest, first_words) if issubclass(kind, list) else
+                     [*tuple_slice(rest, first_words)] if issubclass(kind, tuple) else [rest])
             if event == "os.system":
                 words = ["/bin/sh", "-c", args[0]]
-            elif args[program] and (not words or words[0] != args[program]):
+            elif args[program] is not None:
                 # The argv's first word names the program as it was asked for; an
                 # explicit executable different from it is what runs.
-                words = [args[program], *words[1:]]
+                asked = named(args[program])
+                if asked != "" and (asked is None or not words or named(words[0]) != asked):
+                    words = [args[program], *words[1:]]
             env = args[given] if given is not None and len(args) > given else None
             where = started(words, env, args[folder] if folder is not None else None)
             if where is None:
@@ -734,10 +778,13 @@ def _build_guard(listed, channel=None, started_by=None):
                 ran_pytest("pytest.main in a child process")
             return
         if event == "os.putenv" or event == "os.unsetenv":
-            name = args[0]
-            name = fsdecode(name) if isinstance(name, path_types) else str(name)
-            value = args[1] if event == "os.putenv" and len(args) > 1 else None
-            value = fsdecode(value) if isinstance(value, path_types) else ""
+            name = named(args[0])
+            value = named(args[1]) if event == "os.putenv" and len(args) > 1 else ""
+            if name is None or value is None:
+                where = origin(3, exact=True)
+                if where is not None:
+                    unreadable(where, "changes an environment variable")
+                return
             # PYTHONPATH without the harness's folder first (past the repository's own
             # entries), or the lock-down's PYTHONNOUSERSITE dropped: a Python then started
             # skips the gate.
@@ -1200,11 +1247,16 @@ def _watch_deferred_and_opens(carried, watchers):
 
     finalize.__module__, finalize.__qualname__ = base.__module__, base.__qualname__
     weakref.finalize = finalize
-    original_open = os.open
+    original_open, fspath = os.open, os.fspath
 
     def open_(*args, **kwargs):
         dir_fd = kwargs.get("dir_fd")
         if dir_fd is not None:
+            # The path as os.open reads it, asked once: what is judged is what is opened.
+            if args:
+                args = (fspath(args[0]), *args[1:])
+            elif "path" in kwargs:
+                kwargs["path"] = fspath(kwargs["path"])
             with contextlib.suppress(Exception):
                 opened_at(args[0] if args else kwargs.get("path"), dir_fd)
         return original_open(*args, **kwargs)

@@ -1605,6 +1605,95 @@ def test_a_str_subclass_handed_to_open_runs_none_of_its_code_inside_the_guard(
     assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
 
 
+#: A path object of the submission's own class whose ``__fspath__`` names the tests when
+#: the ``n``-th time it is asked is odd (``ODD``) or even: one answer for the call that opens,
+#: another for the guard asking again.
+_TWO_FACED = """\
+import io
+import os
+import re
+import subprocess
+import sys
+
+
+class Name:
+    asked = []
+
+    def __init__(self, first, then):
+        self.first, self.then = first, then
+
+    def __fspath__(self):
+        self.asked.append(1)
+        return self.first if len(self.asked) % 2 == 1 else self.then
+
+
+def expected(text):
+    return int(re.findall(r"answer\\(\\) == (\\d+)", text)[0])
+"""
+
+
+@pytest.mark.parametrize(("body", "line", "reason"), [
+    # io.FileIO reads the path, then raises its event with the object: the guard's hook
+    # asked again and was told os.devnull.
+    ("    with io.FileIO(Name('tests/test_pkg.py', os.devnull)) as handle:\n"
+     "        return expected(handle.read().decode())\n", 24, "path object"),
+    # os.open with dir_fd: the guard's wrapper asked first (told a harmless name), os.open
+    # then opened the test file through the descriptor of the tests' folder. Now the path
+    # is asked once, and what is judged is what is opened (the second test's call).
+    ("    folder = os.open('tests', os.O_RDONLY)\n"
+     "    fd = os.open(Name('nothing.txt', 'test_pkg.py'), os.O_RDONLY, dir_fd=folder)\n"
+     "    with os.fdopen(fd) as handle:\n"
+     "        return expected(handle.read())\n", 25, "through a descriptor"),
+    # A Python started with -I skips the harness's start-up gate (an unguarded child reads
+    # the tests): the guard, asking first, was told -q.
+    ("    code = 'print(open(\"tests/test_pkg.py\").read())'\n"
+     "    done = subprocess.run([sys.executable, Name('-q', '-I'), '-c', code],\n"
+     "                          capture_output=True, text=True, check=True)\n"
+     "    return expected(done.stdout)\n", 25, "path object"),
+], ids=["FileIO", "os.open-dir_fd", "Popen-argument"])
+def test_a_path_object_that_names_another_file_when_asked_again_is_flagged(
+        tmp_path: Path, body: str, line: int, reason: str) -> None:
+    """A path object of the submission's own class, asked for its path once by the call and
+    once by the guard, names a test file to the one and a harmless file to the other: the
+    guard no longer asks such an object (only the standard library's own path classes) and
+    flags the call instead. Each of these took the test's expected value with no finding."""
+    stream, output = _run(tmp_path, _TWO_FACED + "\n\ndef answer():\n" + body)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews if reason in r.reason}
+    assert ("reads_tests", "pkg/__init__.py", line) in found, (stream.reviews, output)
+
+
+def test_the_standard_librarys_path_objects_are_read_as_before(tmp_path: Path) -> None:
+    """pathlib paths and os.DirEntry given to io.FileIO, os.open with dir_fd and a process
+    start are read by their own code: no finding, and a test file opened through one is
+    still named."""
+    stream, output = _run(tmp_path, """\
+        import io
+        import os
+        import pathlib
+        import subprocess
+        import sys
+
+
+        def answer():
+            with io.FileIO(pathlib.Path(os.devnull)):
+                pass
+            entry = next(entry for entry in os.scandir("pkg") if entry.name == "__init__.py")
+            with io.FileIO(entry):
+                pass
+            folder = os.open("pkg", os.O_RDONLY)
+            os.close(os.open(pathlib.PurePosixPath("__init__.py"), os.O_RDONLY, dir_fd=folder))
+            os.close(folder)
+            subprocess.run([sys.executable, pathlib.Path("pkg/__init__.py")],
+                           cwd=pathlib.Path("."), check=True)
+            with io.FileIO(pathlib.Path("tests/test_pkg.py")):
+                pass
+            return 42
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert found == {("reads_tests", "pkg/__init__.py", 19)}, (stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
