@@ -1605,9 +1605,8 @@ def test_a_str_subclass_handed_to_open_runs_none_of_its_code_inside_the_guard(
     assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
 
 
-#: A path object of the submission's own class whose ``__fspath__`` names the tests when
-#: the ``n``-th time it is asked is odd (``ODD``) or even: one answer for the call that opens,
-#: another for the guard asking again.
+#: A path object of the submission's own class whose ``__fspath__`` gives its answers in
+#: turn: one for the call that opens (or starts), others for the guard asking again.
 _TWO_FACED = """\
 import io
 import os
@@ -1619,12 +1618,12 @@ import sys
 class Name:
     asked = []
 
-    def __init__(self, first, then):
-        self.first, self.then = first, then
+    def __init__(self, *answers):
+        self.answers = answers
 
     def __fspath__(self):
         self.asked.append(1)
-        return self.first if len(self.asked) % 2 == 1 else self.then
+        return self.answers[(len(self.asked) - 1) % len(self.answers)]
 
 
 def expected(text):
@@ -1645,9 +1644,9 @@ def expected(text):
      "    with os.fdopen(fd) as handle:\n"
      "        return expected(handle.read())\n", 25, "through a descriptor"),
     # A Python started with -I skips the harness's start-up gate (an unguarded child reads
-    # the tests): the guard, asking first, was told -q.
-    ("    code = 'print(open(\"tests/test_pkg.py\").read())'\n"
-     "    done = subprocess.run([sys.executable, Name('-q', '-I'), '-c', code],\n"
+    # the tests): the guard's hook and its fork_exec wrapper, asking first, were told -q.
+    ("    code = 'import glob; print(open(glob.glob(\"*/*_pkg.py\")[-1]).read())'\n"
+     "    done = subprocess.run([sys.executable, Name('-q', '-q', '-I'), '-c', code],\n"
      "                          capture_output=True, text=True, check=True)\n"
      "    return expected(done.stdout)\n", 25, "path object"),
 ], ids=["FileIO", "os.open-dir_fd", "Popen-argument"])
