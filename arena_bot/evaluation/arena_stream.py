@@ -216,11 +216,13 @@ def _build_guard(listed, channel=None, started_by=None):
     list_slice, tuple_slice, first_words = list.__getitem__, tuple.__getitem__, slice(64)
     # The standard library's own path classes (exactly these: a subclass's methods are
     # anyone's), as loaded before any code of the repository ran: their path is read by
-    # their own code alone. pathlib is not imported for them (a started Python has its
-    # classes only when it imported it: another path object there is read as unknown).
-    known_paths = [os.DirEntry, *(getattr(sys.modules.get("pathlib"), name, None)
-                                  for name in ("PurePosixPath", "PosixPath"))]
-    path_ids = frozenset(id(kind) for kind in known_paths if kind is not None)
+    # their own code alone. Held here by id (each id checked to be its class: a class
+    # collected could leave its id to another). A Python the tests start imports pathlib
+    # for them (4 ms in a task image): pytest's process has already.
+    import pathlib
+
+    known_paths = {id(kind): kind for kind in (os.DirEntry, pathlib.PurePosixPath,
+                                               pathlib.PosixPath)}
 
     def emit(payload):
         if channel is not None or (getpid() != pid and payload.get("event") in (
@@ -630,7 +632,7 @@ def _build_guard(listed, channel=None, started_by=None):
             return value
         if kind is bytes:
             return fsdecode(value)
-        return plain(fsdecode(value)) if id(kind) in path_ids else None
+        return plain(fsdecode(value)) if known_paths.get(id(kind)) is kind else None
 
     def unreadable(where, what):
         review(where, what + " through a path object of a class of its own: asked for its "
