@@ -341,7 +341,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
                         "hashlib", "importlib", "linecache",
-                        "json", "opcode", "operator", "os", "re", "sys", "sysconfig",
+                        "json", "opcode", "operator", "os", "pathlib", "re", "sys", "sysconfig",
                         "threading", "types",
                         "weakref", "_posixsubprocess",
                         "pytest", "_pytest"}
