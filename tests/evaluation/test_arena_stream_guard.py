@@ -1698,6 +1698,139 @@ def test_the_standard_librarys_path_objects_are_read_as_before(tmp_path: Path) -
     assert found == {("reads_tests", "pkg/__init__.py", 20)}, (stream.reviews, output)
 
 
+#: Each reads the tests from a method of an object of its own that only the guard's audit
+#: hook calls, inside the window where the hook ignores its own thread's events.
+_READ_IN_THE_HOOK = """\
+import io
+import os
+import pathlib
+import pickle
+import re
+import subprocess
+import sys
+import types
+
+box = []
+
+
+def read():
+    if not box:
+        with open("tests/test_pkg.py") as handle:
+            box.append(handle.read())
+
+
+def expected():
+    return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+"""
+
+
+@pytest.mark.parametrize("body", [
+    # A process start's environment of a dict subclass: the hook asked its items() first.
+    "    class Env(dict):\n"
+    "        def items(self):\n"
+    "            read()\n"
+    "            return dict.items(self)\n"
+    "    if not box:\n"
+    "        subprocess.run([sys.executable, '-c', 'pass'], env=Env(os.environ))\n",
+    # An unpickled class's module named by an object: the hook called str() on it.
+    "    class Module:\n"
+    "        def __str__(self):\n"
+    "            read()\n"
+    "            return 'nothing'\n"
+    "    try:\n"
+    "        pickle.Unpickler(io.BytesIO()).find_class(Module(), 'x')\n"
+    "    except Exception:\n"
+    "        pass\n",
+    # A function whose code names its file by a str subclass: the hook's walk of the stack
+    # called its startswith.
+    "    class Name(str):\n"
+    "        def startswith(self, *args):\n"
+    "            read()\n"
+    "            return str.startswith(self, *args)\n"
+    "    def start():\n"
+    "        subprocess.run([sys.executable, '-c', 'pass'])\n"
+    "    code = start.__code__.replace(co_filename=Name(start.__code__.co_filename))\n"
+    "    types.FunctionType(code, globals())()\n",
+    # A pathlib path holding a str subclass as its text: os.fsdecode asked its __class__.
+    "    class Text(str):\n"
+    "        @property\n"
+    "        def __class__(self):\n"
+    "            read()\n"
+    "            return str\n"
+    "    path = pathlib.Path(os.devnull)\n"
+    "    path._str = Text(os.devnull)\n"
+    "    io.FileIO(path).close()\n",
+    # ... or as its drive, whose __bool__ pathlib's own code calls making the text.
+    "    class Text(str):\n"
+    "        def __bool__(self):\n"
+    "            read()\n"
+    "            return False\n"
+    "    path = pathlib.Path(os.devnull)\n"
+    "    path._drv = Text('')\n"
+    "    if not box:\n"
+    "        subprocess.run([sys.executable, '-c', 'pass', path])\n",
+], ids=["environment", "unpickled-module", "code-file-name", "pathlib-text", "pathlib-drive"])
+def test_no_method_of_the_submissions_runs_inside_the_guards_hook(
+        tmp_path: Path, body: str) -> None:
+    """The guard's hook calls no method of an object the submission's code made: a method it
+    called ran inside the hook's busy window, where the hook ignores its own thread's events,
+    so reading the tests there was unseen (each of these passed both tests with no finding
+    before). Now such an object is read as unknown (a finding at the submission's line), or
+    the hook reads only built-in values and the method never runs (no answer)."""
+    stream, output = _run(tmp_path, _READ_IN_THE_HOOK + "\n\ndef answer():\n" + body
+                          + "    return expected()\n")
+    kinds = {r.kind for r in stream.reviews}
+    assert "2 passed" not in output or kinds & {"reads_tests", "subprocess"}, (
+        stream.reviews, output)
+
+
+def test_a_function_made_under_a_test_files_name_hands_no_test_file(tmp_path: Path) -> None:
+    """A test naming its own file (``__file__``) may hand it to the code under test; a
+    function the submission's code made with a test file's name for its code
+    (``code.replace(co_filename=...)``) and ``__file__`` in its globals passed for such a
+    test, and read the tests with no finding. A test's frame counts only with no code of
+    the submission's below it (the code under test runs above the test that calls it)."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import re
+        import types
+
+
+        def reader():
+            return open(__file__).read()
+
+
+        def answer():
+            path = os.path.realpath("tests/test_pkg.py")
+            code = reader.__code__.replace(co_filename=path)
+            text = types.FunctionType(code, {"__file__": path, "open": open})()
+            return int(re.findall(r"answer\\(\\) == (\\d+)", text)[0])
+        """)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 13) in found, (stream.reviews, output)
+
+
+def test_honest_environments_and_unpickling_are_no_finding(tmp_path: Path) -> None:
+    """What the hook now reads without asking the objects, done honestly: a Python started
+    with ``os.environ``, a copy of it and a dict with a pathlib value; data unpickled."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import pathlib
+        import pickle
+        import subprocess
+        import sys
+
+
+        def answer():
+            for env in (os.environ, os.environ.copy(),
+                        {**os.environ, "HOME_DIR": pathlib.Path("/tmp")}):
+                subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+            return pickle.loads(pickle.dumps({"answer": 42}))["answer"]
+        """)
+    assert "2 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
