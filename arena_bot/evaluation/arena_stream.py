@@ -1282,10 +1282,10 @@ def _watch_process_starts(started, ran_pytest, mark=None):
     for name in ("posix_spawn", "posix_spawnp", "execve"):
         function = getattr(os, name, None)
         if function is not None:
-            setattr(os, name, _marking(function, started, mark, env_at=2))
+            setattr(_OS_MODULE, name, _marking(function, started, mark, env_at=2))
     system = getattr(os, "system", None)
     if system is not None:
-        os.system = _marking_system(system, started, mark)
+        _OS_MODULE.system = _marking_system(system, started, mark)
     config = sys.modules.get("_pytest.config")
     main = getattr(config, "main", None)
     if main is None:
@@ -1366,7 +1366,7 @@ def _watch_deferred_and_opens(carried, watchers):
 
     open_.__name__, open_.__qualname__, open_.__doc__ = "open", "open", original_open.__doc__
     posix = sys.modules.get(os.name)
-    for module in (os, posix):
+    for module in (_OS_MODULE, posix):
         if getattr(module, "open", None) is original_open:
             module.open = open_
     supports = getattr(os, "supports_dir_fd", None)
@@ -2486,6 +2486,44 @@ def _install_child(channel):
     return {}
 
 
+#: The os module itself, where the guard's wrappers go (``os`` in the guard's own namespace is
+#: a copy of it as loaded: :func:`_sealed_os`).
+_OS_MODULE = os
+
+
+def _sealed_os():
+    """A copy of the ``os`` module's namespace as loaded, whose ``path`` (``posixpath``) is a
+    copy too, its functions (and ``genericpath``'s) run over copies of their modules'
+    namespaces whose ``os`` and ``stat`` are these copies. The guard reads ``os.sep`` and
+    calls ``os.path.realpath`` inside its audit hook's busy window; ``realpath`` looks up
+    ``os.fspath`` and ``os.lstat`` in the ``os`` module at each call, so a function the
+    submission's code put there (``os.fspath = reader``) ran there unseen and read the tests."""
+    import genericpath
+    import posixpath
+    import stat
+
+    copy = types.SimpleNamespace(**vars(os))
+    stat_copy = types.SimpleNamespace(**vars(stat))
+
+    def sealed(module, names, other=None):
+        private = dict(vars(module), **names)
+        for name, value in vars(module).items():
+            if type(value) is types.FunctionType:
+                if value.__globals__ is vars(module):
+                    rebound = types.FunctionType(value.__code__, private, value.__name__,
+                                                 value.__defaults__, value.__closure__)
+                    rebound.__kwdefaults__ = value.__kwdefaults__
+                    private[name] = rebound
+                elif other is not None and name in vars(other):
+                    private[name] = getattr(other, name)
+        return types.SimpleNamespace(**private)
+
+    generic = sealed(genericpath, {"os": copy, "stat": stat_copy})
+    copy.path = sealed(posixpath, {"os": copy, "stat": stat_copy, "genericpath": generic},
+                       generic)
+    return copy
+
+
 def _sealed(namespace):
     """This module's functions, and its classes' methods, over a private copy of its
     namespace. The guard's closures are made by them, so rebinding a name of the module from
@@ -2493,6 +2531,8 @@ def _sealed(namespace):
     silenced the audit hook (a swap of the tests' code then passed unseen), and a helper or
     ``os`` replaced for the length of one call would escape the checks between reports."""
     private = dict(namespace)
+    if os.path.__name__ == "posixpath":  # the plugin runs on POSIX; anything else as it is
+        private["os"] = _sealed_os()
 
     def rebound(function):
         copy = types.FunctionType(function.__code__, private, function.__name__,

@@ -340,6 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
+                        "genericpath", "posixpath", "stat",
                         "hashlib", "importlib", "linecache",
                         "json", "opcode", "operator", "os", "pathlib", "re", "sys", "sysconfig",
                         "threading", "types",
@@ -1778,6 +1779,48 @@ def test_no_method_of_the_submissions_runs_inside_the_guards_hook(
     before). Now such an object is read as unknown (a finding at the submission's line), or
     the hook reads only built-in values and the method never runs (no answer)."""
     stream, output = _run(tmp_path, _READ_IN_THE_HOOK + "\n\ndef answer():\n" + body
+                          + "    return expected()\n")
+    kinds = {r.kind for r in stream.reviews}
+    assert "2 passed" not in output or kinds & {"reads_tests", "subprocess"}, (
+        stream.reviews, output)
+
+
+@pytest.mark.parametrize("body", [
+    # posixpath.realpath, which the hook calls on every open, looks os.fspath up in os.
+    "    real = os.fspath\n"
+    "    def fspath(path):\n"
+    "        read()\n"
+    "        return real(path)\n"
+    "    os.fspath = fspath\n"
+    "    open(os.devnull).close()\n"
+    "    os.fspath = real\n",
+    # The hook joins the repository's folder and os.sep: a str subclass's __radd__ ran.
+    "    class Sep(str):\n"
+    "        def __radd__(self, other):\n"
+    "            read()\n"
+    "            return str.__add__(other, '/')\n"
+    "    os.sep = Sep('/')\n"
+    "    open(os.devnull).close()\n"
+    "    os.sep = '/'\n",
+    # ... and asks os.path.basename whether a file of the repository is a test module.
+    "    import posixpath\n"
+    "    real = posixpath.basename\n"
+    "    def basename(path):\n"
+    "        read()\n"
+    "        return real(path)\n"
+    "    posixpath.basename = basename\n"
+    "    open('pkg/__init__.py').close()\n"
+    "    posixpath.basename = real\n",
+], ids=["os.fspath", "os.sep", "posixpath.basename"])
+def test_the_os_module_as_changed_later_runs_nothing_inside_the_guards_hook(
+        tmp_path: Path, body: str) -> None:
+    """The guard reads ``os.sep`` and calls ``os.path``'s functions inside its hook, and
+    they look up ``os.fspath``, ``os.lstat``... in the ``os`` module at each call: a function
+    the submission's code put there ran inside the hook's busy window and read the tests
+    unseen (both tests passed with no finding). The guard now uses copies of ``os``,
+    ``posixpath`` and ``genericpath`` as loaded."""
+    stream, output = _run(tmp_path, _READ_IN_THE_HOOK + "\n\ndef answer():\n"
+                          + "    if not box:\n" + textwrap.indent(body, "    ")
                           + "    return expected()\n")
     kinds = {r.kind for r in stream.reviews}
     assert "2 passed" not in output or kinds & {"reads_tests", "subprocess"}, (
