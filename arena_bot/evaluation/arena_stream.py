@@ -1265,8 +1265,15 @@ def _watch_process_starts(started, ran_pytest, mark=None):
 
         def fork_exec(*args, **kwargs):
             where = None
+            if len(args) > 5:
+                # What is judged is what runs: the arguments, the programs tried and the
+                # environment copied once to plain lists (the C function reads a list
+                # subclass's items past its __iter__, and any other sequence again).
+                args = (_plain_list(args[0]), _plain_list(args[1]), *args[2:5],
+                        _plain_list(args[5]), *args[6:])
             with contextlib.suppress(Exception):
-                where = started(list(args[0] or ())[:64], args[5], args[4])
+                where = started(_run_words(args[0] or [], args[1] or [])[:64], args[5],
+                                args[4])
             if where is not None and len(args) > 5:
                 # The child's guard attributes its own code to this start (ARENA_ORIGIN).
                 args = (*args[:5], mark(args[5], where), *args[6:])
@@ -1429,6 +1436,33 @@ def _starting(start, carried):
 
     wrapper.__name__, wrapper.__doc__ = start.__name__, start.__doc__
     return wrapper
+
+
+def _plain_list(value):
+    """``value`` (a sequence handed to ``_posixsubprocess.fork_exec``) as a plain list, read
+    once; ``None`` as it is."""
+    if value is None:
+        return None
+    kind = type(value)
+    if issubclass(kind, list):
+        return list.__getitem__(value, slice(None))
+    if issubclass(kind, tuple):
+        return [*tuple.__getitem__(value, slice(None))]
+    return list(value)
+
+
+def _run_words(argv, executables):
+    """The words of a start by ``_posixsubprocess.fork_exec``: its ``argv`` with the program
+    it runs first, one of ``executables`` (the paths it tries) when that is another program
+    than ``argv`` names (``[b"/bin/sh"]`` running ``[sys.executable, "-c", "cat ..."]`` was
+    judged as a Python)."""
+    words = list(argv)
+    named = os.path.basename(os.fsdecode(words[0])) if words and isinstance(
+        words[0], (str, bytes)) else None
+    for program in executables:
+        if isinstance(program, (str, bytes)) and os.path.basename(os.fsdecode(program)) != named:
+            return [program, *words[1:]]
+    return words
 
 
 def _marking(function, started, mark, env_at):

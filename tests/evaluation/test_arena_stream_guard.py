@@ -1827,6 +1827,40 @@ def test_the_os_module_as_changed_later_runs_nothing_inside_the_guards_hook(
         stream.reviews, output)
 
 
+def test_a_start_by_fork_exec_is_judged_by_the_program_it_runs(tmp_path: Path) -> None:
+    """``_posixsubprocess.fork_exec`` runs the first of its ``executable_list`` that exists,
+    whatever its ``argv`` names: the guard's wrapper judged ``argv[0]``, so a shell given the
+    argv of a Python (``[sys.executable, "-c", "cat t*/*_pkg.py"]``) read the tests with no
+    finding. Now the program that runs is judged (a program that is not Python)."""
+    stream, output = _run(tmp_path, """\
+        import _posixsubprocess
+        import os
+        import re
+        import sys
+
+
+        def answer():
+            out, into = os.pipe()
+            errors, error_into = os.pipe()
+            pid = _posixsubprocess.fork_exec(
+                [sys.executable, "-c", "cat t*/*_pkg.py"], [b"/bin/sh"], True,
+                tuple(sorted((into, error_into))), None, None, -1, -1, -1, into, -1, -1,
+                errors, error_into, True, False, -1, None, None, None, -1, None, False)
+            os.close(into)
+            os.close(error_into)
+            text = b""
+            while True:
+                chunk = os.read(out, 65536)
+                if not chunk:
+                    break
+                text += chunk
+            os.waitpid(pid, 0)
+            return int(re.findall(r"answer\\(\\) == (\\d+)", text.decode())[0])
+        """)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("subprocess", "pkg/__init__.py", 10) in found, (stream.reviews, output)
+
+
 def test_a_function_made_under_a_test_files_name_hands_no_test_file(tmp_path: Path) -> None:
     """A test naming its own file (``__file__``) may hand it to the code under test; a
     function the submission's code made with a test file's name for its code
