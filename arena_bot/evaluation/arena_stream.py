@@ -218,6 +218,8 @@ def _build_guard(listed, channel=None, started_by=None):
     str_slice, bytes_slice, everything = str.__getitem__, bytes.__getitem__, slice(None)
     list_slice, tuple_slice, first_words = list.__getitem__, tuple.__getitem__, slice(64)
     dict_items, dict_get = dict.items, dict.get
+    from collections import OrderedDict as ordered
+    from collections import defaultdict as default_dict
     module_type, modules = types.ModuleType, sys.modules
     module_dict = vars(module_type)["__dict__"].__get__
     # The standard library's own path classes (exactly these: a subclass's methods are
@@ -242,7 +244,8 @@ def _build_guard(listed, channel=None, started_by=None):
         path_slots += [vars(kind)[name] for name in ((slots,) if type_type(slots) is str
                                                       else slots) if name in vars(kind)]
         path_spaces.append(vars(kind))
-    flavour = getattr(pathlib.PurePosixPath, "_flavour", None)
+    flavour = getattr(pathlib.PurePosixPath, "_flavour", None) or getattr(  # 3.13: parser
+        pathlib.PurePosixPath, "parser", None)
     if hasattr(flavour, "__dict__"):
         path_spaces.append(vars(flavour))
     path_spaces = [(space, dict(space)) for space in path_spaces]
@@ -725,7 +728,7 @@ def _build_guard(listed, channel=None, started_by=None):
         if env is None or env is environ:
             return None
         kind = type_type(env)
-        if kind is dict:
+        if kind is dict or kind is ordered or kind is default_dict:  # C types: no patching
             pairs = [(named(key), named(value)) for key, value in dict_items(env)]
         elif issubclass(kind, list) or issubclass(kind, tuple):
             entries = list_slice(env, everything) if issubclass(kind, list) else [

@@ -340,7 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
-                        "genericpath", "posixpath", "stat",
+                        "collections", "genericpath", "posixpath", "stat",
                         "hashlib", "importlib", "linecache",
                         "json", "opcode", "operator", "os", "pathlib", "re", "sys", "sysconfig",
                         "threading", "types",
@@ -1891,6 +1891,7 @@ def test_honest_environments_and_unpickling_are_no_finding(tmp_path: Path) -> No
     """What the hook now reads without asking the objects, done honestly: a Python started
     with ``os.environ``, a copy of it and a dict with a pathlib value; data unpickled."""
     stream, output = _run(tmp_path, """\
+        import collections
         import os
         import pathlib
         import pickle
@@ -1899,7 +1900,7 @@ def test_honest_environments_and_unpickling_are_no_finding(tmp_path: Path) -> No
 
 
         def answer():
-            for env in (os.environ, os.environ.copy(),
+            for env in (os.environ, os.environ.copy(), collections.OrderedDict(os.environ),
                         {**os.environ, "HOME_DIR": pathlib.Path("/tmp")}):
                 subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
             return pickle.loads(pickle.dumps({"answer": 42}))["answer"]
