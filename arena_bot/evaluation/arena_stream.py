@@ -249,6 +249,17 @@ def _build_guard(listed, channel=None, started_by=None):
     if hasattr(flavour, "__dict__"):
         path_spaces.append(vars(flavour))
     path_spaces = [(space, dict(space)) for space in path_spaces]
+    # py.path's LocalPath (pytest's tmpdir; py's own before pytest 7.2), when loaded: its
+    # __fspath__ returns its strpath, read here from its instance's namespace while its
+    # class is as loaded (no method of it runs).
+    local_paths = {}
+    for module, name in (("_pytest._py.path", "LocalPath"), ("py._path.local", "LocalPath")):
+        kind = getattr(sys.modules.get(module), name, None)
+        spaces = [vars(base) for base in getattr(kind, "__mro__", ())[:-1]]
+        holder = next((space["__dict__"] for space in spaces if "__dict__" in space), None)
+        if isinstance(kind, type) and holder is not None:
+            local_paths[id(kind)] = (kind, holder.__get__,
+                                     [(space, dict(space)) for space in spaces])
 
     def emit(payload):
         if channel is not None or (getpid() != pid and payload.get("event") in (
@@ -686,12 +697,38 @@ def _build_guard(listed, channel=None, started_by=None):
             return value
         if kind is bytes:
             return decode(value, *fs_codec)
+        local = local_paths.get(id(kind))
+        if local is not None and local[0] is kind:
+            return local_path(value, *local[1:])
         if known_paths.get(id(kind)) is not kind or (
                 kind is not direntry and not as_loaded(value)):
             return None
         # os.fspath itself (not os.fsdecode, whose isinstance asks the result's __class__).
         value = plain(fspath(value))
         return decode(value, *fs_codec) if type_type(value) is bytes else value
+
+    def local_path(path, namespace_of, spaces):
+        """A py.path LocalPath's text (its ``strpath``), or ``None``."""
+        if not unchanged(spaces):
+            return None
+        space = namespace_of(path)
+        if type_type(space) is not dict:
+            return None
+        for key in space:
+            if type_type(key) is not str:
+                return None  # a key of a class of its own: its __eq__ runs in a lookup
+        text = dict_get(space, "strpath")
+        return text if type_type(text) is str else None
+
+    def unchanged(spaces):
+        """Whether each namespace holds what it held at load."""
+        for space, loaded in spaces:
+            if len(space) != len(loaded):
+                return False
+            for key, value in loaded.items():
+                if space.get(key, space) is not value:
+                    return False
+        return True
 
     def as_loaded(path):
         """Whether pathlib reads ``path``'s text with its own code and data alone: each
@@ -710,13 +747,7 @@ def _build_guard(listed, channel=None, started_by=None):
             elif kind is not str and kind is not int and kind is not bool and (
                     held is not None):
                 return False
-        for space, loaded in path_spaces:
-            if len(space) != len(loaded):
-                return False
-            for key, value in loaded.items():
-                if space.get(key, space) is not value:
-                    return False
-        return True
+        return unchanged(path_spaces)
 
     def environment(env):
         """An environment given to a process start as ``{str: str}``, read with no code

@@ -1909,6 +1909,39 @@ def test_honest_environments_and_unpickling_are_no_finding(tmp_path: Path) -> No
     assert stream.reviews == [] and stream.tampered == [], stream.reviews
 
 
+def test_pytests_tmpdir_paths_are_read_as_paths(tmp_path: Path) -> None:
+    """py.path's ``LocalPath`` (pytest's ``tmpdir``) given to a Python the submission's code
+    starts, as an argument and as its folder: read from its ``strpath`` (no method of it
+    runs), no finding; since HARNESS_VERSION 16 it was a path object of a class of its own,
+    flagged. Its class changed (a ``__fspath__`` answering in turn) is still flagged."""
+    honest = """\
+        import os
+        import subprocess
+        import sys
+
+        from _pytest._py.path import LocalPath
+
+
+        def answer():
+            subprocess.run([sys.executable, "-c", "pass", LocalPath(os.devnull)],
+                           cwd=LocalPath("."), check=True)
+            return 42
+        """
+    stream, output = _run(tmp_path / "honest", honest)
+    assert "2 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+    two_faced = honest.replace("        def answer():\n", """\
+        answers = iter(["-q", "-q", "-I"] * 9)
+        LocalPath.__fspath__ = lambda self: next(answers)
+
+
+        def answer():
+""")
+    stream, output = _run(tmp_path / "two-faced", two_faced)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews if "path object" in r.reason}
+    assert ("reads_tests", "pkg/__init__.py", 13) in found, (stream.reviews, output)
+
+
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
         tmp_path: Path) -> None:
     """What the guard now follows into threads and callbacks, done honestly: a pool's
