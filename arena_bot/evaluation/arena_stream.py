@@ -239,8 +239,10 @@ def _build_guard(listed, channel=None, started_by=None):
     # the submission's code inside the hook's busy window.
     fspath, slot_get = os.fspath, types.MemberDescriptorType.__get__
     path_slots, path_spaces = [], []
+    pure = pathlib.PurePosixPath.__mro__
     for kind in pathlib.PosixPath.__mro__[:-1]:
-        slots = vars(kind).get("__slots__", ())
+        # The path's own state (3.8-3.10's Path also keeps an _accessor object in a slot).
+        slots = vars(kind).get("__slots__", ()) if kind in pure else ()
         path_slots += [vars(kind)[name] for name in ((slots,) if type_type(slots) is str
                                                       else slots) if name in vars(kind)]
         path_spaces.append(vars(kind))
