@@ -202,18 +202,26 @@ def _build_guard(listed, channel=None, started_by=None):
     get_ident = _thread.get_ident
     said = set()
     function_type, type_type = types.FunctionType, type
-    child_words, fsdecode = _CHILD.search, os.fsdecode
+    child_words, direntry = _CHILD.search, os.DirEntry
+    # os.fsdecode's own work (it looks os.fspath up in the os module at each call).
+    decode, fs_codec = bytes.decode, (sys.getfilesystemencoding(),
+                                      sys.getfilesystemencodeerrors())
     unpickled = (_PICKLE_MODULES, _PICKLE_PREFIXES, _PICKLE_BUILTINS)
     # What a Python started from here needs to load the guard (see _install_child).
     guard_value = (str(pid) + ":" + str(out) if channel is None
                    else os.environ.get(GUARD_VARIABLE, ""))
     locked = {key: os.environ.get(key) for key in _LOCKED}
-    skips, env_skips, environment = _skips_gate, _env_skips, _environment
+    skips, env_skips, environ = _skips_gate, _env_skips, os.environ
     may_run_python = _may_run_python
     putenv = os.putenv
     read_attributes = _FRAME_ATTRIBUTES | {"__code__"}
     str_slice, bytes_slice, everything = str.__getitem__, bytes.__getitem__, slice(None)
     list_slice, tuple_slice, first_words = list.__getitem__, tuple.__getitem__, slice(64)
+    dict_items, dict_get = dict.items, dict.get
+    from collections import OrderedDict as ordered
+    from collections import defaultdict as default_dict
+    module_type, modules = types.ModuleType, sys.modules
+    module_dict = vars(module_type)["__dict__"].__get__
     # The standard library's own path classes (exactly these: a subclass's methods are
     # anyone's), as loaded before any code of the repository ran: their path is read by
     # their own code alone. Held here by id (each id checked to be its class: a class
@@ -223,6 +231,37 @@ def _build_guard(listed, channel=None, started_by=None):
 
     known_paths = {id(kind): kind for kind in (os.DirEntry, pathlib.PurePosixPath,
                                                pathlib.PosixPath)}
+    # What pathlib's own code reads a path's text from, as loaded: the slots of its
+    # classes (each read by its descriptor) and the namespaces its methods look up (its
+    # classes', their _flavour's). A path whose slots hold other than built-in values of
+    # exact types (a str subclass as _drv, whose __bool__ pathlib calls), or a pathlib
+    # whose classes or flavour changed since, is read as unknown: its methods would run
+    # the submission's code inside the hook's busy window.
+    fspath, slot_get = os.fspath, types.MemberDescriptorType.__get__
+    path_slots, path_spaces = [], []
+    pure = pathlib.PurePosixPath.__mro__
+    for kind in pathlib.PosixPath.__mro__[:-1]:
+        # The path's own state (3.8-3.10's Path also keeps an _accessor object in a slot).
+        slots = vars(kind).get("__slots__", ()) if kind in pure else ()
+        path_slots += [vars(kind)[name] for name in ((slots,) if type_type(slots) is str
+                                                      else slots) if name in vars(kind)]
+        path_spaces.append(vars(kind))
+    flavour = getattr(pathlib.PurePosixPath, "_flavour", None) or getattr(  # 3.13: parser
+        pathlib.PurePosixPath, "parser", None)
+    if hasattr(flavour, "__dict__"):
+        path_spaces.append(vars(flavour))
+    path_spaces = [(space, dict(space)) for space in path_spaces]
+    # py.path's LocalPath (pytest's tmpdir; py's own before pytest 7.2), when loaded: its
+    # __fspath__ returns its strpath, read here from its instance's namespace while its
+    # class is as loaded (no method of it runs).
+    local_paths = {}
+    for module, name in (("_pytest._py.path", "LocalPath"), ("py._path.local", "LocalPath")):
+        kind = getattr(sys.modules.get(module), name, None)
+        spaces = [vars(base) for base in getattr(kind, "__mro__", ())[:-1]]
+        holder = next((space["__dict__"] for space in spaces if "__dict__" in space), None)
+        if isinstance(kind, type) and holder is not None:
+            local_paths[id(kind)] = (kind, holder.__get__,
+                                     [(space, dict(space)) for space in spaces])
 
     def emit(payload):
         if channel is not None or (getpid() != pid and payload.get("event") in (
@@ -325,6 +364,8 @@ def _build_guard(listed, channel=None, started_by=None):
                 frame = frame.f_back
                 continue
             name = code.co_filename
+            if type_type(name) is not str:
+                name = plain(name)  # a str subclass's methods would run here (file_of)
             line = frame.f_lineno
             passes = code is not deferred_code
             if name.startswith("<doctest "):
@@ -407,7 +448,7 @@ def _build_guard(listed, channel=None, started_by=None):
         except ValueError:
             return False
         while frame is not None:
-            name = frame.f_code.co_filename
+            name = file_of(frame.f_code)
             if not name.startswith(("<", os.sep)):
                 name = join(here, name)
             if name.startswith(repo + os.sep):
@@ -429,11 +470,11 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = getframe(start)
         except ValueError:
             return None
-        while (frame.f_code.co_filename.endswith(helpers) or (
-                frame.f_code.co_name in readers
-                and frame.f_code.co_filename.endswith(_INSPECT))) and frame.f_back:
+        while (file_of(frame.f_code).endswith(helpers) or (
+                plain(frame.f_code.co_name) in readers
+                and file_of(frame.f_code).endswith(_INSPECT))) and frame.f_back:
             frame = frame.f_back
-        name, line = frame.f_code.co_filename, frame.f_lineno
+        name, line = file_of(frame.f_code), frame.f_lineno
         if name.startswith("<doctest "):
             name, line = _doctest_line(frame)
         if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], line):
@@ -446,7 +487,7 @@ def _build_guard(listed, channel=None, started_by=None):
         while frame is not None:
             if frame.f_code is deferred_code:
                 return frame.f_locals.get("where")
-            if frame.f_code.co_filename.startswith(repo + os.sep):
+            if file_of(frame.f_code).startswith(repo + os.sep):
                 return None
             frame = frame.f_back
         return None
@@ -461,15 +502,25 @@ def _build_guard(listed, channel=None, started_by=None):
         except ValueError:
             return False
         folder = os.path.dirname(path)
+        found = False
         while frame is not None:
             code = frame.f_code
-            if "__file__" in code.co_names and _is_test_source(code.co_filename, repo,
-                                                                changed):
-                own = frame.f_globals.get("__file__")
-                if isinstance(own, str) and os.path.dirname(realpath(own)) == folder:
-                    return True
+            name = file_of(code)
+            if found:
+                # Below the test's frame, no code of the submission's: a function it made
+                # under a test file's name (code.replace(co_filename=...)) called nothing
+                # of the tests.
+                if not name.startswith(("<", os.sep)):
+                    name = join(here, name)
+                if code is deferred_code or (
+                        name[len(repo) + 1:] in changed if name.startswith(repo + os.sep)
+                        else not name.startswith("<") and not known_file(name)):
+                    return False
+            elif named_file(code) and _is_test_source(name, repo, changed):
+                own = plain(dict_get(frame.f_globals, "__file__"))
+                found = type_type(own) is str and os.path.dirname(realpath(own)) == folder
             frame = frame.f_back
-        return False
+        return found
 
     def opened_at(path, dir_fd):
         """``os.open(path, dir_fd=fd)``: the file a relative name reaches from the folder of
@@ -526,6 +577,11 @@ def _build_guard(listed, channel=None, started_by=None):
             folder = folder if folder is not None else getcwd()
         command = " ".join(words)
         given = environment(env) if may_run_python(words) else None
+        if given is False:
+            review(where, "starts a process given an environment of a class of its own: its "
+                   "methods, asked again, can answer otherwise than to the start, so the guard "
+                   "cannot tell what it holds", "subprocess")
+            given = None
         why = skips(words) or (env_skips(given, guard_value, harness, repo, folder, locked)
                                if given is not None else None)
         if why and ("skips", where) not in said:
@@ -578,11 +634,11 @@ def _build_guard(listed, channel=None, started_by=None):
         """The submission's line (an added one) whose import statement raised the current
         ``import`` event, past the import machinery's frames."""
         frame = getframe(1)
-        own = frame.f_code.co_filename  # this plugin's file: the guard's own frames
-        while frame is not None and (frame.f_code.co_filename == own
-                                     or frame.f_code.co_filename.startswith("<frozen ")):
+        own = file_of(frame.f_code)  # this plugin's file: the guard's own frames
+        while frame is not None and (file_of(frame.f_code) == own
+                                     or file_of(frame.f_code).startswith("<frozen ")):
             frame = frame.f_back
-        name = frame.f_code.co_filename if frame is not None else ""
+        name = file_of(frame.f_code) if frame is not None else ""
         if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:],
                                                          frame.f_lineno):
             return (name[len(repo) + 1:], frame.f_lineno)
@@ -593,7 +649,7 @@ def _build_guard(listed, channel=None, started_by=None):
         frame = getframe(4)
         while frame is not None:
             code = frame.f_code
-            if code.co_name == "main" and code.co_filename.endswith(_PYTEST_MAIN_FILE):
+            if plain(code.co_name) == "main" and file_of(code).endswith(_PYTEST_MAIN_FILE):
                 return True
             frame = frame.f_back
         return False
@@ -620,6 +676,17 @@ def _build_guard(listed, channel=None, started_by=None):
             return bytes_slice(value, everything)
         return value
 
+    def file_of(code):
+        """A code object's file name as a plain ``str``: ``code.replace(co_filename=...)``
+        takes a ``str`` subclass, whose ``startswith`` the walks of the stack called inside
+        the hook's busy window (it read the tests unseen)."""
+        return plain(code.co_filename)
+
+    def named_file(code):
+        """Whether ``code`` reads a global ``__file__`` (its names compared as plain
+        ``str``, no ``__eq__`` of a subclass's)."""
+        return any(type_type(name) is str and name == "__file__" for name in code.co_names)
+
     def named(value):
         """The text of a path (or a word of a command) in an event's arguments, read with
         no code of the submission's: a ``str`` or ``bytes`` as it is, a path object of the
@@ -631,13 +698,92 @@ def _build_guard(listed, channel=None, started_by=None):
         if kind is str:
             return value
         if kind is bytes:
-            return fsdecode(value)
-        return plain(fsdecode(value)) if known_paths.get(id(kind)) is kind else None
+            return decode(value, *fs_codec)
+        local = local_paths.get(id(kind))
+        if local is not None and local[0] is kind:
+            return local_path(value, *local[1:])
+        if known_paths.get(id(kind)) is not kind or (
+                kind is not direntry and not as_loaded(value)):
+            return None
+        # os.fspath itself (not os.fsdecode, whose isinstance asks the result's __class__).
+        value = plain(fspath(value))
+        return decode(value, *fs_codec) if type_type(value) is bytes else value
+
+    def local_path(path, namespace_of, spaces):
+        """A py.path LocalPath's text (its ``strpath``), or ``None``."""
+        if not unchanged(spaces):
+            return None
+        space = namespace_of(path)
+        if type_type(space) is not dict:
+            return None
+        for key in space:
+            if type_type(key) is not str:
+                return None  # a key of a class of its own: its __eq__ runs in a lookup
+        text = dict_get(space, "strpath")
+        return text if type_type(text) is str else None
+
+    def unchanged(spaces):
+        """Whether each namespace holds what it held at load."""
+        for space, loaded in spaces:
+            if len(space) != len(loaded):
+                return False
+            for key, value in loaded.items():
+                if space.get(key, space) is not value:
+                    return False
+        return True
+
+    def as_loaded(path):
+        """Whether pathlib reads ``path``'s text with its own code and data alone: each
+        slot unset or a str, int, bool, None, or a list or tuple of str (exact types), and
+        its classes and flavour as they were at load."""
+        for slot in path_slots:
+            try:
+                held = slot_get(slot, path)
+            except AttributeError:
+                continue
+            kind = type_type(held)
+            if kind is list or kind is tuple:
+                for part in held:
+                    if type_type(part) is not str:
+                        return False
+            elif kind is not str and kind is not int and kind is not bool and (
+                    held is not None):
+                return False
+        return unchanged(path_spaces)
+
+    def environment(env):
+        """An environment given to a process start as ``{str: str}``, read with no code
+        of the submission's (see :func:`named`): a ``dict``, or the ``KEY=VALUE`` list
+        ``_posixsubprocess`` takes, of str, bytes or the standard library's paths; ``None``
+        when inherited (or ``os.environ`` itself, whose changes the hook sees);
+        ``False`` for anything else (a mapping of a class of its own: its ``items`` ran
+        inside the hook's busy window and read the tests unseen)."""
+        if env is None or env is environ:
+            return None
+        kind = type_type(env)
+        if kind is dict or kind is ordered or kind is default_dict:  # C types: no patching
+            pairs = [(named(key), named(value)) for key, value in dict_items(env)]
+        elif issubclass(kind, list) or issubclass(kind, tuple):
+            entries = list_slice(env, everything) if issubclass(kind, list) else [
+                *tuple_slice(env, everything)]
+            pairs = []
+            for entry in entries:
+                entry = named(entry)
+                pairs.append((None, None) if entry is None else entry.partition("=")[::2])
+        else:
+            return False
+        found = {}
+        for key, value in pairs:
+            if key is None or value is None:
+                return False
+            found[key] = value
+        return found
 
     def unreadable(where, what):
-        review(where, what + " through a path object of a class of its own: asked for its "
-               "path again, its __fspath__ can name another file than the one used, so the "
-               "guard cannot tell which", "reads_tests")
+        review(where, what + " through a path object of a class of its own (or a pathlib "
+               "path whose state or classes changed): asked for its path again, its "
+               "__fspath__ can name another file than the one used, so the guard cannot tell "
+               "which", "reads_tests")
 
     def audit(event, args):
         if event not in audited:
@@ -678,8 +824,8 @@ def _build_guard(listed, channel=None, started_by=None):
                            "stack_inspection")
             elif args[1] == "__code__" and type_type(args[0]) is function_type:
                 code = args[0].__code__
-                if code.co_name.startswith("test") and _is_test_source(
-                        realpath(code.co_filename), repo, changed):
+                if plain(code.co_name).startswith("test") and _is_test_source(
+                        realpath(file_of(code)), repo, changed):
                     where = caller(3, _CODE_HELPERS, _CODE_READERS, handed=True)
                     if where is not None:
                         review(where, "reads the code of a test function (its constants "
@@ -761,8 +907,8 @@ def _build_guard(listed, channel=None, started_by=None):
             elif event != "subprocess.Popen" and event != "os.spawn":
                 # The wrappers of os.execve, os.posix_spawn and os.system put the site in
                 # before these events: a start without it went past them (posix.system).
-                given = os.environ if event == "os.system" else environment(env)
-                if (given is not None and given.get(GUARD_VARIABLE) == guard_value
+                given = environ if event == "os.system" else environment(env)
+                if (given and given.get(GUARD_VARIABLE) == guard_value
                         and given.get(ORIGIN_VARIABLE) != site
                         and ("unmarked", where) not in said):
                     said.add(("unmarked", where))
@@ -799,12 +945,18 @@ def _build_guard(listed, channel=None, started_by=None):
                            "is outside the guard", "subprocess")
             return
         if event == "pickle.find_class":
-            module, name = str(args[0]), str(args[1])
-            loaded = sys.modules.get(module)
-            if (module in unpickled[0] or module.startswith(unpickled[1])
-                    or (module in ("builtins", "__builtin__") and name in unpickled[2])
-                    or _is_test_source(realpath(str(getattr(loaded, "__file__", "") or "")),
-                                       repo, changed)):
+            # Names as plain str only, a module's file read from its namespace: str(), or
+            # getattr of a module object of the submission's, ran its code unseen here.
+            module = args[0] if args and type_type(args[0]) is str else ""
+            name = args[1] if len(args) > 1 and type_type(args[1]) is str else ""
+            suspect = (module in unpickled[0] or module.startswith(unpickled[1])
+                       or (module in ("builtins", "__builtin__") and name in unpickled[2]))
+            if not suspect:
+                loaded = dict_get(modules, module)
+                found = named(dict_get(module_dict(loaded), "__file__")) if issubclass(
+                    type_type(loaded), module_type) else None
+                suspect = _is_test_source(realpath(found or ""), repo, changed)
+            if suspect:
                 # Not in a thread the submission's code started: a process pool's threads
                 # unpickle what its workers send back (a result, pytest's ExitCode).
                 where = origin(3, exact=True, handed=False)
@@ -822,7 +974,7 @@ def _build_guard(listed, channel=None, started_by=None):
             where = origin(3)
             if where is None:
                 return
-            owner = target.__code__.co_filename
+            owner = file_of(target.__code__)
             own = owner.startswith(repo + os.sep) and owner[len(repo) + 1:] in changed
             what = getattr(target, "__qualname__", "?")
             if own:
@@ -1101,21 +1253,6 @@ def _shell_skips(text):
     return None
 
 
-def _environment(env):
-    """An environment given to a process start (a mapping, or ``KEY=VALUE`` bytes as
-    ``_posixsubprocess`` takes them) as ``{str: str}``; ``None`` when it is inherited."""
-    if env is None:
-        return None
-    pairs = {}
-    items = env.items() if hasattr(env, "items") else (
-        (os.fsdecode(entry).partition("=")[::2]) for entry in env)
-    for key, value in items:
-        key = os.fsdecode(key) if isinstance(key, (bytes, os.PathLike)) else str(key)
-        value = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
-        pairs[key] = value
-    return pairs
-
-
 def _env_skips(env, guard, harness, repo, cwd, locked):
     """Why an environment given to a process start leaves a Python it runs past the gate:
     no ``$ARENA_GUARD`` of this run, the harness's folder missing from ``$PYTHONPATH`` or a
@@ -1164,8 +1301,15 @@ def _watch_process_starts(started, ran_pytest, mark=None):
 
         def fork_exec(*args, **kwargs):
             where = None
+            if len(args) > 5:
+                # What is judged is what runs: the arguments, the programs tried and the
+                # environment copied once to plain lists (the C function reads a list
+                # subclass's items past its __iter__, and any other sequence again).
+                args = (_plain_list(args[0]), _plain_list(args[1]), *args[2:5],
+                        _plain_list(args[5]), *args[6:])
             with contextlib.suppress(Exception):
-                where = started(list(args[0] or ())[:64], args[5], args[4])
+                where = started(_run_words(args[0] or [], args[1] or [])[:64], args[5],
+                                args[4])
             if where is not None and len(args) > 5:
                 # The child's guard attributes its own code to this start (ARENA_ORIGIN).
                 args = (*args[:5], mark(args[5], where), *args[6:])
@@ -1181,10 +1325,10 @@ def _watch_process_starts(started, ran_pytest, mark=None):
     for name in ("posix_spawn", "posix_spawnp", "execve"):
         function = getattr(os, name, None)
         if function is not None:
-            setattr(os, name, _marking(function, started, mark, env_at=2))
+            setattr(_OS_MODULE, name, _marking(function, started, mark, env_at=2))
     system = getattr(os, "system", None)
     if system is not None:
-        os.system = _marking_system(system, started, mark)
+        _OS_MODULE.system = _marking_system(system, started, mark)
     config = sys.modules.get("_pytest.config")
     main = getattr(config, "main", None)
     if main is None:
@@ -1265,7 +1409,7 @@ def _watch_deferred_and_opens(carried, watchers):
 
     open_.__name__, open_.__qualname__, open_.__doc__ = "open", "open", original_open.__doc__
     posix = sys.modules.get(os.name)
-    for module in (os, posix):
+    for module in (_OS_MODULE, posix):
         if getattr(module, "open", None) is original_open:
             module.open = open_
     supports = getattr(os, "supports_dir_fd", None)
@@ -1328,6 +1472,33 @@ def _starting(start, carried):
 
     wrapper.__name__, wrapper.__doc__ = start.__name__, start.__doc__
     return wrapper
+
+
+def _plain_list(value):
+    """``value`` (a sequence handed to ``_posixsubprocess.fork_exec``) as a plain list, read
+    once; ``None`` as it is."""
+    if value is None:
+        return None
+    kind = type(value)
+    if issubclass(kind, list):
+        return list.__getitem__(value, slice(None))
+    if issubclass(kind, tuple):
+        return [*tuple.__getitem__(value, slice(None))]
+    return list(value)
+
+
+def _run_words(argv, executables):
+    """The words of a start by ``_posixsubprocess.fork_exec``: its ``argv`` with the program
+    it runs first, one of ``executables`` (the paths it tries) when that is another program
+    than ``argv`` names (``[b"/bin/sh"]`` running ``[sys.executable, "-c", "cat ..."]`` was
+    judged as a Python)."""
+    words = list(argv)
+    named = os.path.basename(os.fsdecode(words[0])) if words and isinstance(
+        words[0], (str, bytes)) else None
+    for program in executables:
+        if isinstance(program, (str, bytes)) and os.path.basename(os.fsdecode(program)) != named:
+            return [program, *words[1:]]
+    return words
 
 
 def _marking(function, started, mark, env_at):
@@ -2385,6 +2556,44 @@ def _install_child(channel):
     return {}
 
 
+#: The os module itself, where the guard's wrappers go (``os`` in the guard's own namespace is
+#: a copy of it as loaded: :func:`_sealed_os`).
+_OS_MODULE = os
+
+
+def _sealed_os():
+    """A copy of the ``os`` module's namespace as loaded, whose ``path`` (``posixpath``) is a
+    copy too, its functions (and ``genericpath``'s) run over copies of their modules'
+    namespaces whose ``os`` and ``stat`` are these copies. The guard reads ``os.sep`` and
+    calls ``os.path.realpath`` inside its audit hook's busy window; ``realpath`` looks up
+    ``os.fspath`` and ``os.lstat`` in the ``os`` module at each call, so a function the
+    submission's code put there (``os.fspath = reader``) ran there unseen and read the tests."""
+    import genericpath
+    import posixpath
+    import stat
+
+    copy = types.SimpleNamespace(**vars(os))
+    stat_copy = types.SimpleNamespace(**vars(stat))
+
+    def sealed(module, names, other=None):
+        private = dict(vars(module), **names)
+        for name, value in vars(module).items():
+            if type(value) is types.FunctionType:
+                if value.__globals__ is vars(module):
+                    rebound = types.FunctionType(value.__code__, private, value.__name__,
+                                                 value.__defaults__, value.__closure__)
+                    rebound.__kwdefaults__ = value.__kwdefaults__
+                    private[name] = rebound
+                elif other is not None and name in vars(other):
+                    private[name] = getattr(other, name)
+        return types.SimpleNamespace(**private)
+
+    generic = sealed(genericpath, {"os": copy, "stat": stat_copy})
+    copy.path = sealed(posixpath, {"os": copy, "stat": stat_copy, "genericpath": generic},
+                       generic)
+    return copy
+
+
 def _sealed(namespace):
     """This module's functions, and its classes' methods, over a private copy of its
     namespace. The guard's closures are made by them, so rebinding a name of the module from
@@ -2392,6 +2601,8 @@ def _sealed(namespace):
     silenced the audit hook (a swap of the tests' code then passed unseen), and a helper or
     ``os`` replaced for the length of one call would escape the checks between reports."""
     private = dict(namespace)
+    if os.path.__name__ == "posixpath":  # the plugin runs on POSIX; anything else as it is
+        private["os"] = _sealed_os()
 
     def rebound(function):
         copy = types.FunctionType(function.__code__, private, function.__name__,

@@ -340,6 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
+                        "collections", "genericpath", "posixpath", "stat",
                         "hashlib", "importlib", "linecache",
                         "json", "opcode", "operator", "os", "pathlib", "re", "sys", "sysconfig",
                         "threading", "types",
@@ -1696,6 +1697,249 @@ def test_the_standard_librarys_path_objects_are_read_as_before(tmp_path: Path) -
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert found == {("reads_tests", "pkg/__init__.py", 20)}, (stream.reviews, output)
+
+
+#: Each reads the tests from a method of an object of its own that only the guard's audit
+#: hook calls, inside the window where the hook ignores its own thread's events.
+_READ_IN_THE_HOOK = """\
+import io
+import os
+import pathlib
+import pickle
+import re
+import subprocess
+import sys
+import types
+
+box = []
+
+
+def read():
+    if not box:
+        with open("tests/test_pkg.py") as handle:
+            box.append(handle.read())
+
+
+def expected():
+    return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+"""
+
+
+@pytest.mark.parametrize("body", [
+    # A process start's environment of a dict subclass: the hook asked its items() first.
+    "    class Env(dict):\n"
+    "        def items(self):\n"
+    "            read()\n"
+    "            return dict.items(self)\n"
+    "    if not box:\n"
+    "        subprocess.run([sys.executable, '-c', 'pass'], env=Env(os.environ))\n",
+    # An unpickled class's module named by an object: the hook called str() on it.
+    "    class Module:\n"
+    "        def __str__(self):\n"
+    "            read()\n"
+    "            return 'nothing'\n"
+    "    try:\n"
+    "        pickle.Unpickler(io.BytesIO()).find_class(Module(), 'x')\n"
+    "    except Exception:\n"
+    "        pass\n",
+    # A function whose code names its file by a str subclass: the hook's walk of the stack
+    # called its startswith.
+    "    class Name(str):\n"
+    "        def startswith(self, *args):\n"
+    "            read()\n"
+    "            return str.startswith(self, *args)\n"
+    "    def start():\n"
+    "        subprocess.run([sys.executable, '-c', 'pass'])\n"
+    "    code = start.__code__.replace(co_filename=Name(start.__code__.co_filename))\n"
+    "    types.FunctionType(code, globals())()\n",
+    # A pathlib path holding a str subclass as its text: os.fsdecode asked its __class__.
+    "    class Text(str):\n"
+    "        @property\n"
+    "        def __class__(self):\n"
+    "            read()\n"
+    "            return str\n"
+    "    path = pathlib.Path(os.devnull)\n"
+    "    path._str = Text(os.devnull)\n"
+    "    io.FileIO(path).close()\n",
+    # ... or as its drive, whose __bool__ pathlib's own code calls making the text.
+    "    class Text(str):\n"
+    "        def __bool__(self):\n"
+    "            read()\n"
+    "            return False\n"
+    "    path = pathlib.Path(os.devnull)\n"
+    "    path._drv = Text('')\n"
+    "    if not box:\n"
+    "        subprocess.run([sys.executable, '-c', 'pass', path])\n",
+], ids=["environment", "unpickled-module", "code-file-name", "pathlib-text", "pathlib-drive"])
+def test_no_method_of_the_submissions_runs_inside_the_guards_hook(
+        tmp_path: Path, body: str) -> None:
+    """The guard's hook calls no method of an object the submission's code made: a method it
+    called ran inside the hook's busy window, where the hook ignores its own thread's events,
+    so reading the tests there was unseen (each of these passed both tests with no finding
+    before). Now such an object is read as unknown (a finding at the submission's line), or
+    the hook reads only built-in values and the method never runs (no answer)."""
+    stream, output = _run(tmp_path, _READ_IN_THE_HOOK + "\n\ndef answer():\n" + body
+                          + "    return expected()\n")
+    kinds = {r.kind for r in stream.reviews}
+    assert "2 passed" not in output or kinds & {"reads_tests", "subprocess"}, (
+        stream.reviews, output)
+
+
+@pytest.mark.parametrize("body", [
+    # posixpath.realpath, which the hook calls on every open, looks os.fspath up in os.
+    "    real = os.fspath\n"
+    "    def fspath(path):\n"
+    "        read()\n"
+    "        return real(path)\n"
+    "    os.fspath = fspath\n"
+    "    open(os.devnull).close()\n"
+    "    os.fspath = real\n",
+    # The hook joins the repository's folder and os.sep: a str subclass's __radd__ ran.
+    "    class Sep(str):\n"
+    "        def __radd__(self, other):\n"
+    "            read()\n"
+    "            return str.__add__(other, '/')\n"
+    "    os.sep = Sep('/')\n"
+    "    open(os.devnull).close()\n"
+    "    os.sep = '/'\n",
+    # ... and asks os.path.basename whether a file of the repository is a test module.
+    "    import posixpath\n"
+    "    real = posixpath.basename\n"
+    "    def basename(path):\n"
+    "        read()\n"
+    "        return real(path)\n"
+    "    posixpath.basename = basename\n"
+    "    open('pkg/__init__.py').close()\n"
+    "    posixpath.basename = real\n",
+], ids=["os.fspath", "os.sep", "posixpath.basename"])
+def test_the_os_module_as_changed_later_runs_nothing_inside_the_guards_hook(
+        tmp_path: Path, body: str) -> None:
+    """The guard reads ``os.sep`` and calls ``os.path``'s functions inside its hook, and
+    they look up ``os.fspath``, ``os.lstat``... in the ``os`` module at each call: a function
+    the submission's code put there ran inside the hook's busy window and read the tests
+    unseen (both tests passed with no finding). The guard now uses copies of ``os``,
+    ``posixpath`` and ``genericpath`` as loaded."""
+    stream, output = _run(tmp_path, _READ_IN_THE_HOOK + "\n\ndef answer():\n"
+                          + "    if not box:\n" + textwrap.indent(body, "    ")
+                          + "    return expected()\n")
+    kinds = {r.kind for r in stream.reviews}
+    assert "2 passed" not in output or kinds & {"reads_tests", "subprocess"}, (
+        stream.reviews, output)
+
+
+def test_a_start_by_fork_exec_is_judged_by_the_program_it_runs(tmp_path: Path) -> None:
+    """``_posixsubprocess.fork_exec`` runs the first of its ``executable_list`` that exists,
+    whatever its ``argv`` names: the guard's wrapper judged ``argv[0]``, so a shell given the
+    argv of a Python (``[sys.executable, "-c", "cat t*/*_pkg.py"]``) read the tests with no
+    finding. Now the program that runs is judged (a program that is not Python)."""
+    stream, output = _run(tmp_path, """\
+        import _posixsubprocess
+        import os
+        import re
+        import sys
+
+
+        def answer():
+            out, into = os.pipe()
+            errors, error_into = os.pipe()
+            pid = _posixsubprocess.fork_exec(
+                [sys.executable, "-c", "cat t*/*_pkg.py"], [b"/bin/sh"], True,
+                tuple(sorted((into, error_into))), None, None, -1, -1, -1, into, -1, -1,
+                errors, error_into, True, False, -1, None, None, None, -1, None, False)
+            os.close(into)
+            os.close(error_into)
+            text = b""
+            while True:
+                chunk = os.read(out, 65536)
+                if not chunk:
+                    break
+                text += chunk
+            os.waitpid(pid, 0)
+            return int(re.findall(r"answer\\(\\) == (\\d+)", text.decode())[0])
+        """)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("subprocess", "pkg/__init__.py", 10) in found, (stream.reviews, output)
+
+
+def test_a_function_made_under_a_test_files_name_hands_no_test_file(tmp_path: Path) -> None:
+    """A test naming its own file (``__file__``) may hand it to the code under test; a
+    function the submission's code made with a test file's name for its code
+    (``code.replace(co_filename=...)``) and ``__file__`` in its globals passed for such a
+    test, and read the tests with no finding. A test's frame counts only with no code of
+    the submission's below it (the code under test runs above the test that calls it)."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import re
+        import types
+
+
+        def reader():
+            return open(__file__).read()
+
+
+        def answer():
+            path = os.path.realpath("tests/test_pkg.py")
+            code = reader.__code__.replace(co_filename=path)
+            text = types.FunctionType(code, {"__file__": path, "open": open})()
+            return int(re.findall(r"answer\\(\\) == (\\d+)", text)[0])
+        """)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 13) in found, (stream.reviews, output)
+
+
+def test_honest_environments_and_unpickling_are_no_finding(tmp_path: Path) -> None:
+    """What the hook now reads without asking the objects, done honestly: a Python started
+    with ``os.environ``, a copy of it and a dict with a pathlib value; data unpickled."""
+    stream, output = _run(tmp_path, """\
+        import collections
+        import os
+        import pathlib
+        import pickle
+        import subprocess
+        import sys
+
+
+        def answer():
+            for env in (os.environ, os.environ.copy(), collections.OrderedDict(os.environ),
+                        {**os.environ, "HOME_DIR": pathlib.Path("/tmp")}):
+                subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+            return pickle.loads(pickle.dumps({"answer": 42}))["answer"]
+        """)
+    assert "2 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
+def test_pytests_tmpdir_paths_are_read_as_paths(tmp_path: Path) -> None:
+    """py.path's ``LocalPath`` (pytest's ``tmpdir``) given to a Python the submission's code
+    starts, as an argument and as its folder: read from its ``strpath`` (no method of it
+    runs), no finding; since HARNESS_VERSION 16 it was a path object of a class of its own,
+    flagged. Its class changed (a ``__fspath__`` answering in turn) is still flagged."""
+    honest = """\
+        import os
+        import subprocess
+        import sys
+
+        from _pytest._py.path import LocalPath
+
+
+        def answer():
+            subprocess.run([sys.executable, "-c", "pass", LocalPath(os.devnull)],
+                           cwd=LocalPath("."), check=True)
+            return 42
+        """
+    stream, output = _run(tmp_path / "honest", honest)
+    assert "2 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+    two_faced = honest.replace("        def answer():\n", """\
+        answers = iter(["-q", "-q", "-I"] * 9)
+        LocalPath.__fspath__ = lambda self: next(answers)
+
+
+        def answer():
+""")
+    stream, output = _run(tmp_path / "two-faced", two_faced)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews if "path object" in r.reason}
+    assert ("reads_tests", "pkg/__init__.py", 13) in found, (stream.reviews, output)
 
 
 def test_threads_callbacks_and_descriptors_of_honest_code_are_no_finding(
