@@ -60,4 +60,7 @@ HARNESS_VERSION = "16"  # 2: canaries, review flags, wider protection (issue 8)
 #    given to io.FileIO, a process start or os.putenv is a reads_tests review, not asked
 #    for its path again (its __fspath__ could name one file to the call, another to the
 #    guard); os.open with dir_fd asks the path once; a start's argument list is copied
-#    without running its methods
+#    without running its methods; red team: no method of an object of the submission's runs
+#    in the hook (environments of starts, pickle names, code file names, pathlib paths of
+#    altered state), a function made under a test file's name hands no test file, os and
+#    os.path are copies taken at load, fork_exec is judged by the program it runs
