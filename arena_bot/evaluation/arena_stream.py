@@ -761,11 +761,10 @@ def _build_guard(listed, channel=None, started_by=None):
         if env is None or env is environ:
             return None
         kind = type_type(env)
+        entries = copied(env)
         if kind is dict or kind is ordered or kind is default_dict:  # C types: no patching
             pairs = [(named(key), named(value)) for key, value in dict_items(env)]
-        elif issubclass(kind, list) or issubclass(kind, tuple):
-            entries = list_slice(env, everything) if issubclass(kind, list) else [
-                *tuple_slice(env, everything)]
+        elif entries is not None:
             pairs = []
             for entry in entries:
                 entry = named(entry)
@@ -778,6 +777,17 @@ def _build_guard(listed, channel=None, started_by=None):
                 return False
             found[key] = value
         return found
+
+    def copied(value, span=everything):
+        """The items (``span`` of them) of a list or tuple, or of a subclass's, as a plain
+        list, by the built-in types' own slicing (no ``__iter__`` of the submission's runs);
+        ``None`` for anything else."""
+        kind = type_type(value)
+        if issubclass(kind, list):
+            return list_slice(value, span)
+        if issubclass(kind, tuple):
+            return [*tuple_slice(value, span)]
+        return None
 
     def unreadable(where, what):
         review(where, what + " through a path object of a class of its own (or a pathlib "
@@ -885,9 +895,9 @@ def _build_guard(listed, channel=None, started_by=None):
             # Copied by the built-in types' own slicing, each word read by named() alone:
             # no method of an object of the submission's (__iter__, __class__, __eq__,
             # __bool__) runs here, where the hook's busy window hides what it does.
-            kind = type_type(rest)
-            words = (list_slice(rest, first_words) if issubclass(kind, list) else
-                     [*tuple_slice(rest, first_words)] if issubclass(kind, tuple) else [rest])
+            words = copied(rest, first_words)
+            if words is None:
+                words = [rest]
             if event == "os.system":
                 words = ["/bin/sh", "-c", args[0]]
             elif args[program] is not None:
