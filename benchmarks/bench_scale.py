@@ -96,8 +96,10 @@ def reset(root: Path) -> None:
     if (root / ".git").is_dir() and list(root.glob(f"submissions/*/{NEW_ARRIVAL}")):
         _git(root, "reset", "-q", "--hard", "HEAD~1")  # the new arrival's commit
     for path in [root / "out", *root.glob(f"submissions/*/{NEW_ARRIVAL}"),
-                 *root.glob(f".arena/results/*/{NEW_ARRIVAL}")]:
+                 *root.glob(f".arena/results/*/{NEW_ARRIVAL}")]:  # an older bot's layout
         shutil.rmtree(path, ignore_errors=True)
+    for path in root.glob(f".arena/results/*/{NEW_ARRIVAL}.*.json"):
+        path.unlink()
     for pattern in STORES:
         for path in (root / ".arena").glob(pattern):
             path.unlink()

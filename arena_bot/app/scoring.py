@@ -26,7 +26,7 @@ from arena_bot.core.errors import InputError, JudgeError
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.repos import BaseRepoCache
-from arena_bot.evaluation.store import ResultStore
+from arena_bot.evaluation.store import ResultStore, result_owner
 from arena_bot.intake.reviews import REVIEWS_FOLDER
 from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.models.evaluation import EvaluationResult
@@ -122,7 +122,9 @@ def task_inputs(
         lines = [f"{common}\n{task.id}\n"]
         for kind in tops:
             for inner, content_id in sorted(grouped.get((kind, task.id), [])):
-                if kind in ("submissions", "results") and inner.partition("/")[0] not in chosen:
+                if kind in ("submissions", "results") and (
+                        inner.partition("/")[0] if kind == "submissions"
+                        else result_owner(inner)) not in chosen:
                     continue
                 lines.append(f"{kind}\0{inner}\0{content_id}\n")
         key = hashlib.sha256("".join(lines).encode(errors="surrogateescape")).hexdigest()

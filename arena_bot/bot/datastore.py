@@ -7,10 +7,11 @@ artifact: a lost branch means an empty store (slow, never wrong). Restoring neve
 or deletes a local file (names are content addresses), and saving takes the union of the
 branch and the local store, so no stored result is ever lost.
 
-The branch holds ``results/<task>/<submission>/<content>-<image>.json`` (the store's
-layout), a README and ``snapshot.json``, the published site's last change snapshot (so a
-fresh runner's Changes page continues what readers last saw). Commits are built with git
-plumbing on a private index file: the work tree and git's staging area are never touched.
+The branch holds ``results/<task>/<submission>.<content>-<image>.json`` (the store's
+layout; results saved before 2026-11-27 sit in ``<submission>/`` folders), a README and
+``snapshot.json``, the published site's last change snapshot (so a fresh runner's Changes
+page continues what readers last saw). Commits are built with git plumbing on a private
+index file: the work tree and git's staging area are never touched.
 """
 
 from __future__ import annotations
@@ -45,12 +46,15 @@ IDENTITY = {
 _README = (
     "# Agentic Arena data branch\n\n"
     "Written only by the publish workflow (`arena bot store save`): the trusted evaluation\n"
-    "results of the default branch's submissions, under `results/<task>/<submission>/`,\n"
+    "results of the default branch's submissions, `results/<task>/<submission>.*.json`,\n"
     "and `snapshot.json`, the published site's last change snapshot (its Changes page).\n"
     "Do not push to it by hand; delete it to have every submission re-evaluated.\n"
 )
-#: ``results/<task>/<submission>/<name>.json`` with plain names only.
-_RESULT_PATH = re.compile(r"^[^/\x00]+/[^/\x00]+/[^/\x00]+\.json$")
+#: ``results/<task>/<submission>.<key>.json`` (the store's layout, see
+#: :mod:`arena_bot.evaluation.store`) or the earlier ``results/<task>/<submission>/<name>.json``,
+#: with plain names only.
+_RESULT_PATH = re.compile(
+    r"^[^/\x00]+/(?:[^/\x00]+/[^/\x00]+|[^/\x00]+\.[0-9a-f]{32}-[0-9a-f]{12})\.json$")
 
 
 class DataBranchError(ArenaError):

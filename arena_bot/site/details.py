@@ -7,18 +7,12 @@ folder is there. Of several stored results of one submission the newest is shown
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Mapping
-from pathlib import Path
-
-from pydantic import ValidationError
 
 from arena_bot.models.evaluation import EvaluationResult, FeatureResult, RunResult
 from arena_bot.site.views import EvaluationDetail, FeatureCell, MergeCell
 
-#: Result files above this are not read (they are never that large).
-MAX_BYTES = 50_000_000
 #: Best to worst, so a feature's cell shows its worst run.
 _ORDER = ("passed", "failed", "no_tests", "timeout", "apply_failed", "rejected", "error",
           "tampered")
@@ -28,25 +22,6 @@ def evaluation_details(results: Mapping[str, EvaluationResult]) -> dict[str, Eva
     """Entry key -> its per-feature / merge detail (``results``: the newest stored result
     per entry key)."""
     return {key: detail_of(result.runs) for key, result in results.items() if result.runs}
-
-
-def newest_result(folder: Path) -> EvaluationResult | None:
-    """The newest readable result in a submission's result folder (unreadable ones skipped:
-    the board was scored without them too)."""
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".json")
-                       and not n.startswith("."))
-    except OSError:
-        return None
-    found: list[EvaluationResult] = []
-    for name in names:
-        path = folder / name
-        try:
-            if path.stat().st_size <= MAX_BYTES:
-                found.append(EvaluationResult.model_validate_json(path.read_bytes()))
-        except (OSError, ValidationError, ValueError):
-            continue
-    return max(found, key=lambda r: (r.evaluated_at, r.input_hash), default=None)
 
 
 def detail_of(runs: list[RunResult]) -> EvaluationDetail:

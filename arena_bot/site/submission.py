@@ -29,6 +29,7 @@ from markupsafe import Markup, escape
 from arena_bot.core.errors import ArenaError
 from arena_bot.core.files import read_at_most
 from arena_bot.core.yamlio import load_yaml
+from arena_bot.evaluation.store import ResultStore
 from arena_bot.models.evaluation import EvaluationResult, FeatureResult, MergeResult
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 from arena_bot.site import views
@@ -386,15 +387,14 @@ def shell_markdown() -> str:
 
 def stored_results(board: Leaderboard, results: Path | None) -> dict[str, EvaluationResult]:
     """Entry key -> its newest stored evaluation result (none when the folder is absent)."""
-    from arena_bot.site.details import newest_result
-
     if results is None or not results.is_dir():
         return {}
+    store = ResultStore(results)
     out: dict[str, EvaluationResult] = {}
     for entry in board.entries:
         if entry.status == "pending":
             continue
-        found = newest_result(results / entry.task_id / entry.submission_id)
+        found = store.newest(entry.task_id, entry.submission_id)
         if found is not None:
             out[entry.key] = found
     return out

@@ -73,7 +73,7 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     board = json.loads((first / "public" / "data" / "leaderboard.json").read_text())
     assert [e["status"] for e in board["entries"]] == ["scored"]
     stored = git("ls-tree", "-r", "--name-only", "arena-data", cwd=remote).split()
-    assert len([p for p in stored if p.startswith("results/calc-fixture/gold/")]) == 1
+    assert len([p for p in stored if p.startswith("results/calc-fixture/gold.")]) == 1
     assert "first build: no earlier snapshot" in done.stdout
     assert "snapshot.json" in stored  # the site's change snapshot, for the next run
 
@@ -111,7 +111,7 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     board = json.loads((build / "public" / "data" / "leaderboard.json").read_text())
     assert sorted(e["status"] for e in board["entries"]) == ["scored", "scored"]
     stored = git("ls-tree", "-r", "--name-only", "arena-data", cwd=remote).split()
-    assert any(p.startswith("results/calc-fixture/solo/") for p in stored)
+    assert any(p.startswith("results/calc-fixture/solo.") for p in stored)
     # a fresh runner, yet the Changes page compares with what the first publish showed
     assert "the last published site snapshot" in done.stdout
     assert "since the previous build: 1 added" in done.stdout, done.stdout

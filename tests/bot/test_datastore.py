@@ -13,7 +13,7 @@ from support.gitrepo import clone_main, git, new_remote, push_main
 from arena_bot.bot.datastore import DataBranchError, restore, save
 from arena_bot.cli import main
 
-RESULT = "slugkit-options/2026-11-02_claude-code_x/{name}-0123456789ab.json"
+RESULT = "slugkit-options/2026-11-02_claude-code_x.{name}-0123456789ab.json"
 
 
 
@@ -47,7 +47,7 @@ def test_a_lost_or_new_store_starts_empty_and_a_saved_one_comes_back(
     assert not first.found and not results1.exists()  # nothing to trust: re-evaluate
     put(results1, "a" * 32, '{"result": "a"}')
     put(results1, "b" * 32, '{"result": "b"}')
-    (results1 / "slugkit-options" / "2026-11-02_claude-code_x" / ".tmp-x.json").write_text("")
+    (results1 / "slugkit-options" / ".tmp-x.json").write_text("")  # a write in progress
     saved = save(repo=run1, results_dir=results1, message="results for abc")
     assert saved.pushed and saved.files == 2 and saved.added == 2
     # the checkout's own branch, work tree and index are untouched
@@ -95,6 +95,8 @@ def test_entries_outside_the_store_layout_are_not_restored(remote: Path, tmp_pat
     git("rm", "-rq", "--cached", ".", cwd=hand)
     (hand / "results" / "t").mkdir(parents=True)
     (hand / "results" / "t" / "shallow.json").write_text("{}")
+    flat = f"s.{'0' * 32}-{'1' * 12}.json"  # the store's layout: one folder per task
+    (hand / "results" / "t" / flat).write_text("{}")
     (hand / "results" / "t" / "s").mkdir()
     (hand / "results" / "t" / "s" / "ok.json").write_text("{}")
     (hand / "results" / "t" / "s" / "notes.txt").write_text("x")
@@ -105,7 +107,8 @@ def test_entries_outside_the_store_layout_are_not_restored(remote: Path, tmp_pat
     run = checkout(remote, tmp_path / "run")
     results = run / ".arena" / "results"
     outcome = restore(repo=run, results_dir=results)
-    assert outcome.restored == 1 and (results / "t" / "s" / "ok.json").is_file()
+    assert outcome.restored == 2 and (results / "t" / "s" / "ok.json").is_file()
+    assert (results / "t" / flat).is_file()
     assert sorted(outcome.skipped) == ["results/t/s/link.json", "results/t/s/notes.txt",
                                        "results/t/shallow.json"]
     assert not (results / "t" / "s" / "link.json").exists()
@@ -190,7 +193,7 @@ def test_save_pushes_over_http_with_the_token_handed_to_git_alone(
 
     token = "ghs_data_branch_token"
     run = checkout(remote, tmp_path / "run")
-    put(run / ".arena" / "results", "a", "{}")
+    put(run / ".arena" / "results", "a" * 32, "{}")
     server = GitServer(remote.parent, token)
     with serving(server):
         git("remote", "set-url", "origin", f"{server.base}/{remote.name}", cwd=run)

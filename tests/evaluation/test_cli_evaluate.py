@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena_bot.cli import main
+from arena_bot.evaluation.store import result_owner
 from arena_bot.tasks.dataset import TaskFolder
 
 
@@ -45,7 +46,7 @@ def test_evaluate_all_prints_table_stores_results_and_reuses_them(
     assert "apply_failed" in broken_row and "does not apply" in broken_row
     assert "2 submission(s), 1/2 feature runs passed" in first.output
     stored = sorted((repo_root / ".arena" / "results").rglob("*.json"))
-    assert [p.parent.name for p in stored] == ["broken", "gold"]
+    assert [result_owner(p.name) for p in stored] == ["broken", "gold"]
     again = invoke(repo_root, "evaluate", str(repo_root / "submissions"), base_image=base_image)
     assert again.exit_code == 1
     gold = invoke(repo_root, "evaluate", str(repo_root / "submissions" / "calc-fixture" / "gold"),

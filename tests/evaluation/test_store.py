@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from arena_bot.core.files import write_atomically
-from arena_bot.evaluation.store import ResultStore, input_key
+from arena_bot.evaluation.store import ResultStore, input_key, result_owner
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.tasks.dataset import TaskFolder
+
+KEY = f"{'0a' * 16}-{'b' * 12}.json"
 
 
 def make_result(key_hash: str) -> EvaluationResult:
@@ -40,7 +42,8 @@ def test_save_and_lookup_round_trip(
     assert store.lookup(submission, fixture_task, "img:a") is None
     key = input_key(submission, fixture_task, "img:a")
     path = store.save(submission, key, make_result(key.input_hash))
-    assert path.parent == store.root / "calc-fixture" / "s"
+    # One folder per task: <task>/<submission>.<content>-<image>.json
+    assert path == store.root / "calc-fixture" / f"s.{key.content[:32]}-{key.image[:12]}.json"
     assert store.lookup(submission, fixture_task, "img:a") == make_result(key.input_hash)
     assert store.lookup(submission, fixture_task, "img:b") is None
     assert store.lookup(submission, fixture_task) == make_result(key.input_hash)
@@ -72,7 +75,7 @@ def test_interrupted_write_keeps_the_old_result(
         store.save(submission, key, make_result("other"))
     monkeypatch.undo()
     assert store.lookup(submission, fixture_task, "img:a") == make_result(key.input_hash)
-    assert len(list(store.folder(submission).iterdir())) == 1
+    assert len(list((store.root / "calc-fixture").iterdir())) == 1
 
 
 def test_any_image_lookup_picks_the_newest_evaluation_not_the_newest_file(
@@ -88,6 +91,46 @@ def test_any_image_lookup_picks_the_newest_evaluation_not_the_newest_file(
     older_path = store.save(submission, old_key, make_result(old_key.input_hash))
     os.utime(older_path, (2_000_000_000, 2_000_000_000))  # the older result's file is newest
     assert ResultStore(store.root).lookup(submission, fixture_task) == newer
+
+
+def test_results_of_the_earlier_layout_are_read_beside_the_new_ones(
+    fixture_task: TaskFolder, write_submission, store: ResultStore
+) -> None:
+    """Results stored before the store kept one folder per task sit in
+    ``<task>/<submission>/<key>.json``: every reader still finds them, and the newest of
+    both layouts wins."""
+    submission = write_submission("s", patches=["diff\n"])
+    old_key = input_key(submission, fixture_task, "img:old")
+    earlier = store.root / "calc-fixture" / "s" / old_key.file_name
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text(make_result(old_key.input_hash).model_dump_json(), encoding="utf-8")
+    (earlier.parent / "notes.json").write_text("{}", encoding="utf-8")  # not a result
+    assert store.get(submission, old_key) == make_result(old_key.input_hash)
+    assert store.lookup(submission, fixture_task) == make_result(old_key.input_hash)
+    new_key = input_key(submission, fixture_task, "img:new")
+    newer = make_result(new_key.input_hash).model_copy(
+        update={"evaluated_at": dt.datetime(2025, 6, 1, tzinfo=dt.UTC)})
+    store.save(submission, new_key, newer)
+    assert store.lookup(submission, fixture_task) == newer  # the save is seen at once
+    assert store.stored("calc-fixture", "s") == sorted(
+        [earlier, store.path_for(submission, new_key)])
+
+
+@pytest.mark.parametrize(("name", "owner"), [
+    (f"s.{KEY}", "s"),
+    (f"2026-01-01_tool_m.v2.{KEY}", "2026-01-01_tool_m.v2"),
+    (f"s/{KEY}", "s"),
+    (KEY, None),
+    (f".{KEY}", None),
+    (f"s-{KEY}", None),
+    (f"s/x/{KEY}", None),
+    (f"s.{KEY[:-1]}", None),
+    (f"s.{KEY.upper()}", None),
+    ("s/.tmp-k2j3l4m5.json", None),
+    ("notes.json", None),
+])
+def test_a_stored_file_names_its_submission(name: str, owner: str | None) -> None:
+    assert result_owner(name) == owner
 
 
 def test_atomic_writes_keep_the_mode_and_leave_no_part(tmp_path: Path, monkeypatch) -> None:

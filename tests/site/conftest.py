@@ -46,8 +46,8 @@ def _generate(root: Path) -> None:
 def _coop_result(root: Path, entry: Entry) -> None:
     """A newer stored result for ``entry`` as a coop run: merged with conflicts (union
     retry), feature 1 passing and feature 2 failing on the merged code."""
-    folder = root / ".arena" / "results" / entry.task_id / entry.submission_id
-    (older,) = folder.glob("*.json")
+    folder = root / ".arena" / "results" / entry.task_id
+    (older,) = folder.glob(f"{entry.submission_id}.*.json")
     result = EvaluationResult.model_validate_json(older.read_bytes())
     merged = [
         FeatureResult(feature=1, status="passed", passed=True, apply_status="clean",
@@ -64,7 +64,8 @@ def _coop_result(root: Path, entry: Entry) -> None:
         "evaluated_at": result.evaluated_at + dt.timedelta(days=1),
         "runs": [run.model_copy(update={"merge": merge}) for run in result.runs],
     })
-    (folder / f"{'f' * 32}-{'0' * 12}.json").write_text(newer.model_dump_json(), "utf-8")
+    (folder / f"{entry.submission_id}.{'f' * 32}-{'0' * 12}.json").write_text(
+        newer.model_dump_json(), "utf-8")
 
 
 @pytest.fixture(scope="session")

@@ -163,8 +163,11 @@ NEW_ARRIVAL = "2026-999999_new-arrival"
 
 def add_submission(root: Path) -> None:
     """A new submission lands (copied from an existing one, with its stored result)."""
+    from arena_bot.evaluation.store import ResultStore
+
     source = sorted((root / "submissions").glob("*/*"))[0]
     target = source.with_name(NEW_ARRIVAL)
     shutil.copytree(source, target)
     results = root / ".arena" / "results" / source.parent.name
-    shutil.copytree(results / source.name, results / target.name)
+    for stored in ResultStore(results.parent).stored(source.parent.name, source.name):
+        shutil.copy2(stored, results / f"{target.name}{stored.name[len(source.name):]}")
