@@ -26,7 +26,7 @@ def _git(*args: str, cwd: Path) -> None:
 def _results(folder: Path, count: int, start: int = 0) -> None:
     body = '{"runs": [' + ", ".join(['{"feature": 1, "status": "passed"}'] * 40) + "]}\n"
     for i in range(start, start + count):
-        path = folder / f"task{i % 50}" / f"sub{i:06d}" / f"{i:032x}-0123456789ab.json"
+        path = folder / f"task{i % 50}" / f"sub{i:06d}.{i:032x}-0123456789ab.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body)
 
