@@ -158,6 +158,27 @@ def test_a_patch_with_mnemonic_prefixes_says_which_setting_made_it(tmp_path: Pat
     assert parse_patch(fixed).ok
 
 
+def test_a_diff_of_two_folders_says_how_to_name_them(tmp_path: Path) -> None:
+    """``diff -ruN old new`` (no git) names files under the two folders' names: refused
+    saying so, with the command that works; the same diff of folders named a and b is
+    accepted, its timestamps and all."""
+    for name, text in (("orig", "x\n"), ("work", "y\n"), ("a", "x\n"), ("b", "y\n")):
+        (tmp_path / name / "pkg").mkdir(parents=True)
+        (tmp_path / name / "pkg" / "x.py").write_text(text)
+
+    def diff(old: str, new: str) -> str:
+        return subprocess.run(["diff", "-ruN", old, new], cwd=tmp_path, capture_output=True,
+                              text=True, check=False).stdout
+
+    text = diff("orig", "work")
+    assert text.startswith("diff -ruN orig/pkg/x.py work/pkg/x.py\n--- orig/pkg/x.py\t")
+    unsafe = [p for p in parse_patch(text).problems if p.code == "unsafe-path"]
+    assert unsafe and "`diff -ru` of two folders" in unsafe[0].message
+    assert "`diff -ruN a b`" in unsafe[0].message
+    fixed = parse_patch(diff("a", "b"))
+    assert fixed.ok and [f.new_path for f in fixed.files] == ["pkg/x.py"]
+
+
 def test_quoted_name_with_control_characters_is_refused() -> None:
     text = (
         'diff --git "a/x\\033[2J.py" "b/x\\033[2J.py"\n'
