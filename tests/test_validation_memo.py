@@ -253,11 +253,9 @@ def test_files_outside_git_get_the_ids_git_gives_them(tmp_path: Path) -> None:
 
 
 def test_many_files_get_their_ids_in_their_order(tmp_path: Path) -> None:
-    """From ``_SPLIT_AT`` files on, two ``git hash-object`` read a half each: every file
-    still gets its own id, the halves' seam included."""
-    from arena_bot.app.memo import _SPLIT_AT
-
-    count = _SPLIT_AT + 1
+    """One ``git hash-object`` reads thousands of files: every file gets its own id, each
+    the id of its own bytes."""
+    count = 5001
     for index in range(count):
         (tmp_path / f"{index:05d}.json").write_bytes(b"%d\n" % index)
     ids = content_ids(tmp_path, [tmp_path])

@@ -216,25 +216,17 @@ def _file_ids(paths: dict[str, str], *, plain: bool = False) -> dict[str, str]:
     return ids
 
 
-#: From this many files on, two ``git hash-object`` read them, a half each: a warm ``arena
-#: score`` of 50,000 submissions hashes their 50,000 stored results (git does not hold
-#: them), 0.5 s in one process while the other core is idle.
-_SPLIT_AT = 4000
-
-
 def _hash_objects(paths: list[str]) -> list[str]:
     """git's blob ids of the plain files ``paths``, in order; ``[]`` when git cannot give
     them all (no git, a file gone, a name with a line break: git's standard input cannot
-    carry it)."""
+    carry it). One process: a warm ``arena score`` of 50,000 submissions hashes their
+    50,000 stored results (git does not hold them) while ``git status`` looks at the board,
+    which takes longer."""
     if not paths or any("\n" in path for path in paths):
         return []
-    half = len(paths) // 2 if len(paths) >= _SPLIT_AT else len(paths)
-    parts = [part for part in (paths[:half], paths[half:]) if part]
-    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
-        done = list(pool.map(lambda part: run_git(
-            ["hash-object", "--no-filters", "--stdin-paths"],
-            stdin=os.fsencode("".join(f"{path}\n" for path in part))), parts))
-    blobs = [blob for result in done if result.ok for blob in result.text.split()]
+    done = run_git(["hash-object", "--no-filters", "--stdin-paths"],
+                   stdin=os.fsencode("".join(f"{path}\n" for path in paths)))
+    blobs = done.text.split() if done.ok else []
     return blobs if len(blobs) == len(paths) else []
 
 
