@@ -252,6 +252,28 @@ def test_files_outside_git_get_the_ids_git_gives_them(tmp_path: Path) -> None:
                    "run.sh": "x:" + git_id(b"#!/bin/sh\n"), "link": "link:" + git_id(b"plain.json")}
 
 
+def test_a_store_kept_elsewhere_behind_a_symbolic_link_is_hashed(tmp_path: Path) -> None:
+    """``.arena/results`` as a symbolic link to a folder on another disk: its results get
+    their ids (git lists the link as one file: no result had an id, so a result stored later,
+    a pending submission's, left its task's memo key as it was and the board kept it
+    pending)."""
+    board, store = tmp_path / "board", tmp_path / "elsewhere"
+    (store / "t").mkdir(parents=True)
+    (store / "t" / "s.json").write_bytes(b"{}\n")
+    (board / ".arena").mkdir(parents=True)
+    (board / ".arena" / "results").symlink_to(store)
+    (board / "dataset").mkdir()
+    (board / "dataset" / "task.yaml").write_bytes(b"id: t\n")
+    subprocess.run(["git", "init", "-q"], cwd=board, check=True)
+    results = board / ".arena" / "results"
+    ids = content_ids(board, [board / "dataset"], hashed=[results])
+    assert ids == {".arena/results/t/s.json": blob_id(b"{}\n"),
+                   "dataset/task.yaml": blob_id(b"id: t\n")}
+    (store / "t" / "new.json").write_bytes(b"[]\n")
+    assert content_ids(board, [board / "dataset"], hashed=[results]) == {
+        **ids, ".arena/results/t/new.json": blob_id(b"[]\n")}
+
+
 def test_many_files_get_their_ids_in_their_order(tmp_path: Path) -> None:
     """One ``git hash-object`` reads thousands of files: every file gets its own id, each
     the id of its own bytes."""
@@ -262,12 +284,10 @@ def test_many_files_get_their_ids_in_their_order(tmp_path: Path) -> None:
     assert ids == {f"{index:05d}.json": blob_id(b"%d\n" % index) for index in range(count)}
 
 
-def test_stored_results_are_named_by_git_whatever_it_ignores_and_read_as_a_walk_reads_them(
-    tmp_path: Path,
-) -> None:
-    """In a work tree, ``git ls-files --cached --others`` names the stored results: an
-    ignored file, a tracked one, an untracked one, one in a repository of its own inside;
-    each gets the id a walk outside git gives it, and an edit to any of them is seen."""
+def test_stored_results_are_all_hashed_whatever_git_knows_of_them(tmp_path: Path) -> None:
+    """In a work tree every stored result gets an id, git's own: an ignored file, a tracked
+    one, an untracked one, one in a repository of its own inside; the same ids as outside
+    any work tree, and an edit to any of them is seen."""
     def git(*args: str, cwd: Path = tmp_path) -> None:
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
                        cwd=cwd, check=True, capture_output=True)

@@ -63,42 +63,17 @@ def content_ids(root: Path, folders: Sequence[Path], *, hashed: Sequence[Path] =
     """``{path: id}`` for every file under ``folders`` (paths relative to ``root``,
     ``/``-separated). An executable file's id starts ``x:``, a symbolic link's ``link:``
     (the id of its target text): a mode changing changes the id, as in git. The files under
-    ``hashed`` (the stored results, which git does not hold) are all hashed, whatever git
-    knows of them: ``git ls-files --cached --others`` lists them (no ignore rule applies
-    to that listing, so ignored files are named too; walking the tree here cost twice its
-    time) while ``git status`` looks at the board."""
-    top = _work_tree_top(root) if folders or hashed else None
+    ``hashed`` (the stored results, which git does not hold, one folder per task) are
+    walked and all hashed, whatever git knows of them, while ``git status`` looks at the
+    board (a folder given as a symbolic link is followed: a store kept on another disk)."""
+    top = _work_tree_top(root) if folders else None
     if top is None:
         return {**_hashed_under(root, hashed, modes=False), **_hashed_under(root, folders)}
     with ThreadPoolExecutor(max_workers=1) as pool:
         listed = pool.submit(_git_ids, root, top, folders)
-        ids = _stored_ids(root, top, hashed)
+        ids = _hashed_under(root, hashed, modes=False)
         ids.update(listed.result())
     return ids
-
-
-def _stored_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
-    """The ids of every file under ``folders`` as read (a link's: its target's content),
-    the files named by git; a folder outside the work tree, or any git failure: walked."""
-    base = os.path.relpath(os.path.abspath(root), top)
-    prefix = "" if base == "." else f"{base}/"
-    specs = [os.path.relpath(os.path.abspath(folder), top) for folder in folders]
-    inside = [spec for spec in specs if spec != ".." and not spec.startswith("../")]
-    walked = [folder for folder, spec in zip(folders, specs, strict=True) if spec not in inside]
-    files: dict[str, str] = {}
-    if inside:
-        listed = run_git(["ls-files", "-z", "--cached", "--others", "--",
-                          *(f":(literal){spec}" for spec in inside)], cwd=top)
-        if not listed.ok:
-            walked = list(folders)
-        else:
-            at = os.path.join(top, "")
-            for path in os.fsdecode(listed.stdout).split("\0"):
-                if path.endswith("/"):  # a repository of its own inside: walked here
-                    walked.append(top / path)
-                elif path and path.startswith(prefix):
-                    files[path[len(prefix):]] = at + path
-    return {**_hashed_under(root, walked, modes=False), **_file_ids(files, plain=True)}
 
 
 def _work_tree_top(root: Path) -> Path | None:
