@@ -133,7 +133,8 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
 
 def _hashed_under(root: Path, folders: Sequence[Path], *, modes: bool = True
                   ) -> dict[str, str]:
-    """The ids of every file under ``folders``, hashed here (links are not followed).
+    """The ids of every file under ``folders``, hashed here (a link inside them is not
+    followed; a folder named is, when it is a link).
     Without ``modes`` a plain file's id leaves out whether it is executable (the stored
     results: data, never run), which saves a ``stat`` per file: the folder listing already
     tells files from links."""
