@@ -25,6 +25,7 @@ from pathlib import Path
 from arena_bot.core.errors import ArenaError
 from arena_bot.core.files import write_atomically
 from arena_bot.core.gitcmd import NOT_STARTED, read_blobs, run_git, scratch_index
+from arena_bot.evaluation.store import KEY_NAME
 
 DEFAULT_BRANCH = "arena-data"
 DEFAULT_REMOTE = "origin"
@@ -54,7 +55,7 @@ _README = (
 #: :mod:`arena_bot.evaluation.store`) or the earlier ``results/<task>/<submission>/<name>.json``,
 #: with plain names only.
 _RESULT_PATH = re.compile(
-    r"^[^/\x00]+/(?:[^/\x00]+/[^/\x00]+|[^/\x00]+\.[0-9a-f]{32}-[0-9a-f]{12})\.json$")
+    rf"^[^/\x00]+/(?:[^/\x00]+/[^/\x00]+\.json|[^/\x00]+\.{KEY_NAME.pattern})$")
 
 
 class DataBranchError(ArenaError):

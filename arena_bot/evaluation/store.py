@@ -39,7 +39,7 @@ from arena_bot.tasks.dataset import TaskFolder
 #: Result files bigger than this are refused (they are never that large).
 MAX_RESULT_BYTES = 50_000_000
 #: A stored result's file name ends with its key's (:attr:`InputKey.file_name`).
-_KEY_NAME = re.compile(r"[0-9a-f]{32}-[0-9a-f]{12}\.json")
+KEY_NAME = re.compile(r"[0-9a-f]{32}-[0-9a-f]{12}\.json")
 _KEY_LENGTH = 50
 
 
@@ -168,10 +168,10 @@ def result_owner(name: str) -> str | None:
     or, in the earlier layout, ``<id>/<key>``); ``None`` for any other file."""
     folder, slash, inner = name.partition("/")
     if slash:
-        return folder if "/" not in inner and _KEY_NAME.fullmatch(inner) else None
+        return folder if "/" not in inner and KEY_NAME.fullmatch(inner) else None
     owner = name[:-_KEY_LENGTH - 1]
     return owner if (len(name) > _KEY_LENGTH + 1 and name[-_KEY_LENGTH - 1] == "."
-                     and _KEY_NAME.fullmatch(name, len(owner) + 1)) else None
+                     and KEY_NAME.fullmatch(name, len(owner) + 1)) else None
 
 
 def stored_by_submission(folder: Path) -> dict[str, list[Path]]:
