@@ -479,13 +479,14 @@ class _Parser:
             return None
         if prefix is not None:
             if not name.startswith(prefix):
-                made = ("`diff.mnemonicPrefix` set" if name[:2] in _MNEMONIC_PREFIXES
-                        else "`git diff --no-prefix` or `diff.noprefix` set"
-                        if self.section is None or self.section.git
-                        else "`diff -ru` of two folders not named a and b")
-                fix = ("`diff -ruN a b` with the folders named a and b, or `git diff`"
-                       if made.startswith("`diff -ru`")
-                       else "`git diff --src-prefix=a/ --dst-prefix=b/`")
+                fix = "`git diff --src-prefix=a/ --dst-prefix=b/`"
+                if name[:2] in _MNEMONIC_PREFIXES:
+                    made = "`diff.mnemonicPrefix` set"
+                elif self.section is None or self.section.git:
+                    made = "`git diff --no-prefix` or `diff.noprefix` set"
+                else:
+                    made = "`diff -ru` of two folders not named a and b"
+                    fix = "`diff -ruN a b` with the folders named a and b, or `git diff`"
                 self.problem(
                     "unsafe-path", f"file name {_shorten(name)!r} does not start with {prefix!r}"
                     + ("" if name.startswith("/") else f" (made with {made}? make it with {fix})"),
