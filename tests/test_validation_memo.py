@@ -274,6 +274,38 @@ def test_a_store_kept_elsewhere_behind_a_symbolic_link_is_hashed(tmp_path: Path)
         **ids, ".arena/results/t/new.json": blob_id(b"[]\n")}
 
 
+def test_links_inside_the_store_are_read_as_the_store_reads_them(tmp_path: Path) -> None:
+    """A task's folder or a result file inside the store as a symbolic link: the store reads
+    through it, so its ids are those of what it points to (the link's own text as the id
+    left a result stored behind it unseen: its task stayed pending). A link back up the
+    store is walked once, not forever."""
+    board, elsewhere = tmp_path / "board", tmp_path / "elsewhere"
+    results = board / ".arena" / "results"
+    (elsewhere / "t").mkdir(parents=True)
+    (elsewhere / "t" / "s.json").write_bytes(b"{}\n")
+    (elsewhere / "kept.json").write_bytes(b"1\n")
+    (results / "u").mkdir(parents=True)
+    (results / "t").symlink_to(elsewhere / "t")
+    (results / "u" / "r.json").symlink_to(elsewhere / "kept.json")
+    (results / "u" / "loop").symlink_to(results)
+    (board / "dataset").mkdir()
+    (board / "dataset" / "task.yaml").write_bytes(b"id: t\n")
+    subprocess.run(["git", "init", "-q"], cwd=board, check=True)
+
+    def stored() -> dict[str, str]:
+        ids = content_ids(board, [board / "dataset"], hashed=[results])
+        assert ids.pop("dataset/task.yaml") == blob_id(b"id: t\n")
+        return ids
+
+    assert stored() == {".arena/results/t/s.json": blob_id(b"{}\n"),
+                        ".arena/results/u/r.json": blob_id(b"1\n")}
+    (elsewhere / "t" / "new.json").write_bytes(b"[]\n")
+    (elsewhere / "kept.json").write_bytes(b"2\n")
+    assert stored() == {".arena/results/t/s.json": blob_id(b"{}\n"),
+                        ".arena/results/t/new.json": blob_id(b"[]\n"),
+                        ".arena/results/u/r.json": blob_id(b"2\n")}
+
+
 def test_many_files_get_their_ids_in_their_order(tmp_path: Path) -> None:
     """One ``git hash-object`` reads thousands of files: every file gets its own id, each
     the id of its own bytes."""

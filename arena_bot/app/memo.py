@@ -133,13 +133,15 @@ def _git_ids(root: Path, top: Path, folders: Sequence[Path]) -> dict[str, str]:
 
 def _hashed_under(root: Path, folders: Sequence[Path], *, modes: bool = True
                   ) -> dict[str, str]:
-    """The ids of every file under ``folders``, hashed here (a link inside them is not
-    followed; a folder named is, when it is a link).
-    Without ``modes`` a plain file's id leaves out whether it is executable (the stored
-    results: data, never run), which saves a ``stat`` per file: the folder listing already
-    tells files from links."""
+    """The ids of every file under ``folders``, hashed here (a folder named is followed
+    when it is a link; a link inside is not: its id is its target's text, as in git).
+    Without ``modes`` (the stored results: data, never run) the files are read as the store
+    reads them: a link inside is followed (a folder once: a link back up is not walked
+    again), a file's id leaves out whether it is executable, which saves a ``stat`` per
+    file: the folder listing already tells files from folders."""
     found: dict[str, str] = {}
     plain: dict[str, str] = {}
+    followed = set() if modes else {os.path.realpath(folder) for folder in folders}
     for folder in folders:
         base = os.path.relpath(os.path.abspath(folder), os.path.abspath(root))
         base = base.replace(os.sep, "/")
@@ -149,12 +151,18 @@ def _hashed_under(root: Path, folders: Sequence[Path], *, modes: bool = True
             try:
                 with os.scandir(here) as entries:
                     for entry in entries:
+                        name = f"{prefix}{entry.name}"
                         if entry.is_dir(follow_symlinks=False):
-                            stack.append((entry.path, f"{prefix}{entry.name}/"))
-                        elif modes or not entry.is_file(follow_symlinks=False):
-                            found[f"{prefix}{entry.name}"] = entry.path
-                        else:
-                            plain[f"{prefix}{entry.name}"] = entry.path
+                            stack.append((entry.path, f"{name}/"))
+                        elif modes:
+                            found[name] = entry.path
+                        elif entry.is_dir():
+                            target = os.path.realpath(entry.path)
+                            if target not in followed:
+                                followed.add(target)
+                                stack.append((entry.path, f"{name}/"))
+                        elif entry.is_file():
+                            plain[name] = entry.path
             except OSError:  # absent or unreadable: nothing of it is part of the board
                 continue
     return {**_file_ids(found), **_file_ids(plain, plain=True)}
