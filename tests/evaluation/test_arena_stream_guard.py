@@ -2009,3 +2009,202 @@ def test_the_callbacks_error_is_reported():
         """, test=test)
     assert "1 failed, 1 passed" in output, output
     assert not [r for r in stream.reviews if r.kind == "reads_tests"], stream.reviews
+
+
+def test_a_module_key_of_a_str_subclass_runs_none_of_its_code_inside_the_guard(
+        tmp_path: Path) -> None:
+    """A ``sys.modules`` key of a ``str`` subclass whose hash is a module's name
+    (``fractions``, not loaded): a lookup of that name compares the key, calling its
+    ``__eq__`` (here reading the tests when compared with that name: the guard's probe of
+    comparisons calls it with values of its own). The guard looked the module of an
+    unpickled class up in ``sys.modules``
+    inside its audit hook's busy window, so that ``__eq__`` read the tests unseen (no finding
+    before HARNESS_VERSION 17). The guard now compares only keys that are plain ``str``: the
+    ``__eq__`` runs in the import that follows, where the read is seen."""
+    stream, output = _run(tmp_path, """\
+        import pickle
+        import re
+        import sys
+
+        box = []
+
+
+        class Key(str):
+            def __hash__(self):
+                return hash("fractions")
+
+            def __eq__(self, other):
+                if other == "fractions" and not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+                return False
+
+
+        sys.modules.pop("fractions", None)
+        sys.modules[Key("arena-key")] = sys
+
+
+        def answer():
+            pickle.loads(b"cfractions\\nFraction\\n.")
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 14) in found, (stream.reviews, output)
+
+
+def test_a_path_whose_parsing_calls_a_replaced_intern_runs_none_of_it_inside_the_guard(
+        tmp_path: Path) -> None:
+    """``sys.intern`` replaced by a reader of the tests, then a fresh ``PurePosixPath`` handed
+    to a process start: on Python 3.12+ pathlib parses a path when its text is first asked
+    for, calling ``sys.intern`` as it is then, and the guard asked for it inside its audit
+    hook's busy window (the read went unseen). The guard now reads a standard path's text
+    from its slots with no code of pathlib's. (On 3.8-3.11 pathlib parses at construction,
+    in the submission's own frame: the read is seen there either way.)"""
+    stream, output = _run(tmp_path, """\
+        import pathlib
+        import re
+        import subprocess
+        import sys
+
+        box = []
+        real_intern = sys.intern
+
+
+        def intern(text):
+            if not box:
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+            return real_intern(text)
+
+
+        def answer():
+            sys.intern = intern
+            path = pathlib.PurePosixPath("arena", "path")
+            subprocess.run([sys.executable, "-c", "pass", path], check=True)
+            if not box:
+                sys.intern("x")
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 12) in found, (stream.reviews, output)
+
+
+def test_a_replaced_environ_get_runs_none_of_its_code_inside_the_guard(tmp_path: Path) -> None:
+    """``os.environ.get`` replaced (an instance attribute) by a reader of the tests when it is
+    asked for ``ARENA_GUARD``: the guard's hook asked it so on the ``os.system`` event, inside
+    its busy window, and the read went unseen (no finding before HARNESS_VERSION 17). The
+    guard now reads the environment's private dictionary, bound at load."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import re
+
+        box = []
+        real_get = os.environ.get
+
+
+        def get(key, default=None):
+            if key == "ARENA_GUARD" and not box:
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+            return real_get(key, default)
+
+
+        os.environ.get = get
+
+
+        def answer():
+            os.system("true")
+            if not box:
+                os.environ.get("ARENA_GUARD")
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """, processes=True)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
+
+
+def test_a_doctest_the_submission_builds_is_no_test_frame(tmp_path: Path) -> None:
+    """A ``DocTest`` the submission's code builds from a string, named after a test file and
+    run by doctest's own runner (its inner loop: ``run`` itself sets a trace function, a
+    finding of its own): its example (compiled by doctest, so no ``compile`` of the
+    submission's) was attributed to the test file's line, and its ``sys._getframe`` reached
+    the calling test's constants with no finding before HARNESS_VERSION 17. An example is
+    now the named file's line only when that line holds it; otherwise it is code built at
+    run time, the submission's line that ran it."""
+    test = """\
+from pkg import answer
+
+
+def test_answer():
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, """\
+        import doctest
+        import os
+        import sys
+        import types
+
+        box = []
+
+
+        def answer():
+            source = ">>> box.append(sys._getframe(3).f_code.co_consts)\\n"
+            test = doctest.DocTestParser().get_doctest(
+                source, {"box": box, "sys": sys}, "tests.test_pkg",
+                os.path.realpath("tests/test_pkg.py"), 0)
+            runner = doctest.DocTestRunner()
+            runner.debugger = types.SimpleNamespace(set_continue=lambda: None)
+            runner._DocTestRunner__run(test, 0, lambda text: None)
+            return [c for c in box[0] if isinstance(c, int)][0]
+        """, test=test)
+    assert "1 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("dynamic_code", "pkg/__init__.py", 16) in found, (stream.reviews, output)
+
+
+def test_code_the_collector_runs_beside_a_test_naming_its_file_is_no_test(
+        tmp_path: Path) -> None:
+    """A test naming its own file (``__file__``) may hand a file beside it to the code under
+    test. A ``gc.callbacks`` function of the submission's, run by a collection the test
+    started (the collector runs finalisers and callbacks from whatever frame allocates),
+    read the tests there as if the test had handed them over (no finding before
+    HARNESS_VERSION 17). While the collector runs, no test hands anything."""
+    test = """\
+import gc
+import os
+
+from pkg import answer
+
+
+def test_names_its_file():
+    assert os.path.isfile(__file__)
+    gc.collect()
+
+
+def test_answer():
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, """\
+        import gc
+        import re
+
+        box = []
+
+
+        def _collected(phase, info):
+            if phase == "start" and info["generation"] == 2 and not box:
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+
+
+        gc.callbacks.append(_collected)
+
+
+        def answer():
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """, test=test)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
