@@ -220,7 +220,7 @@ def _build_guard(listed, channel=None, started_by=None):
     dict_items, dict_get = dict.items, dict.get
     from collections import OrderedDict as ordered
     from collections import defaultdict as default_dict
-    module_type, modules = types.ModuleType, sys.modules
+    module_type, module_named = types.ModuleType, _module
     module_dict = vars(module_type)["__dict__"].__get__
     # The standard library's own path classes (exactly these: a subclass's methods are
     # anyone's), as loaded before any code of the repository ran: their path is read by
@@ -962,7 +962,7 @@ def _build_guard(listed, channel=None, started_by=None):
             suspect = (module in unpickled[0] or module.startswith(unpickled[1])
                        or (module in ("builtins", "__builtin__") and name in unpickled[2]))
             if not suspect:
-                loaded = dict_get(modules, module)
+                loaded = module_named(module)
                 found = named(dict_get(module_dict(loaded), "__file__")) if issubclass(
                     type_type(loaded), module_type) else None
                 suspect = _is_test_source(realpath(found or ""), repo, changed)
@@ -1050,6 +1050,24 @@ def _multiprocessing_start(words):
         return True
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return False
+
+
+def _module(name, modules=sys.modules, items=dict.items, listed=list, kind=type):
+    """``sys.modules[name]`` (``None`` when absent), comparing ``name`` with the keys that are
+    plain ``str`` only. A dictionary lookup compares the keys of the same hash: a key of a
+    ``str`` subclass hashing as a module's name had its ``__eq__`` called by the lookup (run
+    inside the audit hook's busy window, unseen, or answering ``True`` for a decoy module).
+    ``name``: a plain ``str``. What it uses is bound at definition (the defaults)."""
+    for key, value in listed(items(modules)):
+        if kind(key) is str and key == name:
+            return value
+    return None
+
+
+def _str_keyed(modules=sys.modules, items=dict.items, listed=list, kind=type):
+    """A copy of ``sys.modules`` holding its plain ``str`` keys only (see :func:`_module`):
+    looked up many times in one check, a copy costs less than a scan per name."""
+    return {key: value for key, value in listed(items(modules)) if kind(key) is str}
 
 
 _DOCTEST_NAME = re.compile(r"^<doctest (.+)\[(\d+)\]>$")
@@ -1437,7 +1455,7 @@ def _watch_deferred_and_opens(carried, watchers):
         test's setup and call: the plugin does not import asyncio itself)."""
         if done:
             return
-        events = sys.modules.get("asyncio.events")
+        events = _module("asyncio.events")
         handle = getattr(events, "Handle", None)
         if not isinstance(handle, type):
             return
@@ -1694,13 +1712,13 @@ def _build_verifier(tamper, review, repo, changed):
                     top = alias.name.split(".")[0]
                     bound = alias.asname or top
                     target = alias.name if alias.asname else top
-                    expected = loaded.get(target, sys.modules.get(target))
+                    expected = loaded.get(target, _module(target))
                     if expected is not None and not _from_repo_module(expected, repo):
                         entries.append((namespace, bound, expected, target))
             elif isinstance(node, _ast.ImportFrom) and node.module and not node.level:
                 if node.module.split(".")[0] not in ("pytest", "_pytest"):
                     continue
-                source = loaded.get(node.module, sys.modules.get(node.module))
+                source = loaded.get(node.module, _module(node.module))
                 if source is None or _from_repo_module(source, repo):
                     continue
                 for alias in node.names:
@@ -1793,7 +1811,9 @@ def _build_probes(review, repo, changed, added):
     function_type, builtin_type = types.FunctionType, types.BuiltinFunctionType
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
         sys.builtin_module_names)
-    modules, ref, open_, parse = sys.modules, weakref.ref, open, ast.parse
+    ref, open_, parse = weakref.ref, open, ast.parse
+    # sys.modules with its plain str keys alone, copied at each probe (see _str_keyed).
+    named = [{}]
     method_types = (types.MethodType, functools.partial)
     probed, files, uses = {}, {}, {}  # probed: id -> a weak reference (keeps nothing alive)
     import builtins
@@ -1832,8 +1852,8 @@ def _build_probes(review, repo, changed, added):
         return found
 
     def shadowed():
-        for name, module in list(modules.items()):
-            if type_(name) is not str or "." in name or seen(module):
+        for name, module in list(named[0].items()):
+            if "." in name or seen(module):
                 continue
             where = relative(getattr_(module, "__file__", None))
             if where not in added:
@@ -1855,7 +1875,7 @@ def _build_probes(review, repo, changed, added):
         if code is not None and relative(code.co_filename) in changed:
             return relative(code.co_filename), code.co_firstlineno
         name = getattr_(cls, "__module__", None)
-        module = modules.get(name) if type_(name) is str else None
+        module = named[0].get(name) if type_(name) is str else None
         where = relative(getattr_(module, "__file__", None))
         return (where, None) if where in changed else None
 
@@ -1920,7 +1940,7 @@ def _build_probes(review, repo, changed, added):
         quantiles``, ``from statistics import quantiles``) that is the submission's code."""
         namespace = vars_(module)
         for name, key, bound in used(module):
-            source = modules.get(name)
+            source = named[0].get(name) if type_(name) is str else None
             try:
                 if source is None or relative(getattr_(source, "__file__", None)) is not None:
                     continue
@@ -1944,7 +1964,7 @@ def _build_probes(review, repo, changed, added):
             return _is_test_source(realpath(code.co_filename), repo, changed)
         kind = value if isinstance_(value, type_) else type_(value)
         name = str(getattr_(kind, "__module__", "") or "")
-        module = modules.get(name)
+        module = named[0].get(name)
         return name.startswith("unittest.mock") or _is_test_source(
             realpath(str(getattr_(module, "__file__", "") or "")), repo, changed)
 
@@ -1971,6 +1991,7 @@ def _build_probes(review, repo, changed, added):
     def probe(module=None):
         if not changed:
             return
+        named[0] = _str_keyed()
         shadowed()
         builtins_replaced()
         if module is not None:
