@@ -212,12 +212,18 @@ def _build_guard(listed, channel=None, started_by=None):
                    else os.environ.get(GUARD_VARIABLE, ""))
     locked = {key: os.environ.get(key) for key in _LOCKED}
     skips, env_skips, environ = _skips_gate, _env_skips, os.environ
+    # os.environ's own dictionary (bytes to bytes on POSIX), as bound at load: its methods
+    # (get, encodekey) are attributes the submission's code can replace, and the hook
+    # called them inside its busy window (os.system's event).
+    environ_data = vars(environ).get("_data") if hasattr(environ, "__dict__") else None
+    environ_data = environ_data if type_type(environ_data) is dict else {}
+    watched_variables = frozenset(name.encode() for name in (GUARD_VARIABLE, ORIGIN_VARIABLE))
     may_run_python = _may_run_python
     putenv = os.putenv
     read_attributes = _FRAME_ATTRIBUTES | {"__code__"}
     str_slice, bytes_slice, everything = str.__getitem__, bytes.__getitem__, slice(None)
     list_slice, tuple_slice, first_words = list.__getitem__, tuple.__getitem__, slice(64)
-    dict_items, dict_get = dict.items, dict.get
+    dict_items, dict_get, list_of = dict.items, dict.get, list
     from collections import OrderedDict as ordered
     from collections import defaultdict as default_dict
     module_type, module_named = types.ModuleType, _module
@@ -778,6 +784,17 @@ def _build_guard(listed, channel=None, started_by=None):
             found[key] = value
         return found
 
+    def inherited():
+        """The guard's variables in this process's environment (what ``os.system``'s shell
+        inherits), read from ``os.environ``'s dictionary with no method of it: its keys
+        compared as plain ``bytes`` (a key of a subclass runs no ``__eq__``)."""
+        found = {}
+        for key, value in list_of(dict_items(environ_data)):
+            if type_type(key) is bytes and type_type(value) is bytes and (
+                    key in watched_variables):
+                found[decode(key, *fs_codec)] = decode(value, *fs_codec)
+        return found
+
     def copied(value, span=everything):
         """The items (``span`` of them) of a list or tuple, or of a subclass's, as a plain
         list, by the built-in types' own slicing (no ``__iter__`` of the submission's runs);
@@ -917,7 +934,7 @@ def _build_guard(listed, channel=None, started_by=None):
             elif event != "subprocess.Popen" and event != "os.spawn":
                 # The wrappers of os.execve, os.posix_spawn and os.system put the site in
                 # before these events: a start without it went past them (posix.system).
-                given = environ if event == "os.system" else environment(env)
+                given = inherited() if event == "os.system" else environment(env)
                 if (given and given.get(GUARD_VARIABLE) == guard_value
                         and given.get(ORIGIN_VARIABLE) != site
                         and ("unmarked", where) not in said):

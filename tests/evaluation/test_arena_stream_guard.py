@@ -2123,6 +2123,9 @@ def test_a_replaced_environ_get_runs_none_of_its_code_inside_the_guard(tmp_path:
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
+    # The wrapper's start site, read from the dictionary, is still seen in the shell's
+    # environment: no start past the wrappers.
+    assert not [r for r in stream.reviews if "wrappers" in r.reason], stream.reviews
 
 
 def test_a_doctest_the_submission_builds_is_no_test_frame(tmp_path: Path) -> None:
