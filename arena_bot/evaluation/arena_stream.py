@@ -228,35 +228,10 @@ def _build_guard(listed, channel=None, started_by=None):
     from collections import defaultdict as default_dict
     module_type, module_named = types.ModuleType, _module
     module_dict = vars(module_type)["__dict__"].__get__
-    # The standard library's own path classes (exactly these: a subclass's methods are
-    # anyone's), as loaded before any code of the repository ran: their path is read by
-    # their own code alone. Held here by id (each id checked to be its class: a class
-    # collected could leave its id to another). A Python the tests start imports pathlib
-    # for them (4 ms in a task image): pytest's process has already.
-    import pathlib
-
-    known_paths = {id(kind): kind for kind in (os.DirEntry, pathlib.PurePosixPath,
-                                               pathlib.PosixPath)}
-    # What pathlib's own code reads a path's text from, as loaded: the slots of its
-    # classes (each read by its descriptor) and the namespaces its methods look up (its
-    # classes', their _flavour's). A path whose slots hold other than built-in values of
-    # exact types (a str subclass as _drv, whose __bool__ pathlib calls), or a pathlib
-    # whose classes or flavour changed since, is read as unknown: its methods would run
-    # the submission's code inside the hook's busy window.
-    fspath, slot_get = os.fspath, types.MemberDescriptorType.__get__
-    path_slots, path_spaces = [], []
-    pure = pathlib.PurePosixPath.__mro__
-    for kind in pathlib.PosixPath.__mro__[:-1]:
-        # The path's own state (3.8-3.10's Path also keeps an _accessor object in a slot).
-        slots = vars(kind).get("__slots__", ()) if kind in pure else ()
-        path_slots += [vars(kind)[name] for name in ((slots,) if type_type(slots) is str
-                                                      else slots) if name in vars(kind)]
-        path_spaces.append(vars(kind))
-    flavour = getattr(pathlib.PurePosixPath, "_flavour", None) or getattr(  # 3.13: parser
-        pathlib.PurePosixPath, "parser", None)
-    if hasattr(flavour, "__dict__"):
-        path_spaces.append(vars(flavour))
-    path_spaces = [(space, dict(space)) for space in path_spaces]
+    # The standard library's own path objects (os.DirEntry, pathlib's exact classes) read
+    # by their slots, with no code of pathlib's: see _path_reader.
+    path_text, unchanged = _path_reader()
+    direntry_fspath = os.fspath
     # py.path's LocalPath (pytest's tmpdir; py's own before pytest 7.2), when loaded: its
     # __fspath__ returns its strpath, read here from its instance's namespace while its
     # class is as loaded (no method of it runs).
@@ -708,11 +683,11 @@ def _build_guard(listed, channel=None, started_by=None):
         local = local_paths.get(id(kind))
         if local is not None and local[0] is kind:
             return local_path(value, *local[1:])
-        if known_paths.get(id(kind)) is not kind or (
-                kind is not direntry and not as_loaded(value)):
-            return None
-        # os.fspath itself (not os.fsdecode, whose isinstance asks the result's __class__).
-        value = plain(fspath(value))
+        if kind is not direntry:
+            return path_text(value)
+        # os.fspath itself (not os.fsdecode, whose isinstance asks the result's __class__):
+        # a DirEntry's is C code returning its own path.
+        value = plain(direntry_fspath(value))
         return decode(value, *fs_codec) if type_type(value) is bytes else value
 
     def local_path(path, namespace_of, spaces):
@@ -727,35 +702,6 @@ def _build_guard(listed, channel=None, started_by=None):
                 return None  # a key of a class of its own: its __eq__ runs in a lookup
         text = dict_get(space, "strpath")
         return text if type_type(text) is str else None
-
-    def unchanged(spaces):
-        """Whether each namespace holds what it held at load."""
-        for space, loaded in spaces:
-            if len(space) != len(loaded):
-                return False
-            for key, value in loaded.items():
-                if space.get(key, space) is not value:
-                    return False
-        return True
-
-    def as_loaded(path):
-        """Whether pathlib reads ``path``'s text with its own code and data alone: each
-        slot unset or a str, int, bool, None, or a list or tuple of str (exact types), and
-        its classes and flavour as they were at load."""
-        for slot in path_slots:
-            try:
-                held = slot_get(slot, path)
-            except AttributeError:
-                continue
-            kind = type_type(held)
-            if kind is list or kind is tuple:
-                for part in held:
-                    if type_type(part) is not str:
-                        return False
-            elif kind is not str and kind is not int and kind is not bool and (
-                    held is not None):
-                return False
-        return unchanged(path_spaces)
 
     def environment(env):
         """An environment given to a process start as ``{str: str}``, read with no code
@@ -1076,6 +1022,134 @@ def _module(name, modules=sys.modules, items=dict.items, listed=list, kind=type)
     inside the audit hook's busy window, unseen, or answering ``True`` for a decoy module).
     ``name``: a plain ``str``. What it uses is bound at definition (the defaults)."""
     for key, value in listed(items(modules)):
+        if kind(key) is str and key == name:
+            return value
+    return None
+
+
+def _path_reader():
+    """``(text, unchanged)``: ``text(path)``, the text of a path object of pathlib's own
+    classes (exactly ``PurePosixPath`` or ``PosixPath``: a subclass's methods are anyone's),
+    read from its slots by their descriptors with no code of pathlib's, or ``None`` when it
+    cannot be read so; ``unchanged(spaces)``, whether namespaces hold what they held at
+    load. Everything is bound here, at load, before any code of the repository runs.
+
+    Why not ``os.fspath(path)``: on Python 3.12+ pathlib parses a path when its text is
+    first asked for, calling ``sys.intern`` and ``os.fspath`` (through ``posixpath``) as they
+    are then, so code the submission put there ran inside the audit hook's busy window,
+    unseen. The text is computed here as pathlib computes it (3.8-3.11: ``_drv``, ``_root``,
+    ``_parts``, set at construction; 3.12+: the ``_raw_paths`` given, joined and parsed as
+    ``posixpath.join`` and ``PurePath._parse_path`` do), or taken from ``_str`` once pathlib
+    computed it. A path whose slots hold other than built-in values of exact types, whose
+    classes (or ``_flavour``, or on 3.12+ ``sys.intern`` and ``os.fspath``, which pathlib's own
+    parsing of the call used) changed since load, is read as unknown (``None``): the call may
+    have used another text than the one read here."""
+    import pathlib
+
+    kind_of, slot_get, join_words = type, types.MemberDescriptorType.__get__, "/".join
+    known = {id(kind): kind for kind in (pathlib.PurePosixPath, pathlib.PosixPath)}
+    slots, spaces = {}, []
+    pure = pathlib.PurePosixPath.__mro__
+    for kind in pathlib.PosixPath.__mro__[:-1]:
+        # The path's own state (3.8-3.10's Path also keeps an _accessor object in a slot).
+        names = vars(kind).get("__slots__", ()) if kind in pure else ()
+        for name in ((names,) if kind_of(names) is str else names):
+            if name in vars(kind):
+                slots[name] = vars(kind)[name]
+        spaces.append(vars(kind))
+    flavour = getattr(pathlib.PurePosixPath, "_flavour", None) or getattr(  # 3.13: parser
+        pathlib.PurePosixPath, "parser", None)
+    if hasattr(flavour, "__dict__"):
+        spaces.append(vars(flavour))
+    lazy = "_raw_paths" in slots  # 3.12+: parsed on first use, with these
+    # (_OS_MODULE: the os module itself; this module's ``os`` is a sealed copy of it.)
+    functions = ((sys, "intern"), (_OS_MODULE, "fspath")) if lazy else ()
+    functions = [(vars(module), name, vars(module).get(name)) for module, name in functions]
+    spaces = [(space, dict(space)) for space in spaces]
+    order = [slots.get(name) for name in ("_str", "_drv", "_root", "_tail_cached", "_parts",
+                                          "_raw_paths")]
+
+    def unchanged(spaces):
+        """Whether each namespace holds what it held at load: its keys compared as plain
+        ``str`` (a key of a subclass would have its ``__eq__`` run by a lookup)."""
+        for space, loaded in spaces:
+            if len(space) != len(loaded):
+                return False
+            for key, value in list(space.items()):
+                if kind_of(key) is not str or loaded.get(key, loaded) is not value:
+                    return False
+        return True
+
+    def held(path, slot):
+        """The slot's value (``None`` when unset or absent); ``False`` when it holds
+        anything but a str, int, bool, None, or a list or tuple of str (exact types)."""
+        if slot is None:
+            return None
+        try:
+            value = slot_get(slot, path)
+        except AttributeError:
+            return None
+        kind = kind_of(value)
+        if kind is list or kind is tuple:
+            for part in value:
+                if kind_of(part) is not str:
+                    return False
+            return value
+        return value if kind is str or kind is int or kind is bool or value is None else False
+
+    def text(path):
+        kind = kind_of(path)
+        if known.get(id(kind)) is not kind:
+            return None
+        values = [held(path, slot) for slot in order]
+        if any(value is False for value in values) or not unchanged(spaces):
+            return None
+        for space, name, value in functions:
+            if _entry(space, name) is not value:
+                return None
+        known_text, drive, root, tail, parts, raw = values
+        if kind_of(known_text) is str:
+            return known_text
+        if tail is None and parts is not None and kind_of(drive) is str and (
+                kind_of(root) is str):
+            tail = parts[1:] if drive or root else parts  # 3.8-3.11: parts[0] is drv+root
+        if tail is None:
+            if raw is None:
+                return None
+            drive, (root, tail) = "", _parsed_posix(raw)
+        if kind_of(drive) is not str or kind_of(root) is not str:
+            return None
+        return (drive + root + join_words(tail) if drive or root else join_words(tail)) or "."
+
+    return text, unchanged
+
+
+def _parsed_posix(raw):
+    """The root and the parts of the POSIX path made of ``raw`` (a list of ``str``), as
+    ``posixpath.join`` and pathlib's ``_parse_path`` make them (3.12+; the same text as
+    3.8-3.11's parsing): a part starting with ``/`` starts over, exactly two leading
+    slashes are kept, empty and ``.`` parts dropped. String methods alone."""
+    path = raw[0] if raw else ""
+    for word in raw[1:]:
+        if word[:1] == "/":
+            path = word
+        elif not path or path[-1:] == "/":
+            path += word
+        else:
+            path += "/" + word
+    if path[:1] != "/":
+        root, rest = "", path
+    elif path[1:2] != "/" or path[2:3] == "/":
+        root, rest = "/", path[1:]
+    else:
+        root, rest = "//", path[2:]
+    return root, [word for word in rest.split("/") if word and word != "."]
+
+
+def _entry(space, name, items=dict.items, listed=list, kind=type):
+    """``space[name]`` (``None`` when absent) of a dictionary (a module's namespace),
+    comparing ``name`` with its plain ``str`` keys only (see :func:`_module`)."""
+    for key, value in listed(items(space)):
         if kind(key) is str and key == name:
             return value
     return None
@@ -1608,6 +1682,7 @@ def _build_verifier(tamper, review, repo, changed):
     isfile, realpath, getattr_, type_ = os.path.isfile, os.path.realpath, getattr, type
     code_type, module_type = types.CodeType, types.ModuleType
     trusted = _trusted_dirs()
+    path_text = _path_reader()[0]
     pytest_module = sys.modules.get("pytest")
     pytest_names = dict(vars(pytest_module)) if pytest_module is not None else {}
     loaded = dict(sys.modules)
@@ -1666,7 +1741,9 @@ def _build_verifier(tamper, review, repo, changed):
         if obj is None:
             return None
         function = getattr_(obj, "__func__", obj)
-        test_file = realpath(str(getattr_(item, "path", None) or getattr_(item, "fspath", "")))
+        given = getattr_(item, "path", None) or getattr_(item, "fspath", "")
+        # pathlib's own code asked for the text on 3.12+ runs sys.intern as it is now.
+        test_file = realpath(path_text(given) or str(given))
         if own(test_file):
             return None  # a test the submission added: not one the verdict rests on
         module = getattr_(item, "module", None)

@@ -2091,6 +2091,38 @@ def test_a_path_whose_parsing_calls_a_replaced_intern_runs_none_of_it_inside_the
     assert ("reads_tests", "pkg/__init__.py", 12) in found, (stream.reviews, output)
 
 
+def test_the_guard_reads_a_paths_text_as_pathlib_makes_it() -> None:
+    """The guard's own reading of a pathlib path (its slots, no code of pathlib's) gives
+    the text ``str(path)`` gives: from the parsed parts (3.8-3.11), from ``_str`` once
+    computed, and from the raw arguments as 3.12+ keeps them (``_parsed_posix``, checked
+    here against this Python's pathlib on every combination of awkward parts)."""
+    import itertools
+    import pathlib
+
+    source = packaged("arena_stream.py").decode()
+    # The module without its last lines, which install the guard in this process.
+    namespace: dict[str, object] = {"__name__": "arena_stream_copy", "__file__": "x.py"}
+    exec(compile(source[:source.index("#: Set by the start-up gate")], "arena_stream_copy",
+                 "exec"), namespace)
+    text = namespace["_path_reader"]()[0]  # type: ignore[operator]
+    parsed = namespace["_parsed_posix"]
+    words = ["", ".", "..", "a", "b.c", "/", "//", "///", "/a", "//a", "///a", "a/", "a//b",
+             "./a", "a/./b", "/.", "x/../y"]
+    for count in range(4):
+        for raw in itertools.product(words, repeat=count):
+            for kind in (pathlib.PurePosixPath, pathlib.PosixPath):
+                path = kind(*raw)
+                before = text(path)  # type: ignore[operator]
+                root, tail = parsed(list(raw))  # type: ignore[operator]
+                assert before == str(path) == text(path), raw  # type: ignore[operator]
+                assert (root + "/".join(tail) or ".") == str(path), raw
+
+    class Own(pathlib.PurePosixPath):
+        pass
+
+    assert text(Own("a")) is None and text("a") is None  # type: ignore[operator]
+
+
 def test_a_replaced_environ_get_runs_none_of_its_code_inside_the_guard(tmp_path: Path) -> None:
     """``os.environ.get`` replaced (an instance attribute) by a reader of the tests when it is
     asked for ``ARENA_GUARD``: the guard's hook asked it so on the ``os.system`` event, inside
