@@ -305,6 +305,25 @@ def _build_guard(listed, channel=None, started_by=None):
     # 1 s when each walk went down the ~50 frames of asyncio and pytest.
     anchored = [(None, {})]  # one pair, replaced whole: a walk reads frame and memo together
 
+    # Threads inside a garbage collection (between gc's "start" and "stop" callbacks):
+    # finalisers and callbacks run there from whatever frame allocated (a test's).
+    import gc
+
+    collecting, gc_callbacks = set(), gc.callbacks
+    weak_reference, method_type = weakref.ref, types.MethodType
+    callback_of = vars(weakref.ref)["__callback__"].__get__
+    function_code = vars(types.FunctionType)["__code__"].__get__
+    method_function = vars(types.MethodType)["__func__"].__get__
+    mro_of, class_dict = vars(type)["__mro__"].__get__, vars(type)["__dict__"].__get__
+
+    def collector(phase, info):
+        if phase == "start":
+            collecting.add(get_ident())
+        else:
+            collecting.discard(get_ident())
+
+    gc_callbacks.append(collector)
+
     def anchor(on=True):
         """Remember the frame that called the caller (``on=False``: forget it), the first
         below it that is not a generator's or a coroutine's: pytest's, which stays on the
@@ -473,11 +492,51 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         return None
 
+    def collector_runs(frame):
+        """Whether ``frame`` runs code the interpreter called on its own, not the code below
+        it: a ``gc.callbacks`` function, a finaliser (``__del__``, found through its
+        ``self``'s class), a weak reference's callback (given the reference). Read with no
+        method of the objects' own (their classes' namespaces read by descriptor). What
+        cannot be read so (a frame's locals of another shape) counts as such code."""
+        try:
+            code = frame.f_code
+            for callback in list_slice(gc_callbacks, everything):
+                if code_of(callback) is code:
+                    return True
+            names = code.co_varnames
+            if code.co_argcount < 1 or type_type(names) is not tuple or not names:
+                return False
+            values = frame.f_locals
+            name = tuple_slice(names, everything)[0]
+            if type_type(values) is not dict or type_type(name) is not str:
+                return True
+            kind = type_type(dict_get(values, name))
+            if issubclass(kind, weak_reference):
+                return code_of(callback_of(dict_get(values, name))) is code
+            for klass in mro_of(kind):
+                finaliser = class_dict(klass).get("__del__", class_dict)
+                if finaliser is not class_dict:
+                    return code_of(finaliser) is code
+            return False
+        except Exception:
+            return True
+
+    def code_of(function):
+        """A Python function's (or a bound method's) code object, or ``None``."""
+        if type_type(function) is method_type:
+            function = method_function(function)
+        return function_code(function) if type_type(function) is function_type else None
+
     def given_by_a_test(path):
         """Whether a test on the stack names its own file (``__file__``) and ``path`` lies
         beside it: a test handing its file to the code under test as a sample input (click's
         ``default=__file__, type=click.File()``). An oracle reading test files from any other
-        call is still seen, and one that first finds its caller inspects the stack."""
+        call is still seen, and one that first finds its caller inspects the stack. Nothing
+        the garbage collector runs (finalisers, weak references' callbacks, ``gc.callbacks``)
+        while the test is on the stack, nor a finaliser or callback run when the test drops
+        the last reference, was handed anything by the test."""
+        if get_ident() in collecting:
+            return False
         try:
             frame = getframe(2)
         except ValueError:
@@ -487,6 +546,8 @@ def _build_guard(listed, channel=None, started_by=None):
         while frame is not None:
             code = frame.f_code
             name = file_of(code)
+            if not found and collector_runs(frame):
+                return False
             if found:
                 # Below the test's frame, no code of the submission's: a function it made
                 # under a test file's name (code.replace(co_filename=...)) called nothing

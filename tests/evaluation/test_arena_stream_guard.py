@@ -340,6 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
+                        "gc",
                         "collections", "genericpath", "posixpath", "stat",
                         "hashlib", "importlib", "linecache",
                         "json", "opcode", "operator", "os", "pathlib", "re", "sys", "sysconfig",
@@ -633,6 +634,29 @@ def test_other():
         """, test=test)
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "reads_tests"}
     assert found == {("pkg/__init__.py", 8)}, (stream.reviews, output)
+    assert "2 passed" in output
+    # Handed to a method of a class with a finaliser, read after a collection (which ran
+    # the finalisers of earlier instances): still the test's own hand.
+    stream, output = _run(tmp_path / "finalisers", """\
+        import gc
+
+        class Reader:
+            def __del__(self):
+                pass
+
+            def read(self, path):
+                gc.collect()
+                with open(path) as handle:
+                    return handle.read()
+
+        def answer(path):
+            Reader(), Reader()
+            return 42 if Reader().read(path) else 0
+
+        def peek():
+            return 42
+        """, test=test)
+    assert stream.reviews == [], (stream.reviews, output)
     assert "2 passed" in output
 
 
@@ -2199,14 +2223,7 @@ def test_answer():
     assert ("dynamic_code", "pkg/__init__.py", 16) in found, (stream.reviews, output)
 
 
-def test_code_the_collector_runs_beside_a_test_naming_its_file_is_no_test(
-        tmp_path: Path) -> None:
-    """A test naming its own file (``__file__``) may hand a file beside it to the code under
-    test. A ``gc.callbacks`` function of the submission's, run by a collection the test
-    started (the collector runs finalisers and callbacks from whatever frame allocates),
-    read the tests there as if the test had handed them over (no finding before
-    HARNESS_VERSION 17). While the collector runs, no test hands anything."""
-    test = """\
+_NAMES_ITS_FILE = """\
 import gc
 import os
 
@@ -2215,19 +2232,17 @@ from pkg import answer
 
 def test_names_its_file():
     assert os.path.isfile(__file__)
-    gc.collect()
+    {last}
 
 
 def test_answer():
     assert answer() == 42
 """
-    stream, output = _run(tmp_path, """\
-        import gc
-        import re
-
-        box = []
 
 
+@pytest.mark.parametrize(("last", "arming"), [
+    # A gc.callbacks function, run by a collection the test started.
+    ("gc.collect()", """\
         def _collected(phase, info):
             if phase == "start" and info["generation"] == 2 and not box:
                 with open("tests/test_pkg.py") as handle:
@@ -2235,11 +2250,32 @@ def test_answer():
 
 
         gc.callbacks.append(_collected)
+        """),
+    # A finaliser, run when the test drops the last reference (no collection at all).
+    ("__import__('pkg')._keep.clear()", """\
+        class _Reader:
+            def __del__(self):
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
 
 
+        _keep = [_Reader()]
+        """),
+], ids=["gc-callback", "finaliser"])
+def test_code_the_interpreter_runs_beside_a_test_naming_its_file_is_no_test(
+        tmp_path: Path, last: str, arming: str) -> None:
+    """A test naming its own file (``__file__``) may hand a file beside it to the code under
+    test. A ``gc.callbacks`` function of the submission's, run by a collection the test
+    started (the collector runs finalisers and callbacks from whatever frame allocates), or
+    a finaliser run when the test drops an object, read the tests there as if the test had
+    handed them over (no finding before HARNESS_VERSION 17). While the collector runs, and
+    in a finaliser, a weak reference's callback or a ``gc.callbacks`` function, no test
+    hands anything."""
+    stream, output = _run(tmp_path, "        import gc\n        import re\n\n"
+                          "        box = []\n\n\n" + arming + """
         def answer():
             return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
-        """, test=test)
+        """, test=_NAMES_ITS_FILE.format(last=last))
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
