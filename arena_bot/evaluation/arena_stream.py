@@ -323,6 +323,14 @@ def _build_guard(listed, channel=None, started_by=None):
             collecting.discard(get_ident())
 
     gc_callbacks.append(collector)
+    # doctest's own runner and records, as loaded (see doctest_line).
+    import doctest
+
+    run_code = vars(doctest.DocTestRunner)["_DocTestRunner__run"].__code__
+    doctest_test, doctest_example = doctest.DocTest, doctest.Example
+    instance_of_test = vars(doctest.DocTest)["__dict__"].__get__
+    instance_of_example = vars(doctest.Example)["__dict__"].__get__
+    doctest_name, example_lines, open_file = _DOCTEST_NAME.match, {}, open
 
     def anchor(on=True):
         """Remember the frame that called the caller (``on=False``: forget it), the first
@@ -369,7 +377,7 @@ def _build_guard(listed, channel=None, started_by=None):
             line = frame.f_lineno
             passes = code is not deferred_code
             if name.startswith("<doctest "):
-                name, line = _doctest_line(frame)
+                name, line = doctest_line(frame)[:2]
                 passes = False
             if not name.startswith(("<", os.sep)):
                 name = join(here, name)  # imported through a relative sys.path entry
@@ -476,7 +484,10 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         name, line = file_of(frame.f_code), frame.f_lineno
         if name.startswith("<doctest "):
-            name, line = _doctest_line(frame)
+            name, line, made_up = doctest_line(frame)
+            if made_up:
+                # Code built at run time, run by doctest's runner: whoever ran it.
+                return climb(frame.f_back, depth_limit, True, False)[0]
         if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], line):
             return (name[len(repo) + 1:], line)
         if not handed:
@@ -490,6 +501,70 @@ def _build_guard(listed, channel=None, started_by=None):
             if file_of(frame.f_code).startswith(repo + os.sep):
                 return None
             frame = frame.f_back
+        return None
+
+    def doctest_line(frame):
+        """The file and line of a doctest example's frame, and whether the example is made
+        up: ``(file, line, False)`` when its runner's DocTest holds it (the frame below is
+        doctest's own runner, as loaded) and the file it names is the submission's or holds
+        the example at that line; ``(compiled name, frame line, made_up)`` otherwise, made
+        up when the runner ran a DocTest whose file does not hold the example (one the
+        submission's code built from a string, named after a test file)."""
+        code = frame.f_code
+        found = doctest_name(file_of(code))
+        runner = frame.f_back
+        if found is None or runner is None or runner.f_code is not run_code:
+            return file_of(code), frame.f_lineno, False
+        place = doctest_place(runner, found.group(1), int(found.group(2)))
+        if place is None:
+            return file_of(code), frame.f_lineno, True
+        return place[0], place[1] + frame.f_lineno, False
+
+    def built_for_doctest(runner, name):
+        """Whether ``runner`` (the frame compiling ``name``, ``<doctest NAME[k]>``) is
+        doctest's runner compiling an example no file holds where its DocTest says."""
+        found = doctest_name(name)
+        return (found is not None and runner.f_code is run_code
+                and doctest_place(runner, found.group(1), int(found.group(2))) is None)
+
+    def doctest_place(runner, name, index):
+        """``(file, line before the example)`` of example ``index`` of the DocTest named
+        ``name`` that doctest's ``runner`` frame runs, read with no code of the objects'
+        own (exact classes, their instances' dictionaries); ``None`` when the DocTest is
+        not one whose named file holds the example at that line (or the submission's file,
+        which it then counts as, whatever the file holds)."""
+        values = runner.f_locals
+        get = type_type(values).get  # a dict (a C proxy of the frame on 3.13+)
+        test, example = get(values, "test"), get(values, "example")
+        if (type_type(test) is not doctest_test or type_type(example) is not doctest_example
+                or get(values, "examplenum") != index):
+            return None
+        fields, own = instance_of_test(test), instance_of_example(example)
+        if type_type(fields) is not dict or type_type(own) is not dict:
+            return None
+        filename, start = _entry(fields, "filename"), _entry(fields, "lineno")
+        offset, source = _entry(own, "lineno"), _entry(own, "source")
+        if (_entry(fields, "name") != name or type_type(filename) is not str
+                or type_type(offset) is not int or type_type(source) is not str):
+            return None
+        start = start if type_type(start) is int else 0
+        path = realpath(filename)
+        if path.startswith(repo + os.sep) and path[len(repo) + 1:] in changed:
+            return path, start + offset
+        lines = example_lines.get(path)
+        if lines is None:
+            if len(example_lines) > 500:
+                example_lines.clear()
+            try:
+                with open_file(path, "rb") as handle:
+                    lines = decode(handle.read(), "utf-8", "replace").split("\n")
+            except (OSError, ValueError):
+                lines = []
+            example_lines[path] = lines
+        at = start + offset
+        first = source.split("\n")[0].strip()
+        if 0 <= at < len(lines) and lines[at].strip() == (">>> " + first).strip():
+            return path, at
         return None
 
     def collector_runs(frame):
@@ -874,6 +949,14 @@ def _build_guard(listed, channel=None, started_by=None):
                 review(where, "runs Python stored in a file not named as Python or inside an "
                        "archive (" + relative + "): the checks of the patch read it as data",
                        "hidden_code")
+            elif name.startswith("<doctest ") and built_for_doctest(getframe(2), name):
+                # Compiled by doctest's runner from an example no file holds where its
+                # DocTest says (built at run time): the submission's line that ran it.
+                where = climb(getframe(2), depth_limit, True, False)[0]
+                if where is not None:
+                    review(where, "runs code built while the tests run through doctest's "
+                           "runner (a DocTest whose examples are not in the file it names)",
+                           "dynamic_code")
             elif name.startswith("<"):
                 where = caller(3)
                 if where is not None:
@@ -1223,27 +1306,6 @@ def _str_keyed(modules=sys.modules, items=dict.items, listed=list, kind=type):
 
 
 _DOCTEST_NAME = re.compile(r"^<doctest (.+)\[(\d+)\]>$")
-
-
-def _doctest_line(frame):
-    """The file and line of a doctest example's frame: doctest compiles each example as
-    ``<doctest NAME[k]>``, a name no file has; the runner's frame below it holds the test
-    (its file, where its examples start). ``(compiled name, frame line)`` when not found."""
-    found = _DOCTEST_NAME.match(frame.f_code.co_filename)
-    if found is not None:
-        name, index = found.group(1), int(found.group(2))
-        runner, hops = frame.f_back, 0
-        while runner is not None and hops < 64:
-            if runner.f_code.co_filename.endswith(os.sep + "doctest.py"):
-                test = runner.f_locals.get("test")
-                examples = getattr(test, "examples", None) or ()
-                filename = getattr(test, "filename", None)
-                if (getattr(test, "name", None) == name and isinstance(filename, str)
-                        and index < len(examples)):
-                    return (os.path.realpath(filename), (getattr(test, "lineno", 0) or 0)
-                            + examples[index].lineno + frame.f_lineno)
-            runner, hops = runner.f_back, hops + 1
-    return frame.f_code.co_filename, frame.f_lineno
 
 
 def _python_letters(argv):

@@ -340,7 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
-                        "gc",
+                        "doctest", "gc",
                         "collections", "genericpath", "posixpath", "stat",
                         "hashlib", "importlib", "linecache",
                         "json", "opcode", "operator", "os", "pathlib", "re", "sys", "sysconfig",
@@ -2221,6 +2221,44 @@ def test_answer():
     assert "1 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("dynamic_code", "pkg/__init__.py", 16) in found, (stream.reviews, output)
+
+
+def test_honest_doctests_are_no_finding(tmp_path: Path) -> None:
+    """Doctests run honestly: the tests running the package's own docstring examples
+    (``doctest.testmod``: a DocTest read from the file it names) and a DocTest the tests
+    build from a string; an example looking at the stack (``inspect.currentframe``) in
+    the tests' own string. No finding."""
+    test = """\
+import doctest
+
+import pkg
+from pkg import answer
+
+
+def test_answer():
+    assert doctest.testmod(pkg).failed == 0
+    assert answer() == 42
+
+
+def test_other():
+    text = ">>> import inspect\\n>>> inspect.currentframe() is not None\\nTrue\\n"
+    test = doctest.DocTestParser().get_doctest(text, {}, "inline", "inline.txt", 0)
+    assert doctest.DocTestRunner().run(test).failed == 0
+    assert answer() + 1 == 43
+"""
+    stream, output = _run(tmp_path, '''\
+        def answer():
+            """The answer.
+
+            >>> answer()
+            42
+            >>> [answer() for _ in range(2)]
+            [42, 42]
+            """
+            return 42
+        ''', test=test)
+    assert "2 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
 
 
 _NAMES_ITS_FILE = """\
