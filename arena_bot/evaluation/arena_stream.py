@@ -223,7 +223,7 @@ def _build_guard(listed, channel=None, started_by=None):
     read_attributes = _FRAME_ATTRIBUTES | {"__code__"}
     str_slice, bytes_slice, everything = str.__getitem__, bytes.__getitem__, slice(None)
     list_slice, tuple_slice, first_words = list.__getitem__, tuple.__getitem__, slice(64)
-    dict_items, dict_get, list_of = dict.items, dict.get, list
+    dict_items, dict_get = dict.items, dict.get
     from collections import OrderedDict as ordered
     from collections import defaultdict as default_dict
     module_type, module_named = types.ModuleType, _module
@@ -871,7 +871,7 @@ def _build_guard(listed, channel=None, started_by=None):
         inherits), read from ``os.environ``'s dictionary with no method of it: its keys
         compared as plain ``bytes`` (a key of a subclass runs no ``__eq__``)."""
         found = {}
-        for key, value in list_of(dict_items(environ_data)):
+        for key, value in _items(environ_data):
             if type_type(key) is bytes and type_type(value) is bytes and (
                     key in watched_variables):
                 found[decode(key, *fs_codec)] = decode(value, *fs_codec)
@@ -1159,13 +1159,27 @@ def _multiprocessing_start(words):
         return False
 
 
-def _module(name, modules=sys.modules, items=dict.items, listed=list, kind=type):
+def _items(space, items=dict.items, listed=list, kind=type, attempts=range(100),
+           error=RuntimeError):
+    """The items of a dictionary (or of a class's namespace) as a list, copied with no code
+    of the keys' own; copied again when another thread changed it meanwhile ("dictionary
+    changed size during iteration": a thread importing while a check copies sys.modules,
+    seen in dspy's streaming tests); ``[]`` if it never holds still."""
+    for _ in attempts:
+        try:
+            return listed(items(space) if kind(space) is dict else space.items())
+        except error:
+            continue
+    return []
+
+
+def _module(name, modules=sys.modules, kind=type):
     """``sys.modules[name]`` (``None`` when absent), comparing ``name`` with the keys that are
     plain ``str`` only. A dictionary lookup compares the keys of the same hash: a key of a
     ``str`` subclass hashing as a module's name had its ``__eq__`` called by the lookup (run
     inside the audit hook's busy window, unseen, or answering ``True`` for a decoy module).
     ``name``: a plain ``str``. What it uses is bound at definition (the defaults)."""
-    for key, value in listed(items(modules)):
+    for key, value in _items(modules):
         if kind(key) is str and key == name:
             return value
     return None
@@ -1219,7 +1233,7 @@ def _path_reader():
         for space, loaded in spaces:
             if len(space) != len(loaded):
                 return False
-            for key, value in list(space.items()):
+            for key, value in _items(space):
                 if kind_of(key) is not str or loaded.get(key, loaded) is not value:
                     return False
         return True
@@ -1290,19 +1304,19 @@ def _parsed_posix(raw):
     return root, [word for word in rest.split("/") if word and word != "."]
 
 
-def _entry(space, name, items=dict.items, listed=list, kind=type):
+def _entry(space, name, kind=type):
     """``space[name]`` (``None`` when absent) of a dictionary (a module's namespace),
     comparing ``name`` with its plain ``str`` keys only (see :func:`_module`)."""
-    for key, value in listed(items(space)):
+    for key, value in _items(space):
         if kind(key) is str and key == name:
             return value
     return None
 
 
-def _str_keyed(modules=sys.modules, items=dict.items, listed=list, kind=type):
+def _str_keyed(modules=sys.modules, kind=type):
     """A copy of ``sys.modules`` holding its plain ``str`` keys only (see :func:`_module`):
     looked up many times in one check, a copy costs less than a scan per name."""
-    return {key: value for key, value in listed(items(modules)) if kind(key) is str}
+    return {key: value for key, value in _items(modules) if kind(key) is str}
 
 
 _DOCTEST_NAME = re.compile(r"^<doctest (.+)\[(\d+)\]>$")
