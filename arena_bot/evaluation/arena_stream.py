@@ -43,7 +43,12 @@ flag):
   line that did (:func:`_watch_deferred_and_opens`): what runs there from a stack of its own
   (a pool's worker handed ``Path.read_text``) is attributed to it; ``os.open`` resolves a
   ``dir_fd``'s folder, which the ``open`` event does not carry;
-* a doctest example (``test*.txt`` files run as tests) is the line of its file;
+* a doctest example (``test*.txt`` files run as tests) is the line of its file, when doctest's
+  own runner runs it and the file holds it there; one no file holds is code built at run
+  time (:func:`_build_guard`'s ``doctest_line``);
+* what the interpreter runs on its own (finalisers, weak references' callbacks,
+  ``gc.callbacks``, anything inside a garbage collection) is handed nothing by the test
+  below it;
 * the classes of the submission are probed for instances equal to unrelated values, the
   modules the patch adds for shadowing the standard library or installed packages, and what
   the tests read from modules outside the repository for the submission's code;
@@ -51,9 +56,11 @@ flag):
   code under test is not the plugin's, and a suppressed line leaves a gap.
 
 Everything it needs (``os.write``, the descriptor, ``json.dumps``) is bound at load inside
-closures, so patching the ``os`` or ``json`` module later cannot silence it. Standalone on
-purpose (stdlib only, Python 3.8+, no import of ``arena_bot``): it runs inside the task
-image's Python, whatever that is.
+closures, so patching the ``os`` or ``json`` module later cannot silence it; dictionaries the
+submission can add keys to (``sys.modules``, namespaces) are looked up by plain ``str`` keys
+only (:func:`_module`), and a pathlib path's text is read from its slots
+(:func:`_path_reader`). Standalone on purpose (stdlib only, Python 3.8+, no import of
+``arena_bot``): it runs inside the task image's Python, whatever that is.
 """
 
 from __future__ import annotations
