@@ -551,7 +551,8 @@ def _build_guard(listed, channel=None, started_by=None):
             return None
         filename, start = _entry(fields, "filename"), _entry(fields, "lineno")
         offset, source = _entry(own, "lineno"), _entry(own, "source")
-        if (_entry(fields, "name") != name or type_type(filename) is not str
+        called = _entry(fields, "name")  # compared as a plain str (no __ne__ of a subclass)
+        if (type_type(called) is not str or called != name or type_type(filename) is not str
                 or type_type(offset) is not int or type_type(source) is not str):
             return None
         start = start if type_type(start) is int else 0
