@@ -317,6 +317,7 @@ def _build_guard(listed, channel=None, started_by=None):
     import gc
 
     collecting, gc_callbacks = set(), gc.callbacks
+    gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
     weak_reference, method_type = weakref.ref, types.MethodType
     callback_of = vars(weakref.ref)["__callback__"].__get__
     function_code = vars(types.FunctionType)["__code__"].__get__
@@ -418,8 +419,11 @@ def _build_guard(listed, channel=None, started_by=None):
         that did, when nothing above it on the stack is the submission's."""
         thread = get_ident()
         mine = thread not in busy
+        collects = mine and gc_enabled()
         if mine:
             busy.add(thread)  # the audit hook passes over this sys._getframe (a few µs)
+            if collects:
+                gc_disable()  # no finaliser runs in that window (see audit)
         try:
             frame = getframe(start)
         except ValueError:
@@ -427,6 +431,8 @@ def _build_guard(listed, channel=None, started_by=None):
         finally:
             if mine:
                 busy.discard(thread)
+                if collects:
+                    gc_enable()
         below, memo = anchored[0]
         found = climb(frame, depth_limit if depth is None else depth, exact, handed, below,
                       memo)[0]
@@ -917,11 +923,20 @@ def _build_guard(listed, channel=None, started_by=None):
         if event != "object.__getattr__":
             args = tuple(plain(value) for value in args)
         busy.add(thread)
+        # No garbage collection while the hook works: one started by the hook's own
+        # allocations ran the submission's finalisers (and gc.callbacks) inside the busy
+        # window, where their reads of the tests went unseen (an attacker calibrates
+        # gc.set_threshold so that the collection falls there).
+        collects = gc_enabled()
+        if collects:
+            gc_disable()
         try:
             _on_event(event, args)
         except Exception:
             pass  # an audit hook that raises would break the audited call itself
         finally:
+            if collects:
+                gc_enable()
             busy.discard(thread)
 
     def _on_event(event, args):

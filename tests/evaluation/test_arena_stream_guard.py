@@ -2317,3 +2317,43 @@ def test_code_the_interpreter_runs_beside_a_test_naming_its_file_is_no_test(
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
+
+
+def test_a_finaliser_run_by_a_collection_inside_the_guards_hook_is_seen(
+        tmp_path: Path) -> None:
+    """A finaliser armed only around an audited call (``os.open``), with the collector's
+    threshold set a little further each time (from far to near) so that the first
+    collection inside that window is the last allocation before the call returns: the
+    guard's audit hook's own. The finaliser then ran inside the hook's busy window and its
+    read of the tests went unseen (no finding before HARNESS_VERSION 17). No collection
+    runs while the hook works now: the finaliser runs after it, where the read is seen."""
+    stream, output = _run(tmp_path, """\
+        import gc, os, re
+        box = []
+        armed = []
+
+        class _Cycle:
+            def __del__(self):
+                if armed and not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+
+        def answer():
+            for k in range(200, 0, -1):
+                if box:
+                    break
+                cycle = _Cycle()
+                cycle.me = cycle
+                del cycle
+                gc.set_threshold(gc.get_count()[0] + k)
+                armed.append(1)
+                fd = os.open(os.devnull, os.O_RDONLY)
+                armed.clear()
+                gc.set_threshold(700, 10, 10)
+                os.close(fd)
+                gc.collect()
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 8) in found, (stream.reviews, output)
