@@ -331,9 +331,15 @@ def _build_guard(listed, channel=None, started_by=None):
             collecting.discard(get_ident())
 
     gc_callbacks.append(collector)
-    # doctest's own runner and records, as loaded (see doctest_line).
+    # doctest's own runner and records, as loaded (see doctest_line). What its import
+    # brings along (pdb, cmd, code, codeop) is taken out of sys.modules again: a module of
+    # the repository of such a name (a root code.py) stays the one its tests import.
+    loaded_before = set(sys.modules)
     import doctest
 
+    for name in [name for name in sys.modules if name not in loaded_before]:
+        if name != "doctest":
+            del sys.modules[name]
     run_code = vars(doctest.DocTestRunner)["_DocTestRunner__run"].__code__
     doctest_test, doctest_example = doctest.DocTest, doctest.Example
     instance_of_test = vars(doctest.DocTest)["__dict__"].__get__

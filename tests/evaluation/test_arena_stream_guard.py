@@ -2357,3 +2357,28 @@ def test_a_finaliser_run_by_a_collection_inside_the_guards_hook_is_seen(
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 8) in found, (stream.reviews, output)
+
+
+def test_a_repository_module_named_as_doctests_imports_is_the_one_imported(
+        tmp_path: Path) -> None:
+    """The guard imports ``doctest`` at load (its runner is how an example's line is
+    trusted), which imports ``pdb``, ``cmd``, ``code`` and ``codeop``: those are taken out of
+    ``sys.modules`` again, so a module of the repository with such a name (a root
+    ``code.py``, written here by the tests' conftest) is still the one its tests import."""
+    test = """\
+import code
+
+from pkg import answer
+
+
+def test_answer():
+    assert code.__file__.endswith("repo/code.py"), code.__file__
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test, conftest="""\
+        import pathlib
+
+        (pathlib.Path(__file__).parent.parent / "code.py").write_text("X = 1\\n")
+        """)
+    assert "1 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
