@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a change to evaluation could change a stored EvaluationResult.
 #: Part of every result's content address, so a bump re-runs evaluations.
-HARNESS_VERSION = "16"  # 2: canaries, review flags, wider protection (issue 8)
+HARNESS_VERSION = "17"  # 2: canaries, review flags, wider protection (issue 8)
 # 3: capped tmpfs workspace, tests as another uid, pytest locked down, JSON setup status
 # 4: in-process guard in the pytest plugin, nonce-numbered stream, PYTHONSAFEPATH, AST flags
 # 5: start-up gate (sitecustomize): the repository's PYTHONPATH entries held until the
@@ -64,3 +64,9 @@ HARNESS_VERSION = "16"  # 2: canaries, review flags, wider protection (issue 8)
 #    in the hook (environments of starts, pickle names, code file names, pathlib paths of
 #    altered state), a function made under a test file's name hands no test file, os and
 #    os.path are copies taken at load, fork_exec is judged by the program it runs
+# 17: red team, five holes: sys.modules (and namespaces) looked up by plain str keys only;
+#    a pathlib path's text read from its slots (3.12+ parsed it with sys.intern as it then
+#    was); os.system's check reads os.environ's dictionary bound at load; a doctest example
+#    is its file's line only when the file holds it (a DocTest built from a string is code
+#    built at run time); no test hands a file to a gc callback, finaliser or weakref callback;
+#    no garbage collection while the audit hook works (finalisers ran unseen inside it)

@@ -43,7 +43,12 @@ flag):
   line that did (:func:`_watch_deferred_and_opens`): what runs there from a stack of its own
   (a pool's worker handed ``Path.read_text``) is attributed to it; ``os.open`` resolves a
   ``dir_fd``'s folder, which the ``open`` event does not carry;
-* a doctest example (``test*.txt`` files run as tests) is the line of its file;
+* a doctest example (``test*.txt`` files run as tests) is the line of its file, when doctest's
+  own runner runs it and the file holds it there; one no file holds is code built at run
+  time (:func:`_build_guard`'s ``doctest_line``);
+* what the interpreter runs on its own (finalisers, weak references' callbacks,
+  ``gc.callbacks``, anything inside a garbage collection) is handed nothing by the test
+  below it;
 * the classes of the submission are probed for instances equal to unrelated values, the
   modules the patch adds for shadowing the standard library or installed packages, and what
   the tests read from modules outside the repository for the submission's code;
@@ -51,9 +56,11 @@ flag):
   code under test is not the plugin's, and a suppressed line leaves a gap.
 
 Everything it needs (``os.write``, the descriptor, ``json.dumps``) is bound at load inside
-closures, so patching the ``os`` or ``json`` module later cannot silence it. Standalone on
-purpose (stdlib only, Python 3.8+, no import of ``arena_bot``): it runs inside the task
-image's Python, whatever that is.
+closures, so patching the ``os`` or ``json`` module later cannot silence it; dictionaries the
+submission can add keys to (``sys.modules``, namespaces) are looked up by plain ``str`` keys
+only (:func:`_module`), and a pathlib path's text is read from its slots
+(:func:`_path_reader`). Standalone on purpose (stdlib only, Python 3.8+, no import of
+``arena_bot``): it runs inside the task image's Python, whatever that is.
 """
 
 from __future__ import annotations
@@ -212,6 +219,12 @@ def _build_guard(listed, channel=None, started_by=None):
                    else os.environ.get(GUARD_VARIABLE, ""))
     locked = {key: os.environ.get(key) for key in _LOCKED}
     skips, env_skips, environ = _skips_gate, _env_skips, os.environ
+    # os.environ's own dictionary (bytes to bytes on POSIX), as bound at load: its methods
+    # (get, encodekey) are attributes the submission's code can replace, and the hook
+    # called them inside its busy window (os.system's event).
+    environ_data = vars(environ).get("_data") if hasattr(environ, "__dict__") else None
+    environ_data = environ_data if type_type(environ_data) is dict else {}
+    watched_variables = frozenset(name.encode() for name in (GUARD_VARIABLE, ORIGIN_VARIABLE))
     may_run_python = _may_run_python
     putenv = os.putenv
     read_attributes = _FRAME_ATTRIBUTES | {"__code__"}
@@ -220,37 +233,12 @@ def _build_guard(listed, channel=None, started_by=None):
     dict_items, dict_get = dict.items, dict.get
     from collections import OrderedDict as ordered
     from collections import defaultdict as default_dict
-    module_type, modules = types.ModuleType, sys.modules
+    module_type, module_named = types.ModuleType, _module
     module_dict = vars(module_type)["__dict__"].__get__
-    # The standard library's own path classes (exactly these: a subclass's methods are
-    # anyone's), as loaded before any code of the repository ran: their path is read by
-    # their own code alone. Held here by id (each id checked to be its class: a class
-    # collected could leave its id to another). A Python the tests start imports pathlib
-    # for them (4 ms in a task image): pytest's process has already.
-    import pathlib
-
-    known_paths = {id(kind): kind for kind in (os.DirEntry, pathlib.PurePosixPath,
-                                               pathlib.PosixPath)}
-    # What pathlib's own code reads a path's text from, as loaded: the slots of its
-    # classes (each read by its descriptor) and the namespaces its methods look up (its
-    # classes', their _flavour's). A path whose slots hold other than built-in values of
-    # exact types (a str subclass as _drv, whose __bool__ pathlib calls), or a pathlib
-    # whose classes or flavour changed since, is read as unknown: its methods would run
-    # the submission's code inside the hook's busy window.
-    fspath, slot_get = os.fspath, types.MemberDescriptorType.__get__
-    path_slots, path_spaces = [], []
-    pure = pathlib.PurePosixPath.__mro__
-    for kind in pathlib.PosixPath.__mro__[:-1]:
-        # The path's own state (3.8-3.10's Path also keeps an _accessor object in a slot).
-        slots = vars(kind).get("__slots__", ()) if kind in pure else ()
-        path_slots += [vars(kind)[name] for name in ((slots,) if type_type(slots) is str
-                                                      else slots) if name in vars(kind)]
-        path_spaces.append(vars(kind))
-    flavour = getattr(pathlib.PurePosixPath, "_flavour", None) or getattr(  # 3.13: parser
-        pathlib.PurePosixPath, "parser", None)
-    if hasattr(flavour, "__dict__"):
-        path_spaces.append(vars(flavour))
-    path_spaces = [(space, dict(space)) for space in path_spaces]
+    # The standard library's own path objects (os.DirEntry, pathlib's exact classes) read
+    # by their slots, with no code of pathlib's: see _path_reader.
+    path_text, unchanged = _path_reader()
+    direntry_fspath = os.fspath
     # py.path's LocalPath (pytest's tmpdir; py's own before pytest 7.2), when loaded: its
     # __fspath__ returns its strpath, read here from its instance's namespace while its
     # class is as loaded (no method of it runs).
@@ -324,6 +312,40 @@ def _build_guard(listed, channel=None, started_by=None):
     # 1 s when each walk went down the ~50 frames of asyncio and pytest.
     anchored = [(None, {})]  # one pair, replaced whole: a walk reads frame and memo together
 
+    # Threads inside a garbage collection (between gc's "start" and "stop" callbacks):
+    # finalisers and callbacks run there from whatever frame allocated (a test's).
+    import gc
+
+    collecting, gc_callbacks = set(), gc.callbacks
+    gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
+    weak_reference, method_type = weakref.ref, types.MethodType
+    callback_of = vars(weakref.ref)["__callback__"].__get__
+    function_code = vars(types.FunctionType)["__code__"].__get__
+    method_function = vars(types.MethodType)["__func__"].__get__
+    mro_of, class_dict = vars(type)["__mro__"].__get__, vars(type)["__dict__"].__get__
+
+    def collector(phase, info):
+        if phase == "start":
+            collecting.add(get_ident())
+        else:
+            collecting.discard(get_ident())
+
+    gc_callbacks.append(collector)
+    # doctest's own runner and records, as loaded (see doctest_line). What its import
+    # brings along (pdb, cmd, code, codeop) is taken out of sys.modules again: a module of
+    # the repository of such a name (a root code.py) stays the one its tests import.
+    loaded_before = set(sys.modules)
+    import doctest
+
+    for name in [name for name in sys.modules if name not in loaded_before]:
+        if name != "doctest":
+            del sys.modules[name]
+    run_code = vars(doctest.DocTestRunner)["_DocTestRunner__run"].__code__
+    doctest_test, doctest_example = doctest.DocTest, doctest.Example
+    instance_of_test = vars(doctest.DocTest)["__dict__"].__get__
+    instance_of_example = vars(doctest.Example)["__dict__"].__get__
+    doctest_name, example_lines, open_file = _DOCTEST_NAME.match, {}, open
+
     def anchor(on=True):
         """Remember the frame that called the caller (``on=False``: forget it), the first
         below it that is not a generator's or a coroutine's: pytest's, which stays on the
@@ -369,7 +391,7 @@ def _build_guard(listed, channel=None, started_by=None):
             line = frame.f_lineno
             passes = code is not deferred_code
             if name.startswith("<doctest "):
-                name, line = _doctest_line(frame)
+                name, line = doctest_line(frame)[:2]
                 passes = False
             if not name.startswith(("<", os.sep)):
                 name = join(here, name)  # imported through a relative sys.path entry
@@ -403,8 +425,11 @@ def _build_guard(listed, channel=None, started_by=None):
         that did, when nothing above it on the stack is the submission's."""
         thread = get_ident()
         mine = thread not in busy
+        collects = mine and gc_enabled()
         if mine:
             busy.add(thread)  # the audit hook passes over this sys._getframe (a few µs)
+            if collects:
+                gc_disable()  # no finaliser runs in that window (see audit)
         try:
             frame = getframe(start)
         except ValueError:
@@ -412,6 +437,8 @@ def _build_guard(listed, channel=None, started_by=None):
         finally:
             if mine:
                 busy.discard(thread)
+                if collects:
+                    gc_enable()
         below, memo = anchored[0]
         found = climb(frame, depth_limit if depth is None else depth, exact, handed, below,
                       memo)[0]
@@ -476,7 +503,10 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         name, line = file_of(frame.f_code), frame.f_lineno
         if name.startswith("<doctest "):
-            name, line = _doctest_line(frame)
+            name, line, made_up = doctest_line(frame)
+            if made_up:
+                # Code built at run time, run by doctest's runner: whoever ran it.
+                return climb(frame.f_back, depth_limit, True, False)[0]
         if name.startswith(repo + os.sep) and changed.at(name[len(repo) + 1:], line):
             return (name[len(repo) + 1:], line)
         if not handed:
@@ -492,11 +522,116 @@ def _build_guard(listed, channel=None, started_by=None):
             frame = frame.f_back
         return None
 
+    def doctest_line(frame):
+        """The file and line of a doctest example's frame, and whether the example is made
+        up: ``(file, line, False)`` when its runner's DocTest holds it (the frame below is
+        doctest's own runner, as loaded) and the file it names is the submission's or holds
+        the example at that line; ``(compiled name, frame line, made_up)`` otherwise, made
+        up when the runner ran a DocTest whose file does not hold the example (one the
+        submission's code built from a string, named after a test file)."""
+        code = frame.f_code
+        found = doctest_name(file_of(code))
+        runner = frame.f_back
+        if found is None or runner is None or runner.f_code is not run_code:
+            return file_of(code), frame.f_lineno, False
+        place = doctest_place(runner, found.group(1), int(found.group(2)))
+        if place is None:
+            return file_of(code), frame.f_lineno, True
+        return place[0], place[1] + frame.f_lineno, False
+
+    def built_for_doctest(runner, name):
+        """Whether ``runner`` (the frame compiling ``name``, ``<doctest NAME[k]>``) is
+        doctest's runner compiling an example no file holds where its DocTest says."""
+        found = doctest_name(name)
+        return (found is not None and runner.f_code is run_code
+                and doctest_place(runner, found.group(1), int(found.group(2))) is None)
+
+    def doctest_place(runner, name, index):
+        """``(file, line before the example)`` of example ``index`` of the DocTest named
+        ``name`` that doctest's ``runner`` frame runs, read with no code of the objects'
+        own (exact classes, their instances' dictionaries); ``None`` when the DocTest is
+        not one whose named file holds the example at that line (or the submission's file,
+        which it then counts as, whatever the file holds)."""
+        values = runner.f_locals
+        get = type_type(values).get  # a dict (a C proxy of the frame on 3.13+)
+        test, example = get(values, "test"), get(values, "example")
+        if (type_type(test) is not doctest_test or type_type(example) is not doctest_example
+                or get(values, "examplenum") != index):
+            return None
+        fields, own = instance_of_test(test), instance_of_example(example)
+        if type_type(fields) is not dict or type_type(own) is not dict:
+            return None
+        filename, start = _entry(fields, "filename"), _entry(fields, "lineno")
+        offset, source = _entry(own, "lineno"), _entry(own, "source")
+        called = _entry(fields, "name")  # compared as a plain str (no __ne__ of a subclass)
+        if (type_type(called) is not str or called != name or type_type(filename) is not str
+                or type_type(offset) is not int or type_type(source) is not str):
+            return None
+        start = start if type_type(start) is int else 0
+        path = realpath(filename)
+        if path.startswith(repo + os.sep) and path[len(repo) + 1:] in changed:
+            return path, start + offset
+        lines = example_lines.get(path)
+        if lines is None:
+            if len(example_lines) > 500:
+                example_lines.clear()
+            try:
+                with open_file(path, "rb") as handle:
+                    lines = decode(handle.read(), "utf-8", "replace").split("\n")
+            except (OSError, ValueError):
+                lines = []
+            example_lines[path] = lines
+        at = start + offset
+        first = source.split("\n")[0].strip()
+        if 0 <= at < len(lines) and lines[at].strip() == (">>> " + first).strip():
+            return path, at
+        return None
+
+    def collector_runs(frame):
+        """Whether ``frame`` runs code the interpreter called on its own, not the code below
+        it: a ``gc.callbacks`` function, a finaliser (``__del__``, found through its
+        ``self``'s class), a weak reference's callback (given the reference). Read with no
+        method of the objects' own (their classes' namespaces read by descriptor). What
+        cannot be read so (a frame's locals of another shape) counts as such code."""
+        try:
+            code = frame.f_code
+            for callback in list_slice(gc_callbacks, everything):
+                if code_of(callback) is code:
+                    return True
+            names = code.co_varnames
+            if code.co_argcount < 1 or type_type(names) is not tuple or not names:
+                return False
+            values = frame.f_locals
+            name = tuple_slice(names, everything)[0]
+            if type_type(values) is not dict or type_type(name) is not str:
+                return True
+            kind = type_type(dict_get(values, name))
+            if issubclass(kind, weak_reference):
+                return code_of(callback_of(dict_get(values, name))) is code
+            for klass in mro_of(kind):
+                finaliser = class_dict(klass).get("__del__", class_dict)
+                if finaliser is not class_dict:
+                    return code_of(finaliser) is code
+            return False
+        except Exception:
+            return True
+
+    def code_of(function):
+        """A Python function's (or a bound method's) code object, or ``None``."""
+        if type_type(function) is method_type:
+            function = method_function(function)
+        return function_code(function) if type_type(function) is function_type else None
+
     def given_by_a_test(path):
         """Whether a test on the stack names its own file (``__file__``) and ``path`` lies
         beside it: a test handing its file to the code under test as a sample input (click's
         ``default=__file__, type=click.File()``). An oracle reading test files from any other
-        call is still seen, and one that first finds its caller inspects the stack."""
+        call is still seen, and one that first finds its caller inspects the stack. Nothing
+        the garbage collector runs (finalisers, weak references' callbacks, ``gc.callbacks``)
+        while the test is on the stack, nor a finaliser or callback run when the test drops
+        the last reference, was handed anything by the test."""
+        if get_ident() in collecting:
+            return False
         try:
             frame = getframe(2)
         except ValueError:
@@ -506,6 +641,8 @@ def _build_guard(listed, channel=None, started_by=None):
         while frame is not None:
             code = frame.f_code
             name = file_of(code)
+            if not found and collector_runs(frame):
+                return False
             if found:
                 # Below the test's frame, no code of the submission's: a function it made
                 # under a test file's name (code.replace(co_filename=...)) called nothing
@@ -702,11 +839,11 @@ def _build_guard(listed, channel=None, started_by=None):
         local = local_paths.get(id(kind))
         if local is not None and local[0] is kind:
             return local_path(value, *local[1:])
-        if known_paths.get(id(kind)) is not kind or (
-                kind is not direntry and not as_loaded(value)):
-            return None
-        # os.fspath itself (not os.fsdecode, whose isinstance asks the result's __class__).
-        value = plain(fspath(value))
+        if kind is not direntry:
+            return path_text(value)
+        # os.fspath itself (not os.fsdecode, whose isinstance asks the result's __class__):
+        # a DirEntry's is C code returning its own path.
+        value = plain(direntry_fspath(value))
         return decode(value, *fs_codec) if type_type(value) is bytes else value
 
     def local_path(path, namespace_of, spaces):
@@ -721,35 +858,6 @@ def _build_guard(listed, channel=None, started_by=None):
                 return None  # a key of a class of its own: its __eq__ runs in a lookup
         text = dict_get(space, "strpath")
         return text if type_type(text) is str else None
-
-    def unchanged(spaces):
-        """Whether each namespace holds what it held at load."""
-        for space, loaded in spaces:
-            if len(space) != len(loaded):
-                return False
-            for key, value in loaded.items():
-                if space.get(key, space) is not value:
-                    return False
-        return True
-
-    def as_loaded(path):
-        """Whether pathlib reads ``path``'s text with its own code and data alone: each
-        slot unset or a str, int, bool, None, or a list or tuple of str (exact types), and
-        its classes and flavour as they were at load."""
-        for slot in path_slots:
-            try:
-                held = slot_get(slot, path)
-            except AttributeError:
-                continue
-            kind = type_type(held)
-            if kind is list or kind is tuple:
-                for part in held:
-                    if type_type(part) is not str:
-                        return False
-            elif kind is not str and kind is not int and kind is not bool and (
-                    held is not None):
-                return False
-        return unchanged(path_spaces)
 
     def environment(env):
         """An environment given to a process start as ``{str: str}``, read with no code
@@ -776,6 +884,17 @@ def _build_guard(listed, channel=None, started_by=None):
             if key is None or value is None:
                 return False
             found[key] = value
+        return found
+
+    def inherited():
+        """The guard's variables in this process's environment (what ``os.system``'s shell
+        inherits), read from ``os.environ``'s dictionary with no method of it: its keys
+        compared as plain ``bytes`` (a key of a subclass runs no ``__eq__``)."""
+        found = {}
+        for key, value in _items(environ_data):
+            if type_type(key) is bytes and type_type(value) is bytes and (
+                    key in watched_variables):
+                found[decode(key, *fs_codec)] = decode(value, *fs_codec)
         return found
 
     def copied(value, span=everything):
@@ -810,11 +929,20 @@ def _build_guard(listed, channel=None, started_by=None):
         if event != "object.__getattr__":
             args = tuple(plain(value) for value in args)
         busy.add(thread)
+        # No garbage collection while the hook works: one started by the hook's own
+        # allocations ran the submission's finalisers (and gc.callbacks) inside the busy
+        # window, where their reads of the tests went unseen (an attacker calibrates
+        # gc.set_threshold so that the collection falls there).
+        collects = gc_enabled()
+        if collects:
+            gc_disable()
         try:
             _on_event(event, args)
         except Exception:
             pass  # an audit hook that raises would break the audited call itself
         finally:
+            if collects:
+                gc_enable()
             busy.discard(thread)
 
     def _on_event(event, args):
@@ -850,6 +978,14 @@ def _build_guard(listed, channel=None, started_by=None):
                 review(where, "runs Python stored in a file not named as Python or inside an "
                        "archive (" + relative + "): the checks of the patch read it as data",
                        "hidden_code")
+            elif name.startswith("<doctest ") and built_for_doctest(getframe(2), name):
+                # Compiled by doctest's runner from an example no file holds where its
+                # DocTest says (built at run time): the submission's line that ran it.
+                where = climb(getframe(2), depth_limit, True, False)[0]
+                if where is not None:
+                    review(where, "runs code built while the tests run through doctest's "
+                           "runner (a DocTest whose examples are not in the file it names)",
+                           "dynamic_code")
             elif name.startswith("<"):
                 where = caller(3)
                 if where is not None:
@@ -917,7 +1053,7 @@ def _build_guard(listed, channel=None, started_by=None):
             elif event != "subprocess.Popen" and event != "os.spawn":
                 # The wrappers of os.execve, os.posix_spawn and os.system put the site in
                 # before these events: a start without it went past them (posix.system).
-                given = environ if event == "os.system" else environment(env)
+                given = inherited() if event == "os.system" else environment(env)
                 if (given and given.get(GUARD_VARIABLE) == guard_value
                         and given.get(ORIGIN_VARIABLE) != site
                         and ("unmarked", where) not in said):
@@ -962,7 +1098,7 @@ def _build_guard(listed, channel=None, started_by=None):
             suspect = (module in unpickled[0] or module.startswith(unpickled[1])
                        or (module in ("builtins", "__builtin__") and name in unpickled[2]))
             if not suspect:
-                loaded = dict_get(modules, module)
+                loaded = module_named(module)
                 found = named(dict_get(module_dict(loaded), "__file__")) if issubclass(
                     type_type(loaded), module_type) else None
                 suspect = _is_test_source(realpath(found or ""), repo, changed)
@@ -1052,28 +1188,169 @@ def _multiprocessing_start(words):
         return False
 
 
+def _items(space, items=dict.items, listed=list, kind=type, attempts=range(100),
+           error=RuntimeError):
+    """The items of a dictionary (or of a class's namespace) as a list, copied with no code
+    of the keys' own; copied again when another thread changed it meanwhile ("dictionary
+    changed size during iteration": a thread importing while a check copies sys.modules,
+    seen in dspy's streaming tests); ``[]`` if it never holds still."""
+    for _ in attempts:
+        try:
+            return listed(items(space) if kind(space) is dict else space.items())
+        except error:
+            continue
+    return []
+
+
+def _module(name, modules=sys.modules, kind=type):
+    """``sys.modules[name]`` (``None`` when absent), comparing ``name`` with the keys that are
+    plain ``str`` only. A dictionary lookup compares the keys of the same hash: a key of a
+    ``str`` subclass hashing as a module's name had its ``__eq__`` called by the lookup (run
+    inside the audit hook's busy window, unseen, or answering ``True`` for a decoy module).
+    ``name``: a plain ``str``. A scan (~100 us for 3,000 modules; gathering the keys' types
+    first to use the dictionary's own lookup when all are plain saved a quarter of it). What
+    it uses is bound at definition (the defaults)."""
+    for key, value in _items(modules):
+        if kind(key) is str and key == name:
+            return value
+    return None
+
+
+def _path_reader():
+    """``(text, unchanged)``: ``text(path)``, the text of a path object of pathlib's own
+    classes (exactly ``PurePosixPath`` or ``PosixPath``: a subclass's methods are anyone's),
+    read from its slots by their descriptors with no code of pathlib's, or ``None`` when it
+    cannot be read so; ``unchanged(spaces)``, whether namespaces hold what they held at
+    load. Everything is bound here, at load, before any code of the repository runs.
+
+    Why not ``os.fspath(path)``: on Python 3.12+ pathlib parses a path when its text is
+    first asked for, calling ``sys.intern`` and ``os.fspath`` (through ``posixpath``) as they
+    are then, so code the submission put there ran inside the audit hook's busy window,
+    unseen. The text is computed here as pathlib computes it (3.8-3.11: ``_drv``, ``_root``,
+    ``_parts``, set at construction; 3.12+: the ``_raw_paths`` given, joined and parsed as
+    ``posixpath.join`` and ``PurePath._parse_path`` do), or taken from ``_str`` once pathlib
+    computed it. A path whose slots hold other than built-in values of exact types, whose
+    classes (or ``_flavour``, or on 3.12+ ``sys.intern`` and ``os.fspath``, which pathlib's own
+    parsing of the call used) changed since load, is read as unknown (``None``): the call may
+    have used another text than the one read here."""
+    import pathlib
+
+    kind_of, slot_get, join_words = type, types.MemberDescriptorType.__get__, "/".join
+    known = {id(kind): kind for kind in (pathlib.PurePosixPath, pathlib.PosixPath)}
+    slots, spaces = {}, []
+    pure = pathlib.PurePosixPath.__mro__
+    for kind in pathlib.PosixPath.__mro__[:-1]:
+        # The path's own state (3.8-3.10's Path also keeps an _accessor object in a slot).
+        names = vars(kind).get("__slots__", ()) if kind in pure else ()
+        for name in ((names,) if kind_of(names) is str else names):
+            if name in vars(kind):
+                slots[name] = vars(kind)[name]
+        spaces.append(vars(kind))
+    flavour = getattr(pathlib.PurePosixPath, "_flavour", None) or getattr(  # 3.13: parser
+        pathlib.PurePosixPath, "parser", None)
+    if hasattr(flavour, "__dict__"):
+        spaces.append(vars(flavour))
+    lazy = "_raw_paths" in slots  # 3.12+: parsed on first use, with these
+    # (_OS_MODULE: the os module itself; this module's ``os`` is a sealed copy of it.)
+    functions = ((sys, "intern"), (_OS_MODULE, "fspath")) if lazy else ()
+    functions = [(vars(module), name, vars(module).get(name)) for module, name in functions]
+    spaces = [(space, dict(space)) for space in spaces]
+    order = [slots.get(name) for name in ("_str", "_drv", "_root", "_tail_cached", "_parts",
+                                          "_raw_paths")]
+
+    def unchanged(spaces):
+        """Whether each namespace holds what it held at load: its keys compared as plain
+        ``str`` (a key of a subclass would have its ``__eq__`` run by a lookup)."""
+        for space, loaded in spaces:
+            if len(space) != len(loaded):
+                return False
+            for key, value in _items(space):
+                if kind_of(key) is not str or loaded.get(key, loaded) is not value:
+                    return False
+        return True
+
+    def held(path, slot):
+        """The slot's value (``None`` when unset or absent); ``False`` when it holds
+        anything but a str, int, bool, None, or a list or tuple of str (exact types)."""
+        if slot is None:
+            return None
+        try:
+            value = slot_get(slot, path)
+        except AttributeError:
+            return None
+        kind = kind_of(value)
+        if kind is list or kind is tuple:
+            for part in value:
+                if kind_of(part) is not str:
+                    return False
+            return value
+        return value if kind is str or kind is int or kind is bool or value is None else False
+
+    def text(path):
+        kind = kind_of(path)
+        if known.get(id(kind)) is not kind:
+            return None
+        values = [held(path, slot) for slot in order]
+        if any(value is False for value in values) or not unchanged(spaces):
+            return None
+        for space, name, value in functions:
+            if _entry(space, name) is not value:
+                return None
+        known_text, drive, root, tail, parts, raw = values
+        if kind_of(known_text) is str:
+            return known_text
+        if tail is None and parts is not None and kind_of(drive) is str and (
+                kind_of(root) is str):
+            tail = parts[1:] if drive or root else parts  # 3.8-3.11: parts[0] is drv+root
+        if tail is None:
+            if raw is None:
+                return None
+            drive, (root, tail) = "", _parsed_posix(raw)
+        if kind_of(drive) is not str or kind_of(root) is not str:
+            return None
+        return (drive + root + join_words(tail) if drive or root else join_words(tail)) or "."
+
+    return text, unchanged
+
+
+def _parsed_posix(raw):
+    """The root and the parts of the POSIX path made of ``raw`` (a list of ``str``), as
+    ``posixpath.join`` and pathlib's ``_parse_path`` make them (3.12+; the same text as
+    3.8-3.11's parsing): a part starting with ``/`` starts over, exactly two leading
+    slashes are kept, empty and ``.`` parts dropped. String methods alone."""
+    path = raw[0] if raw else ""
+    for word in raw[1:]:
+        if word[:1] == "/":
+            path = word
+        elif not path or path[-1:] == "/":
+            path += word
+        else:
+            path += "/" + word
+    if path[:1] != "/":
+        root, rest = "", path
+    elif path[1:2] != "/" or path[2:3] == "/":
+        root, rest = "/", path[1:]
+    else:
+        root, rest = "//", path[2:]
+    return root, [word for word in rest.split("/") if word and word != "."]
+
+
+def _entry(space, name, kind=type):
+    """``space[name]`` (``None`` when absent) of a dictionary (a module's namespace),
+    comparing ``name`` with its plain ``str`` keys only (see :func:`_module`)."""
+    for key, value in _items(space):
+        if kind(key) is str and key == name:
+            return value
+    return None
+
+
+def _str_keyed(modules=sys.modules, kind=type):
+    """A copy of ``sys.modules`` holding its plain ``str`` keys only (see :func:`_module`):
+    looked up many times in one check, a copy costs less than a scan per name."""
+    return {key: value for key, value in _items(modules) if kind(key) is str}
+
+
 _DOCTEST_NAME = re.compile(r"^<doctest (.+)\[(\d+)\]>$")
-
-
-def _doctest_line(frame):
-    """The file and line of a doctest example's frame: doctest compiles each example as
-    ``<doctest NAME[k]>``, a name no file has; the runner's frame below it holds the test
-    (its file, where its examples start). ``(compiled name, frame line)`` when not found."""
-    found = _DOCTEST_NAME.match(frame.f_code.co_filename)
-    if found is not None:
-        name, index = found.group(1), int(found.group(2))
-        runner, hops = frame.f_back, 0
-        while runner is not None and hops < 64:
-            if runner.f_code.co_filename.endswith(os.sep + "doctest.py"):
-                test = runner.f_locals.get("test")
-                examples = getattr(test, "examples", None) or ()
-                filename = getattr(test, "filename", None)
-                if (getattr(test, "name", None) == name and isinstance(filename, str)
-                        and index < len(examples)):
-                    return (os.path.realpath(filename), (getattr(test, "lineno", 0) or 0)
-                            + examples[index].lineno + frame.f_lineno)
-            runner, hops = runner.f_back, hops + 1
-    return frame.f_code.co_filename, frame.f_lineno
 
 
 def _python_letters(argv):
@@ -1437,7 +1714,7 @@ def _watch_deferred_and_opens(carried, watchers):
         test's setup and call: the plugin does not import asyncio itself)."""
         if done:
             return
-        events = sys.modules.get("asyncio.events")
+        events = _module("asyncio.events")
         handle = getattr(events, "Handle", None)
         if not isinstance(handle, type):
             return
@@ -1573,6 +1850,7 @@ def _build_verifier(tamper, review, repo, changed):
     isfile, realpath, getattr_, type_ = os.path.isfile, os.path.realpath, getattr, type
     code_type, module_type = types.CodeType, types.ModuleType
     trusted = _trusted_dirs()
+    path_text = _path_reader()[0]
     pytest_module = sys.modules.get("pytest")
     pytest_names = dict(vars(pytest_module)) if pytest_module is not None else {}
     loaded = dict(sys.modules)
@@ -1631,7 +1909,9 @@ def _build_verifier(tamper, review, repo, changed):
         if obj is None:
             return None
         function = getattr_(obj, "__func__", obj)
-        test_file = realpath(str(getattr_(item, "path", None) or getattr_(item, "fspath", "")))
+        given = getattr_(item, "path", None) or getattr_(item, "fspath", "")
+        # pathlib's own code asked for the text on 3.12+ runs sys.intern as it is now.
+        test_file = realpath(path_text(given) or str(given))
         if own(test_file):
             return None  # a test the submission added: not one the verdict rests on
         module = getattr_(item, "module", None)
@@ -1694,13 +1974,13 @@ def _build_verifier(tamper, review, repo, changed):
                     top = alias.name.split(".")[0]
                     bound = alias.asname or top
                     target = alias.name if alias.asname else top
-                    expected = loaded.get(target, sys.modules.get(target))
+                    expected = loaded.get(target, _module(target))
                     if expected is not None and not _from_repo_module(expected, repo):
                         entries.append((namespace, bound, expected, target))
             elif isinstance(node, _ast.ImportFrom) and node.module and not node.level:
                 if node.module.split(".")[0] not in ("pytest", "_pytest"):
                     continue
-                source = loaded.get(node.module, sys.modules.get(node.module))
+                source = loaded.get(node.module, _module(node.module))
                 if source is None or _from_repo_module(source, repo):
                     continue
                 for alias in node.names:
@@ -1744,7 +2024,7 @@ def _build_verifier(tamper, review, repo, changed):
         if swapped:
             tamper("names the test module " + str(module.__name__) + " imported were replaced ("
                    + ", ".join(swapped[:3]) + ", seen at " + when + " of " + item.nodeid + ")")
-        if sys.modules.get("pytest") is not pytest_module:
+        if _module("pytest") is not pytest_module:
             tamper("sys.modules['pytest'] was replaced (seen at " + when + ")")
 
     def check_hooks(when):
@@ -1793,7 +2073,9 @@ def _build_probes(review, repo, changed, added):
     function_type, builtin_type = types.FunctionType, types.BuiltinFunctionType
     stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
         sys.builtin_module_names)
-    modules, ref, open_, parse = sys.modules, weakref.ref, open, ast.parse
+    ref, open_, parse = weakref.ref, open, ast.parse
+    # sys.modules with its plain str keys alone, copied at each probe (see _str_keyed).
+    named = [{}]
     method_types = (types.MethodType, functools.partial)
     probed, files, uses = {}, {}, {}  # probed: id -> a weak reference (keeps nothing alive)
     import builtins
@@ -1832,8 +2114,8 @@ def _build_probes(review, repo, changed, added):
         return found
 
     def shadowed():
-        for name, module in list(modules.items()):
-            if type_(name) is not str or "." in name or seen(module):
+        for name, module in list(named[0].items()):
+            if "." in name or seen(module):
                 continue
             where = relative(getattr_(module, "__file__", None))
             if where not in added:
@@ -1855,7 +2137,7 @@ def _build_probes(review, repo, changed, added):
         if code is not None and relative(code.co_filename) in changed:
             return relative(code.co_filename), code.co_firstlineno
         name = getattr_(cls, "__module__", None)
-        module = modules.get(name) if type_(name) is str else None
+        module = named[0].get(name) if type_(name) is str else None
         where = relative(getattr_(module, "__file__", None))
         return (where, None) if where in changed else None
 
@@ -1920,7 +2202,7 @@ def _build_probes(review, repo, changed, added):
         quantiles``, ``from statistics import quantiles``) that is the submission's code."""
         namespace = vars_(module)
         for name, key, bound in used(module):
-            source = modules.get(name)
+            source = named[0].get(name) if type_(name) is str else None
             try:
                 if source is None or relative(getattr_(source, "__file__", None)) is not None:
                     continue
@@ -1944,7 +2226,7 @@ def _build_probes(review, repo, changed, added):
             return _is_test_source(realpath(code.co_filename), repo, changed)
         kind = value if isinstance_(value, type_) else type_(value)
         name = str(getattr_(kind, "__module__", "") or "")
-        module = modules.get(name)
+        module = named[0].get(name)
         return name.startswith("unittest.mock") or _is_test_source(
             realpath(str(getattr_(module, "__file__", "") or "")), repo, changed)
 
@@ -1971,6 +2253,7 @@ def _build_probes(review, repo, changed, added):
     def probe(module=None):
         if not changed:
             return
+        named[0] = _str_keyed()
         shadowed()
         builtins_replaced()
         if module is not None:

@@ -340,6 +340,7 @@ def test_the_plugin_stays_standalone_and_python_3_8_compatible() -> None:
     imported |= {node.module.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module}
     assert imported <= {"__future__", "_thread", "ast", "builtins", "contextlib", "functools",
+                        "doctest", "gc",
                         "collections", "genericpath", "posixpath", "stat",
                         "hashlib", "importlib", "linecache",
                         "json", "opcode", "operator", "os", "pathlib", "re", "sys", "sysconfig",
@@ -633,6 +634,29 @@ def test_other():
         """, test=test)
     found = {(r.file, r.line) for r in stream.reviews if r.kind == "reads_tests"}
     assert found == {("pkg/__init__.py", 8)}, (stream.reviews, output)
+    assert "2 passed" in output
+    # Handed to a method of a class with a finaliser, read after a collection (which ran
+    # the finalisers of earlier instances): still the test's own hand.
+    stream, output = _run(tmp_path / "finalisers", """\
+        import gc
+
+        class Reader:
+            def __del__(self):
+                pass
+
+            def read(self, path):
+                gc.collect()
+                with open(path) as handle:
+                    return handle.read()
+
+        def answer(path):
+            Reader(), Reader()
+            return 42 if Reader().read(path) else 0
+
+        def peek():
+            return 42
+        """, test=test)
+    assert stream.reviews == [], (stream.reviews, output)
     assert "2 passed" in output
 
 
@@ -2009,3 +2033,352 @@ def test_the_callbacks_error_is_reported():
         """, test=test)
     assert "1 failed, 1 passed" in output, output
     assert not [r for r in stream.reviews if r.kind == "reads_tests"], stream.reviews
+
+
+def test_a_module_key_of_a_str_subclass_runs_none_of_its_code_inside_the_guard(
+        tmp_path: Path) -> None:
+    """A ``sys.modules`` key of a ``str`` subclass whose hash is a module's name
+    (``fractions``, not loaded): a lookup of that name compares the key, calling its
+    ``__eq__`` (here reading the tests when compared with that name: the guard's probe of
+    comparisons calls it with values of its own). The guard looked the module of an
+    unpickled class up in ``sys.modules``
+    inside its audit hook's busy window, so that ``__eq__`` read the tests unseen (no finding
+    before HARNESS_VERSION 17). The guard now compares only keys that are plain ``str``: the
+    ``__eq__`` runs in the import that follows, where the read is seen."""
+    stream, output = _run(tmp_path, """\
+        import pickle
+        import re
+        import sys
+
+        box = []
+
+
+        class Key(str):
+            def __hash__(self):
+                return hash("fractions")
+
+            def __eq__(self, other):
+                if other == "fractions" and not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+                return False
+
+
+        sys.modules.pop("fractions", None)
+        sys.modules[Key("arena-key")] = sys
+
+
+        def answer():
+            pickle.loads(b"cfractions\\nFraction\\n.")
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 14) in found, (stream.reviews, output)
+
+
+def test_a_path_whose_parsing_calls_a_replaced_intern_runs_none_of_it_inside_the_guard(
+        tmp_path: Path) -> None:
+    """``sys.intern`` replaced by a reader of the tests, then a fresh ``PurePosixPath`` handed
+    to a process start: on Python 3.12+ pathlib parses a path when its text is first asked
+    for, calling ``sys.intern`` as it is then, and the guard asked for it inside its audit
+    hook's busy window (the read went unseen). The guard now reads a standard path's text
+    from its slots with no code of pathlib's. (On 3.8-3.11 pathlib parses at construction,
+    in the submission's own frame: the read is seen there either way.)"""
+    stream, output = _run(tmp_path, """\
+        import pathlib
+        import re
+        import subprocess
+        import sys
+
+        box = []
+        real_intern = sys.intern
+
+
+        def intern(text):
+            if not box:
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+            return real_intern(text)
+
+
+        def answer():
+            sys.intern = intern
+            path = pathlib.PurePosixPath("arena", "path")
+            subprocess.run([sys.executable, "-c", "pass", path], check=True)
+            if not box:
+                sys.intern("x")
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 12) in found, (stream.reviews, output)
+
+
+def test_the_guard_reads_a_paths_text_as_pathlib_makes_it() -> None:
+    """The guard's own reading of a pathlib path (its slots, no code of pathlib's) gives
+    the text ``str(path)`` gives: from the parsed parts (3.8-3.11), from ``_str`` once
+    computed, and from the raw arguments as 3.12+ keeps them (``_parsed_posix``, checked
+    here against this Python's pathlib on every combination of awkward parts)."""
+    import itertools
+    import pathlib
+
+    source = packaged("arena_stream.py").decode()
+    # The module without its last lines, which install the guard in this process.
+    namespace: dict[str, object] = {"__name__": "arena_stream_copy", "__file__": "x.py"}
+    exec(compile(source[:source.index("#: Set by the start-up gate")], "arena_stream_copy",
+                 "exec"), namespace)
+    text = namespace["_path_reader"]()[0]  # type: ignore[operator]
+    parsed = namespace["_parsed_posix"]
+    words = ["", ".", "..", "a", "b.c", "/", "//", "///", "/a", "//a", "///a", "a/", "a//b",
+             "./a", "a/./b", "/.", "x/../y"]
+    for count in range(4):
+        for raw in itertools.product(words, repeat=count):
+            for kind in (pathlib.PurePosixPath, pathlib.PosixPath):
+                path = kind(*raw)
+                before = text(path)  # type: ignore[operator]
+                root, tail = parsed(list(raw))  # type: ignore[operator]
+                assert before == str(path) == text(path), raw  # type: ignore[operator]
+                assert (root + "/".join(tail) or ".") == str(path), raw
+
+    class Own(pathlib.PurePosixPath):
+        pass
+
+    assert text(Own("a")) is None and text("a") is None  # type: ignore[operator]
+
+
+def test_a_replaced_environ_get_runs_none_of_its_code_inside_the_guard(tmp_path: Path) -> None:
+    """``os.environ.get`` replaced (an instance attribute) by a reader of the tests when it is
+    asked for ``ARENA_GUARD``: the guard's hook asked it so on the ``os.system`` event, inside
+    its busy window, and the read went unseen (no finding before HARNESS_VERSION 17). The
+    guard now reads the environment's private dictionary, bound at load."""
+    stream, output = _run(tmp_path, """\
+        import os
+        import re
+
+        box = []
+        real_get = os.environ.get
+
+
+        def get(key, default=None):
+            if key == "ARENA_GUARD" and not box:
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+            return real_get(key, default)
+
+
+        os.environ.get = get
+
+
+        def answer():
+            os.system("true")
+            if not box:
+                os.environ.get("ARENA_GUARD")
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """, processes=True)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
+    # The wrapper's start site, read from the dictionary, is still seen in the shell's
+    # environment: no start past the wrappers.
+    assert not [r for r in stream.reviews if "wrappers" in r.reason], stream.reviews
+
+
+def test_a_doctest_the_submission_builds_is_no_test_frame(tmp_path: Path) -> None:
+    """A ``DocTest`` the submission's code builds from a string, named after a test file and
+    run by doctest's own runner (its inner loop: ``run`` itself sets a trace function, a
+    finding of its own): its example (compiled by doctest, so no ``compile`` of the
+    submission's) was attributed to the test file's line, and its ``sys._getframe`` reached
+    the calling test's constants with no finding before HARNESS_VERSION 17. An example is
+    now the named file's line only when that line holds it; otherwise it is code built at
+    run time, the submission's line that ran it."""
+    test = """\
+from pkg import answer
+
+
+def test_answer():
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, """\
+        import doctest
+        import os
+        import sys
+        import types
+
+        box = []
+
+
+        def answer():
+            source = ">>> box.append(sys._getframe(3).f_code.co_consts)\\n"
+            test = doctest.DocTestParser().get_doctest(
+                source, {"box": box, "sys": sys}, "tests.test_pkg",
+                os.path.realpath("tests/test_pkg.py"), 0)
+            runner = doctest.DocTestRunner()
+            runner.debugger = types.SimpleNamespace(set_continue=lambda: None)
+            runner._DocTestRunner__run(test, 0, lambda text: None)
+            return [c for c in box[0] if isinstance(c, int)][0]
+        """, test=test)
+    assert "1 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("dynamic_code", "pkg/__init__.py", 16) in found, (stream.reviews, output)
+
+
+def test_honest_doctests_are_no_finding(tmp_path: Path) -> None:
+    """Doctests run honestly: the tests running the package's own docstring examples
+    (``doctest.testmod``: a DocTest read from the file it names) and a DocTest the tests
+    build from a string; an example looking at the stack (``inspect.currentframe``) in
+    the tests' own string. No finding."""
+    test = """\
+import doctest
+
+import pkg
+from pkg import answer
+
+
+def test_answer():
+    assert doctest.testmod(pkg).failed == 0
+    assert answer() == 42
+
+
+def test_other():
+    text = ">>> import inspect\\n>>> inspect.currentframe() is not None\\nTrue\\n"
+    test = doctest.DocTestParser().get_doctest(text, {}, "inline", "inline.txt", 0)
+    assert doctest.DocTestRunner().run(test).failed == 0
+    assert answer() + 1 == 43
+"""
+    stream, output = _run(tmp_path, '''\
+        def answer():
+            """The answer.
+
+            >>> answer()
+            42
+            >>> [answer() for _ in range(2)]
+            [42, 42]
+            """
+            return 42
+        ''', test=test)
+    assert "2 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
+_NAMES_ITS_FILE = """\
+import gc
+import os
+
+from pkg import answer
+
+
+def test_names_its_file():
+    assert os.path.isfile(__file__)
+    {last}
+
+
+def test_answer():
+    assert answer() == 42
+"""
+
+
+@pytest.mark.parametrize(("last", "arming"), [
+    # A gc.callbacks function, run by a collection the test started.
+    ("gc.collect()", """\
+        def _collected(phase, info):
+            if phase == "start" and info["generation"] == 2 and not box:
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+
+
+        gc.callbacks.append(_collected)
+        """),
+    # A finaliser, run when the test drops the last reference (no collection at all).
+    ("__import__('pkg')._keep.clear()", """\
+        class _Reader:
+            def __del__(self):
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+
+
+        _keep = [_Reader()]
+        """),
+], ids=["gc-callback", "finaliser"])
+def test_code_the_interpreter_runs_beside_a_test_naming_its_file_is_no_test(
+        tmp_path: Path, last: str, arming: str) -> None:
+    """A test naming its own file (``__file__``) may hand a file beside it to the code under
+    test. A ``gc.callbacks`` function of the submission's, run by a collection the test
+    started (the collector runs finalisers and callbacks from whatever frame allocates), or
+    a finaliser run when the test drops an object, read the tests there as if the test had
+    handed them over (no finding before HARNESS_VERSION 17). While the collector runs, and
+    in a finaliser, a weak reference's callback or a ``gc.callbacks`` function, no test
+    hands anything."""
+    stream, output = _run(tmp_path, "        import gc\n        import re\n\n"
+                          "        box = []\n\n\n" + arming + """
+        def answer():
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """, test=_NAMES_ITS_FILE.format(last=last))
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
+
+
+def test_a_finaliser_run_by_a_collection_inside_the_guards_hook_is_seen(
+        tmp_path: Path) -> None:
+    """A finaliser armed only around an audited call (``os.open``), with the collector's
+    threshold set a little further each time (from far to near) so that the first
+    collection inside that window is the last allocation before the call returns: the
+    guard's audit hook's own. The finaliser then ran inside the hook's busy window and its
+    read of the tests went unseen (no finding before HARNESS_VERSION 17). No collection
+    runs while the hook works now: the finaliser runs after it, where the read is seen."""
+    stream, output = _run(tmp_path, """\
+        import gc, os, re
+        box = []
+        armed = []
+
+        class _Cycle:
+            def __del__(self):
+                if armed and not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+
+        def answer():
+            for k in range(200, 0, -1):
+                if box:
+                    break
+                cycle = _Cycle()
+                cycle.me = cycle
+                del cycle
+                gc.set_threshold(gc.get_count()[0] + k)
+                armed.append(1)
+                fd = os.open(os.devnull, os.O_RDONLY)
+                armed.clear()
+                gc.set_threshold(700, 10, 10)
+                os.close(fd)
+                gc.collect()
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 8) in found, (stream.reviews, output)
+
+
+def test_a_repository_module_named_as_doctests_imports_is_the_one_imported(
+        tmp_path: Path) -> None:
+    """The guard imports ``doctest`` at load (its runner is how an example's line is
+    trusted), which imports ``pdb``, ``cmd``, ``code`` and ``codeop``: those are taken out of
+    ``sys.modules`` again, so a module of the repository with such a name (a root
+    ``code.py``, written here by the tests' conftest) is still the one its tests import."""
+    test = """\
+import code
+
+from pkg import answer
+
+
+def test_answer():
+    assert code.__file__.endswith("repo/code.py"), code.__file__
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test, conftest="""\
+        import pathlib
+
+        (pathlib.Path(__file__).parent.parent / "code.py").write_text("X = 1\\n")
+        """)
+    assert "1 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
