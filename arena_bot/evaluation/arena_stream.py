@@ -320,6 +320,12 @@ def _build_guard(listed, channel=None, started_by=None):
     gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
     weak_reference, method_type = weakref.ref, types.MethodType
     callback_of = vars(weakref.ref)["__callback__"].__get__
+    # A weak reference's object (None once it is gone), by the built-in type's own call.
+    referent_of = vars(weakref.ref)["__call__"]
+    # What a function frame's f_locals is: a dict, or on 3.13+ a C proxy of the frame (its
+    # own get, when it has one: else such locals are read as unknown).
+    frame_locals = type(getframe().f_locals)
+    locals_get = vars(frame_locals).get("get")
     function_code = vars(types.FunctionType)["__code__"].__get__
     method_function = vars(types.MethodType)["__func__"].__get__
     mro_of, class_dict = vars(type)["__mro__"].__get__, vars(type)["__dict__"].__get__
@@ -590,24 +596,33 @@ def _build_guard(listed, channel=None, started_by=None):
     def collector_runs(frame):
         """Whether ``frame`` runs code the interpreter called on its own, not the code below
         it: a ``gc.callbacks`` function, a finaliser (``__del__``, found through its
-        ``self``'s class), a weak reference's callback (given the reference). Read with no
-        method of the objects' own (their classes' namespaces read by descriptor). What
-        cannot be read so (a frame's locals of another shape) counts as such code."""
+        ``self``'s class), a weak reference's callback (handed the reference, whose object
+        is gone by then: ``weakref.finalize`` is handed it too). Read with no method of the
+        objects' own (their classes' namespaces read by descriptor). What cannot be read so
+        (a frame's locals of another shape) counts as such code."""
         try:
             code = frame.f_code
             for callback in list_slice(gc_callbacks, everything):
                 if code_of(callback) is code:
                     return True
-            names = code.co_varnames
-            if code.co_argcount < 1 or type_type(names) is not tuple or not names:
+            names, count = code.co_varnames, code.co_argcount
+            if count < 1 or type_type(names) is not tuple or not names:
                 return False
             values = frame.f_locals
-            name = tuple_slice(names, everything)[0]
-            if type_type(values) is not dict or type_type(name) is not str:
+            get = (dict_get if type_type(values) is dict
+                   else locals_get if type_type(values) is frame_locals else None)
+            if get is None:
                 return True
-            kind = type_type(dict_get(values, name))
-            if issubclass(kind, weak_reference):
-                return code_of(callback_of(dict_get(values, name))) is code
+            arguments = []
+            for name in tuple_slice(names, slice(count)):
+                if type_type(name) is not str:
+                    return True
+                arguments.append(get(values, name))
+            for value in arguments:
+                if issubclass(type_type(value), weak_reference) and (
+                        referent_of(value) is None or code_of(callback_of(value)) is code):
+                    return True
+            kind = type_type(arguments[0])
             for klass in mro_of(kind):
                 finaliser = class_dict(klass).get("__del__", class_dict)
                 if finaliser is not class_dict:

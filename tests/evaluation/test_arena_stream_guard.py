@@ -2299,24 +2299,55 @@ def test_answer():
 
         _keep = [_Reader()]
         """),
-], ids=["gc-callback", "finaliser"])
+    # A weak reference's callback, run when the test drops the object (no collection).
+    ("__import__('pkg')._keep.clear()", """\
+        class _Thing:
+            pass
+
+
+        def _read(ref):
+            with open("tests/test_pkg.py") as handle:
+                box.append(handle.read())
+
+
+        _keep = [_Thing()]
+        _ref = __import__("weakref").ref(_keep[0], _read)
+        """),
+    # weakref.finalize's function: run by the standard library's callback, handed the
+    # reference.
+    ("__import__('pkg')._keep.clear()", """\
+        class _Thing:
+            pass
+
+
+        def _read():
+            with open("tests/test_pkg.py") as handle:
+                box.append(handle.read())
+
+
+        _keep = [_Thing()]
+        __import__("weakref").finalize(_keep[0], _read)
+        """),
+], ids=["gc-callback", "finaliser", "weakref-callback", "weakref-finalize"])
 def test_code_the_interpreter_runs_beside_a_test_naming_its_file_is_no_test(
         tmp_path: Path, last: str, arming: str) -> None:
     """A test naming its own file (``__file__``) may hand a file beside it to the code under
     test. A ``gc.callbacks`` function of the submission's, run by a collection the test
     started (the collector runs finalisers and callbacks from whatever frame allocates), or
-    a finaliser run when the test drops an object, read the tests there as if the test had
-    handed them over (no finding before HARNESS_VERSION 17). While the collector runs, and
-    in a finaliser, a weak reference's callback or a ``gc.callbacks`` function, no test
-    hands anything."""
-    stream, output = _run(tmp_path, "        import gc\n        import re\n\n"
-                          "        box = []\n\n\n" + arming + """
+    a finaliser or a weak reference's callback (``weakref.finalize``'s too) run when the
+    test drops an object, read the tests there as if the test had handed them over (no
+    finding before HARNESS_VERSION 17). While the collector runs, and in a finaliser, a weak
+    reference's callback or a ``gc.callbacks`` function, no test hands anything."""
+    package = "        import gc\n        import re\n\n        box = []\n\n\n" + arming + """
         def answer():
             return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
-        """, test=_NAMES_ITS_FILE.format(last=last))
+        """
+    stream, output = _run(tmp_path, package, test=_NAMES_ITS_FILE.format(last=last))
     assert "2 passed" in output, output
+    line = next(number for number, text in enumerate(package.splitlines(), 1)
+                if "open(" in text)
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
-    assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
+    assert ("reads_tests", "pkg/__init__.py", line) in found, (stream.reviews, output)
 
 
 def test_a_finaliser_run_by_a_collection_inside_the_guards_hook_is_seen(
