@@ -68,5 +68,6 @@ HARNESS_VERSION = "17"  # 2: canaries, review flags, wider protection (issue 8)
 #    a pathlib path's text read from its slots (3.12+ parsed it with sys.intern as it then
 #    was); os.system's check reads os.environ's dictionary bound at load; a doctest example
 #    is its file's line only when the file holds it (a DocTest built from a string is code
-#    built at run time); no test hands a file to a gc callback, finaliser or weakref callback;
+#    built at run time); no test hands a file to a gc callback, finaliser or weakref callback
+#    (one run when a test drops the object too, weakref.finalize's function among them);
 #    no garbage collection while the audit hook works (finalisers ran unseen inside it)
