@@ -339,17 +339,22 @@ def _build_guard(listed, channel=None, started_by=None):
     gc_callbacks.append(collector)
     # doctest's own runner and records, as loaded (see doctest_line). What its import
     # brings along (pdb, cmd, code, codeop) is taken out of sys.modules again: a module of
-    # the repository of such a name (a root code.py) stays the one its tests import.
-    loaded_before = set(sys.modules)
-    import doctest
+    # the repository of such a name (a root code.py) stays the one its tests import. Not
+    # at all when the repository has a module named doctest where its tests import from
+    # (kept in sys.modules, the standard library's would shadow it; no doctest of the
+    # standard library's runs there then, and an example's frame is no file's line).
+    run_code = doctest_test = doctest_example = instance_of_test = instance_of_example = None
+    if not _has_module(repo, here, "doctest"):
+        loaded_before = set(sys.modules)
+        import doctest
 
-    for name in [name for name in sys.modules if name not in loaded_before]:
-        if name != "doctest":
-            del sys.modules[name]
-    run_code = vars(doctest.DocTestRunner)["_DocTestRunner__run"].__code__
-    doctest_test, doctest_example = doctest.DocTest, doctest.Example
-    instance_of_test = vars(doctest.DocTest)["__dict__"].__get__
-    instance_of_example = vars(doctest.Example)["__dict__"].__get__
+        for name in [name for name in sys.modules if name not in loaded_before]:
+            if name != "doctest":
+                del sys.modules[name]
+        run_code = vars(doctest.DocTestRunner)["_DocTestRunner__run"].__code__
+        doctest_test, doctest_example = doctest.DocTest, doctest.Example
+        instance_of_test = vars(doctest.DocTest)["__dict__"].__get__
+        instance_of_example = vars(doctest.Example)["__dict__"].__get__
     doctest_name, example_lines, open_file = _DOCTEST_NAME.match, {}, open
 
     def anchor(on=True):
@@ -1215,6 +1220,16 @@ def _items(space, items=dict.items, listed=list, kind=type, attempts=range(100),
         except error:
             continue
     return []
+
+
+def _has_module(repo, here, name):
+    """Whether the repository has a top-level module ``name`` where its tests import from:
+    its root, the folder pytest started in, ``src/``, the ``sys.path`` entries inside it."""
+    roots = {repo, here, os.path.join(repo, "src")} | {
+        os.path.realpath(entry) for entry in list(sys.path) if type(entry) is str
+        and os.path.realpath(entry).startswith(repo + os.sep)}
+    return any(os.path.isfile(os.path.join(root, name + ".py"))
+               or os.path.isfile(os.path.join(root, name, "__init__.py")) for root in roots)
 
 
 def _module(name, modules=sys.modules, kind=type):

@@ -49,13 +49,15 @@ def test_other():
 def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
          test: str = _TEST, returncode: int | None = None,
          added: list[tuple[int, str]] | None = None, sub: str = "",
-         root: str | None = None, processes: bool = False) -> tuple[Stream, str]:
+         root: str | None = None, processes: bool = False,
+         files: dict[str, str] | None = None) -> tuple[Stream, str]:
     """Run pytest with the plugin on a repository whose ``pkg/__init__.py`` is ``package``
     (the submission's changed file); return the parsed stream and the rest of the output.
     ``sub``: the package and tests live in that sub-project, where pytest starts (the
     harness names the repository's root in changed.json, ``root``: ``None`` names it, ``""``
     leaves it out). ``processes``: the harness lists the package as a file whose starting of
-    programs is the feature's business (changed.json ``processes``)."""
+    programs is the feature's business (changed.json ``processes``). ``files``: more files of
+    the repository, by path from its root."""
     harness = tmp_path / "arena"
     repo = tmp_path / "repo"
     project = repo / sub if sub else repo
@@ -78,6 +80,9 @@ def _run(tmp_path: Path, package: str, *, conftest: str | None = None,
         changed["processes"] = [name]
     (harness / "changed.json").write_text(json.dumps(changed))
     (project / "tests" / "test_pkg.py").write_text(test)
+    for name, text in (files or {}).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
     if conftest is not None:
         (project / "tests" / "conftest.py").write_text(textwrap.dedent(conftest))
     env = {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONDONTWRITEBYTECODE": "1",
@@ -2426,6 +2431,40 @@ def test_answer():
         import pathlib
 
         (pathlib.Path(__file__).parent.parent / "code.py").write_text("X = 1\\n")
+        """)
+    assert "1 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
+@pytest.mark.parametrize("name", ["doctest.py", "doctest/__init__.py", "src/doctest.py"])
+def test_a_repository_module_named_doctest_is_the_one_imported(tmp_path: Path,
+                                                               name: str) -> None:
+    """The guard imports the standard library's ``doctest`` at load (HARNESS_VERSION 17) and
+    keeps it in ``sys.modules`` (its runner is the one doctest's examples run under); pytest
+    imports it only to collect doctests. A repository's own top-level module named
+    ``doctest`` was then shadowed for its tests (a red team found it): the guard leaves
+    doctest alone in such a repository, whose tests run no doctest of the standard
+    library's."""
+    test = """\
+import doctest
+import os
+
+from pkg import answer
+
+
+def test_answer():
+    assert os.path.realpath(doctest.__file__).startswith(os.path.realpath(
+        os.path.join(os.path.dirname(__file__), ".."))), doctest.__file__
+    assert answer() == 42
+"""
+    where = "src" if name.startswith("src/") else "."
+    stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test,
+                          files={name: "X = 1\n"}, conftest=f"""\
+        import os
+        import sys
+
+        sys.path.insert(0, os.path.realpath(os.path.join(os.path.dirname(__file__), "..",
+                                                         "{where}")))
         """)
     assert "1 passed" in output, output
     assert stream.reviews == [] and stream.tampered == [], stream.reviews
