@@ -600,18 +600,22 @@ def _build_guard(listed, channel=None, started_by=None):
 
     def collector_runs(frame):
         """Whether ``frame`` runs code the interpreter called on its own, not the code below
-        it: a ``gc.callbacks`` function, a finaliser (``__del__``, found through its
-        ``self``'s class), a weak reference's callback (handed the reference, whose object
-        is gone by then: ``weakref.finalize`` is handed it too). Read with no method of the
-        objects' own (their classes' namespaces read by descriptor). What cannot be read so
-        (a frame's locals of another shape) counts as such code."""
+        it: a ``gc.callbacks`` entry (a function of the list, or any frame handed what the
+        collector hands its callbacks: ``"start"``/``"stop"`` and its info dictionary, so a
+        callable instance, a class or a partial is seen too), a finaliser (``__del__``, found
+        through its ``self``'s class), a weak reference's callback (handed the reference,
+        whose object is gone by then: ``weakref.finalize`` is handed it too). Arguments are
+        read whether named or gathered by ``*args``, with no method of the objects' own
+        (their classes' namespaces read by descriptor). What cannot be read so (a frame's
+        locals of another shape) counts as such code."""
         try:
             code = frame.f_code
             for callback in list_slice(gc_callbacks, everything):
                 if code_of(callback) is code:
                     return True
             names, count = code.co_varnames, code.co_argcount
-            if count < 1 or type_type(names) is not tuple or not names:
+            gathered = code.co_flags & _VARARGS
+            if (count < 1 and not gathered) or type_type(names) is not tuple or not names:
                 return False
             values = frame.f_locals
             get = (dict_get if type_type(values) is dict
@@ -623,18 +627,40 @@ def _build_guard(listed, channel=None, started_by=None):
                 if type_type(name) is not str:
                     return True
                 arguments.append(get(values, name))
+            if gathered:
+                rest = get(values, tuple_slice(names, everything)[
+                    count + code.co_kwonlyargcount])
+                arguments += tuple_slice(rest, everything) if type_type(rest) is tuple else ()
+            phases = False
             for value in arguments:
-                if issubclass(type_type(value), weak_reference) and (
+                kind = type_type(value)
+                if issubclass(kind, weak_reference) and (
                         referent_of(value) is None or code_of(callback_of(value)) is code):
                     return True
-            kind = type_type(arguments[0])
-            for klass in mro_of(kind):
+                if kind is str and (value == "start" or value == "stop"):
+                    phases = True
+                elif phases and kind is dict and len(value) == 3 and dict_get(
+                        value, "generation", value) is not value and dict_get(
+                        value, "uncollectable", value) is not value:
+                    return True  # (phase, info): what the collector hands its callbacks
+            if not arguments:
+                return False
+            for klass in mro_of(type_type(arguments[0])):
                 finaliser = class_dict(klass).get("__del__", class_dict)
                 if finaliser is not class_dict:
                     return code_of(finaliser) is code
             return False
         except Exception:
             return True
+
+    def listed_collector():
+        """Whether the guard's ``collector`` is still one of ``gc.callbacks`` (by identity):
+        a list the submission's code can clear, and with it the record of collections. (No
+        ``any``: a builtin the submission's code can replace.)"""
+        for callback in list_slice(gc_callbacks, everything):  # noqa: SIM110
+            if callback is collector:
+                return True
+        return False
 
     def code_of(function):
         """A Python function's (or a bound method's) code object, or ``None``."""
@@ -650,7 +676,7 @@ def _build_guard(listed, channel=None, started_by=None):
         the garbage collector runs (finalisers, weak references' callbacks, ``gc.callbacks``)
         while the test is on the stack, nor a finaliser or callback run when the test drops
         the last reference, was handed anything by the test."""
-        if get_ident() in collecting:
+        if get_ident() in collecting or not listed_collector():
             return False
         try:
             frame = getframe(2)
@@ -1220,6 +1246,10 @@ def _items(space, items=dict.items, listed=list, kind=type, attempts=range(100),
         except error:
             continue
     return []
+
+
+#: ``co_flags`` of a code object taking ``*args`` (inspect.CO_VARARGS).
+_VARARGS = 0x04
 
 
 def _has_module(repo, here, name):
