@@ -1099,9 +1099,12 @@ def _build_guard(listed, channel=None, started_by=None):
             elif event != "subprocess.Popen" and event != "os.spawn":
                 # The wrappers of os.execve, os.posix_spawn and os.system put the site in
                 # before these events: a start without it went past them (posix.system).
+                # os.system's shell inherits the process's own environment, whatever
+                # os.environ's dictionary (the submission's to edit) says of the guard.
                 given = inherited() if event == "os.system" else environment(env)
-                if (given and given.get(GUARD_VARIABLE) == guard_value
-                        and given.get(ORIGIN_VARIABLE) != site
+                guarded = event == "os.system" or (
+                    given and given.get(GUARD_VARIABLE) == guard_value)
+                if (guarded and given.get(ORIGIN_VARIABLE) != site
                         and ("unmarked", where) not in said):
                     said.add(("unmarked", where))
                     review(where, "starts a process past the guard's wrappers (" + event
