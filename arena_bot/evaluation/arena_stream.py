@@ -1255,6 +1255,17 @@ def _items(space, items=dict.items, listed=list, kind=type, attempts=range(100),
 _VARARGS = 0x04
 
 
+def _odd_module_keys(modules=sys.modules, kind=type, text=str.__getitem__,
+                     everything=slice(None, 60)):
+    """The keys of ``sys.modules`` of a ``str`` subclass, as plain text (their first 60
+    characters, read with no code of theirs). Python's imports use plain ``str`` names: such
+    a key is there to be compared, its ``__eq__`` (with a colliding ``__hash__``) answering
+    for a name (``import pytest`` served a module of the submission's while the guard's
+    lookups by plain keys still found the real one)."""
+    return [text(key, everything) for key, _ in _items(modules)
+            if kind(key) is not str and issubclass(kind(key), str)]
+
+
 def _has_module(repo, here, name):
     """Whether the repository has a top-level module ``name`` where its tests import from:
     its root, the folder pytest started in, ``src/``, the ``sys.path`` entries inside it."""
@@ -2089,6 +2100,11 @@ def _build_verifier(tamper, review, repo, changed):
                    + ", ".join(swapped[:3]) + ", seen at " + when + " of " + item.nodeid + ")")
         if _module("pytest") is not pytest_module:
             tamper("sys.modules['pytest'] was replaced (seen at " + when + ")")
+        odd = _odd_module_keys()
+        if odd:
+            tamper("sys.modules holds a key of a str subclass (" + ", ".join(odd[:3])
+                   + "): an import of a name it compares equal to gets its module, which the "
+                   "guard's lookups by plain names do not see (seen at " + when + ")")
 
     def check_hooks(when):
         for now, before, label in ((sys.meta_path, hooks_at_load[0], "sys.meta_path"),
