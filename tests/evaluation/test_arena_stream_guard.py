@@ -2413,3 +2413,41 @@ def test_answer():
         """)
     assert "1 passed" in output, output
     assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
+# --- Red team of HARNESS_VERSION 17 (report only: these fail on main 1b7bd4f, xfail strict) ---
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: a gc.callbacks entry that is no "
+                   "function (a callable instance) run at 'stop', after the guard's own "
+                   "collector cleared `collecting`, counts as handed the test's file")
+def test_a_callable_gc_callback_at_the_stop_of_a_collection_is_no_test(tmp_path: Path) -> None:
+    """``gc.callbacks`` are called in order at a collection's start and at its stop: the
+    guard's ``collector`` (appended at load, first) takes the thread out of ``collecting``
+    at ``stop`` before the submission's callback runs. ``collector_runs`` then recognises a
+    callback by its function's code only (``code_of``: a function or a bound method), so an
+    instance of a class with ``__call__`` (or a class, or a partial) run at ``stop`` is not
+    recognised, and the test naming ``__file__`` below it hands it the tests."""
+    package = """\
+        import re
+
+        box = []
+
+
+        class _Collected:
+            def __call__(self, phase, info):
+                if phase == "stop" and not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+
+
+        __import__("gc").callbacks.append(_Collected())
+
+
+        def answer():
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """
+    stream, output = _run(tmp_path, package, test=_NAMES_ITS_FILE.format(last="gc.collect()"))
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
