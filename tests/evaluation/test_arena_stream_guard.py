@@ -2451,3 +2451,68 @@ def test_a_callable_gc_callback_at_the_stop_of_a_collection_is_no_test(tmp_path:
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: gc.disable() inside the audit hook is "
+                   "global to the interpreter; another thread of the submission's turns gc "
+                   "back on while the hook works and a finaliser reads the tests unseen")
+def test_a_thread_turning_gc_back_on_inside_the_hook_is_seen(tmp_path: Path) -> None:
+    """The hook turns garbage collection off while it works (``gc.disable()``), but that
+    switch is the interpreter's, not the thread's: a thread of the submission's that sees
+    ``gc.isenabled()`` go false knows a hook is working in the main thread, raises the
+    collector's count (objects it keeps) and calls ``gc.enable()``. The main thread's next
+    allocation inside the hook collects, and a finaliser of the submission's runs inside
+    the busy window: its read of the tests is unseen. The finaliser reads only there (the
+    flag the thread set, the main thread, a stack deeper than the call site, measured by
+    recursion with no audited call), so no read is ever seen. No finding on main."""
+    package = """\
+        import gc, os, re, sys, threading, time
+
+        box, flipped, hold, main, base = [], [], [], [], [0]
+
+
+        def _left(n=0):
+            try:
+                return _left(n + 1)
+            except RecursionError:
+                return n
+
+
+        class _Cycle:
+            def __del__(self):
+                if (flipped and not box and threading.get_ident() == main[0]
+                        and base[0] - _left() >= 4):
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+
+
+        def _reenable():
+            while not box:
+                if not gc.isenabled():
+                    hold.append([[] for _ in range(2000)])
+                    gc.enable()
+                    flipped.append(1)
+
+
+        def answer():
+            if not box:
+                main.append(threading.get_ident())
+                threading.Thread(target=_reenable, daemon=True).start()
+                sys.setswitchinterval(1e-6)
+                base[0] = _left()
+                deadline = time.monotonic() + 20
+                while not box and time.monotonic() < deadline:
+                    hold.clear()
+                    for _ in range(5):
+                        cycle = _Cycle()
+                        cycle.me = cycle
+                        del cycle
+                    flipped.clear()
+                    os.close(os.open(os.devnull, os.O_RDONLY))
+                sys.setswitchinterval(0.005)
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """
+    stream, output = _run(tmp_path, package)
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 17) in found, (stream.reviews, output)
