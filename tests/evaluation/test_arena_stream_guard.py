@@ -2615,3 +2615,31 @@ def test_a_start_past_the_wrappers_is_seen_whatever_os_environs_dictionary_holds
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("subprocess", "pkg/__init__.py", 13) in found or (
         "reads_tests", "pkg/__init__.py", 13) in found, (stream.reviews, output)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: the guard's import of doctest at load "
+                   "keeps sys.modules['doctest']: a repository's root doctest.py is shadowed "
+                   "by the standard library's for its tests")
+def test_a_repository_module_named_doctest_is_the_one_imported(tmp_path: Path) -> None:
+    """The guard imports ``doctest`` at load (HARNESS_VERSION 17) and takes back out of
+    ``sys.modules`` what that import brought along (``pdb``, ``cmd``, ``code``, ``codeop``),
+    but not ``doctest`` itself. pytest imports ``doctest`` lazily (only to collect doctests),
+    so before HARNESS_VERSION 17 a module of the repository named ``doctest`` (a root
+    ``doctest.py``, written here by the tests' conftest) was the one its tests imported."""
+    test = """\
+import doctest
+
+from pkg import answer
+
+
+def test_answer():
+    assert doctest.__file__.endswith("repo/doctest.py"), doctest.__file__
+    assert answer() == 42
+"""
+    stream, output = _run(tmp_path, "def answer():\n    return 42\n", test=test, conftest="""\
+        import pathlib
+
+        (pathlib.Path(__file__).parent.parent / "doctest.py").write_text("X = 1\\n")
+        """)
+    assert "1 passed" in output, output
+    assert stream.reviews == [] and stream.tampered == [], stream.reviews
