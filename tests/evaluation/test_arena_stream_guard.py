@@ -2643,3 +2643,55 @@ def test_answer():
         """)
     assert "1 passed" in output, output
     assert stream.reviews == [] and stream.tampered == [], stream.reviews
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: collector_runs reads a frame's positional "
+                   "parameters only (co_argcount): a finaliser or weak reference callback "
+                   "taking *args is not recognised and is handed the test's file")
+@pytest.mark.parametrize("arming", [
+    # A finaliser taking its instance through *args, run when the test drops the object.
+    """\
+        class _Reader:
+            def __del__(*args):
+                with open("tests/test_pkg.py") as handle:
+                    box.append(handle.read())
+
+
+        _keep = [_Reader()]
+        """,
+    # A weak reference's callback taking the reference through *args.
+    """\
+        class _Thing:
+            pass
+
+
+        def _read(*args):
+            with open("tests/test_pkg.py") as handle:
+                box.append(handle.read())
+
+
+        _keep = [_Thing()]
+        _ref = __import__("weakref").ref(_keep[0], _read)
+        """,
+], ids=["finaliser-varargs", "weakref-callback-varargs"])
+def test_a_finaliser_or_callback_taking_varargs_beside_a_test_naming_its_file_is_no_test(
+        tmp_path: Path, arming: str) -> None:
+    """``collector_runs`` recognises a finaliser by its first positional parameter (the
+    instance, whose class's ``__del__`` has the frame's code) and a weak reference's
+    callback by a positional parameter holding a dead reference; a frame whose code has no
+    positional parameters (``co_argcount`` 0) is taken for other code at once. A plain
+    function of the submission's declared ``def __del__(*args)`` (or a callback
+    ``def _read(*args)``) receives the same objects in ``*args``: run when the test naming
+    ``__file__`` drops the object (no collection, so ``collecting`` is not set either), it
+    reads the tests as if the test had handed them over."""
+    package = "        import re\n\n        box = []\n\n\n" + arming + """
+        def answer():
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """
+    stream, output = _run(tmp_path, package, test=_NAMES_ITS_FILE.format(
+        last="__import__('pkg')._keep.clear()"))
+    assert "2 passed" in output, output
+    line = next(number for number, text in enumerate(textwrap.dedent(package).splitlines(), 1)
+                if "open(" in text)
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", line) in found, (stream.reviews, output)
