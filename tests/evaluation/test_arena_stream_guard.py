@@ -2695,3 +2695,43 @@ def test_a_finaliser_or_callback_taking_varargs_beside_a_test_naming_its_file_is
                 if "open(" in text)
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", line) in found, (stream.reviews, output)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: the guard's collector is an entry of "
+                   "gc.callbacks, a list the submission can clear: `collecting` is then never "
+                   "set, and a finaliser collectors_runs misses is handed the test's file")
+def test_a_finaliser_run_by_a_collection_after_gc_callbacks_was_cleared_is_no_test(
+        tmp_path: Path) -> None:
+    """``collecting`` (the threads inside a collection) is kept by ``collector``, appended
+    to ``gc.callbacks`` at load: the submission's code can take it out again
+    (``gc.callbacks.clear()``; no check notices). A finaliser of a cycle then runs inside
+    the collection a test naming ``__file__`` starts (``gc.collect()``) with ``collecting``
+    empty, and only ``collector_runs``'s look at the frames is left: a ``__del__(*args)``
+    (see the test above) passes it, and reads the tests as if the test handed them."""
+    package = """\
+        import gc
+        import re
+
+        box = []
+
+
+        class _Cycle:
+            def __del__(*args):
+                if not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+
+
+        gc.callbacks.clear()
+        _cycle = _Cycle()
+        _cycle.me = _cycle
+        del _cycle
+
+
+        def answer():
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """
+    stream, output = _run(tmp_path, package, test=_NAMES_ITS_FILE.format(last="gc.collect()"))
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
