@@ -2436,7 +2436,7 @@ def test_a_callable_gc_callback_at_the_stop_of_a_collection_is_no_test(tmp_path:
 
         class _Collected:
             def __call__(self, phase, info):
-                if phase == "stop" and not box:
+                if phase == "stop" and info["generation"] == 2 and not box:
                     with open("tests/test_pkg.py") as handle:
                         box.append(handle.read())
 
@@ -2699,7 +2699,7 @@ def test_a_finaliser_or_callback_taking_varargs_beside_a_test_naming_its_file_is
 
 @pytest.mark.xfail(strict=True, reason="red team 17: the guard's collector is an entry of "
                    "gc.callbacks, a list the submission can clear: `collecting` is then never "
-                   "set, and a finaliser collectors_runs misses is handed the test's file")
+                   "set, and a finaliser collector_runs misses is handed the test's file")
 def test_a_finaliser_run_by_a_collection_after_gc_callbacks_was_cleared_is_no_test(
         tmp_path: Path) -> None:
     """``collecting`` (the threads inside a collection) is kept by ``collector``, appended
@@ -2723,15 +2723,21 @@ def test_a_finaliser_run_by_a_collection_after_gc_callbacks_was_cleared_is_no_te
 
 
         gc.callbacks.clear()
-        _cycle = _Cycle()
-        _cycle.me = _cycle
-        del _cycle
+
+
+        def arm():
+            cycle = _Cycle()
+            cycle.me = cycle
+            return 2
 
 
         def answer():
             return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
         """
-    stream, output = _run(tmp_path, package, test=_NAMES_ITS_FILE.format(last="gc.collect()"))
+    # The cycle is left behind inside the test (gc.collect(2), its generation argument
+    # made by arm()): on 3.12+ an automatic collection before the test would find it.
+    stream, output = _run(tmp_path, package, test=_NAMES_ITS_FILE.format(
+        last="gc.collect(__import__('pkg').arm())"))
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
