@@ -2683,3 +2683,60 @@ def test_a_finaliser_run_by_a_collection_after_gc_callbacks_was_cleared_is_no_te
     assert "2 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: doctest_place reads the runner frame's "
+                   "f_locals inside the audit hook; on 3.11/3.12 that refreshes its locals "
+                   "dict and drops the previous example's exception, so a finaliser of the "
+                   "submission's runs inside the busy window, unseen")
+def test_a_finaliser_freed_by_the_guards_read_of_doctests_runner_locals_is_seen(
+        tmp_path: Path) -> None:
+    """On each doctest example's ``compile`` event, ``built_for_doctest`` reads the runner's
+    ``f_locals`` (HARNESS_VERSION 17, ``doctest_place``). Before 3.13 that call copies the
+    frame's variables into its locals dictionary, replacing what an earlier read left
+    there: the runner's ``exception`` (the ``sys.exc_info()`` of an example that raised, as
+    expected, through the submission's code, whose traceback holds that call's frame) is
+    let go inside the hook, gc or not, and a finaliser of an object of that frame runs
+    inside the busy window: its read of the tests is unseen. The tests here are honest: a
+    ``test*.txt`` doctest with an expected error, then two more examples (with one, the
+    finaliser runs outside the hook and the read is seen; HARNESS_VERSION 16 sees it
+    too)."""
+    package = """\
+        import re
+
+        box = []
+
+
+        class _Reader:
+            def __del__(self):
+                if not box:
+                    with open("tests/test_pkg.py") as handle:
+                        box.append(handle.read())
+
+
+        def check(n):
+            if n < 0:
+                keep = _Reader()  # held by the traceback's frame of this call
+                raise ValueError("negative")
+            return n
+
+
+        def answer():
+            return int(re.findall(r"answer\\(\\) == (\\d+)", box[0])[0])
+        """
+    stream, output = _run(tmp_path, package, conftest='''\
+        import pathlib
+
+        (pathlib.Path(__file__).parent / "test_doc.txt").write_text(""">>> from pkg import check
+        >>> check(-1)
+        Traceback (most recent call last):
+        ValueError: negative
+        >>> check(1)
+        1
+        >>> check(2)
+        2
+        """)
+        ''')
+    assert "3 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
