@@ -2740,3 +2740,52 @@ def test_a_finaliser_freed_by_the_guards_read_of_doctests_runner_locals_is_seen(
     assert "3 passed" in output, output
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: collector_runs reads f_locals of the "
+                   "frames above a test naming __file__ inside the audit hook; on 3.11/3.12 "
+                   "that refresh drops a stale locals() entry, running a finaliser of the "
+                   "submission's in the busy window, unseen")
+def test_a_finaliser_freed_by_collector_runs_reading_a_frames_locals_is_seen(
+        tmp_path: Path) -> None:
+    """``given_by_a_test`` (a test file read while a test naming ``__file__`` is on the
+    stack) calls ``collector_runs`` on each frame above the test, which reads the frame's
+    ``f_locals`` (HARNESS_VERSION 17). Before 3.13 that refreshes the frame's locals
+    dictionary: a name deleted since the frame's last ``locals()`` is dropped from it, and
+    the object it held is freed there, inside the hook's busy window (no collection
+    involved: gc.disable() does not stop it). The submission's ``load(path)`` (handed the
+    test's own file, a legitimate read) leaves such an object behind; its finaliser walks
+    the stack to the test module and reads a test function's constants: unseen. Without the
+    ``locals()`` call the finaliser runs in ``load``'s own frame and both are seen."""
+    package = """\
+        import sys
+
+        box = []
+
+
+        class _Spy:
+            def __del__(self):
+                frame = sys._getframe(1)
+                while frame is not None and frame.f_code.co_name != "test_names_its_file":
+                    frame = frame.f_back
+                if frame is not None and not box:
+                    box.append(frame.f_globals["test_answer"].__code__.co_consts)
+
+
+        def load(path):
+            keeper = _Spy()
+            locals()
+            del keeper
+            with open(path) as handle:
+                return handle.read()
+
+
+        def answer():
+            return [c for c in box[0] if isinstance(c, int)][0]
+        """
+    stream, output = _run(tmp_path, package, test=_NAMES_ITS_FILE.format(
+        last="__import__('pkg').load(__file__)"))
+    assert "2 passed" in output, output
+    found = {(r.kind, r.file, r.line) for r in stream.reviews}
+    assert ("stack_inspection", "pkg/__init__.py", 8) in found, (stream.reviews, output)
+    assert ("reads_tests", "pkg/__init__.py", 12) in found, (stream.reviews, output)
