@@ -2789,3 +2789,66 @@ def test_a_finaliser_freed_by_collector_runs_reading_a_frames_locals_is_seen(
     found = {(r.kind, r.file, r.line) for r in stream.reviews}
     assert ("stack_inspection", "pkg/__init__.py", 8) in found, (stream.reviews, output)
     assert ("reads_tests", "pkg/__init__.py", 12) in found, (stream.reviews, output)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 17: _module('pytest') reads plain str keys "
+                   "only: a str-subclass key placed first in the probe order serves imports a "
+                   "fake pytest while the plain key keeps the real one for the check")
+def test_a_pytest_module_served_through_a_str_subclass_key_is_tampering(tmp_path: Path) -> None:
+    """HARNESS_VERSION 17 reads ``sys.modules['pytest']`` by plain ``str`` keys only
+    (``_module``), against a colliding key answering ``True`` for a decoy. The reverse
+    holds the hole open: the submission pops ``pytest``, inserts a ``str`` subclass key of
+    the same hash (its ``__eq__`` false for now) holding a fake module, so it takes the
+    first slot of the probe order, then puts the real module back under the plain key (a
+    second slot) and turns its ``__eq__`` true. An import's lookup of ``"pytest"`` meets the
+    subclass key first and gets the fake; the guard's scan meets the plain key and the real
+    module: no tamper. A test importing ``pytest`` in its body then uses the fake's
+    ``approx`` (pytest's own, with a tolerance of 10**9: no class of the submission's, so no
+    probe notices) and a wrong answer passes. HARNESS_VERSION 16's ``sys.modules.get``
+    scored the same run ``tampered``."""
+    test = """\
+from pkg import answer
+
+
+def test_answer():
+    import pytest
+
+    assert answer() == pytest.approx(42)
+
+
+def test_other():
+    import pytest
+
+    assert answer() + 1 == pytest.approx(43)
+"""
+    stream, output = _run(tmp_path, """\
+        import sys
+        import types
+
+        _state = {"equal": False}
+
+
+        class _Name(str):
+            __slots__ = ()
+
+            def __hash__(self):
+                return str.__hash__(self)
+
+            def __eq__(self, other):
+                return _state["equal"] and str.__eq__(self, other)
+
+
+        fake = types.ModuleType("pytest")
+        real = sys.modules.pop("pytest")
+        fake.approx = lambda expected, *args, **kwargs: real.approx(expected, abs=10 ** 9)
+        sys.modules[_Name("pytest")] = fake
+        sys.modules["pytest"] = real
+        _state["equal"] = True
+
+
+        def answer():
+            return 0
+        """, test=test)
+    assert "2 passed" in output, output
+    assert any("sys.modules['pytest'] was replaced" in reason for reason in stream.tampered), (
+        stream.tampered, stream.reviews, output)
