@@ -70,4 +70,7 @@ HARNESS_VERSION = "17"  # 2: canaries, review flags, wider protection (issue 8)
 #    is its file's line only when the file holds it (a DocTest built from a string is code
 #    built at run time); no test hands a file to a gc callback, finaliser or weakref callback
 #    (one run when a test drops the object too, weakref.finalize's function among them);
-#    no garbage collection while the audit hook works (finalisers ran unseen inside it)
+#    no garbage collection while the audit hook works (finalisers ran unseen inside it);
+#    then a second red team: gc callbacks of any shape and *args, the collector's removal, a
+#    sys.modules key of a str subclass (tampering), os.system past its wrapper whatever
+#    os.environ's dictionary says, a repository's own doctest module left unshadowed
