@@ -628,8 +628,10 @@ def _build_guard(listed, channel=None, started_by=None):
                     return True
                 arguments.append(get(values, name))
             if gathered:
-                rest = get(values, tuple_slice(names, everything)[
-                    count + code.co_kwonlyargcount])
+                name = tuple_slice(names, everything)[count + code.co_kwonlyargcount]
+                if type_type(name) is not str:
+                    return True
+                rest = get(values, name)
                 arguments += tuple_slice(rest, everything) if type_type(rest) is tuple else ()
             phases = False
             for value in arguments:
