@@ -796,7 +796,8 @@ def _build_guard(listed, channel=None, started_by=None):
         """``env`` (a start's environment, ``None``: inherited) carrying the submission's
         start site for the child's guard, when it carries the guard itself."""
         try:
-            # Inherited: the list _posixsubprocess takes (its only caller passing None).
+            # Inherited: the list _posixsubprocess takes (3.13's posix_spawn wrapper makes
+            # it a mapping).
             given = [key + b"=" + value for key, value in os.environb.items()] if (
                 env is None) else env
             if hasattr(given, "items"):
@@ -1257,15 +1258,22 @@ def _items(space, items=dict.items, listed=list, kind=type, attempts=range(100),
 _VARARGS = 0x04
 
 
-def _odd_module_keys(modules=sys.modules, kind=type, text=str.__getitem__,
-                     everything=slice(None, 60)):
-    """The keys of ``sys.modules`` of a ``str`` subclass, as plain text (their first 60
-    characters, read with no code of theirs). Python's imports use plain ``str`` names: such
-    a key is there to be compared, its ``__eq__`` (with a colliding ``__hash__``) answering
-    for a name (``import pytest`` served a module of the submission's while the guard's
-    lookups by plain keys still found the real one)."""
-    return [text(key, everything) for key, _ in _items(modules)
-            if kind(key) is not str and issubclass(kind(key), str)]
+def _module_and_odd_keys(name, modules=sys.modules, kind=type, text=str.__getitem__,
+                         everything=slice(None, 60)):
+    """``(module, odd)`` in one scan of ``sys.modules``: the module under the plain key
+    ``name`` (as :func:`_module` finds it) and the keys of a ``str`` subclass, as plain text
+    (their first 60 characters, read with no code of theirs). Python's imports use plain
+    ``str`` names: such a key is there to be compared, its ``__eq__`` (with a colliding
+    ``__hash__``) answering for a name (``import pytest`` served a module of the
+    submission's while the guard's lookups by plain keys still found the real one)."""
+    found, odd = None, []
+    for key, value in _items(modules):
+        if kind(key) is str:
+            if key == name:
+                found = value
+        elif issubclass(kind(key), str):
+            odd.append(text(key, everything))
+    return found, odd
 
 
 def _has_module(repo, here, name):
@@ -1876,7 +1884,12 @@ def _marking(function, started, mark, env_at):
             with contextlib.suppress(Exception):
                 where = started([args[0], *list(args[1])[1:64]], args[env_at])
             if where is not None:
-                args = (*args[:env_at], mark(args[env_at], where), *args[env_at + 1:])
+                env = mark(args[env_at], where)
+                if args[env_at] is None and type(env) is list:
+                    # 3.13's posix_spawn takes None for the inherited environment (its
+                    # subprocess passes it so): marked, the same environment as a mapping.
+                    env = dict(entry.split(b"=", 1) for entry in env)
+                args = (*args[:env_at], env, *args[env_at + 1:])
         return function(*args, **kwargs)
 
     wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = (
@@ -2100,9 +2113,9 @@ def _build_verifier(tamper, review, repo, changed):
         if swapped:
             tamper("names the test module " + str(module.__name__) + " imported were replaced ("
                    + ", ".join(swapped[:3]) + ", seen at " + when + " of " + item.nodeid + ")")
-        if _module("pytest") is not pytest_module:
+        named, odd = _module_and_odd_keys("pytest")
+        if named is not pytest_module:
             tamper("sys.modules['pytest'] was replaced (seen at " + when + ")")
-        odd = _odd_module_keys()
         if odd:
             tamper("sys.modules holds a key of a str subclass (" + ", ".join(odd[:3])
                    + "): an import of a name it compares equal to gets its module, which the "

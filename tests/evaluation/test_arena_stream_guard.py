@@ -872,6 +872,30 @@ def test_a_spawned_child_is_watched_and_blinding_it_is_seen(tmp_path: Path) -> N
     assert "2 passed" in output and not stream.tampered and not stream.broken
 
 
+@pytest.mark.parametrize("close_fds", [False, True])
+def test_a_python_the_submission_starts_through_subprocess_runs_and_is_watched(
+        tmp_path: Path, close_fds: bool) -> None:
+    """``subprocess.run`` of a Python, by either of subprocess's paths (``close_fds=False``
+    takes ``os.posix_spawn`` given ``os.environ``; 3.13 takes it by default, given ``None``
+    for the inherited environment, which the guard's wrapper once turned into a list and so
+    crashed every such call): the child runs, and its read of a test file is a review at the
+    line that started it (as is the start, its command naming the tests)."""
+    stream, output = _run(tmp_path, f"""\
+        import subprocess
+        import sys
+
+        def answer():
+            code = "print(len(open('tests/test_pkg.py').read()) > 0)"
+            done = subprocess.run([sys.executable, "-c", code], close_fds={close_fds},
+                                  capture_output=True, text=True, check=True)
+            return 42 if done.stdout.strip() == "True" else 0
+        """)
+    assert "2 passed" in output, output
+    assert {(r.kind, r.file, r.line) for r in stream.reviews} == {
+        ("subprocess", "pkg/__init__.py", 6), ("reads_tests", "pkg/__init__.py", 6)}, (
+        stream.reviews, output)
+
+
 def test_asyncio_imported_by_the_submission_is_no_code_swap(tmp_path: Path) -> None:
     """``import asyncio`` (first imported by the package) runs ``types.coroutine``, which
     marks a generator's code awaitable by assigning ``__code__``: the same bytecode, no swap.
