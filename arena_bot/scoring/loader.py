@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from arena_bot.core.errors import InputError, first_problem
 from arena_bot.core.yamlio import read_text_capped
 from arena_bot.evaluation.store import MAX_RESULT_BYTES
-from arena_bot.intake.patches import DATASET_PATCH_BYTES
+from arena_bot.intake.patches import DATASET_PATCH_BYTES, read_patch_text
 from arena_bot.intake.reviews import load_review, review_path
 from arena_bot.intake.submissions import SubmissionFolder
 from arena_bot.intake.verification import RunLevel, run_level
@@ -65,15 +65,15 @@ def scan_results(results_dir: Path) -> dict[tuple[str, str], EvaluationResult]:
 
 
 def _digests(folder: SubmissionFolder) -> dict[str, tuple[str, ...]]:
-    """Each run's :func:`patch_digest` of its patch files. Validation enforces arena.yaml's
-    patch limit; here only the hard ceiling any configuration allows (the dataset's own
-    cap) guards memory."""
+    """Each run's :func:`patch_digest` of its patch files, read by the one reader of patches
+    (:func:`read_patch_text`: no symbolic link, special file or non-UTF-8 text). Validation
+    reports a patch it refuses, and enforces arena.yaml's patch limit; here such a patch has
+    nothing to compare, and only the hard ceiling any configuration allows (the dataset's
+    own cap) guards memory."""
     read: dict[str, str | None] = {}  # a patch several runs name is read once
     for name in dict.fromkeys(name for run in folder.spec.runs for name in run.patches):
-        path = folder.file(name)
-        # Validation reports missing patches; here there is nothing to compare.
-        read[name] = patch_digest(read_text_capped(
-            path, limit=DATASET_PATCH_BYTES, what="patch")) if path.is_file() else None
+        text, problem = read_patch_text(folder.file(name), max_bytes=DATASET_PATCH_BYTES)
+        read[name] = patch_digest(text) if problem is None else None
     return {run.id: tuple(digest for name in run.patches if (digest := read[name]) is not None)
             for run in folder.spec.runs}
 

@@ -313,6 +313,24 @@ def test_a_submission_outside_the_layout_is_a_clear_error(board: Path) -> None:
     assert "submissions/<task>/<submission>/" in result.output
 
 
+def test_patches_are_read_for_scoring_as_validation_and_evaluation_read_them(
+        board: Path) -> None:
+    """A patch the one patch reader refuses (a symbolic link, text that is not UTF-8) has no
+    digest to compare: validation reports it and evaluation fails the run. Scoring once
+    followed the link (digesting another submission's patch) and stopped the whole board at
+    the first non-UTF-8 patch."""
+    first, second, third = sorted((board / "submissions" / "synthetic-000").iterdir())[:3]
+    (second / "change.patch").unlink()
+    (second / "change.patch").symlink_to(first / "change.patch")
+    (third / "change.patch").write_bytes(b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-caf\xe9\n+tea\n")
+    _score(board)
+    assert _written(board) == _whole_board(board)
+    for folder in (second, third):
+        refused = submission_input(load_submission(folder), None)
+        assert refused.patch_digests and not any(refused.patch_digests.values()), folder
+    assert any(submission_input(load_submission(first), None).patch_digests.values())
+
+
 def test_a_board_without_submissions_matches_too(board: Path) -> None:
     shutil.rmtree(board / "submissions")
     (board / "submissions").mkdir()
