@@ -1696,7 +1696,10 @@ def _watch_process_starts(started, ran_pytest, mark=None):
     for name in ("posix_spawn", "posix_spawnp", "execve"):
         function = getattr(os, name, None)
         if function is not None:
-            setattr(_OS_MODULE, name, _marking(function, started, mark, env_at=2))
+            # 3.13's posix_spawn takes None for the inherited environment (its subprocess
+            # passes it so); execve, and posix_spawn before 3.13, refuse None themselves.
+            setattr(_OS_MODULE, name, _marking(function, started, mark, env_at=2, inherits=(
+                name != "execve" and sys.version_info >= (3, 13))))
     system = getattr(os, "system", None)
     if system is not None:
         _OS_MODULE.system = _marking_system(system, started, mark)
@@ -1872,9 +1875,10 @@ def _run_words(argv, executables):
     return words
 
 
-def _marking(function, started, mark, env_at):
+def _marking(function, started, mark, env_at, inherits=False):
     """``function`` (``os.posix_spawn``, ``os.execve``) giving the process the submission's
-    code starts the start site in its environment (see :data:`ORIGIN_VARIABLE`)."""
+    code starts the start site in its environment (see :data:`ORIGIN_VARIABLE`);
+    ``inherits``: ``None`` for the environment means the inherited one, marked as a mapping."""
 
     def wrapper(*args, **kwargs):
         if len(args) == env_at and "env" in kwargs:  # os.execve(path, argv, env=...)
@@ -1883,11 +1887,10 @@ def _marking(function, started, mark, env_at):
         if len(args) > env_at:
             with contextlib.suppress(Exception):
                 where = started([args[0], *list(args[1])[1:64]], args[env_at])
-            if where is not None:
+            # None where the function refuses it: left for it to refuse, as it would.
+            if where is not None and (inherits or args[env_at] is not None):
                 env = mark(args[env_at], where)
                 if args[env_at] is None and type(env) is list:
-                    # 3.13's posix_spawn takes None for the inherited environment (its
-                    # subprocess passes it so): marked, the same environment as a mapping.
                     env = dict(entry.split(b"=", 1) for entry in env)
                 args = (*args[:env_at], env, *args[env_at + 1:])
         return function(*args, **kwargs)

@@ -896,6 +896,46 @@ def test_a_python_the_submission_starts_through_subprocess_runs_and_is_watched(
         stream.reviews, output)
 
 
+#: A start given ``None`` for its environment, in a fork (execve replaces the process): 0 if
+#: the call took it, 3 if it refused it (``TypeError``), 4 for anything else.
+_START_GIVEN_NONE = """\
+    import os
+
+    def answer():
+        pid = os.fork()
+        if pid == 0:
+            code = 4
+            try:
+                function = getattr(os, {name!r})
+                if {name!r} == "execve":
+                    function("/bin/true", ["true"], None)
+                os.waitpid(function("/bin/true", ["true"], None), 0)
+                code = 0
+            except TypeError:
+                code = 3
+            finally:
+                os._exit(code)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    """
+
+
+@pytest.mark.parametrize("name", ["posix_spawn", "execve"])
+def test_a_start_given_no_environment_fares_as_without_the_guard(
+        tmp_path: Path, name: str) -> None:
+    """``None`` for a start's environment: 3.13's ``posix_spawn`` inherits this process's,
+    ``execve`` and an older ``posix_spawn`` refuse it (``TypeError``). Under the guard the
+    submission's call fares as it does here without it (the start-site marking turned None
+    into a list: a crash on 3.13, an ``AttributeError`` for the ``TypeError`` before)."""
+    package = _START_GIVEN_NONE.format(name=name)
+    here: dict[str, object] = {}
+    exec(textwrap.dedent(package), here)
+    expected = here["answer"]()  # type: ignore[operator]
+    stream, output = _run(tmp_path, package, test=(
+        f"from pkg import answer\n\n\ndef test_answer():\n    assert answer() == {expected}\n"))
+    assert expected in (0, 3) and "1 passed" in output and not stream.tampered, (
+        stream.reviews, output)
+
+
 def test_asyncio_imported_by_the_submission_is_no_code_swap(tmp_path: Path) -> None:
     """``import asyncio`` (first imported by the package) runs ``types.coroutine``, which
     marks a generator's code awaitable by assigning ``__code__``: the same bytecode, no swap.
