@@ -20,6 +20,7 @@ def test_bench_scale_generates_a_board_the_commands_accept(tmp_path: Path) -> No
     for name in ("arena score (no memo yet)", "arena score (memo warm)",
                  "arena score (one new submission)", "arena score (fresh clone + memo)",
                  "floor: list + read + hash every file", "floor: git ls-files + git status",
+                 "floor: PyYAML loads each submission",
                  "arena validate (all, no memo)", "arena validate (all, again)",
                  "arena validate (fresh clone + memo)", "arena validate (one PR: 3)",
                  "arena --help"):
