@@ -330,11 +330,24 @@ def _build_guard(listed, channel=None, started_by=None):
     method_function = vars(types.MethodType)["__func__"].__get__
     mro_of, class_dict = vars(type)["__mro__"].__get__, vars(type)["__dict__"].__get__
 
+    lifted = set()  # threads whose busy window a garbage collection opened (collector)
+
     def collector(phase, info):
+        # The hook turns the collector off while it works, but that switch is the
+        # interpreter's: another thread can turn it back on. A collection that starts inside
+        # the window runs the submission's finalisers there: they are watched as anywhere
+        # else, the window opened for the collection's length.
+        thread = get_ident()
         if phase == "start":
-            collecting.add(get_ident())
+            collecting.add(thread)
+            if thread in busy:
+                busy.discard(thread)
+                lifted.add(thread)
         else:
-            collecting.discard(get_ident())
+            collecting.discard(thread)
+            if thread in lifted:
+                lifted.discard(thread)
+                busy.add(thread)
 
     gc_callbacks.append(collector)
     # doctest's own runner and records, as loaded (see doctest_line). What its import
