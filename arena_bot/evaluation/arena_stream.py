@@ -350,6 +350,21 @@ def _build_guard(listed, channel=None, started_by=None):
                 busy.add(thread)
 
     gc_callbacks.append(collector)
+
+    def locals_of(frame):
+        """``frame.f_locals``, read with the hook's window open for this thread (the read
+        raises no audit event). Before 3.13 it refreshes the frame's locals dictionary: an
+        entry a ``locals()`` call left for a name deleted since is dropped, and a finaliser
+        of the object it held runs there, watched as anywhere else."""
+        thread = get_ident()
+        held = thread in busy
+        if held:
+            busy.discard(thread)
+        try:
+            return frame.f_locals
+        finally:
+            if held:
+                busy.add(thread)
     # doctest's own runner and records, as loaded (see doctest_line). What its import
     # brings along (pdb, cmd, code, codeop) is taken out of sys.modules again: a module of
     # the repository of such a name (a root code.py) stays the one its tests import. Not
@@ -429,7 +444,7 @@ def _build_guard(listed, channel=None, started_by=None):
             if handed and code is deferred_code:
                 # A thread or a callback the submission's code set going: what it runs, the
                 # standard library's own functions among it, runs on the submission's behalf.
-                return frame.f_locals.get("where"), depth
+                return locals_of(frame).get("where"), depth
             if passes:
                 if len(passing) > 20000:
                     passing.clear()
@@ -540,7 +555,7 @@ def _build_guard(listed, channel=None, started_by=None):
         # submission's call.
         while frame is not None:
             if frame.f_code is deferred_code:
-                return frame.f_locals.get("where")
+                return locals_of(frame).get("where")
             if file_of(frame.f_code).startswith(repo + os.sep):
                 return None
             frame = frame.f_back
@@ -576,7 +591,7 @@ def _build_guard(listed, channel=None, started_by=None):
         own (exact classes, their instances' dictionaries); ``None`` when the DocTest is
         not one whose named file holds the example at that line (or the submission's file,
         which it then counts as, whatever the file holds)."""
-        values = runner.f_locals
+        values = locals_of(runner)
         get = type_type(values).get  # a dict (a C proxy of the frame on 3.13+)
         test, example = get(values, "test"), get(values, "example")
         if (type_type(test) is not doctest_test or type_type(example) is not doctest_example
@@ -630,7 +645,7 @@ def _build_guard(listed, channel=None, started_by=None):
             gathered = code.co_flags & _VARARGS
             if (count < 1 and not gathered) or type_type(names) is not tuple or not names:
                 return False
-            values = frame.f_locals
+            values = locals_of(frame)
             get = (dict_get if type_type(values) is dict
                    else locals_get if type_type(values) is frame_locals else None)
             if get is None:

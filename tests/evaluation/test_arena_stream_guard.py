@@ -2792,10 +2792,6 @@ def test_a_finaliser_run_by_a_collection_after_gc_callbacks_was_cleared_is_no_te
     assert ("reads_tests", "pkg/__init__.py", 10) in found, (stream.reviews, output)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 17: doctest_place reads the runner frame's "
-                   "f_locals inside the audit hook; on 3.11/3.12 that refreshes its locals "
-                   "dict and drops the previous example's exception, so a finaliser of the "
-                   "submission's runs inside the busy window, unseen")
 def test_a_finaliser_freed_by_the_guards_read_of_doctests_runner_locals_is_seen(
         tmp_path: Path) -> None:
     """On each doctest example's ``compile`` event, ``built_for_doctest`` reads the runner's
@@ -2804,10 +2800,10 @@ def test_a_finaliser_freed_by_the_guards_read_of_doctests_runner_locals_is_seen(
     there: the runner's ``exception`` (the ``sys.exc_info()`` of an example that raised, as
     expected, through the submission's code, whose traceback holds that call's frame) is
     let go inside the hook, gc or not, and a finaliser of an object of that frame runs
-    inside the busy window: its read of the tests is unseen. The tests here are honest: a
-    ``test*.txt`` doctest with an expected error, then two more examples (with one, the
-    finaliser runs outside the hook and the read is seen; HARNESS_VERSION 16 sees it
-    too)."""
+    inside the busy window: its read of the tests was unseen (red team 17; the guard reads
+    ``f_locals`` with the window open since). The tests here are honest: a ``test*.txt``
+    doctest with an expected error, then two more examples (with one, the finaliser runs
+    outside the hook and the read is seen; HARNESS_VERSION 16 sees it too)."""
     package = """\
         import re
 
@@ -2849,10 +2845,6 @@ def test_a_finaliser_freed_by_the_guards_read_of_doctests_runner_locals_is_seen(
     assert ("reads_tests", "pkg/__init__.py", 9) in found, (stream.reviews, output)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 17: collector_runs reads f_locals of the "
-                   "frames above a test naming __file__ inside the audit hook; on 3.11/3.12 "
-                   "that refresh drops a stale locals() entry, running a finaliser of the "
-                   "submission's in the busy window, unseen")
 def test_a_finaliser_freed_by_collector_runs_reading_a_frames_locals_is_seen(
         tmp_path: Path) -> None:
     """``given_by_a_test`` (a test file read while a test naming ``__file__`` is on the
@@ -2862,8 +2854,9 @@ def test_a_finaliser_freed_by_collector_runs_reading_a_frames_locals_is_seen(
     the object it held is freed there, inside the hook's busy window (no collection
     involved: gc.disable() does not stop it). The submission's ``load(path)`` (handed the
     test's own file, a legitimate read) leaves such an object behind; its finaliser walks
-    the stack to the test module and reads a test function's constants: unseen. Without the
-    ``locals()`` call the finaliser runs in ``load``'s own frame and both are seen."""
+    the stack to the test module and reads a test function's constants: unseen (red team
+    17; the guard reads ``f_locals`` with the window open since). Without the ``locals()``
+    call the finaliser runs in ``load``'s own frame and both are seen."""
     package = """\
         import sys
 
