@@ -331,23 +331,49 @@ def _build_guard(listed, channel=None, started_by=None):
     mro_of, class_dict = vars(type)["__mro__"].__get__, vars(type)["__dict__"].__get__
 
     lifted = set()  # threads whose busy window a garbage collection opened (collector)
+    callbacks_at_load = list_slice(gc_callbacks, everything)
 
     def collector(phase, info):
         # The hook turns the collector off while it works, but that switch is the
         # interpreter's: another thread can turn it back on. A collection that starts inside
         # the window runs the submission's finalisers there: they are watched as anywhere
-        # else, the window opened for the collection's length.
+        # else, the window opened for the collection's length. gc.callbacks run in order:
+        # one put before this one ran at the start with the window shut, one after it runs
+        # at the stop with the window shut again; either is a review then.
         thread = get_ident()
         if phase == "start":
             collecting.add(thread)
             if thread in busy:
+                for callback in list_slice(gc_callbacks, everything):
+                    if callback is collector:
+                        break
+                    if not held_at_load(callback):
+                        unwatched_callbacks()
+                        break
                 busy.discard(thread)
                 lifted.add(thread)
         else:
             collecting.discard(thread)
             if thread in lifted:
+                callbacks = list_slice(gc_callbacks, everything)
+                if callbacks and callbacks[-1] is not collector:
+                    unwatched_callbacks()
                 lifted.discard(thread)
                 busy.add(thread)
+
+    def held_at_load(callback):
+        for known in callbacks_at_load:  # noqa: SIM110  (no any: a replaceable builtin)
+            if known is callback:
+                return True
+        return False
+
+    def unwatched_callbacks():
+        where = origin(3, exact=True)
+        if where is not None:
+            review(where, "a garbage collection started inside the guard's audit hook (the "
+                   "collector, turned off there, was turned back on by another thread), and "
+                   "gc.callbacks put before or after the guard's ran in it unwatched",
+                   "introspection")
 
     gc_callbacks.append(collector)
 
