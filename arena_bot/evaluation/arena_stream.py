@@ -344,20 +344,26 @@ def _build_guard(listed, channel=None, started_by=None):
         if phase == "start":
             collecting.add(thread)
             if thread in busy:
+                before = []
                 for callback in list_slice(gc_callbacks, everything):
                     if callback is collector:
                         break
                     if not held_at_load(callback):
-                        unwatched_callbacks()
-                        break
+                        before.append(callback)
+                if before:
+                    unwatched_callbacks(before)
                 busy.discard(thread)
                 lifted.add(thread)
         else:
             collecting.discard(thread)
             if thread in lifted:
                 callbacks = list_slice(gc_callbacks, everything)
-                if callbacks and callbacks[-1] is not collector:
-                    unwatched_callbacks()
+                after = []
+                for index, callback in enumerate(callbacks):
+                    if callback is collector:
+                        after = callbacks[index + 1:]
+                if after:
+                    unwatched_callbacks(after)
                 lifted.discard(thread)
                 busy.add(thread)
 
@@ -367,8 +373,25 @@ def _build_guard(listed, channel=None, started_by=None):
                 return True
         return False
 
-    def unwatched_callbacks():
-        where = origin(3, exact=True)
+    def unwatched_callbacks(callbacks):
+        """A review of ``gc.callbacks`` entries that run with the window shut, at the first
+        one's definition when it is the submission's (a function, a method, or a class's
+        ``__call__``, found through its class's namespaces), else at the submission's line
+        the hook was working for."""
+        where = None
+        for callback in callbacks:
+            code = code_of(callback)
+            if code is None:
+                for klass in mro_of(type_type(callback)):
+                    call = class_dict(klass).get("__call__", class_dict)
+                    if call is not class_dict:
+                        code = code_of(call)
+                        break
+            path = realpath(file_of(code)) if code is not None else ""
+            if path.startswith(repo + os.sep) and path[len(repo) + 1:] in changed:
+                where = (path[len(repo) + 1:], code.co_firstlineno)
+                break
+        where = where or origin(3, exact=True)
         if where is not None:
             review(where, "a garbage collection started inside the guard's audit hook (the "
                    "collector, turned off there, was turned back on by another thread), and "
