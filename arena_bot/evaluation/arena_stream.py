@@ -344,28 +344,35 @@ def _build_guard(listed, channel=None, started_by=None):
         if phase == "start":
             collecting.add(thread)
             if thread in busy:
-                before = []
-                for callback in list_slice(gc_callbacks, everything):
-                    if callback is collector:
-                        break
-                    if not held_at_load(callback):
-                        before.append(callback)
-                if before:
-                    unwatched_callbacks(before)
+                try:
+                    before = []
+                    for callback in list_slice(gc_callbacks, everything):
+                        if callback is collector:
+                            break
+                        if not held_at_load(callback):
+                            before.append(callback)
+                    if before:
+                        unwatched_callbacks(before)
+                except Exception:
+                    pass
                 busy.discard(thread)
                 lifted.add(thread)
         else:
             collecting.discard(thread)
             if thread in lifted:
-                callbacks = list_slice(gc_callbacks, everything)
-                after = []
-                for index, callback in enumerate(callbacks):
-                    if callback is collector:
-                        after = callbacks[index + 1:]
-                if after:
-                    unwatched_callbacks(after)
-                lifted.discard(thread)
-                busy.add(thread)
+                try:
+                    after, passed = [], False
+                    for callback in list_slice(gc_callbacks, everything):
+                        if passed:
+                            after.append(callback)
+                        passed = passed or callback is collector
+                    if after:
+                        unwatched_callbacks(after)
+                except Exception:
+                    pass
+                finally:
+                    lifted.discard(thread)
+                    busy.add(thread)
 
     def held_at_load(callback):
         for known in callbacks_at_load:  # noqa: SIM110  (no any: a replaceable builtin)
