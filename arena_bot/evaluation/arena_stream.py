@@ -349,7 +349,7 @@ def _build_guard(listed, channel=None, started_by=None):
                     for callback in list_slice(gc_callbacks, everything):
                         if callback is collector:
                             break
-                        if not held_at_load(callback):
+                        if not holds(callbacks_at_load, callback):
                             before.append(callback)
                     if before:
                         unwatched_callbacks(before)
@@ -374,11 +374,22 @@ def _build_guard(listed, channel=None, started_by=None):
                     lifted.discard(thread)
                     busy.add(thread)
 
-    def held_at_load(callback):
-        for known in callbacks_at_load:  # noqa: SIM110  (no any: a replaceable builtin)
-            if known is callback:
+    def holds(items, wanted):
+        """Whether ``wanted`` is one of ``items`` by identity (no ``==`` of theirs, no
+        ``any``: a builtin the submission's code can replace)."""
+        for item in items:  # noqa: SIM110
+            if item is wanted:
                 return True
         return False
+
+    def class_attribute(kind, name):
+        """``name`` as ``kind``'s classes define it (their namespaces read along its MRO by
+        descriptor, no ``getattr`` of theirs), or ``None``."""
+        for klass in mro_of(kind):
+            found = class_dict(klass).get(name, class_dict)
+            if found is not class_dict:
+                return found
+        return None
 
     def unwatched_callbacks(callbacks):
         """A review of ``gc.callbacks`` entries that run with the window shut, at the first
@@ -389,11 +400,7 @@ def _build_guard(listed, channel=None, started_by=None):
         for callback in callbacks:
             code = code_of(callback)
             if code is None:
-                for klass in mro_of(type_type(callback)):
-                    call = class_dict(klass).get("__call__", class_dict)
-                    if call is not class_dict:
-                        code = code_of(call)
-                        break
+                code = code_of(class_attribute(type_type(callback), "__call__"))
             path = realpath(file_of(code)) if code is not None else ""
             if path.startswith(repo + os.sep) and path[len(repo) + 1:] in changed:
                 where = (path[len(repo) + 1:], code.co_firstlineno)
@@ -731,22 +738,10 @@ def _build_guard(listed, channel=None, started_by=None):
                     return True  # (phase, info): what the collector hands its callbacks
             if not arguments:
                 return False
-            for klass in mro_of(type_type(arguments[0])):
-                finaliser = class_dict(klass).get("__del__", class_dict)
-                if finaliser is not class_dict:
-                    return code_of(finaliser) is code
-            return False
+            finaliser = class_attribute(type_type(arguments[0]), "__del__")
+            return finaliser is not None and code_of(finaliser) is code
         except Exception:
             return True
-
-    def listed_collector():
-        """Whether the guard's ``collector`` is still one of ``gc.callbacks`` (by identity):
-        a list the submission's code can clear, and with it the record of collections. (No
-        ``any``: a builtin the submission's code can replace.)"""
-        for callback in list_slice(gc_callbacks, everything):  # noqa: SIM110
-            if callback is collector:
-                return True
-        return False
 
     def code_of(function):
         """A Python function's (or a bound method's) code object, or ``None``."""
@@ -762,7 +757,10 @@ def _build_guard(listed, channel=None, started_by=None):
         the garbage collector runs (finalisers, weak references' callbacks, ``gc.callbacks``)
         while the test is on the stack, nor a finaliser or callback run when the test drops
         the last reference, was handed anything by the test."""
-        if get_ident() in collecting or not listed_collector():
+        # The collector still one of gc.callbacks: a list the submission's code can clear,
+        # and with it the record of collections.
+        if get_ident() in collecting or not holds(list_slice(gc_callbacks, everything),
+                                                  collector):
             return False
         try:
             frame = getframe(2)
