@@ -369,7 +369,8 @@ def test_load_patch_refuses_symlinks_missing_and_non_utf8(tmp_path: Path) -> Non
 
 def test_read_patch_text_words_every_refusal_as_pathlib_did(tmp_path: Path) -> None:
     """One lstat replaced is_symlink/exists/is_file/stat: each kind of path keeps its
-    message (a dangling link, a folder, a FIFO, a name under a file, a NUL, the size cap)."""
+    message (a dangling link, a folder, a FIFO, a name under a file, a NUL, the size cap),
+    and any other error of the lstat is a refusal too (it once escaped as a traceback)."""
     import os
 
     from arena_bot.intake.patches import read_patch_text
@@ -386,6 +387,7 @@ def test_read_patch_text_words_every_refusal_as_pathlib_did(tmp_path: Path) -> N
         "real.patch/under": "patch file is missing (not found)",
         "nul\0.patch": "patch file is missing (not found)",
         "absent.patch": "patch file is missing (not found)",
+        "n" * 300 + ".patch": "cannot read patch file: File name too long",
     }
     for name, message in cases.items():
         text, problem = read_patch_text(tmp_path / name)

@@ -79,6 +79,15 @@ def test_nul_byte_non_utf8_and_size(tmp_path: Path) -> None:
         load_yaml(tmp_path)
 
 
+def test_a_file_that_fails_to_read_is_an_input_error_naming_it() -> None:
+    """A regular file whose read fails (here the kernel's EIO on /proc/self/mem, as root
+    cannot be refused by permissions) is a message naming the file, not a traceback."""
+    unreadable = Path("/proc/self/mem")
+    with pytest.raises(InputError, match="cannot read YAML file: Input/output error") as caught:
+        load_yaml(unreadable)
+    assert caught.value.path == unreadable
+
+
 SUBMISSION = """\
 task: demo
 tool: {name: Aider, version: "1"}

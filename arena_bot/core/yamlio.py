@@ -243,8 +243,11 @@ def read_text_capped(path: Path, *, limit: int, what: str) -> str:
             path=path,
             hint="keep the file small; large logs belong in a trajectory file",
         )
-    with open(path, "rb") as handle:
-        raw = read_at_most(handle, limit)
+    try:
+        with open(path, "rb") as handle:
+            raw = read_at_most(handle, limit)
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", path=path) from None
     if len(raw) > limit:  # grew since it was measured
         raise InputError(f"{what} is over the limit of {limit:,} bytes", path=path,
                          hint="keep the file small; large logs belong in a trajectory file")

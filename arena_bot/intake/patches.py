@@ -201,7 +201,7 @@ def read_patch_text(
         info = os.lstat(path)
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
         if isinstance(exc, OSError) and exc.errno not in _MISSING_ERRNOS:
-            raise
+            return refused("not-a-file", f"cannot read patch file: {exc.strerror}")
         return refused("not-a-file", "patch file is missing (not found)")
     if stat.S_ISLNK(info.st_mode):
         return refused("not-a-file", "patch file is a symbolic link; commit the file itself")
