@@ -47,7 +47,14 @@ class SubmissionFolder:
 
 
 def load_submission(root: Path) -> SubmissionFolder:
-    """Parse and type-check one submission folder (cross-checks live in validation)."""
+    """Parse and type-check one submission folder (cross-checks live in validation).
+
+    A folder or ``submission.yaml`` that is a symbolic link is refused, as validation
+    refuses it: followed, it would read a file elsewhere on the runner (and a message about
+    that file would show its text)."""
+    if root.is_symlink() or (root / SUBMISSION_FILE).is_symlink():
+        raise InputError("the submission folder or its submission.yaml is a symbolic link",
+                         path=root, hint="commit real files, not links")
     return SubmissionFolder(root=root,
                             spec=validate_model(Submission, load_yaml(root / SUBMISSION_FILE)))
 

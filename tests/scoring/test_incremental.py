@@ -313,6 +313,23 @@ def test_a_submission_outside_the_layout_is_a_clear_error(board: Path) -> None:
     assert "submissions/<task>/<submission>/" in result.output
 
 
+def test_a_symlinked_submission_yaml_is_refused_by_scoring_as_by_validation(
+        board: Path, tmp_path: Path) -> None:
+    """Validation refuses a submission.yaml that is a link; scoring followed it, and its
+    message about the linked file showed that file's first line (a token, on a runner)."""
+    folder = sorted((board / "submissions" / "synthetic-000").iterdir())[0]
+    elsewhere = tmp_path / "environ"
+    elsewhere.write_text("GITHUB_TOKEN=ghs_not_for_the_log\n", encoding="utf-8")
+    (folder / "submission.yaml").unlink()
+    (folder / "submission.yaml").symlink_to(elsewhere)
+    result = CliRunner().invoke(main, ["--root", str(board), "score"])
+    assert result.exit_code == 1, result.output
+    assert "the submission folder or its submission.yaml is a symbolic link" in result.output
+    assert folder.name in result.output
+    assert "ghs_not_for_the_log" not in result.output
+    assert "Traceback" not in result.output
+
+
 def test_patches_are_read_for_scoring_as_validation_and_evaluation_read_them(
         board: Path) -> None:
     """A patch the one patch reader refuses (a symbolic link, text that is not UTF-8) has no
