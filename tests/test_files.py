@@ -51,3 +51,14 @@ def test_folder_digest_hashes_every_byte_of_files_of_any_size(tmp_path: Path, si
     assert folder_digest(tmp_path) == expected.hexdigest()
     (tmp_path / "sub" / "data.bin").write_bytes(content + b"!")  # the last byte counts
     assert folder_digest(tmp_path) != expected.hexdigest()
+
+
+def test_folder_digest_hashes_a_name_that_is_not_utf8_by_its_bytes(tmp_path: Path) -> None:
+    """git stores any bytes in a file name; Python decodes such a name with surrogate
+    escapes, which plain UTF-8 cannot encode (scoring stopped with a traceback)."""
+    name = os.fsdecode(b"caf\xe9.txt")
+    (tmp_path / name).write_bytes(b"x")
+    expected = hashlib.sha256()
+    expected.update(len(b"caf\xe9.txt").to_bytes(4, "big") + b"caf\xe9.txt")
+    expected.update(hashlib.sha256(b"x").digest())
+    assert folder_digest(tmp_path) == expected.hexdigest()

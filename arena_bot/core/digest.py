@@ -36,7 +36,9 @@ def folder_digest(root: Path) -> str:
     """sha256 over the relative paths and contents of every regular file under ``root``."""
     digest = hashlib.sha256()
     for parts, path in _files(root):
-        relative = "/".join(parts).encode()
+        # The name's own bytes: a name that is not UTF-8 (git stores any bytes) is decoded
+        # by Python with surrogate escapes, which plain UTF-8 cannot encode.
+        relative = "/".join(parts).encode("utf-8", "surrogateescape")
         digest.update(len(relative).to_bytes(4, "big") + relative)
         with open(path, "rb") as handle:
             # Not hashlib.file_digest: its 256 KiB buffer per file costs more than hashing
