@@ -326,6 +326,16 @@ def test_folder_name_must_be_a_submission_id(root: Path) -> None:
     assert "'My Submission' is not a valid submission id" in diagnostic.message
 
 
+@pytest.mark.parametrize("name", ["2025-01-15_aider_gpt-4o\n", "2025-01-15_aider_\udcff"])
+def test_a_folder_name_is_matched_whole(root: Path, name: str) -> None:
+    """git stores any bytes in a name: a trailing newline once passed the id's ``$``, and a
+    byte that is not UTF-8 (decoded with a surrogate escape) is refused too."""
+    folder = write_submission(root, name)
+    (diagnostic,) = _check(folder, root)
+    assert diagnostic.code == "layout"
+    assert f"{name!r} is not a valid submission id" in diagnostic.message
+
+
 def test_wrong_folder_layout(root: Path) -> None:
     folder = root / "submissions" / "stray"
     folder.mkdir()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -12,6 +13,9 @@ from arena_bot.core.yamlio import LoadedYaml, load_yaml, validate_model
 from arena_bot.models.submission import Submission
 
 SUBMISSION_FILE = "submission.yaml"
+#: A submission folder's name, its id (matched whole: ``$`` alone would let a trailing
+#: newline through, and git stores any bytes in a name).
+SUBMISSION_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from arena_bot.intake.patches import (
     protected_paths_for,
     unquote_git_name,
 )
-from arena_bot.intake.submissions import SUBMISSION_FILE, all_submission_folders
+from arena_bot.intake.submissions import SUBMISSION_FILE, SUBMISSION_ID, all_submission_folders
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch
 from arena_bot.intake.verification import verify_run
 from arena_bot.models.common import Level
@@ -58,7 +58,6 @@ MAX_PROTECTED_REPORTED = 20
 ALLOWED_EXTRA_FILES = frozenset({"README.md"})
 
 #: The folder name is the submission id (same rule as ``Identifier`` in the models).
-_SUBMISSION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
 #: Transcript formats written by one tool only: the tool's name, and what ``tool.name``
 #: contains when it names that tool (lower case, letters and digits only: "Claude Code",
@@ -512,7 +511,7 @@ class _SubmissionCheck:
                 f"this one is at {self.folder}",
                 path=self.folder, hint="move the folder so its parent is named after the task",
             )
-        if not _SUBMISSION_ID.match(self.folder.name):
+        if not SUBMISSION_ID.fullmatch(self.folder.name):
             self.add(
                 "layout", f"folder name {self.folder.name!r} is not a valid submission id",
                 path=self.folder,

@@ -22,7 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena_bot.core.errors import InputError
-from arena_bot.intake.submissions import SUBMISSION_FILE, SubmissionFolder, load_submission
+from arena_bot.intake.submissions import (
+    SUBMISSION_FILE,
+    SUBMISSION_ID,
+    SubmissionFolder,
+    load_submission,
+)
 from arena_bot.models.evaluation import EvaluationResult
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 from arena_bot.scoring.export import (
@@ -240,6 +245,12 @@ def submission_folders_by_task(
             raise InputError(
                 f"submission is filed under task {parts[0]!r}, which is not in the dataset",
                 path=submissions_dir / path, hint="fix the folder or add the task under dataset/",
+            )
+        if not SUBMISSION_ID.fullmatch(parts[1]):
+            raise InputError(
+                f"folder name {parts[1]!r} is not a valid submission id",
+                path=submissions_dir / path,
+                hint="rename the folder (`arena validate` reports the names it accepts)",
             )
         found.setdefault(parts[0], []).append(f"{parts[0]}/{parts[1]}")
     return {task: sorted(folders) for task, folders in found.items()}

@@ -313,6 +313,19 @@ def test_a_submission_outside_the_layout_is_a_clear_error(board: Path) -> None:
     assert "submissions/<task>/<submission>/" in result.output
 
 
+@pytest.mark.parametrize("name", ["2026-01-01_x\n", "2026-01-01_\udcff", "2026-01-01_<b>x"])
+def test_a_folder_name_that_is_not_a_submission_id_is_a_clear_error(
+        board: Path, name: str) -> None:
+    """Validation refuses such a name; scoring took it into the board (a newline or markup
+    in an id) or stopped with a traceback (a name that is not UTF-8)."""
+    source = sorted((board / "submissions" / "synthetic-000").iterdir())[0]
+    shutil.copytree(source, board / "submissions" / "synthetic-000" / name)
+    result = CliRunner().invoke(main, ["--root", str(board), "score"])
+    assert result.exit_code == 1, result.output
+    assert f"folder name {name!r} is not a valid submission id" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def test_a_symlinked_submission_yaml_is_refused_by_scoring_as_by_validation(
         board: Path, tmp_path: Path) -> None:
     """Validation refuses a submission.yaml that is a link; scoring followed it, and its
