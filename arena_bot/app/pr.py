@@ -23,7 +23,7 @@ from arena_bot.core.errors import ArenaError, InputError
 from arena_bot.core.gitcmd import run_git
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.store import ResultStore
-from arena_bot.intake.diagnostics import to_model
+from arena_bot.intake.diagnostics import to_model, utf8_text
 from arena_bot.intake.submissions import load_submission
 from arena_bot.intake.validation import ValidationReport, parse_changed_files
 from arena_bot.tasks.dataset import Dataset
@@ -107,7 +107,8 @@ def evaluate_pr(
         entries, tasks, results = [], [], []
     bundle = Bundle(
         bot_version=__version__, pr_number=event.number, head_sha=event.pull_request.head.sha,
-        changed_files=[c.path for c in parse_changed_files(changed)], validation=model,
+        changed_files=[utf8_text(c.path) for c in parse_changed_files(changed)],
+        validation=model,
         entries=entries, results=results, tasks=tasks,
     )
     path = write_bundle(bundle, output)

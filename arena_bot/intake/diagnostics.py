@@ -102,7 +102,8 @@ class ReportOut(RecordModel):
 
 
 def display_path(path: Path | None, *, root: Path) -> str | None:
-    """``path`` relative to ``root`` (POSIX) when it is inside it, else as given."""
+    """``path`` relative to ``root`` (POSIX) when it is inside it, else as given; a name
+    that is not UTF-8 shows its bytes as escapes (:func:`utf8_text`)."""
     if path is None:
         return None
     # Absolute without resolving the path itself: a symlink must be shown as itself.
@@ -110,8 +111,15 @@ def display_path(path: Path | None, *, root: Path) -> str | None:
     for base in (Path(os.path.abspath(root)), root.resolve()):
         for candidate in (absolute, absolute.parent.resolve() / absolute.name):
             if candidate.is_relative_to(base):
-                return candidate.relative_to(base).as_posix()
-    return path.as_posix()
+                return utf8_text(candidate.relative_to(base).as_posix())
+    return utf8_text(path.as_posix())
+
+
+def utf8_text(text: str) -> str:
+    """``text`` with each lone surrogate written as its ``\\udcXX`` escape. Python decodes
+    a file name that is not UTF-8 (git stores any bytes) with such surrogates, which no
+    UTF-8 output takes: JSON, the bundle and GitHub's API refused the whole report."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def summary_line(report: ValidationReport) -> str:
@@ -136,7 +144,8 @@ def to_model(report: ValidationReport, *, root: Path) -> ReportOut:
         return DiagnosticOut(
             severity=diagnostic.severity, code=diagnostic.code,
             path=display_path(diagnostic.path, root=root), line=diagnostic.line,
-            message=diagnostic.message, hint=diagnostic.hint,
+            message=utf8_text(diagnostic.message),
+            hint=utf8_text(diagnostic.hint) if diagnostic.hint is not None else None,
         )
 
     def submission(item: SubmissionReport) -> SubmissionOut:

@@ -868,9 +868,10 @@ def _drop_timestamp(name: str) -> str:
     return name
 
 
-def unquote_git_name(raw: str) -> str:
+def unquote_git_name(raw: str, *, errors: str = "replace") -> str:
     """Undo git's C-style quoting of a file name (``"a/t\\303\\251st"``); ``ValueError``
-    for anything git would not have written."""
+    for anything git would not have written. Bytes that are not UTF-8 are decoded with
+    ``errors`` (``surrogateescape``: as Python names the file on disk)."""
     if len(raw) < 2 or not raw.endswith('"'):
         raise ValueError("unterminated quote")
 
@@ -882,7 +883,7 @@ def unquote_git_name(raw: str) -> str:
             return _C_ESCAPES.get(letter, letter)
         raise ValueError("bad escape")
 
-    return _QUOTED_ESCAPE.sub(unescape, raw[1:-1].encode("utf-8")).decode("utf-8", "replace")
+    return _QUOTED_ESCAPE.sub(unescape, raw[1:-1].encode("utf-8")).decode("utf-8", errors)
 
 
 def _split_git_header(rest: str) -> tuple[str, str] | None:

@@ -340,10 +340,11 @@ def parse_changed_files(lines: Iterable[str]) -> list[ChangedFile]:
 
 
 def _git_name(name: str) -> str:
-    # git quotes names with unusual characters ("submissions/x/\303\251.patch").
+    # git quotes names with unusual characters ("submissions/x/\303\251.patch"); a name
+    # that is not UTF-8 is decoded as Python names that file in the checkout.
     if name.startswith('"'):
         try:
-            return unquote_git_name(name)
+            return unquote_git_name(name, errors="surrogateescape")
         except ValueError:
             return name
     return name

@@ -105,3 +105,31 @@ def test_a_bad_submission_gets_its_comment_and_the_invalid_label(
     cells = [c.strip() for c in row.strip("|").split(" | ")]
     assert cells[1].replace("\\", "") == f"{NEW}/submission.yaml" and cells[2] == line
     assert " — " in cells[3], "no hint saying what to do"
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_by_its_bytes(
+    pr_repo: Path, github: FakeGitHub
+) -> None:
+    """git stores any bytes in a name, and quotes such a name in its file list. The list's
+    name was decoded with replacement characters (the file "was not in the checkout"), and
+    once decoded as the checkout names it, the JSON bundle could not hold it. Now the file
+    is found and reported, its byte written as an escape in the bundle and the comment."""
+    import os
+
+    (pr_repo / NEW / os.fsdecode(b"notes-caf\xe9.txt")).write_text("x", encoding="utf-8")
+    changed = pr_repo / "changed.txt"
+    changed.write_text("".join(f"A\t{NEW}/{p.name}\n" for p in (pr_repo / NEW).iterdir()
+                               if p.name.isascii())
+                       + f'A\t"{NEW}/notes-caf\\351.txt"\n', encoding="utf-8")
+    done = _arena(pr_repo, "bot", "evaluate-pr", "--event",
+                  str(DATA / "pull_request_fork.json"), "--changed-files", str(changed),
+                  "--evaluate", "--output", str(pr_repo / "artifact"), env={})
+    assert done.exit_code == 1, done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+    shown = f"{NEW}/notes-caf\\udce9.txt"
+    assert f"::error file={shown},title=arena validate%3A unexpected-file::" in done.output
+    bundle = load_bundle(pr_repo / "artifact" / "bundle.json")
+    assert shown in bundle.changed_files
+    (problem,) = [d for s in bundle.validation.submissions for d in s.diagnostics]
+    assert (problem.code, problem.path) == ("unexpected-file", shown)
+    assert "notes-caf\\\\udce9.txt" in (pr_repo / "summary.md").read_text(encoding="utf-8")
