@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from arena_bot.bot.events import PullNumber, Sha
 from arena_bot.core.errors import InputError, first_problem
 from arena_bot.core.files import read_at_most, write_atomically
 from arena_bot.intake.diagnostics import ReportOut
@@ -28,7 +29,6 @@ MAX_ENTRIES = 200
 MAX_OUTPUT_CHARS = 4000
 MAX_TESTS_PER_FEATURE = 200
 
-Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
 RepoPath = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
 Records = Annotated[list[dict[str, Any]], Field(max_length=MAX_ENTRIES)]
 
@@ -41,7 +41,7 @@ class Bundle(BaseModel):
     schema_version: Literal[1] = 1
     bot_version: Annotated[str, StringConstraints(max_length=64)]
     #: The PR the untrusted run says it evaluated; checked against the API before use.
-    pr_number: Annotated[int, Field(strict=True, gt=0, lt=10**9)]
+    pr_number: PullNumber
     head_sha: Sha
     changed_files: Annotated[list[RepoPath], Field(max_length=MAX_CHANGED_FILES)]
     #: ``arena validate --format json`` of the changed files.

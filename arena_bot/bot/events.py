@@ -8,9 +8,9 @@ of the API.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from arena_bot.core.errors import InputError, first_problem
 
@@ -20,21 +20,27 @@ M = TypeVar("M", bound=BaseModel)
 MAX_EVENT_BYTES = 5 * 1024 * 1024
 
 
+#: A commit id as GitHub writes it (SHA-1, lower-case hex).
+Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")]
+#: A pull request's number: a positive JSON integer (not ``true``, not ``"7"``).
+PullNumber = Annotated[int, Field(strict=True, gt=0, lt=10**9)]
+
+
 class _Loose(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
 class _Head(_Loose):
-    sha: str
+    sha: Sha
 
 
 class _PullRequest(_Loose):
-    number: int
+    number: PullNumber
     head: _Head
 
 
 class PullRequestEvent(_Loose):
-    number: int
+    number: PullNumber
     pull_request: _PullRequest
 
 

@@ -4,11 +4,13 @@ the fields listed in support.botdata.EVENT_CHANGES set, and the bot reads the re
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from support.botdata import DATA, EVENT_CHANGES, OCTOKIT, adapted_event
 
 from arena_bot.bot.events import PullRequestEvent, WorkflowRunEvent, load_event
+from arena_bot.core.errors import InputError
 
 
 @pytest.mark.parametrize("name", sorted(EVENT_CHANGES))
@@ -34,3 +36,25 @@ def test_real_pull_request_payloads_load(source: str) -> None:
     raw = json.loads((OCTOKIT / source).read_text(encoding="utf-8"))
     assert event.number == raw["number"]
     assert event.pull_request.head.sha == raw["pull_request"]["head"]["sha"]
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    (("number",), -1), (("number",), 0), (("number",), 10**12), (("number",), True),
+    (("number",), "7"), (("pull_request", "number"), -1),
+    (("pull_request", "head", "sha"), "C0FFEE" + "0" * 34), (("pull_request", "head", "sha"),
+                                                            "c0ffee"),
+])
+def test_a_pull_request_event_the_bundle_could_not_hold_is_refused_when_read(
+    tmp_path: Path, path: tuple[str, ...], value: object
+) -> None:
+    """The bundle takes a positive JSON integer and a 40-hex commit id; the event was read
+    laxly, and evaluate-pr stopped at the bundle with pydantic's traceback."""
+    payload = json.loads((OCTOKIT / "pull_request_opened.payload.json").read_text("utf-8"))
+    place = payload
+    for key in path[:-1]:
+        place = place[key]
+    place[path[-1]] = value
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    with pytest.raises(InputError, match="not a PullRequest event payload: " + ".".join(path)):
+        load_event(event, PullRequestEvent)
