@@ -158,6 +158,13 @@ def test_evaluate_pr_lists_changed_files_with_git(sample: Path) -> None:
     bad = _arena(sample, "bot", "evaluate-pr", "--event",
                  str(DATA / "pull_request_fork.json"), "--base", "0" * 40)
     assert bad.exit_code == 1 and "fetch-depth" in bad.output and "Traceback" not in bad.output
+    # An empty base compared HEAD with itself: nothing changed, and the PR was called valid.
+    # One that starts with "-" would be read by git as an option.
+    for odd in ("", " ", "--output=/tmp/x"):
+        refused = _arena(sample, "bot", "evaluate-pr", "--event",
+                         str(DATA / "pull_request_fork.json"), "--base", odd)
+        assert refused.exit_code == 2, (odd, refused.output)
+        assert f"--base {odd!r} is not a commit" in refused.output
 
 
 def test_publish_builds_the_site_and_adds_the_data_files(sample: Path) -> None:
