@@ -86,8 +86,10 @@ class GitHubSettings:
 
 @contextmanager
 def _api(action: str) -> Iterator[None]:
-    """Turn PyGithub's exceptions into a GitHubError that says what was being done."""
+    """Turn PyGithub's exceptions, and the transport's (a refused connection, a status still
+    failing after the retries), into a GitHubError that says what was being done."""
     from github import GithubException
+    from requests import RequestException
 
     try:
         yield
@@ -96,6 +98,15 @@ def _api(action: str) -> Iterator[None]:
         raise GitHubError(
             f"GitHub API failed to {action}: HTTP {exc.status} {message or ''}".rstrip(),
             hint=_hint(exc.status),
+        ) from None
+    except RequestException as exc:
+        # urllib3's MaxRetryError inside says why: "too many 502 error responses", or the
+        # connection's own error
+        reason = getattr(exc.args[0], "reason", None) if exc.args else None
+        raise GitHubError(
+            f"GitHub API could not be reached to {action}: {reason or exc}",
+            hint="GitHub did not answer, or kept answering with a server error: run the job "
+            "again later (and check GITHUB_API_URL if it persists)",
         ) from None
 
 

@@ -109,3 +109,40 @@ def test_a_wrong_token_is_a_clear_error(repo: Repository, tmp_path: Path) -> Non
                     bundle_path=write_bundle(make_bundle(), tmp_path),
                     client=_client(repo, token="ghs_wrong"))
     assert "token was refused" in str(caught.value) and "ghs_wrong" not in str(caught.value)
+
+
+@pytest.mark.parametrize("retries", [0, 2])
+def test_an_outage_after_the_comment_is_a_clear_error_and_a_rerun_mends_it(
+    repo: Repository, tmp_path: Path, retries: int
+) -> None:
+    """GitHub answering 502 to the label after the comment was written: a GitHubError that
+    says what failed (requests' RetryError escaped as a traceback); the job run again edits
+    the same comment and sets the label."""
+    pull = repo.open_pull(7, head_sha=FORK_SHA, files=[FILE])
+    event = workflow_run_event(tmp_path / "event.json", head_sha=FORK_SHA)
+    bundle = write_bundle(make_bundle(), tmp_path)
+    repo.failing[("POST", r"/issues/7/labels$")] = 502
+    client = GitHubClient(GitHubSettings(api_url=repo.base, repository=repo.full_name,
+                                         token=TOKEN), throttle=False, retries=retries)
+    with pytest.raises(GitHubError, match="502") as caught:
+        comment_pr(event_path=event, bundle_path=bundle, client=client)
+    assert "label" in str(caught.value) and caught.value.hint
+    assert len(pull.comments) == 1 and pull.labels == []
+    repo.failing.clear()
+    again = comment_pr(event_path=event, bundle_path=bundle, client=_client(repo))
+    assert not again.created and len(pull.comments) == 1 and pull.labels == [LABEL_VALID]
+
+
+def test_an_api_that_cannot_be_reached_is_a_clear_error(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    client = GitHubClient(GitHubSettings(api_url=f"http://127.0.0.1:{port}",
+                                         repository="arena/board", token=TOKEN),
+                          throttle=False, retries=0)
+    with pytest.raises(GitHubError, match="could not be reached") as caught:
+        comment_pr(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
+                   bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
+    assert "GITHUB_API_URL" in (caught.value.hint or "")

@@ -56,6 +56,8 @@ class Repository:
     pulls: dict[int, Pull] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)
     unserved: list[tuple[str, str]] = field(default_factory=list)
+    #: An outage: (method, regex searched in the path) -> the status every such request gets.
+    failing: dict[tuple[str, str], int] = field(default_factory=dict)
     base: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
     _next_id: int = 5000
@@ -117,6 +119,10 @@ class _Handler(BaseHTTPRequestHandler):
                               "documentation_url": "https://docs.github.com/rest"})
             return
         url = urlsplit(self.path)
+        for (verb, pattern), status in state.failing.items():
+            if verb == method and re.search(pattern, url.path):
+                self._reply(status, {"message": "Server Error"})
+                return
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length)) if length else None
