@@ -96,7 +96,11 @@ def check_trigger(mode: str, env: Mapping[str, str]) -> None:
         return
     event = load_event(Path(path), BranchEvent)
     default = event.repository.default_branch if event.repository else None
-    if event.deleted or (default and event.ref != f"refs/heads/{default}"):
+    if default is None:  # GitHub always names it: a payload without it proves nothing
+        raise UsageError(f"`arena bot {mode}` needs the default branch, and this {name} "
+                         "event does not name the repository's default branch: nothing done",
+                         hint=hint)
+    if event.deleted or event.ref != f"refs/heads/{default}":
         what, done = (("publishes", "nothing published") if mode == "publish"
                       else ("is a step of publishing", "nothing done"))
         raise UsageError(

@@ -58,3 +58,26 @@ def test_a_pull_request_event_the_bundle_could_not_hold_is_refused_when_read(
     event.write_text(json.dumps(payload), encoding="utf-8")
     with pytest.raises(InputError, match="not a PullRequest event payload: " + ".".join(path)):
         load_event(event, PullRequestEvent)
+
+
+@pytest.mark.parametrize("repository", [None, {"default_branch": None}, {}])
+def test_publishing_needs_an_event_that_names_the_default_branch(
+    tmp_path: Path, repository: object
+) -> None:
+    """A push payload without the repository's default branch went ahead as if it were the
+    default branch's (GitHub always names it: such a payload was not written by GitHub)."""
+    from arena_bot.bot.workflow import check_trigger
+    from arena_bot.core.errors import UsageError
+
+    payload = json.loads((OCTOKIT / "push_with-new-branch.payload.json").read_text("utf-8"))
+    payload["ref"] = "refs/heads/feature"
+    payload["repository"] = repository
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event)}
+    for mode in ("publish", "plan", "aggregate"):
+        with pytest.raises(UsageError, match="does not name the repository's default branch"):
+            check_trigger(mode, env)
+    payload["repository"] = {"default_branch": "feature"}
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    check_trigger("publish", env)  # the default branch's push goes ahead
