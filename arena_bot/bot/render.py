@@ -142,11 +142,51 @@ def render_comment(view: CommentView, *, template: str = "comment.md.j2") -> str
 
 
 def fit(body: str, *, limit: int = COMMENT_LIMIT) -> str:
-    """``body`` cut (with a note) so it fits ``limit``; an open ``<details>`` is closed."""
+    """``body`` cut (with a note) so it fits ``limit``. The cut closes what it leaves open:
+    the code block it falls in, with that block's own fence, and each ``<details>``; outside
+    a code block it goes back to the end of the last whole block, table row or list item, so
+    no table is left without its delimiter row and no paragraph is cut in two."""
     if len(body) <= limit:
         return body
-    keep = body[: limit - len(_CUT_NOTE) - 40]
-    keep = keep[: keep.rfind("\n") + 1] if "\n" in keep else keep
-    if keep.count("<details>") > keep.count("</details>"):
-        keep += "\n```\n</details>\n"
-    return keep + _CUT_NOTE
+    budget = limit - len(_CUT_NOTE)
+    while True:
+        kept = _cut(body, budget)
+        if len(kept) + len(_CUT_NOTE) <= limit or budget <= 0:
+            return (kept + _CUT_NOTE)[:limit]
+        budget -= len(kept) + len(_CUT_NOTE) - limit
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_ITEM = re.compile(r"(> )?\s*[-*] ")
+
+
+def _cut(body: str, budget: int) -> str:
+    """The first ``budget`` characters of ``body`` at a safe line end, then the closings."""
+    kept = body[:budget]
+    kept = kept[: kept.rfind("\n") + 1]
+    fence: str | None = None  # the open code block's fence
+    details = 0
+    settled = (0, 0)  # (the last safe end outside a code block, <details> open there)
+    position, previous = 0, ""
+    for line in kept.splitlines(keepends=True):
+        position += len(line)
+        text = line.rstrip("\n")
+        opener = _FENCE.match(text)
+        if fence is None and opener is not None:
+            fence = opener.group(1)
+        elif fence is not None:
+            closing = text.strip()
+            if closing and set(closing) == {fence[0]} and len(closing) >= len(fence):
+                fence = None
+                settled = (position, details)
+        else:
+            details += len(re.findall(r"<details\b", text)) - text.count("</details>")
+            row = text.startswith("|")
+            if (not text.strip() or (row and previous.startswith("|")) or _ITEM.match(text)
+                    or (position == len(line) and text.startswith("<!--"))):
+                settled = (position, details)
+        previous = text
+    if fence is not None:
+        return kept + fence + "\n" + "\n</details>\n" * max(details, 0)
+    end, still_open = settled
+    return kept[:end] + "\n</details>\n" * max(still_open, 0)

@@ -148,3 +148,39 @@ def test_the_checker_catches_what_github_would_show_broken(broken: str, expected
         assert any(expected in p for p in problems), problems
     else:
         assert problems == [], problems
+
+
+@pytest.mark.parametrize("output", [
+    "line of pytest output\n" * 20,
+    # test output quoting a fence: its block's fence is four backticks
+    "E   assert render(doc) == '```py\\nx\\n```'\n```\n" + "line of pytest output\n" * 20,
+])
+def test_a_comment_cut_anywhere_to_fit_still_renders_as_written(output: str) -> None:
+    """``fit`` cut at any character count: the cut closed ``<details>`` by counting them
+    (test output holds the word too) and closed any code block with three backticks, so a
+    cut after a closing fence, after a ``<summary>`` line or in a table opened a block that
+    swallowed the rest and the note; a cut after a table's header row left a broken table."""
+    from support.botdata import make_bundle, make_entry, make_report, make_result
+
+    from arena_bot.bot.bundle import trim_result
+    from arena_bot.bot.render import _CUT_NOTE, MARKER, fit, render_comment
+    from arena_bot.bot.view import build_view
+
+    keys = [f"slugkit-options/2026-11-02_claude-code_x{i}" for i in range(3)]
+    results = []
+    for key in keys:
+        result = make_result(key)
+        for feature in result["runs"][0]["features"]:
+            feature["output"] = output
+        results.append(trim_result(result))
+    bundle = make_bundle(report=make_report(*[(key, True, []) for key in keys]),
+                         entries=[make_entry(key) for key in keys])
+    body = render_comment(build_view(bundle.model_copy(update={"results": results}),
+                                     marker=MARKER, gate=[]))
+    assert structure_problems(body) == [] and len(body) > 6000
+    for limit in range(len(_CUT_NOTE) + 200, len(body), 11):
+        cut = fit(body, limit=limit)
+        assert len(cut) <= limit and cut.startswith(MARKER) and cut.endswith(_CUT_NOTE)
+        assert structure_problems(cut) == [], (limit, cut[-400:])
+    # what is kept is a prefix of the comment, up to the closings
+    assert fit(body, limit=len(body) - 1).startswith(body[:len(body) // 2])
