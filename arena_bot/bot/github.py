@@ -44,6 +44,9 @@ class FileListing:
     paths: list[str]
     listed: int
     changed: int
+    #: The listed paths the PR does not add: modified, removed, renamed away (the API's
+    #: ``status``); a PR adds submissions only.
+    not_added: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -192,15 +195,19 @@ class GitHubClient:
         ``changed_files`` count, to tell a listing cut at GitHub's cap from a whole one."""
         pull = self._pull(number)
         paths: list[str] = []
+        not_added: list[str] = []
         listed = 0
         with _api(f"list the files of pull request #{number}"):
             changed = int(pull.changed_files)
             for item in pull.get_files():
                 listed += 1
                 paths.append(item.filename)
+                if item.status not in ("added", "copied"):
+                    not_added.append(item.filename)
                 if item.previous_filename:
                     paths.append(item.previous_filename)
-        return FileListing(paths=paths, listed=listed, changed=changed)
+                    not_added.append(item.previous_filename)
+        return FileListing(paths=paths, listed=listed, changed=changed, not_added=not_added)
 
     def upsert_comment(self, number: int, *, body: str, marker: str) -> tuple[str, bool]:
         """Edit the PR's one comment carrying ``marker``, or create it; (URL, created).

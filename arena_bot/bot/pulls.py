@@ -82,7 +82,8 @@ def pull_of_run(bundle: Bundle, event: WorkflowRunEvent, client: GitHubClient) -
 
 def gate_reasons(number: int, client: GitHubClient) -> list[str]:
     """Why PR ``number``'s scores need a maintainer (empty: every check passed): every file
-    it changes must be inside a submission folder, and the API must have listed them all."""
+    it changes must be inside a submission folder and added by it (not a file of the base
+    branch modified or removed), and the API must have listed them all."""
     reasons: list[str] = []
     listing = client.file_listing(number)
     if not listing.complete:
@@ -98,6 +99,14 @@ def gate_reasons(number: int, client: GitHubClient) -> list[str]:
         reasons.append(
             "the PR changes files outside a submission folder "
             f"(submissions/<task>/<submission>/): {shown}"
+        )
+    changed = [p for p in listing.not_added if _under_submissions(p)]
+    if changed:
+        shown = ", ".join(changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10
+                                           else "")
+        reasons.append(
+            "the PR modifies or removes files the base branch already has (a PR adds "
+            f"submissions only): {shown}"
         )
     return reasons
 

@@ -146,3 +146,22 @@ def test_an_api_that_cannot_be_reached_is_a_clear_error(tmp_path: Path) -> None:
         comment_pr(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
                    bundle_path=write_bundle(make_bundle(), tmp_path), client=client)
     assert "GITHUB_API_URL" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize("status", ["modified", "removed", "changed"])
+def test_a_pr_changing_a_file_the_base_branch_has_needs_a_maintainer(
+    repo: Repository, tmp_path: Path, status: str
+) -> None:
+    """A PR adds submissions only. Validation says so in the untrusted run; the trusted run
+    now asks the API for each file's status too (a forged bundle could say "valid")."""
+    other = "submissions/slugkit-options/2026-11-01_aider_y/run-1.patch"
+    pull = repo.open_pull(7, head_sha=FORK_SHA, files=[FILE, other])
+    pull.statuses[other] = status
+    outcome = comment_pr(event_path=workflow_run_event(tmp_path / "e.json", head_sha=FORK_SHA),
+                         bundle_path=write_bundle(make_bundle(), tmp_path), client=_client(repo))
+    assert outcome.gate and "modifies or removes files the base branch already has" in (
+        outcome.gate[0])
+    assert other in outcome.gate[0]
+    assert pull.labels == [LABEL_REVIEW]
+    (comment,) = pull.comments
+    assert "71.50" not in comment["body"]  # no scores shown on a gated PR

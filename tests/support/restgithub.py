@@ -42,6 +42,8 @@ class Pull:
     head_ref: str
     files: list[str]
     state: str = "open"
+    #: A file's status in the listing when not "added" (modified, removed, ...).
+    statuses: dict[str, str] = field(default_factory=dict)
     labels: list[str] = field(default_factory=list)
     comments: list[dict[str, Any]] = field(default_factory=list)
 
@@ -157,7 +159,8 @@ class _Handler(BaseHTTPRequestHandler):
             if kind == "pulls" and sub is None and method == "GET":
                 return 200, self._pull(pull, listed=False)
             if kind == "pulls" and sub == "/files" and rest is None and method == "GET":
-                entries = [self._file(name) for name in pull.files[:FILES_CAP]]
+                entries = [self._file(name, pull.statuses.get(name, "added"))
+                           for name in pull.files[:FILES_CAP]]
                 return self._page(entries, query, route)
             if kind == "issues" and sub is None and method == "GET":
                 return 200, self._issue(pull)
@@ -266,10 +269,10 @@ class _Handler(BaseHTTPRequestHandler):
                     url=f"{state.base}/repos/{state.full_name}/labels/{quote(name)}")
         return made
 
-    def _file(self, name: str) -> dict[str, Any]:
+    def _file(self, name: str, status: str) -> dict[str, Any]:
         # GitHub's "diff entry" (List pull requests files)
         return {"sha": "bbcd538c8e72b8c175046e27cc8f907076331401", "filename": name,
-                "status": "added", "additions": 1, "deletions": 0, "changes": 1,
+                "status": status, "additions": 1, "deletions": 0, "changes": 1,
                 "blob_url": f"https://github.com/blob/x/{name}",
                 "raw_url": f"https://github.com/raw/x/{name}",
                 "contents_url": f"https://api.github.com/contents/{name}",
