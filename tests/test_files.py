@@ -62,3 +62,30 @@ def test_folder_digest_hashes_a_name_that_is_not_utf8_by_its_bytes(tmp_path: Pat
     expected.update(len(b"caf\xe9.txt").to_bytes(4, "big") + b"caf\xe9.txt")
     expected.update(hashlib.sha256(b"x").digest())
     assert folder_digest(tmp_path) == expected.hexdigest()
+
+
+def test_write_atomically_never_replaces_a_device_a_fifo_or_a_folder(tmp_path: Path) -> None:
+    """The rename replaced whatever was at the target: `arena merge --output /dev/null`, run
+    as root, turned /dev/null into a regular file for the whole machine."""
+    import stat
+
+    from arena_bot.core.errors import InputError
+    from arena_bot.core.files import write_atomically
+
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for target in (device, fifo, folder):
+        kind = os.lstat(target).st_mode
+        with pytest.raises(InputError, match="is not a regular file") as caught:
+            write_atomically(target, b"report")
+        assert caught.value.path == target
+        assert os.lstat(target).st_mode == kind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "folder", "null"]
+    link = tmp_path / "link"  # a link is replaced, its target left alone
+    link.symlink_to(folder)
+    write_atomically(link, b"report")
+    assert link.read_bytes() == b"report" and not link.is_symlink() and folder.is_dir()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import BinaryIO
+
+from arena_bot.core.errors import InputError
 
 
 def write_atomically(target: Path, data: bytes, *, durable: bool = True) -> None:
@@ -13,7 +16,16 @@ def write_atomically(target: Path, data: bytes, *, durable: bool = True) -> None
     place: readers (and a run interrupted half-way, by Ctrl-C or SIGTERM) see the old file or
     the whole new one, never a part. The folder must exist. ``durable=False`` skips the
     fsync, for copies of what is kept elsewhere (an fsync per file made restoring 1,000
-    results from the data branch 2.6x slower)."""
+    results from the data branch 2.6x slower). A target that is there and is neither a
+    regular file nor a link (a device such as ``/dev/null``, a FIFO, a folder) is refused:
+    the rename would replace the device node itself."""
+    try:
+        kind = os.lstat(target).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        kind = None
+    if kind is not None and not (stat.S_ISREG(kind) or stat.S_ISLNK(kind)):
+        raise InputError("is not a regular file: it is not replaced by a written file",
+                         path=target, hint="name a file (or a new path) to write to")
     handle, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix,
                                          dir=target.parent)
     try:
