@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -124,3 +125,32 @@ def test_a_signal_that_lands_in_a_finalizer_still_stops_the_command(
     assert done.returncode == status, (done.stdout, done.stderr)
     assert "finished" not in done.stdout and "interrupted" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+def test_an_operating_system_error_no_command_words_is_one_line_naming_the_path(
+    tmp_path: Path,
+) -> None:
+    """A cache folder that cannot be made (a file in the way: scoring's worker processes
+    raised it) and a name over the file system's limit ended in tracebacks."""
+    import shutil
+
+    root = tmp_path / "repo"
+    repo = Path(__file__).resolve().parents[1]
+    shutil.copytree(repo / "dataset", root / "dataset")
+    shutil.copytree(repo / "submissions", root / "submissions")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    too_long = tmp_path / ("n" * 300)
+    cases = [
+        (["score"], {"ARENA_CACHE": str(blocker)}, f"{blocker}/"),
+        (["score", "--results", str(too_long), "--match", "latest"], {},
+         f"{too_long}: File name too long"),
+    ]
+    for args, env, said in cases:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        done = subprocess.run([str(Path(sys.executable).parent / "arena"), "--root", str(root),
+                               *args], capture_output=True, text=True, env={**clean, **env},
+                              timeout=300)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr and done.stderr.startswith("error: "), done.stderr
+        assert said in done.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import errno
 import faulthandler
 import importlib
 import os
@@ -79,6 +80,13 @@ class ArenaGroup(click.Group):
                 except ArenaError as exc:
                     click.secho(f"error: {exc}", fg="red", err=True)
                     ctx.exit(exc.exit_code)
+                except OSError as exc:
+                    if exc.errno == errno.EPIPE:  # a closed stdout: click's own handling
+                        raise
+                    # what no command words itself: a name too long, a folder that cannot be
+                    # made, a disk that is full or read-only
+                    click.secho(f"error: {_os_error(exc)}", fg="red", err=True)
+                    ctx.exit(1)
                 except KeyboardInterrupt as exc:
                     # Every cleanup on the way here (containers killed and removed,
                     # temporary files of the result store deleted) has already run.
@@ -87,6 +95,17 @@ class ArenaGroup(click.Group):
         finally:
             if self.program:
                 _default_signals()
+
+
+def _os_error(exc: OSError) -> str:
+    """``path: reason`` of an operating system error, in one line."""
+    text = str(exc)
+    reason = exc.strerror or (text.splitlines()[0] if text else type(exc).__name__)
+    if exc.filename is None:
+        return str(reason)
+    names = [os.fsdecode(exc.filename)] + (
+        [os.fsdecode(exc.filename2)] if exc.filename2 is not None else [])
+    return f"{' -> '.join(names)}: {reason}"
 
 
 def _default_signals() -> None:
