@@ -6,6 +6,7 @@ print what they return.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena_bot.app.memo import Memo, code_version, content_ids, open_memo
 from arena_bot.core.config import JudgeConfig, load_config
-from arena_bot.core.errors import InputError, JudgeError
+from arena_bot.core.errors import InputError, JudgeError, UsageError
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
 from arena_bot.evaluation.repos import BaseRepoCache
@@ -166,6 +167,10 @@ def score_board(
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
+    if not settings.submissions_dir.is_dir():
+        # scored, an empty board would replace the one written before
+        raise UsageError("no submissions/ folder here", path=settings.submissions_dir,
+                         hint="run from the repository root, or pass --root")
     results_dir = results or settings.results_dir
     options = scoring_options(settings)
     tasks = Dataset(settings.dataset_dir).all()
@@ -412,14 +417,16 @@ def _write_if_changed(path: Path, chunks: Iterable[str | bytes]) -> bool:
                     return False
     except OSError:
         pass  # absent or unreadable: written
+    temporary = path.with_name(f".{path.name}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.tmp")
         with temporary.open("wb") as handle:
             handle.writelines(compared)
             handle.writelines(pending)
         temporary.replace(path)
     except OSError as exc:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)  # a full disk leaves no part behind
         raise InputError(f"cannot write: {exc.strerror}", path=path) from None
     return True
 

@@ -361,6 +361,40 @@ def test_patches_are_read_for_scoring_as_validation_and_evaluation_read_them(
     assert any(submission_input(load_submission(first), None).patch_digests.values())
 
 
+def test_scoring_where_there_is_no_submissions_folder_keeps_the_board_written(
+        board: Path) -> None:
+    """Without submissions/ (a wrong --root, a moved folder) `arena score` wrote an empty
+    board over the one there and said so with exit status 0."""
+    _score(board)
+    before = _written(board)
+    shutil.move(board / "submissions", board / "elsewhere")
+    result = CliRunner().invoke(main, ["--root", str(board), "score"])
+    assert result.exit_code == 2, result.output
+    assert "no submissions/ folder here" in result.output
+    assert _written(board) == before
+
+
+def test_a_write_that_fails_half_way_leaves_no_part_behind(tmp_path: Path) -> None:
+    """The export is written through a temporary file; a failing write (a full disk) left
+    it beside the board."""
+    import errno
+
+    from arena_bot.app.scoring import _write_if_changed
+    from arena_bot.core.errors import InputError
+
+    target = tmp_path / "leaderboard.json"
+    target.write_text("old", encoding="utf-8")
+
+    def chunks():  # type: ignore[no-untyped-def]
+        yield "new, first part"
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(InputError, match="cannot write: No space left on device"):
+        _write_if_changed(target, chunks())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaderboard.json"]
+    assert target.read_text(encoding="utf-8") == "old"
+
+
 def test_a_board_without_submissions_matches_too(board: Path) -> None:
     shutil.rmtree(board / "submissions")
     (board / "submissions").mkdir()
