@@ -280,7 +280,10 @@ class Memo:
                 self._db.close()
                 self._db = None
                 row = None
-            value = _unsealed(bytes(row[0])) if row is not None else None
+            stored = row[0] if row is not None else None
+            # a row of another type (a foreign or hand-edited file) is damage too: bytes()
+            # of a number allocated that many zero bytes
+            value = _unsealed(stored) if isinstance(stored, bytes) else None
         if value is None:
             self.misses += 1
         else:

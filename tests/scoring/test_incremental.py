@@ -259,6 +259,15 @@ def test_a_damaged_memo_costs_time_never_correctness(board: Path) -> None:
     assert _rescored(_score(board)) == 4
     assert _written(board) == _whole_board(board)
     assert _rescored(_score(board)) == 0  # what the run computed again was stored again
+    # Values of another type (a hand-edited or foreign file): text, a negative number, and
+    # a large one that bytes() turned into that many zero bytes.
+    for foreign in ("abc", -1, 10**9):
+        db = sqlite3.connect(memo)
+        with db:
+            db.execute("UPDATE memo SET value = ? WHERE key LIKE 'part:%'", (foreign,))
+        db.close()
+        assert _rescored(_score(board)) == 4, foreign
+        assert _written(board) == _whole_board(board)
 
 
 def test_task_files_hold_each_tasks_entries_and_are_rewritten_only_when_changed(
