@@ -108,6 +108,16 @@ def csv_header() -> str:
     return buffer.getvalue()
 
 
+#: What makes a spreadsheet read a cell as a formula (``=HYPERLINK(...)`` in a tool's name).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text_cell(text: str) -> str:
+    """A contributor's text as a CSV cell no spreadsheet runs: one that would start a formula
+    gets a leading ``'`` (OWASP's advice for CSV injection); any other is as written."""
+    return f"'{text}" if text.startswith(_FORMULA_START) else text
+
+
 def csv_rows(leaderboard: Leaderboard) -> str:
     """The CSV rows of every entry, without the header."""
     baselines = {board.task_id: board.baseline.source for board in leaderboard.tasks}
@@ -119,8 +129,9 @@ def csv_rows(leaderboard: Leaderboard) -> str:
         pass1 = next((p.value for p in e.pass_at_k if p.k == 1), None)
         writer.writerow([
             e.task_id, "" if e.rank is None else e.rank,
-            "" if e.rank_shared is None else str(e.rank_shared).lower(), e.key, e.label, e.tool,
-            e.tool_version, e.model, e.contributor, e.setting, e.status, e.run_count,
+            "" if e.rank_shared is None else str(e.rank_shared).lower(), e.key,
+            *map(_text_cell, (e.label, e.tool, e.tool_version, e.model, e.contributor)),
+            e.setting, e.status, e.run_count,
             _fixed(s.overall if s else None), _fixed(s.overall_unadjusted if s else None),
             _fixed(s.efficiency if s else None),
             _fixed(s.efficiency_parts.token if s else None),

