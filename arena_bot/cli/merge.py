@@ -8,6 +8,7 @@ import click
 
 from arena_bot.app.merge import MergeAnalysis, analyse_merge
 from arena_bot.cli.evaluation_output import failure_lines
+from arena_bot.core.errors import InputError
 from arena_bot.core.settings import Settings
 
 
@@ -60,6 +61,17 @@ def merge(
     if output is not None:
         analysis.report.write(output)
         click.echo(f"merge report written to {output}")
+    statuses = analysis.result.apply_status
+    failed = [path for agent, path in (("agent1", patch1), ("agent2", patch2))
+              if statuses.get(agent) in ("failed", "missing")]
+    if failed:  # the analysis is reported; the command still failed on its input
+        raise InputError(
+            "the patch does not apply to the task's base commit"
+            + (f" (nor does {failed[1]})" if len(failed) > 1 else "")
+            + ": see the note above for git's words",
+            path=failed[0],
+            hint="make it with `git diff` in a checkout of the task's base commit",
+        )
 
 
 def _print_summary(analysis: MergeAnalysis, *, verbose: bool) -> None:

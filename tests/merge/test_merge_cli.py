@@ -124,9 +124,14 @@ def test_patch_that_does_not_apply_is_reported(arena, gold, tmp_path: Path) -> N
     result = arena("merge", str(gold[0]), str(broken), "--task", "calc-fixture", "--no-tests",
                    "--output", str(output))
 
-    assert result.exit_code == 0, result.output
+    # reported, then the command fails on its input, naming the file (it exited 0, naming
+    # only "agent2")
+    assert result.exit_code == 1, result.output
     assert "merge: apply_failed (strategy none)" in result.output
     assert "agent2's patch did not apply" in result.output
+    assert f"error: {broken}: the patch does not apply to the task's base commit" in (
+        result.output)
+    assert "Traceback" not in result.output
     report = json.loads(output.read_text())
     assert report["merge_status"] == "apply_failed"
     assert report["feature2"]["tests_passed"] is False
