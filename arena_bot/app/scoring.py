@@ -12,6 +12,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
@@ -340,19 +341,34 @@ def write_scored(scored: ScoredBoard, folder: Path, memo: Memo | None = None) ->
     rewritten = [name for name, chunks in files.items()
                  if _write_if_changed(folder / name, chunks())]
     tasks = folder / "tasks"
+    listed_before = _listed_tasks(tasks / DIGESTS)  # the task files this board wrote before
     written = sum(_write_if_changed(tasks / f"{part.task_id}.json", task_file_chunks(part))
                   for part in scored.parts)
     # What the site reads the task files by (arena_bot.site.source): each task's key.
     _write_if_changed(tasks / DIGESTS, [canonical({p.task_id: p.key for p in scored.parts})
                                         + "\n"])
-    current = {f"{part.task_id}.json" for part in scored.parts} | {DIGESTS}
-    for stale in tasks.glob("*.json"):  # the files of tasks that left the dataset
-        if stale.name not in current:
+    for task_id in listed_before - {part.task_id for part in scored.parts}:
+        stale = tasks / f"{task_id}.json"  # a task that left the dataset; nothing else goes
+        if stale.is_file() and not stale.is_symlink():
             stale.unlink(missing_ok=True)
     if memo is not None and scored.digest:
         memo.put(key, json.dumps({"digest": scored.digest,
                                   "files": _settled(folder, files)}).encode())
     return WrittenBoard(folder=folder, task_files=written, rewritten=tuple(rewritten))
+
+
+def _listed_tasks(digests: Path) -> set[str]:
+    """The task ids an earlier run's ``tasks/digests.json`` lists (none when it is missing or
+    damaged); only names a task id can have (no path)."""
+    try:
+        listed = json.loads(digests.read_bytes())
+    except (OSError, ValueError):
+        return set()
+    return {name for name in listed if _TASK_FILE_NAME.fullmatch(name)} if isinstance(
+        listed, dict) else set()
+
+
+_TASK_FILE_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 
 
 def _holds(folder: Path, names: Iterable[str], stored: bytes | None, digest: str) -> bool:

@@ -292,6 +292,25 @@ def test_task_files_hold_each_tasks_entries_and_are_rewritten_only_when_changed(
     assert changed == ["synthetic-002.json"]
 
 
+def test_a_task_that_left_the_dataset_loses_its_file_and_nothing_else_goes(
+        board: Path) -> None:
+    """Every *.json in tasks/ that was not a task of this run was deleted: a file of the
+    user's there was lost, and a folder named so stopped the run."""
+    _score(board)
+    tasks = board / ".arena" / "tasks"
+    (tasks / "notes.json").write_text("{}", encoding="utf-8")
+    (tasks / "kept.json").mkdir()
+    gone = sorted((board / "dataset").iterdir())[-1].name
+    shutil.rmtree(board / "dataset" / gone)
+    shutil.rmtree(board / "submissions" / gone, ignore_errors=True)
+    assert (tasks / f"{gone}.json").is_file()
+    _score(board)
+    assert not (tasks / f"{gone}.json").exists()
+    assert (tasks / "notes.json").read_text(encoding="utf-8") == "{}"
+    assert (tasks / "kept.json").is_dir()
+    assert _written(board) == _whole_board(board)
+
+
 def test_a_forged_manifest_cannot_delete_files_outside_the_output(board: Path) -> None:
     _score(board)
     victim = board / "keep.json"
