@@ -277,3 +277,19 @@ def test_evaluation_reads_patches_with_the_configured_limit(board: Path) -> None
     assert text and error is None
     text, error = read_patch(submission, name, max_bytes=1024)
     assert text == "" and error is not None and "1,024" in error
+
+
+def test_an_arena_variable_set_but_empty_is_unset(tmp_path: Path) -> None:
+    """`ARENA_CACHE=` (a workflow input left blank) made the current folder the cache: the
+    memo, leaderboard.json and the rest were written beside the user's files."""
+    from arena_bot.core.settings import DEFAULT_BASE_IMAGE, Settings
+
+    empty = {name: "" for name in ("ARENA_ROOT", "ARENA_DATASET", "ARENA_SUBMISSIONS",
+                                   "ARENA_CACHE", "ARENA_BASE_IMAGE")}
+    settings = Settings.from_env(root=tmp_path, env=empty)
+    root = tmp_path.resolve()
+    assert (settings.dataset_dir, settings.submissions_dir, settings.cache_dir) == (
+        root / "dataset", root / "submissions", root / ".arena")
+    assert settings.base_image == DEFAULT_BASE_IMAGE
+    set_ones = Settings.from_env(root=tmp_path, env={"ARENA_CACHE": "/x/cache"})
+    assert set_ones.cache_dir == Path("/x/cache")

@@ -44,12 +44,17 @@ class Settings:
         cls, *, root: Path | None = None, env: Mapping[str, str] | None = None
     ) -> Settings:
         env = os.environ if env is None else env
-        root = (root or Path(env.get("ARENA_ROOT", "."))).resolve()
+
+        def given(name: str) -> str | None:
+            # set but empty (a workflow's `${{ inputs.x }}` left blank) is unset, not "."
+            return env.get(name) or None
+
+        root = (root or Path(given("ARENA_ROOT") or ".")).resolve()
         return cls(
             root=root,
-            dataset_dir=Path(env.get("ARENA_DATASET", root / "dataset")),
-            submissions_dir=Path(env.get("ARENA_SUBMISSIONS", root / "submissions")),
-            cache_dir=Path(env.get("ARENA_CACHE", root / ".arena")),
-            base_image=env.get("ARENA_BASE_IMAGE", DEFAULT_BASE_IMAGE),
+            dataset_dir=Path(given("ARENA_DATASET") or root / "dataset"),
+            submissions_dir=Path(given("ARENA_SUBMISSIONS") or root / "submissions"),
+            cache_dir=Path(given("ARENA_CACHE") or root / ".arena"),
+            base_image=given("ARENA_BASE_IMAGE") or DEFAULT_BASE_IMAGE,
             environ=dict(env),
         )
