@@ -128,7 +128,7 @@ class ResultStore:
         the choice depends on the data, not on file times."""
         results = [result for path in self.stored(task_id, submission_id)
                    if path.name[-_KEY_LENGTH:].startswith(content)
-                   and (result := self._read(path)) is not None]
+                   and (result := self._read(path, task_id, submission_id)) is not None]
         return max(results, key=lambda r: (r.evaluated_at, r.input_hash), default=None)
 
     def task_digest(self, task: TaskFolder) -> str:
@@ -139,9 +139,11 @@ class ResultStore:
 
     def get(self, submission: SubmissionFolder, key: InputKey) -> EvaluationResult | None:
         """The result stored under ``key``, or ``None``."""
-        found = self._read(self.path_for(submission, key))
+        task_id, submission_id = submission.spec.task, submission.id
+        found = self._read(self.path_for(submission, key), task_id, submission_id)
         if found is None:  # stored in the earlier layout
-            found = self._read(self.root / submission.spec.task / submission.id / key.file_name)
+            found = self._read(self.root / task_id / submission_id / key.file_name,
+                               task_id, submission_id)
         return found
 
     def save(self, submission: SubmissionFolder, key: InputKey, result: EvaluationResult) -> Path:
@@ -152,15 +154,22 @@ class ResultStore:
         self._listed.pop(submission.spec.task, None)
         return target
 
-    def _read(self, path: Path) -> EvaluationResult | None:
-        # A file that cannot be read as a result is treated as absent (and overwritten on
-        # the next run) rather than trusted.
+    def _read(self, path: Path, task_id: str, submission_id: str) -> EvaluationResult | None:
+        """The result at ``path``, stored for ``task_id`` / ``submission_id``.
+
+        A file that cannot be read as a result is treated as absent (and overwritten on the
+        next run) rather than trusted; so is one whose own task or submission id is not the
+        one its path names (another submission's result copied there: the file name alone
+        must not credit a submission with a result it never had)."""
         try:
             if path.stat().st_size > MAX_RESULT_BYTES:
                 return None
-            return EvaluationResult.model_validate_json(path.read_bytes())
+            result = EvaluationResult.model_validate_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):
             return None
+        if result.task_id != task_id or result.submission_id != submission_id:
+            return None
+        return result
 
 
 def result_owner(name: str) -> str | None:

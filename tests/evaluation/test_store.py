@@ -151,3 +151,29 @@ def test_atomic_writes_keep_the_mode_and_leave_no_part(tmp_path: Path, monkeypat
         write_atomically(new, b"[1]")
     monkeypatch.undo()
     assert [p.name for p in tmp_path.iterdir()] == ["new.json"] and new.read_bytes() == b"[]"
+
+
+def test_a_result_copied_to_another_submissions_path_counts_as_absent(
+    fixture_task: TaskFolder, write_submission, store: ResultStore
+) -> None:
+    """A stored result is credited to the submission it names, not to whichever path it
+    sits at: submission A's result copied to B's file name (either layout) is not B's."""
+    a = write_submission("a", patches=["diff a\n"])
+    b = write_submission("b", patches=["diff b\n"])
+    key_a, key_b = (input_key(s, fixture_task, "img:a") for s in (a, b))
+    result_a = make_result(key_a.input_hash).model_copy(update={"submission_id": "a"})
+    path_a = store.save(a, key_a, result_a)
+    copied = store.path_for(b, key_b)
+    copied.write_bytes(path_a.read_bytes())
+    earlier = store.root / "calc-fixture" / "b" / key_b.file_name
+    earlier.parent.mkdir()
+    earlier.write_bytes(path_a.read_bytes())
+    fresh = ResultStore(store.root)
+    assert fresh.lookup(b, fixture_task, "img:a") is None
+    assert fresh.lookup(b, fixture_task) is None
+    assert fresh.newest("calc-fixture", "b") is None
+    assert fresh.lookup(a, fixture_task) == result_a  # the owner still finds its own
+    # A result naming another task is not this task's either.
+    other_task = result_a.model_copy(update={"task_id": "other-task", "submission_id": "b"})
+    copied.write_text(other_task.model_dump_json(), encoding="utf-8")
+    assert ResultStore(store.root).lookup(b, fixture_task, "img:a") is None
