@@ -14,7 +14,16 @@ from typing import Any
 from arena_bot.app.evaluation import docker_evaluator, planned_base_image
 from arena_bot.app.memo import Memo, code_version, content_ids
 from arena_bot.app.scoring import ids_by_folder
-from arena_bot.bot.plan import Unit, aggregate, shard, units_for
+from arena_bot.bot.plan import (
+    PlanFile,
+    Unit,
+    aggregate,
+    matrix_of,
+    read_plan,
+    shard,
+    units_for,
+    write_plan,
+)
 from arena_bot.bot.unit_result import UnitResult
 from arena_bot.bot.units import (
     assemble,
@@ -37,10 +46,23 @@ class Plan:
     out (each with why)."""
 
     units: list[Unit]
-    #: The matrix's ``include`` list (``{"shard": i, "units": "id id ..."}`` per job).
-    shards: list[dict[str, object]]
+    #: The unit ids of each matrix job (``shards[i]``: job ``i``'s, dealt round-robin).
+    shards: list[list[str]]
     #: Why each invalid submission was left out.
     skipped: list[str] = field(default_factory=list)
+
+    def matrix(self) -> dict[str, list[dict[str, int]]]:
+        """The matrix output (``strategy.matrix``): shard indices only, at most 256."""
+        return matrix_of(self.shards)
+
+    def listing(self) -> dict[str, list[dict[str, object]]]:
+        """The matrix with each shard's units (``"id id ..."``), for a person to read."""
+        return {"include": [{"shard": i, "units": " ".join(ids)}
+                            for i, ids in enumerate(self.shards)]}
+
+    def write(self, folder: Path) -> Path:
+        """Write ``folder/plan.json`` (each shard's unit ids, for the matrix jobs)."""
+        return write_plan(PlanFile.of(self.shards), folder)
 
 
 def plan(settings: Settings, *, pending: bool, max_jobs: int, memo: Memo) -> Plan:
@@ -112,6 +134,12 @@ def _plan_group(
         if task is None or store.lookup(loaded, task, base_image) is None:
             specs.append((loaded.key, loaded.spec.setting, list(loaded.spec.features)))
     return specs, messages
+
+
+def shard_units(plan_file: Path, index: int) -> list[str]:
+    """The unit ids of shard ``index`` in ``plan_file`` (a plan.json :meth:`Plan.write`
+    wrote); a missing or malformed file, or one without that shard, is a clear error."""
+    return read_plan(plan_file).units_of(index, plan_file)
 
 
 def evaluate_units(

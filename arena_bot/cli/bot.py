@@ -220,13 +220,25 @@ def publish(settings: Settings, output: Path, site: bool) -> None:
 @click.option("--threshold", type=click.IntRange(0), default=None,
               help="Sets output `scale-out` to true when there are more units than this "
               "(the publish workflow then runs the matrix; otherwise one job evaluates).")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR",
+              help="Write DIR/plan.json: each shard's unit ids, for `arena bot evaluate-unit "
+              "--plan DIR/plan.json --shard N` (stdout then says only how many).")
 @click.pass_obj
-def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None) -> None:
-    """Print the evaluation matrix (JSON) of every valid submission; sets output `matrix`
-    (and `units`, `scale-out`).
+def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None,
+         output: Path | None) -> None:
+    """Plan the evaluation matrix of every valid submission; sets outputs `matrix`, `units`
+    (how many) and, with --threshold, `scale-out`.
 
-    Scale-out: one unit per submission and feature (a coop pair stays one unit), dealt into
-    at most ``--max-jobs`` matrix jobs; each job runs `arena bot evaluate-unit` on its units.
+    Scale-out: one unit per submission and feature (a coop pair stays one unit), dealt
+    round-robin into at most --max-jobs matrix jobs (shards); each job runs `arena bot
+    evaluate-unit` on its shard.
+
+    Output `matrix` holds shard indices only ({"include": [{"shard": 0}, ...]}): GitHub caps
+    a job's outputs at 1 MB, which a large board's unit ids exceed. The unit ids go to
+    --output DIR/plan.json (the publish workflow uploads it for the matrix jobs). Without
+    --output, stdout is the matrix with each shard's units ({"include": [{"shard": 0,
+    "units": "id id ..."}, ...]}), to read or to hand to `arena bot evaluate-unit UNITS`.
     """
     from arena_bot.app.memo import open_memo
     from arena_bot.app.scaleout import plan as plan_units
@@ -239,9 +251,12 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
     for problem in planned.skipped:
         click.echo(f"skipped (invalid): {problem}", err=True)
     units = planned.units
-    matrix = json.dumps({"include": planned.shards}, sort_keys=True)
-    click.echo(matrix)
-    outputs = {"matrix": matrix, "units": str(len(units))}
+    if output is None:
+        click.echo(json.dumps(planned.listing(), sort_keys=True))
+    else:
+        path = planned.write(output)
+        click.echo(f"{len(units)} unit(s) in {len(planned.shards)} shard(s): {path}")
+    outputs = {"matrix": json.dumps(planned.matrix(), sort_keys=True), "units": str(len(units))}
     if threshold is not None:
         outputs["scale-out"] = "true" if len(units) > threshold else "false"
         click.echo(f"{len(units)} unit(s); threshold {threshold}: "
@@ -250,7 +265,13 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
 
 
 @bot.command("evaluate-unit")
-@click.argument("units", nargs=-1, required=True)
+@click.argument("units", nargs=-1)
+@click.option("--plan", "plan_path", type=click.Path(path_type=Path), default=None,
+              metavar="FILE",
+              help="The plan.json `arena bot plan --output` wrote (with --shard, instead "
+              "of UNITS).")
+@click.option("--shard", type=click.IntRange(0), default=None, metavar="N",
+              help="Evaluate the units --plan lists for this shard (`matrix.shard`).")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for the unit result files (one JSON file per unit).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
@@ -259,19 +280,33 @@ def plan(settings: Settings, max_jobs: int, pending: bool, threshold: int | None
               help="Base image of the task images (see `arena evaluate --help`).")
 @click.pass_obj
 def evaluate_unit_cmd(
-    settings: Settings, units: tuple[str, ...], output: Path, jobs: int, base_image: str | None
+    settings: Settings, units: tuple[str, ...], plan_path: Path | None, shard: int | None,
+    output: Path, jobs: int, base_image: str | None
 ) -> None:
-    """Evaluate planned UNITS (ids from `arena bot plan`, e.g. `task/sub#f1`) in Docker.
+    """Evaluate planned units in Docker: UNITS (ids from `arena bot plan`, e.g.
+    `task/sub#f1`), or a matrix job's shard (--plan FILE --shard N); one or the other.
 
     A matrix job's work: each unit's result is written to --output, for `arena bot
     aggregate` to assemble and store. A unit may also be given as one space-separated
-    string (the matrix's `units` value).
+    string (a shard's `units` as `arena bot plan` prints them without --output).
     """
-    from arena_bot.app.scaleout import evaluate_units
+    from arena_bot.app.scaleout import evaluate_units, shard_units
     from arena_bot.bot.workflow import check_trigger
 
     check_trigger("evaluate-unit", os.environ)
-    ids = [u for given in units for u in given.split()]
+    usage = "give UNITS, or --plan FILE --shard N (a matrix job's share of plan.json)"
+    if plan_path is None and shard is None:
+        if not units:
+            raise UsageError(f"no unit to evaluate: {usage}")
+        ids = [u for given in units for u in given.split()]
+    elif units:
+        raise UsageError(f"UNITS and --plan/--shard both given: {usage}, not both")
+    elif plan_path is None or shard is None:
+        raise UsageError(f"{'--plan' if plan_path is None else '--shard'} is missing: "
+                         "--plan FILE and --shard N go together")
+    else:
+        ids = shard_units(plan_path, shard)
+        click.echo(f"shard {shard} of {plan_path}: {len(ids)} unit(s)", err=True)
     for result, path in evaluate_units(settings, ids, output=output, jobs=jobs,
                                        base_image=base_image,
                                        progress=lambda line: click.echo(line, err=True)):

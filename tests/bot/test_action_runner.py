@@ -5,9 +5,9 @@ action's own install step (``pip install "$GITHUB_ACTION_PATH[site]"``: not edit
 mode then runs through action.yml's own ``run:`` steps with a runner's environment
 (support.actionrunner), on the repository's sample tasks and submissions, in real git
 checkouts of a bare remote, against real Docker and a local HTTP server speaking GitHub's
-REST API: plan, evaluate-units, publish (the site is built and only then arena-data pushed),
-evaluate-pr, comment. Events are real webhook payloads (octokit/webhooks, see
-tests/bot/data/README.md) with the commits of these checkouts set.
+REST API: plan (plan.json), evaluate-units (a shard of it), publish (the site is built and
+only then arena-data pushed), evaluate-pr, comment. Events are real webhook payloads
+(octokit/webhooks, see tests/bot/data/README.md) with the commits of these checkouts set.
 """
 
 from __future__ import annotations
@@ -107,18 +107,24 @@ def test_every_mode_runs_from_the_installed_action(
     assert plan.returncode == 0, plan.log
     venv = tmp_path / "runner-temp" / "arena-venv"
     _assert_installed_from_the_wheel(venv)
+    # the matrix names the shards alone; their unit ids are in plan.json (an artifact)
     matrix = json.loads(plan.outputs["matrix"])
-    units = [u for shard in matrix["include"] for u in shard["units"].split()]
+    plan_file = json.loads((Path(plan.outputs["plan-dir"]) / "plan.json").read_text())
+    units = [u for shard in plan_file["shards"] for u in shard["units"]]
     assert len(units) >= 12 and plan.outputs["scale-out"] == "true"
+    assert len(plan_file["shards"]) == min(256, len(units))
+    assert matrix == {"include": [{"shard": i} for i in range(len(plan_file["shards"]))]}
 
-    # one matrix job evaluates its share
-    job = runner.run(clone_main(bare, tmp_path / "matrix"), _job_temp(tmp_path),
-                     push, {"mode": "evaluate-units",
-                            "units": matrix["include"][0]["units"]}, event_name="push",
-                     skip=INSTALLED)
+    # one matrix job evaluates its share, read from the downloaded plan.json
+    matrix_job = clone_main(bare, tmp_path / "matrix")
+    shutil.copytree(plan.outputs["plan-dir"], matrix_job / "arena-plan")
+    job = runner.run(matrix_job, _job_temp(tmp_path), push,
+                     {"mode": "evaluate-units", "shard": str(matrix["include"][0]["shard"])},
+                     event_name="push", skip=INSTALLED)
     assert job.returncode == 0, job.log
-    unit_files = list(Path(job.outputs["unit-results"]).glob("*.json"))
-    assert unit_files
+    unit_files = sorted(Path(job.outputs["unit-results"]).glob("*.json"))
+    assert sorted(json.loads(f.read_text())["unit"] for f in unit_files) == sorted(
+        plan_file["shards"][0]["units"])
 
     # publish: the matrix's results assembled, the rest evaluated, the site built, then saved
     build = clone_main(bare, tmp_path / "build")

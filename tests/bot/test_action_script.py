@@ -1,6 +1,7 @@
 """The action's own shell script (action.yml's `run` step), executed with bash in a real
 checkout with a bare remote and real Docker: publish, then plan finds nothing left to do,
-then evaluate-units and publish again with a matrix's unit results."""
+then plan writes plan.json, evaluate-units reads its shard from it, and publish again with
+the matrix's unit results."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def run_mode(checkout: Path, mode: str, base_image: str, **inputs: str
     outputs.write_text("")
     env = {**os.environ, **GIT_ENV, "MODE": mode, "ARENA": str(ARENA), "RUNNER_TEMP": str(temp),
            "GITHUB_OUTPUT": str(outputs), "DATA_BRANCH": "arena-data", "THRESHOLD": "0",
-           "UNITS": "arena-units", "OUTPUT": "public", "ARENA_BASE_IMAGE": base_image,
-           **inputs}
+           "PLAN": "arena-plan/plan.json", "SHARD": "", "UNITS": "arena-units",
+           "OUTPUT": "public", "ARENA_BASE_IMAGE": base_image, **inputs}
     done = subprocess.run(["bash", "-c", script()], cwd=checkout, env=env,
                           capture_output=True, text=True, check=False, timeout=900)
     values = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
@@ -83,6 +84,8 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(outputs["matrix"]) == {"include": []}
     assert outputs["scale-out"] == "false"
+    plan = json.loads((Path(outputs["plan-dir"]) / "plan.json").read_text())
+    assert plan == {"schema_version": 1, "shards": []}
 
     # a new submission arrives: the plan has one unit; a matrix job evaluates it
     git("pull", "--quiet", "origin", "main", cwd=first)
@@ -93,13 +96,27 @@ def test_publish_then_plan_then_a_matrix_publish(remote: Path, base_image: str) 
     push_main(first, "new")
     planner = checkout(remote, "plan2")
     done, outputs = run_mode(planner, "plan", base_image)
-    matrix = json.loads(outputs["matrix"])
-    assert matrix == {"include": [{"shard": 0, "units": "calc-fixture/solo#f1"}]}
-    assert outputs["scale-out"] == "true"  # threshold 0
-    job = checkout(remote, "matrix-job")
-    done, outputs = run_mode(job, "evaluate-units", base_image,
-                             UNITS=matrix["include"][0]["units"])
     assert done.returncode == 0, done.stdout + done.stderr
+    # the matrix names the shards; their units are in plan.json, the plan job's artifact
+    matrix = json.loads(outputs["matrix"])
+    assert matrix == {"include": [{"shard": 0}]}
+    assert outputs["scale-out"] == "true"  # threshold 0
+    plan_dir = Path(outputs["plan-dir"])
+    assert json.loads((plan_dir / "plan.json").read_text()) == {
+        "schema_version": 1, "shards": [{"shard": 0, "units": ["calc-fixture/solo#f1"]}]}
+    job = checkout(remote, "matrix-job")
+    # actions/download-artifact puts the artifact's files into the job's arena-plan/
+    shutil.copytree(plan_dir, job / "arena-plan")
+    # a shard the plan does not have: a clear error naming the file, nothing evaluated
+    done, outputs = run_mode(job, "evaluate-units", base_image, SHARD="1")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "arena-plan/plan.json: the plan has no shard 1: it has shard 0 only" in done.stderr
+    assert "Traceback" not in done.stderr and not Path(outputs["unit-results"]).exists()
+    done, outputs = run_mode(job, "evaluate-units", base_image,
+                             SHARD=str(matrix["include"][0]["shard"]))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "shard 0 of arena-plan/plan.json: 1 unit(s)" in done.stderr
+    assert "calc-fixture/solo#f1: run1 f1 passed" in done.stdout, done.stdout
     build = checkout(remote, "build")
     shutil.copytree(outputs["unit-results"], build / "arena-units")
     done, _ = run_mode(build, "publish", base_image)

@@ -160,12 +160,17 @@ def test_a_mode_on_an_event_it_is_not_made_for_does_nothing(
     workspace = _pr_checkout(tmp_path, board, payload)
     if mode == "comment":
         write_bundle(make_bundle(pr=2), workspace / "arena-bundle")
-    done = _run(tmp_path, github, workspace, event_name, payload, {"mode": mode})
+    # the matrix job's inputs as the publish workflow gives them (the plan is not there:
+    # the event is refused before it is read)
+    inputs = {"mode": mode, **({"shard": "0"} if mode == "evaluate-units" else {})}
+    done = _run(tmp_path, github, workspace, event_name, payload, inputs)
     assert done.returncode == 2, done.log
     assert said in done.log and "Traceback" not in done.log
+    assert "plan.json" not in done.log
     assert _writes(github) == []
     assert not (tmp_path / "runner-temp" / "arena-bundle" / "bundle.json").exists()
-    assert "matrix" not in done.steps["run"]  # plan set no matrix
+    assert "matrix" not in done.steps["run"]  # plan set no matrix, wrote no plan
+    assert not (tmp_path / "runner-temp" / "arena-plan").exists()
     assert not list((tmp_path / "runner-temp").glob("arena-units/*"))  # no unit evaluated
     assert "arena-data" not in git("ls-remote", "--heads", str(board[0]), cwd=tmp_path)
 

@@ -24,10 +24,14 @@ def test_units_split_single_and_solo_per_feature_and_keep_coop_pairs() -> None:
 
 def test_shards_cover_every_unit_once_within_the_job_cap() -> None:
     units = units_for((f"t/s{i}", "solo", [1, 2, 3]) for i in range(500))
-    matrix = shard(units, max_jobs=256)
-    assert len(matrix) == 256
-    ids = [u for job in matrix for u in job["units"].split()]
+    shards = shard(units, max_jobs=256)
+    assert len(shards) == 256
+    ids = [u for job in shards for u in job]
     assert sorted(ids) == sorted(u.id for u in units) and len(ids) == 1500
+    # round-robin in unit id order, the same every time
+    assert shards[0][:2] == [units[0].id, units[256].id] and shard(units, 256) == shards
+    assert shard(units[:3], max_jobs=256) == [[units[0].id], [units[1].id], [units[2].id]]
+    assert shard([], max_jobs=256) == []
 
 
 def _write(folder: Path, n: int) -> list[Path]:
@@ -73,14 +77,32 @@ def test_aggregate_reports_a_malformed_file(tmp_path: Path) -> None:
 
 
 def test_plan_on_the_sample_data(tmp_path: Path) -> None:
+    """Without --output stdout shows each shard's units (for a person); the `matrix` output
+    is shard indices alone either way, and --output's plan.json holds the same shards."""
     out = tmp_path / "gh_output"
     result = CliRunner().invoke(main, ["--root", str(ROOT), "bot", "plan", "--max-jobs", "3"],
                                 env={"GITHUB_OUTPUT": str(out)})
     assert result.exit_code == 0, result.output
-    matrix = json.loads(result.stdout)
-    assert len(matrix["include"]) == 3
-    assert any("#coop-" in job["units"] for job in matrix["include"])
-    assert out.read_text().startswith("matrix={")
+    printed = json.loads(result.stdout)
+    assert [job["shard"] for job in printed["include"]] == [0, 1, 2]
+    assert any("#coop-" in job["units"] for job in printed["include"])
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert json.loads(outputs["matrix"]) == {"include": [{"shard": 0}, {"shard": 1},
+                                                         {"shard": 2}]}
+    count = int(outputs["units"])
+
+    out.write_text("")
+    written = CliRunner().invoke(main, ["--root", str(ROOT), "bot", "plan", "--max-jobs", "3",
+                                        "--output", str(tmp_path / "arena-plan")],
+                                 env={"GITHUB_OUTPUT": str(out)})
+    assert written.exit_code == 0, written.output
+    path = tmp_path / "arena-plan" / "plan.json"
+    assert written.stdout == f"{count} unit(s) in 3 shard(s): {path}\n"
+    document = json.loads(path.read_text())
+    assert document["schema_version"] == 1
+    assert [(job["shard"], " ".join(job["units"])) for job in document["shards"]] == [
+        (job["shard"], job["units"]) for job in printed["include"]]
+    assert outputs["matrix"] in out.read_text()
 
 
 def test_a_second_plan_parses_no_submission_again(
