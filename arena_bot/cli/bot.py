@@ -89,12 +89,12 @@ def evaluate_pr(
         raise UsageError("--evaluate scores the board itself; drop --leaderboard")
     if (changed_files is None) == (base is None):
         raise UsageError("give exactly one of --changed-files and --base")
+    env = os.environ
+    event = _event_path(event_path, "evaluate-pr")  # a wrong trigger is refused first
     if base is not None and (not base.strip() or base.startswith("-")):
         # "" compared HEAD with itself: no file changed, and the PR was called valid
         raise UsageError(f"--base {base!r} is not a commit: pass the PR's base commit "
                          "(github.event.pull_request.base.sha)")
-    env = os.environ
-    event = _event_path(event_path, "evaluate-pr")
     changed = (changed_files.read().splitlines() if changed_files is not None
                else changed_files_since(settings.root, str(base)))
     with open_memo(settings.cache_dir) as memo:
