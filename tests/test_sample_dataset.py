@@ -11,11 +11,15 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from support.gitrepo import git, git_run
 
+from arena_bot.cli import main
+from arena_bot.core.errors import DatasetError
 from arena_bot.intake.submissions import SubmissionFolder, find_submission_folders, load_submission
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
@@ -155,3 +159,46 @@ def test_the_not_applying_submission_is_documented():
     notes = next(s for s in SUBMISSIONS if s.key == key).spec.notes or ""
     assert "does not apply" in notes
     assert key.split("/")[1] in (ROOT / "submissions" / "README.md").read_text(encoding="utf-8")
+
+
+# A copy of a sample task, broken on purpose: what loading it says.
+
+def copied_task(tmp_path: Path, task_id: str = "slugkit-options") -> Path:
+    dataset = tmp_path / "dataset"
+    shutil.copytree(ROOT / "dataset" / task_id, dataset / task_id)
+    return dataset
+
+
+@pytest.mark.parametrize("task_id", [
+    "../dataset/slugkit-options", "slugkit-options/", "./slugkit-options", "absolute",
+    "x" * 300, "slugkit-options\n", "Slugkit-Options",
+])
+def test_a_task_id_that_is_a_path_or_no_id_is_refused_naming_it(
+    tmp_path: Path, task_id: str
+) -> None:
+    """Dataset.has/get took any path (a folder outside dataset/, or this one by a detour)
+    and a 300-character id was the file system's ENAMETOOLONG."""
+    dataset = Dataset(copied_task(tmp_path))
+    task_id = str(tmp_path / "dataset" / "slugkit-options") if task_id == "absolute" else task_id
+    for call in (dataset.has, dataset.get):
+        with pytest.raises(DatasetError, match="is not a task id") as err:
+            call(task_id)
+        assert repr(task_id)[:60] in str(err.value) and "known tasks: slugkit-options" in str(
+            err.value)
+    assert dataset.has("slugkit-options") and dataset.get("slugkit-options").id == (
+        "slugkit-options")
+
+
+@pytest.mark.parametrize("command", [["merge", "--no-tests", "--task"], ["dataset", "check"]])
+def test_commands_taking_a_task_id_refuse_a_path(tmp_path: Path, command: list[str]) -> None:
+    dataset = copied_task(tmp_path)
+    if command[0] == "merge":
+        command = [*command[:1], *(str(dataset / "slugkit-options" / f"feature{n}" /
+                                       "feature.patch") for n in (1, 2)), *command[1:]]
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(dataset / "slugkit-options", elsewhere / "slugkit-options")
+    for task in (str(elsewhere / "slugkit-options"), "../elsewhere/slugkit-options"):
+        result = CliRunner().invoke(main, ["--root", str(tmp_path), *command, task],
+                                    catch_exceptions=False)
+        assert result.exit_code == 1, result.output
+        assert "is not a task id" in result.output and repr(task)[:60] in result.output

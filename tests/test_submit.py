@@ -667,3 +667,36 @@ def test_a_run_its_transcript_says_ended_in_an_error_is_no_success(
     code, output = validate(project, folder)
     assert code == 1 and "success-mismatch" in output
     assert "reported success: true but the transcript says the run ended in an error" in output
+
+
+def submit_as(project: Path, workdir: Path, session: Path, *, task: str = TASK,
+              tool: str = "Claude Code", model: str | None = None) -> tuple[int, str]:
+    """``arena submit`` of one run with the task, tool and model given (no traceback)."""
+    args = ["--root", str(project), "submit", "--task", task, "--format", "claude-code",
+            "--tool", tool, "--tool-version", "2.0.40", "--contributor", "Test Person",
+            "--date", "2026-11-20", "--workdir", str(workdir), "--transcript", str(session)]
+    result = CliRunner().invoke(main, args + (["--model", model] if model is not None else []))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def tree_of(root: Path) -> set[str]:
+    return {str(path.relative_to(root)) for path in root.rglob("*")}
+
+
+@pytest.mark.parametrize("task", ["absolute", f"../dataset/{TASK}", f"{TASK}/", "x" * 300])
+def test_a_task_that_is_not_a_task_id_is_refused_before_anything_is_written(
+    project: Path, tmp_path: Path, task: str
+) -> None:
+    """A path names a folder outside dataset/ (or a task of it by a detour): the staging
+    folder and the submission went where the path pointed, then pydantic's traceback; a
+    300-character id was the file system's ENAMETOOLONG."""
+    task = str(project / "dataset" / TASK) if task == "absolute" else task
+    workdir = agent_workdir(project, tmp_path / "work")
+    before = tree_of(project)
+    code, output = submit_as(project, workdir, transcript(tmp_path / "s.jsonl"), task=task)
+    assert code == 1
+    assert "is not a task id" in output and repr(task)[:40] in output
+    assert f"known tasks: {TASK}" in output
+    assert tree_of(project) == before

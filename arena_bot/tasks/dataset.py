@@ -8,11 +8,17 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from pydantic import TypeAdapter, ValidationError
+
 from arena_bot.core.errors import DatasetError
 from arena_bot.core.yamlio import load_yaml, validate_model
+from arena_bot.models.common import Identifier
 from arena_bot.models.task import Task
 
 TASK_FILE = "task.yaml"
+
+#: A task's id (``Task.id``, a submission's ``task``): the name of its folder of dataset/.
+_TASK_ID: TypeAdapter[str] = TypeAdapter(Identifier)
 
 #: The Dockerfile shape every task image follows: ``ARG BASE_IMAGE``, git + pytest, a user
 #: with uid 1000, the repository cloned from ``repo.bundle`` at the base commit into
@@ -150,7 +156,24 @@ class Dataset:
         return sorted(p.name for p in self.root.iterdir() if (p / TASK_FILE).is_file())
 
     def has(self, task_id: str) -> bool:
+        """Whether ``task_id`` is a task of this dataset; DatasetError when it is not a
+        task id at all (a path, a name too long): never a folder outside the dataset."""
+        self._check_id(task_id)
         return (self.root / task_id / TASK_FILE).is_file()
+
+    def _check_id(self, task_id: str) -> None:
+        try:
+            _TASK_ID.validate_python(task_id)
+        except ValidationError:
+            shown = repr(task_id) if len(task_id) <= 100 else f"{task_id[:100]!r}..."
+            raise DatasetError(
+                f"{shown} is not a task id: a task id names a folder of {self.root.name}/ "
+                "(lower-case letters, digits, '.', '_' and '-', at most 80 characters), "
+                "never a path",
+                path=self.root,
+                hint=f"give the task's id alone; known tasks: "
+                f"{', '.join(self.task_ids()) or 'none'}",
+            ) from None
 
     def get(self, task_id: str) -> TaskFolder:
         if task_id not in self._cache:
