@@ -21,7 +21,7 @@ from support.gitrepo import git, git_run
 from arena_bot.cli import main
 from arena_bot.core.errors import DatasetError
 from arena_bot.intake.submissions import SubmissionFolder, find_submission_folders, load_submission
-from arena_bot.tasks.dataset import Dataset, TaskFolder
+from arena_bot.tasks.dataset import Dataset, TaskFolder, load_task
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASET = Dataset(ROOT / "dataset")
@@ -202,3 +202,38 @@ def test_commands_taking_a_task_id_refuse_a_path(tmp_path: Path, command: list[s
                                     catch_exceptions=False)
         assert result.exit_code == 1, result.output
         assert "is not a task id" in result.output and repr(task)[:60] in result.output
+
+
+@pytest.mark.parametrize("link", [
+    "feature1/tests.patch", "task.yaml", "Dockerfile", "feature1", "feature1/notes.md",
+])
+def test_a_task_folder_holding_a_symbolic_link_is_refused_naming_it(
+    tmp_path: Path, link: str
+) -> None:
+    """The task's digest skips links while the harness reads their targets: a result
+    keyed by the digest would outlive a change of what the link points to."""
+    task = copied_task(tmp_path) / "slugkit-options"
+    target = tmp_path / "outside" / Path(link).name
+    target.parent.mkdir()
+    path = task / link
+    if path.is_dir():
+        shutil.copytree(path, target)
+        shutil.rmtree(path)
+    elif path.exists():
+        shutil.copy2(path, target)
+        path.unlink()
+    else:
+        target.write_text("notes\n")
+    path.symlink_to(target)
+    with pytest.raises(DatasetError, match="is a symbolic link") as err:
+        load_task(task)
+    assert f"{link} is a symbolic link" in str(err.value) and str(path) in str(err.value)
+    with pytest.raises(DatasetError, match="is a symbolic link"):
+        Dataset(task.parent).get("slugkit-options")
+
+
+def test_a_task_folder_holding_a_fifo_is_refused_naming_it(tmp_path: Path) -> None:
+    task = copied_task(tmp_path) / "slugkit-options"
+    os.mkfifo(task / "feature1" / "pipe")
+    with pytest.raises(DatasetError, match="feature1/pipe is not a regular file"):
+        load_task(task)

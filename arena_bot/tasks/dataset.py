@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import shlex
 from dataclasses import dataclass
 from functools import cached_property
@@ -104,8 +105,31 @@ class TaskFolder:
         return self.root / self.spec.source.bundle if self.spec.source.bundle else None
 
 
+def _refuse_links(root: Path) -> None:
+    """Raise DatasetError naming the first symbolic link (or other file that is neither a
+    folder nor a regular file) under ``root``. The task's digest hashes regular files only
+    (:func:`arena_bot.core.digest.folder_digest`) while the harness would read a link's
+    target: a result keyed by the digest would outlive a change of the target."""
+    for here, folders, files in os.walk(root):
+        for name in sorted([*folders, *files]):
+            path = Path(here, name)
+            if path.is_symlink():
+                raise DatasetError(
+                    f"{path.relative_to(root).as_posix()} is a symbolic link; a task folder "
+                    "holds regular files and folders only", path=path,
+                    hint="replace the link with a copy of what it points to",
+                )
+            if not (path.is_dir() or path.is_file()):
+                raise DatasetError(
+                    f"{path.relative_to(root).as_posix()} is not a regular file; a task "
+                    "folder holds regular files and folders only", path=path,
+                    hint="remove it",
+                )
+
+
 def load_task(root: Path) -> TaskFolder:
     """Load and check one task folder; raise DatasetError naming the missing piece."""
+    _refuse_links(root)
     spec_path = root / TASK_FILE
     if not spec_path.is_file():
         raise DatasetError(f"no {TASK_FILE} in task folder", path=root)
