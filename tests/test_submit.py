@@ -700,3 +700,58 @@ def test_a_task_that_is_not_a_task_id_is_refused_before_anything_is_written(
     assert "is not a task id" in output and repr(task)[:40] in output
     assert f"known tasks: {TASK}" in output
     assert tree_of(project) == before
+
+
+@pytest.mark.parametrize(("model", "problem"), [
+    ("x\ny", "must be a single line"), ("m" * 101, "at most 100 characters"),
+])
+def test_a_model_name_a_submission_cannot_hold_is_a_usage_error(
+    project: Path, tmp_path: Path, model: str, problem: str
+) -> None:
+    """As --tool and --contributor are (it was pydantic's traceback)."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    before = tree_of(project)
+    code, output = submit_as(project, workdir, transcript(tmp_path / "s.jsonl"), model=model)
+    assert code == 2 and "--model: " in output and problem in output
+    assert tree_of(project) == before
+
+
+def test_a_model_name_from_the_transcript_a_submission_cannot_hold_names_it(
+    project: Path, tmp_path: Path
+) -> None:
+    session = transcript(tmp_path / "s.jsonl")
+    session.write_text(session.read_text().replace('"claude-sonnet-4-5"', f'"{"m" * 120}"'))
+    workdir = agent_workdir(project, tmp_path / "work")
+    before = tree_of(project)
+    code, output = submit_as(project, workdir, session)
+    assert code == 1 and "at most 100 characters" in output
+    assert str(session) in output and "pass --model" in output
+    assert tree_of(project) == before
+
+
+def test_a_long_tool_and_model_name_make_a_folder_name_that_is_a_submission_id(
+    project: Path, tmp_path: Path
+) -> None:
+    """The folder name was their slugs whole: over 80 characters it was no submission id
+    (validation refused the folder), over 255 bytes the file system's ENAMETOOLONG."""
+    tool = "Claude Code " + "very long edition " * 4 + "x" * 16  # 100 characters
+    workdir = agent_workdir(project, tmp_path / "work")
+    code, output = submit_as(project, workdir, transcript(tmp_path / "s.jsonl"), tool=tool)
+    assert code == 0, output
+    (folder,) = (project / "submissions" / TASK).iterdir()
+    assert len(folder.name) <= 80
+    assert folder.name.startswith("2026-11-20_claude-code-very-long-edition-very")
+    assert folder.name.endswith("_claude-sonnet-4-5")
+    assert yaml.safe_load((folder / "submission.yaml").read_text())["tool"]["name"] == tool
+    assert validate(project, folder)[0] == 0
+    # The same names again add a run to it.
+    code, output = submit_as(project, workdir, transcript(tmp_path / "s2.jsonl"), tool=tool)
+    assert code == 0, output
+    assert [f.name for f in (project / "submissions" / TASK).iterdir()] == [folder.name]
+    # A model name too long for the rest of the name is cut after the tool's first 32.
+    code, output = submit_as(project, workdir, transcript(tmp_path / "s3.jsonl"),
+                             tool="T" * 100, model="claude-sonnet-4-5-" + "m" * 80)
+    assert code == 0, output
+    cut = project / "submissions" / TASK / ("2026-11-20_" + "t" * 32 + "_claude-sonnet-4-5-"
+                                            + "m" * 18)
+    assert len(cut.name) == 80 and validate(project, cut)[0] == 0

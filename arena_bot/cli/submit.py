@@ -3,18 +3,36 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 from pydantic import ValidationError
 
-from arena_bot.core.errors import UsageError, first_problem
+from arena_bot.core.errors import UsageError
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
-from arena_bot.intake.submit import RunSource, SubmitRequest, submit
+from arena_bot.intake.submit import MODEL_NAME, RunSource, SubmitRequest, submit
 from arena_bot.intake.transcripts import READERS
 from arena_bot.models.submission import Contributor, Tool, TranscriptFormat
 from arena_bot.tasks.dataset import Dataset
+
+_T = TypeVar("_T")
+
+
+def _option_value(build: Callable[[], _T], options: dict[str, str]) -> _T:
+    """``build()``; its validation error as a UsageError naming the option (``options``:
+    the option of each field, ``""`` the option of a bare value)."""
+    try:
+        return build()
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        field = str(error["loc"][0]) if error["loc"] else ""
+        raise UsageError(
+            f"{options.get(field, '/'.join(options.values()))}: {error['msg']}",
+            hint="see the submission format on the formats page",
+        ) from None
 
 
 def _pairs(workdirs: tuple[Path, ...], transcripts: tuple[Path, ...]) -> list[RunSource]:
@@ -60,14 +78,13 @@ def submit_command(
     out); every metric is read from the transcript, which is stored (redacted) with the
     submission. Nothing is written unless the result passes `arena validate`.
     """
-    try:
-        tool = Tool(name=tool_name, version=tool_version)
-        who = Contributor(name=contributor, github=github)
-    except ValidationError as exc:
-        raise UsageError(
-            f"--{first_problem(exc)}",
-            hint="see the submission format on the formats page",
-        ) from exc
+    tool = _option_value(lambda: Tool(name=tool_name, version=tool_version),
+                         {"name": "--tool", "version": "--tool-version"})
+    who = _option_value(lambda: Contributor(name=contributor, github=github),
+                        {"name": "--contributor", "github": "--github"})
+    if model is not None:
+        given = model
+        model = _option_value(lambda: MODEL_NAME.validate_python(given), {"": "--model"})
     request = SubmitRequest(
         task_id=task_id,
         tool=tool,

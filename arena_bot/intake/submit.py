@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from pydantic import TypeAdapter, ValidationError
 
-from arena_bot.core.errors import InputError
+from arena_bot.core.errors import InputError, first_problem
 from arena_bot.core.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
 from arena_bot.core.prices import PriceTable
 from arena_bot.intake.diagnostics import Diagnostic
@@ -36,6 +37,7 @@ from arena_bot.intake.transcripts import (
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
 from arena_bot.intake.validation import validate_submission
 from arena_bot.intake.verification import transcript_cost
+from arena_bot.models.common import Name
 from arena_bot.models.submission import (
     Contributor,
     Run,
@@ -84,9 +86,30 @@ class SubmitOutcome:
     left_out: list[str] = field(default_factory=list)
 
 
+#: A model name as a submission's ``models`` holds it.
+MODEL_NAME: TypeAdapter[str] = TypeAdapter(Name)
+#: The longest submission id (``intake.submissions.SUBMISSION_ID``: a folder name).
+_ID_LENGTH = 80
+#: What a tool's slug keeps at least when a folder name has to be cut.
+_TOOL_SLUG_LENGTH = 32
+
+
 def slug(text: str) -> str:
     """A folder-name-safe lower-case slug (``Claude Code`` → ``claude-code``)."""
     return re.sub(r"[^a-z0-9.]+", "-", text.lower().rsplit("/", 1)[-1]).strip("-.") or "x"
+
+
+def folder_name(date: dt.date, tool: str, model: str) -> str:
+    """``<date>_<tool>_<model>``, a submission id: when the slugs are too long for one (80
+    characters), the tool's is cut to 32 characters (fewer when the model's leaves room),
+    the model's to what is left, so no name the file system or validation refuses is made."""
+    tool_slug, model_slug = slug(tool), slug(model)
+    room = _ID_LENGTH - len(date.isoformat()) - 2
+    if len(tool_slug) + len(model_slug) > room:
+        keep = min(len(tool_slug), max(_TOOL_SLUG_LENGTH, room - len(model_slug)))
+        tool_slug = tool_slug[:keep].rstrip("-.") or "x"
+        model_slug = model_slug[:room - len(tool_slug)].rstrip("-.") or "x"
+    return f"{date.isoformat()}_{tool_slug}_{model_slug}"
 
 
 def working_tree_patch(
@@ -233,8 +256,17 @@ def submit(
         raise InputError(
             "the transcripts name no model", path=request.runs[0].transcript, hint="pass --model",
         )
-    folder_name = f"{request.date.isoformat()}_{slug(request.tool.name)}_{slug(model)}"
-    final = submissions_dir / request.task_id / folder_name
+    try:
+        model = MODEL_NAME.validate_python(model)
+    except ValidationError as exc:
+        raise InputError(
+            f"the model name {model[:100]!r} is not a model name a submission can hold: "
+            f"{first_problem(exc, top='')}",
+            path=None if request.model else request.runs[0].transcript,
+            hint="pass --model with the model's name (one line, at most 100 characters)",
+        ) from None
+    name = folder_name(request.date, request.tool.name, model)
+    final = submissions_dir / request.task_id / name
     existing = load_submission(final) if (final / SUBMISSION_FILE).is_file() else None
     # Runs are only added to a submission of the same tool, model and features.
     if existing is not None and (
@@ -252,19 +284,25 @@ def submit(
     with tempfile.TemporaryDirectory(prefix=".arena-submit-", dir=submissions_dir,
                                      ignore_cleanup_errors=True) as scratch_name:
         scratch = Path(scratch_name)
-        staged = scratch / request.task_id / folder_name
+        staged = scratch / request.task_id / name
         if existing is not None:
             shutil.copytree(final, staged, symlinks=True)
         else:
             staged.mkdir(parents=True)
         runs = list(existing.spec.runs) if existing is not None else []
         added = _stage_runs(built, staged=staged, runs=runs, request=request, read=read)
-        spec = existing.spec.model_copy(update={"runs": runs}) if existing else Submission(
-            task=request.task_id, tool=request.tool, models=[model],
-            contributor=request.contributor, date=request.date,
-            setting="single" if len(request.features) == 1 else "solo",
-            features=request.features, runs=runs, cost_source="estimate",
-        )  # an existing submission keeps the contributor's own edits (notes, name)
+        try:
+            spec = existing.spec.model_copy(update={"runs": runs}) if existing else Submission(
+                task=request.task_id, tool=request.tool, models=[model],
+                contributor=request.contributor, date=request.date,
+                setting="single" if len(request.features) == 1 else "solo",
+                features=request.features, runs=runs, cost_source="estimate",
+            )  # an existing submission keeps the contributor's own edits (notes, name)
+        except ValidationError as exc:
+            raise InputError(
+                f"the submission would not be valid ({first_problem(exc)}); nothing was written",
+                path=final, hint="see the submission format on the formats page",
+            ) from None
         dump = spec.model_dump(mode="json", exclude_none=True)
         dump["date"] = spec.date  # a YAML date, not a quoted string
         text = yaml.safe_dump(dump, sort_keys=False, allow_unicode=True)
