@@ -755,3 +755,16 @@ def test_a_long_tool_and_model_name_make_a_folder_name_that_is_a_submission_id(
     cut = project / "submissions" / TASK / ("2026-11-20_" + "t" * 32 + "_claude-sonnet-4-5-"
                                             + "m" * 18)
     assert len(cut.name) == 80 and validate(project, cut)[0] == 0
+
+
+def test_more_runs_than_a_submission_holds_are_refused_without_a_traceback(
+    project: Path, tmp_path: Path
+) -> None:
+    """51 runs in one call: the Submission model refuses them (at most 50); that is an
+    error naming the folder, not pydantic's traceback."""
+    workdir = agent_workdir(project, tmp_path / "work")
+    session = transcript(tmp_path / "s.jsonl")
+    code, output = run_submit(project, *[(workdir, session)] * 51)
+    assert code == 1 and "at most 50 items" in output and "nothing was written" in output
+    assert "Traceback" not in output and str(project / "submissions" / TASK / FOLDER) in output
+    assert not (project / "submissions" / TASK).exists() and leftovers(project) == []
