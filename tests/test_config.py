@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from support.synthetic_board import generate
 
 from arena_bot.cli import main
-from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig, load_config
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig, flat_settings, load_config
 from arena_bot.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -293,3 +293,39 @@ def test_an_arena_variable_set_but_empty_is_unset(tmp_path: Path) -> None:
     assert settings.base_image == DEFAULT_BASE_IMAGE
     set_ones = Settings.from_env(root=tmp_path, env={"ARENA_CACHE": "/x/cache"})
     assert set_ones.cache_dir == Path("/x/cache")
+
+
+#: Every setting that is a number with a fraction (or a list of them), by its dotted key.
+FLOAT_SETTINGS = [
+    key for key, value in flat_settings(DEFAULT_CONFIG)
+    if isinstance(value, float)
+    or (isinstance(value, list) and value and all(isinstance(v, float) for v in value))
+]
+
+
+@pytest.mark.parametrize("number", [".inf", "-.inf", ".nan"])
+@pytest.mark.parametrize("key", FLOAT_SETTINGS)
+def test_every_number_setting_must_be_finite_and_the_error_names_its_line(
+    tmp_path: Path, key: str, number: str
+) -> None:
+    """YAML spells infinity and not-a-number as floats: the unbounded settings took them,
+    and `arena score` then wrote null into leaderboard.json and crashed reading it back."""
+    *parents, last = key.split(".")
+    listed = isinstance(dict(flat_settings(DEFAULT_CONFIG))[key], list)
+    text = "".join(f"{'  ' * depth}{name}:\n" for depth, name in enumerate(parents))
+    text += f"{'  ' * len(parents)}{last}: {f'[0.0, {number}]' if listed else number}\n"
+    (tmp_path / "arena.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="must be a finite number") as err:
+        load_config(tmp_path)
+    assert f"arena.yaml:{len(parents) + 1}: {key}" in str(err.value)
+
+
+def test_an_infinite_setting_stops_score_before_anything_is_written(board: Path) -> None:
+    (board / "arena.yaml").write_text("outliers:\n  max_tokens_per_second: .inf\n",
+                                      encoding="utf-8")
+    for command in (("config", "show"), ("score",), ("validate",)):
+        result = arena(board, *command)
+        assert result.exit_code == 1, result.output
+        assert "arena.yaml:2: outliers.max_tokens_per_second: must be a finite number" in (
+            result.output)
+    assert not (board / ".arena" / "leaderboard.json").exists()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from arena_bot.core.yamlio import LoadedYaml, load_yaml, validate_model
 from arena_bot.models.common import StrictModel
@@ -33,7 +33,14 @@ CONFIG_FILE = "arena.yaml"
 Weight = Annotated[float, Field(ge=0, le=1)]
 
 
-class CategoryWeights(StrictModel):
+class _Settings(StrictModel):
+    """Base of every section: a number must be finite (YAML's ``.inf`` and ``.nan`` are
+    floats, which the unbounded settings took and the board then wrote as ``null``)."""
+
+    model_config = ConfigDict(**StrictModel.model_config, allow_inf_nan=False)
+
+
+class CategoryWeights(_Settings):
     """The four category weights of the composite; they must add up to 1."""
 
     efficiency: Weight
@@ -55,7 +62,7 @@ class CategoryWeights(StrictModel):
         }
 
 
-class EfficiencyParts(StrictModel):
+class EfficiencyParts(_Settings):
     """How the efficiency score splits between tokens, tool calls and iterations."""
 
     token: Weight = 0.5
@@ -91,7 +98,7 @@ def _seed_category_weights() -> dict[str, CategoryWeights]:
 _SEED_MULTIPLIERS = {"beginner": 1.0, "intermediate": 1.1, "advanced": 1.2}
 
 
-class ScoringConfig(StrictModel):
+class ScoringConfig(_Settings):
     """How scores are made (seed 002, except the policy: see the methodology page)."""
 
     #: ``solved``: composite × the share of the work solved, baselines from the runs that
@@ -139,7 +146,7 @@ class ScoringConfig(StrictModel):
         return merged
 
 
-class OutlierConfig(StrictModel):
+class OutlierConfig(_Settings):
     """When an entry is flagged for review."""
 
     #: Robust z-score (median / MAD of log values) beyond which a metric is flagged.
@@ -171,7 +178,7 @@ class OutlierConfig(StrictModel):
         return self
 
 
-class LimitsConfig(StrictModel):
+class LimitsConfig(_Settings):
     """Sizes a submission may not exceed (validation refuses bigger ones)."""
 
     patch_bytes: Annotated[int, Field(ge=1024, le=64 * 1024 * 1024)] = 2 * 1024 * 1024
@@ -181,7 +188,7 @@ class LimitsConfig(StrictModel):
     folder_bytes: Annotated[int, Field(ge=1024, le=1024 * 1024 * 1024)] = 25 * 1024 * 1024
 
 
-class VerificationConfig(StrictModel):
+class VerificationConfig(_Settings):
     """How closely reported figures must match the ones recomputed from a run's transcript."""
 
     #: Relative difference allowed (rounding, a tool's own counter including a final
@@ -196,7 +203,7 @@ class VerificationConfig(StrictModel):
     cost_tolerance: Annotated[float, Field(ge=0, le=100)] = 0.25
 
 
-class ReviewConfig(StrictModel):
+class ReviewConfig(_Settings):
     """What a review flag does to an entry (see the methodology page)."""
 
     #: ``true``: a flagged entry is shown "under review" and takes no rank until a review
@@ -208,7 +215,7 @@ class ReviewConfig(StrictModel):
     robust: bool = False
 
 
-class JudgeConfig(StrictModel):
+class JudgeConfig(_Settings):
     """The LLM judge of ``llm_judge`` / ``code_judge`` criteria (an OpenAI-style endpoint)."""
 
     #: The model asked; ``ARENA_JUDGE_MODEL`` overrides it.
@@ -218,7 +225,7 @@ class JudgeConfig(StrictModel):
     api_key_env: str = "ARENA_JUDGE_API_KEY"
 
 
-class ArenaConfig(StrictModel):
+class ArenaConfig(_Settings):
     """Everything a leaderboard repository can tune; every field has a default."""
 
     schema_version: Literal[1] = 1
