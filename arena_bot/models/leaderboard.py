@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from arena_bot.models.common import RecordModel
 
@@ -26,7 +26,16 @@ EntryStatus = Literal["scored", "pending", "error"]
 BaselineSource = Literal["default", "dynamic"]
 
 
-class CategoryWeights(RecordModel):
+class _Finite(RecordModel):
+    """A record of the leaderboard: every float finite. ``arena score`` never writes NaN or
+    infinity (a value it cannot compute is ``null``), and the JSON it writes could not hold
+    them (orjson spells them ``null``); Python's json reads ``NaN`` and ``Infinity``, which
+    would crash the site's charts, so a file holding them is refused."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
+
+
+class CategoryWeights(_Finite):
     """Weights of the four categories in the overall score (they sum to 1)."""
 
     efficiency: float
@@ -35,7 +44,7 @@ class CategoryWeights(RecordModel):
     correctness: float
 
 
-class MetricBaseline(RecordModel):
+class MetricBaseline(_Finite):
     """One metric's baseline for a task. ``q25``/``q75`` only exist for dynamic baselines."""
 
     min: float
@@ -50,7 +59,7 @@ class MetricBaseline(RecordModel):
     count: int
 
 
-class TaskBaseline(RecordModel):
+class TaskBaseline(_Finite):
     """The baseline every submission of a task was scored against."""
 
     source: BaselineSource
@@ -65,7 +74,7 @@ class TaskBaseline(RecordModel):
     iterations: MetricBaseline
 
 
-class TaskBoard(RecordModel):
+class TaskBoard(_Finite):
     """One task: how it is weighted and its baseline."""
 
     task_id: str
@@ -80,7 +89,7 @@ class TaskBoard(RecordModel):
     errors: int
 
 
-class EfficiencyParts(RecordModel):
+class EfficiencyParts(_Finite):
     """Seed 002's efficiency sub-scores (combined 0.5 / 0.3 / 0.2)."""
 
     token: float
@@ -88,7 +97,7 @@ class EfficiencyParts(RecordModel):
     iteration: float
 
 
-class Scores(RecordModel):
+class Scores(_Finite):
     """The composite score of one submission and how it was made."""
 
     #: ``overall_unadjusted`` × the difficulty multiplier, capped at 100: comparable across
@@ -114,7 +123,7 @@ class Scores(RecordModel):
     difficulty_multiplier: float
 
 
-class CriterionScore(RecordModel):
+class CriterionScore(_Finite):
     """One success criterion of the task, averaged over the submission's runs."""
 
     index: int
@@ -128,14 +137,14 @@ class CriterionScore(RecordModel):
     note: str | None = None
 
 
-class CategoryRanks(RecordModel):
+class CategoryRanks(_Finite):
     efficiency: int
     speed: int
     cost: int
     correctness: int | None
 
 
-class Interval(RecordModel):
+class Interval(_Finite):
     """Multi-run statistics of the overall score (seed 004) with a t-based 95% interval."""
 
     mean: float
@@ -149,7 +158,7 @@ class Interval(RecordModel):
     confidence: float
 
 
-class OutlierFlag(RecordModel):
+class OutlierFlag(_Finite):
     """A reason to look at a submission by hand."""
 
     code: str
@@ -182,7 +191,7 @@ LEVEL_NAMES = {
 }
 
 
-class ReviewFlag(RecordModel):
+class ReviewFlag(_Finite):
     """Something a maintainer must look at before the entry is ranked."""
 
     source: ReviewFlagSource
@@ -196,7 +205,7 @@ class ReviewFlag(RecordModel):
     reason: str
 
 
-class ClearedReview(RecordModel):
+class ClearedReview(_Finite):
     """A maintainer's review of the entry, from ``reviews/<task>/<submission>.yaml``."""
 
     #: The maintainer (GitHub login) who reviewed it.
@@ -209,14 +218,14 @@ class ClearedReview(RecordModel):
     file: str
 
 
-class PassAtK(RecordModel):
+class PassAtK(_Finite):
     """Unbiased pass@k over the submission's runs (a run passes when all its tests pass)."""
 
     k: int
     value: float
 
 
-class RunMetrics(RecordModel):
+class RunMetrics(_Finite):
     """One run as submitted and as evaluated."""
 
     run_id: str
@@ -236,7 +245,7 @@ class RunMetrics(RecordModel):
     overall: float | None = None
 
 
-class MeanMetrics(RecordModel):
+class MeanMetrics(_Finite):
     """The metrics a multi-run submission is scored on: the mean over its runs.
 
     Time and cost average only the runs that recorded them; ``None`` means no run did
@@ -250,7 +259,7 @@ class MeanMetrics(RecordModel):
     estimated_cost: float | None
 
 
-class Entry(RecordModel):
+class Entry(_Finite):
     """One submission on the leaderboard."""
 
     key: str
@@ -314,7 +323,7 @@ class Summary(Interval):
     total_weight: float
 
 
-class ToolModelAggregate(RecordModel):
+class ToolModelAggregate(_Finite):
     """All scored submissions of one tool / model label across tasks.
 
     ``overall`` summarises the label's task scores (the mean difficulty-adjusted overall of
@@ -337,7 +346,7 @@ class ToolModelAggregate(RecordModel):
     significance_rank: int
 
 
-class LeaderboardOptions(RecordModel):
+class LeaderboardOptions(_Finite):
     """The settings the leaderboard was computed with."""
 
     #: ``solved`` (default): scores are earned for solved work; ``seed002``: seed 002's
@@ -353,7 +362,7 @@ class LeaderboardOptions(RecordModel):
     robust_z_threshold: float
 
 
-class Leaderboard(RecordModel):
+class Leaderboard(_Finite):
     """Everything ``arena score`` computed, ready to render."""
 
     schema_version: Literal[1] = 1

@@ -69,7 +69,10 @@ def _load_full(path: Path) -> Leaderboard:
     data = _read(path, "no leaderboard here", hint="run `arena score` (or `arena pipeline`) first")
     try:
         return Leaderboard.model_validate_json(data)
-    except ValueError:  # ValidationError and bad JSON alike
+    except ValidationError as exc:  # bad JSON too: the first problem says which
+        raise InputError("not a leaderboard.json written by `arena score`: "
+                         + first_problem(exc, top=""), path=path, hint=_RESCORE) from None
+    except ValueError:
         raise InputError("not a leaderboard.json written by `arena score`", path=path,
                          hint=_RESCORE) from None
 
