@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from arena_bot.core.errors import InputError
+from arena_bot.core.yamlio import read_text_capped
 from arena_bot.models.common import RecordModel
 from arena_bot.models.leaderboard import Leaderboard
 
@@ -22,6 +23,10 @@ LOG_SIZE = 20
 #: A score moving less than this is rounding, not a re-score.
 SCORE_EPSILON = 0.005
 SNAPSHOT = "snapshot.json"
+#: A snapshot holds some 200 bytes per entry and 20 change sets: far below this.
+MAX_SNAPSHOT_BYTES = 1 << 30
+_AFRESH = ("pass the previous site's board/snapshot.json with --previous, or delete this file "
+           "to start the change history afresh")
 
 
 class EntryState(RecordModel):
@@ -72,19 +77,24 @@ def states(board: Leaderboard) -> dict[str, EntryState]:
 
 
 def read_previous(path: Path) -> Snapshot | None:
-    """The previous build's snapshot; ``None`` when there is none (the first build)."""
+    """The previous build's snapshot; ``None`` when there is none (the first build). A
+    device, a FIFO or a folder is refused unopened, as is a file over
+    :data:`MAX_SNAPSHOT_BYTES`."""
     try:
-        return Snapshot.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as exc:
-        raise InputError(f"cannot read the previous snapshot: {exc.strerror}", path=path) from None
+    except OSError:
+        pass  # read_text_capped says what is wrong
+    try:
+        text = read_text_capped(path, limit=MAX_SNAPSHOT_BYTES, what="the previous snapshot")
+    except InputError as exc:  # its hint is a contributor's (large logs and the like)
+        raise InputError(exc.message, path=path, line=exc.line, hint=_AFRESH) from None
+    try:
+        return Snapshot.model_validate_json(text)
     except (ValidationError, ValueError):
-        raise InputError(
-            "not a snapshot.json written by `arena site build`", path=path,
-            hint="pass the previous site's board/snapshot.json with --previous, or delete "
-                 "this file to start the change history afresh",
-        ) from None
+        raise InputError("not a snapshot.json written by `arena site build`", path=path,
+                         hint=_AFRESH) from None
 
 
 def compare(before: dict[str, EntryState], after: dict[str, EntryState]) -> list[Change]:

@@ -17,10 +17,14 @@ from typing import Literal
 from pydantic import ValidationError
 
 from arena_bot.core.errors import InputError, first_problem
+from arena_bot.core.yamlio import read_text_capped
 from arena_bot.models.common import RecordModel
 from arena_bot.models.leaderboard import Entry, Leaderboard, TaskBoard
 
 _RESCORE = "run `arena score` to write it again"
+#: A board file bigger than this is not one ``arena score`` wrote: an entry takes about
+#: 4 KB, so this is some 250,000 entries (the site is built for 20,000).
+MAX_BOARD_BYTES = 1 << 30
 
 
 class TaskFile(RecordModel):
@@ -56,17 +60,27 @@ def load(path: Path) -> BoardSource:
     return BoardSource(board=_load_full(full), json_file=full, csv_file=csv, kind="full")
 
 
-def _read(path: Path, missing: str, hint: str = _RESCORE) -> bytes:
+def _read(path: Path, what: str, missing: str, *, missing_hint: str = _RESCORE,
+          hint: str = _RESCORE) -> str:
+    """The text of one board file. A device, a FIFO or a folder is refused before it is
+    opened (``/dev/zero`` would be read until memory runs out, a FIFO waited on forever),
+    and so is a file over :data:`MAX_BOARD_BYTES` or not UTF-8."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(missing, path=path, hint=hint) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(missing, path=path, hint=missing_hint) from None
+    except OSError:
+        pass  # read_text_capped says what is wrong
+    try:
+        return read_text_capped(path, limit=MAX_BOARD_BYTES, what=what)
+    except InputError as exc:  # its hint is a contributor's (large logs and the like)
+        raise InputError(exc.message, path=path, line=exc.line, hint=hint) from None
 
 
 def _load_full(path: Path) -> Leaderboard:
-    data = _read(path, "no leaderboard here", hint="run `arena score` (or `arena pipeline`) first")
+    data = _read(path, "the leaderboard", "no leaderboard here",
+                 missing_hint="run `arena score` (or `arena pipeline`) first",
+                 hint="pass the leaderboard.json `arena score` wrote, or its folder")
     try:
         return Leaderboard.model_validate_json(data)
     except ValidationError as exc:  # bad JSON too: the first problem says which
@@ -78,7 +92,7 @@ def _load_full(path: Path) -> Leaderboard:
 
 
 def _read_json(path: Path, what: str) -> object:
-    data = _read(path, f"{what} is missing")
+    data = _read(path, what, f"{what} is missing")
     try:
         return json.loads(data)
     except ValueError:
@@ -121,7 +135,7 @@ def _task_entries(path: Path, task: TaskBoard) -> list[Entry]:
         # board.json is a file on disk: a task id must not lead outside tasks/.
         raise InputError(f"task id {task.task_id!r} is not a file name", path=path.parent,
                          hint=_RESCORE)
-    data = _read(path, f"the task file of {task.task_id!r} is missing")
+    data = _read(path, "the task file", f"the task file of {task.task_id!r} is missing")
     try:
         parsed = TaskFile.model_validate_json(data)
     except ValidationError as exc:

@@ -1,9 +1,11 @@
 """What `arena site build` refuses, in one line naming the file, exit 1, never a traceback:
-a board holding a number that is not finite."""
+a board holding a number that is not finite, a board file or a previous snapshot that is a
+device, a FIFO or too big."""
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -91,3 +93,63 @@ def test_the_board_arena_score_wrote_is_finite_and_read(generated: Path) -> None
     scored = [e for e in loaded.board.entries if e.scores is not None]
     assert scored and loaded.kind == "split"
     assert "NaN" not in (generated / "out" / "leaderboard.json").read_text()
+
+
+# --- board files that are not regular files, or too big ------------------------------------
+
+def test_a_board_file_that_is_a_device_or_a_fifo_is_refused_unread(project: Path,
+                                                                   tmp_path: Path) -> None:
+    fifo = tmp_path / "leaderboard.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    for path in (fifo, zero, Path("/dev/zero")):
+        result = _site_build(project, "--leaderboard", path, "--output", tmp_path / "site",
+                             timeout=60)
+        assert result.returncode == 1, result.stderr
+        _no_traceback(result.stderr)
+        assert f"error: {path}: the leaderboard is not a regular file" in result.stderr
+        assert "hint: pass the leaderboard.json `arena score` wrote" in result.stderr
+
+
+def test_split_files_that_are_not_regular_or_too_big_are_refused(generated: Path,
+                                                                 project: Path,
+                                                                 tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(generated / "out", out)
+    first = json.loads((out / "board.json").read_text())["tasks"][0]["task_id"]
+    task_file = out / "tasks" / f"{first}.json"
+    task_file.unlink()
+    task_file.symlink_to("/dev/zero")
+    result = _site_build(project, "--leaderboard", out, "--output", tmp_path / "site",
+                         timeout=60)
+    assert result.returncode == 1, result.stderr
+    _no_traceback(result.stderr)
+    assert f"error: {task_file}: the task file is not a regular file" in result.stderr
+    assert "arena score" in result.stderr
+
+    task_file.unlink()
+    with task_file.open("wb") as handle:  # sparse: no disk taken
+        handle.truncate(source.MAX_BOARD_BYTES + 1)
+    result = _site_build(project, "--leaderboard", out, "--output", tmp_path / "site",
+                         timeout=60)
+    assert result.returncode == 1, result.stderr
+    _no_traceback(result.stderr)
+    assert (f"error: {task_file}: the task file is {source.MAX_BOARD_BYTES + 1:,} bytes, over "
+            f"the limit of {source.MAX_BOARD_BYTES:,} bytes") in result.stderr
+
+
+def test_a_previous_snapshot_that_is_a_fifo_is_refused(generated: Path, project: Path,
+                                                       tmp_path: Path) -> None:
+    """The default snapshot (the output folder's board/snapshot.json) was waited on for
+    ever when it was a FIFO."""
+    site = tmp_path / "site"
+    (site / "board").mkdir(parents=True)
+    snapshot = site / "board" / "snapshot.json"
+    os.mkfifo(snapshot)
+    result = _site_build(project, "--leaderboard", generated / "out", "--output", site,
+                         timeout=60)
+    assert result.returncode == 1, result.stderr
+    _no_traceback(result.stderr)
+    assert f"error: {snapshot}: the previous snapshot is not a regular file" in result.stderr
+    assert "--previous" in result.stderr
