@@ -888,3 +888,66 @@ def test_pr_mode_with_a_real_git_diff(root: Path) -> None:
         ("modifies-submission", "submissions/demo/merged/run-1.patch"),
     ]
     assert sorted(s["key"] for s in document["submissions"]) == ["demo/merged", "demo/new-one"]
+
+
+def _validate_process(root: Path, *args: str,
+                      stdin: bytes | None = None) -> tuple[int, str, str]:
+    """``arena --root ROOT validate ARGS`` in a process of its own, its memory capped (a
+    file read whole that should not be ends in a MemoryError there, not in the machine's
+    memory running out): exit status, stdout, stderr."""
+    import resource
+    import subprocess
+    import sys
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    result = subprocess.run(
+        [sys.executable, "-c", "from arena_bot.cli import main; main()", "--root", str(root),
+         "validate", *args],
+        input=stdin, capture_output=True, timeout=60, preexec_fn=limits)
+    return (result.returncode, result.stdout.decode(errors="replace"),
+            result.stderr.decode(errors="replace"))
+
+
+def test_changed_files_that_is_not_a_regular_file_is_refused_unread(root: Path) -> None:
+    """/dev/zero was read until memory ran out; a FIFO was waited on for ever."""
+    fifo = root / "changed.fifo"
+    os.mkfifo(fifo)
+    zero = root / "changed.txt"
+    zero.symlink_to("/dev/zero")
+    for path in (fifo, zero, Path("/dev/zero")):
+        status, _, stderr = _validate_process(root, "--changed-files", str(path))
+        assert status == 1, stderr
+        assert "Traceback" not in stderr
+        assert stderr.splitlines() == [
+            f"error: {path}: the changed-files list is not a regular file",
+            "  hint: pass the output of `git diff --name-status base...head` (or --name-only)",
+        ]
+
+
+def test_changed_files_over_the_limit_are_refused(root: Path) -> None:
+    from arena_bot.cli.validate import MAX_CHANGED_FILES_BYTES
+
+    big = root / "changed.txt"
+    with big.open("wb") as handle:  # sparse: no disk taken
+        handle.truncate(MAX_CHANGED_FILES_BYTES + 1)
+    status, _, stderr = _validate_process(root, "--changed-files", str(big))
+    assert status == 1 and "Traceback" not in stderr
+    assert stderr.startswith(
+        f"error: {big}: the changed-files list is {MAX_CHANGED_FILES_BYTES + 1:,} bytes, "
+        f"over the limit of {MAX_CHANGED_FILES_BYTES:,} bytes\n")
+    status, _, stderr = _validate_process(root, "--changed-files", "-",
+                                          stdin=b"x" * (MAX_CHANGED_FILES_BYTES + 1))
+    assert status == 1 and "Traceback" not in stderr
+    assert stderr.startswith(
+        "error: the changed-files list on standard input is over the limit of "
+        f"{MAX_CHANGED_FILES_BYTES:,} bytes\n")
+    # Under the limit, the list is read as before.
+    write_submission(root, "mine")
+    listing = b"submissions/demo/mine/submission.yaml\nsubmissions/demo/mine/run-1.patch\n"
+    big.write_bytes(listing)
+    for name, stdin in ((str(big), None), ("-", listing)):
+        status, stdout, stderr = _validate_process(root, "--changed-files", name, stdin=stdin)
+        assert status == 0, stderr
+        assert "1 submission checked: 1 valid" in stdout
