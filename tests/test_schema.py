@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
 import shutil
+import subprocess
+import sys
 import typing
 from pathlib import Path
 
@@ -13,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from arena_bot.app.schema import SCHEMA_DIR, SCHEMAS, drifted
+from arena_bot.app.schema import MAX_SCHEMA_BYTES, SCHEMA_DIR, SCHEMAS, drifted
 from arena_bot.cli import main
 from arena_bot.core.yamlio import parse_yaml, validate_model
 from arena_bot.intake.diagnostics import ReportOut
@@ -145,3 +149,91 @@ def test_json_schema_accepts_the_examples_and_refuses_mistakes() -> None:
     )
     task_example = parse_yaml(_example("task"), path=FORMATS_PAGE).data
     assert list(task_validator.iter_errors(task_example)) == []
+
+
+# --- bad folders and files, and writes that fail ---------------------------------------------
+
+ARENA = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
+
+
+def _schema_command(*args: str | Path, file_size: int | None = None,
+                    timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``arena schema ARGS`` in a process of its own, its memory capped (a file read whole
+    that should not be ends in a MemoryError there) and, with ``file_size``, the size of
+    any file it writes (a write past it fails with EFBIG, as on a full disk)."""
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        if file_size is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+
+    return subprocess.run([*ARENA, "schema", *(str(a) for a in args)], capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=limits)
+
+
+def test_schema_check_of_a_missing_folder_says_so(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    result = _schema_command("--check", "--dir", missing)
+    assert result.returncode == 1
+    assert "differs" not in result.stderr
+    assert result.stderr.startswith(f"error: {missing}: no folder of schema files here\n")
+    assert "Traceback" not in result.stderr
+
+
+def test_schema_check_refuses_a_file_that_is_not_regular_or_too_big(tmp_path: Path) -> None:
+    copy = tmp_path / "schemas"
+    shutil.copytree(SCHEMA_DIR, copy)
+    target = copy / "task.schema.json"
+    target.unlink()
+    target.symlink_to("/dev/zero")
+    result = _schema_command("--check", "--dir", copy)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: {target}: schema file is not a regular file",
+        "  hint: run `arena schema --write` to write the schema files again",
+    ]
+    target.unlink()
+    os.mkfifo(target)
+    result = _schema_command("--check", "--dir", copy)
+    assert result.returncode == 1 and "is not a regular file" in result.stderr
+    target.unlink()
+    with target.open("wb") as handle:  # sparse: no disk taken
+        handle.truncate(MAX_SCHEMA_BYTES + 1)
+    result = _schema_command("--check", "--dir", copy)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{target}: schema file is {MAX_SCHEMA_BYTES + 1:,} bytes, over the limit" \
+        in result.stderr
+    # --write replaces what is there with the schema (the link itself, not /dev/zero).
+    target.unlink()
+    target.symlink_to("/dev/zero")
+    assert _schema_command("--write", "--dir", copy).returncode == 0
+    assert not target.is_symlink() and drifted(copy) == []
+
+
+def test_schema_write_that_fails_keeps_the_old_file_whole(tmp_path: Path) -> None:
+    """A write cut short (here: by a file-size limit, as a full disk cuts it) left half a
+    task.schema.json, the old one gone, and ended in a traceback."""
+    copy = tmp_path / "schemas"
+    shutil.copytree(SCHEMA_DIR, copy)
+    target = copy / "task.schema.json"
+    old = target.read_bytes().replace(b'"additionalProperties": false', b"", 1)
+    target.write_bytes(old)
+    assert len(old) > 4096
+    result = _schema_command("--write", "--dir", copy, file_size=4096)
+    assert target.read_bytes() == old
+    assert sorted(p.name for p in copy.iterdir()) == sorted(s.name for s in SCHEMAS)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: {target}: cannot write: File too large\n")
+
+
+def test_schema_write_to_a_folder_that_cannot_be_made(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    result = _schema_command("--write", "--dir", blocker / "schemas")
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: {blocker / 'schemas'}: cannot create the folder: Not a directory",
+        "  hint: pass a folder you can write to with --dir",
+    ]
