@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,6 +156,8 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
     if not (project / "mkdocs.yml").is_file():
         raise InputError("no MkDocs project here (site/mkdocs.yml)", path=project,
                          hint="run from the repository root or pass --root")
+    if mkdocs:
+        check_output(site_dir)
     start = time.perf_counter()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     built_from = commit_of(root)
@@ -182,6 +185,21 @@ def build(board: Leaderboard | BoardSource, *, root: Path, site_dir: Path,
                       submissions=written, submission_seconds=done - built)
 
 
+def check_output(site_dir: Path) -> None:
+    """The site folder can be made and written to, said in one line before anything is
+    rendered (MkDocs would find out after the render, and fail with a Python traceback)."""
+    try:
+        site_dir.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(prefix=".arena-probe-", dir=site_dir)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        reason = "not a folder" if site_dir.exists() and not site_dir.is_dir() \
+            else exc.strerror or str(exc)
+        raise InputError(f"cannot write the site here: {reason}", path=site_dir,
+                         hint="pass a folder you can write to with --output") from None
+
+
 def run_mkdocs(config: Path) -> None:
     """``mkdocs build --strict``; its own messages become the error when it fails."""
     result = subprocess.run(
@@ -190,5 +208,27 @@ def run_mkdocs(config: Path) -> None:
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     if result.returncode != 0:
-        tail = "\n".join(result.stderr.strip().splitlines()[-15:])
-        raise SiteError(f"mkdocs build --strict failed:\n{tail}")
+        raise SiteError(f"mkdocs build --strict failed:\n{mkdocs_message(result.stderr)}")
+
+
+#: How many of MkDocs' own lines an error shows (its warnings, then why it stopped).
+MESSAGE_LINES = 15
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def mkdocs_message(stderr: str) -> str:
+    """What MkDocs said, without a Python traceback: its log lines (warnings, errors,
+    ``Aborted with ...``) and, when it crashed, the exception's own line (``OSError: [Errno
+    30] Read-only file system: '...'``) instead of the frames that led to it."""
+    lines = [line.rstrip() for line in stderr.splitlines() if line.strip()]
+    if _TRACEBACK in lines:
+        before = lines[: lines.index(_TRACEBACK)]
+        last = len(lines) - 1 - lines[::-1].index(_TRACEBACK)
+        frames = lines[last + 1:]
+        # The frames are indented ("  File ...", their code, the carets); the exception's
+        # line and any lines of its message follow the last of them, unindented.
+        indented = [i for i, line in enumerate(frames) if line[:1].isspace()]
+        raised = frames[indented[-1] + 1:] if indented else frames
+        lines = before + raised
+    shown = lines[-MESSAGE_LINES:]
+    return "\n".join(shown) if shown else "(it printed nothing)"

@@ -1,6 +1,6 @@
 """What `arena site build` refuses, in one line naming the file, exit 1, never a traceback:
-a board holding a number that is not finite, a board file or a previous snapshot that is a
-device, a FIFO or too big."""
+a board holding a number that is not finite, a board file that is a device, a FIFO or too
+big, an output folder that cannot be written; and what it shows when MkDocs itself fails."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena_bot.site import source
+from arena_bot.site.build import mkdocs_message
 
 ARENA = [sys.executable, "-c", "from arena_bot.cli import main; main()"]
 #: The address space a command under test may take: a file read whole that should not be
@@ -153,3 +154,66 @@ def test_a_previous_snapshot_that_is_a_fifo_is_refused(generated: Path, project:
     _no_traceback(result.stderr)
     assert f"error: {snapshot}: the previous snapshot is not a regular file" in result.stderr
     assert "--previous" in result.stderr
+
+
+# --- the output folder, and MkDocs' own failures --------------------------------------------
+
+def test_an_output_folder_that_cannot_be_made_is_one_line(generated: Path, project: Path,
+                                                          tmp_path: Path) -> None:
+    """Said before the render, not as MkDocs' traceback after it."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    target = blocker / "site"
+    result = _site_build(project, "--leaderboard", generated / "out", "--output", target)
+    assert result.returncode == 1, result.stderr
+    _no_traceback(result.stderr)
+    assert result.stderr.splitlines() == [
+        f"error: {target}: cannot write the site here: Not a directory",
+        "  hint: pass a folder you can write to with --output",
+    ]
+    assert "rendered" not in result.stdout
+
+
+def test_a_crash_of_mkdocs_shows_its_message_not_its_traceback(generated: Path,
+                                                               project: Path,
+                                                               tmp_path: Path) -> None:
+    """A hand-written page that is not UTF-8 makes MkDocs raise: its log lines and the
+    exception's own line are shown, not the frames."""
+    own = tmp_path / "repo"
+    shutil.copytree(project / "site", own / "site",
+                    ignore=shutil.ignore_patterns("board", "mkdocs.board.yml"))
+    (own / "site" / "docs" / "broken.md").write_bytes(b"# \xff\xfe not UTF-8\n")
+    result = _site_build(own, "--leaderboard", generated / "out",
+                         "--output", tmp_path / "site", timeout=300)
+    assert result.returncode == 1, result.stderr
+    _no_traceback(result.stderr)
+    lines = result.stderr.splitlines()
+    assert lines[0] == "error: mkdocs build --strict failed:"
+    assert any("Error reading page 'broken.md'" in line for line in lines), lines
+    assert lines[-1].startswith("UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff")
+
+
+def test_mkdocs_message_of_chained_exceptions_and_of_plain_errors() -> None:
+    chained = "\n".join([
+        "WARNING -  a warning first",
+        "Traceback (most recent call last):",
+        '  File "/x/mkdocs/a.py", line 1, in f',
+        "    g()",
+        "ValueError: the first",
+        "",
+        "During handling of the above exception, another exception occurred:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "/x/mkdocs/b.py", line 2, in h',
+        "    os.makedirs(path)",
+        "    ^^^^^^^^^^^^^^^^^",
+        "OSError: [Errno 28] No space left on device: '/full/site'",
+    ])
+    assert mkdocs_message(chained).splitlines() == [
+        "WARNING -  a warning first",
+        "OSError: [Errno 28] No space left on device: '/full/site'",
+    ]
+    plain = "ERROR   -  Config value 'theme': unknown\n\nAborted with a configuration error!\n"
+    assert mkdocs_message(plain).splitlines() == [
+        "ERROR   -  Config value 'theme': unknown", "Aborted with a configuration error!"]
+    assert mkdocs_message("") == "(it printed nothing)"
