@@ -951,3 +951,19 @@ def test_changed_files_over_the_limit_are_refused(root: Path) -> None:
         status, stdout, stderr = _validate_process(root, "--changed-files", name, stdin=stdin)
         assert status == 0, stderr
         assert "1 submission checked: 1 valid" in stdout
+
+
+def test_changed_files_that_are_not_utf8_are_refused_naming_the_line(root: Path) -> None:
+    """git writes the names it lists as UTF-8 (quoting the unusual ones); a list that is
+    not UTF-8 is not git's, and is said so instead of being read with its bytes replaced."""
+    listing = b"submissions/demo/mine/submission.yaml\nsubmissions/demo/\xff.patch\n"
+    listed = root / "changed.txt"
+    listed.write_bytes(listing)
+    status, _, stderr = _validate_process(root, "--changed-files", str(listed))
+    assert status == 1 and "Traceback" not in stderr
+    assert stderr.startswith(f"error: {listed}:2: the changed-files list is not valid UTF-8 "
+                             "(byte 55)\n")
+    status, _, stderr = _validate_process(root, "--changed-files", "-", stdin=listing)
+    assert status == 1 and "Traceback" not in stderr
+    assert stderr.startswith("error: the changed-files list on standard input is not valid "
+                             "UTF-8 (line 2, byte 55)\n")
