@@ -559,3 +559,50 @@ def test_a_resumed_claude_code_session_replays_no_edit_twice(tmp_path: Path) -> 
     assert [(e.path, e.old, e.new) for e in activity.edits] == [("/w/a.py", "x = 1", "x = 2")]
     assert len(activity.requests) == 1
     assert activity.requests[0].output_chars == len("Edit" + json.dumps(change))
+
+
+BOMB = "[" * 100_000 + "]" * 100_000  # 200 KB; ijson's memory grows with depth squared
+
+
+@pytest.mark.parametrize(("format_name", "text"), [
+    ("openhands", BOMB),
+    ("openhands", '[{"id": 1, "source": "agent"}, ' + BOMB + "]"),
+    ("atif", '{"schema_version": "ATIF-v1.2", "steps": [' + BOMB + "]}"),
+    ("swe-agent", '{"history": [{"role": "assistant", "content": ' + BOMB + "}]}"),
+    ("claude-code", BOMB),
+])
+def test_a_nesting_bomb_is_refused_in_bounded_memory(
+    format_name: str, text: str, tmp_path: Path
+) -> None:
+    """200 KB of brackets in a JSON document took 24 GB (the validator of any PR was
+    killed): the depth is checked as the document is read, and memory stays small."""
+    path = tmp_path / "bomb.json"
+    path.write_text(text)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match="nests JSON too deeply") as caught:
+            read_transcript(path=path, format_name=format_name)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert caught.value.path == path
+    assert peak < 200 * 1024 * 1024, peak
+
+
+def test_an_item_with_many_brackets_reads_as_the_fast_path_reads_it(tmp_path: Path) -> None:
+    """An item holding more brackets than the fast path reads unchecked is read again by
+    the checked path, and the items come once each, as before."""
+    from arena_bot.intake.transcripts.jsonstream import MAX_DEPTH, iter_objects
+
+    items = [{"id": n, "observation": "[" * (MAX_DEPTH + 10) if n == 3 else "ok",
+              "extras": {"rows": [[n, n + 1]] * 3}} for n in range(8)]
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps(items))
+    assert [value for _, value in iter_objects(path, frozenset({"item"}))] == items
+    deep = 40  # honest nesting, far below the limit
+    nested: object = "leaf"
+    for _ in range(deep):
+        nested = [nested]
+    path.write_text(json.dumps([{"id": 0}, {"id": 1, "deep": nested}]))
+    assert [value for _, value in iter_objects(path, frozenset({"item"}))] == [
+        {"id": 0}, {"id": 1, "deep": nested}]

@@ -21,6 +21,20 @@ from arena_bot.intake.transcripts.metrics import MAX_LINE_BYTES, empty_transcrip
 
 # Small reads keep the reported line close to where the parser actually stopped.
 READ_SIZE = 16 * 1024
+#: Deepest nesting read. ijson keeps the path of every level it is in, so memory grows with
+#: the square of the depth (a 200 KB file of brackets took 24 GB); 4,096 levels cost it
+#: some 50 MB, and tools' transcripts nest a few dozen.
+MAX_DEPTH = 4096
+#: Opening brackets one item may hold before the fast path (ijson's own C loop, which nests
+#: without a check) gives way to the checked one: no deeper than this can it have nested.
+_FAST_BRACKETS = MAX_DEPTH
+#: The checked path's reads: ijson parses a whole read before the depth is seen, so a read
+#: this small can nest at most this much past the limit.
+_CHECKED_READ_SIZE = 1024
+
+
+class _TooManyBrackets(Exception):
+    """An item holds more opening brackets than the fast path reads unchecked."""
 
 
 class CountingReader:
@@ -30,12 +44,15 @@ class CountingReader:
     they pass, so the parser never stops on them and no event around them is lost.
     """
 
-    def __init__(self, handle: IO[bytes], path: Path) -> None:
+    def __init__(self, handle: IO[bytes], path: Path, *, read_size: int = READ_SIZE) -> None:
         self.handle = handle
         self.path = path
+        self.read_size = read_size
         self.line = 1
         self.since_mark = 0
         self.saw_text = False
+        #: Opening brackets since the last mark, counted while the fast path reads.
+        self.brackets: int | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def read(self, size: int = -1) -> bytes:
@@ -45,7 +62,7 @@ class CountingReader:
         of a character (held back by the decoder) reads on.
         """
         while True:
-            raw = self._read_raw(READ_SIZE if size < 0 else min(size, READ_SIZE))
+            raw = self._read_raw(self.read_size if size < 0 else min(size, self.read_size))
             chunk = self._decoder.decode(raw, final=not raw).encode("utf-8")
             if chunk or not raw:
                 return chunk
@@ -60,6 +77,10 @@ class CountingReader:
             ) from exc
         self.line += chunk.count(b"\n")
         self.since_mark += len(chunk)
+        if self.brackets is not None:
+            self.brackets += chunk.count(b"[") + chunk.count(b"{")
+            if self.brackets > _FAST_BRACKETS:
+                raise _TooManyBrackets
         self.saw_text = self.saw_text or bool(chunk.strip())
         if self.since_mark > MAX_LINE_BYTES + READ_SIZE:
             raise InputError(
@@ -71,6 +92,8 @@ class CountingReader:
     def mark(self) -> None:
         """Start counting a new item."""
         self.since_mark = 0
+        if self.brackets is not None:
+            self.brackets = 0
 
 
 def _parse_error(*, path: Path, reader: CountingReader, exc: Exception) -> InputError:
@@ -91,25 +114,39 @@ def iter_objects(path: Path, prefixes: frozenset[str]) -> Iterator[tuple[str, An
     stream (ATIF's ``agent``, ``steps.item`` and ``final_metrics``); each value is built
     alone, so memory is bounded by the largest one. A parse error is an :class:`InputError`.
     """
-    with open_transcript(path) as handle:
-        reader = CountingReader(handle, path)
-        try:
-            if len(prefixes) == 1:  # ijson builds the items of one prefix in C: 2-3x faster
-                (only,) = prefixes
-                for item in ijson.items(reader, only, use_float=True):
-                    yield only, item
+    done = 0
+    if len(prefixes) == 1:  # ijson builds the items of one prefix in C: 2-3x faster
+        (only,) = prefixes
+        with open_transcript(path) as handle:
+            reader = CountingReader(handle, path)
+            reader.brackets = 0
+            try:
+                for found in ijson.items(reader, only, use_float=True):
+                    yield only, found
+                    done += 1
                     reader.mark()
                 return
-            events = ijson.parse(reader, use_float=True)
+            except _TooManyBrackets:
+                pass  # read again below, the depth checked, past the items yielded
+            except ijson.JSONError as exc:
+                raise _parse_error(path=path, reader=reader, exc=exc) from exc
+    with open_transcript(path) as handle:
+        reader = CountingReader(handle, path, read_size=_CHECKED_READ_SIZE)
+        try:
+            events = _depth_checked(ijson.parse(reader, use_float=True), path, reader)
             for prefix, event, value in events:
                 if event in ("start_map", "start_array"):
                     reader.mark()
                 if prefix not in prefixes or event in ("end_map", "end_array", "map_key"):
                     continue
                 if event not in ("start_map", "start_array"):
-                    yield prefix, value
+                    item: Any = value
+                else:
+                    item = _built(event, value, events)
+                if done:  # yielded by the fast path already
+                    done -= 1
                     continue
-                yield prefix, _built(event, value, events)
+                yield prefix, item
         except ijson.JSONError as exc:
             raise _parse_error(path=path, reader=reader, exc=exc) from exc
 
@@ -119,10 +156,11 @@ def iter_document_items(path: Path, prefix: str) -> Iterator[tuple[int, Any]]:
     file, one after another (``document`` counts from 0): a session stored with the
     documents of its sub-agents appended. Memory is bounded by the largest item."""
     with open_transcript(path) as handle:
-        reader = CountingReader(handle, path)
+        reader = CountingReader(handle, path, read_size=_CHECKED_READ_SIZE)
         document = -1
         try:
-            events = ijson.parse(reader, use_float=True, multiple_values=True)
+            events = _depth_checked(ijson.parse(reader, use_float=True, multiple_values=True),
+                                    path, reader)
             for current, event, value in events:
                 if current == "" and event in ("start_map", "start_array"):
                     document += 1
@@ -135,6 +173,23 @@ def iter_document_items(path: Path, prefix: str) -> Iterator[tuple[int, Any]]:
                 yield document, _built(event, value, events)
         except ijson.JSONError as exc:
             raise _parse_error(path=path, reader=reader, exc=exc) from exc
+
+
+def _depth_checked(events: Iterator[tuple[str, str, Any]], path: Path, reader: CountingReader
+                   ) -> Iterator[tuple[str, str, Any]]:
+    """``events`` as they come, refused past :data:`MAX_DEPTH` levels of nesting."""
+    depth = 0
+    for prefix, event, value in events:
+        if event in ("start_map", "start_array"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(
+                    f"the transcript nests JSON too deeply to read (over {MAX_DEPTH:,} "
+                    "levels)", path=path, line=reader.line,
+                    hint="the transcript is corrupt or not in the format named")
+        elif event in ("end_map", "end_array"):
+            depth -= 1
+        yield prefix, event, value
 
 
 def _built(event: str, value: Any, events: Iterator[tuple[str, str, Any]]) -> Any:
