@@ -329,3 +329,45 @@ def test_an_infinite_setting_stops_score_before_anything_is_written(board: Path)
         assert "arena.yaml:2: outliers.max_tokens_per_second: must be a finite number" in (
             result.output)
     assert not (board / ".arena" / "leaderboard.json").exists()
+
+
+@pytest.mark.parametrize("prices", [
+    "/etc/passwd", "../outside.yaml", "tables/../../outside.yaml", "link.yaml", "~/prices.yaml",
+    "missing.yaml", "tables",
+])
+def test_a_price_table_that_is_not_a_file_of_the_repository_is_refused_naming_the_line(
+    board: Path, prices: str
+) -> None:
+    """`prices: /etc/passwd` made `arena score` read it (and show its first line in the
+    error); `arena validate` and `config show` passed a table that did not exist."""
+    (board.parent / "outside.yaml").write_text(
+        (REPO / "arena_bot" / "data" / "prices.yaml").read_text("utf-8"), encoding="utf-8")
+    (board / "link.yaml").symlink_to(board.parent / "outside.yaml")
+    (board / "tables").mkdir()
+    (board / "arena.yaml").write_text(f"schema_version: 1\nprices: {prices}\n",
+                                      encoding="utf-8")
+    with pytest.raises(InputError, match=r"arena\.yaml:2: prices: ") as err:
+        load_config(board)
+    assert repr(prices) in str(err.value) and "hint: name a price table file" in str(err.value)
+    for command in (("config", "show"), ("validate",), ("score",)):
+        result = arena(board, *command)
+        assert result.exit_code == 1, (command, result.output)
+        assert f"arena.yaml:2: prices: {prices!r}" in result.output and "root:" not in (
+            result.output)
+    assert not (board / ".arena" / "leaderboard.json").exists()
+
+
+def test_a_price_table_of_the_repository_is_part_of_the_configurations_digest(
+    tmp_path: Path
+) -> None:
+    """Verdicts are remembered under the configuration's digest, and validation checks
+    costs against the table: a changed table must not keep an old verdict."""
+    table = tmp_path / "tables" / "prices.yaml"
+    table.parent.mkdir()
+    shipped = (REPO / "arena_bot" / "data" / "prices.yaml").read_text("utf-8")
+    table.write_text(shipped, encoding="utf-8")
+    (tmp_path / "arena.yaml").write_text("prices: tables/prices.yaml\n", encoding="utf-8")
+    before = load_config(tmp_path).config.digest()
+    assert before != DEFAULT_CONFIG.digest()
+    table.write_text(shipped.replace("version:", "# changed\nversion:", 1), encoding="utf-8")
+    assert load_config(tmp_path).config.digest() != before

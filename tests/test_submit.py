@@ -768,3 +768,38 @@ def test_more_runs_than_a_submission_holds_are_refused_without_a_traceback(
     assert code == 1 and "at most 50 items" in output and "nothing was written" in output
     assert "Traceback" not in output and str(project / "submissions" / TASK / FOLDER) in output
     assert not (project / "submissions" / TASK).exists() and leftovers(project) == []
+
+
+def test_validate_and_submit_check_costs_against_the_price_table_of_arena_yaml(
+    project: Path, tmp_path: Path
+) -> None:
+    """Both used the shipped table whatever arena.yaml's `prices` named (score used it):
+    a cost right by the board's table was a mismatch to validate, and submit estimated
+    costs the board would not."""
+    folder = submitted(project, tmp_path)  # estimated with the shipped table
+    shipped_cost = yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0][
+        "estimated_cost"]
+    table = yaml.safe_load((REPO_ROOT / "arena_bot" / "data" / "prices.yaml").read_text())
+    table["version"] = "tenfold-test"
+    for price in table["models"].values():
+        for key in ("input", "cached_input", "cache_write", "output"):
+            if price.get(key) is not None:
+                price[key] = price[key] * 10
+    (project / "prices.yaml").write_text(yaml.safe_dump(table))
+    (project / "arena.yaml").write_text("prices: prices.yaml\n")
+    code, output = validate(project, folder)
+    assert code == 0 and "cost-mismatch" in output and "price table tenfold-test" in output
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "work2"),
+                                        transcript(tmp_path / "s2.jsonl")))
+    assert code == 0, output
+    assert "(price table tenfold-test)" in output
+    runs = yaml.safe_load((folder / "submission.yaml").read_text())["runs"]
+    assert runs[1]["estimated_cost"] == pytest.approx(shipped_cost * 10, abs=1e-3)
+    # The new run's cost is the table's: only the first run (the shipped table's) is off.
+    assert output.count("cost-mismatch") == 1
+    assert "cost-mismatch: run 'run-1': reported estimated_cost = $0.0255" in output
+    (project / "arena.yaml").write_text("prices: ../prices.yaml\n")
+    code, output = run_submit(project, (agent_workdir(project, tmp_path / "work3"),
+                                        transcript(tmp_path / "s3.jsonl")))
+    assert code == 1 and "arena.yaml:1: prices: '../prices.yaml'" in output
+    assert len(yaml.safe_load((folder / "submission.yaml").read_text())["runs"]) == 2

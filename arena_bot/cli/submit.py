@@ -10,8 +10,8 @@ from typing import TypeVar
 import click
 from pydantic import ValidationError
 
+from arena_bot.core.config import load_config
 from arena_bot.core.errors import UsageError
-from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
 from arena_bot.intake.submit import MODEL_NAME, RunSource, SubmitRequest, submit
 from arena_bot.intake.transcripts import READERS
@@ -96,9 +96,10 @@ def submit_command(
         success=not failed,
         date=date.date() if date else dt.date.today(),
     )
+    config = load_config(settings.root).config
     outcome = submit(
         request, dataset=Dataset(settings.dataset_dir), submissions_dir=settings.submissions_dir,
-        prices=load_price_table(),
+        prices=config.price_table(), config=config,
     )
     click.echo("Read from the transcripts:")
     for line in outcome.read:

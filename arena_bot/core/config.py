@@ -20,11 +20,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
+from arena_bot.core.errors import InputError
+from arena_bot.core.prices import PriceTable, load_price_table
 from arena_bot.core.yamlio import LoadedYaml, load_yaml, validate_model
 from arena_bot.models.common import StrictModel
 
@@ -237,10 +239,32 @@ class ArenaConfig(_Settings):
     judge: JudgeConfig = JudgeConfig()
     #: A price table file (relative to the repository root) instead of the shipped one.
     prices: str | None = None
+    #: The file ``prices`` names, found inside the repository by :func:`load_config`.
+    _prices_file: Path | None = PrivateAttr(default=None)
 
     def digest(self) -> str:
-        """SHA-256 of the effective configuration (part of every cached value's key)."""
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+        """SHA-256 of the effective configuration (part of every cached value's key): its
+        settings and the bytes of the price table file ``prices`` names (validation checks
+        a transcript's cost against it: a changed table must not keep an old verdict)."""
+        text = self.model_dump_json()
+        if self._prices_file is not None:
+            try:
+                text += f"\nprices {hashlib.sha256(self._prices_file.read_bytes()).hexdigest()}"
+            except OSError as exc:
+                text += f"\nprices unreadable: {exc.strerror}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def price_table(self) -> PriceTable:
+        """The price table ``prices`` names (the file :func:`load_config` found inside the
+        repository), else the shipped one. Errors name the file and line."""
+        if self.prices is None:
+            return load_price_table()
+        if self._prices_file is None:
+            raise InputError(
+                f"prices: {self.prices!r} was not looked up in a repository",
+                hint="read the configuration with load_config(root)",
+            )
+        return load_price_table(self._prices_file)
 
     def weights_for(self, category: str) -> dict[str, float]:
         """The four category weights of a task of ``category``."""
@@ -338,8 +362,9 @@ def flat_settings(config: ArenaConfig) -> list[tuple[str, object]]:
 def load_config(root: Path) -> LoadedConfig:
     """The configuration of the repository at ``root``: its ``arena.yaml``, or the defaults.
 
-    A file with unknown keys, wrong types or out-of-range values raises InputError naming
-    the file and line.
+    A file with unknown keys, wrong types or out-of-range values, or a ``prices`` file that
+    is not one of the repository's (absolute, ``..``, a link leading out, missing), raises
+    InputError naming the file and line.
     """
     path = root / CONFIG_FILE
     if not path.exists():
@@ -347,4 +372,36 @@ def load_config(root: Path) -> LoadedConfig:
     loaded = load_yaml(path)
     if loaded.data is None:  # an empty file: the defaults
         return LoadedConfig(config=DEFAULT_CONFIG, path=path, source=loaded)
-    return LoadedConfig(config=validate_model(ArenaConfig, loaded), path=path, source=loaded)
+    config = validate_model(ArenaConfig, loaded)
+    if config.prices is not None:
+        config._prices_file = _repository_file(root, config.prices, path=path,
+                                               line=loaded.lines.get(("prices",)))
+    return LoadedConfig(config=config, path=path, source=loaded)
+
+
+def _repository_file(root: Path, name: str, *, path: Path, line: int | None) -> Path:
+    """The file ``name`` (relative to ``root``) names, resolved, when it is one of the
+    repository's; else InputError naming arena.yaml's line (a table read from anywhere
+    showed a line of any file the process can read in its error)."""
+
+    def refused(why: str) -> InputError:
+        return InputError(
+            f"prices: {name!r} {why}", path=path, line=line,
+            hint="name a price table file of the repository relative to its root, e.g. "
+            "prices.yaml (or remove 'prices' for the shipped table)",
+        )
+
+    parts = PurePosixPath(name).parts
+    if (not name.strip() or name.startswith(("/", "~")) or "\\" in name or ".." in parts
+            or "\0" in name):
+        raise refused("must be a path relative to the repository root, without '..'")
+    top = root.resolve()
+    try:
+        found = (top / name).resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise refused("names no file of the repository (not found)") from None
+    if not found.is_relative_to(top):
+        raise refused("leads out of the repository (a symbolic link)")
+    if not found.is_file():
+        raise refused("is not a file")
+    return found

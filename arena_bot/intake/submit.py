@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
+from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.errors import InputError, first_problem
 from arena_bot.core.gitcmd import has_commit, is_work_tree_top, run_git, scratch_index
 from arena_bot.core.prices import PriceTable
@@ -35,7 +36,7 @@ from arena_bot.intake.transcripts import (
     subagent_files,
 )
 from arena_bot.intake.transcripts.redact import secret_file_reason, secrets_in_patch, store_redacted
-from arena_bot.intake.validation import validate_submission
+from arena_bot.intake.validation import Validator
 from arena_bot.intake.verification import transcript_cost
 from arena_bot.models.common import Name
 from arena_bot.models.submission import (
@@ -231,9 +232,13 @@ def _missing(
 
 
 def submit(
-    request: SubmitRequest, *, dataset: Dataset, submissions_dir: Path, prices: PriceTable
+    request: SubmitRequest, *, dataset: Dataset, submissions_dir: Path, prices: PriceTable,
+    config: ArenaConfig = DEFAULT_CONFIG,
 ) -> SubmitOutcome:
-    """Build (or extend) the submission folder for ``request``; see the module docstring."""
+    """Build (or extend) the submission folder for ``request``; see the module docstring.
+
+    The folder is validated against ``config`` (the repository's arena.yaml) with the
+    costs checked against ``prices``, the table the costs were estimated with."""
     task = dataset.get(request.task_id)
     known = {f.id for f in task.spec.features}
     for feature in request.features:
@@ -308,8 +313,8 @@ def submit(
         text = yaml.safe_dump(dump, sort_keys=False, allow_unicode=True)
         (staged / SUBMISSION_FILE).write_text(text, encoding="utf-8")
         # Validated as `arena validate` would: any error stops before anything is moved.
-        diagnostics = validate_submission(staged, dataset, submissions_root=scratch,
-                                          today=request.date)
+        diagnostics = Validator(dataset=dataset, submissions_root=scratch, today=request.date,
+                                config=config, prices=prices).submission(staged)
         errors = [d for d in diagnostics if d.is_error]
         if errors:
             raise InputError(

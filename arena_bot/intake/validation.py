@@ -20,7 +20,7 @@ from typing import Any, TypeVar, cast
 
 from arena_bot.core.config import DEFAULT_CONFIG, ArenaConfig
 from arena_bot.core.errors import ArenaError
-from arena_bot.core.prices import PriceTable, load_price_table
+from arena_bot.core.prices import PriceTable
 from arena_bot.core.yamlio import LoadedYaml, ModelValidationError, load_yaml, validate_model
 from arena_bot.intake.diagnostics import (
     Diagnostic,
@@ -615,7 +615,7 @@ class _SubmissionCheck:
         self.check_plausibility(run=run, index=index)
         if run.transcript:
             if self.validator.prices is None:
-                self.validator.prices = load_price_table()
+                self.validator.prices = self.validator.config.price_table()
             found, _ = verify_run(run=run, folder=self.folder, prices=self.validator.prices,
                                   tolerances=self.validator.config.verification)
             for problem in found:
