@@ -193,3 +193,16 @@ def test_the_tolerance_comes_from_arena_yaml(root: Path) -> None:
     )
     found = {d.code for sub in report.submissions for d in sub.diagnostics}
     assert "metric-mismatch" not in found
+
+
+def test_a_transcript_number_past_the_digit_limit_is_a_bad_transcript(root: Path) -> None:
+    """An integer of 5,000 digits on line 2 went through `arena validate` as a traceback
+    (Python's json raises a plain ValueError for it)."""
+    folder = write_submission(root, data=_with_transcript(valid_data()))
+    (folder / "run-1.jsonl").write_text('{"type": "llm_call", "prompt_tokens": 1}\n'
+                                        '{"type": "llm_call", "prompt_tokens": ' + "9" * 5000
+                                        + "}\n")
+    found = [d for d in _check(folder, root) if d.code == "bad-transcript"]
+    assert len(found) == 1 and found[0].line == 2
+    assert found[0].path == folder / "run-1.jsonl"
+    assert "more than 4,300 digits" in found[0].message

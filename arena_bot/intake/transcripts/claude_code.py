@@ -91,7 +91,7 @@ def _session_id(path: Path) -> str | None:
                 return None
             try:
                 value = json.loads(decode_line(raw)[0])
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # not JSON, or a number past the digit limit
                 continue
             if isinstance(value, dict) and isinstance(value.get("sessionId"), str):
                 return str(value["sessionId"])
@@ -184,7 +184,7 @@ def _shape(path: Path) -> str:
                 continue
             try:
                 value = json.loads(text)
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # the reader names the line
                 return "document" if text == "{" else "session"
             if isinstance(value, dict) and (
                     "session_id" in value or value.get("type") == "result"):

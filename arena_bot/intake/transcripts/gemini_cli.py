@@ -321,7 +321,7 @@ def _session_id(path: Path) -> str | None:
     first = _first_line(path)
     try:
         value = json.loads(first or b"")
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON (or UTF-8), or a number past the limit
         return None
     return value.get("sessionId") if isinstance(value, dict) and isinstance(
         value.get("sessionId"), str) else None
@@ -405,7 +405,7 @@ def _shape(path: Path) -> tuple[str, int]:
             if text.startswith(b"{"):
                 try:
                     value = json.loads(text)
-                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                except (ValueError, RecursionError):  # the reader names the line
                     value = None
                 if isinstance(value, dict) and is_stream_event(value):
                     return "stream", start

@@ -43,6 +43,7 @@ from arena_bot.intake.transcripts.metrics import (
     MAX_LINE_BYTES,
     TranscriptMetrics,
     as_int,
+    number_too_long,
     open_transcript,
     printed_objects,
 )
@@ -86,6 +87,8 @@ def load_printed_document(path: Path, start: int) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise InputError(f"the printed JSON document does not parse: {exc.msg} (cut off?)",
                          path=path, hint=SESSION_HINT) from exc
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise number_too_long(path=path, line=None) from exc
     if not isinstance(value, dict):
         raise InputError("not a JSON object", path=path, hint=SESSION_HINT)
     return value

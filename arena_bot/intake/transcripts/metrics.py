@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -212,6 +213,8 @@ def read_json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         except json.JSONDecodeError as exc:
             raise _bad_line(path=path, number=number, raw=raw, replaced=replaced,
                             exc=exc) from exc
+        except ValueError as exc:  # an integer past Python's digit limit
+            raise number_too_long(path=path, line=number) from exc
         if not isinstance(value, dict):
             raise InputError(
                 "expected a JSON object on each line", path=path, line=number,
@@ -237,15 +240,28 @@ def printed_objects(path: Path, *, hint: str, cut_off_ends: bool = False,
             continue
         try:
             value = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # not JSON, or an integer past Python's digit limit
             if not text.startswith(starts):
                 continue
             if cut_off_ends and not raw.endswith(b"\n"):
                 return
+            if not isinstance(exc, json.JSONDecodeError):
+                raise number_too_long(path=path, line=number) from exc
             raise InputError(f"invalid JSON: {exc}", path=path, line=number,
                              hint=hint) from exc
         if isinstance(value, dict):
             yield number, value
+
+
+def number_too_long(*, path: Path, line: int | None) -> InputError:
+    """The error for JSON holding an integer of more digits than Python converts (4,300 by
+    default: ``json`` raises a plain :class:`ValueError` for it, not a decode error)."""
+    return InputError(
+        f"a JSON number has more than {sys.get_int_max_str_digits():,} digits, more than can "
+        "be read", path=path, line=line,
+        hint="the transcript is corrupt or not in the format named (no tool writes such a "
+        "number)",
+    )
 
 
 def _bad_line(

@@ -79,7 +79,7 @@ def _model_from_replay_config(config: object) -> str | None:
     if isinstance(config, str):
         try:
             config = json.loads(config)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, or a number past the digit limit
             return None
     agent = config.get("agent") if isinstance(config, dict) else None
     model = agent.get("model") if isinstance(agent, dict) else None
@@ -216,16 +216,16 @@ def _action(activity: Activity, action: str, where: int) -> None:
     if stripped.startswith("str_replace_editor "):
         try:
             words = shlex.split(stripped)
-        except ValueError:
+            command, path = (words[1], words[2]) if len(words) > 2 else ("", "")
+            options: dict[str, Any] = {"command": command, "path": path}
+            rest = words[3:]
+            for key, value in zip(rest[::2], rest[1::2], strict=False):
+                if key.startswith("--"):
+                    options[key[2:]] = int(value) if key == "--insert_line" \
+                        and value.isdecimal() else value
+        except ValueError:  # quotes left open, or a line number past Python's digit limit
             activity.unreplayable.append((where, stripped[:80]))
             return
-        command, path = (words[1], words[2]) if len(words) > 2 else ("", "")
-        options: dict[str, Any] = {"command": command, "path": path}
-        rest = words[3:]
-        for key, value in zip(rest[::2], rest[1::2], strict=False):
-            if key.startswith("--"):
-                options[key[2:]] = int(value) if key == "--insert_line" and value.isdecimal() \
-                    else value
         activity.edits.extend(editor_edits(options, where))
     elif re.match(r"^edit\s+\d+:\d+", stripped):
         activity.unreplayable.append((where, stripped.split("\n", 1)[0]))
