@@ -168,16 +168,16 @@ def score_board(
     if results is not None and not results.is_dir():
         # The default folder may not exist yet (nothing evaluated); a named one must.
         raise InputError("results folder does not exist", path=results, hint=_RESULTS_HINT)
-    if not settings.submissions_dir.is_dir():
-        # scored, an empty board would replace the one written before
-        raise UsageError("no submissions/ folder here", path=settings.submissions_dir,
-                         hint="run from the repository root, or pass --root")
     results_dir = results or settings.results_dir
     options = scoring_options(settings)
     tasks = Dataset(settings.dataset_dir).all()
     if not tasks:
         raise InputError("no tasks found", path=settings.dataset_dir,
                          hint="run from the repository root or pass --root")
+    if not settings.submissions_dir.is_dir():
+        # scored, an empty board would replace the one written before
+        raise UsageError("no submissions/ folder here", path=settings.submissions_dir,
+                         hint="run from the repository root, or pass --root")
     unchecked = {task.id: task.unchecked_features() for task in tasks}
     known = set(unchecked)
     tasks = [task for task in tasks if not unchecked[task.id]]
