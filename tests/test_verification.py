@@ -206,3 +206,24 @@ def test_a_transcript_number_past_the_digit_limit_is_a_bad_transcript(root: Path
     assert len(found) == 1 and found[0].line == 2
     assert found[0].path == folder / "run-1.jsonl"
     assert "more than 4,300 digits" in found[0].message
+
+
+def test_a_transcript_count_past_two_to_the_53_is_compared_as_nothing(root: Path) -> None:
+    """A Claude Code line with ``input_tokens`` of 1 and 400 zeros was read, and comparing
+    it with the reported figure raised OverflowError (an int too large for a float): now it
+    counts as nothing, and the reported figures are held to the rest of the transcript."""
+    data = _with_transcript(valid_data())
+    data["runs"][0]["transcript"] = {"file": "run-1.jsonl", "format": "claude-code"}
+    folder = write_submission(root, data=data)
+    line = {"type": "assistant", "uuid": "u1", "timestamp": "2025-01-01T00:00:00Z",
+            "message": {"id": "m1", "model": "claude-sonnet-4-5", "content": [],
+                        "stop_reason": "end_turn",
+                        "usage": {"input_tokens": 10**400, "output_tokens": 12000}}}
+    (folder / "run-1.jsonl").write_text(json.dumps(line) + "\n")
+    run = Run.model_validate(yaml.safe_load((folder / "submission.yaml").read_text())["runs"][0])
+    found, metrics = verify_run(run=run, folder=folder)
+    assert metrics is not None and metrics.prompt_total == 0
+    messages = [d.message for d in found if d.code == "metric-mismatch"]
+    assert any("reported tokens.prompt = 40,000 but the transcript (lines 1-1) gives 0" in m
+               for m in messages), messages
+    assert not any("tokens.completion" in m for m in messages)

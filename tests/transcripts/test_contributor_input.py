@@ -73,3 +73,44 @@ def test_a_huge_integer_inside_a_json_string_is_no_crash(tmp_path: Path) -> None
     assert metrics.models == []
     assert metrics.activity is not None and metrics.activity.edits == []
     assert [where for where, _text in metrics.activity.unreplayable] == [1]
+
+
+def test_a_count_past_two_to_the_53_counts_as_nothing(tmp_path: Path) -> None:
+    """``1`` and 400 zeros was read as a count and then overflowed the float the reported
+    figures are compared in; ``1e300`` read as 10**300 tokens. Above 2**53 a count is no
+    count, as ``Infinity`` is not; 2**53 itself still counts."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"type": "llm_call", "prompt_tokens": 1' + "0" * 400 + ', "completion_tokens": 7}\n'
+        '{"type": "llm_call", "prompt_tokens": 1e300, "cache_read_tokens": 9007199254740993}\n'
+        '{"type": "llm_call", "prompt_tokens": 5, "cache_write_tokens": 9007199254740992}\n')
+    metrics = read_transcript(path=path, format_name="generic")
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (5, 7)
+    assert (metrics.cache_read_tokens, metrics.cache_write_tokens) == (0, 2**53)
+    assert metrics.iterations == 3
+
+
+def test_a_claude_stream_duration_past_two_to_the_53_counts_as_nothing(tmp_path: Path) -> None:
+    """A ``result`` whose ``duration_ms`` is 400 nines raised OverflowError (an int too large
+    to divide into a float); ``1e300`` gave 1e297 seconds."""
+    lines = ['{"type":"system","subtype":"init","session_id":"s","model":"claude-sonnet-4-5"}']
+    lines += ['{"type":"result","subtype":"success","session_id":"s","is_error":false,'
+              f'"duration_ms":{figure},"num_turns":1,'
+              '"usage":{"input_tokens":5,"output_tokens":5}}'
+              for figure in ("9" * 400, "1e300", "1500")]
+    path = tmp_path / "stream.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    metrics = read_transcript(path=path, format_name="claude-code")
+    assert metrics.wall_clock_seconds == 1.5
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (15, 15)
+
+
+def test_an_aider_figure_past_two_to_the_53_counts_as_nothing(tmp_path: Path) -> None:
+    """400 digits made ``round(float(...))`` of infinity raise OverflowError."""
+    path = tmp_path / "history.md"
+    path.write_text("# aider chat started at 2026-11-01 10:00:00\n\n"
+                    "> Tokens: 1" + "0" * 400 + " sent, 12 received.\n\n"
+                    "> Tokens: 2.3k sent, 10000000000000000 received.\n")
+    metrics = read_transcript(path=path, format_name="aider-history")
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (2300, 12)
+    assert metrics.iterations == 2

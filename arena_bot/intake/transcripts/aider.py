@@ -67,6 +67,7 @@ from pathlib import Path
 from arena_bot.core.errors import InputError
 from arena_bot.intake.transcripts.edits import Activity, Edit, EditKind, Request
 from arena_bot.intake.transcripts.metrics import (
+    MAX_COUNT,
     Clock,
     TranscriptMetrics,
     as_int,
@@ -140,9 +141,17 @@ def _token_figures(parts: str, *, path: Path, line: int) -> dict[str, int]:
                 f"unrecognised token figure {part!r} in a '> Tokens:' line", path=path, line=line,
                 hint="expected e.g. '> Tokens: 2.3k sent, 245 received.'",
             )
-        figures[found.group("what")] = figures.get(found.group("what"), 0) + round(
-            float(found.group("count")) * UNITS[found.group("unit")])
+        figures[found.group("what")] = figures.get(found.group("what"), 0) + _figure(
+            found.group("count"), found.group("unit"))
     return figures
+
+
+def _figure(count: str, unit: str) -> int:
+    """One figure (``2.3`` and ``k``) as tokens; one past :data:`MAX_COUNT` is no count, as
+    in the JSON formats (its float would be infinite from 309 digits)."""
+    if len(count.partition(".")[0].lstrip("0")) > len(str(MAX_COUNT)):
+        return 0
+    return as_int(round(float(count) * UNITS[unit]))
 
 
 class _History:

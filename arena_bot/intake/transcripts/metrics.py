@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -285,11 +284,19 @@ def _bad_line(
     )
 
 
+#: The largest count (of tokens, calls, milliseconds) a transcript's figure is read as: 2**53,
+#: the last integer a float holds exactly, some nine million billion and past any real run. A
+#: figure above it is no count (``1`` and 400 zeros made the comparison with the reported
+#: figures overflow a float), as ``Infinity`` is not.
+MAX_COUNT = 2**53
+
+
 def as_int(value: object) -> int:
-    """A token count as an int; anything else (negative, ``NaN``, ``Infinity``) is zero."""
+    """A token count (or another count, or a duration) as an int; anything else (negative,
+    ``NaN``, ``Infinity``, above :data:`MAX_COUNT`, not a number) is zero."""
     if isinstance(value, int | float) and not isinstance(value, bool) and (
-            -math.inf < value < math.inf):
-        return max(int(value), 0)
+            0 <= value <= MAX_COUNT):
+        return int(value)
     return 0
 
 
