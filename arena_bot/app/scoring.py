@@ -27,6 +27,7 @@ from arena_bot.core.config import JudgeConfig, load_config
 from arena_bot.core.errors import InputError, JudgeError, UsageError
 from arena_bot.core.prices import load_price_table
 from arena_bot.core.settings import Settings
+from arena_bot.core.yamlio import read_text_capped
 from arena_bot.evaluation.repos import BaseRepoCache
 from arena_bot.evaluation.store import ResultStore, result_owner
 from arena_bot.intake.reviews import REVIEWS_FOLDER
@@ -46,6 +47,7 @@ from arena_bot.scoring.incremental import (
 from arena_bot.scoring.inputs import ScoringOptions, options_digest
 from arena_bot.scoring.judge import Judge, build_judge
 from arena_bot.site.methodology import methodology_from_board
+from arena_bot.site.source import MAX_BOARD_BYTES
 from arena_bot.tasks.dataset import Dataset, TaskFolder
 
 if TYPE_CHECKING:
@@ -489,8 +491,10 @@ def compare_on_board(
     """``arena compare``: A against B on a written ``leaderboard`` file, else on the board
     scored now (its unchanged tasks reused)."""
     if leaderboard is not None:
+        # not a device, a FIFO or a folder; no larger than the site reads
+        text = read_text_capped(leaderboard, limit=MAX_BOARD_BYTES, what="leaderboard")
         try:
-            board = Leaderboard.model_validate_json(leaderboard.read_bytes())
+            board = Leaderboard.model_validate_json(text)
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", path=leaderboard) from None
         except ValueError:

@@ -438,3 +438,15 @@ def test_a_review_naming_every_run_as_repeated_is_the_maintainer_level(repo: Pat
     assert aider["metrics_level"] == "maintainer-repeated" and aider["metrics_reasons"] == []
     assert aider["review_status"] == "none" and aider["review"]["by"] == "maint-1"
     assert aider["rank"] is not None
+
+
+def test_compare_refuses_a_leaderboard_that_is_no_file_unread(repo: Path, tmp_path: Path) -> None:
+    """A FIFO given as --leaderboard hung the command, and /dev/zero took all memory."""
+    import os
+
+    fifo = tmp_path / "board.fifo"
+    os.mkfifo(fifo)
+    for given in (fifo, Path("/dev/zero")):  # a folder: click refuses it (exit 2)
+        result = invoke(repo, "compare", "a", "b", "--leaderboard", str(given))
+        assert result.exit_code == 1, result.output
+        assert f"{given}: leaderboard is not a regular file" in result.output
