@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import random
 import shutil
 from pathlib import Path
@@ -170,4 +171,9 @@ def add_submission(root: Path) -> None:
     shutil.copytree(source, target)
     results = root / ".arena" / "results" / source.parent.name
     for stored in ResultStore(results.parent).stored(source.parent.name, source.name):
-        shutil.copy2(stored, results / f"{target.name}{stored.name[len(source.name):]}")
+        # Its own result, as evaluation would store it (the same files, so the same key):
+        # the store credits a result to the submission it names, not to its file name.
+        result = json.loads(stored.read_text(encoding="utf-8"))
+        result["submission_id"] = target.name
+        (results / f"{target.name}{stored.name[len(source.name):]}").write_text(
+            json.dumps(result, indent=2), encoding="utf-8")
