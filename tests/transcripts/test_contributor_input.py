@@ -114,3 +114,148 @@ def test_an_aider_figure_past_two_to_the_53_counts_as_nothing(tmp_path: Path) ->
     metrics = read_transcript(path=path, format_name="aider-history")
     assert (metrics.prompt_tokens, metrics.completion_tokens) == (2300, 12)
     assert metrics.iterations == 2
+
+
+def _lines(*events: object) -> str:
+    return "".join(json.dumps(event) + "\n" for event in events)
+
+
+def _reply(message_id: str, model: object,
+           content: list[object] | None = None) -> dict[str, object]:
+    return {"type": "assistant", "uuid": f"u-{message_id}", "timestamp": "2025-01-01T00:00:00Z",
+            "message": {"id": message_id, "model": model, "content": content or [],
+                        "stop_reason": "end_turn",
+                        "usage": {"input_tokens": 5, "output_tokens": 5}}}
+
+
+def test_claude_code_fields_of_another_type_where_a_name_belongs(tmp_path: Path) -> None:
+    """A dict as ``model`` and a list as a tool's ``name`` raised ``TypeError: unhashable
+    type`` (a set lookup): they name no model and no edit tool."""
+    session = tmp_path / "session.jsonl"
+    session.write_text(_lines(
+        _reply("m1", {"name": "claude-sonnet-4-5"}),
+        _reply("m2", "claude-sonnet-4-5", [
+            {"type": "tool_use", "id": "t1", "name": ["Edit"], "input": {"file_path": "/r/a.py"}},
+            {"type": "tool_use", "id": "t2", "name": "Write",
+             "input": {"file_path": "/r/b.py", "content": "x\n"}}])))
+    metrics = read_transcript(path=session, format_name="claude-code")
+    assert metrics.models == ["claude-sonnet-4-5"]
+    assert (metrics.prompt_tokens, metrics.iterations, metrics.tool_calls) == (10, 2, 2)
+    assert metrics.edited_files == {"/r/b.py"}
+    # The main agent names no model: no other model is taken for a sub-agent's helper.
+    session.write_text(_lines(_reply("m1", {"name": "claude-sonnet-4-5"}),
+                              {**_reply("m2", "claude-haiku-4-5"), "isSidechain": True}))
+    metrics = read_transcript(path=session, format_name="claude-code")
+    assert (metrics.models, metrics.helper_models) == (["claude-haiku-4-5"], set())
+    stream = tmp_path / "stream.jsonl"
+    stream.write_text(_lines(
+        {"type": "system", "subtype": "init", "session_id": "s", "model": "claude-sonnet-4-5"},
+        {**_reply("m1", ["claude-sonnet-4-5"]), "session_id": "s"},
+        {"type": "result", "session_id": "s", "duration_ms": 2000, "num_turns": 1,
+         "usage": {"input_tokens": 7, "output_tokens": 3}}))
+    metrics = read_transcript(path=stream, format_name="claude-code")
+    assert (metrics.models, metrics.helper_models) == (["claude-sonnet-4-5"], set())
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (7, 3)
+
+
+def test_codex_fields_of_another_type_where_a_name_belongs(tmp_path: Path) -> None:
+    """A list or dict as an event's, item's or payload's ``type``, or as a ``call_id`` or
+    ``parent_thread_id``, raised ``TypeError: unhashable type``: such a line is passed
+    over, every other line read."""
+    exec_output = tmp_path / "exec.jsonl"
+    exec_output.write_text(_lines(
+        {"type": ["thread.started"]},
+        {"type": "thread.started", "thread_id": "t"},
+        {"type": "item.completed", "item": {"id": "i1", "type": ["command_execution"]}},
+        {"type": "item.completed", "item": {"id": "i2", "type": "command_execution",
+                                            "command": "ls"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 10, "output_tokens": 2}}))
+    metrics = read_transcript(path=exec_output, format_name="codex")
+    assert (metrics.prompt_tokens, metrics.completion_tokens, metrics.tool_calls) == (10, 2, 1)
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text(_lines(
+        {"model": "gpt-5-codex"},
+        {"id": "0", "msg": {"type": {"x": 1}, "call_id": "c0"}},
+        {"id": "1", "msg": {"type": "token_count", "info": {"total_token_usage": {
+            "input_tokens": 10, "output_tokens": 2}}}}))
+    metrics = read_transcript(path=legacy, format_name="codex")
+    assert (metrics.prompt_tokens, metrics.tool_calls, metrics.models) == (10, 0, ["gpt-5-codex"])
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    stamp = {"timestamp": "2025-01-01T00:00:00Z"}
+    rollout = folder / "rollout-2025-01-01T00-00-00-s1.jsonl"
+    rollout.write_text(_lines(
+        {**stamp, "type": "session_meta", "payload": {"id": "s1", "cwd": "/r"}},
+        {**stamp, "type": "turn_context", "payload": {"model": "gpt-5"}},
+        {**stamp, "type": "response_item", "payload": {"type": {"x": 1}, "call_id": "c1"}},
+        {**stamp, "type": "response_item", "payload": {"type": "function_call_output",
+                                                       "call_id": ["c1"], "output": "{}"}},
+        {**stamp, "type": "event_msg", "payload": {"type": ["task_complete"]}},
+        {**stamp, "type": "event_msg", "payload": {"type": "token_count", "info": {
+            "total_token_usage": {"input_tokens": 10, "output_tokens": 2}}}}))
+    (folder / "rollout-2025-01-01T00-00-01-s2.jsonl").write_text(_lines(
+        {**stamp, "type": "session_meta", "payload": {"id": "s2", "parent_thread_id": {"x": 1}}}))
+    metrics = read_transcript(path=rollout, format_name="codex")
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (10, 2)
+    assert (metrics.tool_calls, metrics.iterations, metrics.models) == (0, 1, ["gpt-5"])
+    assert metrics.span_label == ""  # no sub-agent rollout read with it
+    assert metrics.error_end == ""
+
+
+def test_gemini_cli_fields_of_another_type_where_a_name_belongs(tmp_path: Path) -> None:
+    """A list as a stream event's or a message's ``type``, or as a sub-agent tool call's
+    ``name``, raised ``TypeError: unhashable type``."""
+    stamp = "2025-01-01T00:00:00Z"
+    stream = tmp_path / "stream.jsonl"
+    stream.write_text(_lines(
+        {"type": "init", "timestamp": stamp, "session_id": "s", "model": "gemini-2.5-pro"},
+        {"type": ["message"], "timestamp": stamp, "role": "assistant", "content": "hi"},
+        {"type": "result", "timestamp": stamp, "status": "success", "stats": {
+            "total_tokens": 12, "input_tokens": 10, "output_tokens": 2, "cached": 0,
+            "duration_ms": 1000, "tool_calls": 0, "models": {"gemini-2.5-pro": {
+                "total_tokens": 12, "input_tokens": 10, "output_tokens": 2, "cached": 0}}}}))
+    metrics = read_transcript(path=stream, format_name="gemini-cli")
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (10, 2)
+    assert metrics.models == ["gemini-2.5-pro"]
+    session = tmp_path / "session.jsonl"
+    session.write_text(_lines(
+        {"sessionId": "s", "projectHash": "p", "startTime": stamp},
+        {"id": "m0", "type": ["gemini"], "timestamp": stamp, "content": "hi"},
+        {"id": "m1", "type": "gemini", "timestamp": stamp, "model": "gemini-2.5-pro",
+         "content": "", "tokens": {"input": 10, "output": 2}},
+        {"sessionId": "sub", "projectHash": "p", "kind": "subagent", "startTime": stamp},
+        {"id": "a1", "type": "gemini", "timestamp": stamp, "model": "gemini-2.5-pro",
+         "tokens": {"input": 3, "output": 1},
+         "toolCalls": [{"id": "c1", "name": ["write_file"], "args": {"file_path": "/r/a.py"}}]}))
+    metrics = read_transcript(path=session, format_name="gemini-cli")
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (13, 3)
+    assert (metrics.iterations, metrics.tool_calls, metrics.edited_files) == (2, 1, set())
+    # No metadata line first: the message's type is what says the file is Gemini CLI's.
+    session.write_text(_lines(
+        {"id": "m0", "type": ["gemini"], "timestamp": stamp, "content": "hi"},
+        {"id": "m1", "type": "gemini", "timestamp": stamp, "model": "gemini-2.5-pro",
+         "content": "", "tokens": {"input": 10, "output": 2}}))
+    metrics = read_transcript(path=session, format_name="gemini-cli")
+    assert (metrics.prompt_tokens, metrics.iterations) == (10, 1)
+
+
+def test_openhands_v1_fields_of_another_type_where_a_name_belongs(tmp_path: Path) -> None:
+    """A dict or list as an event's ``kind``, an action's ``kind`` or its ``command`` raised
+    ``TypeError: unhashable type``: no such event is an agent's event or an edit."""
+    stamp = "2025-01-01T00:00:00Z"
+    path = tmp_path / "transcript.jsonl"
+    path.write_text(_lines(
+        {"id": "c", "agent": {"kind": "Agent"}, "stats": {"usage_to_metrics": {"default": {
+            "model_name": "gpt-4o", "accumulated_token_usage": {
+                "prompt_tokens": 10, "completion_tokens": 2}}}}},
+        {"kind": "ActionEvent", "id": "e1", "timestamp": stamp, "source": "agent",
+         "action": {"kind": {"x": 1}}, "tool_call_id": "c1", "llm_response_id": "r1"},
+        {"kind": ["MessageEvent"], "id": "e2", "timestamp": stamp, "source": "agent"},
+        {"kind": "ActionEvent", "id": "e3", "timestamp": stamp, "source": "agent",
+         "action": {"kind": "FileEditorAction", "command": ["create"], "path": "/r/a.py"},
+         "tool_call_id": "c2", "llm_response_id": "r2"}))
+    metrics = read_transcript(path=path, format_name="openhands")
+    assert (metrics.prompt_tokens, metrics.completion_tokens) == (10, 2)
+    assert (metrics.iterations, metrics.tool_calls) == (2, 2)
+    assert metrics.edited_files == set()
+    assert metrics.activity is not None and metrics.activity.edits == []

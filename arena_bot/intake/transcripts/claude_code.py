@@ -365,8 +365,9 @@ def read_claude_code_files(paths: list[Path]) -> TranscriptMetrics:
             continue
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
-            if index == 0 and not event.get("isSidechain"):
-                main_models.add(str(message.get("model")))
+            if index == 0 and not event.get("isSidechain") and isinstance(
+                    message.get("model"), str):
+                main_models.add(message["model"])
         if isinstance(message.get("model"), str):
             model_of_message.setdefault(message_id, message["model"])
         # Every content block of a streamed message repeats the usage, later blocks with the
@@ -509,8 +510,8 @@ def read_claude_stream(path: Path, shape: str = "stream") -> TranscriptMetrics:
             printed.add((str(event["parent_tool_use_id"]), *_inputs(message["usage"])))
         if message.get("model") != "<synthetic>":
             metrics.add_model(message.get("model"))
-            if _chain(event) == "main":
-                main_models.add(str(message.get("model")))
+            if _chain(event) == "main" and isinstance(message.get("model"), str):
+                main_models.add(message["model"])
         _tool_calls(metrics, message, message_id, tool_ids)
         if isinstance(message.get("usage"), dict):
             figures = _usage(message["usage"])
@@ -639,5 +640,6 @@ def _tool_calls(metrics: TranscriptMetrics, message: Mapping[str, Any], message_
         tool_ids.add(str(block.get("id") or f"{message_id}-{len(tool_ids)}"))
         data = block.get("input")
         target = isinstance(data, dict) and (data.get("file_path") or data.get("notebook_path"))
-        if block.get("name") in EDIT_TOOLS and isinstance(target, str) and target:
+        name = block.get("name")
+        if isinstance(name, str) and name in EDIT_TOOLS and isinstance(target, str) and target:
             metrics.edited_files.add(target)

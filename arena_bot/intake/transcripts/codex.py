@@ -201,7 +201,7 @@ def _shape(path: Path) -> str:
         for count, (_number, event) in enumerate(_exec_lines(path)):
             if "payload" in event or count >= SHAPE_OBJECTS:
                 return "rollout"
-            if event.get("type") in EXEC_EVENTS:
+            if isinstance(event.get("type"), str) and event["type"] in EXEC_EVENTS:
                 return "exec"
             if isinstance(event.get("msg"), dict):
                 return "legacy"
@@ -251,8 +251,8 @@ def read_codex_exec(path: Path) -> TranscriptMetrics:
                 "type") == "todo_list":
             # Each `update_plan` call starts (the first) or updates the turn's one plan item.
             tool_ids.add(f"{item.get('id')}#{number}")
-        if kind == "item.completed" and isinstance(item, dict) and item.get(
-                "type") in EXEC_TOOL_ITEMS:
+        if kind == "item.completed" and isinstance(item, dict) and isinstance(
+                item.get("type"), str) and item["type"] in EXEC_TOOL_ITEMS:
             tool_ids.add(str(item.get("id") or f"line-{number}"))
             receivers = item.get("receiver_thread_ids")
             if item.get("tool") == "spawn_agent" and isinstance(receivers, list):
@@ -318,7 +318,7 @@ def read_codex_legacy(path: Path) -> TranscriptMetrics:
                 metrics.add_model(model)
             continue
         kind = message.get("type")
-        if kind in LEGACY_CALLS:
+        if isinstance(kind, str) and kind in LEGACY_CALLS:
             tool_ids.add(str(message.get("call_id") or f"line-{number}"))
             if kind == "exec_command_begin":
                 spelt = message.get("command")
@@ -408,7 +408,8 @@ def subagent_files(path: Path) -> list[Path]:
     found: set[Path] = set()
     while True:
         more = {p for p, meta in metas.items() if p not in found
-                and meta.get("parent_thread_id") in wanted}
+                and isinstance(meta.get("parent_thread_id"), str)
+                and meta["parent_thread_id"] in wanted}
         if not more:
             return sorted(found)
         found |= more
@@ -468,12 +469,13 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
                 metrics.add_model(model)
             elif kind == "response_item":
                 item = payload.get("type")
-                if item in TOOL_ITEMS:
+                if isinstance(item, str) and item in TOOL_ITEMS:
                     call = str(payload.get("call_id") or payload.get("id") or f"line-{number}")
                     tool_ids.add(f"{thread}/{call}")
                     if payload.get("name") == "spawn_agent":
                         spawns.add(call)
-                elif item == "function_call_output" and payload.get("call_id") in spawns:
+                elif item == "function_call_output" and isinstance(
+                        payload.get("call_id"), str) and payload["call_id"] in spawns:
                     spawned.update(_agent_id(payload.get("output")))
                 if not own:
                     continue
@@ -486,7 +488,8 @@ def read_codex_rollout_files(paths: list[Path]) -> TranscriptMetrics:
                     output += len(text)
                 context += len(text)
                 _edits(activity, payload, number)
-            elif own and kind == "event_msg" and payload.get("type") in TURN_ENDS:
+            elif own and kind == "event_msg" and isinstance(payload.get("type"), str) \
+                    and payload["type"] in TURN_ENDS:
                 # 0.16x: each turn starts and ends with an event; a turn that failed (a
                 # stream cut, a refused request) ends with its error, an interrupted one is
                 # aborted. The session's last turn says how the run ended; in a person's

@@ -173,7 +173,7 @@ class _Reader:
     def see_message(self, message: object, where: int) -> None:
         if not isinstance(message, dict):
             return
-        self.seen_gemini = self.seen_gemini or message.get("type") in MESSAGE_TYPES
+        self.seen_gemini = self.seen_gemini or _text(message.get("type")) in MESSAGE_TYPES
         message_id = _text(message.get("id")) or f"message-{where}"
         self.clock.see(message.get("timestamp"))
         calls = message.get("toolCalls") if message.get("type") == "gemini" else None
@@ -228,7 +228,7 @@ class _Reader:
             self.clock.see(call.get("timestamp"))
             self.tool_ids.add(_text(call.get("id")) or f"{message_id}-{number}")
             args = call.get("args")
-            if call.get("name") in EDIT_TOOLS and isinstance(args, dict) and _text(
+            if _text(call.get("name")) in EDIT_TOOLS and isinstance(args, dict) and _text(
                     args.get("file_path")):
                 self.metrics.edited_files.add(args["file_path"])
 

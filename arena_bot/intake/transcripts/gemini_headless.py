@@ -61,7 +61,8 @@ def is_stream_event(value: dict[str, Any]) -> bool:
     """A ``stream-json`` event (a session message has an ``id``; its ``error`` type is a
     message, the stream's ``error`` has a ``severity``)."""
     kind = value.get("type")
-    if kind not in STREAM_TYPES or "id" in value or not isinstance(value.get("timestamp"), str):
+    if not isinstance(kind, str) or kind not in STREAM_TYPES or "id" in value \
+            or not isinstance(value.get("timestamp"), str):
         return False
     return kind != "error" or "severity" in value
 

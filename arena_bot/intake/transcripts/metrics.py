@@ -71,9 +71,10 @@ class TranscriptMetrics:
         self.first_line = self.first_line or number
         self.last_line = number
 
-    def add_model(self, name: str | None) -> None:
-        """Record a model name once, in order of first use."""
-        if name and name not in self.models:
+    def add_model(self, name: object) -> None:
+        """Record a model name once, in order of first use; a value that is no string (or
+        an empty one) names no model."""
+        if isinstance(name, str) and name and name not in self.models:
             self.models.append(name)
 
     def charge(

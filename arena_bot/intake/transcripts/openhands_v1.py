@@ -203,7 +203,7 @@ class _Reader:
             self._forget(event)
             return
         chars = self._chars(kind, event)
-        agent = event.get("source") == "agent" and kind in AGENT_EVENTS
+        agent = event.get("source") == "agent" and _text(kind) in AGENT_EVENTS
         if agent and kind != "AgentErrorEvent":
             response_id = _text(event.get("llm_response_id")) or event_id
             self._respond(response_id, where, chars)
@@ -234,10 +234,10 @@ class _Reader:
             return  # a tool call the SDK could not run: an AgentErrorEvent answers it
         call = _text(event.get("tool_call_id")) or event_id
         self.open_actions[call] = where
-        kind = action.get(KIND)
+        kind = _text(action.get(KIND))
         activity = self.activity
         made: list[Edit] = []
-        if kind in EDITOR_KINDS and action.get("command") in EDIT_COMMANDS:
+        if kind in EDITOR_KINDS and _text(action.get("command")) in EDIT_COMMANDS:
             made = editor_edits(action, where)
         elif kind == "ApplyPatchAction":
             made = parse_apply_patch(_text(action.get("patch")), where)
