@@ -259,3 +259,19 @@ def test_openhands_v1_fields_of_another_type_where_a_name_belongs(tmp_path: Path
     assert (metrics.iterations, metrics.tool_calls) == (2, 2)
     assert metrics.edited_files == set()
     assert metrics.activity is not None and metrics.activity.edits == []
+
+
+def test_a_gemini_document_whose_first_key_is_not_utf8_is_an_input_error(
+        tmp_path: Path) -> None:
+    """The key after a lone ``{`` (how a pretty-printed document is told from a session) was
+    decoded strictly: a Latin-1 byte in it raised UnicodeDecodeError."""
+    path = tmp_path / "session.json"
+    path.write_bytes(b'{\n  "s\xe9ssionId": "x"\n}\n')
+    with pytest.raises(InputError, match="holds no message") as caught:
+        read_transcript(path=path, format_name="gemini-cli")
+    assert caught.value.path == path
+    # After stderr lines, the same key starts no headless document either.
+    path.write_bytes(b'Warning: something\n{\n  "s\xe9ssion_id": "x",\n  "stats": {}\n}\n')
+    with pytest.raises(InputError) as caught:
+        read_transcript(path=path, format_name="gemini-cli")
+    assert caught.value.path == path

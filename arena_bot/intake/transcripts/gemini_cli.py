@@ -394,7 +394,7 @@ def _shape(path: Path) -> tuple[str, int]:
                 continue
             if opened >= 0:  # the line after a lone brace names the document's first key
                 key = _KEY.match(text)
-                if key is not None and key.group(1).decode() in JSON_KEYS:
+                if key is not None and key.group(1).decode(errors="replace") in JSON_KEYS:
                     return "json", opened
                 if not junk:
                     return "session", 0
