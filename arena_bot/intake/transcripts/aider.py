@@ -16,9 +16,9 @@ Chat history (format ``aider-history``, ``.aider.chat.history.md``): Markdown wi
 quoted line ``> Tokens: 2.3k sent, 1.0k cache write, 8.1k cache hit, 245 received. Cost: ...``
 plus ``> Applied edit to <file>`` lines (counted as tool calls: one per file a reply edited,
 however many blocks). The figures are rounded as Aider prints them (to 0.1k from 1,000, to
-1k from 10,000: ``2.3k``, ``12k``). "sent" is LiteLLM's
-``prompt_tokens`` plus the "cache write" tokens again, and LiteLLM (1.53 and later, every
-version Aider can be installed with today) counts the cache reads and writes in
+1k from 10,000: ``2.3k``, ``12k``; Aider 0.47.1 printed every digit, ``2,347``). "sent" is
+LiteLLM's ``prompt_tokens`` plus the "cache write" tokens again, and LiteLLM (1.53 and
+later, every version Aider can be installed with today) counts the cache reads and writes in
 ``prompt_tokens``: "sent" holds the "cache hit" tokens once and the "cache write" tokens
 twice. Aider 0.86.2 (LiteLLM 1.81.10) writes ``4.2k sent, 512 cache hit`` for a DeepSeek
 reply billed 4,248 prompt tokens, 512 of them hits, and ``3.4k sent, 256 cache write`` for
@@ -43,7 +43,8 @@ left unverified.
 
 The history's activity: ``#### `` lines are the user's, ``> `` lines Aider's own output, the
 rest the model's replies. Edits are the replies' edits in the session's edit format, named
-on its ``> Main model: ... with <format> edit format`` line (``> Model:`` in older versions;
+on its ``> Main model: ... with <format> edit format`` line (``> Model:`` in older versions,
+``> Models: ..., weak model ...`` in 0.47.1;
 in architect mode the ``> Editor model:``'s): SEARCH/REPLACE blocks (``diff``,
 ``diff-fenced``, ``editor-diff``) or whole files (``whole``, ``editor-whole``: the fenced text
 after a line naming the file is its new text; Aider 0.75 uses it for a model its list does
@@ -80,14 +81,23 @@ from arena_bot.intake.transcripts.metrics import (
 #: The figures end at the first "." not inside a number; what follows (``Cost: ...``, Aider's
 #: trailing spaces, a stray byte) is not read.
 TOKENS_LINE = re.compile(r"^> Tokens: (?P<parts>[^.]*(?:\.\d[^.]*)*)(?:\..*)?$")
-TOKENS_PART = re.compile(r"^(?P<count>\d+(?:\.\d+)?)(?P<unit>[kM]?) (?P<what>.+)$")
+#: A figure: ``2.3k`` or ``245`` (0.5x and later), or with thousands separators, ``2,347``
+#: (0.47.1, 2024: ``> Tokens: 2,347 sent, 282 received. Cost: $0.02 request, ...``).
+TOKENS_PART = re.compile(
+    r"^(?P<count>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<unit>[kM]?) (?P<what>.+)$")
 STARTED = re.compile(r"^# aider chat started at (?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
-MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (?P<name>[^\s]+)")
+#: The session's model: ``> Main model: openai/gpt-4o with ...`` (with a weak model) or
+#: ``> Model: ...`` today; before (0.47.1, 2024) ``> Models: gpt-4o with diff edit format,
+#: weak model gpt-4o-mini`` or ``> Model: ...``, the name marked ``⚡`` when prompts were
+#: cached (``claude-3-5-sonnet-20240620⚡ with ♾️ diff edit format``, about 0.50).
+MODEL = re.compile(r"^> (?:Main )?[Mm]odels?: (?P<name>[^\s⚡]+)")
 #: A session's edit format: ``> Main model: openai/gpt-4o with whole edit format`` (``> Model:``
-#: before 0.80), and in architect mode the editor model's (``> Editor model: ... with
-#: editor-whole edit format``), in which the edits are written.
+#: or ``> Models:`` before 0.80, the format marked ``♾️`` for a model that takes a prefill),
+#: and in architect mode the editor model's (``> Editor model: ... with editor-whole edit
+#: format``), in which the edits are written.
 EDIT_FORMAT = re.compile(
-    r"^> (?:(?P<editor>Editor)|Main |)[Mm]odel: \S+ with (?P<format>[\w-]+) edit format")
+    r"^> (?:(?P<editor>Editor)|Main |)[Mm]odels?: [^\s⚡]+⚡? with (?:\u267e\ufe0f? )?"
+    r"(?P<format>[\w-]+) edit format")
 #: Aider's own edit of ``.gitignore`` (``check_gitignore``), the patterns comma-separated.
 GITIGNORE = re.compile(r"^> Added (?P<patterns>.+) to \.gitignore$")
 #: The second line Aider gives a token report with both cache figures (no ``> `` before it).
@@ -142,7 +152,7 @@ def _token_figures(parts: str, *, path: Path, line: int) -> dict[str, int]:
                 hint="expected e.g. '> Tokens: 2.3k sent, 245 received.'",
             )
         figures[found.group("what")] = figures.get(found.group("what"), 0) + _figure(
-            found.group("count"), found.group("unit"))
+            found.group("count").replace(",", ""), found.group("unit"))
     return figures
 
 
