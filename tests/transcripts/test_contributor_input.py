@@ -275,3 +275,30 @@ def test_a_gemini_document_whose_first_key_is_not_utf8_is_an_input_error(
     with pytest.raises(InputError) as caught:
         read_transcript(path=path, format_name="gemini-cli")
     assert caught.value.path == path
+
+
+@pytest.mark.parametrize(("format_name", "text", "said"), [
+    ("openhands", "[1, 2, 3]", "not an OpenHands trajectory: item 1 of the array"),
+    ("openhands", '[{"id": 0, "source": "user", "action": "message"}, "x"]',
+     "not an OpenHands trajectory: item 2 of the array"),
+    ("openhands", "[]", "not an OpenHands trajectory: the array holds no event"),
+    ("openhands", "42", "not an OpenHands transcript"),
+    ("openhands", '"a string"', "not an OpenHands transcript"),
+    ("swe-agent", "[1, 2, 3]", "not a SWE-agent trajectory: .* an array"),
+    ("swe-agent", '[{"info": {"model_stats": {"tokens_sent": 5}}}]',
+     "not a SWE-agent trajectory: .* an array"),
+    ("swe-agent", "null", "not a SWE-agent trajectory: .* no object"),
+    ("atif", "[1, 2, 3]", "not an ATIF trajectory: .* an array"),
+    ("atif", "\n  7\n", "not an ATIF trajectory: .* no object"),
+])
+def test_a_json_document_of_another_shape_is_not_read_as_an_empty_run(
+    format_name: str, text: str, said: str, tmp_path: Path
+) -> None:
+    """``[1, 2, 3]`` was read as a run of 0 tokens and 0 calls: its items are no events (an
+    OpenHands trajectory is an array of event objects; a SWE-agent or ATIF trajectory one
+    object)."""
+    path = tmp_path / "trajectory.json"
+    path.write_text(text)
+    with pytest.raises(InputError, match=said) as caught:
+        read_transcript(path=path, format_name=format_name)
+    assert caught.value.path == path

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_bot.intake.transcripts.jsonstream import iter_objects
-from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int
+from arena_bot.intake.transcripts.metrics import Clock, TranscriptMetrics, as_int, not_an_object
 
 FIELDS = frozenset({"agent", "steps.item", "final_metrics"})
 
@@ -64,6 +64,11 @@ def _use_final(metrics: TranscriptMetrics, final: dict[str, Any], model: str | N
 
 
 def read_atif(path: Path) -> TranscriptMetrics:
+    refused = not_an_object(
+        path, "an ATIF trajectory", "pass the trajectory.json Harbor wrote for the trial (one "
+        "JSON object with `schema_version` ATIF-v1.x and `steps`); or check --format")
+    if refused is not None:
+        raise refused
     metrics = TranscriptMetrics()
     clock = Clock()
     agent_model: str | None = None

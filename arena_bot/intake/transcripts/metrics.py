@@ -148,6 +148,33 @@ def open_transcript(path: Path) -> IO[bytes]:
         raise InputError(f"cannot read transcript: {exc.strerror}", path=path) from exc
 
 
+def opening(path: Path) -> bytes:
+    """The first character of the file that is not a byte-order mark or white space (``b""``
+    for a file of none, or one that cannot be read: the reader names the damage)."""
+    try:
+        with open_transcript(path) as handle:
+            while chunk := handle.read(4096):
+                start = chunk.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+                if start:
+                    return start
+    except (OSError, EOFError, InputError):
+        pass
+    return b""
+
+
+def not_an_object(path: Path, what: str, hint: str) -> InputError | None:
+    """The error for a JSON document that is no object where ``what`` (one JSON object, as
+    SWE-agent's and ATIF's are) is read: an array read for its fields found none and gave a
+    run of nothing. ``None`` when the file opens as an object (or is empty, or not JSON,
+    which the reader says)."""
+    start = opening(path)
+    if start in (b"{", b""):
+        return None
+    shape = "an array" if start == b"[" else "no object"
+    return InputError(f"not {what}: the file holds a JSON document that is {shape}, where "
+                      "one JSON object belongs", path=path, hint=hint)
+
+
 def decode_line(raw: bytes) -> tuple[str, bool]:
     """``raw`` as text, and whether it held bytes that are not UTF-8.
 

@@ -36,12 +36,15 @@ from arena_bot.intake.transcripts.metrics import (
     TranscriptMetrics,
     as_int,
     litellm_usage,
-    open_transcript,
+    opening,
     read_json_lines,
 )
 from arena_bot.intake.transcripts.openhands_v1 import V1_HINT, is_v1_event, read_openhands_v1
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens")
+#: What to pass instead of a file that is no OpenHands transcript.
+TRAJECTORY_HINT = ("pass the trajectory OpenHands 0.x saves (save_trajectory_path, or the "
+                   f"GUI's export: a JSON array of events); {V1_HINT}; or check --format")
 
 
 def _usage(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -138,19 +141,6 @@ class _Activity:
         return now[0] - before[0], now[1] - before[1], now[2] - before[2]
 
 
-def _opening(path: Path) -> bytes:
-    """The first character of the file that is not a byte-order mark or white space."""
-    try:
-        with open_transcript(path) as handle:
-            while chunk := handle.read(4096):
-                start = chunk.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-                if start:
-                    return start
-    except (OSError, EOFError):
-        pass  # the reader names the damage
-    return b""
-
-
 def _first_line_object(path: Path) -> object:
     """The first line's JSON value; a file whose first line is not JSON on its own (a JSON
     object spread over several lines) is refused, saying how to make it one per line."""
@@ -172,20 +162,21 @@ def _generation(path: Path) -> str:
     """``0`` (a trajectory: a JSON array of 0.x events), ``v1-lines`` or ``v1-array``
     (OpenHands V1 events), told apart by the first event's keys: a V1 event names its class
     in ``kind``; a 0.x event has ``action`` or ``observation`` and no ``kind``."""
-    start = _opening(path)
+    start = opening(path)
     if start == b"{":
         if is_v1_event(_first_line_object(path)):
             return "v1-lines"
         raise InputError(
             "not an OpenHands transcript: the file holds a JSON object (or one per line) "
             "that is neither an OpenHands V1 event (no `kind`) nor a conversation's "
-            "base_state.json", path=path,
-            hint="pass the trajectory OpenHands 0.x saves (save_trajectory_path, or the "
-            f"GUI's export: a JSON array of events); {V1_HINT}; or check --format",
+            "base_state.json", path=path, hint=TRAJECTORY_HINT,
         )
     if start == b"[":
         for _prefix, first in iter_objects(path, frozenset({"item"})):
             return "v1-array" if is_v1_event(first) else "0"
+    elif start:  # a number, a string, true, false or null: read, it would be a run of nothing
+        raise InputError("not an OpenHands transcript: the file holds a JSON document that is "
+                         "no array of events", path=path, hint=TRAJECTORY_HINT)
     return "0"
 
 
@@ -207,8 +198,9 @@ def read_openhands(path: Path) -> TranscriptMetrics:
     by_model: dict[str | None, dict[str, int]] = {}
     for _prefix, event in iter_objects(path, frozenset({"item"})):
         count += 1
-        if not isinstance(event, dict):
-            continue
+        if not isinstance(event, dict):  # read on, it would be a run of nothing
+            raise InputError(f"not an OpenHands trajectory: item {count} of the array is not "
+                             "a JSON object (an event)", path=path, hint=TRAJECTORY_HINT)
         clock.see(event.get("timestamp"))
         call = event.get("tool_call_metadata")
         response = call.get("model_response") if isinstance(call, dict) else None
@@ -238,6 +230,9 @@ def read_openhands(path: Path) -> TranscriptMetrics:
                     for key, value in _response_usage(response).items():
                         sums[key] += value
                 responses.add(str(response["id"]))
+    if not count:
+        raise InputError("not an OpenHands trajectory: the array holds no event", path=path,
+                         hint=TRAJECTORY_HINT)
     if not saw_llm_metrics:
         totals = _sum_responses(metrics, by_model)
     cached = totals["cache_read_tokens"] + totals["cache_write_tokens"]

@@ -62,6 +62,7 @@ from arena_bot.intake.transcripts.metrics import (
     as_int,
     cooperbench_run_file,
     litellm_usage,
+    not_an_object,
 )
 
 FIELDS = frozenset({"trajectory.item", "history.item", "info.model_stats", "info.submission",
@@ -87,7 +88,16 @@ def _model_from_replay_config(config: object) -> str | None:
     return name if isinstance(name, str) else None
 
 
+#: What a SWE-agent transcript is.
+TRAJECTORY_HINT = ("pass the trajectory SWE-agent saved (trajectories/<run>/<instance>.traj) "
+                   "or mini-swe-agent's <instance>.traj.json, one JSON object; or check "
+                   "--format")
+
+
 def read_swe_agent(path: Path) -> TranscriptMetrics:
+    refused = not_an_object(path, "a SWE-agent trajectory", TRAJECTORY_HINT)
+    if refused is not None:
+        raise refused
     metrics = TranscriptMetrics()
     activity = metrics.activity = Activity(format_name="swe-agent", totals_only=True)
     stats: dict[str, int] = {}
