@@ -3,6 +3,7 @@ clear :class:`InputError` naming the file (and the line), never a Python traceba
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -302,3 +303,66 @@ def test_a_json_document_of_another_shape_is_not_read_as_an_empty_run(
     with pytest.raises(InputError, match=said) as caught:
         read_transcript(path=path, format_name=format_name)
     assert caught.value.path == path
+
+
+HERE = Path(__file__).parent
+#: A transcript of each format and shape: (format, file under tests/transcripts/).
+EVERY_SHAPE = [
+    ("aider", "data/aider_analytics.jsonl"),
+    ("aider-history", "data/aider_history.md"),
+    ("atif", "corpus/atif/openhands_hello-world.trajectory.json"),
+    ("claude-code", "data/claude_code_session.jsonl"),
+    ("claude-code", "data/claude_code_stream_partial_messages.jsonl"),
+    ("codex", "data/codex_rollout.jsonl"),
+    ("codex", "corpus/codex/codex-0.169.0-task/exec-json.jsonl"),
+    ("codex", "corpus/codex/codex-0.39.0-json/exec-json.jsonl"),
+    ("gemini-cli", "corpus/gemini-cli/gemini-cli-0.61.0-session/"
+     "session-2026-11-27T03-02-51c1a527.jsonl"),
+    ("gemini-cli", "corpus/gemini-cli/session-2025-12-01T21-45-5b959dae.json"),
+    ("gemini-cli", "corpus/gemini-cli/gemini-cli-0.61.0-stream-json-plain/stdout.jsonl"),
+    ("gemini-cli", "corpus/gemini-cli/gemini-cli-0.61.0-json/stdout.json"),
+    ("generic", "data/generic.jsonl"),
+    ("openhands", "data/openhands_trajectory.json"),
+    ("openhands", "corpus/openhands-v1/openhands-sdk-1.58.2-local/transcript.jsonl"),
+    ("swe-agent", "data/swe_agent.traj"),
+]
+
+
+def _figures(path: Path, format_name: str) -> tuple[object, ...]:
+    m = read_transcript(path=path, format_name=format_name)
+    return (m.prompt_tokens, m.cache_read_tokens, m.cache_write_tokens, m.completion_tokens,
+            m.tool_calls, m.iterations, m.wall_clock_seconds, m.models, m.first_line,
+            m.last_line, m.span_label, sorted(m.edited_files), m.error_end)
+
+
+@pytest.mark.parametrize(("format_name", "name"), EVERY_SHAPE)
+def test_a_byte_order_mark_at_the_start_is_read_past(
+    format_name: str, name: str, tmp_path: Path
+) -> None:
+    """A file saved again by a Windows editor or PowerShell (``Out-File -Encoding utf8``)
+    starts with a UTF-8 byte-order mark: the JSONL readers refused it ("Unexpected UTF-8
+    BOM"), the JSON document readers called it a lexical error at line 2, the readers of
+    printed output passed its first line over. Every format reads it as the file without
+    it."""
+    text = (HERE / name).read_bytes()
+    plain = tmp_path / "plain" / Path(name).name
+    marked = tmp_path / "marked" / Path(name).name
+    plain.parent.mkdir()
+    marked.parent.mkdir()
+    plain.write_bytes(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text)
+    assert _figures(marked, format_name) == _figures(plain, format_name)
+
+
+def test_a_byte_order_mark_before_stderr_and_in_a_gz_file_is_read_past(tmp_path: Path) -> None:
+    """Gemini CLI's printed JSON document is found after the stderr captured with it by its
+    position, counted past the mark; a ``.gz`` file's mark is in its text."""
+    stdout = (HERE / "corpus/gemini-cli/gemini-cli-0.61.0-json/stdout.json").read_bytes()
+    plain, marked = tmp_path / "plain.json", tmp_path / "marked.json"
+    plain.write_bytes(b"Loaded cached credentials.\n" + stdout)
+    marked.write_bytes(b"\xef\xbb\xbfLoaded cached credentials.\n" + stdout)
+    assert _figures(marked, "gemini-cli") == _figures(plain, "gemini-cli")
+    generic = (HERE / "data/generic.jsonl").read_bytes()
+    packed = tmp_path / "t.jsonl.gz"
+    packed.write_bytes(gzip.compress(b"\xef\xbb\xbf" + generic))
+    assert _figures(packed, "generic") == _figures(HERE / "data/generic.jsonl", "generic")

@@ -32,6 +32,7 @@ benchmark harnesses capture it: what the CLI printed, told from a session file b
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,7 +78,7 @@ def load_printed_document(path: Path, start: int) -> dict[str, Any]:
     """The ``--output-format json`` document that starts at byte ``start`` (lines before it
     are stderr captured with stdout); what follows it is passed over."""
     with open_transcript(path) as handle:
-        handle.seek(start) if start else None
+        handle.seek(start, io.SEEK_CUR) if start else None  # from past a byte-order mark
         data = handle.read(MAX_LINE_BYTES + 1)
     if len(data) > MAX_LINE_BYTES:
         raise InputError(f"the printed JSON document is over {MAX_LINE_BYTES} bytes", path=path,

@@ -4,6 +4,7 @@ reader shares."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import sys
 from collections.abc import Iterator
@@ -134,18 +135,32 @@ class Clock:
         return (self.last - self.first).total_seconds()
 
 
+#: The UTF-8 byte-order mark: no tool writes one, but a file saved again by a Windows editor
+#: or PowerShell's ``Out-File -Encoding utf8`` starts with it.
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def open_transcript(path: Path) -> IO[bytes]:
-    """Open a transcript for binary reading; a ``.gz`` file is decompressed as it streams.
+    """Open a transcript for binary reading, past a UTF-8 byte-order mark at its start; a
+    ``.gz`` file is decompressed as it streams.
 
     Large transcripts are stored gzip-compressed in submission folders, so every importer
-    reads through here.
+    reads through here: none sees the mark (``json`` refused it, "Unexpected UTF-8 BOM", the
+    JSON document parser called it a lexical error and the readers of printed output passed
+    its line over). A reader that seeks to a position it counted seeks from where the handle
+    starts (``SEEK_CUR``), past the mark.
     """
+    handle: io.BufferedReader | gzip.GzipFile
     try:
-        if path.suffix == ".gz":
-            return cast(IO[bytes], gzip.open(path, "rb"))
-        return path.open("rb")
+        handle = gzip.GzipFile(path, "rb") if path.suffix == ".gz" else path.open("rb")
     except OSError as exc:
         raise InputError(f"cannot read transcript: {exc.strerror}", path=path) from exc
+    try:
+        if handle.peek(len(UTF8_BOM))[:len(UTF8_BOM)] == UTF8_BOM:
+            handle.read(len(UTF8_BOM))
+    except (OSError, EOFError):
+        pass  # a damaged .gz: the reader names it, with the line
+    return cast(IO[bytes], handle)
 
 
 def opening(path: Path) -> bytes:
