@@ -94,21 +94,21 @@ def gate_reasons(number: int, client: GitHubClient) -> list[str]:
         )
     outside = [p for p in listing.paths if not _under_submissions(p)]
     if outside:
-        shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10
-                                           else "")
         reasons.append(
             "the PR changes files outside a submission folder "
-            f"(submissions/<task>/<submission>/): {shown}"
+            f"(submissions/<task>/<submission>/): {_first_ten(outside)}"
         )
     changed = [p for p in listing.not_added if _under_submissions(p)]
     if changed:
-        shown = ", ".join(changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10
-                                           else "")
         reasons.append(
             "the PR modifies or removes files the base branch already has (a PR adds "
-            f"submissions only): {shown}"
+            f"submissions only): {_first_ten(changed)}"
         )
     return reasons
+
+
+def _first_ten(paths: list[str]) -> str:
+    return ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
 
 
 def _under_submissions(path: str) -> bool:
