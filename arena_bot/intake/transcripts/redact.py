@@ -63,18 +63,28 @@ EXTRA_PATTERNS: dict[str, re.Pattern[str]] = {
 }
 #: A private key (PEM, OpenSSH, PGP) from its BEGIN line to its END line when both are on
 #: one line (JSON with ``\n`` escapes); stops at a JSON string's closing quote otherwise.
-KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----")
-KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----")
+#: The key's name is an atomic group: its last ``PRIVATE KEY`` is the only one that can end
+#: at the dashes, and trying each of them in turn made ``-----BEGIN `` followed by 100 KB of
+#: ``PRIVATE KEY `` take quadratic time.
+KEY_NAME = r"(?>[A-Z0-9 ]*PRIVATE KEY[A-Z ]*)-----"
+KEY_BEGIN = re.compile(r"-----BEGIN " + KEY_NAME)
+KEY_END = re.compile(r"-----END " + KEY_NAME)
 KEY_INLINE = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----(?:[^\"\\]|\\.)*?"
-    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|(?=\")|$)"
+    r"-----BEGIN " + KEY_NAME + r"(?:[^\"\\]|\\.)*?"
+    r"(?:-----END " + KEY_NAME + r"|(?=\")|$)"
 )
 #: A line of a key's body: base64, or a PEM header such as ``Proc-Type: 4,ENCRYPTED`` (a line
 #: that is neither ends a key that lost its END line, so the rest of the file is read).
-KEY_MATERIAL = re.compile(r"^(?:> ?)?\s*(?:[A-Za-z0-9+/=]*|[A-Za-z-]+: .*)\s*$")
+#: Leading blanks are taken whole (``\s*+``): the rest matches after all of them when it
+#: matches after a part of them, and giving them back one by one to the trailing ``\s*`` took
+#: quadratic time on a long run of them.
+KEY_MATERIAL = re.compile(r"^(?:> ?)?\s*+(?:[A-Za-z0-9+/=]*|[A-Za-z-]+: .*)\s*$")
 #: An e-mail address; ``git@github.com:org/repo`` (an SSH remote, not an address) is not one.
+#: The part before the ``@`` is at most 64 characters (RFC 5321's limit): unbounded, each
+#: start of a long run of ``.a.a.a...`` scanned the run to its end (quadratic time); a longer
+#: one (not an address) has its last 64 characters redacted.
 EMAIL = re.compile(
-    r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b(?!:[\w~/.-])"
+    r"\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b(?!:[\w~/.-])"
 )
 #: Candidates for the entropy test: runs of base64/base64url characters, 20 to 200 long (longer
 #: runs are images, signatures or encrypted reasoning, not credentials). A JSON escape such as
@@ -92,11 +102,66 @@ TOKEN_TAIL = r"[A-Za-z0-9_\-+/=]*"
 PLAIN_RUN = re.compile(r"(?:[^\"\\]|\\[nrt])+")
 
 
+#: Patterns of detect-secrets (1.5.0) that take quadratic time or worse on one long line, by
+#: the exact text each replaces, with an equivalent that takes linear time (the same findings,
+#: as ``findall`` gives them). Python's regular expressions backtrack: a pattern that can
+#: start anywhere in a run and scans to the run's end before it fails reads a run of n
+#: characters n times over. A library pattern whose text changes is used as it is, slow
+#: (tests/transcripts/test_redact_linear.py says so).
+LINEAR_EQUIVALENTS: dict[str, re.Pattern[str]] = {
+    # npm: every ``//`` of a line scanned the line to its end (``'//' * 50000``: 33 s; a
+    # Claude Code ``Write`` of a JavaScript file: seconds). Only a line's first ``//`` can
+    # match (the others would find the same last ``/:_authToken=``): an atomic group finds
+    # it, from the start of the line.
+    r"\/\/.+\/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*": re.compile(
+        r"^(?>.*?//).+/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*", re.MULTILINE),
+    # JWT and OpenAI: every ``eyJ`` / ``sk-`` of a run of their characters scanned the run
+    # to its end. The first of a run is the only one that can match (the others end where
+    # it does): an atomic group finds it from the run's start; the capture is the match.
+    r"eyJ[A-Za-z0-9-_=]+\.[A-Za-z0-9-_=]+\.?[A-Za-z0-9-_.+/=]*?": re.compile(
+        r"(?<![A-Za-z0-9_=-])(?>[A-Za-z0-9_=-]*?(?=eyJ))"
+        r"(eyJ[A-Za-z0-9_=-]++\.[A-Za-z0-9_=-]++\.?)"),
+    r"sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}": re.compile(
+        r"(?<![A-Za-z0-9_-])(?>[A-Za-z0-9_-]*?(?=sk-))"
+        r"(sk-[A-Za-z0-9_-]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})"),
+}
+#: The assignment of ``RegexBasedDetector.build_assignment_regex`` (Cloudant, IBM, SoftLayer):
+#: three runs of spaces tried against each other take cubic time on a long run of spaces
+#: (``cos_secret_key`` and 800 spaces: 54 s). Each run taken whole (the secret and the quote
+#: after it start with none of these characters) matches the same.
+SPACED_ASSIGNMENT = "(?: *)(?:=|:|:=|=>| +|::)(?: *)"
+LINEAR_ASSIGNMENT = "(?: *+(?:=>|:=|::|=|:) *+| ++)"
+
+
+def _linear_pattern(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern``, or its equivalent that takes linear time (:data:`LINEAR_EQUIVALENTS`)."""
+    equivalent = LINEAR_EQUIVALENTS.get(pattern.pattern)
+    if equivalent is not None:
+        return equivalent
+    if SPACED_ASSIGNMENT in pattern.pattern:
+        return re.compile(pattern.pattern.replace(SPACED_ASSIGNMENT, LINEAR_ASSIGNMENT),
+                          pattern.flags)
+    return pattern
+
+
+def _linear_detector(plugin: type[RegexBasedDetector]) -> RegexBasedDetector:
+    """A ``plugin`` scanning with :func:`_linear_pattern` of each of its patterns (its own
+    ``analyze_string``, such as the JWT detector's validity filter, still applies)."""
+    detector = plugin()
+    patterns = list(detector.denylist)
+    denylist = [_linear_pattern(pattern) for pattern in patterns]
+    if denylist == patterns:
+        return detector
+    linear: type[RegexBasedDetector] = type(
+        plugin.__name__, (plugin,), {"denylist": denylist, "__module__": __name__})
+    return linear()
+
+
 _PLUGINS: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
 #: detect-secrets' regex detectors by kind (its secret type as a slug), but those that only
 #: make noise in transcripts.
 DETECTORS: list[tuple[str, RegexBasedDetector]] = [
-    (re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-"), plugin())
+    (re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-"), _linear_detector(plugin))
     for secret_type, plugin in sorted(_PLUGINS.items())
     if secret_type not in {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
     and issubclass(plugin, RegexBasedDetector)
@@ -132,10 +197,12 @@ CODE_VALUE = re.compile(
 
 #: An environment assignment (a shell line, a ``.env`` file) whose upper-case name says it
 #: holds a secret: its value is a literal whatever it looks like (``DB_PASSWORD=opensesame``),
-#: unless it refers to another variable or is a number (``PASSWORD_MIN_LENGTH=8``).
+#: unless it refers to another variable or is a number (``PASSWORD_MIN_LENGTH=8``). The name
+#: is read up to its first such word in an atomic group: trying each of them in turn, each
+#: followed by the rest of the name, took quadratic time on a long name (``A_PASSWORD...``).
 ENV_SECRET = re.compile(
-    r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY"
-    r"|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*="
+    r"(?<![A-Za-z0-9_])[A-Z](?>[A-Z0-9_]*?(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY"
+    r"|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?))[A-Z0-9_]*+="
     # quoted (the quote JSON-escaped inside a transcript line), or bare up to a space
     r"(?:\\?[\"'](?P<quoted>[^\"'\\$][^\"'\\]{3,}?)\\?[\"']"
     r"|(?P<bare>[^\s\"'$\\][^\s\"'\\]{3,}))"
