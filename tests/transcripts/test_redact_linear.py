@@ -9,19 +9,25 @@ good share of them hold a finding, and each must give the same findings.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections.abc import Callable
 
 import pytest
+from detect_secrets.filters import heuristic
 from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.keyword import KeywordDetector
 
 from arena_bot.intake.transcripts import redact
 from arena_bot.intake.transcripts.redact import (
     DETECTORS,
+    KEYWORD_REGEXES,
     LINEAR_ASSIGNMENT,
     LINEAR_EQUIVALENTS,
     SPACED_ASSIGNMENT,
+    _is_indirect_reference,
+    _keyword_values,
     redact_text,
 )
 
@@ -194,3 +200,70 @@ def test_an_email_address_is_found_as_before_and_a_long_run_before_an_at_sign_in
         assert redact.EMAIL.findall(line) == unbounded.findall(line), line
     name = "a." * 40 + "b"
     assert redact_text(f"mail {name}@example.org\n") == f"mail {name[:17]}[REDACTED:email]\n"
+
+
+# -- detect-secrets' keyword patterns ------------------------------------------------------
+
+#: Lines shaped like keyword assignments, comparisons and statements (``password = 'x';``,
+#: ``'x' == pwd``), in any number and with quotes, backquotes and blanks put in or taken out.
+KEYWORD_LINE = _runs(_pieces(
+    ["", "", " ", "x", "db_", "my", "(", "[", "'", '"', "`", "this."],
+    ["password", "PASSWORD", "Password", "pwd", "secret", "api_key", "apikey", "db_pass",
+     "passwd", "private_key", "contraseña", "key", "pass", "token", "x"],
+    ["", "", "_x", "1", "pwd", "s"], ["", "", "'", '"', "]", "']", "''", "'''", '"]'],
+    ["", "", " ", "  ", "\t", "\v"],
+    [":", ":", ": ", "=", "==", "===", "!=", "!==", "=>", ":=", "", "(", ".assign(", "= =", "::"],
+    ["", "", " ", "\t"], ["", "", "'", '"', "`", "`", '\\"'],
+    ["hunter2", "a", "abc def", "x,y", "a`b", "a,", "a`", "$x", "{x}", "a;b", "Tr0ub4dor&3x", "",
+     " a", "1"],
+    ["", "'", '"', "`", "`;", "';", '";', ",`", "`,"],
+    ["", "", ";", " == password", "==pwd", " != 'x'", ")", " ", ",", "`", "'", '"'],
+    mutate="'\"` ;=,a\v"), 3)
+#: Lines of their characters in any order, backquotes and semicolons many.
+KEYWORD_CHARACTERS = _runs(_pieces(
+    ["pwd", "PWD", "password", "key", "api_key", "secret", "paſsword", "\u212aey", "a", "b",
+     "1", "_", " ", "\t", "\v", "\u00a0", "'", '"', "`", "`", "`;", ":", "=", "==pwd", "!", ">",
+     "]", "[", ";", ",", "(", ")", "$", "{", ".", "-", "\\"]), 24)
+
+
+@pytest.mark.parametrize(("draw", "each"), [(KEYWORD_LINE, True), (KEYWORD_CHARACTERS, False)],
+                         ids=["lines", "characters"])
+def test_the_keyword_values_are_those_detect_secrets_finds(draw: Draw, each: bool) -> None:
+    detector = KeywordDetector()
+    rnd = random.Random(3)
+    found = [0] * len(KEYWORD_REGEXES)
+    for _ in range(EXAMPLES * 2):
+        line = draw(rnd)
+        assert _keyword_values(line) == list(detector.analyze_string(line, KEYWORD_REGEXES)), line
+        for index, pattern in enumerate(KEYWORD_REGEXES):
+            found[index] += pattern.search(line) is not None
+    # Each of the seven patterns matched (the lines), or many did (the characters).
+    assert (min(found) if each else sum(found)) > EXAMPLES // 200, found
+
+
+def test_an_indirect_reference_is_found_as_detect_secrets_finds_it() -> None:
+    rnd = random.Random(4)
+    found = 0
+    for _ in range(EXAMPLES * 2):
+        line = KEYWORD_LINE(rnd) + rnd.choice(
+            ["", " = f(x)", " = a[1]", "= x.y(", ": a(b", "\v)", "!=z[", " = get(", ")"])
+        expected = heuristic.is_indirect_reference(line)
+        assert _is_indirect_reference(line) == expected, line
+        found += expected
+    assert found > EXAMPLES // 10, found
+    # A line of more than 1,000 characters is none, there too.
+    for length in (999, 1000, 1001):
+        line = f"{'token = get_token()':<{length}}"
+        assert _is_indirect_reference(line) is heuristic.is_indirect_reference(line) is (
+            length <= 1000)
+
+
+def test_the_keyword_patterns_are_those_the_linear_scan_follows() -> None:
+    """_keyword_values and _is_indirect_reference follow detect-secrets 1.5.0's patterns: a
+    release that changes them needs them read again (and this test's figure updated)."""
+    patterns = repr([(pattern.pattern, pattern.flags, group)
+                     for pattern, group in KEYWORD_REGEXES.items()])
+    assert hashlib.sha256(patterns.encode()).hexdigest() == (
+        "cf53441f048a436900487b89ba4da119747aac9d1a16c3d8e5f10a78de26fdda")
+    assert heuristic._get_indirect_reference_regex().pattern == (
+        r"([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])")

@@ -106,6 +106,15 @@ CRAFTED = {
     "spaces-after-a-softlayer-keyword": lambda: "softlayer_api_key" + " " * SIZE + "x",
     # a private key's name: each ``PRIVATE KEY`` of it was tried against the dashes.
     "private-key-names": lambda: "-----BEGIN " + _repeat("PRIVATE KEY "),
+    # detect-secrets' keyword patterns: each keyword of a run read it to its end and back,
+    # each quote the text up to the next one.
+    "keywords": lambda: _repeat("PASSWORD"),
+    "an-environment-secret-name": lambda: "X_" + _repeat("PASSWORD"),
+    "keywords-and-backquotes": lambda: _repeat("pwd`"),
+    "backquoted-values": lambda: "password " + _repeat("`a"),
+    # detect-secrets' indirect-reference filter, on each text line (of up to 1,000
+    # characters) with a keyword's value: each ``=`` read the line to its end.
+    "calls-after-assignments": lambda: _repeat("password = 'x' " + "=a(" * 328 + "\n"),
 }
 
 

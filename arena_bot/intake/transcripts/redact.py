@@ -27,9 +27,9 @@ from detect_secrets.filters import heuristic
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 from detect_secrets.plugins.keyword import (
+    DENYLIST,
     QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
     REGEX_BY_FILETYPE,
-    KeywordDetector,
 )
 from detect_secrets.settings import default_settings
 from detect_secrets.util.filetype import FileType
@@ -166,7 +166,6 @@ DETECTORS: list[tuple[str, RegexBasedDetector]] = [
     if secret_type not in {"Public IP (ipv4)", "Private Key", "Secret Keyword"}
     and issubclass(plugin, RegexBasedDetector)
 ]
-KEYWORDS = KeywordDetector()
 #: Words one of detect-secrets' keywords (``DENYLIST``) contains: a text naming none of them is
 #: skipped before the (much slower) keyword patterns run.
 KEYWORD_WORDS = ("key", "pass", "pwd", "secret", "contrase")
@@ -183,7 +182,7 @@ DETECTOR_WORDS = {
 #: The same, for detectors whose word is case-sensitive (looked for in the line as written).
 DETECTOR_CASED_WORDS = {"artifactory-credentials": ("AKC", "AP")}
 #: The keyword patterns detect-secrets uses for config files (``KEY=value``, ``key: value``,
-#: quotes optional), then its quoted-value patterns.
+#: quotes optional), then its quoted-value patterns: what :func:`_keyword_values` finds.
 KEYWORD_REGEXES = {
     **REGEX_BY_FILETYPE[FileType.INI],
     **QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
@@ -215,6 +214,226 @@ ENV_NOT_SECRET = re.compile(
 )
 
 
+# -- detect-secrets' keyword patterns, in linear time ---------------------------------------
+#
+# KEYWORD_REGEXES take quadratic time or worse on a long text line: each keyword of a run of
+# word characters reads the run to its end and back (``'PASSWORD' * 2500``: three minutes),
+# and each quote reads the text up to the next one, from every start again. The same
+# findings, pattern by pattern (``search``: the first match, its value's group), are had here
+# with one start per run of word characters, and the ends of the values looked up in where
+# the quotes are, read once.
+
+KEYWORD_NAMES = "|".join(DENYLIST)
+#: A run of word characters holding one of detect-secrets' keywords (``api_key``,
+#: ``password``, ...), from its first keyword to the run's end: the keyword-first patterns
+#: may start at any keyword of the run, and what follows the run decides the rest alike.
+#: Lookaheads take what each pattern allows between the run and the value (closing quotes or
+#: brackets, an assignment, blanks: only their longest match can be followed by a value), and
+#: whether a quote comes within the semicolon pattern's ``[^\s]{0,50}?\s*``. ``(?=[adpskc])``
+#: (the keywords' first letters) matches the same, ten times as fast.
+KEYWORD_RUN = re.compile(
+    f"(?=[adpskc])(?:{KEYWORD_NAMES})\\w*+"
+    r"""(?:(?=(?P<colon>[]'"]{0,2}:\s*))|)"""
+    r"""(?:(?=(?P<equals>[]'"]{0,2}\s*(?:={1,3}|!==?)\s*))|)"""
+    r"""(?:(?=(?P<arrow>[]'"]{0,2}\s*=>?\s*))|)"""
+    r"""(?:(?=(?P<semicolon>\S{0,50}?\s*['"`]))|)""",
+    re.IGNORECASE,
+)
+#: The keyword-first patterns of KEYWORD_REGEXES in its order (the comparison, second there,
+#: names its keyword last): what comes between the keyword and the value, whether the value
+#: must be quoted.
+KEYWORD_FIRST = (("colon", False), ("equals", False), ("semicolon", True),
+                 ("colon", True), ("equals", True), ("arrow", True))
+QUOTES = "'\"`"
+WORD = re.compile(r"\w")
+#: Characters a value stops at (it is ``(?=\w)[^\v'"]*[^\v,'"`]``), and its closing backquotes:
+#: after a character a value may end with.
+VALUE = r"""(?=\w)[^\v'"]*[^\v,'"`]"""
+VALUE_STOP = re.compile(r"""[\v'"]""")
+CLOSING_BACKQUOTE = re.compile(r"""(?<=[^\v,'"`])`""")
+OPENING_BACKQUOTE = re.compile(r"`(?=\w)")
+#: From a stop (or the start) to the first backquote that opens a value: a later one before
+#: the next stop would end where it does, or not at all (atomic: it is tried alone).
+FIRST_BACKQUOTE = r"""(?:^|(?<=[\v'"]))(?>[^\v'"]*?(?=`\w))`"""
+#: ``(quote)value(\N);``: a quote's value ends at the next stop, a backquote's at the region's
+#: last closing backquote (read once per region), so neither reads a stretch twice.
+SEMICOLON_QUOTED = re.compile(f"(['\"])({VALUE})\\1;")
+SEMICOLON_BACKQUOTED = re.compile(f"{FIRST_BACKQUOTE}({VALUE})`;")
+#: The comparison ``'value' == password`` (case-sensitive), alike.
+COMPARED = f"(?=\\s*[!=]{{2,3}}\\s*\\w*(?:{KEYWORD_NAMES}))"
+COMPARISON_QUOTED = re.compile(f"(['\"])({VALUE})\\1{COMPARED}")
+COMPARISON_BACKQUOTED = re.compile(f"{FIRST_BACKQUOTE}({VALUE})`{COMPARED}")
+#: The semicolon pattern's ``[^\s]{0,50}?`` before its quote (one more: the 51st may be it).
+NON_BLANKS = re.compile(r"\S{0,51}")
+BLANKS = re.compile(r"\s*")
+
+
+def _match_end(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Where ``pattern`` (which may match nothing) matched at ``at`` ends."""
+    found = pattern.match(text, at)
+    return at if found is None else found.end()
+
+
+class _Values:
+    """Where the values of the keyword patterns but the semicolon's end in ``text``, looked
+    up in where its quotes are (found once, when first needed), not read from each start."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._stops: list[int] | None = None
+        self._closing_backquotes: list[int] | None = None
+
+    def end(self, start: int, quote: str) -> int:
+        """Where a value that starts at ``start`` (a word character), opened by ``quote`` or
+        by none, ends; -1 when it has no end."""
+        text = self.text
+        if self._stops is None:
+            self._stops = [found.start() for found in VALUE_STOP.finditer(text)]
+        after = bisect.bisect_left(self._stops, start)
+        stop = self._stops[after] if after < len(self._stops) else len(text)
+        if quote == "`":
+            # The value is greedy: the last closing backquote before the next stop.
+            if self._closing_backquotes is None:
+                self._closing_backquotes = [
+                    found.start() for found in CLOSING_BACKQUOTE.finditer(text)]
+            ends = self._closing_backquotes
+            last = bisect.bisect_left(ends, stop) - 1
+            return ends[last] if last >= 0 and ends[last] > start else -1
+        if quote:
+            closed = stop < len(text) and text[stop] == quote and text[stop - 1] not in ",`"
+            return stop if closed else -1
+        end = stop
+        while text[end - 1] in ",`":
+            end -= 1
+        return end
+
+
+class _SemicolonValues:
+    r"""The values of ``keyword\w*[^\s]{0,50}?\s*(quote)value(\N);`` in ``text``: each quote
+    that opens one (where it ends: the next stop), and each region between stops where
+    backquotes open one (all those from its first to its last closing backquote, where the
+    values end)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        quoted = list(SEMICOLON_QUOTED.finditer(text))
+        self.quoted = [found.start() for found in quoted]
+        self.quoted_end = {found.start(): found.end(2) for found in quoted}
+        regions = list(SEMICOLON_BACKQUOTED.finditer(text))
+        self.region_first = [found.start(1) - 1 for found in regions]
+        self.region_end = [found.end(1) for found in regions]
+        self.backquotes = [found.start() for found in OPENING_BACKQUOTE.finditer(text)]
+
+    def any(self) -> bool:
+        """Whether any quote or backquote opens a value."""
+        return bool(self.quoted or self.region_end)
+
+    def _first_from(self, at: int) -> tuple[int, int] | None:
+        """The first quote or backquote at or after ``at`` that opens a value, and where
+        the value ends."""
+        found = []
+        index = bisect.bisect_left(self.quoted, at)
+        if index < len(self.quoted):
+            found.append((self.quoted[index], self.quoted_end[self.quoted[index]]))
+        region = bisect.bisect_right(self.region_end, at)  # the first one ending after ``at``
+        if region < len(self.region_end):
+            index = bisect.bisect_left(self.backquotes, max(at, self.region_first[region]))
+            if index < len(self.backquotes) and self.backquotes[index] < self.region_end[region]:
+                found.append((self.backquotes[index], self.region_end[region]))
+            elif region + 1 < len(self.region_end):
+                found.append((self.region_first[region + 1], self.region_end[region + 1]))
+        return min(found) if found else None
+
+    def after_run(self, run_end: int) -> str | None:
+        """The value for the keyword whose run ends at ``run_end``: the first quote that
+        opens one among the next 51 characters but blanks, else after the blanks that end
+        them (fewer than 51)."""
+        found = self._first_from(run_end)
+        if found is None:
+            return None
+        reach = _match_end(NON_BLANKS, self.text, run_end)
+        if found[0] >= reach and (
+                reach - run_end > 50 or found[0] != _match_end(BLANKS, self.text, reach)):
+            return None
+        return self.text[found[0] + 1:found[1]]
+
+
+def _compared_value(text: str) -> str | None:
+    """The value of detect-secrets' comparison ``'value' == password``: the first quote or
+    backquote that opens one."""
+    found = []
+    quoted = COMPARISON_QUOTED.search(text)
+    if quoted is not None:
+        found.append((quoted.start(), quoted.group(2)))
+    backquoted = COMPARISON_BACKQUOTED.search(text)
+    if backquoted is not None:
+        found.append((backquoted.start(1) - 1, backquoted.group(1)))
+    return min(found)[1] if found else None
+
+
+def _keyword_values(text: str) -> list[str]:
+    """What ``KeywordDetector().analyze_string(text, KEYWORD_REGEXES)`` yields (each
+    pattern's first match's value, in order), in time linear in ``text``'s length."""
+    values = _Values(text)
+    semicolon = _SemicolonValues(text) if ";" in text else None
+    # The patterns that can match at all: their assignment is in the text.
+    pending = [index for index, (between, _) in enumerate(KEYWORD_FIRST)
+               if (semicolon is not None and semicolon.any() if between == "semicolon"
+                   else (":" if between == "colon" else "=") in text)]
+    first: list[str | None] = [None] * len(KEYWORD_FIRST)
+    for run in KEYWORD_RUN.finditer(text):
+        if not pending:
+            break
+        if run.lastindex is None:
+            continue  # nothing after this run can lead to a value
+        for index in list(pending):
+            between, quoted = KEYWORD_FIRST[index]
+            if run.group(between) is None:
+                continue
+            if semicolon is not None and between == "semicolon":
+                value = semicolon.after_run(run.end())
+            else:
+                opening = run.end(between)
+                quote = text[opening] if opening < len(text) and text[opening] in QUOTES else ""
+                start = opening + len(quote)
+                if (quoted and not quote) or not WORD.match(text, start):
+                    continue
+                end = values.end(start, quote)
+                value = text[start:end] if end >= 0 else None
+            if value is not None:
+                first[index] = value
+                pending.remove(index)
+    found = [first[0], _compared_value(text), *first[1:]]
+    return [value for value in found if value is not None]
+
+
+#: detect-secrets' ``heuristic.is_indirect_reference`` (``secret = get_secret_key()``) reads a
+#: line of at most 1,000 characters (a longer one is none), with a pattern,
+#: ``([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])``, that reads it to its end
+#: from each of its characters (``=a(=a(...``: 50 ms, for each text line of a transcript line
+#: that has a keyword's value). It matches where an assignment is followed by a call or an
+#: index (this) and then by a closing bracket before any vertical tab.
+INDIRECT_MAX_LENGTH = 1000
+INDIRECT_START = re.compile(r"(?::=?|[!=]{1,3})\s*+[\w.-]++[\[\(]")
+CLOSING_BRACKET = re.compile(r"[\]\)\v]")
+
+
+def _is_indirect_reference(text: str) -> bool:
+    """``heuristic.is_indirect_reference(text)``, in time linear in ``text``'s length."""
+    if len(text) > INDIRECT_MAX_LENGTH:
+        return False
+    closing = -1  # the first ``]``, ``)`` or vertical tab at or after the last start
+    for start in INDIRECT_START.finditer(text):
+        if closing < start.end():
+            found = CLOSING_BRACKET.search(text, start.end())
+            if found is None:
+                return False
+            closing = found.start()
+        if text[closing] != "\v":
+            return True
+    return False
+
+
 def _keyword_secrets(segment: str) -> Iterator[str]:
     """``DB_PASSWORD=hunter2`` and the like, as detect-secrets reads config files."""
     lowered = segment.lower()
@@ -224,9 +443,10 @@ def _keyword_secrets(segment: str) -> Iterator[str]:
             yield value
     if not any(word in lowered for word in KEYWORD_WORDS):
         return
-    for found in KEYWORDS.analyze_string(segment, KEYWORD_REGEXES):
-        if heuristic.is_indirect_reference(segment):
-            return
+    values = _keyword_values(segment)
+    if values and _is_indirect_reference(segment):
+        return
+    for found in values:
         found = found.strip()
         if not found:
             continue
