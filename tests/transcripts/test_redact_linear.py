@@ -10,6 +10,7 @@ good share of them hold a finding, and each must give the same findings.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 from collections.abc import Callable
@@ -18,6 +19,7 @@ import pytest
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.keyword import KeywordDetector
+from detect_secrets.settings import default_settings
 
 from arena_bot.intake.transcripts import redact
 from arena_bot.intake.transcripts.redact import (
@@ -26,6 +28,9 @@ from arena_bot.intake.transcripts.redact import (
     LINEAR_ASSIGNMENT,
     LINEAR_EQUIVALENTS,
     SPACED_ASSIGNMENT,
+    RedactionReport,
+    Redactor,
+    _detector_spans,
     _is_indirect_reference,
     _keyword_values,
     redact_text,
@@ -234,7 +239,8 @@ def test_the_keyword_values_are_those_detect_secrets_finds(draw: Draw, each: boo
     found = [0] * len(KEYWORD_REGEXES)
     for _ in range(EXAMPLES * 2):
         line = draw(rnd)
-        assert _keyword_values(line) == list(detector.analyze_string(line, KEYWORD_REGEXES)), line
+        found_here = [line[start:end] for start, end in _keyword_values(line)]
+        assert found_here == list(detector.analyze_string(line, KEYWORD_REGEXES)), line
         for index, pattern in enumerate(KEYWORD_REGEXES):
             found[index] += pattern.search(line) is not None
     # Each of the seven patterns matched (the lines), or many did (the characters).
@@ -267,3 +273,120 @@ def test_the_keyword_patterns_are_those_the_linear_scan_follows() -> None:
         "cf53441f048a436900487b89ba4da119747aac9d1a16c3d8e5f10a78de26fdda")
     assert heuristic._get_indirect_reference_regex().pattern == (
         r"([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])")
+
+
+def _keyword_values_as_before(segment: str) -> list[str]:
+    """The keyword values of a text line as redact.py found them with detect-secrets'
+    patterns and filter (backtracking: short lines only)."""
+    values = []
+    for assignment in redact.ENV_SECRET.finditer(segment):
+        value = assignment.group("quoted") or assignment.group("bare")
+        if not redact.ENV_NOT_SECRET.fullmatch(value):
+            values.append(value)
+    if not any(word in segment.lower() for word in redact.KEYWORD_WORDS):
+        return values
+    for found in KeywordDetector().analyze_string(segment, KEYWORD_REGEXES):
+        if heuristic.is_indirect_reference(segment):
+            break
+        found = found.strip()
+        if not found:
+            continue
+        value = found.strip("\"'\\") if found[:1] in "\"'\\" else found.split()[0]
+        value = value.strip("\"'\\") if found[:1] in "\"'\\" else value.rstrip(");,:]}")
+        code = redact.CODE_VALUE.match(value) is not None
+        if not (len(value) < 6 or (code and (not re.search(r"\d", value) or "." in value))
+                or heuristic.is_templated_secret(value)
+                or heuristic.is_prefixed_with_dollar_sign(value)):
+            values.append(value)
+    return values
+
+
+def test_the_keyword_secrets_are_where_the_values_were_found() -> None:
+    """_keyword_secrets gives where each value is; the values are those found before."""
+    rnd = random.Random(5)
+    found = 0
+    for _ in range(EXAMPLES):
+        line = KEYWORD_LINE(rnd) + rnd.choice(["", " DB_PASSWORD=hunter2x", " X_TOKEN='abcd e'"])
+        spans = list(redact._keyword_secrets(line))
+        assert [line[start:end] for start, end in spans] == _keyword_values_as_before(line), line
+        found += bool(spans)
+    assert found > EXAMPLES // 10, found
+
+
+# -- where the detectors' values are, and a line of many findings ------------------------
+
+#: A value of each detector's, or close to one.
+DETECTED = [
+    "AKIAABCDEFGHIJKLMNOP", "aws_secret_key = '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'",
+    " AKCabcdefghijklm ", " AP6abcdefghi ", "AccountKey=" + "a1+/" * 22,
+    "https://user:pass1234@host.com/x", "://a:b@", "M" + "a" * 23 + "." + "b" * 6 + "." + "c" * 27,
+    "ghp_" + "a1" * 18, "glpat-" + "a" * 20, "GR1348941" + "b" * 20, "glcbt-ab_" + "c" * 20,
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fw",
+    "eyJhbGci.eyJzdWIi.x", "0123456789abcdef0123456789abcdef-us12",
+    "pypi-AgEIcHlwaS5vcmc" + "a" * 70, "SG." + "a" * 22 + "." + "b" * 43,
+    "xoxb-1234567890-abcdef", "https://hooks.slack.com/services/Tabc/Bdef/ghi",
+    "sq0csp-" + "a" * 43, "sk_live_" + "a" * 24, "123456789:" + "a" * 35, "AC" + "a" * 32,
+    "SK" + "b" * 32, "//registry.npmjs.org/:_authToken=npm_abc", "xsk-" + "a" * 20 + "T3BlbkFJ"
+    + "b" * 20, "cloudant_password = '" + "f" * 64 + "'", "ibm_cloud_iam_key: " + "A-_b" * 11,
+    "cos_secret_key = " + "0" * 48, "softlayer_api_key = " + "a" * 64,
+]
+DETECTED_LINE = _runs(_pieces(DETECTED, ["", " ", "\n", '"', "'", "=", ":", "-", "x"],
+                              mutate=" .:=\"'a"), 4)
+
+
+@pytest.mark.parametrize("kind", [kind for kind, _ in DETECTORS])
+def test_a_detector_finds_its_values_where_it_finds_them(kind: str) -> None:
+    """_detector_spans gives where each value ``analyze_string`` yields is."""
+    detector = dict(DETECTORS)[kind]
+    rnd = random.Random(kind)
+    found = 0
+    for _ in range(EXAMPLES // 4):
+        line = DETECTED_LINE(rnd)
+        expected = [value for value in detector.analyze_string(line) if value]
+        assert [line[start:end] for start, end in _detector_spans(detector, line)] == expected
+        found += bool(expected)
+    assert found, kind
+
+
+def _line_of_many(secret: str) -> bytes:
+    choose = random.Random(6).choice
+    ids = ["AKIA" + "".join(choose("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
+           for _ in range(3 * redact.MANY_PIECES)]
+    text = (f"DB_PASSWORD={secret}\n" + " ".join(ids) + f"\nit was {secret}, mail me at "
+            "maya.lindqvist@example.org; key AKIAABCDEFGHIJKLMNOP and "
+            + PLANTED_JWT + " " + " ".join(ids[:10]))
+    return (json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n"
+            ).encode()
+
+
+PLANTED_JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+               "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+
+
+def test_a_line_of_many_findings_is_redacted_as_when_each_is_replaced_in_turn() -> None:
+    """Over MANY_PIECES findings on a line, a scan that only reports them replaces them in one
+    pass: the same text as replacing each in turn (as a stored copy does), for each where the
+    scan found it and for the longest ones (the password, here) wherever they are."""
+    line = _line_of_many("Sup3rS3cret-Passw0rd-that-is-long")
+    with default_settings():
+        report, in_turn_report = RedactionReport(), RedactionReport()
+        once = Redactor(report, everywhere=False).line(line, 1)
+        in_turn = Redactor(in_turn_report).line(line, 1)
+    assert once == in_turn
+    assert report.lines == in_turn_report.lines
+    assert {"aws-access-key", "email", "json-web-token", "secret-keyword"} <= set(report.lines)
+    content = json.loads(once)["message"]["content"]
+    assert "AKIA" not in content and "Sup3r" not in content and "eyJ" not in content
+    assert content.count("[REDACTED:aws-access-key]") == 3 * redact.MANY_PIECES + 11
+
+
+def test_a_short_value_again_on_a_line_of_many_findings_is_replaced_where_stored() -> None:
+    """A keyword's value is found once per text line; replaced wherever it is, it is gone
+    from a stored copy. A scan that only reports findings reports the same kinds of it."""
+    line = _line_of_many("hunter2x1")
+    with default_settings():
+        report, stored_report = RedactionReport(), RedactionReport()
+        Redactor(report, everywhere=False).line(line, 1)
+        stored = Redactor(stored_report).line(line, 1)
+    assert "hunter2x1" not in json.loads(stored)["message"]["content"]
+    assert report.lines == stored_report.lines

@@ -10,6 +10,13 @@ private key's whole body is redacted, also when Markdown (Aider's history) sprea
 many lines. Each finding is replaced by ``[REDACTED:<kind>]``: the replacement holds no quote
 or backslash, so a JSON line stays valid JSON and the importers read the same figures. The
 copy streams line by line (bounded memory) and gzip-compresses large transcripts.
+
+A line is scanned in time linear in its length: Python's regular expressions backtrack, and
+where detect-secrets' patterns (or this module's) read a long run again from each of its
+characters, equivalents that do not are used (tests/transcripts/test_redact_linear.py checks
+that they find the same, test_redact_speed.py times crafted lines). Only a stored copy,
+which replaces each finding wherever it occurs, takes longer on a line of very many (see
+:class:`Redactor`).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_cla
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins.base import RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+from detect_secrets.plugins.jwt import JwtTokenDetector
 from detect_secrets.plugins.keyword import (
     DENYLIST,
     QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
@@ -98,8 +106,17 @@ ID_SHAPE = re.compile(r"^(?:[a-z][a-z0-9]{1,11}[_-]|[0-9a-f]{8}-[0-9a-f]{4}-)|^[
 ENTROPY_LIMIT = 4.5
 #: Extends a finding over the rest of its token (detect-secrets' JWT pattern stops early).
 TOKEN_TAIL = r"[A-Za-z0-9_\-+/=]*"
+TOKEN_TAIL_RUN = re.compile(TOKEN_TAIL)
 #: A run of text split where a JSON string escape or quote is, so a replacement never eats one.
 PLAIN_RUN = re.compile(r"(?:[^\"\\]|\\[nrt])+")
+#: Pieces of findings (see ``Redactor._redact``) on one line above which a scan that only
+#: reports them replaces them in one pass: each replaced in turn reads the line once more.
+MANY_PIECES = 100
+
+
+def _piece_pattern(piece: str, kind: str) -> re.Pattern[str]:
+    """Each occurrence of ``piece`` (a JWT's: with the rest of its token)."""
+    return re.compile(re.escape(piece) + (TOKEN_TAIL if kind == "json-web-token" else ""))
 
 
 #: Patterns of detect-secrets (1.5.0) that take quadratic time or worse on one long line, by
@@ -155,6 +172,21 @@ def _linear_detector(plugin: type[RegexBasedDetector]) -> RegexBasedDetector:
     linear: type[RegexBasedDetector] = type(
         plugin.__name__, (plugin,), {"denylist": denylist, "__module__": __name__})
     return linear()
+
+
+def _detector_spans(detector: RegexBasedDetector, body: str) -> Iterator[tuple[int, int]]:
+    """Where the values ``detector.analyze_string(body)`` yields are, in its order: each
+    pattern's ``findall`` (the match, its one group, or each of its groups that matched), the
+    JWT detector's valid tokens only."""
+    valid = JwtTokenDetector.is_formally_valid if isinstance(detector, JwtTokenDetector) else None
+    for pattern in detector.denylist:
+        for match in pattern.finditer(body):
+            groups = [pattern.groups] if pattern.groups <= 1 else range(1, pattern.groups + 1)
+            for group in groups:
+                start, end = match.span(group)
+                # An empty value (a group that matched nothing) redacts nothing.
+                if end > start and (valid is None or valid(body[start:end])):
+                    yield start, end
 
 
 _PLUGINS: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
@@ -344,10 +376,10 @@ class _SemicolonValues:
                 found.append((self.region_first[region + 1], self.region_end[region + 1]))
         return min(found) if found else None
 
-    def after_run(self, run_end: int) -> str | None:
-        """The value for the keyword whose run ends at ``run_end``: the first quote that
-        opens one among the next 51 characters but blanks, else after the blanks that end
-        them (fewer than 51)."""
+    def after_run(self, run_end: int) -> tuple[int, int] | None:
+        """Where the value for the keyword whose run ends at ``run_end`` is: the first quote
+        that opens one among the next 51 characters but blanks, else after the blanks that
+        end them (fewer than 51)."""
         found = self._first_from(run_end)
         if found is None:
             return None
@@ -355,32 +387,33 @@ class _SemicolonValues:
         if found[0] >= reach and (
                 reach - run_end > 50 or found[0] != _match_end(BLANKS, self.text, reach)):
             return None
-        return self.text[found[0] + 1:found[1]]
+        return found[0] + 1, found[1]
 
 
-def _compared_value(text: str) -> str | None:
-    """The value of detect-secrets' comparison ``'value' == password``: the first quote or
-    backquote that opens one."""
+def _compared_value(text: str) -> tuple[int, int] | None:
+    """Where the value of detect-secrets' comparison ``'value' == password`` is: after the
+    first quote or backquote that opens one."""
     found = []
     quoted = COMPARISON_QUOTED.search(text)
     if quoted is not None:
-        found.append((quoted.start(), quoted.group(2)))
+        found.append(quoted.span(2))
     backquoted = COMPARISON_BACKQUOTED.search(text)
     if backquoted is not None:
-        found.append((backquoted.start(1) - 1, backquoted.group(1)))
-    return min(found)[1] if found else None
+        found.append(backquoted.span(1))
+    return min(found) if found else None
 
 
-def _keyword_values(text: str) -> list[str]:
-    """What ``KeywordDetector().analyze_string(text, KEYWORD_REGEXES)`` yields (each
-    pattern's first match's value, in order), in time linear in ``text``'s length."""
+def _keyword_values(text: str) -> list[tuple[int, int]]:
+    """Where the values ``KeywordDetector().analyze_string(text, KEYWORD_REGEXES)`` yields
+    are (each pattern's first match's, in order), found in time linear in ``text``'s
+    length."""
     values = _Values(text)
     semicolon = _SemicolonValues(text) if ";" in text else None
     # The patterns that can match at all: their assignment is in the text.
     pending = [index for index, (between, _) in enumerate(KEYWORD_FIRST)
                if (semicolon is not None and semicolon.any() if between == "semicolon"
                    else (":" if between == "colon" else "=") in text)]
-    first: list[str | None] = [None] * len(KEYWORD_FIRST)
+    first: list[tuple[int, int] | None] = [None] * len(KEYWORD_FIRST)
     for run in KEYWORD_RUN.finditer(text):
         if not pending:
             break
@@ -399,7 +432,7 @@ def _keyword_values(text: str) -> list[str]:
                 if (quoted and not quote) or not WORD.match(text, start):
                     continue
                 end = values.end(start, quote)
-                value = text[start:end] if end >= 0 else None
+                value = (start, end) if end >= 0 else None
             if value is not None:
                 first[index] = value
                 pending.remove(index)
@@ -434,27 +467,32 @@ def _is_indirect_reference(text: str) -> bool:
     return False
 
 
-def _keyword_secrets(segment: str) -> Iterator[str]:
-    """``DB_PASSWORD=hunter2`` and the like, as detect-secrets reads config files."""
+def _keyword_secrets(segment: str) -> Iterator[tuple[int, int]]:
+    """Where ``DB_PASSWORD=hunter2`` and the like are in ``segment`` (their values), as
+    detect-secrets reads config files."""
     lowered = segment.lower()
     for assignment in ENV_SECRET.finditer(segment):
-        value = assignment.group("quoted") or assignment.group("bare")
-        if not ENV_NOT_SECRET.fullmatch(value):
-            yield value
+        group = "quoted" if assignment.group("quoted") else "bare"
+        if not ENV_NOT_SECRET.fullmatch(assignment.group(group)):
+            yield assignment.span(group)
     if not any(word in lowered for word in KEYWORD_WORDS):
         return
     values = _keyword_values(segment)
     if values and _is_indirect_reference(segment):
         return
-    for found in values:
-        found = found.strip()
+    for start, end in values:
+        found = segment[start:end].strip()
         if not found:
             continue
+        start += len(segment[start:end]) - len(segment[start:end].lstrip())
         # Unquoted, a value ends at a space (``A=1 B=2`` are two assignments).
-        value = found.strip("\"'\\") if found[:1] in "\"'\\" else found.split()[0]
+        quoted = found[:1] in "\"'\\"
+        value = found.strip("\"'\\") if quoted else found.split()[0]
+        if quoted:
+            start += len(found) - len(found.lstrip("\"'\\"))
         # Unquoted, the statement's own punctuation is not part of the value
         # (``password=None):``, ``this.password = password;``).
-        value = value.strip("\"'\\") if found[:1] in "\"'\\" else value.rstrip(");,:]}")
+        value = value.strip("\"'\\") if quoted else value.rstrip(");,:]}")
         code = CODE_VALUE.match(value) is not None
         if (
             len(value) < 6
@@ -463,7 +501,7 @@ def _keyword_secrets(segment: str) -> Iterator[str]:
             or heuristic.is_prefixed_with_dollar_sign(value)
         ):
             continue
-        yield value
+        yield start, start + len(value)
 
 
 #: Where a text line ends inside a transcript line: a JSON escape (``\n``, ``\r``, ``\t``).
@@ -472,19 +510,20 @@ LINE_BREAK = re.compile(r"\\[nrt]")
 SEGMENT_WORDS = re.compile(r"key|pass|pwd|secret|contrase|token|credential")
 
 
-def _segments_with_words(body: str, lowered: str) -> list[str]:
-    """The text lines of ``body`` (split at JSON escapes) that hold a keyword word."""
+def _segments_with_words(body: str, lowered: str) -> list[tuple[int, str]]:
+    """The text lines of ``body`` (split at JSON escapes) that hold a keyword word, each
+    with where it starts."""
     hits = [match.start() for match in SEGMENT_WORDS.finditer(lowered)]
     if not hits:
         return []
     starts = [0, *(match.end() for match in LINE_BREAK.finditer(body))]
     ends = [*(start - 2 for start in starts[1:]), len(body)]
     chosen = sorted({bisect.bisect_right(starts, hit) - 1 for hit in hits})
-    return [body[starts[i]:ends[i]] for i in chosen]
+    return [(starts[i], body[starts[i]:ends[i]]) for i in chosen]
 
 
-def _entropy_secrets(segment: str) -> Iterator[str]:
-    """Random-looking tokens (an AWS secret key on its own, a pasted API token)."""
+def _entropy_secrets(segment: str) -> Iterator[tuple[int, int]]:
+    """Where random-looking tokens are (an AWS secret key on its own, a pasted API token)."""
     for found in TOKEN.finditer(segment):
         token = found.group().strip("=")
         if (
@@ -498,7 +537,8 @@ def _entropy_secrets(segment: str) -> Iterator[str]:
         if HighEntropyStringsPlugin.calculate_shannon_entropy(
             _ENTROPY, token
         ) >= ENTROPY_LIMIT:
-            yield token
+            start = found.start() + len(found.group()) - len(found.group().lstrip("="))
+            yield start, start + len(token)
 
 
 class _Entropy(HighEntropyStringsPlugin):
@@ -547,12 +587,18 @@ class RedactionReport:
 class Redactor:
     """Redacts a transcript line by line, remembering an open multi-line private key.
     ``placeholders``: keyword values that say they are made up (:data:`PLACEHOLDER_WORDS`)
-    are left alone (for patches: see :func:`secrets_in_patch`)."""
+    are left alone (for patches: see :func:`secrets_in_patch`). ``everywhere``: each finding
+    is replaced wherever it occurs on its line, which takes time quadratic in the findings of
+    a line; a scan that only reports them (of files anyone can send) passes False, and a line
+    of more than :data:`MANY_PIECES` findings is redacted in one pass, where they were found
+    (the longest ones wherever they are): the same findings are reported."""
 
-    def __init__(self, report: RedactionReport, *, placeholders: bool = False) -> None:
+    def __init__(self, report: RedactionReport, *, placeholders: bool = False,
+                 everywhere: bool = True) -> None:
         self.report = report
         self.in_key = False
         self.placeholders = placeholders
+        self.everywhere = everywhere
 
     def line(self, raw: bytes, number: int) -> bytes:
         """``raw`` with every secret replaced; each replacement is recorded."""
@@ -592,7 +638,13 @@ class Redactor:
         body = self._replace(body, kind="private-key", pattern=KEY_INLINE, number=number)
         for kind, pattern in EXTRA_PATTERNS.items():
             body = self._replace(body, kind=kind, pattern=pattern, number=number)
-        found: dict[str, str] = {}
+        found: dict[str, str] = {}  # each value found, with the kind it was first found as
+        places: list[tuple[int, int]] = []  # where each was found
+
+        def add(start: int, end: int, kind: str) -> None:
+            found.setdefault(body[start:end], kind)
+            places.append((start, end))
+
         lowered = body.lower()
         for kind, detector in DETECTORS:
             words = DETECTOR_WORDS.get(kind)
@@ -601,24 +653,69 @@ class Redactor:
             cased = DETECTOR_CASED_WORDS.get(kind)
             if cased is not None and not any(word in body for word in cased):
                 continue
-            for value in detector.analyze_string(body):
-                found.setdefault(value, kind)
+            for start, end in _detector_spans(detector, body):
+                add(start, end, kind)
         # Keywords are judged per text line (a JSON string's ``\n`` ends one), and only on the
         # lines that name one.
-        for segment in _segments_with_words(body, lowered):
-            for value in _keyword_secrets(segment):
-                if not (self.placeholders and _says_made_up(value)):
-                    found.setdefault(value, "secret-keyword")
-        for value in _entropy_secrets(body):
-            found.setdefault(value, "high-entropy-string")
-        for value, kind in sorted(found.items(), key=lambda item: -len(item[0])):
-            for piece in PLAIN_RUN.findall(value):
-                if len(piece) < 4 or "REDACTED" in piece:
-                    continue
-                pattern = re.compile(re.escape(piece) + (TOKEN_TAIL if kind == "json-web-token"
-                                                         else ""))
-                body = self._replace(body, kind=kind, pattern=pattern, number=number)
+        for offset, segment in _segments_with_words(body, lowered):
+            for start, end in _keyword_secrets(segment):
+                if not (self.placeholders and _says_made_up(segment[start:end])):
+                    add(offset + start, offset + end, "secret-keyword")
+        for start, end in _entropy_secrets(body):
+            add(start, end, "high-entropy-string")
+        # Each value's runs between JSON quotes and backslashes, longest values first.
+        pieces = [(piece, kind)
+                  for value, kind in sorted(found.items(), key=lambda item: -len(item[0]))
+                  for piece in PLAIN_RUN.findall(value)
+                  if len(piece) >= 4 and "REDACTED" not in piece]
+        if len(pieces) > MANY_PIECES and not self.everywhere:
+            body = self._replace_many(body, pieces=pieces, places=places, number=number)
+        else:
+            for piece, kind in pieces:
+                body = self._replace(body, kind=kind, pattern=_piece_pattern(piece, kind),
+                                     number=number)
+        if "@" not in body:
+            return body
         return self._replace(body, kind="email", pattern=EMAIL, number=number)
+
+    def _replace_many(self, body: str, *, pieces: list[tuple[str, str]],
+                      places: list[tuple[int, int]], number: int) -> str:
+        """``body`` with its findings replaced in one pass, for a line of more than
+        :data:`MANY_PIECES` of them (each replaced in turn reads the line once more: 10,000
+        AWS key ids on a 200 KB line took 5 s). Every occurrence of the first
+        :data:`MANY_PIECES` pieces is replaced, as each would be in turn; of the others,
+        those where the scan found them (a keyword's value again further on in its text
+        line, found only once, is left)."""
+        first: dict[str, int] = {}  # each piece's first place in ``pieces``
+        for index, (piece, _) in enumerate(pieces):
+            first.setdefault(piece, index)
+        spans: list[tuple[int, int, int]] = []  # (start, end, index of the piece)
+        for index, (piece, kind) in enumerate(pieces[:MANY_PIECES]):
+            spans.extend((match.start(), match.end(), index)
+                          for match in _piece_pattern(piece, kind).finditer(body))
+        for start, end in places:
+            for run in PLAIN_RUN.finditer(body, start, end):
+                index = first.get(run.group(), -1)
+                if index < 0:
+                    continue  # too short, or a marker
+                stop = run.end()
+                if pieces[index][1] == "json-web-token":
+                    stop = _match_end(TOKEN_TAIL_RUN, body, stop)
+                spans.append((run.start(), stop, index))
+        # Overlapping spans are one, named for the first piece among them.
+        merged: list[list[int]] = []
+        for start, end, index in sorted(spans):
+            if merged and start < merged[-1][1]:
+                merged[-1][1:] = [max(merged[-1][1], end), min(merged[-1][2], index)]
+            else:
+                merged.append([start, end, index])
+        parts, done = [], 0
+        for start, end, index in merged:
+            parts += [body[done:start], f"[REDACTED:{pieces[index][1]}]"]
+            done = end
+        for kind in {pieces[index][1] for _, _, index in merged}:
+            self.report.add(kind=kind, line=number)
+        return "".join([*parts, body[done:]])
 
 
 def redact_text(text: str) -> str:
@@ -633,7 +730,7 @@ def redact_text(text: str) -> str:
 def find_secrets(path: Path) -> RedactionReport:
     """Scan a stored transcript; a non-empty report means it must not be committed."""
     report = RedactionReport()
-    redactor = Redactor(report)
+    redactor = Redactor(report, everywhere=False)
     with default_settings():
         for number, raw in read_lines(path):
             redactor.line(raw, number)
@@ -752,7 +849,7 @@ def secrets_in_patch(text: str) -> list[tuple[str, int, str]]:
     found: list[tuple[str, int, str]] = []
     current, in_tests = "", False
     report = RedactionReport()
-    redactor = Redactor(report, placeholders=True)
+    redactor = Redactor(report, placeholders=True, everywhere=False)
     with default_settings():
         for number, line in enumerate(text.splitlines(), start=1):
             if line.startswith("+++ "):
